@@ -1,1 +1,49 @@
-export {};
+export { defineAction, retryPolicy, approvalOf, needsApproval, isImplemented } from './definition/action.js';
+export type {
+  Action,
+  Approval,
+  DestinationAction,
+  Direction,
+  Environment,
+  Incremental,
+  Page,
+  RetryPolicy,
+  SourceAction,
+} from './definition/action.js';
+export { defineConnector, connectorProblems, entityId, DefinitionError, PERIOD_MS } from './definition/connector.js';
+export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
+export { bearerToken, apiKeyHeader } from './definition/auth.js';
+export type { AuthScheme } from './definition/auth.js';
+export { CATEGORIES, isCategory } from './definition/categories.js';
+export type { Category } from './definition/categories.js';
+export type { ActionContext, SourceContext, ProgressEvent, ProgressUpdate } from './context.js';
+export { checkConnectionSettings, resolveConnection } from './connection.js';
+export type { ConnectionInput, ResolvedConnection, SecretResolver } from './connection.js';
+export {
+  runAction,
+  prepareRun,
+  writeAction,
+  readAll,
+  ApprovalRequiredError,
+  UnknownActionError,
+  NotImplementedError,
+} from './run.js';
+export type { RunOptions, PreparedRun } from './run.js';
+export * from './errors.js';
+export { approvalDigest, canonicalJson } from './digest.js';
+export type { ApprovalBinding, RunSubject } from './digest.js';
+export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from './secrets.js';
+export { createLogger, stderrSink } from './log.js';
+export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
+export { createTransport, sharedTransport } from './http/transport.js';
+export type { Transport, TransportOptions } from './http/transport.js';
+export { Budget, BudgetRegistry, localLimiter } from './http/budget.js';
+export type { BudgetState, LimiterFactory } from './http/budget.js';
+export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRY_AFTER_SECONDS } from './http/client.js';
+export type { HttpClient, HttpRequest, HttpResponse, RequestOptions, RetrySettings } from './http/client.js';
+export { classifyByStatus, parseQuota, providerMessage } from './http/classify.js';
+export type { ProviderFailure } from './http/classify.js';
+export { parseRetryAfter, findRequestId } from './http/headers.js';
+export { catalogueEntry } from './catalogue-entry.js';
+export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
+export { zodIssues } from './validation.js';

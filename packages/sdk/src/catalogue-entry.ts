@@ -1,0 +1,98 @@
+import { type Action, approvalOf, isImplemented, retryPolicy } from './definition/action.js';
+import type { AuthScheme } from './definition/auth.js';
+import { CATEGORIES } from './definition/categories.js';
+import { type Connector, entityId } from './definition/connector.js';
+
+/**
+ * The public catalogue entry of one connector (`PublicConnector` of the
+ * platform spec). The spec's fields come first; the facts only Plugboard knows
+ * (incremental, billable, retry, rate budget) are optional extras, which the
+ * platform's versioning rules allow without a breaking change.
+ */
+
+export interface PublicOperation {
+  key: string;
+  label: string;
+  description: string | null;
+  entity: string | null;
+  mode: 'source' | 'destination';
+  approvalRequired: boolean;
+  approval?: 'none' | 'production' | 'always';
+  billable?: boolean;
+  retry?: 'safe' | 'never';
+  incremental?: { cursorField: string };
+  rateBudget?: string;
+  implemented?: boolean;
+}
+
+export interface PublicAuthentication {
+  type: 'bearer' | 'api_key_header';
+  header: string;
+  default: boolean;
+}
+
+export interface PublicConnector {
+  key: string;
+  name: string;
+  category: string;
+  categoryLabel: string;
+  summary: string;
+  status: string;
+  vendor: string | null;
+  documentationUrl: string | null;
+  implemented: boolean;
+  limitations: string[];
+  operations: PublicOperation[];
+  authentication?: { schemes: PublicAuthentication[]; baseUrl: string | null; baseUrlOverridable: true };
+  version?: string;
+  rateLimits?: Record<string, { limit: number; per: string; scope: 'connection' | 'connector' }>;
+}
+
+function publicScheme(scheme: AuthScheme, index: number): PublicAuthentication {
+  return {
+    type: scheme.type,
+    header: scheme.type === 'bearer' ? 'Authorization' : scheme.header,
+    default: index === 0,
+  };
+}
+
+function operation(connector: Connector, action: Action): PublicOperation {
+  const budget = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : undefined);
+  return {
+    key: action.key,
+    label: action.label,
+    description: action.description ?? null,
+    entity: entityId(action.entity) ?? null,
+    mode: action.direction,
+    approvalRequired: approvalOf(action) !== 'none',
+    approval: approvalOf(action),
+    billable: action.billable ?? false,
+    retry: retryPolicy(action),
+    ...(action.direction === 'source' && action.incremental ? { incremental: { cursorField: action.incremental.cursorField } } : {}),
+    ...(budget ? { rateBudget: budget } : {}),
+    implemented: isImplemented(action),
+  };
+}
+
+export function catalogueEntry(connector: Connector): PublicConnector {
+  return {
+    key: connector.key,
+    name: connector.name,
+    category: connector.category,
+    categoryLabel: CATEGORIES[connector.category],
+    summary: connector.summary,
+    status: connector.status,
+    vendor: connector.vendor,
+    documentationUrl: connector.documentationUrl ?? null,
+    implemented: connector.actions.every(isImplemented),
+    limitations: [...connector.limitations],
+    operations: [...connector.actions].sort((a, b) => a.key.localeCompare(b.key)).map((action) => operation(connector, action)),
+    authentication: { schemes: connector.auth.map(publicScheme), baseUrl: connector.baseUrl ?? null, baseUrlOverridable: true },
+    version: connector.version,
+    rateLimits: Object.fromEntries(
+      Object.entries(connector.rateLimits)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, budget]) => [name, { limit: budget.limit, per: budget.per, scope: budget.scope ?? 'connection' }]),
+    ),
+  };
+}

@@ -1,0 +1,83 @@
+import type { AuthScheme } from './definition/auth.js';
+import type { Connector } from './definition/connector.js';
+import { ConnectionConfigError, InvalidInputError } from './errors.js';
+import { findSecretKeys } from './secrets.js';
+import { zodIssues } from './validation.js';
+
+/**
+ * A connection as a run receives it: an id, an optional base URL, and
+ * non-secret settings. The credential comes separately, from the host's vault.
+ */
+export interface ConnectionInput {
+  /** The platform's connection id; budgets and approval digests are per connection. */
+  id?: string;
+  /** Overrides the connector's default base URL (tests, simulators, proxies, regions). */
+  baseUrl?: string;
+  /** Non-secret settings; `authScheme` picks one of the connector's auth schemes. */
+  settings?: Record<string, unknown>;
+}
+
+export interface ResolvedConnection {
+  id: string;
+  baseUrl: string;
+  settings: Readonly<Record<string, unknown>>;
+  scheme: AuthScheme;
+}
+
+/** Resolves the secret the connection uses, e.g. from the host's vault; never stored in settings. */
+export type SecretResolver = () => string | undefined | Promise<string | undefined>;
+
+/**
+ * Platform rule 10: settings whose keys look like a secret (`password`, `apiKey`,
+ * `api_key`, `accessToken`, `clientSecret`, `authorization`, `credential`, ...)
+ * are refused at any depth; secrets reach a connector only through a resolver.
+ */
+export function checkConnectionSettings(settings: unknown): void {
+  const keys = findSecretKeys(settings);
+  if (keys.length > 0) {
+    throw new ConnectionConfigError(
+      `connection settings must not hold secrets; store them in the vault and pass a secret reference instead. Refused: ${keys.map((key) => `settings.${key}`).join(', ')}`,
+    );
+  }
+}
+
+function httpUrl(value: string, field: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConnectionConfigError(`${field} must be an absolute http(s) URL, not ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConnectionConfigError(`${field} must use http or https, not ${url.protocol.replace(':', '')}`);
+  }
+  if (url.username || url.password) throw new ConnectionConfigError(`${field} must not carry credentials`);
+  return value;
+}
+
+export function resolveConnection(connector: Connector, input: ConnectionInput = {}): ResolvedConnection {
+  const { authScheme, ...settings } = input.settings ?? {};
+  checkConnectionSettings(settings);
+  let parsedSettings: Record<string, unknown> = settings;
+  if (connector.settings) {
+    const result = connector.settings.safeParse(settings);
+    if (!result.success) throw new InvalidInputError(`connector '${connector.key}': connection settings`, zodIssues(result.error, 'settings'));
+    parsedSettings = result.data as Record<string, unknown>;
+  }
+  const scheme = authScheme === undefined ? connector.auth[0] : connector.auth.find((candidate) => candidate.id === String(authScheme).toLowerCase());
+  if (!scheme) {
+    throw new ConnectionConfigError(
+      `settings.authScheme: connector '${connector.key}' accepts ${connector.auth.map((candidate) => `'${candidate.id}'`).join(' or ')}, not ${JSON.stringify(authScheme)}`,
+    );
+  }
+  const baseUrl = input.baseUrl ?? connector.baseUrl;
+  if (!baseUrl) {
+    throw new ConnectionConfigError(`connection baseUrl: connector '${connector.key}' has no public default base URL; the connection must set one`);
+  }
+  return {
+    id: input.id ?? 'default',
+    baseUrl: httpUrl(baseUrl, 'connection baseUrl'),
+    settings: Object.freeze({ ...parsedSettings, ...(authScheme === undefined ? {} : { authScheme }) }),
+    scheme,
+  };
+}

@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import type { ConnectorError } from '../errors.js';
+import type { ProviderFailure } from '../http/classify.js';
+import { type Action, retryPolicy, approvalOf } from './action.js';
+import type { AuthScheme } from './auth.js';
+import { isCategory, CATEGORIES } from './categories.js';
+
+export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
+
+/** A declared rate budget: how many requests per period, shared by the actions that draw on it. */
+export interface RateBudget {
+  limit: number;
+  per: RatePeriod;
+  /** `connection` (default): each connection has its own budget; `connector`: all connections share one. */
+  scope?: 'connection' | 'connector';
+  /** Requests in flight at once on this budget. */
+  maxConcurrent?: number;
+}
+
+export const PERIOD_MS: Record<RatePeriod, number> = {
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+};
+
+export interface ConnectorDefinition {
+  /** Stable key, e.g. `descript`; the catalogue's `connectorKey`. */
+  key: string;
+  name: string;
+  /** The connector package's version; part of every approval digest. */
+  version: string;
+  vendor: string | null;
+  category: keyof typeof CATEGORIES;
+  status: 'alpha' | 'beta' | 'stable' | 'deprecated';
+  summary: string;
+  documentationUrl?: string | null;
+  /** Accepted schemes, the first being the default; a connection picks another with `settings.authScheme`. */
+  auth: AuthScheme | readonly AuthScheme[];
+  /** Default base URL; every connection may override it. Without one, a connection must set it. */
+  baseUrl?: string;
+  /** Non-secret connection settings the connector understands. */
+  settings?: z.ZodObject;
+  rateLimits?: Record<string, RateBudget>;
+  /** What the connector does not do, on purpose or for now. Published in the catalogue. */
+  limitations?: readonly string[];
+  actions: readonly Action[];
+  /** Reads a provider failure before the status-based mapping (e.g. by message). */
+  classifyError?: (failure: ProviderFailure) => ConnectorError | undefined;
+}
+
+export interface Connector extends Omit<ConnectorDefinition, 'auth' | 'actions'> {
+  auth: readonly AuthScheme[];
+  actions: readonly Action[];
+  rateLimits: Record<string, RateBudget>;
+  limitations: readonly string[];
+  /** Looks an action up by key. */
+  action(key: string): Action | undefined;
+}
+
+/** A connector or action definition that cannot work. Raised when the definition is made. */
+export class DefinitionError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(problems.length === 1 ? problems[0] : `invalid connector definition:\n- ${problems.join('\n- ')}`);
+    this.name = 'DefinitionError';
+    this.problems = problems;
+  }
+}
+
+const KEY = /^[a-z][a-z0-9_-]*$/;
+const ACTION_KEY = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
+/** The `id` a data type was named with through `.meta({ id })`. */
+export function entityId(schema: z.ZodType): string | undefined {
+  return z.globalRegistry.get(schema)?.id;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+function actionProblems(action: Action, budgets: Record<string, RateBudget>): string[] {
+  const problems: string[] = [];
+  if (!ACTION_KEY.test(action.key ?? '')) problems.push('the key must look like `resource.verb` in lower snake case');
+  const direction: unknown = action.direction;
+  if (direction !== 'source' && direction !== 'destination') {
+    problems.push(`direction must be 'source' or 'destination', not ${JSON.stringify(direction)}`);
+  }
+  if (!action.label) problems.push('a label is required');
+  if (!(action.input instanceof z.ZodType)) problems.push('input must be a zod schema');
+  if (!(action.entity instanceof z.ZodType)) problems.push('entity must be a zod schema');
+  else if (!entityId(action.entity)) problems.push("the entity must be a named data type: give it .meta({ id: 'Name' })");
+  if (action.direction === 'destination' && 'incremental' in action && action.incremental) {
+    problems.push('a destination cannot be incremental');
+  }
+  if (action.direction === 'source' && action.incremental) {
+    const shape = action.entity instanceof z.ZodObject ? action.entity.shape : undefined;
+    if (!action.incremental.cursorField) problems.push('incremental reading needs a cursorField');
+    else if (shape && !(action.incremental.cursorField in shape)) {
+      problems.push(`the cursor field '${action.incremental.cursorField}' is not a field of the entity`);
+    }
+  }
+  if (action.retry !== undefined && action.retry !== 'safe' && action.retry !== 'never') {
+    problems.push(`retry must be 'safe' or 'never', not ${JSON.stringify(action.retry)}`);
+  }
+  if (action.billable && retryPolicy(action) === 'safe') {
+    problems.push("a billable action cannot be retried automatically: set retry: 'never'");
+  }
+  const approval = approvalOf(action);
+  if (!['none', 'production', 'always'].includes(approval)) {
+    problems.push(`approval must be 'none', 'production' or 'always', not ${JSON.stringify(approval)}`);
+  }
+  if (action.billable && approval === 'none') {
+    problems.push("a billable action must be approved before it spends money: set approval: 'production' or 'always'");
+  }
+  if (action.budget !== undefined && !Object.hasOwn(budgets, action.budget)) {
+    problems.push(`the budget '${action.budget}' is not declared in rateLimits`);
+  }
+  if (action.maxRetryAfterSeconds !== undefined && !(action.maxRetryAfterSeconds >= 0)) {
+    problems.push('maxRetryAfterSeconds must be zero or more');
+  }
+  if (action.timeoutMs !== undefined && !(action.timeoutMs > 0)) problems.push('timeoutMs must be more than zero');
+  const implementation = action.direction === 'source' ? action.read : action.write;
+  if (implementation !== undefined && typeof implementation !== 'function') {
+    problems.push(action.direction === 'source' ? 'read must be a function' : 'write must be a function');
+  }
+  return problems;
+}
+
+function budgetProblems(name: string, budget: RateBudget): string[] {
+  const problems: string[] = [];
+  if (!Number.isInteger(budget.limit) || budget.limit < 1) problems.push(`rate budget '${name}': limit must be a whole number of at least 1`);
+  if (!Object.hasOwn(PERIOD_MS, budget.per)) problems.push(`rate budget '${name}': per must be second, minute, hour or day`);
+  if (budget.maxConcurrent !== undefined && !(Number.isInteger(budget.maxConcurrent) && budget.maxConcurrent >= 1)) {
+    problems.push(`rate budget '${name}': maxConcurrent must be a whole number of at least 1`);
+  }
+  return problems;
+}
+
+/** Every problem of a definition, each naming the connector and, where it applies, the action. */
+export function connectorProblems(definition: ConnectorDefinition): string[] {
+  const name = `connector '${definition.key}'`;
+  const problems: string[] = [];
+  const at = (text: string) => problems.push(`${name}: ${text}`);
+  if (!KEY.test(definition.key ?? '')) at('the key must be lower case letters, digits, - or _');
+  if (!definition.name) at('a name is required');
+  if (!SEMVER.test(definition.version ?? '')) at(`version must be a semantic version, not ${JSON.stringify(definition.version)}`);
+  if (!isCategory(definition.category ?? '')) at(`category must be one of ${Object.keys(CATEGORIES).join(', ')}`);
+  if (!['alpha', 'beta', 'stable', 'deprecated'].includes(definition.status)) at('status must be alpha, beta, stable or deprecated');
+  if (!definition.summary) at('a summary is required');
+  const schemes = [definition.auth ?? []].flat();
+  if (schemes.length === 0) at('at least one auth scheme is required');
+  if (new Set(schemes.map((scheme) => scheme.id)).size !== schemes.length) at('auth schemes must differ');
+  if (definition.baseUrl !== undefined && !isHttpUrl(definition.baseUrl)) at(`baseUrl must be an http(s) URL, not ${JSON.stringify(definition.baseUrl)}`);
+  const budgets = definition.rateLimits ?? {};
+  for (const [budgetName, budget] of Object.entries(budgets)) budgetProblems(budgetName, budget).forEach(at);
+  if (!Array.isArray(definition.actions) || definition.actions.length === 0) at('at least one action is required');
+  const seen = new Set<string>();
+  for (const action of definition.actions ?? []) {
+    if (seen.has(action.key)) at(`action '${action.key}': the key is declared twice`);
+    seen.add(action.key);
+    for (const problem of actionProblems(action, budgets)) at(`action '${action.key}': ${problem}`);
+  }
+  return problems;
+}
+
+/** Assembles a connector, checking it whole: a definition that cannot work fails here, not at run time. */
+export function defineConnector(definition: ConnectorDefinition): Connector {
+  const problems = connectorProblems(definition);
+  if (problems.length > 0) throw new DefinitionError(problems);
+  const actions = new Map(definition.actions.map((action) => [action.key, action]));
+  return Object.freeze({
+    ...definition,
+    auth: Object.freeze([definition.auth].flat()),
+    actions: Object.freeze([...definition.actions]),
+    rateLimits: Object.freeze({ ...definition.rateLimits }),
+    limitations: Object.freeze([...(definition.limitations ?? [])]),
+    action: (key: string) => actions.get(key),
+  });
+}

@@ -1,0 +1,211 @@
+/**
+ * The error family every connector failure belongs to. Each error has a stable
+ * `code`, says whether trying again may help, and carries the provider's HTTP
+ * status and request id so a user can find the call in the provider's console.
+ */
+
+/** The platform's Error shape (spec: Resources, Error; Errors, rules 1-2). */
+export interface PlatformError {
+  error: 'request_failed' | 'internal_server_error';
+  message: string;
+  statusCode: number;
+  requestId: string;
+  path: string;
+  code?: string;
+}
+
+export interface ConnectorErrorOptions {
+  /** HTTP status the provider answered with, when there was an answer. */
+  status?: number | undefined;
+  /** The provider's request id, from a header or the error body. */
+  requestId?: string | undefined;
+  cause?: unknown;
+}
+
+export class ConnectorError extends Error {
+  /** Stable, machine-readable reason. */
+  readonly code: string;
+  /** True when the same call may succeed if tried again later. */
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  readonly requestId: string | undefined;
+  /** Status the platform answers with when it reports this error. */
+  protected readonly platformStatus: number;
+
+  constructor(
+    code: string,
+    message: string,
+    retryable: boolean,
+    platformStatus: number,
+    options: ConnectorErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = retryable;
+    this.status = options.status;
+    this.requestId = options.requestId;
+    this.platformStatus = platformStatus;
+  }
+
+  /** The platform's Error shape for this failure, answered for `path`. */
+  toPlatformError(path: string, requestId?: string): PlatformError {
+    const statusCode = this.status ?? this.platformStatus;
+    return {
+      error: statusCode >= 500 ? 'internal_server_error' : 'request_failed',
+      message: this.message,
+      statusCode,
+      requestId: requestId ?? this.requestId ?? 'unknown',
+      path,
+      code: this.code,
+    };
+  }
+}
+
+export interface InputIssue {
+  /** Dotted path of the field, e.g. `applicant.date_of_birth` or `add_media.0.url`. */
+  path: string;
+  message: string;
+}
+
+/** The input of an action, or a connection's settings, are not valid. Never retried. */
+export class InvalidInputError extends ConnectorError {
+  readonly issues: readonly InputIssue[];
+
+  constructor(subject: string, issues: readonly InputIssue[], options: ConnectorErrorOptions = {}) {
+    const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
+    super('invalid_input', `${subject}: ${list}`, false, 400, options);
+    this.issues = issues;
+  }
+}
+
+/** The connection itself is unusable: a secret-like setting, no base URL, no credential. */
+export class ConnectionConfigError extends ConnectorError {
+  constructor(message: string) {
+    super('invalid_connection', message, false, 400);
+  }
+}
+
+/** The provider answered 400 or 422 with its own reason. */
+export class ProviderRejectedError extends ConnectorError {
+  /** Dotted path of the field the provider named, when it named one. */
+  readonly field: string | undefined;
+
+  constructor(message: string, options: ConnectorErrorOptions & { field?: string | undefined; code?: string } = {}) {
+    super(options.code ?? 'provider_rejected', message, false, 400, options);
+    this.field = options.field;
+  }
+}
+
+/** 401: the credential is missing, wrong, expired or revoked. */
+export class AuthenticationError extends ConnectorError {
+  constructor(message: string, options: ConnectorErrorOptions = {}) {
+    super('authentication_failed', message, false, 401, options);
+  }
+}
+
+/** 403: the credential is valid but may not do this. */
+export class PermissionError extends ConnectorError {
+  constructor(message: string, options: ConnectorErrorOptions = {}) {
+    super('permission_denied', message, false, 403, options);
+  }
+}
+
+/** 404: nothing with that id is visible to this credential. */
+export class NotFoundError extends ConnectorError {
+  constructor(message: string, options: ConnectorErrorOptions = {}) {
+    super('not_found', message, false, 404, options);
+  }
+}
+
+/** 409: the resource is in a state that forbids the call (e.g. a publish still processing). */
+export class ConflictError extends ConnectorError {
+  /** The provider's name for the state, when it gave one. */
+  readonly state: string | undefined;
+
+  constructor(message: string, options: ConnectorErrorOptions & { state?: string | undefined; retryable?: boolean } = {}) {
+    super('conflict', message, options.retryable ?? false, 409, options);
+    this.state = options.state;
+  }
+}
+
+export interface QuotaDetails {
+  /** snake_case name of the quota, e.g. `media_minutes` or `ai_credits`, when the provider named it. */
+  quota?: string | undefined;
+  unit?: string | undefined;
+  required?: number | undefined;
+  available?: number | undefined;
+}
+
+/** 402: a plan quota ran out. Retrying cannot help until someone tops it up. */
+export class QuotaExhaustedError extends ConnectorError {
+  readonly quota: string | undefined;
+  readonly unit: string | undefined;
+  readonly required: number | undefined;
+  readonly available: number | undefined;
+
+  constructor(message: string, details: QuotaDetails = {}, options: ConnectorErrorOptions = {}) {
+    super('quota_exhausted', message, false, 402, options);
+    this.quota = details.quota;
+    this.unit = details.unit;
+    this.required = details.required;
+    this.available = details.available;
+  }
+}
+
+/** 429, or a budget paused for longer than the action may wait. */
+export class RateLimitedError extends ConnectorError {
+  /** How long the provider asked to wait, in milliseconds, when it said. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, retryAfterMs: number | undefined, options: ConnectorErrorOptions = {}) {
+    super('rate_limited', message, true, 429, options);
+    this.retryAfterMs = retryAfterMs;
+  }
+
+  override toPlatformError(path: string, requestId?: string): PlatformError {
+    return { ...super.toPlatformError(path, requestId), statusCode: 429 };
+  }
+}
+
+/** 5xx: the provider failed; trying again later may work. */
+export class ProviderUnavailableError extends ConnectorError {
+  constructor(message: string, options: ConnectorErrorOptions & { code?: string } = {}) {
+    super(options.code ?? 'provider_unavailable', message, true, 503, options);
+  }
+}
+
+/** The provider did not answer in time. */
+export class TimeoutError extends ConnectorError {
+  constructor(message: string, options: ConnectorErrorOptions & { code?: string; retryable?: boolean } = {}) {
+    super(options.code ?? 'timeout', message, options.retryable ?? true, 504, options);
+  }
+}
+
+/** The connection failed or broke before a whole answer arrived. */
+export class NetworkError extends ConnectorError {
+  constructor(message: string, options: ConnectorErrorOptions = {}) {
+    super('network_error', message, true, 502, options);
+  }
+}
+
+/** The provider answered, but not in the shape the action declares. */
+export class SchemaMismatchError extends ConnectorError {
+  readonly action: string;
+  readonly issues: readonly InputIssue[];
+
+  constructor(action: string, issues: readonly InputIssue[], options: ConnectorErrorOptions = {}) {
+    const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
+    const where = options.requestId ? ` (request ${options.requestId})` : '';
+    super('schema_mismatch', `${action}: the provider's answer does not match the declared schema${where}: ${list}`, false, 502, options);
+    this.action = action;
+    this.issues = issues;
+  }
+}
+
+/** The caller aborted the run (its AbortSignal fired). */
+export class CancelledError extends ConnectorError {
+  constructor(message = 'the run was cancelled', options: ConnectorErrorOptions = {}) {
+    super('cancelled', message, false, 499, options);
+  }
+}

@@ -1,0 +1,91 @@
+import {
+  AuthenticationError,
+  ConflictError,
+  type ConnectorError,
+  NotFoundError,
+  PermissionError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  QuotaExhaustedError,
+  type QuotaDetails,
+  RateLimitedError,
+  TimeoutError,
+} from '../errors.js';
+
+/** A provider answer that is not a success, as the classifier sees it (already redacted). */
+export interface ProviderFailure {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body, or the text when it is not JSON. */
+  body: unknown;
+  /** The provider's own message, or a short description of the status. */
+  message: string;
+  requestId: string | undefined;
+  retryAfterMs: number | undefined;
+  /** `GET /projects/abc`: method and path, without the query. */
+  operation: string;
+}
+
+/** The provider's message from its error body, whatever shape it has. */
+export function providerMessage(status: number, body: unknown): string {
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    for (const key of ['message', 'error_description', 'detail', 'error', 'title']) {
+      const value = record[key];
+      if (typeof value === 'string' && value.trim()) return value.trim();
+      if (value && typeof value === 'object' && typeof (value as Record<string, unknown>).message === 'string') {
+        return (value as Record<string, string>).message!;
+      }
+    }
+  }
+  if (typeof body === 'string' && body.trim()) return body.trim().slice(0, 500);
+  return `HTTP ${status}`;
+}
+
+const QUOTA_MESSAGE = /insufficient\s+(.+?)\s+to\s.*?\(\s*([\d.,]+)\s+([a-z ]+?)\s+required,\s*([\d.,]+)\s+available\s*\)/i;
+
+/**
+ * The quota a 402 names, e.g. `Insufficient media minutes to start the job (300 minutes
+ * required, 50 available)` gives media_minutes, minutes, 300 and 50.
+ */
+export function parseQuota(message: string): QuotaDetails {
+  const match = QUOTA_MESSAGE.exec(message);
+  if (!match) return {};
+  const number = (text: string) => Number(text.replace(/,/g, ''));
+  return {
+    quota: match[1]!.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, ''),
+    unit: match[3]!.toLowerCase(),
+    required: number(match[2]!),
+    available: number(match[4]!),
+  };
+}
+
+/** The error for a failed answer by its status; connectors may classify by message first. */
+export function classifyByStatus(failure: ProviderFailure): ConnectorError {
+  const { status, message, requestId, body } = failure;
+  const options = { status, requestId };
+  const text = `${failure.operation}: ${message}`;
+  const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  switch (status) {
+    case 401:
+      return new AuthenticationError(text, options);
+    case 402:
+      return new QuotaExhaustedError(text, parseQuota(message), options);
+    case 403:
+      return new PermissionError(text, options);
+    case 404:
+      return new NotFoundError(text, options);
+    case 408:
+      return new TimeoutError(text, options);
+    case 409: {
+      const state = typeof record.state === 'string' ? record.state : undefined;
+      // A resource still being processed may be ready later; any other conflict will not clear by itself.
+      return new ConflictError(text, { ...options, state, retryable: state === 'processing' });
+    }
+    case 429:
+      return new RateLimitedError(text, failure.retryAfterMs, options);
+  }
+  if (status >= 500) return new ProviderUnavailableError(text, options);
+  const field = typeof record.field === 'string' ? record.field : undefined;
+  return new ProviderRejectedError(text, { ...options, field });
+}

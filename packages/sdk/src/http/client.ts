@@ -1,0 +1,257 @@
+import pRetry from 'p-retry';
+import type { Action } from '../definition/action.js';
+import { retryPolicy } from '../definition/action.js';
+import type { Connector } from '../definition/connector.js';
+import {
+  CancelledError,
+  ConnectorError,
+  NetworkError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  SchemaMismatchError,
+  TimeoutError,
+} from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Redactor } from '../secrets.js';
+import { classifyByStatus, providerMessage, type ProviderFailure } from './classify.js';
+import { findRequestId, parseRetryAfter } from './headers.js';
+import type { Transport } from './transport.js';
+
+/** `ctx.http`: every provider call of an action goes through here. */
+
+type QueryValue = string | number | boolean;
+
+export interface HttpRequest {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path below the base URL; `{name}` placeholders are filled from `params`, encoded. */
+  path: string;
+  params?: Record<string, string | number>;
+  /** Query parameters; arrays repeat the parameter, undefined ones are left out. */
+  query?: Record<string, QueryValue | readonly QueryValue[] | undefined>;
+  /** A JSON body. */
+  json?: unknown;
+  headers?: Record<string, string>;
+  /** The rate budget to draw on; defaults to the action's. */
+  budget?: string;
+  /** How to read a successful answer; by default JSON when it says so, else text. */
+  responseType?: 'json' | 'text';
+}
+
+export interface HttpResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  data: T;
+  requestId: string | undefined;
+}
+
+export type RequestOptions = Omit<HttpRequest, 'path' | 'method' | 'json'>;
+
+export interface HttpClient {
+  request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
+  get<T = unknown>(path: string, options?: RequestOptions): Promise<T>;
+  post<T = unknown>(path: string, json?: unknown, options?: RequestOptions): Promise<T>;
+  /** The request id of the latest answer, for errors raised after it. */
+  readonly lastRequestId: string | undefined;
+}
+
+export interface RetrySettings {
+  /** Retries after the first attempt. */
+  retries: number;
+  minTimeoutMs: number;
+  maxTimeoutMs: number;
+}
+
+export const DEFAULT_RETRY: RetrySettings = { retries: 4, minTimeoutMs: 300, maxTimeoutMs: 15_000 };
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 60;
+
+export interface ClientSettings {
+  connector: Connector;
+  action: Action;
+  connectionId: string;
+  baseUrl: string;
+  /** The header carrying the credential, resolved once per run. */
+  authorize: () => Promise<[string, string] | undefined>;
+  redactor: Redactor;
+  transport: Transport;
+  signal: AbortSignal;
+  log: Logger;
+  retry: RetrySettings;
+}
+
+/** Failures worth an automatic retry: the same call may well work a moment later. */
+const TRANSIENT = [RateLimitedError, ProviderUnavailableError, TimeoutError, NetworkError];
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+function buildUrl(baseUrl: string, request: HttpRequest): URL {
+  const path = request.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = request.params?.[name];
+    if (value === undefined) throw new TypeError(`path ${request.path}: no value for {${name}}`);
+    return encodeURIComponent(String(value));
+  });
+  const url = new URL(`${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
+  }
+  return url;
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  while (current && typeof current === 'object') {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function createHttpClient(settings: ClientSettings): HttpClient {
+  const { connector, action, redactor, log, signal } = settings;
+  const maxWaitMs = (action.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS) * 1000;
+  const timeoutMs = action.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const defaultBudget = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : 'default');
+  let lastRequestId: string | undefined;
+
+  /** A failure of the transport itself, told apart from the caller's own abort. */
+  function transportError(error: unknown, timeout: AbortSignal, operation: string): ConnectorError {
+    if (signal.aborted) return new CancelledError(`${operation}: cancelled`);
+    const code = errorCode(error);
+    if (timeout.aborted || (code && /TIMEOUT/.test(code))) {
+      return new TimeoutError(`${operation}: no complete answer within ${Math.round(timeoutMs / 1000)} s`, { cause: code });
+    }
+    const reason = code ?? (error instanceof Error ? error.message : String(error));
+    return new NetworkError(redactor.redactString(`${operation}: the connection failed (${reason})`));
+  }
+
+  async function send(url: URL, request: HttpRequest, operation: string): Promise<RawAnswer> {
+    const headers = new Headers(request.headers);
+    headers.set('accept', headers.get('accept') ?? 'application/json');
+    if (request.json !== undefined) headers.set('content-type', 'application/json');
+    const auth = await settings.authorize();
+    if (auth) headers.set(auth[0], auth[1]);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const started = performance.now();
+    try {
+      const response = await fetch(url, {
+        method: request.method ?? 'GET',
+        headers,
+        body: request.json === undefined ? undefined : JSON.stringify(request.json),
+        signal: AbortSignal.any([signal, timeout]),
+        // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
+        dispatcher: settings.transport.dispatcher,
+      } as RequestInit);
+      const text = await response.text();
+      lastRequestId = findRequestId(response.headers) ?? lastRequestId;
+      log.debug('provider answered', {
+        operation,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+        requestId: findRequestId(response.headers),
+      });
+      return { status: response.status, headers: response.headers, text };
+    } catch (error) {
+      throw transportError(error, timeout, operation);
+    }
+  }
+
+  function parseBody(answer: RawAnswer, responseType: HttpRequest['responseType'], operation: string): unknown {
+    const isJson = /\bjson\b/i.test(answer.headers.get('content-type') ?? '');
+    if (responseType === 'text' || (!isJson && responseType !== 'json')) return answer.text;
+    if (answer.text === '') return undefined;
+    try {
+      return JSON.parse(answer.text);
+    } catch {
+      throw new SchemaMismatchError(action.key, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
+        status: answer.status,
+        requestId: findRequestId(answer.headers),
+      });
+    }
+  }
+
+  function failure(answer: RawAnswer, operation: string): ConnectorError {
+    let body: unknown = answer.text;
+    try {
+      body = answer.text ? JSON.parse(answer.text) : undefined;
+    } catch {
+      // A bare-text error body stays text.
+    }
+    const redactedBody = redactor.redact(body);
+    const failed: ProviderFailure = {
+      status: answer.status,
+      headers: answer.headers,
+      body: redactedBody,
+      message: redactor.redactString(providerMessage(answer.status, redactedBody)),
+      requestId: findRequestId(answer.headers, body),
+      retryAfterMs: parseRetryAfter(answer.headers.get('retry-after')),
+      operation,
+    };
+    return connector.classifyError?.(failed) ?? classifyByStatus(failed);
+  }
+
+  async function request<T>(request: HttpRequest): Promise<HttpResponse<T>> {
+    const url = buildUrl(settings.baseUrl, request);
+    const operation = redactor.redactString(`${request.method ?? 'GET'} ${url.pathname}`);
+    const budgetName = request.budget ?? defaultBudget;
+    const budget = settings.transport.budgets.get(
+      connector.key,
+      settings.connectionId,
+      budgetName,
+      connector.rateLimits[budgetName],
+    );
+
+    const attempt = async (): Promise<HttpResponse<T>> => {
+      const answer = await budget.run(() => send(url, request, operation), signal, maxWaitMs);
+      if (answer.status < 200 || answer.status >= 300) throw failure(answer, operation);
+      return {
+        status: answer.status,
+        headers: answer.headers,
+        data: parseBody(answer, request.responseType, operation) as T,
+        requestId: findRequestId(answer.headers),
+      };
+    };
+
+    try {
+      if (retryPolicy(action) === 'never') return await attempt();
+      return await pRetry(attempt, {
+        retries: settings.retry.retries,
+        minTimeout: settings.retry.minTimeoutMs,
+        maxTimeout: settings.retry.maxTimeoutMs,
+        factor: 2,
+        randomize: true,
+        signal,
+        onFailedAttempt: ({ error }) => {
+          // A wait longer than the action accepts fails now, rather than holding a worker.
+          if (error instanceof RateLimitedError && (error.retryAfterMs ?? 0) > maxWaitMs) throw error;
+        },
+        shouldRetry: ({ error, attemptNumber, retryDelay }) => {
+          const transient = TRANSIENT.some((kind) => error instanceof kind);
+          if (transient) {
+            log.warn('provider call failed; retrying', { operation, attempt: attemptNumber, code: (error as ConnectorError).code, delayMs: retryDelay });
+          }
+          return transient;
+        },
+      });
+    } catch (error) {
+      if (signal.aborted) throw new CancelledError(`${operation}: cancelled`);
+      if (error instanceof ConnectorError) throw error;
+      throw new NetworkError(redactor.redactString(`${operation}: ${error instanceof Error ? error.message : String(error)}`), { cause: error });
+    }
+  }
+
+  return {
+    request,
+    get: async <T>(path: string, options: RequestOptions = {}) => (await request<T>({ ...options, path, method: 'GET' })).data,
+    post: async <T>(path: string, json?: unknown, options: RequestOptions = {}) =>
+      (await request<T>({ ...options, path, method: 'POST', json })).data,
+    get lastRequestId() {
+      return lastRequestId;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** Reading the provider's answer headers that steer the pipeline. */
+
+/** `Retry-After` in milliseconds: delta-seconds (decimals tolerated) or an HTTP date. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value === null || value === undefined || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** `X-RateLimit-Reset`: seconds from now, or an epoch time in seconds. */
+export function parseRateLimitReset(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value || !/^\d+(\.\d+)?$/.test(value.trim())) return undefined;
+  const seconds = Number(value);
+  return seconds > 1e9 ? Math.max(0, seconds * 1000 - now) : Math.ceil(seconds * 1000);
+}
+
+export function parseRemaining(headers: Headers): number | undefined {
+  const value = headers.get('x-ratelimit-remaining') ?? headers.get('ratelimit-remaining');
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value);
+}
+
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'x-amz-request-id', 'x-correlation-id', 'x-trace-id'];
+
+/** The provider's request id, from a header or a JSON error body. */
+export function findRequestId(headers: Headers, body?: unknown): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headers.get(name);
+    if (value) return value;
+  }
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    for (const key of ['request_id', 'requestId']) {
+      if (typeof record[key] === 'string' && record[key]) return record[key] as string;
+    }
+  }
+  return undefined;
+}

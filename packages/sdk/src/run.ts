@@ -1,0 +1,220 @@
+import type { z } from 'zod';
+import { type ConnectionInput, type ResolvedConnection, type SecretResolver, resolveConnection } from './connection.js';
+import type { ActionContext, ProgressEvent, SourceContext } from './context.js';
+import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
+import { authHeader } from './definition/auth.js';
+import type { Connector } from './definition/connector.js';
+import { type ApprovalBinding, approvalDigest } from './digest.js';
+import { CancelledError, ConnectionConfigError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
+import { createHttpClient, DEFAULT_RETRY, type RetrySettings } from './http/client.js';
+import { sharedTransport, type Transport } from './http/transport.js';
+import { createLogger, type LogSink, stderrSink } from './log.js';
+import { Redactor } from './secrets.js';
+import { zodIssues } from './validation.js';
+
+/**
+ * The one way an action runs, for every caller (tests, CLI, runtime): validate
+ * the input before anything is sent, run, validate what comes back, and yield
+ * pages. A destination yields one page holding its result.
+ */
+
+export interface RunOptions {
+  input: unknown;
+  connection?: ConnectionInput;
+  /** The credential, resolved by the host from its vault. */
+  credential?: SecretResolver;
+  environment?: Environment;
+  signal?: AbortSignal;
+  /** Where an incremental source resumes: the checkpoint of the last acknowledged page. */
+  checkpoint?: unknown;
+  /** Receives structured log entries, already redacted. Default: warnings and errors to stderr. */
+  log?: LogSink;
+  onProgress?: (event: ProgressEvent) => void;
+  /** The pool and rate budgets to use; default: the process-wide one. */
+  transport?: Transport;
+  retry?: Partial<RetrySettings>;
+  /** The digest an approver reviewed; required when the action needs approval here. */
+  approvedDigest?: string;
+  /** Further secret values to keep out of logs and errors. */
+  secrets?: readonly string[];
+}
+
+export interface PreparedRun {
+  connector: Connector;
+  action: Action;
+  /** The validated input, defaults applied: exactly what the action receives. */
+  input: unknown;
+  connection: ResolvedConnection;
+  environment: Environment;
+  checkpoint: unknown;
+  binding: ApprovalBinding;
+  needsApproval: boolean;
+}
+
+export class UnknownActionError extends ConnectorError {
+  constructor(connector: Connector, key: string) {
+    super('unknown_action', `connector '${connector.key}' has no action '${key}'; it has ${connector.actions.map((action) => action.key).join(', ')}`, false, 404);
+  }
+}
+
+export class NotImplementedError extends ConnectorError {
+  constructor(connector: Connector, action: Action) {
+    super('not_implemented', `connector '${connector.key}': action '${action.key}' is declared but not implemented yet`, false, 501);
+  }
+}
+
+/** The action needs an approval bound to this digest before it may run here. */
+export class ApprovalRequiredError extends ConnectorError {
+  readonly digest: string;
+  readonly shortDigest: string;
+
+  constructor(message: string, binding: ApprovalBinding) {
+    super('approval_required', message, false, 403);
+    this.digest = binding.digest;
+    this.shortDigest = binding.shortDigest;
+  }
+}
+
+function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, onIssues: (error: z.ZodError) => Error): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw onIssues(result.error);
+  return result.data;
+}
+
+/** Checks everything about a run that can be checked before it starts; nothing is sent. */
+export function prepareRun(
+  connector: Connector,
+  actionKey: string,
+  options: Pick<RunOptions, 'input' | 'connection' | 'environment' | 'checkpoint'>,
+): PreparedRun {
+  const action = connector.action(actionKey);
+  if (!action) throw new UnknownActionError(connector, actionKey);
+  const environment = options.environment ?? 'sandbox';
+  if (environment !== 'sandbox' && environment !== 'production') {
+    throw new InvalidInputError('environment', [{ path: 'environment', message: "must be 'sandbox' or 'production'" }]);
+  }
+  const connection = resolveConnection(connector, options.connection);
+  const subject = `${connector.key} ${action.key}: input`;
+  const input = parseOrThrow(action.input, options.input ?? {}, (error) => new InvalidInputError(subject, zodIssues(error)));
+  let checkpoint = options.checkpoint;
+  if (action.direction === 'source' && action.incremental?.checkpoint && checkpoint !== undefined) {
+    checkpoint = parseOrThrow(action.incremental.checkpoint, checkpoint, (error) =>
+      new InvalidInputError(`${connector.key} ${action.key}: checkpoint`, zodIssues(error, 'checkpoint')),
+    );
+  }
+  const binding = approvalDigest({
+    connector: { key: connector.key, version: connector.version },
+    action: action.key,
+    connectionId: connection.id,
+    environment,
+    input,
+  });
+  return { connector, action, input, connection, environment, checkpoint, binding, needsApproval: needsApproval(action, environment) };
+}
+
+const defaultSink: LogSink = (entry) => {
+  if (entry.level === 'warn' || entry.level === 'error') stderrSink(entry);
+};
+
+/** Runs an action and yields its pages; for a destination, one page with the result. */
+export async function* runAction(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
+  const prepared = prepareRun(connector, actionKey, options);
+  const { action, connection } = prepared;
+  if (!isImplemented(action)) throw new NotImplementedError(connector, action);
+  if (prepared.needsApproval && options.approvedDigest !== prepared.binding.digest) {
+    throw new ApprovalRequiredError(
+      `${connector.key} ${action.key} needs an approval in ${prepared.environment} bound to ${prepared.binding.digest}${options.approvedDigest ? '; the approved digest is for something else' : ''}`,
+      prepared.binding,
+    );
+  }
+
+  const redactor = new Redactor(options.secrets);
+  const credential = await options.credential?.();
+  if (!credential) throw new ConnectionConfigError(`connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`);
+  redactor.add(credential);
+
+  const signal = options.signal ?? new AbortController().signal;
+  const log = createLogger(options.log ?? defaultSink, redactor, { connector: connector.key, action: action.key });
+  const http = createHttpClient({
+    connector,
+    action,
+    connectionId: connection.id,
+    baseUrl: connection.baseUrl,
+    authorize: async () => authHeader(connection.scheme, credential),
+    redactor,
+    transport: options.transport ?? sharedTransport(),
+    signal,
+    log,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+  });
+  const context: ActionContext = {
+    http,
+    signal,
+    log,
+    environment: prepared.environment,
+    connection: { id: connection.id, settings: connection.settings },
+    progress: (update) => options.onProgress?.({ ...update, connector: connector.key, action: action.key, time: new Date().toISOString() }),
+  };
+
+  const validRecords = (records: unknown[]) =>
+    records.map((record, index) =>
+      parseOrThrow(action.entity, record, (error) =>
+        new SchemaMismatchError(`${connector.key} ${action.key}`, zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined), {
+          requestId: http.lastRequestId,
+        }),
+      ),
+    );
+
+  try {
+    if (action.direction === 'destination') {
+      const result = await action.write!(context, prepared.input);
+      yield { records: validRecords([result]) };
+      return;
+    }
+    const sourceContext: SourceContext = { ...context, checkpoint: prepared.checkpoint };
+    for await (const page of action.read!(sourceContext, prepared.input)) {
+      signal.throwIfAborted();
+      const checkpointSchema = action.incremental?.checkpoint;
+      if (checkpointSchema && page.checkpoint !== undefined) {
+        parseOrThrow(checkpointSchema, page.checkpoint, (error) =>
+          new SchemaMismatchError(`${connector.key} ${action.key} (checkpoint)`, zodIssues(error, 'checkpoint'), { requestId: http.lastRequestId }),
+        );
+      }
+      yield page.checkpoint === undefined ? { records: validRecords(page.records) } : { records: validRecords(page.records), checkpoint: page.checkpoint };
+    }
+  } catch (error) {
+    throw safeError(error, redactor, connector, action, signal);
+  }
+}
+
+/** Whatever escapes a run is a ConnectorError with no secret in it. */
+function safeError(error: unknown, redactor: Redactor, connector: Connector, action: Action, signal: AbortSignal): ConnectorError {
+  if (error instanceof ConnectorError) {
+    error.message = redactor.redactString(error.message);
+    return error;
+  }
+  if (signal.aborted) {
+    return new CancelledError(`${connector.key} ${action.key}: the run was cancelled`);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ConnectorError('connector_failed', redactor.redactString(`${connector.key} ${action.key}: ${message}`), false, 500);
+}
+
+/** Runs a destination and returns its result. */
+export async function writeAction(connector: Connector, actionKey: string, options: RunOptions): Promise<unknown> {
+  for await (const page of runAction(connector, actionKey, options)) return page.records[0];
+  return undefined;
+}
+
+/** Runs a source to the end and returns every record with the last checkpoint. */
+export async function readAll(connector: Connector, actionKey: string, options: RunOptions): Promise<{ records: unknown[]; checkpoint: unknown; pages: number }> {
+  const records: unknown[] = [];
+  let checkpoint: unknown = options.checkpoint;
+  let pages = 0;
+  for await (const page of runAction(connector, actionKey, options)) {
+    records.push(...page.records);
+    if (page.checkpoint !== undefined) checkpoint = page.checkpoint;
+    pages += 1;
+  }
+  return { records, checkpoint, pages };
+}
