@@ -156,9 +156,11 @@ export async function* runAction(connector: Connector, actionKey: string, option
     progress: (update) => options.onProgress?.({ ...update, connector: connector.key, action: action.key, time: new Date().toISOString() }),
   };
 
+  // A provider that echoes the credential must not pass it on into the flow's data.
+  const withoutSecrets = (record: unknown) => (redactor.containsSecret(JSON.stringify(record) ?? '') ? redactor.redactValues(record) : record);
   const validRecords = (records: unknown[]) =>
     records.map((record, index) =>
-      parseOrThrow(action.entity, record, (error) =>
+      parseOrThrow(action.entity, withoutSecrets(record), (error) =>
         new SchemaMismatchError(`${connector.key} ${action.key}`, zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined), {
           requestId: http.lastRequestId,
         }),

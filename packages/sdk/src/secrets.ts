@@ -52,17 +52,27 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The forms a secret value takes on the wire: as is, URL-encoded, and base64 (alone or in Basic auth). */
+/**
+ * The parts of any base64 text that carry the secret: a secret inside a larger
+ * encoded value (Basic auth, a token envelope) encodes differently at each of
+ * the three byte offsets, so each offset gives its own stable core.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret);
+  return [0, 1, 2].map((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const start = offset === 0 ? 0 : 4;
+    const end = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 4;
+    return encoded.slice(start, end);
+  });
+}
+
+/** The forms a secret value takes on the wire: as is, URL-encoded, and base64 or base64url. */
 function secretForms(secret: string): string[] {
   const forms = new Set<string>([secret, encodeURIComponent(secret)]);
-  for (const base64 of [
-    Buffer.from(secret).toString('base64'),
-    Buffer.from(`${secret}:`).toString('base64'),
-    Buffer.from(`:${secret}`).toString('base64'),
-  ]) {
-    // Padding varies with what surrounds the secret; match the stable core.
-    forms.add(base64.replace(/=+$/, ''));
-    forms.add(base64.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'));
+  for (const core of base64Cores(secret)) {
+    forms.add(core);
+    forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
   }
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
 }
@@ -109,20 +119,25 @@ export class Redactor {
 
   /** A deep copy with secret-like keys blanked and secret values hidden in every string. */
   redact<T>(value: T): T {
-    return this.redactDeep(value, new WeakSet()) as T;
+    return this.redactDeep(value, true, new WeakSet()) as T;
   }
 
-  private redactDeep(value: unknown, seen: WeakSet<object>): unknown {
+  /** A deep copy with secret values hidden in every string; keys are left alone (for records). */
+  redactValues<T>(value: T): T {
+    return this.redactDeep(value, false, new WeakSet()) as T;
+  }
+
+  private redactDeep(value: unknown, byKey: boolean, seen: WeakSet<object>): unknown {
     if (typeof value === 'string') return this.redactString(value);
     if (value instanceof Error) return this.redactString(value.message);
     if (value === null || typeof value !== 'object') return value;
     if (seen.has(value)) return '[Circular]';
     seen.add(value);
-    if (Array.isArray(value)) return value.map((item) => this.redactDeep(item, seen));
+    if (Array.isArray(value)) return value.map((item) => this.redactDeep(item, byKey, seen));
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => [
         key,
-        this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '' ? REDACTED : this.redactDeep(inner, seen),
+        byKey && this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '' ? REDACTED : this.redactDeep(inner, byKey, seen),
       ]),
     );
   }

@@ -124,7 +124,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     if (signal.aborted) return new CancelledError(`${operation}: cancelled`);
     const code = errorCode(error);
     if (timeout.aborted || (code && /TIMEOUT/.test(code))) {
-      return new TimeoutError(`${operation}: no complete answer within ${Math.round(timeoutMs / 1000)} s`, { cause: code });
+      return new TimeoutError(`${operation}: no complete answer within ${timeoutMs} ms`, { cause: code });
     }
     const reason = code ?? (error instanceof Error ? error.message : String(error));
     return new NetworkError(redactor.redactString(`${operation}: the connection failed (${reason})`));

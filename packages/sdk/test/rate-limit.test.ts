@@ -1,0 +1,143 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  bearerToken,
+  createTransport,
+  defineAction,
+  defineConnector,
+  RateLimitedError,
+  readAll,
+  type Transport,
+} from '../src/index.js';
+import { example, Item } from './support/connector.js';
+import { json, startServer, type TestServer } from './support/server.js';
+
+let transport: Transport;
+let server: TestServer | undefined;
+beforeEach(() => {
+  transport = createTransport();
+});
+afterEach(async () => {
+  await transport.close();
+  await server?.close();
+});
+
+const credential = () => 'test-credential-1234';
+const fast = { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 };
+const item = (id: string) => ({ id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' });
+
+function getItem(id: string, baseUrl: string, signal?: AbortSignal) {
+  return readAll(example, 'items.get', { input: { id }, connection: { baseUrl }, credential, transport, retry: fast, signal });
+}
+
+describe('429 and Retry-After', () => {
+  it('waits for Retry-After, then succeeds', async () => {
+    let calls = 0;
+    server = await startServer((req, res) => {
+      calls += 1;
+      if (calls === 1) json(res, 429, { error: 'rate_limit_exceeded', message: 'slow down' }, { 'retry-after': '1' });
+      else json(res, 200, item('a'));
+    });
+    const { records } = await getItem('a', server.url);
+    expect(records).toEqual([item('a')]);
+    expect(server.requests).toHaveLength(2);
+    const gap = server.requests[1]!.at - server.requests[0]!.at;
+    expect(gap).toBeGreaterThanOrEqual(950);
+  });
+
+  it('reads Retry-After given as an HTTP date', async () => {
+    let calls = 0;
+    server = await startServer((req, res) => {
+      calls += 1;
+      if (calls === 1) json(res, 429, { message: 'later' }, { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
+      else json(res, 200, item('a'));
+    });
+    await getItem('a', server.url);
+    // An HTTP date has whole-second precision: at least one second must pass.
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('pauses the whole budget once: a storm of requests in flight earns one 429 per pause', async () => {
+    // The provider's window is closed for one second (another client spent it).
+    const closedUntil = Date.now() + 1000;
+    let tooMany = 0;
+    server = await startServer((req, res) => {
+      if (Date.now() < closedUntil) {
+        tooMany += 1;
+        json(res, 429, { error: 'rate_limit_exceeded', message: 'Too many requests' }, { 'retry-after': '1', 'x-ratelimit-remaining': '0' });
+      } else {
+        json(res, 200, item(req.path.split('/').pop()!), { 'x-ratelimit-remaining': '100' });
+      }
+    });
+    const ids = Array.from({ length: 25 }, (_, index) => `i${index}`);
+    const results = await Promise.all(ids.map((id) => getItem(id, server!.url)));
+    expect(results.map((result) => (result.records[0] as { id: string }).id)).toEqual(ids);
+    expect(tooMany).toBe(1);
+    expect(server.requests).toHaveLength(26);
+    const budget = transport.budgets.get('example', 'default', 'default', example.rateLimits.default);
+    expect(budget.state().pauses).toBe(1);
+  });
+
+  it('fails at once, with the wait in the error, when Retry-After exceeds the action ceiling', async () => {
+    server = await startServer((req, res) => json(res, 429, { message: 'hourly quota spent' }, { 'retry-after': '3600' }));
+    const started = Date.now();
+    const error = await getItem('a', server.url).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(3_600_000);
+    expect((error as RateLimitedError).retryable).toBe(true);
+    expect(server.requests).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // The next call on the paused budget fails before sending anything.
+    const again = await getItem('b', server.url).catch((caught: unknown) => caught);
+    expect((again as Error).message).toMatch(/paused for 3600 s, longer than this action waits \(5 s\)/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('pauses before the 429 comes when X-RateLimit-Remaining reaches 0', async () => {
+    let calls = 0;
+    server = await startServer((req, res) => {
+      calls += 1;
+      const remaining = calls === 1 ? '0' : '10';
+      json(res, 200, item(`i${calls}`), { 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': '1' });
+    });
+    await getItem('a', server.url);
+    await getItem('b', server.url);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('keeps to a declared budget: no more requests per period than declared', async () => {
+    const limited = defineConnector({
+      key: 'limited',
+      name: 'Limited',
+      version: '1.0.0',
+      vendor: null,
+      category: 'developer',
+      status: 'beta',
+      summary: 'Five requests a second.',
+      auth: bearerToken(),
+      rateLimits: { default: { limit: 5, per: 'second' } },
+      actions: [
+        defineAction({
+          key: 'items.get',
+          label: 'Get',
+          direction: 'source',
+          entity: Item,
+          input: z.object({ id: z.string() }),
+          async *read(ctx, input) {
+            yield { records: [await ctx.http.get('/items/{id}', { params: { id: input.id } })] };
+          },
+        }),
+      ],
+    });
+    server = await startServer((req, res) => json(res, 200, item('x')));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        readAll(limited, 'items.get', { input: { id: String(index) }, connection: { baseUrl: server!.url }, credential, transport }),
+      ),
+    );
+    const times = server.requests.map((request) => request.at);
+    const maxInAnySecond = Math.max(...times.map((start) => times.filter((at) => at >= start && at < start + 950).length));
+    expect(maxInAnySecond).toBeLessThanOrEqual(5);
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1500);
+  });
+});

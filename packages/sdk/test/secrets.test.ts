@@ -1,0 +1,135 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  checkConnectionSettings,
+  ConnectionConfigError,
+  createTransport,
+  type LogEntry,
+  readAll,
+  Redactor,
+  REDACTED,
+  writeAction,
+  type Transport,
+} from '../src/index.js';
+import { example } from './support/connector.js';
+import { json, startServer, type TestServer } from './support/server.js';
+
+let transport: Transport;
+let server: TestServer | undefined;
+beforeEach(() => {
+  transport = createTransport();
+});
+afterEach(async () => {
+  await transport.close();
+  await server?.close();
+});
+
+describe('platform rule 10: no secrets in connection settings', () => {
+  it.each([
+    [{ password: 'x' }, 'settings.password'],
+    [{ apiKey: 'x' }, 'settings.apiKey'],
+    [{ api_key: 'x' }, 'settings.api_key'],
+    [{ 'API-KEY': 'x' }, 'settings.API-KEY'],
+    [{ token: 'x' }, 'settings.token'],
+    [{ accessToken: 'x' }, 'settings.accessToken'],
+    [{ clientSecret: 'x' }, 'settings.clientSecret'],
+    [{ Authorization: 'x' }, 'settings.Authorization'],
+    [{ credentials: { user: 'a' } }, 'settings.credentials'],
+    [{ region: 'eu', proxy: { auth: { PassWord: 'x' } } }, 'settings.proxy.auth.PassWord'],
+    [{ hosts: [{ name: 'a' }, { client_secret: 'x' }] }, 'settings.hosts.1.client_secret'],
+  ])('refuses %j naming %s', (settings, path) => {
+    expect(() => checkConnectionSettings(settings)).toThrow(ConnectionConfigError);
+    expect(() => checkConnectionSettings(settings)).toThrow(path);
+  });
+
+  it('accepts ordinary settings, including the auth scheme choice', () => {
+    expect(() => checkConnectionSettings({ region: 'eu', authScheme: 'x-api-key', folder: { path: 'Clients/Acme' } })).not.toThrow();
+  });
+
+  it('refuses such settings before any request is sent', async () => {
+    server = await startServer((req, res) => json(res, 200, {}));
+    const error = await readAll(example, 'items.get', {
+      input: { id: 'a' },
+      connection: { baseUrl: server.url, settings: { apiToken: 'leaked' } },
+      credential: () => 'test-credential-1234',
+      transport,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionConfigError);
+    expect((error as Error).message).not.toContain('leaked');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends the credential in the header the connection chose', async () => {
+    server = await startServer((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
+    const run = (settings?: Record<string, unknown>) =>
+      readAll(example, 'items.get', { input: { id: 'a' }, connection: { baseUrl: server!.url, settings }, credential: () => 'k-123456789', transport });
+    await run();
+    await run({ authScheme: 'X-Api-Key' });
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer k-123456789');
+    expect(server.requests[1]!.headers['x-api-key']).toBe('k-123456789');
+    expect(server.requests[1]!.headers.authorization).toBeUndefined();
+    await expect(run({ authScheme: 'basic' })).rejects.toThrow("settings.authScheme: connector 'example' accepts 'bearer' or 'x-api-key', not \"basic\"");
+  });
+});
+
+describe('a planted canary credential', () => {
+  const canary = 'canary-7f3a9c21d4e5b6a70c1d';
+  const forms = [canary, Buffer.from(canary).toString('base64').replace(/=+$/, ''), encodeURIComponent(canary)];
+
+  function expectNoCanary(text: string): void {
+    for (const form of forms) expect(text).not.toContain(form);
+  }
+
+  it('appears in no error, log line or output, even when the provider echoes it', async () => {
+    const logs: LogEntry[] = [];
+    let calls = 0;
+    server = await startServer((req, res) => {
+      calls += 1;
+      const echoed = `${req.headers.authorization} / ${Buffer.from(canary).toString('base64')}`;
+      if (calls === 1) json(res, 503, { message: `upstream saw ${echoed}` });
+      else if (req.path.startsWith('/items')) json(res, 200, { id: 'a', name: `hello ${canary}`, updated_at: echoed });
+      else json(res, 401, { error: 'unauthorized', message: `token ${canary} is revoked`, token: canary });
+    });
+    const { records } = await readAll(example, 'items.get', {
+      input: { id: 'a' },
+      connection: { baseUrl: server.url },
+      credential: () => canary,
+      transport,
+      retry: { retries: 2, minTimeoutMs: 10, maxTimeoutMs: 10 },
+      log: (entry) => logs.push(entry),
+    });
+    const error = await writeAction(example, 'orders.create', {
+      input: { customer: { email: 'a@example.com', name: 'A' }, quantity: 1 },
+      connection: { baseUrl: server.url },
+      credential: () => canary,
+      transport,
+      log: (entry) => logs.push(entry),
+    }).catch((caught: unknown) => caught);
+
+    expect(records[0]).toMatchObject({ name: `hello ${REDACTED}` });
+    expect((error as Error).message).toBe(`POST /orders: token ${REDACTED} is revoked`);
+    expect(logs.some((entry) => entry.message === 'provider call failed; retrying')).toBe(true);
+    expectNoCanary(JSON.stringify(records));
+    expectNoCanary(JSON.stringify(logs));
+    expectNoCanary(`${(error as Error).message} ${(error as Error).stack} ${JSON.stringify(error)}`);
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${canary}`);
+  });
+});
+
+describe('Redactor', () => {
+  const redactor = new Redactor(['s3cr3t-value-42']);
+
+  it('finds a secret as is, URL-encoded, in base64 and inside Basic auth', () => {
+    const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
+    expect(redactor.redactString('a s3cr3t-value-42 b')).toBe(`a ${REDACTED} b`);
+    expect(redactor.containsSecret(`Authorization: Basic ${basic}`)).toBe(true);
+    expect(redactor.containsSecret(Buffer.from('s3cr3t-value-42').toString('base64url'))).toBe(true);
+    expect(redactor.containsSecret('nothing here')).toBe(false);
+  });
+
+  it('blanks secret-like keys and keeps the rest', () => {
+    expect(redactor.redact({ headers: { 'X-Api-Key': 'k', accept: 'json' }, list: ['s3cr3t-value-42'] })).toEqual({
+      headers: { 'X-Api-Key': REDACTED, accept: 'json' },
+      list: [REDACTED],
+    });
+  });
+});
