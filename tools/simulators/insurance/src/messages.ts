@@ -98,9 +98,11 @@ export function failureMessages(kind: FailureKind, params: MessageParams = {}): 
   return WORDINGS[kind].map((_, variant) => failureMessage(kind, params, variant));
 }
 
-/** "minute" for 60 s; otherwise the window in seconds, so a shortened test window is not misreported. */
+/** "minute" for 60 s, "second" for 1 s, otherwise the window in seconds, so a shortened test window is not misreported. */
 export function describeWindow(windowMs: number): string {
-  return windowMs === 60_000 ? 'minute' : `${windowMs / 1000} seconds`;
+  if (windowMs === 60_000) return 'minute';
+  if (windowMs === 1_000) return 'second';
+  return `${windowMs / 1000} seconds`;
 }
 
 function definedOnly(params: MessageParams): MessageParams {
