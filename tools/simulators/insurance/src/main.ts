@@ -20,10 +20,7 @@ function integerOption(name: string, text: string | undefined): number | undefin
 
 const port = integerOption('port', values.port);
 const seed = integerOption('seed', values.seed);
-const simulator = await startInsuranceSimulator({
-  ...(port === undefined ? {} : { port }),
-  ...(seed === undefined ? {} : { seed }),
-});
+const simulator = await startInsuranceSimulator({ port, seed });
 process.stdout.write(`${JSON.stringify({ url: simulator.url, apiKey: simulator.apiKey })}\n`);
 
 const stop = (): void => {

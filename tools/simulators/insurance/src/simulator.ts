@@ -53,7 +53,9 @@ export interface SimulatorCounters {
   quotesIssued: number;
   /** Records created per pass-through collection. */
   created: Record<PassThroughPath, number>;
-  /** Billable writes: records created on the three `.../policies` collections. */
+  /** Billable writes received: POSTs to the three `.../policies` collections, whatever they were answered. */
+  policyWrites: number;
+  /** Billable writes that bound cover: records created on the `.../policies` collections. */
   policiesCreated: number;
   injected: Record<FailureKind, number>;
   budgets: Record<BudgetName, BudgetCounters>;
@@ -221,21 +223,25 @@ function countersOf(
 ): SimulatorCounters {
   const byStatus: Record<string, number> = {};
   const injected = Object.fromEntries(FAILURE_KINDS.map((kind) => [kind, 0])) as Record<FailureKind, number>;
+  const billablePaths = PASS_THROUGH_PATHS.filter(isBillable);
   let quotesIssued = 0;
+  let policyWrites = 0;
   for (const request of requests) {
     byStatus[request.status] = (byStatus[request.status] ?? 0) + 1;
     if (request.failure) injected[request.failure.kind] += 1;
     if (request.operation === QUOTE_OPERATION && request.status === 201) quotesIssued += 1;
+    if (request.method === 'POST' && (billablePaths as readonly string[]).includes(request.path)) policyWrites += 1;
   }
   const created = Object.fromEntries(
     PASS_THROUGH_PATHS.map((path) => [path, collections.get(path)?.all().length ?? 0]),
   ) as Record<PassThroughPath, number>;
-  const policiesCreated = PASS_THROUGH_PATHS.filter(isBillable).reduce((sum, path) => sum + created[path], 0);
+  const policiesCreated = billablePaths.reduce((sum, path) => sum + created[path], 0);
   return {
     requests: requests.length,
     byStatus,
     quotesIssued,
     created,
+    policyWrites,
     policiesCreated,
     injected,
     budgets: { quotes: budgets.quotes.counters(), other: budgets.other.counters() },

@@ -68,6 +68,7 @@ describe('pass-through operations', () => {
     await call(sim, 'POST', '/v1/homeowner/quotes', { body: {} });
     const counters = sim.counters();
     expect(counters.policiesCreated).toBe(3);
+    expect(counters.policyWrites).toBe(3);
     expect(counters.created).toEqual({
       '/v2/motor/quotes': 0,
       '/v2/motor/policies': 1,
@@ -81,7 +82,7 @@ describe('pass-through operations', () => {
     const sim = await start();
     sim.failNext({ kind: 'underwriting_unavailable', path: '/v1/hospital-cash/policies' });
     expect((await call(sim, 'POST', '/v1/hospital-cash/policies', { body: {} })).status).toBe(503);
-    expect(sim.counters().policiesCreated).toBe(0);
+    expect(sim.counters()).toMatchObject({ policyWrites: 1, policiesCreated: 0 });
   });
 
   it('answers 400 to a body that is not a JSON object', async () => {
