@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { ConnectionConfigError, type Connector, type ConnectionInput, type Environment, type LogSink } from '@plugboard/sdk';
+import type { CliIo } from './io.js';
+import { jsonOption, UsageError } from './usage.js';
+
+/** The options `run` and `record` share: which action, with what input, over which connection. */
+export interface ActionArgs {
+  connector: Connector;
+  action: string;
+  input: unknown;
+  connection: ConnectionInput;
+  environment: Environment;
+  credential: () => string;
+  log: LogSink;
+  values: Record<string, string | undefined>;
+}
+
+const COMMON = {
+  input: { type: 'string' },
+  'base-url': { type: 'string' },
+  environment: { type: 'string' },
+  connection: { type: 'string' },
+  'connection-id': { type: 'string' },
+} as const;
+
+export function parseActionArgs(
+  argv: string[],
+  extra: Record<string, { type: 'string' }>,
+  pack: ReadonlyMap<string, Connector>,
+  io: CliIo,
+): ActionArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...COMMON, ...extra }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [connectorKey, action, ...rest] = positionals;
+  if (!connectorKey || !action) throw new UsageError('name a connector and an action, e.g. plugboard run descript status.get');
+  if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  const connector = pack.get(connectorKey);
+  if (!connector) throw new UsageError(`no connector '${connectorKey}'; available: ${[...pack.keys()].sort().join(', ') || 'none'}`);
+  const environment = values.environment ?? 'sandbox';
+  if (environment !== 'sandbox' && environment !== 'production') {
+    throw new UsageError(`--environment must be sandbox or production, not '${environment}'`);
+  }
+  const settings = jsonOption('--connection', values.connection, undefined);
+  if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings))) {
+    throw new UsageError('--connection must be a JSON object of connection settings');
+  }
+  const secret = io.env.PLUGBOARD_CREDENTIAL;
+  const credential = () => {
+    if (!secret) throw new ConnectionConfigError('set the credential in the environment variable PLUGBOARD_CREDENTIAL');
+    return secret;
+  };
+  // Warnings and errors of the run as JSON lines on stderr, clear of a progress line.
+  const log: LogSink = (entry) => {
+    if (entry.level !== 'warn' && entry.level !== 'error') return;
+    io.stderr.write(`${io.stderr.isTTY ? '\r\x1b[2K' : ''}${JSON.stringify(entry)}\n`);
+  };
+  return {
+    connector,
+    action,
+    input: jsonOption('--input', values.input, {}),
+    connection: {
+      ...(values['connection-id'] ? { id: values['connection-id'] } : {}),
+      ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+      ...(settings ? { settings: settings as Record<string, unknown> } : {}),
+    },
+    environment,
+    credential,
+    log,
+    values: values as Record<string, string | undefined>,
+  };
+}

@@ -1,0 +1,46 @@
+import { ConnectorError, type Connector } from '@plugboard/sdk';
+import { runCommand } from './commands/run.js';
+import type { CliIo, ExitCode } from './io.js';
+import { USAGE } from './usage.js';
+
+/** Errors found before any request is sent: the caller's input, not the run, is at fault. */
+const BAD_INPUT = new Set(['invalid_input', 'invalid_connection', 'unknown_action']);
+
+export type Command = (argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal) => Promise<void>;
+
+export interface CliOptions {
+  pack: ReadonlyMap<string, Connector>;
+  commands?: Record<string, Command>;
+  signal?: AbortSignal;
+}
+
+export const COMMANDS: Record<string, Command> = { run: runCommand };
+
+/** Runs one command line; returns the exit code instead of exiting, so tests can call it. */
+export async function runCli(argv: string[], io: CliIo, options: CliOptions): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  const commands = options.commands ?? COMMANDS;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    io.stdout.write(USAGE);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.stderr.write(`plugboard: unknown command '${name}'\n${USAGE}`);
+    return 2;
+  }
+  const signal = options.signal ?? new AbortController().signal;
+  try {
+    await command(rest, io, options.pack, signal);
+    return 0;
+  } catch (error) {
+    const path = `/cli/${name}/${rest.filter((arg) => !arg.startsWith('-')).slice(0, 2).join('/')}`;
+    if (error instanceof ConnectorError) {
+      io.stderr.write(`${JSON.stringify(error.toPlatformError(path))}\n`);
+      return BAD_INPUT.has(error.code) ? 2 : 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId: 'cli', path })}\n`);
+    return 1;
+  }
+}

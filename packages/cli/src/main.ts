@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+import { runCli } from './cli.js';
+import { PACK } from './pack.js';
+
+const controller = new AbortController();
+process.once('SIGINT', () => controller.abort());
+process.once('SIGTERM', () => controller.abort());
+
+const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+process.exitCode = await runCli(process.argv.slice(2), io, { pack: PACK, signal: controller.signal });

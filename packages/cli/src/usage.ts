@@ -1,0 +1,29 @@
+import { InvalidInputError } from '@plugboard/sdk';
+
+/** A command line that cannot be understood; exits 2 like any bad input. */
+export class UsageError extends InvalidInputError {
+  constructor(message: string) {
+    super('plugboard', [{ path: 'arguments', message }]);
+  }
+}
+
+/** Parses a JSON argument, naming the option when it is not JSON. */
+export function jsonOption(option: string, text: string | undefined, fallback: unknown): unknown {
+  if (text === undefined) return fallback;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputError('plugboard', [{ path: option, message: `not valid JSON (${(error as Error).message})` }]);
+  }
+}
+
+export const USAGE = `Usage:
+  plugboard run <connector> <action> --input '<json>' [--base-url URL] [--environment sandbox|production]
+                [--connection '<json settings>'] [--connection-id ID] [--checkpoint-file FILE]
+  plugboard record <connector> <action> --input '<json>' --scenario <name> [--base-url URL]
+                [--environment sandbox|production] [--connection '<json settings>'] [--fixtures DIR]
+
+The credential comes from the environment variable PLUGBOARD_CREDENTIAL, never from an argument.
+Records go to stdout as JSON lines; a failure prints the platform Error as JSON on stderr.
+Exit codes: 0 done, 1 the run failed, 2 bad input or usage.
+`;

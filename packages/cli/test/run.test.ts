@@ -1,0 +1,107 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
+import { bufferIo, notes, startNotesServer, TOKEN } from './support.js';
+
+let server: Awaited<ReturnType<typeof startNotesServer>>;
+beforeEach(async () => {
+  server = await startNotesServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const pack = new Map([['notes', notes]]);
+const lines = (text: string) => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('plugboard run', () => {
+  it('prints a source\'s records as JSON lines, every page', async () => {
+    const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const code = await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":2}', '--base-url', server.url], io, { pack });
+    expect(code).toBe(0);
+    expect(lines(stdout()).map((record) => record.id)).toEqual(['n1', 'n2', 'n3', 'n4', 'n5']);
+    expect(stderr()).toBe('');
+  });
+
+  it('prints a destination\'s result as one JSON line', async () => {
+    const { io, stdout } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const code = await runCli(['run', 'notes', 'notes.create', '--input', '{"text":"hello"}', '--base-url', server.url], io, { pack });
+    expect(code).toBe(0);
+    expect(stdout()).toBe('{"id":"n6","text":"hello","updated_at":"2026-11-06"}\n');
+  });
+
+  it('prints the platform Error as JSON on stderr and exits 1 when the run fails', async () => {
+    const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'wrong-token-123' });
+    const code = await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], io, { pack });
+    expect(code).toBe(1);
+    expect(stdout()).toBe('');
+    expect(lines(stderr())).toEqual([
+      {
+        error: 'request_failed',
+        message: 'GET /notes: bad token',
+        statusCode: 401,
+        requestId: 'req_cli1',
+        path: '/cli/run/notes/notes.list',
+        code: 'authentication_failed',
+      },
+    ]);
+    expect(stderr()).not.toContain('wrong-token-123');
+  });
+
+  it.each([
+    [['run', 'notes', 'notes.create', '--input', '{"text":""}'], 'text'],
+    [['run', 'notes', 'notes.create', '--input', '{not json'], '--input'],
+    [['run', 'notes', 'notes.create', '--input', '{"text":"x"}', '--environment', 'staging'], 'environment'],
+    [['run', 'notes', 'notes.drop', '--input', '{}'], "no action 'notes.drop'"],
+    [['run', 'nope', 'notes.list'], "no connector 'nope'; available: notes"],
+    [['run', 'notes', 'notes.list', '--connection', '{"apiKey":"x"}'], 'settings.apiKey'],
+    [['run', 'notes', 'notes.list', '--password', 'x'], "Unknown option '--password'"],
+  ])('exits 2 on bad input %j, before any request', async (argv, mention) => {
+    const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const code = await runCli([...argv, '--base-url', server.url], io, { pack });
+    expect(code).toBe(2);
+    expect(stderr()).toContain(mention);
+    const error = JSON.parse(stderr().trim().split('\n').at(-1)!) as { error: string; statusCode: number };
+    expect(error.error).toBe('request_failed');
+    expect([400, 404]).toContain(error.statusCode);
+    expect(server.seen).toEqual([]);
+  });
+
+  it('takes the credential only from PLUGBOARD_CREDENTIAL', async () => {
+    const { io, stderr } = bufferIo({});
+    const code = await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], io, { pack });
+    expect(code).toBe(2);
+    expect(stderr()).toContain('PLUGBOARD_CREDENTIAL');
+    expect(server.seen).toEqual([]);
+  });
+
+  it('resumes from a checkpoint file, written only after each page is printed', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'plugboard-cli-')), 'notes.json');
+    const first = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":3}', '--base-url', server.url, '--checkpoint-file', file], first.io, { pack });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ checkpoint: { after: '2026-11-05' } });
+    const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    await runCli(['run', 'notes', 'notes.list', '--base-url', server.url, '--checkpoint-file', file], second.io, { pack });
+    expect(second.stdout()).toBe('');
+    expect(server.seen.at(-1)).toBe('GET /notes?limit=2&after=2026-11-05');
+  });
+
+  it('shows progress on stderr only when it is a terminal', async () => {
+    const tty = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN }, true);
+    await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], tty.io, { pack });
+    expect(tty.stderr()).toContain('reading notes');
+    expect(tty.stderr()).toContain('notes.list: 3 pages 5');
+    expect(lines(tty.stdout())).toHaveLength(5);
+    const pipe = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN }, false);
+    await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], pipe.io, { pack });
+    expect(pipe.stderr()).toBe('');
+  });
+
+  it('prints usage and exits 2 without a command', async () => {
+    const { io, stdout } = bufferIo();
+    expect(await runCli([], io, { pack })).toBe(2);
+    expect(stdout()).toContain('plugboard run <connector> <action>');
+  });
+});
