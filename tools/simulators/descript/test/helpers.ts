@@ -1,0 +1,45 @@
+import type { DescriptSimulator } from '../src/index.js';
+
+export const OPENAPI_PATH = '/work/shared/reference/descript-openapi-1.2.yaml';
+
+/** A fixed instant for tests that inject the clock: 2026-03-10T12:00:00Z. */
+export const T0 = Date.UTC(2026, 2, 10, 12, 0, 0);
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body, when it was JSON. */
+  json: any;
+}
+
+/** Calls the simulator the way a connector would; `token: null` sends no Authorization header. */
+export async function call(
+  sim: DescriptSimulator,
+  path: string,
+  init: { method?: string; body?: unknown; token?: string | null } = {},
+): Promise<Answer> {
+  const token = init.token === undefined ? sim.token : init.token;
+  const response = await fetch(`${sim.url}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: {
+      ...(token === null ? {} : { Authorization: `Bearer ${token}` }),
+      ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** A clock tests move by hand. */
+export function manualClock(start = T0): { now: () => number; advance: (ms: number) => void } {
+  let current = start;
+  return { now: () => current, advance: (ms) => (current += ms) };
+}
