@@ -1,0 +1,92 @@
+import { defineAction, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
+import { z } from 'zod';
+import { BUDGETS, PAGING } from '../contract.js';
+import { PassThroughBody } from '../entities.js';
+
+/**
+ * The operations known only by method and path. Their bodies are JSON objects passed through
+ * without invented fields; lists page with the assumed `?limit=&cursor=` / `{data, next_cursor}`
+ * scheme. They draw on the 120-a-minute budget of the operations other than hospital cash quotes.
+ */
+
+interface PassThroughSpec<E extends z.ZodType> {
+  key: string;
+  label: string;
+  description: string;
+  /** Known path, e.g. `/v2/motor/quotes`. */
+  path: string;
+  entity: E;
+}
+
+const ListInput = z.strictObject({
+  page_size: z
+    .number()
+    .int()
+    .min(1)
+    .max(PAGING.maxLimit)
+    .default(PAGING.defaultLimit)
+    .describe(`Records asked for per page (1 to ${PAGING.maxLimit}; assumed paging).`),
+});
+
+const ListPage = z.object({
+  [PAGING.dataField]: z.array(z.unknown()),
+  [PAGING.nextCursorField]: z.string().min(1).nullable().optional(),
+});
+
+/** `GET <path>`, every page, oldest first. */
+export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
+  return defineAction({
+    ...spec,
+    direction: 'source',
+    input: ListInput,
+    retry: 'safe',
+    budget: BUDGETS.other,
+    async *read(ctx, input) {
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      do {
+        const answer = await ctx.http.request({
+          method: 'GET',
+          path: spec.path,
+          query: { [PAGING.limitParam]: input.page_size, [PAGING.cursorParam]: cursor },
+        });
+        const page = ListPage.safeParse(answer.data);
+        if (!page.success) {
+          throw new SchemaMismatchError(`insurance ${spec.key}`, zodIssues(page.error), { status: answer.status, requestId: answer.requestId });
+        }
+        const next = page.data[PAGING.nextCursorField] ?? undefined;
+        if (next !== undefined && seen.has(next)) {
+          throw new SchemaMismatchError(`insurance ${spec.key}`, [{ path: PAGING.nextCursorField, message: `the cursor ${next} came back twice; stopping rather than looping` }], {
+            requestId: answer.requestId,
+          });
+        }
+        if (next !== undefined) seen.add(next);
+        yield { records: page.data[PAGING.dataField] as z.input<E>[] };
+        cursor = next;
+      } while (cursor !== undefined);
+    },
+  });
+}
+
+interface CreateSpec<I extends z.ZodType, E extends z.ZodType> extends PassThroughSpec<E> {
+  /** `quote`: a calculation, safe to repeat; `policy`: binds real cover, billable, approved, never retried. */
+  kind: 'quote' | 'policy';
+  /** The body's schema; by default any JSON object. */
+  input?: I;
+}
+
+/** `POST <path>` with the input as the body, as is. */
+export function createAction<E extends z.ZodType, I extends z.ZodType = typeof PassThroughBody>(spec: CreateSpec<I, E>) {
+  const { kind, input, ...rest } = spec;
+  const policy = kind === 'policy';
+  return defineAction({
+    ...rest,
+    direction: 'destination',
+    input: (input ?? PassThroughBody) as I,
+    billable: policy,
+    retry: policy ? 'never' : 'safe',
+    approval: policy ? 'production' : 'none',
+    budget: BUDGETS.other,
+    write: (ctx, body) => ctx.http.post<z.input<E>>(spec.path, body),
+  });
+}
