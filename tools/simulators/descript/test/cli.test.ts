@@ -19,7 +19,7 @@ describe('the command line entry', () => {
       const started = JSON.parse(line);
       expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
       const status = await fetch(`${started.url}/status`, { headers: { Authorization: `Bearer ${started.token}` } });
-      expect((await status.json()).drive_id).toBe(started.driveId);
+      expect(((await status.json()) as { drive_id: string }).drive_id).toBe(started.driveId);
     } finally {
       child.kill('SIGTERM');
     }

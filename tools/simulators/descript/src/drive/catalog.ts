@@ -6,13 +6,11 @@ export interface Topic {
   sentences: readonly string[];
   /** What appears on screen, for visual search on Enterprise drives. */
   visuals: readonly string[];
-  slug: string;
 }
 
 export const TOPICS: readonly Topic[] = [
   {
     title: 'Quarterly update',
-    slug: 'quarterly-update',
     sentences: [
       'Revenue grew faster than we planned this quarter.',
       'The roadmap for next quarter focuses on reliability.',
@@ -24,7 +22,6 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     title: 'Cooking tips',
-    slug: 'cooking-tips',
     sentences: [
       'Salt the pasta water until it tastes like the sea.',
       'Let the pan get hot before the onions go in.',
@@ -36,7 +33,6 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     title: 'Product demo',
-    slug: 'product-demo',
     sentences: [
       'Open the dashboard and pick a workspace.',
       'The new export button sits in the top right corner.',
@@ -48,7 +44,6 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     title: 'Podcast episode',
-    slug: 'podcast-episode',
     sentences: [
       'Welcome back to the show, it is great to have you here.',
       'Our guest today has been building community radio for a decade.',
@@ -60,7 +55,6 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     title: 'Customer interview',
-    slug: 'customer-interview',
     sentences: [
       'What problem were you trying to solve when you found us?',
       'The onboarding took about an afternoon.',
@@ -72,7 +66,6 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     title: 'Weekly standup',
-    slug: 'weekly-standup',
     sentences: [
       'Yesterday I finished the review of the release notes.',
       'Today I am pairing on the flaky integration tests.',
@@ -84,7 +77,6 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     title: 'Travel vlog',
-    slug: 'travel-vlog',
     sentences: [
       'We landed just before sunrise and went straight to the market.',
       'The old town is best explored on foot.',
@@ -96,7 +88,6 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     title: 'Onboarding course',
-    slug: 'onboarding-course',
     sentences: [
       'In this lesson you will set up your first project.',
       'Each module ends with a short quiz.',

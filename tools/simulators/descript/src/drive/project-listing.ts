@@ -47,7 +47,7 @@ export function listProjects(store: ProjectStore, request: ProjectPageRequest): 
   const sign = request.direction === 'asc' ? 1 : -1;
   const order = (a: Project, b: Project) => sign * compare(key(a), a.ordinal, key(b), b.ordinal);
   const matches = matcher(request.filter);
-  const seeded = seededStream(store, request, key);
+  const seeded = seededStream(store, request);
   const overlay = overlayStream(store, request, key, order);
 
   const projects: Project[] = [];
@@ -96,6 +96,18 @@ function matcher(filter: ProjectFilter): (project: Project) => boolean {
     (filter.updatedBefore === undefined || project.updatedAtMs <= filter.updatedBefore);
 }
 
+/**
+ * The filters a seeded project's fixed parts decide (its name, folder and creator never change),
+ * checked before deriving the whole project: a scan of a large drive for a rare name stays cheap.
+ */
+function prefilter(seeded: SeededProjects, filter: ProjectFilter): (ordinal: number) => boolean {
+  const name = filter.name?.toLowerCase();
+  return (ordinal) =>
+    (name === undefined || seeded.name(ordinal).toLowerCase().includes(name)) &&
+    (filter.folderPath === undefined || (seeded.folderPath(ordinal) ?? '') === filter.folderPath) &&
+    (filter.createdBy === undefined || seeded.creator(ordinal) === filter.createdBy);
+}
+
 /** In-memory projects in order: created ones, plus changed seeded ones when sorting by update time. */
 function* overlayStream(store: ProjectStore, request: ProjectPageRequest, key: Key, order: (a: Project, b: Project) => number) {
   const byUpdate = request.sort === 'updated_at' || request.sort === 'last_viewed_at';
@@ -105,9 +117,9 @@ function* overlayStream(store: ProjectStore, request: ProjectPageRequest, key: K
   }
 }
 
-function* seededStream(store: ProjectStore, request: ProjectPageRequest, key: Key): Generator<Project> {
+function* seededStream(store: ProjectStore, request: ProjectPageRequest): Generator<Project> {
   if (request.sort === 'name') {
-    yield* seededByName(store, request, key);
+    yield* seededByName(store, request);
     return;
   }
   const field: TimeField = request.sort === 'created_at' ? 'created' : 'updated';
@@ -122,22 +134,23 @@ function* seededStream(store: ProjectStore, request: ProjectPageRequest, key: Ke
     if (request.direction === 'asc') lo = Math.max(lo, beyond);
     else hi = Math.min(hi, timeline.search((o) => compare(timeline.at(field, o), o, position.value, position.ordinal) >= 0));
   }
+  const keep = prefilter(store.seeded, request.filter);
   // Changed projects left the seeded timeline; the overlay stream yields them at their new place.
-  const skip = field === 'updated' ? (o: number) => store.isChanged(o) : () => false;
+  const wanted = field === 'updated' ? (o: number) => !store.isChanged(o) && keep(o) : keep;
   if (request.direction === 'asc') {
-    for (let o = lo; o < hi; o++) if (!skip(o)) yield store.project(o);
+    for (let o = lo; o < hi; o++) if (wanted(o)) yield store.project(o);
   } else {
-    for (let o = hi - 1; o >= lo; o--) if (!skip(o)) yield store.project(o);
+    for (let o = hi - 1; o >= lo; o--) if (wanted(o)) yield store.project(o);
   }
 }
 
-function* seededByName(store: ProjectStore, request: ProjectPageRequest, key: Key): Generator<Project> {
+function* seededByName(store: ProjectStore, request: ProjectPageRequest): Generator<Project> {
   const order = namePermutation(store.seeded);
   const position = request.after;
   // Sign of (entry at p) compared with the cursor; grows with p because the permutation is sorted.
   const versusCursor = (p: number) => {
-    const project = store.seeded.project(order[p] as number);
-    return position ? compare(key(project), project.ordinal, position.value, position.ordinal) : 0;
+    const ordinal = order[p] as number;
+    return position ? compare(store.seeded.name(ordinal).toLowerCase(), ordinal, position.value, position.ordinal) : 0;
   };
   const firstWhere = (holds: (p: number) => boolean) => {
     let lo = 0;
@@ -149,12 +162,13 @@ function* seededByName(store: ProjectStore, request: ProjectPageRequest, key: Ke
     }
     return lo;
   };
+  const keep = prefilter(store.seeded, request.filter);
   if (request.direction === 'asc') {
     const start = position ? firstWhere((p) => versusCursor(p) > 0) : 0;
-    for (let p = start; p < order.length; p++) yield store.project(order[p] as number);
+    for (let p = start; p < order.length; p++) if (keep(order[p] as number)) yield store.project(order[p] as number);
   } else {
     const end = position ? firstWhere((p) => versusCursor(p) >= 0) : order.length;
-    for (let p = end - 1; p >= 0; p--) yield store.project(order[p] as number);
+    for (let p = end - 1; p >= 0; p--) if (keep(order[p] as number)) yield store.project(order[p] as number);
   }
 }
 
@@ -167,7 +181,7 @@ const namePermutations = new WeakMap<SeededProjects, Uint32Array>();
 function namePermutation(seeded: SeededProjects): Uint32Array {
   const cached = namePermutations.get(seeded);
   if (cached) return cached;
-  const names = Array.from({ length: seeded.size }, (_, o) => seeded.project(o).name.toLowerCase());
+  const names = Array.from({ length: seeded.size }, (_, o) => seeded.name(o).toLowerCase());
   const order = Uint32Array.from({ length: seeded.size }, (_, o) => o);
   order.sort((a, b) => compare(names[a] as string, a, names[b] as string, b));
   namePermutations.set(seeded, order);

@@ -26,7 +26,7 @@ export interface SearchRequest {
   limit: number;
 }
 
-export const SEARCH_WINDOW = 10_000;
+const SEARCH_WINDOW = 10_000;
 const SALT_ASSET = 51;
 
 interface Hit {

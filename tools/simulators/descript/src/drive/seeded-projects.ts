@@ -28,28 +28,42 @@ export class SeededProjects {
   }
 
   project(ordinal: number): Project {
-    const topic = mix(this.seed, ordinal, SALT_TOPIC) % TOPICS.length;
-    const title = TOPICS[topic]?.title ?? '';
-    const variantHash = mix(this.seed, ordinal, SALT_NAME);
-    const variant = pick(PROJECT_VARIANTS, unit(this.seed, ordinal, SALT_NAME));
-    const number = (variantHash % 90) + 1;
-    const name = variant ? `${title} ${variant} #${number}` : `${title} #${number}`;
-    const folderRoll = unit(this.seed, ordinal, SALT_FOLDER);
-    // A third of the projects sit at the drive root, which the provider signals by omitting folder_path.
-    const folderPath = folderRoll < 0.35 ? undefined : pick(FOLDERS, (folderRoll - 0.35) / 0.65);
-    const creatorRoll = unit(this.seed, ordinal, SALT_CREATOR);
-    // The token owner (member 0) made most projects, so created_by=me filters something realistic.
-    const creator = creatorRoll < 0.4 ? this.members[0] : pick(this.members, (creatorRoll - 0.4) / 0.6);
+    const folderPath = this.folderPath(ordinal);
     return {
       ordinal,
       id: projectIdFor(this.seed, ordinal),
-      name,
+      name: this.name(ordinal),
       ...(folderPath ? { folderPath } : {}),
-      createdBy: creator?.id ?? '',
+      createdBy: this.creator(ordinal),
       createdAtMs: this.timeline.createdAt(ordinal),
       updatedAtMs: this.timeline.updatedAt(ordinal),
-      topic,
+      topic: this.topic(ordinal),
     };
+  }
+
+  // The parts of a project, each derived on its own so that filters can reject a project cheaply.
+
+  name(ordinal: number): string {
+    const title = TOPICS[this.topic(ordinal)]?.title ?? '';
+    const variant = pick(PROJECT_VARIANTS, unit(this.seed, ordinal, SALT_NAME));
+    const number = (mix(this.seed, ordinal, SALT_NAME) % 90) + 1;
+    return variant ? `${title} ${variant} #${number}` : `${title} #${number}`;
+  }
+
+  /** A third of the projects sit at the drive root, which the provider signals by omitting folder_path. */
+  folderPath(ordinal: number): string | undefined {
+    const roll = unit(this.seed, ordinal, SALT_FOLDER);
+    return roll < 0.35 ? undefined : pick(FOLDERS, (roll - 0.35) / 0.65);
+  }
+
+  /** The token owner (member 0) made most projects, so created_by=me filters something realistic. */
+  creator(ordinal: number): string {
+    const roll = unit(this.seed, ordinal, SALT_CREATOR);
+    return (roll < 0.4 ? this.members[0] : pick(this.members, (roll - 0.4) / 0.6))?.id ?? '';
+  }
+
+  private topic(ordinal: number): number {
+    return mix(this.seed, ordinal, SALT_TOPIC) % TOPICS.length;
   }
 
   contents(project: Project): ProjectContents {

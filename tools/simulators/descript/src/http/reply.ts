@@ -13,7 +13,7 @@ export function json(status: number, body: unknown): Reply {
   return { status, body };
 }
 
-export function writeReply(res: ServerResponse, reply: Reply, headers: Record<string, string>): string | undefined {
+export function writeReply(res: ServerResponse, reply: Reply, headers: Record<string, string>): void {
   const text = reply.body === undefined ? '' : reply.contentType ? String(reply.body) : JSON.stringify(reply.body);
   const contentType = reply.body === undefined ? undefined : (reply.contentType ?? 'application/json; charset=utf-8');
   res.writeHead(reply.status, {
@@ -23,5 +23,4 @@ export function writeReply(res: ServerResponse, reply: Reply, headers: Record<st
     'Content-Length': String(Buffer.byteLength(text)),
   });
   res.end(text);
-  return contentType;
 }

@@ -73,7 +73,7 @@ function readCursor(text: string): { sort: ProjectSort; direction: Direction; po
   return { sort: s as ProjectSort, direction: d as Direction, position: { value: v, ordinal: o } };
 }
 
-export function projectSummaryJson(project: Project): Record<string, unknown> {
+function projectSummaryJson(project: Project): Record<string, unknown> {
   return {
     id: project.id,
     name: project.name,

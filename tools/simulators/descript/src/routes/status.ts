@@ -4,7 +4,7 @@ import type { Route, RouteContext } from '../http/route.js';
 
 /** GET /status and GET /agent/models: what the token is connected to and which agent models exist. */
 
-export const API_VERSION = '1.2';
+const API_VERSION = '1.2';
 
 export const statusRoutes: Route[] = [
   {

@@ -1,4 +1,4 @@
-export const SECOND = 1000;
+const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
