@@ -8,6 +8,7 @@ import { RequestLog, type RecordedRequest } from './http/request-log.js';
 import { BASE_PATH, requestListener } from './http/server.js';
 import { jobView } from './jobs/job-view.js';
 import { loadOpenApi } from './openapi/document.js';
+import type { PublishState } from './drive/model.js';
 import { DEFAULTS, type DescriptSimulatorOptions } from './options.js';
 import { ROUTES } from './routes/index.js';
 import { projectDetailJson } from './routes/projects.js';
@@ -27,8 +28,8 @@ export interface SimulatorState {
   project(ordinal: number, driveId?: string): Record<string, unknown> | undefined;
   /** A job as GET /jobs/{id} answers it now. */
   job(jobId: string, driveId?: string): Record<string, unknown> | undefined;
-  /** Share slugs of the drive's publishes, newest projects first. */
-  publishSlugs(limit: number, driveId?: string): string[];
+  /** Share slugs of the drive's publishes in a state (default published), newest projects first. */
+  publishSlugs(limit: number, options?: { state?: PublishState; driveId?: string }): string[];
 }
 
 export interface DescriptSimulator {
@@ -47,7 +48,7 @@ export interface DescriptSimulator {
   clearFaults(): void;
   setQuota(quota: { mediaMinutes?: number; aiCredits?: number }, driveId?: string): void;
   /** Makes a publish processing or failed (GET /published_projects answers 409), or published again. */
-  setPublishState(slug: string, state: 'processing' | 'failed' | 'published'): void;
+  setPublishState(slug: string, state: PublishState): void;
   /** An admin switch: POST /jobs/agent answers 403 while disabled. */
   setAgentDisabled(disabled: boolean, driveId?: string): void;
   setEnterprise(enterprise: boolean, driveId?: string): void;
@@ -129,11 +130,13 @@ export async function startDescriptSimulator(options: DescriptSimulatorOptions =
       const job = drive.jobs.get(jobId);
       return job ? jobView(job, drive.id, clock()) : undefined;
     },
-    publishSlugs: (limit, driveId) => {
+    publishSlugs: (limit, { state: wanted = 'published', driveId } = {}) => {
       const drive = driveOf(driveId);
       const slugs: string[] = [];
       for (let o = drive.projects.count - 1; o >= 0 && slugs.length < limit; o--) {
-        for (const publish of drive.projects.detail(o).publishes) if (slugs.length < limit) slugs.push(publish.slug);
+        for (const publish of drive.projects.detail(o).publishes) {
+          if (slugs.length < limit && drive.publishState(publish) === wanted) slugs.push(publish.slug);
+        }
       }
       return slugs;
     },
@@ -160,8 +163,7 @@ export async function startDescriptSimulator(options: DescriptSimulatorOptions =
     setPublishState: (slug, publishState) => {
       const found = drives.findPublish(slug);
       if (!found) throw new Error(`no publish with slug ${slug}`);
-      if (publishState === 'published') found.drive.publishStates.delete(slug);
-      else found.drive.publishStates.set(slug, publishState);
+      found.drive.publishStates.set(slug, publishState);
     },
     setAgentDisabled: (disabled, driveId) => {
       driveOf(driveId).agentDisabled = disabled;

@@ -236,6 +236,14 @@ describe('GET /jobs', () => {
     expect(forProject.map((j: any) => j.job_id)).toEqual([started.json.job_id]);
   });
 
+  it('continues a conversation from a past agent job', async () => {
+    const after = `created_after=${new Date(T0 - 30 * DAY).toISOString()}`;
+    const past = (await call(sim, `/jobs?limit=100&type=agent&${after}`)).json.data[0];
+    const answer = await call(sim, '/jobs/agent', { body: { project_id: past.project_id, prompt: 'one more thing', conversation_id: past.result.conversation_id } });
+    expect(answer.status).toBe(201);
+    expect(answer.json.conversation_id).toBe(past.result.conversation_id);
+  });
+
   it("answers 403 for another drive's job and 404 for an unknown one", async () => {
     const other = sim.otherDrives[0]?.token ?? '';
     const started = await call(sim, '/jobs/agent', { body: { project_name: 'Theirs', prompt: 'x' }, token: other });

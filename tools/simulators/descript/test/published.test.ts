@@ -35,6 +35,21 @@ describe('GET /published_projects/{slug}', () => {
     expect((await call(sim, `/published_projects/${slug}`)).status).toBe(200);
   });
 
+  it('seeds share pages that are processing or failed, listed on their projects', async () => {
+    const large = await startDescriptSimulator({ seed: 4, size: 400, clock: () => T0 });
+    try {
+      for (const state of ['processing', 'failed'] as const) {
+        const [slug] = large.state.publishSlugs(1, { state });
+        expect(slug).toBeDefined();
+        const answer = await call(large, `/published_projects/${slug}`);
+        expect(answer.status).toBe(409);
+        expect(answer.json.state).toBe(state);
+      }
+    } finally {
+      await large.close();
+    }
+  });
+
   it('answers 404 for an unknown slug', async () => {
     const answer = await call(sim, '/published_projects/doesnotexist');
     expect(answer.json).toEqual({ error: 'not_found', message: 'Published project not found' });

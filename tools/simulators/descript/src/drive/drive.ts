@@ -1,6 +1,6 @@
 import { FIRST_NAMES, LAST_NAMES } from './catalog.js';
 import { seedLibrary, type LibraryItem } from './library.js';
-import type { Member } from './model.js';
+import type { Member, Publish, PublishState } from './model.js';
 import { ProjectStore } from './project-store.js';
 import { SeededProjects } from './seeded-projects.js';
 import { JobStore } from '../jobs/job-store.js';
@@ -22,8 +22,6 @@ export interface DriveSettings {
   anchorMs: number;
 }
 
-export type PublishState = 'processing' | 'failed';
-
 const SALT_MEMBER = 31;
 const SALT_TOKEN = 32;
 const SALT_DRIVE = 33;
@@ -44,7 +42,7 @@ export class Drive {
   agentDisabled = false;
   mediaMinutes: number;
   aiCredits: number;
-  /** Publishes that are not (or no longer) a finished share page, by slug. */
+  /** Publish states set by tests, overriding the seeded ones, by slug. */
   readonly publishStates = new Map<string, PublishState>();
   /** Agent conversations, to the project they belong to. */
   readonly conversations = new Map<string, string>();
@@ -65,7 +63,16 @@ export class Drive {
     }));
     this.projects = new ProjectStore(new SeededProjects(settings.seed, settings.size, settings.anchorMs, this.members), settings.seed);
     this.library = seedLibrary(settings.seed, this.members, settings.anchorMs);
-    for (const job of seedJobs(settings.seed, settings.size, settings.anchorMs, (o) => this.projects.project(o).id)) this.jobs.add(job);
+    for (const job of seedJobs(settings.seed, settings.size, settings.anchorMs, (o) => this.projects.project(o).id)) {
+      this.jobs.add(job);
+      // Past agent conversations can be continued, as on the provider.
+      const conversation = job.result['conversation_id'];
+      if (typeof conversation === 'string') this.conversations.set(conversation, job.projectId);
+    }
+  }
+
+  publishState(publish: Publish): PublishState {
+    return this.publishStates.get(publish.slug) ?? publish.state;
   }
 
   member(id: string): Member | undefined {

@@ -17,8 +17,12 @@ export interface Composition {
 
 export type AccessLevel = 'public' | 'unlisted' | 'drive' | 'private' | 'password';
 
+/** A share page is published, being (re)published, or its last publish failed. */
+export type PublishState = 'published' | 'processing' | 'failed';
+
 export interface Publish {
   slug: string;
+  state: PublishState;
   compositionId: string;
   accessLevel: AccessLevel;
   mediaType: 'video' | 'audio' | 'audiogram';

@@ -14,7 +14,7 @@ export function publishedProject(drives: Drives, caller: Drive, slug: string, no
   const found = drives.findPublish(slug);
   if (!found) throw notFound('Published project not found');
   const { drive, project, publish } = found;
-  const state = drive.publishStates.get(slug);
+  const state = drive.publishState(publish);
   if (state === 'processing') throw new ApiError(409, 'Published project is still processing', { state });
   if (state === 'failed') throw new ApiError(409, 'Publishing this project failed', { state });
   // Share pages of another drive are readable only when public or unlisted.

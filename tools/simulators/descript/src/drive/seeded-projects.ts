@@ -94,8 +94,11 @@ export class SeededProjects {
         if (!composition) break;
         const span = project.updatedAtMs - project.createdAtMs;
         const publishedAtMs = Math.floor((project.createdAtMs + span * next()) / 1000) * 1000;
+        const stateRoll = next();
         publishes.push({
           slug: publishSlugFor(this.seed, project.ordinal, i),
+          // A few share pages are being republished or failed to, so readers meet 409s unscripted.
+          state: stateRoll < 0.05 ? 'processing' : stateRoll < 0.08 ? 'failed' : 'published',
           compositionId: composition.id,
           accessLevel: pick(ACCESS_LEVELS, next()),
           mediaType: composition.mediaType === 'audio' ? (next() < 0.5 ? 'audio' : 'audiogram') : 'video',

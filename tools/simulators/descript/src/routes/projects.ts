@@ -83,7 +83,7 @@ function projectSummaryJson(project: Project): Record<string, unknown> {
   };
 }
 
-/** A project as GET /projects/{id} answers it; publishes still processing or failed are not share pages yet. */
+/** A project as GET /projects/{id} answers it. */
 export function projectDetailJson(project: ProjectDetail, drive: Drive): Record<string, unknown> {
   return {
     id: project.id,
@@ -99,9 +99,7 @@ export function projectDetailJson(project: ProjectDetail, drive: Drive): Record<
       ...(c.duration !== undefined ? { duration: c.duration } : {}),
       ...(c.mediaType ? { media_type: c.mediaType } : {}),
     })),
-    publishes: project.publishes
-      .filter((p) => !drive.publishStates.has(p.slug))
-      .map((p) => ({
+    publishes: project.publishes.map((p) => ({
       share_url: `https://share.descript.com/view/${p.slug}`,
       composition_id: p.compositionId,
       access_level: p.accessLevel,
