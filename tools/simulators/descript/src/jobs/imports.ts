@@ -6,7 +6,7 @@ import { compositionShortId, projectUrl } from '../drive/ids.js';
 import type { Composition, MediaFile } from '../drive/model.js';
 import { spendMediaMinutes } from '../drive/quotas.js';
 import type { Drives } from '../drive/registry.js';
-import { ApiError, invalidInput } from '../errors.js';
+import { invalidInput, notFound } from '../errors.js';
 import { isRecord, optionalString, type Fields } from '../util/fields.js';
 import { uuidFor } from '../util/prng.js';
 
@@ -168,6 +168,6 @@ function checkWorkspace(workspace: string | undefined, teamAccess: string | unde
   } else if (name === 'general') {
     if (teamAccess === 'none') throw invalidInput('team_access must be edit, comment or view for the General workspace');
   } else {
-    throw new ApiError(404, `Workspace '${workspace}' not found`);
+    throw notFound(`Workspace '${workspace}' not found`);
   }
 }

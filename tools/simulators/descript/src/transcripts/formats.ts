@@ -38,7 +38,7 @@ interface Block {
 
 export function renderTranscript(paragraphs: readonly Paragraph[], format: TranscriptFormat, options: RenderOptions): string {
   if (format === 'srt') return renderSrt(paragraphs, options.speakerLabels);
-  const blocks = paragraphs.map((paragraph, i) => toBlock(paragraphs, i, options));
+  const blocks = paragraphs.map((_, i) => toBlock(paragraphs, i, options));
   switch (format) {
     case 'txt':
       return blocks.map((b) => `${b.marker ? `[Marker: ${b.marker}]\n` : ''}${b.timecode ? `[${b.timecode}] ` : ''}${b.label ? `${b.label}: ` : ''}${b.text}`).join('\n\n') + '\n';
