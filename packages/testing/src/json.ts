@@ -1,0 +1,38 @@
+/**
+ * Deterministic JSON for files people review: object keys sorted at every
+ * depth, two-space indentation and a final newline, so that re-recording an
+ * unchanged scenario gives a byte-identical file and a changed one a small diff.
+ */
+
+/** A deep copy with object keys sorted; `undefined` members are dropped as JSON drops them. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : sortKeys(item)));
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, inner]) => inner !== undefined && typeof inner !== 'function')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([key, inner]) => [key, sortKeys(inner)]));
+}
+
+/** Pretty JSON with sorted keys and a trailing newline. */
+export function stableStringify(value: unknown): string {
+  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
+}
+
+/** Every string in a value, keys included, with the dotted path where it was found. */
+export function* stringsIn(value: unknown, path = ''): Generator<{ path: string; text: string }> {
+  if (typeof value === 'string') {
+    yield { path, text: value };
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) yield* stringsIn(item, `${path}[${index}]`);
+    return;
+  }
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    const here = path ? `${path}.${key}` : key;
+    yield { path: `${here} (key)`, text: key };
+    yield* stringsIn(inner, here);
+  }
+}

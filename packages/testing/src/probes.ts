@@ -1,0 +1,135 @@
+import { type Connector, createTransport, type RetrySettings } from '@plugboard/sdk';
+import { defaultRecordKey } from './checks.js';
+import type { AnswerOptions, FaultServer } from './faults.js';
+import { fixturePath, readFixture } from './fixture.js';
+import { valueMatches } from './match.js';
+import { REPLAY_CREDENTIAL, replayScenario } from './replay.js';
+import { runScenario } from './run.js';
+import type { Scenario } from './scenario.js';
+
+/**
+ * The checks of the standard suite that run the connector: under faults from
+ * the fault server, and twice from fixtures for incremental sources. Each
+ * returns its problems (empty when all is well), so a test can also assert
+ * that a broken connector is caught.
+ */
+
+/** Small retry waits: a retry shows as a second request, not as a slow test. */
+const FAULT_RETRY: Partial<RetrySettings> = { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 5 };
+
+export interface FaultProbe {
+  server: FaultServer;
+  /** The base path the scenario was recorded with (`/v1`), appended to the server's URL. */
+  basePath?: string;
+}
+
+/** Runs a scenario once with every request answered by `fault`; returns the error code and the request count. */
+export async function runUnderFault(
+  connector: Connector,
+  scenario: Scenario,
+  probe: FaultProbe,
+  fault: AnswerOptions,
+): Promise<{ error: { code: string; message: string } | undefined; requests: number }> {
+  probe.server.answer(fault).clear();
+  const transport = createTransport();
+  try {
+    const result = await runScenario(connector, scenario, {
+      baseUrl: `${probe.server.url}${probe.basePath ?? ''}`,
+      credential: REPLAY_CREDENTIAL,
+      transport,
+      retry: FAULT_RETRY,
+    });
+    return { error: result.error, requests: probe.server.count };
+  } finally {
+    await transport.close();
+  }
+}
+
+function mismatch(what: string, outcome: { error: { code: string; message: string } | undefined }, code: string): string | undefined {
+  if (!outcome.error) return `${what}: the run succeeded; expected ${code}`;
+  if (outcome.error.code !== code) return `${what}: expected ${code}, got ${outcome.error.code}: ${outcome.error.message}`;
+  return undefined;
+}
+
+/** A billable action must fail after exactly one request on a 503 and on a 429. */
+export async function billableFaultProblems(connector: Connector, scenario: Scenario, probe: FaultProbe): Promise<string[]> {
+  const problems: string[] = [];
+  const faults: { status: number; code: string; headers: Record<string, string>; body: unknown }[] = [
+    { status: 503, code: 'provider_unavailable', headers: {}, body: { message: 'unavailable (fault)' } },
+    { status: 429, code: 'rate_limited', headers: { 'retry-after': '1' }, body: { message: 'slow down (fault)' } },
+  ];
+  for (const fault of faults) {
+    const what = `${scenario.action} under a ${fault.status}`;
+    const outcome = await runUnderFault(connector, scenario, probe, { status: fault.status, headers: fault.headers, body: fault.body });
+    const wrong = mismatch(what, outcome, fault.code);
+    if (wrong) problems.push(wrong);
+    if (outcome.requests !== 1) problems.push(`${what}: ${outcome.requests} requests were sent; a billable action must send exactly one and never retry`);
+  }
+  return problems;
+}
+
+/** 401, 402 and 429 become authentication_failed, quota_exhausted and rate_limited. */
+export async function errorMappingProblems(connector: Connector, scenario: Scenario, probe: FaultProbe): Promise<string[]> {
+  const problems: string[] = [];
+  const faults: { status: number; code: string; headers: Record<string, string>; body: unknown }[] = [
+    { status: 401, code: 'authentication_failed', headers: {}, body: { message: 'invalid token (fault)' } },
+    { status: 402, code: 'quota_exhausted', headers: {}, body: { message: 'Insufficient credits to run this (10 credits required, 0 available)' } },
+    // A wait longer than any action accepts: the run fails at once, whatever its retry policy.
+    { status: 429, code: 'rate_limited', headers: { 'retry-after': '86400' }, body: { message: 'slow down (fault)' } },
+  ];
+  for (const fault of faults) {
+    const outcome = await runUnderFault(connector, scenario, probe, { status: fault.status, headers: fault.headers, body: fault.body });
+    const wrong = mismatch(`${scenario.action} under a ${fault.status}`, outcome, fault.code);
+    if (wrong) problems.push(wrong);
+  }
+  return problems;
+}
+
+export interface IncrementalProbe {
+  fixturesDir: string;
+  recordKey?: ((record: unknown, action: string) => unknown) | undefined;
+  allowHosts?: readonly (string | RegExp)[] | undefined;
+}
+
+/**
+ * Two runs from fixtures: the first from the scenario's start, the second
+ * from the checkpoint the first ended with. The second fixture must have been
+ * recorded from that checkpoint, its replay must match the recording exactly
+ * (so the run really started there), and no record may come twice.
+ */
+export async function incrementalProblems(connector: Connector, first: Scenario, second: Scenario, probe: IncrementalProbe): Promise<string[]> {
+  if (first.action !== second.action) return [`'${first.name}' runs '${first.action}' and '${second.name}' runs '${second.action}'; a pair runs one action`];
+  const replay = (scenario: Scenario, checkpoint?: unknown) =>
+    replayScenario({
+      connector,
+      scenario,
+      fixturesDir: probe.fixturesDir,
+      ...(checkpoint !== undefined ? { checkpoint } : {}),
+      ...(probe.allowHosts ? { allowHosts: probe.allowHosts } : {}),
+    });
+  const firstRun = await replay(first);
+  if (firstRun.error) return [`the first run '${first.name}' failed: ${firstRun.error.message}`];
+  if (firstRun.checkpoint === undefined) return [`the first run '${first.name}' emitted no checkpoint`];
+  const recordedFrom = (await readFixture(fixturePath(probe.fixturesDir, second.name))).scenario.checkpoint;
+  if (!valueMatches(recordedFrom, firstRun.checkpoint)) {
+    return [
+      `'${second.name}' was recorded from checkpoint ${JSON.stringify(recordedFrom)}, but '${first.name}' ends at ${JSON.stringify(firstRun.checkpoint)}; re-record '${second.name}' from the first run's checkpoint`,
+    ];
+  }
+  let secondRun;
+  try {
+    secondRun = await replay(second, firstRun.checkpoint);
+  } catch (error) {
+    return [`the second run '${second.name}', from the first run's checkpoint, does not replay: ${(error as Error).message}`];
+  }
+  if (secondRun.error) return [`the second run '${second.name}' failed: ${secondRun.error.message}`];
+  const key = (record: unknown) => JSON.stringify(probe.recordKey ? probe.recordKey(record, first.action) : defaultRecordKey(record));
+  const seen = new Set(firstRun.records.map(key));
+  const twice = secondRun.records.map(key).filter((identity) => seen.has(identity));
+  const problems: string[] = [];
+  if (twice.length > 0) {
+    problems.push(`the second run read ${twice.length} record(s) the first run had read already: ${twice.slice(0, 5).join(', ')}`);
+  }
+  if (secondRun.checkpoint === undefined) problems.push(`the second run '${second.name}' ended without a checkpoint`);
+  return problems;
+}

@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Connector, createTransport, type RetrySettings, type Transport } from '@plugboard/sdk';
+import { RecordingError, SecretLeakError } from './errors.js';
+import { FIXTURE_FORMAT, type Fixture, fixturePath as pathOf, readFixture, serializeFixture, writeFixtureText } from './fixture.js';
+import { assertNockOn, exclusive, loadNock, type Nock, settle } from './nock.js';
+import { FixtureRedactor } from './redact.js';
+import { callsFromRecording, type NockRecording, originRewriter } from './recording.js';
+import { outcomeOf, runScenario } from './run.js';
+import { assertScenario, type Scenario } from './scenario.js';
+
+/**
+ * Recording with `nock.back`: the action runs against a real provider or a
+ * simulator while nock's recorder watches; in nock.back's `afterRecord` hook
+ * the calls are turned into a fixture, redacted and checked for any secret
+ * left, and only then written. A secret that survives redaction fails the
+ * recording and nothing is written.
+ */
+
+export interface RecordOptions {
+  connector: Connector;
+  scenario: Scenario;
+  /** The connector's `test/fixtures/` folder; the fixture is `<fixturesDir>/<scenario.name>.json`. */
+  fixturesDir: string;
+  /** The provider or simulator to record against, e.g. `http://127.0.0.1:4010/v1`. */
+  baseUrl: string;
+  /** The real credential, or the host's resolver for it; it never reaches the fixture. */
+  credential: string | (() => string | Promise<string>);
+  /** Other secret values to keep out of the fixture (a webhook secret, a password in the input ...). */
+  secrets?: readonly string[];
+  /** More secret-like names of headers, parameters and JSON fields (added to the defaults). */
+  redactKeys?: readonly string[];
+  /** Names that look secret but must stay readable. */
+  keepKeys?: readonly string[];
+  /** `update` (default): always record, replacing the fixture. `record`: record only when there is no fixture yet. */
+  mode?: 'update' | 'record';
+  /** Default: a fresh transport for this recording, closed afterwards. */
+  transport?: Transport;
+  retry?: Partial<RetrySettings>;
+}
+
+export interface RecordResult {
+  fixturePath: string;
+  /** False when mode `record` found a fixture and left it alone. */
+  written: boolean;
+  fixture: Fixture;
+  /** The exact text of the file. */
+  text: string;
+}
+
+/** Waits until nock's recorder has stored the last answer (its listener finishes after the caller's fetch). */
+async function recorderSettled(nock: Nock): Promise<void> {
+  let count = -1;
+  let quiet = 0;
+  while (quiet < 3) {
+    await sleep(quiet === 0 ? 0 : 5);
+    const now = nock.recorder.play().length;
+    quiet = now === count ? quiet + 1 : 0;
+    count = now;
+  }
+}
+
+export function recordScenario(options: RecordOptions): Promise<RecordResult> {
+  assertScenario(options.scenario);
+  return exclusive(() => record(options));
+}
+
+async function record(options: RecordOptions): Promise<RecordResult> {
+  const { connector, scenario } = options;
+  const action = connector.action(scenario.action);
+  if (!action) {
+    throw new RecordingError(`scenario '${scenario.name}': connector '${connector.key}' has no action '${scenario.action}'`);
+  }
+  const target = pathOf(options.fixturesDir, scenario.name);
+  if ((options.mode ?? 'update') === 'record' && existsSync(target)) {
+    const fixture = await readFixture(target);
+    return { fixturePath: target, written: false, fixture, text: await readFile(target, 'utf8') };
+  }
+  assertNockOn();
+  const credential = typeof options.credential === 'function' ? await options.credential() : options.credential;
+  if (!credential) throw new RecordingError(`scenario '${scenario.name}': the credential is empty`);
+  const baseUrl = new URL(options.baseUrl);
+  const redactor = new FixtureRedactor({
+    secrets: [credential, ...(options.secrets ?? [])],
+    ...(options.redactKeys ? { redactKeys: options.redactKeys } : {}),
+    ...(options.keepKeys ? { keepKeys: options.keepKeys } : {}),
+  });
+  const rewriteOrigin = originRewriter(baseUrl.origin);
+
+  const nock = await loadNock();
+  const staging = await mkdtemp(join(tmpdir(), 'plugboard-record-'));
+  const transport = options.transport ?? createTransport();
+  const done: { fixture?: Fixture; text?: string } = {};
+  try {
+    try {
+      nock.back.fixtures = staging;
+      nock.back.setMode('update');
+      let outcome: Fixture['outcome'] | undefined;
+      const { nockDone } = await nock.back(`${scenario.name}.json`, {
+        recorder: { output_objects: true, enable_reqheaders_recording: true, dont_print: true },
+        // The one place a recording is seen before nock.back writes it: redact, check, serialize.
+        afterRecord: (recordings) => {
+          const draft: Fixture = {
+            format: FIXTURE_FORMAT,
+            connector: { key: connector.key, version: connector.version },
+            scenario,
+            basePath: baseUrl.pathname.replace(/\/+$/, ''),
+            calls: rewriteOrigin(callsFromRecording(recordings as unknown as NockRecording[], baseUrl.origin)),
+            outcome: rewriteOrigin(outcome!),
+          };
+          const redacted = redactor.redactFixture(draft);
+          const serialized = serializeFixture(redacted);
+          const leaks = redactor.leaks(redacted);
+          if (leaks.length > 0 || redactor.containsSecret(serialized)) {
+            throw new SecretLeakError(scenario.name, leaks.length > 0 ? leaks : ['(the serialized file)']);
+          }
+          done.fixture = redacted;
+          done.text = serialized;
+          return serialized;
+        },
+      });
+      const result = await runScenario(connector, scenario, {
+        baseUrl: options.baseUrl,
+        credential,
+        transport,
+        ...(options.secrets ? { secrets: options.secrets } : {}),
+        ...(options.retry ? { retry: options.retry } : {}),
+      });
+      const expected = scenario.expect?.error;
+      if (result.error && result.error.code !== expected) {
+        throw new RecordingError(
+          `scenario '${scenario.name}': the run failed with ${result.error.code}${expected ? ` instead of ${expected}` : ''}: ${redactor.redactText(result.error.message)}; nothing was written`,
+          { cause: result.error },
+        );
+      }
+      if (!result.error && expected) {
+        throw new RecordingError(`scenario '${scenario.name}': the run was expected to fail with ${expected} but succeeded; nothing was written`);
+      }
+      outcome = outcomeOf(result);
+      await recorderSettled(nock);
+      nockDone();
+    } finally {
+      settle(nock);
+      if (!options.transport) await transport.close();
+    }
+    const { fixture, text } = done;
+    if (!fixture || text === undefined) throw new RecordingError(`scenario '${scenario.name}': nock.back wrote no recording`);
+    // nock.back wrote the redacted text to the staging folder; it moves into place whole.
+    const staged = await readFile(join(staging, `${scenario.name}.json`), 'utf8');
+    if (staged !== text) throw new RecordingError(`scenario '${scenario.name}': the staged recording differs from the redacted one`);
+    await writeFixtureText(target, staged);
+    return { fixturePath: target, written: true, fixture, text };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}

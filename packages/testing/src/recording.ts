@@ -1,0 +1,177 @@
+import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
+import { type BodyType, REPLAY_ORIGIN, type RecordedCall } from './fixture.js';
+
+/**
+ * From what nock's recorder gives (one definition per call, `output_objects`)
+ * to the calls of a fixture: paths without an origin, no hop-by-hop or
+ * volatile headers, compressed bodies decoded so they can be read and redacted.
+ */
+
+/** The fields of a nock 15 recorder output object that we read. */
+export interface NockRecording {
+  scope: string | RegExp;
+  method?: string;
+  path: string | RegExp;
+  body?: unknown;
+  status?: number;
+  response?: unknown;
+  rawHeaders?: Record<string, string | string[]> | string[];
+  reqheaders?: Record<string, unknown>;
+  responseIsBinary?: boolean;
+}
+
+/** Request headers that say nothing about the call (the client adds them) and change between clients. */
+const NOISY_REQUEST_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'accept-language',
+  'accept-encoding',
+  'sec-fetch-mode',
+  'user-agent',
+  'keep-alive',
+  'transfer-encoding',
+]);
+
+/** Response headers that change on every recording or no longer fit the stored body. */
+const NOISY_RESPONSE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
+
+/** `http://host:port` with the default port spelled out, as nock keys scopes. */
+export function normalOrigin(url: string | URL): string {
+  const parsed = new URL(url);
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  return `${parsed.protocol}//${parsed.hostname}:${port}`;
+}
+
+function headerRecord(raw: NockRecording['rawHeaders'] | NockRecording['reqheaders'], noisy: ReadonlySet<string>): Record<string, string> | undefined {
+  const entries: [string, string][] = [];
+  if (Array.isArray(raw)) {
+    for (let index = 0; index + 1 < raw.length; index += 2) entries.push([String(raw[index]), String(raw[index + 1])]);
+  } else if (raw) {
+    for (const [name, value] of Object.entries(raw)) entries.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+  }
+  const kept = entries.map(([name, value]) => [name.toLowerCase(), value] as [string, string]).filter(([name]) => !noisy.has(name));
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
+function decompress(bytes: Buffer, encoding: string): Buffer {
+  const steps = encoding
+    .split(',')
+    .map((step) => step.trim().toLowerCase())
+    .filter((step) => step && step !== 'identity')
+    .reverse();
+  let result = bytes;
+  for (const step of steps) {
+    if (step === 'gzip' || step === 'x-gzip') result = gunzipSync(result);
+    else if (step === 'br') result = brotliDecompressSync(result);
+    else if (step === 'deflate') {
+      try {
+        result = inflateSync(result);
+      } catch {
+        result = inflateRawSync(result);
+      }
+    } else throw new Error(`unknown content-encoding ${step}`);
+  }
+  return result;
+}
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A body as bytes, told apart as JSON, text or binary. */
+function bodyFromBytes(bytes: Buffer): { body?: unknown; bodyType?: BodyType } {
+  if (bytes.length === 0) return {};
+  if (!isUtf8(bytes)) return { body: bytes.toString('hex'), bodyType: 'hex' };
+  const text = bytes.toString('utf8');
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed !== null && typeof parsed === 'object') return { body: parsed, bodyType: 'json' };
+  } catch {
+    // Not JSON: kept as text.
+  }
+  return { body: text, bodyType: 'text' };
+}
+
+function responseBody(recording: NockRecording, encoding: string | undefined): { body?: unknown; bodyType?: BodyType } {
+  const { response } = recording;
+  if (encoding && Array.isArray(response) && response.every((chunk) => typeof chunk === 'string')) {
+    const raw = Buffer.concat(response.map((chunk: string) => Buffer.from(chunk, 'hex')));
+    let bytes: Buffer = raw;
+    try {
+      bytes = decompress(raw, encoding);
+    } catch {
+      // Not really compressed: the bytes are kept as they came.
+    }
+    return bodyFromBytes(bytes);
+  }
+  if (response === undefined || response === '') return {};
+  if (recording.responseIsBinary && typeof response === 'string') return { body: response, bodyType: 'hex' };
+  if (typeof response === 'string') return { body: response, bodyType: 'text' };
+  return { body: response, bodyType: 'json' };
+}
+
+function requestBody(body: unknown): { body?: unknown; bodyType?: 'json' | 'text' } {
+  if (body === undefined || body === '') return {};
+  if (typeof body === 'string') return { body, bodyType: 'text' };
+  return { body, bodyType: 'json' };
+}
+
+/** One fixture call per recorded definition; `providerOrigin` is the base URL's origin. */
+export function callsFromRecording(recordings: readonly NockRecording[], providerOrigin: string): RecordedCall[] {
+  const provider = normalOrigin(providerOrigin);
+  return recordings.map((recording) => {
+    const rawHeaders = recording.rawHeaders;
+    const responseHeaders = headerRecord(rawHeaders, new Set());
+    const encoding = responseHeaders?.['content-encoding'];
+    const origin = normalOrigin(String(recording.scope));
+    const call: RecordedCall = {
+      request: {
+        method: (recording.method ?? 'GET').toUpperCase(),
+        path: String(recording.path),
+        ...headersField(headerRecord(recording.reqheaders as Record<string, string> | undefined, NOISY_REQUEST_HEADERS)),
+        ...requestBody(recording.body),
+      },
+      response: {
+        status: recording.status ?? 200,
+        ...headersField(headerRecord(rawHeaders, NOISY_RESPONSE_HEADERS)),
+        ...responseBody(recording, encoding),
+      },
+    };
+    if (origin !== provider) call.origin = String(recording.scope);
+    return call;
+  });
+}
+
+function headersField(headers: Record<string, string> | undefined): { headers?: Record<string, string> } {
+  return headers ? { headers } : {};
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Rewrites every mention of the recorded origin (a next-page URL, a Location
+ * header, a URL in a record) to the replay origin, as is and URL-encoded, in
+ * every string of a value, object keys included.
+ */
+export function originRewriter(recordedOrigin: string): <T>(value: T) => T {
+  const url = new URL(recordedOrigin);
+  const forms = new Set([url.origin, normalOrigin(url)]);
+  const all = [...forms].flatMap((form) => [form, encodeURIComponent(form)]).sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(`(?:${all.map(escapeRegExp).join('|')})(?![0-9])`, 'g');
+  const replay = (match: string) => (match.startsWith('http') ? REPLAY_ORIGIN : encodeURIComponent(REPLAY_ORIGIN));
+  const rewrite = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.replace(pattern, replay);
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map(rewrite);
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, inner]) => [rewrite(key), rewrite(inner)]));
+  };
+  return <T>(value: T) => rewrite(value) as T;
+}

@@ -1,0 +1,264 @@
+import { isSecretKey, normaliseKey, REDACTED, Redactor } from '@plugboard/sdk';
+import type { Fixture, RecordedCall, RecordedRequest, RecordedResponse } from './fixture.js';
+import { stringsIn } from './json.js';
+
+/**
+ * Redaction of a recording before anything is written. Two passes:
+ *
+ * 1. learn: every value found under a secret-like name (an `Authorization` or
+ *    cookie header, an `access_token` query parameter, a `password` field of a
+ *    JSON body) joins the secret values the connection used (its credential
+ *    and any `secrets` given), so it is hidden wherever else it shows up;
+ * 2. redact: secret-like names get `[REDACTED]` as their value (headers, query
+ *    parameters, form fields, JSON fields at any depth); then every secret
+ *    value is replaced wherever it occurs, as is, URL- or form-encoded,
+ *    JSON-escaped, base64 or base64url (through the SDK's `Redactor`).
+ *
+ * Only string values are redacted by name: a number under `max_tokens` is not
+ * a secret, and replacing it would break the recorded answer's schema.
+ * `leaks()` then looks for any secret value left, and recording fails on one.
+ */
+
+export interface RedactionOptions {
+  /** Secret values the run used: the credential and any other. */
+  secrets?: readonly string[];
+  /** More names of secret fields, headers and parameters; matched like the defaults (case and separators ignored, part of the name). */
+  redactKeys?: readonly string[];
+  /** Names that look secret but are not (e.g. `next_page_token` when it must stay readable); matched whole, case and separators ignored. */
+  keepKeys?: readonly string[];
+}
+
+/** Secret-like names beyond the SDK's list (password, secret, token, api key, authorization, credential, cookie, signature ...). */
+export const DEFAULT_REDACT_KEYS: readonly string[] = ['sessionid', 'csrf', 'xsrf', 'jwt'];
+
+const AUTH_SCHEME = /^(bearer|basic|token|digest|bot|apikey|sso-key)\s+(.+)$/i;
+
+export class FixtureRedactor {
+  private readonly values: Redactor;
+  private readonly keyWords: readonly string[];
+  private readonly keep: ReadonlySet<string>;
+
+  constructor(options: RedactionOptions = {}) {
+    this.keyWords = [...DEFAULT_REDACT_KEYS, ...(options.redactKeys ?? [])];
+    this.keep = new Set((options.keepKeys ?? []).map(normaliseKey));
+    this.values = new Redactor();
+    for (const secret of options.secrets ?? []) this.addSecret(secret);
+  }
+
+  /** The secret values known so far (each in its plain form). */
+  get secrets(): readonly string[] {
+    return this.values.values;
+  }
+
+  isSecretKey(key: string): boolean {
+    return !this.keep.has(normaliseKey(key)) && isSecretKey(key, this.keyWords);
+  }
+
+  /** Remembers a secret value, with the encodings the SDK's redactor does not derive itself. */
+  addSecret(secret: string | undefined): void {
+    if (!secret || secret === REDACTED) return;
+    const forms = new Set<string>([secret]);
+    forms.add(new URLSearchParams({ v: secret }).toString().slice(2));
+    forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+    for (const form of forms) this.values.add(form);
+  }
+
+  containsSecret(text: string): boolean {
+    return this.values.containsSecret(text);
+  }
+
+  redactText(text: string): string {
+    return this.values.redactString(text);
+  }
+
+  // ---- pass 1: learn the values held under secret-like names ----
+
+  /** Learns from a JSON value: strings under secret-like keys, at any depth. */
+  learnJson(value: unknown, underSecret = false): void {
+    if (typeof value === 'string') {
+      if (underSecret) this.addSecret(value);
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      for (const item of value) this.learnJson(item, underSecret);
+      return;
+    }
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) this.learnJson(inner, underSecret || this.isSecretKey(key));
+  }
+
+  learnHeaders(headers: Record<string, string> | undefined): void {
+    for (const [name, value] of Object.entries(headers ?? {})) {
+      if (!this.isSecretKey(name)) continue;
+      if (/cookie/i.test(name)) {
+        for (const pair of cookiePairs(name, value)) this.addSecret(pair.value);
+        continue;
+      }
+      const scheme = AUTH_SCHEME.exec(value);
+      if (scheme) {
+        const credentials = scheme[2]!.trim();
+        this.addSecret(credentials);
+        if (scheme[1]!.toLowerCase() === 'basic') {
+          const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+          const colon = decoded.indexOf(':');
+          if (colon !== -1) this.addSecret(decoded.slice(colon + 1));
+        }
+      } else {
+        this.addSecret(value);
+      }
+    }
+  }
+
+  /** Learns from `a=1&token=x`: the values of secret-like parameters. */
+  learnQuery(search: string): void {
+    for (const [name, value] of new URLSearchParams(search)) if (this.isSecretKey(name)) this.addSecret(value);
+  }
+
+  learnCall(call: RecordedCall): void {
+    this.learnHeaders(call.request.headers);
+    this.learnHeaders(call.response.headers);
+    const at = call.request.path.indexOf('?');
+    if (at !== -1) this.learnQuery(call.request.path.slice(at + 1));
+    if (isFormBody(call.request) && typeof call.request.body === 'string') this.learnQuery(call.request.body);
+    if (call.request.bodyType === 'json') this.learnJson(call.request.body);
+    if (call.response.bodyType === 'json') this.learnJson(call.response.body);
+  }
+
+  // ---- pass 2: redact ----
+
+  /** A deep copy with secret-like keys' string values replaced and secret values hidden everywhere, keys included. */
+  redactJson<T>(value: T): T {
+    return this.redactDeep(value, false) as T;
+  }
+
+  private redactDeep(value: unknown, underSecret: boolean): unknown {
+    if (typeof value === 'string') return underSecret && value !== '' ? REDACTED : this.redactText(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map((item) => this.redactDeep(item, underSecret));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, inner]) => [
+        this.redactText(key),
+        this.redactDeep(inner, underSecret || this.isSecretKey(key)),
+      ]),
+    );
+  }
+
+  redactHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+    if (!headers) return undefined;
+    return Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => {
+        if (!this.isSecretKey(name)) return [name, this.redactText(value)];
+        if (/cookie/i.test(name)) return [name, this.redactText(redactCookies(name, value))];
+        const scheme = AUTH_SCHEME.exec(value);
+        return [name, scheme ? `${scheme[1]} ${REDACTED}` : REDACTED];
+      }),
+    );
+  }
+
+  /** `a=1&token=x` with the values of secret-like parameters replaced, the rest byte for byte. */
+  redactQueryText(search: string): string {
+    return search
+      .split('&')
+      .map((pair) => {
+        const equals = pair.indexOf('=');
+        if (equals === -1) return pair;
+        const name = pair.slice(0, equals);
+        let decoded = name;
+        try {
+          decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+        } catch {
+          // A broken escape stays as it is.
+        }
+        return this.isSecretKey(decoded) && equals < pair.length - 1 ? `${name}=${REDACTED}` : pair;
+      })
+      .join('&');
+  }
+
+  redactPath(path: string): string {
+    const at = path.indexOf('?');
+    const redacted = at === -1 ? path : `${path.slice(0, at)}?${this.redactQueryText(path.slice(at + 1))}`;
+    return this.redactText(redacted);
+  }
+
+  private redactRequest(request: RecordedRequest): RecordedRequest {
+    let body = request.body;
+    if (request.bodyType === 'json') body = this.redactJson(body);
+    else if (typeof body === 'string') body = this.redactText(isFormBody(request) ? this.redactQueryText(body) : body);
+    return definedOnly({ ...request, path: this.redactPath(request.path), headers: this.redactHeaders(request.headers), body });
+  }
+
+  private redactResponse(response: RecordedResponse): RecordedResponse {
+    let body = response.body;
+    if (response.bodyType === 'json') body = this.redactJson(body);
+    else if (response.bodyType === 'hex' && typeof body === 'string') body = this.redactBytes(body);
+    else if (typeof body === 'string') body = this.redactText(body);
+    return definedOnly({ ...response, headers: this.redactHeaders(response.headers), body });
+  }
+
+  /** Binary bodies: a secret's bytes are overwritten in place of its ASCII text. */
+  private redactBytes(hex: string): string {
+    const text = Buffer.from(hex, 'hex').toString('latin1');
+    return this.containsSecret(text) ? Buffer.from(this.redactText(text), 'latin1').toString('hex') : hex;
+  }
+
+  redactCall(call: RecordedCall): RecordedCall {
+    return definedOnly({ ...call, request: this.redactRequest(call.request), response: this.redactResponse(call.response) });
+  }
+
+  /** Learns from the whole fixture first, then redacts all of it. */
+  redactFixture(fixture: Fixture): Fixture {
+    for (const call of fixture.calls) this.learnCall(call);
+    this.learnJson(fixture.scenario);
+    this.learnJson(fixture.outcome);
+    return {
+      ...fixture,
+      scenario: this.redactJson(fixture.scenario),
+      calls: fixture.calls.map((call) => this.redactCall(call)),
+      outcome: this.redactJson(fixture.outcome),
+    };
+  }
+
+  /** Where a secret value is still present (paths like `calls[1].response.body.token`); empty when none. */
+  leaks(value: unknown): string[] {
+    const found = new Set<string>();
+    for (const { path, text } of stringsIn(value)) {
+      if (this.containsSecret(text)) found.add(path);
+      if (/\.body$/.test(path) && /^(?:[0-9a-f]{2})+$/.test(text)) {
+        const bytes = Buffer.from(text, 'hex');
+        if (this.containsSecret(bytes.toString('latin1')) || this.containsSecret(bytes.toString('utf8'))) found.add(`${path} (binary)`);
+      }
+    }
+    return [...found];
+  }
+}
+
+function isFormBody(request: RecordedRequest): boolean {
+  const type = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  return /application\/x-www-form-urlencoded/i.test(type);
+}
+
+function cookiePairs(header: string, value: string): { name: string; value: string }[] {
+  // `Set-Cookie: sid=abc; Path=/; HttpOnly` carries one pair; `Cookie: a=1; b=2` carries several.
+  const parts = /^set-cookie$/i.test(header) ? value.split(';').slice(0, 1) : value.split(';');
+  return parts
+    .map((part) => part.trim())
+    .filter((part) => part.includes('='))
+    .map((part) => ({ name: part.slice(0, part.indexOf('=')), value: part.slice(part.indexOf('=') + 1) }));
+}
+
+function redactCookies(header: string, value: string): string {
+  const parts = value.split(';');
+  const count = /^set-cookie$/i.test(header) ? 1 : parts.length;
+  return parts
+    .map((part, index) => {
+      if (index >= count || !part.includes('=')) return part;
+      const equals = part.indexOf('=');
+      return part.slice(equals + 1).trim() === '' ? part : `${part.slice(0, equals)}=${REDACTED}`;
+    })
+    .join(';');
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as T;
+}
