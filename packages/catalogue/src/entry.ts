@@ -1,0 +1,119 @@
+import { type Connector, catalogueEntry, entityId, findSecretKeys, type PublicConnector, type PublicOperation } from '@plugboard/sdk';
+import { defaultPackageName } from './constants.js';
+import { dataTypeFile, inputSchemaFile, typesFile } from './paths.js';
+import { compareText, sortedRecord } from './write.js';
+
+/**
+ * One catalogue entry per connector, built on the SDK's `catalogueEntry`: the
+ * spec's fields in the spec's order, then Plugboard's optional facts, to which
+ * this package adds the schema references (input and entity per operation, the
+ * data types and the declarations of the connector) and the npm package.
+ */
+
+export interface CatalogueOperation extends PublicOperation {
+  inputSchema?: string;
+  entitySchema?: string;
+}
+
+export interface CatalogueEntry extends Omit<PublicConnector, 'operations'> {
+  operations: CatalogueOperation[];
+  package?: string;
+  dataTypes?: Record<string, string>;
+  types?: string;
+}
+
+export interface EntryOptions {
+  /** npm package of the connector; default `@plugboard/connector-<key>`. */
+  package?: string;
+}
+
+function operationEntry(connectorKey: string, operation: PublicOperation): CatalogueOperation {
+  return {
+    key: operation.key,
+    label: operation.label,
+    description: operation.description,
+    entity: operation.entity,
+    mode: operation.mode,
+    approvalRequired: operation.approvalRequired,
+    ...(operation.approval === undefined ? {} : { approval: operation.approval }),
+    ...(operation.billable === undefined ? {} : { billable: operation.billable }),
+    ...(operation.retry === undefined ? {} : { retry: operation.retry }),
+    ...(operation.incremental === undefined ? {} : { incremental: { cursorField: operation.incremental.cursorField } }),
+    ...(operation.rateBudget === undefined ? {} : { rateBudget: operation.rateBudget }),
+    ...(operation.implemented === undefined ? {} : { implemented: operation.implemented }),
+    inputSchema: inputSchemaFile(connectorKey, operation.key),
+    ...(operation.entity === null ? {} : { entitySchema: dataTypeFile(connectorKey, operation.entity) }),
+  };
+}
+
+/** The catalogue entry of one connector. */
+export function connectorEntry(connector: Connector, options: EntryOptions = {}): CatalogueEntry {
+  const base = catalogueEntry(connector);
+  const hasDefaultBudget = Object.hasOwn(connector.rateLimits, 'default');
+  const operations = [...base.operations]
+    .sort((a, b) => compareText(a.key, b.key))
+    .map((operation) =>
+      // The runtime draws on the `default` budget when an action names none and none is named like it.
+      operation.rateBudget === undefined && hasDefaultBudget ? { ...operation, rateBudget: 'default' } : operation,
+    )
+    .map((operation) => operationEntry(connector.key, operation));
+  const dataTypes: Record<string, string> = {};
+  for (const action of connector.actions) {
+    const id = entityId(action.entity);
+    if (id !== undefined) dataTypes[id] = dataTypeFile(connector.key, id);
+  }
+  return {
+    key: base.key,
+    name: base.name,
+    category: base.category,
+    categoryLabel: base.categoryLabel,
+    summary: base.summary,
+    status: base.status,
+    vendor: base.vendor ?? null,
+    documentationUrl: base.documentationUrl ?? null,
+    implemented: base.implemented,
+    limitations: [...base.limitations],
+    operations,
+    ...(base.authentication === undefined ? {} : { authentication: base.authentication }),
+    package: options.package ?? defaultPackageName(connector.key),
+    ...(base.version === undefined ? {} : { version: base.version }),
+    ...(base.rateLimits === undefined ? {} : { rateLimits: sortedRecord(base.rateLimits) }),
+    dataTypes: sortedRecord(dataTypes),
+    types: typesFile(connector.key),
+  };
+}
+
+const SECRET_VALUE_PATTERNS: readonly RegExp[] = [
+  /^(bearer|basic|token)\s+\S+/i,
+  /\b(ak|sk|pk|rk|whsec)_(live|test|sandbox)_/i,
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, // a JWT
+  /\b(gh[pousr]_[A-Za-z0-9]{16,}|xox[abprs]-[A-Za-z0-9-]{10,})/,
+];
+
+function strings(value: unknown, path: string): Array<[string, string]> {
+  if (typeof value === 'string') return [[path, value]];
+  if (Array.isArray(value)) return value.flatMap((item, index) => strings(item, `${path}[${index}]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => strings(inner, `${path}.${key}`));
+}
+
+/**
+ * Fields of `authentication` that could carry a secret: a secret-like field
+ * name (rule 10's words), a value that looks like a credential, or a URL with
+ * user information. Empty when the description is clean.
+ */
+export function secretProblems(authentication: unknown): string[] {
+  const problems = findSecretKeys(authentication).map((path) => `authentication.${path}: a secret-like field name`);
+  for (const [path, value] of strings(authentication, 'authentication')) {
+    if (SECRET_VALUE_PATTERNS.some((pattern) => pattern.test(value))) problems.push(`${path}: the value looks like a credential`);
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      try {
+        const url = new URL(value);
+        if (url.username !== '' || url.password !== '') problems.push(`${path}: the URL carries user information`);
+      } catch {
+        // not a URL after all
+      }
+    }
+  }
+  return problems;
+}

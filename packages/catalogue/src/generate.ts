@@ -1,0 +1,172 @@
+import { resolve } from 'node:path';
+import { type Connector, entityId } from '@plugboard/sdk';
+import ownPackage from '../package.json' with { type: 'json' };
+import { API_VERSION } from './constants.js';
+import { type CatalogueEntry, connectorEntry, secretProblems } from './entry.js';
+import { fieldRows } from './fields.js';
+import { openApiDocument } from './openapi.js';
+import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile, OPENAPI_FILE, SITE_FILE, typesFile } from './paths.js';
+import { assertValidEntry, CatalogueValidationError, type JsonObject } from './public-connector-schema.js';
+import { DefinitionSet, schemaFile, schemaParts } from './schemas.js';
+import { renderSite, type SiteConnector, type SiteDataType } from './site/page.js';
+import { pascalName, typeDeclarations } from './types.js';
+import { type CatalogueFiles, compareText, prepareOutDir, stableJson, writeFiles } from './write.js';
+
+export interface CatalogueOptions {
+  /** The connectors of the pack: a list, or a map (any key; the connector's own key is used). */
+  connectors: Iterable<Connector> | ReadonlyMap<string, Connector>;
+  /** npm package of each connector, by connector key; default `@plugboard/connector-<key>`. */
+  packages?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /** The time written as `generatedAt`; default `SOURCE_DATE_EPOCH` when set, else now. */
+  generatedAt?: string | Date;
+  /** Where `SOURCE_DATE_EPOCH` is read from; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface GenerateOptions extends CatalogueOptions {
+  outDir: string;
+}
+
+export interface Catalogue {
+  apiVersion: string;
+  generatedAt: string;
+  entries: CatalogueEntry[];
+  /** Every file of the catalogue folder: relative path -> text. */
+  files: CatalogueFiles;
+}
+
+export interface GeneratedCatalogue extends Catalogue {
+  outDir: string;
+  /** Relative paths written, sorted. */
+  written: string[];
+}
+
+/** `generatedAt` as ISO 8601: given, else from `SOURCE_DATE_EPOCH` (seconds since the epoch), else now. */
+export function resolveGeneratedAt(given: string | Date | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (given instanceof Date) return given.toISOString();
+  if (typeof given === 'string') {
+    const date = new Date(given);
+    if (Number.isNaN(date.getTime())) throw new Error(`generatedAt is not a date: ${JSON.stringify(given)}`);
+    return date.toISOString();
+  }
+  const epoch = env.SOURCE_DATE_EPOCH?.trim();
+  if (epoch !== undefined && epoch !== '') {
+    if (!/^\d+$/.test(epoch)) throw new Error(`SOURCE_DATE_EPOCH must be a whole number of seconds, not ${JSON.stringify(epoch)}`);
+    return new Date(Number(epoch) * 1000).toISOString();
+  }
+  return new Date().toISOString();
+}
+
+function connectorList(connectors: CatalogueOptions['connectors']): Connector[] {
+  const list = connectors instanceof Map ? [...connectors.values()] : [...(connectors as Iterable<Connector>)];
+  const sorted = list.sort((a, b) => compareText(a.key, b.key));
+  for (let index = 1; index < sorted.length; index += 1) {
+    if (sorted[index]?.key === sorted[index - 1]?.key) throw new Error(`connector '${sorted[index]?.key}' is in the pack twice`);
+  }
+  return sorted;
+}
+
+function packageOf(packages: CatalogueOptions['packages'], key: string): string | undefined {
+  if (!packages) return undefined;
+  return packages instanceof Map ? packages.get(key) : (packages as Readonly<Record<string, string>>)[key];
+}
+
+interface ConnectorOutput {
+  entry: CatalogueEntry;
+  files: Array<[string, string]>;
+  site: SiteConnector;
+}
+
+async function connectorOutput(connector: Connector, packageName: string | undefined): Promise<ConnectorOutput> {
+  const entry = connectorEntry(connector, packageName === undefined ? {} : { package: packageName });
+  const leaks = secretProblems(entry.authentication);
+  if (leaks.length > 0) {
+    throw new CatalogueValidationError(
+      connector.key,
+      leaks.map((leak) => ({ field: leak.slice(0, leak.indexOf(':')), message: leak.slice(leak.indexOf(':') + 2) })),
+    );
+  }
+  assertValidEntry(entry, connector.key);
+
+  const files: Array<[string, string]> = [[connectorFile(connector.key), stableJson(entry)]];
+  const definitions = new DefinitionSet();
+  const dataTypeNames = new Map<string, string>();
+  const inputNames = new Map<string, string>();
+  const siteTypes: SiteDataType[] = [];
+  const inputs: Record<string, ReturnType<typeof fieldRows>> = {};
+
+  const entities = new Map<string, Connector['actions'][number]['entity']>();
+  for (const action of [...connector.actions].sort((a, b) => compareText(a.key, b.key))) {
+    const id = entityId(action.entity);
+    if (id !== undefined && !entities.has(id)) entities.set(id, action.entity);
+  }
+  for (const [id, schema] of [...entities].sort(([a], [b]) => compareText(a, b))) {
+    const parts = schemaParts(schema, 'output');
+    const file = schemaFile(parts, id);
+    const path = dataTypeFile(connector.key, id);
+    files.push([path, stableJson(file)]);
+    dataTypeNames.set(id, definitions.add(parts, id, 'Output'));
+    const defs = (file.$defs ?? {}) as Record<string, JsonObject>;
+    siteTypes.push({
+      name: id,
+      file: path,
+      tables: [
+        { name: id, description: typeof file.description === 'string' ? file.description : null, rows: fieldRows(file) },
+        ...Object.keys(defs).map((name) => ({
+          name,
+          description: typeof defs[name]?.description === 'string' ? (defs[name].description as string) : null,
+          rows: fieldRows(file, defs[name] as JsonObject),
+        })),
+      ],
+    });
+  }
+  for (const action of [...connector.actions].sort((a, b) => compareText(a.key, b.key))) {
+    const name = `${pascalName(action.key)}Input`;
+    const parts = schemaParts(action.input, 'input');
+    const file = schemaFile(parts, name);
+    files.push([inputSchemaFile(connector.key, action.key), stableJson(file)]);
+    inputNames.set(action.key, definitions.add(parts, name, 'Input'));
+    inputs[action.key] = fieldRows(file, file, { follow: true });
+  }
+  const declarations = await typeDeclarations({
+    connectorKey: connector.key,
+    connectorName: connector.name,
+    defs: definitions.defs,
+    dataTypes: dataTypeNames,
+    inputs: inputNames,
+  });
+  files.push([typesFile(connector.key), declarations]);
+  return { entry, files, site: { entry, dataTypes: siteTypes, inputs } };
+}
+
+/** Builds the whole catalogue in memory: every file, and the entries (each validated). */
+export async function buildCatalogue(options: CatalogueOptions): Promise<Catalogue> {
+  const generatedAt = resolveGeneratedAt(options.generatedAt, options.env);
+  const connectors = connectorList(options.connectors);
+  const outputs = await Promise.all(connectors.map((connector) => connectorOutput(connector, packageOf(options.packages, connector.key))));
+  const entries = outputs.map((output) => output.entry);
+  const files = new Map<string, string>(outputs.flatMap((output) => output.files));
+  files.set(
+    INDEX_FILE,
+    stableJson({
+      apiVersion: API_VERSION,
+      generatedAt,
+      generator: { name: ownPackage.name, version: ownPackage.version },
+      count: entries.length,
+      connectors: entries,
+    }),
+  );
+  files.set(OPENAPI_FILE, stableJson(openApiDocument(entries)));
+  files.set(SITE_FILE, renderSite({ generatedAt, connectors: outputs.map((output) => output.site) }));
+  const sorted = new Map([...files].sort(([a], [b]) => compareText(a, b)));
+  return { apiVersion: API_VERSION, generatedAt, entries, files: sorted };
+}
+
+/** Builds the catalogue and writes it into `outDir` (replacing an earlier catalogue there). */
+export async function generateCatalogue(options: GenerateOptions): Promise<GeneratedCatalogue> {
+  const catalogue = await buildCatalogue(options);
+  const outDir = resolve(options.outDir);
+  await prepareOutDir(outDir);
+  const written = await writeFiles(outDir, catalogue.files);
+  return { ...catalogue, outDir, written };
+}

@@ -1,0 +1,189 @@
+import { API_VERSION } from '../constants.js';
+import type { CatalogueEntry, CatalogueOperation } from '../entry.js';
+import type { FieldRow } from '../fields.js';
+import { compareText } from '../write.js';
+import { SCRIPT } from './script.js';
+import { STYLE } from './style.js';
+
+/**
+ * The static catalogue site: one HTML file with its CSS, script and data
+ * inlined. Every connector is rendered into the page (readable without
+ * script); the script only filters. A Content-Security-Policy forbids every
+ * request, so the page works from the file system and never reaches a network.
+ */
+
+export interface SiteTable {
+  name: string;
+  description: string | null;
+  rows: FieldRow[];
+}
+
+export interface SiteDataType {
+  name: string;
+  file: string;
+  tables: SiteTable[];
+}
+
+export interface SiteConnector {
+  entry: CatalogueEntry;
+  dataTypes: SiteDataType[];
+  /** Input fields by action key. */
+  inputs: Record<string, FieldRow[]>;
+}
+
+export interface SiteInput {
+  generatedAt: string;
+  connectors: readonly SiteConnector[];
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** JSON that is safe inside a `<script>` element. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+const h = escapeHtml;
+
+function anchor(connectorKey: string, name: string): string {
+  return `type-${connectorKey}-${name}`.replace(/[^A-Za-z0-9_-]/g, '-');
+}
+
+function yesNo(value: boolean | undefined, strong = false): string {
+  if (value === undefined) return '<span class="muted">–</span>';
+  return value ? (strong ? '<span class="yes">yes</span>' : 'yes') : '<span class="muted">no</span>';
+}
+
+function fieldTable(rows: readonly FieldRow[], caption?: string): string {
+  if (rows.length === 0) return '<p class="muted">No fields.</p>';
+  const body = rows
+    .map(
+      (row) =>
+        `<tr><td><code>${h(row.field)}</code></td><td><code>${h(row.type)}</code></td><td>${row.required ? 'yes' : '<span class="muted">no</span>'}</td><td>${row.description === null ? '' : h(row.description)}</td></tr>`,
+    )
+    .join('');
+  return `<table class="fields"${caption ? ` aria-label="${h(caption)}"` : ''}><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function approvalText(operation: CatalogueOperation): string {
+  if (!operation.approvalRequired) return '<span class="muted">no</span>';
+  return operation.approval === 'production' ? 'before production' : operation.approval === 'always' ? 'always' : 'yes';
+}
+
+function operationsTable(connector: SiteConnector): string {
+  const { entry } = connector;
+  const rows = entry.operations
+    .map((operation) => {
+      const entity = operation.entity === null ? '<span class="muted">–</span>' : `<a href="#${anchor(entry.key, operation.entity)}"><code>${h(operation.entity)}</code></a>`;
+      const facts = [
+        operation.incremental ? `incremental on <code>${h(operation.incremental.cursorField)}</code>` : '',
+        operation.retry ? `retry: ${h(operation.retry)}` : '',
+        operation.rateBudget ? `budget: <code>${h(operation.rateBudget)}</code>` : '',
+        operation.implemented === false ? '<span class="badge todo">not implemented</span>' : '',
+      ].filter(Boolean);
+      const inputs = connector.inputs[operation.key] ?? [];
+      const inputText = inputs.length === 0 ? '' : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`)}</details>`;
+      return `<tr class="operation" data-mode="${h(operation.mode)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : h(operation.description)}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}</td></tr>`;
+    })
+    .join('');
+  return `<table class="operations"><thead><tr><th>Operation</th><th>Direction</th><th>Data type</th><th>Approval</th><th>Billable</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function rateTable(entry: CatalogueEntry): string {
+  const budgets = Object.entries(entry.rateLimits ?? {});
+  if (budgets.length === 0) return '<p class="muted">No declared rate budget.</p>';
+  const rows = budgets
+    .map(([name, budget]) => {
+      const users = entry.operations.filter((operation) => operation.rateBudget === name).map((operation) => `<code>${h(operation.key)}</code>`);
+      return `<tr><td><code>${h(name)}</code></td><td>${budget.limit} per ${h(budget.per)}</td><td>${h(budget.scope)}</td><td>${users.join(', ') || '<span class="muted">–</span>'}</td></tr>`;
+    })
+    .join('');
+  return `<table class="rate-budgets"><thead><tr><th>Budget</th><th>Limit</th><th>Scope</th><th>Operations</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function authenticationText(entry: CatalogueEntry): string {
+  const auth = entry.authentication;
+  if (!auth) return '<p class="muted">Not described.</p>';
+  const schemes = auth.schemes
+    .map((scheme) => `${scheme.type === 'bearer' ? 'Bearer token' : 'API key'} in <code>${h(scheme.header)}</code>${scheme.default ? ' (default)' : ''}`)
+    .join('; ');
+  const base = auth.baseUrl === null ? 'set per connection' : `<code>${h(auth.baseUrl)}</code>${auth.baseUrlOverridable ? ', overridable per connection' : ''}`;
+  return `<p>${schemes}. Base URL: ${base}. The credential comes from the connection's secret reference, never from the catalogue.</p>`;
+}
+
+function connectorItem(connector: SiteConnector): string {
+  const { entry } = connector;
+  const billable = entry.operations.some((operation) => operation.billable === true);
+  const approval = entry.operations.some((operation) => operation.approvalRequired);
+  const modes = [...new Set(entry.operations.map((operation) => operation.mode))].sort(compareText);
+  const counts = modes.map((mode) => `${entry.operations.filter((operation) => operation.mode === mode).length} ${mode}`).join(', ');
+  const badges = [
+    `<span class="badge status-${h(entry.status)}">${h(entry.status)}</span>`,
+    approval ? '<span class="badge approval">approval required</span>' : '',
+    billable ? '<span class="badge billable">billable</span>' : '',
+    entry.implemented ? '' : '<span class="badge todo">partly implemented</span>',
+  ].join('');
+  const docs = entry.documentationUrl === null ? '' : ` · <a href="${h(entry.documentationUrl)}" rel="noreferrer">provider documentation</a>`;
+  const limitations = entry.limitations.length === 0 ? '<p class="muted">None stated.</p>' : `<ul class="limitations">${entry.limitations.map((text) => `<li>${h(text)}</li>`).join('')}</ul>`;
+  const dataTypes = connector.dataTypes
+    .map((type) => {
+      const tables = type.tables
+        .map((table, index) => `${index === 0 ? '' : `<h4 id="${anchor(entry.key, table.name)}">${h(table.name)}</h4>`}${table.description ? `<p>${h(table.description)}</p>` : ''}${fieldTable(table.rows, table.name)}`)
+        .join('');
+      return `<section class="data-type" data-name="${h(type.name)}"><h4 id="${anchor(entry.key, type.name)}">${h(type.name)} <span class="muted">(<code>${h(type.file)}</code>)</span></h4>${tables}</section>`;
+    })
+    .join('');
+  return `<li class="connector" data-key="${h(entry.key)}" data-category="${h(entry.category)}" data-modes="${h(modes.join(' '))}" data-approval="${approval}" data-billable="${billable}">
+<details><summary><div><span class="name">${h(entry.name)}</span><span class="key">${h(entry.key)}</span><div class="meta">${h(entry.categoryLabel)}${entry.vendor === null ? '' : ` · ${h(entry.vendor)}`}${entry.version ? ` · v${h(entry.version)}` : ''} · ${entry.operations.length} operations (${counts})</div></div><div class="badges">${badges}</div><p class="summary-text">${h(entry.summary)}</p></summary>
+<div class="body"><p class="meta">Package <code>${h(entry.package ?? '')}</code>${docs}</p>
+<h3>Authentication</h3>${authenticationText(entry)}
+<h3>Operations</h3>${operationsTable(connector)}
+<h3>Limitations</h3>${limitations}
+<h3>Rate budgets</h3>${rateTable(entry)}
+<h3>Data types</h3>${dataTypes || '<p class="muted">None.</p>'}
+</div></details></li>`;
+}
+
+export function renderSite(input: SiteInput): string {
+  const connectors = [...input.connectors].sort((a, b) => compareText(a.entry.key, b.entry.key));
+  const categories = new Map(connectors.map(({ entry }) => [entry.category, entry.categoryLabel]));
+  const categoryOptions = [...categories]
+    .sort(([, a], [, b]) => compareText(a, b))
+    .map(([key, label]) => `<option value="${h(key)}">${h(label)}</option>`)
+    .join('');
+  const data = { apiVersion: API_VERSION, generatedAt: input.generatedAt, connectors: connectors.map(({ entry }) => entry) };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
+<meta name="referrer" content="no-referrer">
+<title>Plugboard connector catalogue</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header><h1>Plugboard connector catalogue</h1><p>${connectors.length} connector${connectors.length === 1 ? '' : 's'} · platform API ${API_VERSION} · generated ${h(input.generatedAt)}</p></header>
+<main>
+<div class="controls" role="search">
+<input id="search" type="search" placeholder="Search connectors, operations, data types…" aria-label="Search" autocomplete="off">
+<label>Category <select id="filter-category"><option value="">All</option>${categoryOptions}</select></label>
+<label>Direction <select id="filter-direction"><option value="">Any</option><option value="source">Source (reads)</option><option value="destination">Destination (writes)</option></select></label>
+<label><input id="filter-approval" type="checkbox"> Approval required</label>
+<label><input id="filter-billable" type="checkbox"> Billable</label>
+</div>
+<p id="result-count" aria-live="polite">${connectors.length} of ${connectors.length} connector${connectors.length === 1 ? '' : 's'}</p>
+<ul id="connector-list">
+${connectors.map(connectorItem).join('\n')}
+</ul>
+<p id="empty" hidden>No connector matches the search and filters.</p>
+</main>
+<footer>Each entry is also in <code>connectors/&lt;key&gt;.json</code>; JSON Schemas in <code>schemas/</code>, TypeScript declarations in <code>types/</code>, the API description in <code>openapi.json</code>.</footer>
+<script type="application/json" id="catalogue-data">${scriptJson(data)}</script>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}
