@@ -93,6 +93,7 @@ async function connectorOutput(connector: Connector, packageName: string | undef
   const dataTypeNames = new Map<string, string>();
   const inputNames = new Map<string, string>();
   const siteTypes: SiteDataType[] = [];
+  const nestedTypes = new Map<string, SiteDataType>();
   const inputs: Record<string, ReturnType<typeof fieldRows>> = {};
 
   const entities = new Map<string, Connector['actions'][number]['entity']>();
@@ -106,19 +107,21 @@ async function connectorOutput(connector: Connector, packageName: string | undef
     const path = dataTypeFile(connector.key, id);
     files.push([path, stableJson(file)]);
     dataTypeNames.set(id, definitions.add(parts, id, 'Output'));
-    const defs = (file.$defs ?? {}) as Record<string, JsonObject>;
     siteTypes.push({
       name: id,
       file: path,
-      tables: [
-        { name: id, description: typeof file.description === 'string' ? file.description : null, rows: fieldRows(file) },
-        ...Object.keys(defs).map((name) => ({
-          name,
-          description: typeof defs[name]?.description === 'string' ? (defs[name].description as string) : null,
-          rows: fieldRows(file, defs[name] as JsonObject),
-        })),
-      ],
+      nested: false,
+      tables: [{ name: id, description: typeof file.description === 'string' ? file.description : null, rows: fieldRows(file) }],
     });
+    for (const [name, def] of Object.entries((file.$defs ?? {}) as Record<string, JsonObject>)) {
+      if (entities.has(name) || nestedTypes.has(name)) continue;
+      nestedTypes.set(name, {
+        name,
+        file: path,
+        nested: true,
+        tables: [{ name, description: typeof def.description === 'string' ? def.description : null, rows: fieldRows(file, def) }],
+      });
+    }
   }
   for (const action of [...connector.actions].sort((a, b) => compareText(a.key, b.key))) {
     const name = `${pascalName(action.key)}Input`;
@@ -136,7 +139,8 @@ async function connectorOutput(connector: Connector, packageName: string | undef
     inputs: inputNames,
   });
   files.push([typesFile(connector.key), declarations]);
-  return { entry, files, site: { entry, dataTypes: siteTypes, inputs } };
+  const dataTypes = [...siteTypes, ...[...nestedTypes.values()].sort((a, b) => compareText(a.name, b.name))];
+  return { entry, files, site: { entry, dataTypes, inputs } };
 }
 
 /** Builds the whole catalogue in memory: every file, and the entries (each validated). */

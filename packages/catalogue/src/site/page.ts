@@ -20,7 +20,10 @@ export interface SiteTable {
 
 export interface SiteDataType {
   name: string;
+  /** The schema file that holds it: its own, or, for a named part of a data type, the first file it appears in. */
   file: string;
+  /** A named type used inside data types (under `$defs`), not the entity of an operation itself. */
+  nested: boolean;
   tables: SiteTable[];
 }
 
@@ -56,12 +59,20 @@ function yesNo(value: boolean | undefined, strong = false): string {
   return value ? (strong ? '<span class="yes">yes</span>' : 'yes') : '<span class="muted">no</span>';
 }
 
-function fieldTable(rows: readonly FieldRow[], caption?: string): string {
+/** A type label, with the name of a type that has its own table linked to it. */
+function typeCell(type: string, links: ReadonlyMap<string, string>): string {
+  const match = /^([A-Za-z_][A-Za-z0-9_.-]*)((?:\[\])*)( \| null)?$/.exec(type);
+  const target = match ? links.get(match[1] as string) : undefined;
+  if (!match || target === undefined) return `<code>${h(type)}</code>`;
+  return `<code><a href="#${target}">${h(match[1] as string)}</a>${h(match[2] ?? '')}${h(match[3] ?? '')}</code>`;
+}
+
+function fieldTable(rows: readonly FieldRow[], caption?: string, links: ReadonlyMap<string, string> = new Map()): string {
   if (rows.length === 0) return '<p class="muted">No fields.</p>';
   const body = rows
     .map(
       (row) =>
-        `<tr><td><code>${h(row.field)}</code></td><td><code>${h(row.type)}</code></td><td>${row.required ? 'yes' : '<span class="muted">no</span>'}</td><td>${row.description === null ? '' : h(row.description)}</td></tr>`,
+        `<tr><td><code>${h(row.field)}</code></td><td>${typeCell(row.type, links)}</td><td>${row.required ? 'yes' : '<span class="muted">no</span>'}</td><td>${row.description === null ? '' : h(row.description)}</td></tr>`,
     )
     .join('');
   return `<table class="fields"${caption ? ` aria-label="${h(caption)}"` : ''}><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>${body}</tbody></table>`;
@@ -72,8 +83,13 @@ function approvalText(operation: CatalogueOperation): string {
   return operation.approval === 'production' ? 'before production' : operation.approval === 'always' ? 'always' : 'yes';
 }
 
+function typeLinks(connector: SiteConnector): Map<string, string> {
+  return new Map(connector.dataTypes.map((type) => [type.name, anchor(connector.entry.key, type.name)]));
+}
+
 function operationsTable(connector: SiteConnector): string {
   const { entry } = connector;
+  const links = typeLinks(connector);
   const rows = entry.operations
     .map((operation) => {
       const entity = operation.entity === null ? '<span class="muted">–</span>' : `<a href="#${anchor(entry.key, operation.entity)}"><code>${h(operation.entity)}</code></a>`;
@@ -84,7 +100,7 @@ function operationsTable(connector: SiteConnector): string {
         operation.implemented === false ? '<span class="badge todo">not implemented</span>' : '',
       ].filter(Boolean);
       const inputs = connector.inputs[operation.key] ?? [];
-      const inputText = inputs.length === 0 ? '' : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`)}</details>`;
+      const inputText = inputs.length === 0 ? '' : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`, links)}</details>`;
       return `<tr class="operation" data-mode="${h(operation.mode)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : h(operation.description)}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}</td></tr>`;
     })
     .join('');
@@ -127,16 +143,18 @@ function connectorItem(connector: SiteConnector): string {
   ].join('');
   const docs = entry.documentationUrl === null ? '' : ` · <a href="${h(entry.documentationUrl)}" rel="noreferrer">provider documentation</a>`;
   const limitations = entry.limitations.length === 0 ? '<p class="muted">None stated.</p>' : `<ul class="limitations">${entry.limitations.map((text) => `<li>${h(text)}</li>`).join('')}</ul>`;
+  const links = typeLinks(connector);
   const dataTypes = connector.dataTypes
     .map((type) => {
       const tables = type.tables
-        .map((table, index) => `${index === 0 ? '' : `<h4 id="${anchor(entry.key, table.name)}">${h(table.name)}</h4>`}${table.description ? `<p>${h(table.description)}</p>` : ''}${fieldTable(table.rows, table.name)}`)
+        .map((table) => `${table.description ? `<p>${h(table.description)}</p>` : ''}${fieldTable(table.rows, table.name, links)}`)
         .join('');
-      return `<section class="data-type" data-name="${h(type.name)}"><h4 id="${anchor(entry.key, type.name)}">${h(type.name)} <span class="muted">(<code>${h(type.file)}</code>)</span></h4>${tables}</section>`;
+      const where = type.nested ? `part of data types, in <code>${h(type.file)}</code>` : `<code>${h(type.file)}</code>`;
+      return `<section class="data-type" data-name="${h(type.name)}"><h4 id="${anchor(entry.key, type.name)}">${h(type.name)} <span class="muted">(${where})</span></h4>${tables}</section>`;
     })
     .join('');
   return `<li class="connector" data-key="${h(entry.key)}" data-category="${h(entry.category)}" data-modes="${h(modes.join(' '))}" data-approval="${approval}" data-billable="${billable}">
-<details><summary><div><span class="name">${h(entry.name)}</span><span class="key">${h(entry.key)}</span><div class="meta">${h(entry.categoryLabel)}${entry.vendor === null ? '' : ` · ${h(entry.vendor)}`}${entry.version ? ` · v${h(entry.version)}` : ''} · ${entry.operations.length} operations (${counts})</div></div><div class="badges">${badges}</div><p class="summary-text">${h(entry.summary)}</p></summary>
+<details><summary><div><span class="name">${h(entry.name)}</span><span class="key">${h(entry.key)}</span><div class="meta">${h(entry.categoryLabel)}${entry.vendor === null ? '' : ` · ${h(entry.vendor)}`}${entry.version ? ` · v${h(entry.version)}` : ''} · ${entry.operations.length} operation${entry.operations.length === 1 ? '' : 's'} (${counts})</div></div><div class="badges">${badges}</div><p class="summary-text">${h(entry.summary)}</p></summary>
 <div class="body"><p class="meta">Package <code>${h(entry.package ?? '')}</code>${docs}</p>
 <h3>Authentication</h3>${authenticationText(entry)}
 <h3>Operations</h3>${operationsTable(connector)}

@@ -9,7 +9,7 @@ header p { margin: 0; color: var(--muted); }
 main { padding: 16px 32px 48px; max-width: 1200px; }
 .controls { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: center; padding: 12px 0 16px; }
 .controls label { display: inline-flex; gap: 6px; align-items: center; color: var(--muted); }
-#search { flex: 1 1 320px; font: inherit; padding: 8px 12px; border: 1px solid #b9c0cc; border-radius: 6px; }
+#search { flex: 1 1 280px; max-width: 440px; font: inherit; padding: 8px 12px; border: 1px solid #b9c0cc; border-radius: 6px; }
 select { font: inherit; padding: 6px 8px; border: 1px solid #b9c0cc; border-radius: 6px; background: #fff; }
 #result-count { margin: 0 0 12px; color: var(--muted); }
 #connector-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 12px; }
