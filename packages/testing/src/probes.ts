@@ -107,7 +107,12 @@ export async function incrementalProblems(connector: Connector, first: Scenario,
       ...(checkpoint !== undefined ? { checkpoint } : {}),
       ...(probe.allowHosts ? { allowHosts: probe.allowHosts } : {}),
     });
-  const firstRun = await replay(first);
+  let firstRun;
+  try {
+    firstRun = await replay(first);
+  } catch (error) {
+    return [`the first run '${first.name}' does not replay: ${(error as Error).message}`];
+  }
   if (firstRun.error) return [`the first run '${first.name}' failed: ${firstRun.error.message}`];
   if (firstRun.checkpoint === undefined) return [`the first run '${first.name}' emitted no checkpoint`];
   const recordedFrom = (await readFixture(fixturePath(probe.fixturesDir, second.name))).scenario.checkpoint;

@@ -143,7 +143,8 @@ async function replay(options: ReplayOptions): Promise<ReplayResult> {
 
   const transport = createTransport();
   let unused: string[] = [];
-  let result;
+  let result: Awaited<ReturnType<typeof runScenario>> | undefined;
+  let thrown: unknown;
   try {
     const scopes = fixture.calls.map((call) => ({ call, scope: intercept(nock, call) }));
     nock.emitter.on('no match', onNoMatch);
@@ -156,6 +157,9 @@ async function replay(options: ReplayOptions): Promise<ReplayResult> {
         retry: { ...REPLAY_RETRY, ...options.retry },
         ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
       });
+    } catch (error) {
+      // Reported below, unless an unrecorded request explains it.
+      thrown = error;
     } finally {
       nock.emitter.removeListener('no match', onNoMatch);
       unused = scopes.filter(({ scope }) => !scope.isDone()).map(({ call }) => describeCall(call));
@@ -165,6 +169,7 @@ async function replay(options: ReplayOptions): Promise<ReplayResult> {
     await transport.close();
   }
   if (unrecorded.length > 0) throw new UnrecordedRequestError(name, fixturePath, await Promise.all(unrecorded), unused);
+  if (thrown !== undefined || !result) throw thrown;
   if (unused.length > 0) throw new UnusedRecordingError(name, fixturePath, unused);
   return { ...result, calls: fixture.calls.length, scenario, fixture, fixturePath };
 }

@@ -1,0 +1,248 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerToken, defineAction, defineConnector, REDACTED } from '@plugboard/sdk';
+import { z } from 'zod';
+import {
+  FIXTURE_FORMAT,
+  type Fixture,
+  FixtureRedactor,
+  RecordingError,
+  recordScenario,
+  SecretLeakError,
+} from '../src/index.js';
+import { sample } from './sample/connector.js';
+import { startSampleProvider } from './sample/provider.js';
+import { account } from './sample/scenarios.js';
+
+const SECRET = 'sk_live_4f9a8b7c6d5e';
+
+function fixtureWith(calls: Fixture['calls'], outcome: Fixture['outcome'] = { pages: 1, records: [] }): Fixture {
+  return {
+    format: FIXTURE_FORMAT,
+    connector: { key: 'x', version: '1.0.0' },
+    scenario: { name: 's', action: 'a.b', input: {} },
+    basePath: '',
+    calls,
+    outcome,
+  };
+}
+
+describe('redaction by name', () => {
+  const redactor = new FixtureRedactor({ secrets: [SECRET], redactKeys: ['customer_ref'] });
+
+  it('hides credential headers, keeping the scheme and cookie names readable', () => {
+    expect(
+      redactor.redactHeaders({
+        authorization: 'Bearer abc.def.ghi-123456',
+        'proxy-authorization': 'Basic dXNlcjpwYXNzd29yZDEyMw==',
+        'x-api-key': 'key-123456789',
+        'x-auth-token': 'tok-123456789',
+        cookie: 'a=1; sid=abcdef123456',
+        'set-cookie': 'sid=abcdef123456; Path=/; HttpOnly',
+        'content-type': 'application/json',
+      }),
+    ).toEqual({
+      authorization: `Bearer ${REDACTED}`,
+      'proxy-authorization': `Basic ${REDACTED}`,
+      'x-api-key': REDACTED,
+      'x-auth-token': REDACTED,
+      cookie: `a=${REDACTED}; sid=${REDACTED}`,
+      'set-cookie': `sid=${REDACTED}; Path=/; HttpOnly`,
+      'content-type': 'application/json',
+    });
+  });
+
+  it('hides secret-like query parameters and leaves the rest byte for byte', () => {
+    expect(redactor.redactPath('/v1/items?limit=2&access_token=abc%2Bdef&q=a+b%20c&API-KEY=zzz&customer_ref=c1')).toBe(
+      `/v1/items?limit=2&access_token=${REDACTED}&q=a+b%20c&API-KEY=${REDACTED}&customer_ref=${REDACTED}`,
+    );
+  });
+
+  it('hides JSON fields by name at any depth, only where they hold text', () => {
+    expect(
+      redactor.redactJson({
+        user: 'ada',
+        password: 'pw-1',
+        nested: { clientSecret: 'cs', list: [{ refresh_token: 'rt' }] },
+        credentials: { user: 'u', pass: 'p', retries: 3 },
+        max_tokens: 256,
+        tokenExpiresSoon: false,
+        signature: null,
+        customer_ref: 'c1',
+      }),
+    ).toEqual({
+      user: 'ada',
+      password: REDACTED,
+      nested: { clientSecret: REDACTED, list: [{ refresh_token: REDACTED }] },
+      credentials: { user: REDACTED, pass: REDACTED, retries: 3 },
+      max_tokens: 256,
+      tokenExpiresSoon: false,
+      signature: null,
+      customer_ref: REDACTED,
+    });
+  });
+
+  it('leaves names listed in keepKeys alone', () => {
+    const keeping = new FixtureRedactor({ keepKeys: ['next_page_token'] });
+    expect(keeping.redactJson({ next_page_token: 'p2', token: 't' })).toEqual({ next_page_token: 'p2', token: REDACTED });
+  });
+});
+
+describe('redaction by value', () => {
+  const redactor = new FixtureRedactor({ secrets: [SECRET, 'pass word/+='] });
+
+  it('finds a secret as is, URL-encoded, form-encoded, JSON-escaped, base64 and base64url, inside any text', () => {
+    const texts = [
+      `key ${SECRET} here`,
+      `/cb?x=${encodeURIComponent('pass word/+=')}`,
+      `x=${new URLSearchParams({ v: 'pass word/+=' }).toString().slice(2)}`,
+      `x=${encodeURIComponent('pass word/+=').toLowerCase()}`,
+      Buffer.from(`user:${SECRET}`).toString('base64'),
+      Buffer.from(`{"k":"${SECRET}"}`).toString('base64url'),
+    ];
+    for (const text of texts) {
+      expect(redactor.containsSecret(text), text).toBe(true);
+      expect(redactor.containsSecret(redactor.redactText(text)), text).toBe(false);
+      expect(redactor.redactText(text)).toContain(REDACTED);
+    }
+  });
+
+  it('hides a secret in object keys, in paths and in text bodies', () => {
+    expect(redactor.redactJson({ [SECRET]: { ok: 1 } })).toEqual({ [REDACTED]: { ok: 1 } });
+    expect(redactor.redactPath(`/v1/keys/${SECRET}/usage`)).toBe(`/v1/keys/${REDACTED}/usage`);
+  });
+
+  it('learns values held under secret-like names and hides them everywhere else', () => {
+    const learner = new FixtureRedactor();
+    const fixture = fixtureWith([
+      {
+        request: { method: 'POST', path: '/oauth/token' },
+        response: { status: 200, bodyType: 'json', body: { access_token: 'at-0123456789', token_type: 'bearer' } },
+      },
+      {
+        request: { method: 'GET', path: '/me', headers: { 'x-session': 'at-0123456789' } },
+        response: { status: 200, bodyType: 'text', body: 'hello at-0123456789' },
+      },
+    ]);
+    const redacted = learner.redactFixture(fixture);
+    expect(redacted.calls[0]!.response.body).toEqual({ access_token: REDACTED, token_type: REDACTED });
+    expect(redacted.calls[1]!.request.headers).toEqual({ 'x-session': REDACTED });
+    expect(redacted.calls[1]!.response.body).toBe(`hello ${REDACTED}`);
+    expect(learner.leaks(redacted)).toEqual([]);
+  });
+
+  it('hides form fields in url-encoded request bodies', () => {
+    const fixture = fixtureWith([
+      {
+        request: { method: 'POST', path: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, bodyType: 'text', body: 'user=ada&password=pw-0123456' },
+        response: { status: 204 },
+      },
+    ]);
+    const redacted = new FixtureRedactor().redactFixture(fixture);
+    expect(redacted.calls[0]!.request.body).toBe(`user=ada&password=${REDACTED}`);
+  });
+
+  it('overwrites an ASCII secret inside a binary body', () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from(SECRET), Buffer.from([0xfe])]);
+    const fixture = fixtureWith([{ request: { method: 'GET', path: '/blob' }, response: { status: 200, bodyType: 'hex', body: bytes.toString('hex') } }]);
+    const redacted = redactor.redactFixture(fixture);
+    const body = Buffer.from(redacted.calls[0]!.response.body as string, 'hex');
+    expect(body.includes(Buffer.from(SECRET))).toBe(false);
+    expect(body.includes(Buffer.from(REDACTED))).toBe(true);
+  });
+
+  it('reports where a secret is left, without quoting it', () => {
+    const fixture = fixtureWith([{ request: { method: 'GET', path: `/x?q=${SECRET}` }, response: { status: 200, bodyType: 'json', body: { deep: [{ v: SECRET }] } } }]);
+    expect(redactor.leaks(fixture)).toEqual(['calls[0].request.path', 'calls[0].response.body.deep[0].v']);
+    expect(redactor.leaks(redactor.redactFixture(fixture))).toEqual([]);
+  });
+});
+
+describe('recording fails loudly rather than write a secret', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'plugboard-redact-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // A latin-1 secret the provider writes back as UTF-8 bytes inside a binary body: byte-level redaction cannot see it.
+  const token = 'pässwort-geheim-4242';
+  const exporter = defineConnector({
+    key: 'exporter',
+    name: 'Exporter',
+    version: '1.0.0',
+    vendor: null,
+    category: 'files',
+    status: 'alpha',
+    summary: 'Downloads an export.',
+    auth: bearerToken(),
+    actions: [
+      defineAction({
+        key: 'exports.get',
+        label: 'Get the export',
+        direction: 'source',
+        entity: z.object({ size: z.number() }).meta({ id: 'ExportSize' }),
+        input: z.object({}),
+        async *read(ctx) {
+          const text = await ctx.http.get<string>('/export', { responseType: 'text' });
+          yield { records: [{ size: text.length }] };
+        },
+      }),
+    ],
+  });
+
+  it('throws SecretLeakError naming where, writes nothing and keeps the fixture that was there', async () => {
+    const provider = await startSampleProvider({ token, binaryEcho: true });
+    const target = join(dir, 'export.json');
+    await writeFile(target, 'the previous fixture\n');
+    try {
+      const error = await recordScenario({
+        connector: exporter,
+        scenario: { name: 'export', action: 'exports.get' },
+        fixturesDir: dir,
+        baseUrl: provider.baseUrl,
+        credential: token,
+      }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(SecretLeakError);
+      expect((error as SecretLeakError).locations).toContain('calls[0].response.body (binary)');
+      expect((error as Error).message).not.toContain(token);
+      expect(provider.requests).toEqual(['GET /v1/export']);
+    } finally {
+      await provider.close();
+    }
+    expect(await readFile(target, 'utf8')).toBe('the previous fixture\n');
+  });
+
+  it('a run that fails unexpectedly writes nothing', async () => {
+    const provider = await startSampleProvider({ token: 'the-right-token-123' });
+    try {
+      const error = await recordScenario({ connector: sample, scenario: account, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'a-wrong-token-456' }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(RecordingError);
+      expect((error as Error).message).toContain('authentication_failed');
+      expect((error as Error).message).not.toContain('a-wrong-token-456');
+      expect(existsSync(join(dir, 'account.json'))).toBe(false);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("mode 'record' leaves an existing fixture alone and sends nothing", async () => {
+    const provider = await startSampleProvider({ token: 'the-right-token-123' });
+    try {
+      const first = await recordScenario({ connector: sample, scenario: account, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'the-right-token-123' });
+      expect(first.written).toBe(true);
+      const again = await recordScenario({ connector: sample, scenario: account, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'the-right-token-123', mode: 'record' });
+      expect(again).toMatchObject({ written: false, fixturePath: first.fixturePath, text: first.text });
+      expect(provider.requests).toHaveLength(1);
+    } finally {
+      await provider.close();
+    }
+  });
+});
