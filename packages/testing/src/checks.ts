@@ -1,4 +1,4 @@
-import { type Action, canonicalJson, type Connector, catalogueEntry, connectorProblems, type ConnectorDefinition, approvalOf } from '@plugboard/sdk';
+import { type Action, approvalOf, canonicalJson, type Connector, catalogueEntry, connectorProblems } from '@plugboard/sdk';
 import { type Fixture, outcomeError } from './fixture.js';
 import { valueMatches } from './match.js';
 import type { ReplayResult } from './replay.js';
@@ -10,7 +10,7 @@ import type { Scenario, ScenarioExpectation } from './scenario.js';
  */
 
 export function definitionProblems(connector: Connector): string[] {
-  return connectorProblems(connector as unknown as ConnectorDefinition);
+  return connectorProblems(connector);
 }
 
 const STRING_FIELDS = ['key', 'name', 'category', 'categoryLabel', 'summary', 'status'] as const;
