@@ -60,11 +60,10 @@ async function generate(argv: string[], io: CommandIo, pack: ReadonlyMap<string,
     io.stdout.write(`  site: ${resolve(outDir, 'index.html')}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof CatalogueValidationError) {
-      io.stderr.write(`plugboard catalogue: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    // An invalid entry, a folder that cannot take the catalogue, a schema zod cannot convert.
+    const message = error instanceof CatalogueValidationError || error instanceof Error ? error.message : String(error);
+    io.stderr.write(`plugboard catalogue: ${message}\n`);
+    return 1;
   }
 }
 

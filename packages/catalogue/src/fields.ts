@@ -49,6 +49,10 @@ export function typeLabel(document: JsonObject, schema: JsonObject, depth = 0): 
     if (nullable) labels.push('null');
     return labels.join(' | ') || 'unknown';
   }
+  if (Array.isArray(target.allOf)) {
+    const labels = [...new Set(target.allOf.filter(isObject).map((part) => typeLabel(document, part, depth + 1)))];
+    return labels.join(' & ') || 'object';
+  }
   if (Array.isArray(target.enum)) return target.enum.map((value) => JSON.stringify(value)).join(' | ');
   if (target.const !== undefined) return JSON.stringify(target.const);
   const type = target.type;
@@ -67,13 +71,61 @@ export function typeLabel(document: JsonObject, schema: JsonObject, depth = 0): 
   return 'unknown';
 }
 
-/** The object schema behind a field, if any: itself, its non-null branch, or its array items (repeatedly). */
-function objectBehind(document: JsonObject, schema: JsonObject, suffix = ''): { schema: JsonObject; suffix: string; name: string | undefined } | undefined {
+/** Properties and required names of an object view of a schema. */
+interface ObjectView {
+  properties: Record<string, JsonObject>;
+  required: Set<string>;
+}
+
+function ownView(schema: JsonObject): ObjectView | undefined {
+  if (!isObject(schema.properties)) return undefined;
+  const properties: Record<string, JsonObject> = {};
+  for (const [key, value] of Object.entries(schema.properties)) if (isObject(value)) properties[key] = value;
+  return { properties, required: new Set(Array.isArray(schema.required) ? schema.required.filter((key): key is string => typeof key === 'string') : []) };
+}
+
+/**
+ * The object schema behind a field, if any: itself, its non-null branch, its
+ * array items (repeatedly, marked `[]`), the parts of an `allOf` merged, or the
+ * object branches of a union merged (a field is required when every branch
+ * requires it).
+ */
+function objectBehind(
+  document: JsonObject,
+  schema: JsonObject,
+  suffix = '',
+  depth = 0,
+): { schema: ObjectView; suffix: string; name: string | undefined } | undefined {
+  if (depth > 8) return undefined;
   const { schema: target, name } = resolve(document, schema);
   const { options } = branches(target);
-  if (options.length === 1 && options[0] !== target) return objectBehind(document, options[0] as JsonObject, suffix);
-  if (isObject(target.properties)) return { schema: target, suffix, name };
-  if (target.type === 'array' && isObject(target.items)) return objectBehind(document, target.items, `${suffix}[]`);
+  if (options.length === 1 && options[0] !== target) {
+    const inner = objectBehind(document, options[0] as JsonObject, suffix, depth + 1);
+    return inner && { ...inner, name: name ?? inner.name };
+  }
+  if (options.length > 1) {
+    const views = options.map((option) => objectBehind(document, option, '', depth + 1));
+    if (views.some((view) => view === undefined || view.suffix !== '')) return undefined;
+    const merged: ObjectView = { properties: {}, required: new Set(views[0]?.schema.required) };
+    for (const view of views as Array<{ schema: ObjectView }>) {
+      for (const [key, value] of Object.entries(view.schema.properties)) merged.properties[key] ??= value;
+      for (const key of merged.required) if (!view.schema.required.has(key)) merged.required.delete(key);
+    }
+    return { schema: merged, suffix, name };
+  }
+  if (Array.isArray(target.allOf)) {
+    const merged: ObjectView = ownView(target) ?? { properties: {}, required: new Set() };
+    for (const part of target.allOf.filter(isObject)) {
+      const view = objectBehind(document, part, '', depth + 1);
+      if (!view || view.suffix !== '') continue;
+      Object.assign(merged.properties, view.schema.properties);
+      for (const key of view.schema.required) merged.required.add(key);
+    }
+    return Object.keys(merged.properties).length > 0 ? { schema: merged, suffix, name } : undefined;
+  }
+  const own = ownView(target);
+  if (own) return { schema: own, suffix, name };
+  if (target.type === 'array' && isObject(target.items)) return objectBehind(document, target.items, `${suffix}[]`, depth + 1);
   return undefined;
 }
 
@@ -90,14 +142,11 @@ function description(schema: JsonObject, document: JsonObject): string | null {
  */
 export function fieldRows(document: JsonObject, schema: JsonObject = document, options: { follow?: boolean; prefix?: string } = {}): FieldRow[] {
   const rows: FieldRow[] = [];
-  const walk = (object: JsonObject, prefix: string, stack: readonly string[]) => {
+  const walk = (object: ObjectView, prefix: string, stack: readonly string[]) => {
     if (stack.length > 8) return;
-    const properties = isObject(object.properties) ? object.properties : {};
-    const required = new Set(Array.isArray(object.required) ? object.required.filter((key) => typeof key === 'string') : []);
-    for (const [key, value] of Object.entries(properties)) {
-      if (!isObject(value)) continue;
+    for (const [key, value] of Object.entries(object.properties)) {
       const field = `${prefix}${key}`;
-      rows.push({ field, type: typeLabel(document, value), required: required.has(key), description: description(value, document) });
+      rows.push({ field, type: typeLabel(document, value), required: object.required.has(key), description: description(value, document) });
       const inner = objectBehind(document, value);
       if (!inner) continue;
       if (inner.name !== undefined && (!options.follow || stack.includes(inner.name))) continue;
