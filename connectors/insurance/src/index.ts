@@ -43,7 +43,7 @@ export const LIMITATIONS: readonly string[] = [
   'The paging of the .list actions is assumed: ?limit= (1 to 100) and ?cursor=, answered with {data, next_cursor}. Lists are read whole, not incrementally: no update cursor field is known.',
   'No public base URL: every connection must set its base URL.',
   'Authentication is assumed: the API key is sent as a bearer token by default, or in an X-Api-Key header when the connection sets settings.authScheme to "x-api-key".',
-  'Creating a policy binds real cover: the four policy-creating actions are billable, need an approval before production and are never retried automatically; after a failure, look the request id up in the provider console before trying again.',
+  'Creating a policy binds real cover: motor_policies.create, travel_policies.create and hospital_cash_policies.create are billable, need an approval before production and are never retried automatically; after a failure, look the request id up in the provider console before trying again.',
   `Rate budgets: ${QUOTE_LIMIT_PER_MINUTE} requests a minute shared by the three hospital cash quote actions and hospital_cash_quotes.compare (which spends three per run); ${OTHER_LIMIT_PER_MINUTE} a minute for the other operations.`,
 ];
 
