@@ -56,8 +56,19 @@ function publicScheme(scheme: AuthScheme, index: number): PublicAuthentication {
   };
 }
 
+/** Code-point order: the same on every machine, whatever its locale. */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The declared budget an action's requests draw on, as the HTTP pipeline picks it. */
+export function budgetOf(connector: Connector, action: Action): string | undefined {
+  const name = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : 'default');
+  return Object.hasOwn(connector.rateLimits, name) ? name : undefined;
+}
+
 function operation(connector: Connector, action: Action): PublicOperation {
-  const budget = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : undefined);
+  const budget = budgetOf(connector, action);
   return {
     key: action.key,
     label: action.label,
@@ -86,12 +97,12 @@ export function catalogueEntry(connector: Connector): PublicConnector {
     documentationUrl: connector.documentationUrl ?? null,
     implemented: connector.actions.every(isImplemented),
     limitations: [...connector.limitations],
-    operations: [...connector.actions].sort((a, b) => a.key.localeCompare(b.key)).map((action) => operation(connector, action)),
+    operations: [...connector.actions].sort((a, b) => byCodePoint(a.key, b.key)).map((action) => operation(connector, action)),
     authentication: { schemes: connector.auth.map(publicScheme), baseUrl: connector.baseUrl ?? null, baseUrlOverridable: true },
     version: connector.version,
     rateLimits: Object.fromEntries(
       Object.entries(connector.rateLimits)
-        .sort(([a], [b]) => a.localeCompare(b))
+        .sort(([a], [b]) => byCodePoint(a, b))
         .map(([name, budget]) => [name, { limit: budget.limit, per: budget.per, scope: budget.scope ?? 'connection' }]),
     ),
   };

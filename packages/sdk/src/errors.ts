@@ -19,6 +19,8 @@ export interface ConnectorErrorOptions {
   status?: number | undefined;
   /** The provider's request id, from a header or the error body. */
   requestId?: string | undefined;
+  /** A more precise stable code than the class's own, e.g. `missing_authorization`. */
+  code?: string | undefined;
   cause?: unknown;
 }
 
@@ -91,7 +93,7 @@ export class ProviderRejectedError extends ConnectorError {
   /** Dotted path of the field the provider named, when it named one. */
   readonly field: string | undefined;
 
-  constructor(message: string, options: ConnectorErrorOptions & { field?: string | undefined; code?: string } = {}) {
+  constructor(message: string, options: ConnectorErrorOptions & { field?: string | undefined } = {}) {
     super(options.code ?? 'provider_rejected', message, false, 400, options);
     this.field = options.field;
   }
@@ -100,21 +102,21 @@ export class ProviderRejectedError extends ConnectorError {
 /** 401: the credential is missing, wrong, expired or revoked. */
 export class AuthenticationError extends ConnectorError {
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super('authentication_failed', message, false, 401, options);
+    super(options.code ?? 'authentication_failed', message, false, 401, options);
   }
 }
 
 /** 403: the credential is valid but may not do this. */
 export class PermissionError extends ConnectorError {
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super('permission_denied', message, false, 403, options);
+    super(options.code ?? 'permission_denied', message, false, 403, options);
   }
 }
 
 /** 404: nothing with that id is visible to this credential. */
 export class NotFoundError extends ConnectorError {
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super('not_found', message, false, 404, options);
+    super(options.code ?? 'not_found', message, false, 404, options);
   }
 }
 
@@ -124,7 +126,7 @@ export class ConflictError extends ConnectorError {
   readonly state: string | undefined;
 
   constructor(message: string, options: ConnectorErrorOptions & { state?: string | undefined; retryable?: boolean } = {}) {
-    super('conflict', message, options.retryable ?? false, 409, options);
+    super(options.code ?? 'conflict', message, options.retryable ?? false, 409, options);
     this.state = options.state;
   }
 }
@@ -145,7 +147,7 @@ export class QuotaExhaustedError extends ConnectorError {
   readonly available: number | undefined;
 
   constructor(message: string, details: QuotaDetails = {}, options: ConnectorErrorOptions = {}) {
-    super('quota_exhausted', message, false, 402, options);
+    super(options.code ?? 'quota_exhausted', message, false, 402, options);
     this.quota = details.quota;
     this.unit = details.unit;
     this.required = details.required;
@@ -159,7 +161,7 @@ export class RateLimitedError extends ConnectorError {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, retryAfterMs: number | undefined, options: ConnectorErrorOptions = {}) {
-    super('rate_limited', message, true, 429, options);
+    super(options.code ?? 'rate_limited', message, true, 429, options);
     this.retryAfterMs = retryAfterMs;
   }
 
@@ -170,14 +172,14 @@ export class RateLimitedError extends ConnectorError {
 
 /** 5xx: the provider failed; trying again later may work. */
 export class ProviderUnavailableError extends ConnectorError {
-  constructor(message: string, options: ConnectorErrorOptions & { code?: string } = {}) {
+  constructor(message: string, options: ConnectorErrorOptions = {}) {
     super(options.code ?? 'provider_unavailable', message, true, 503, options);
   }
 }
 
 /** The provider did not answer in time. */
 export class TimeoutError extends ConnectorError {
-  constructor(message: string, options: ConnectorErrorOptions & { code?: string; retryable?: boolean } = {}) {
+  constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
     super(options.code ?? 'timeout', message, options.retryable ?? true, 504, options);
   }
 }
@@ -185,7 +187,7 @@ export class TimeoutError extends ConnectorError {
 /** The connection failed or broke before a whole answer arrived. */
 export class NetworkError extends ConnectorError {
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super('network_error', message, true, 502, options);
+    super(options.code ?? 'network_error', message, true, 502, options);
   }
 }
 
@@ -206,6 +208,6 @@ export class SchemaMismatchError extends ConnectorError {
 /** The caller aborted the run (its AbortSignal fired). */
 export class CancelledError extends ConnectorError {
   constructor(message = 'the run was cancelled', options: ConnectorErrorOptions = {}) {
-    super('cancelled', message, false, 499, options);
+    super(options.code ?? 'cancelled', message, false, 499, options);
   }
 }

@@ -44,6 +44,6 @@ export type { HttpClient, HttpRequest, HttpResponse, RequestOptions, RetrySettin
 export { classifyByStatus, parseQuota, providerMessage } from './http/classify.js';
 export type { ProviderFailure } from './http/classify.js';
 export { parseRetryAfter, findRequestId } from './http/headers.js';
-export { catalogueEntry } from './catalogue-entry.js';
+export { catalogueEntry, budgetOf } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
 export { zodIssues } from './validation.js';

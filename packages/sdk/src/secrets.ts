@@ -67,14 +67,29 @@ function base64Cores(secret: string): string[] {
   });
 }
 
-/** The forms a secret value takes on the wire: as is, URL-encoded, and base64 or base64url. */
-function secretForms(secret: string): string[] {
-  const forms = new Set<string>([secret, encodeURIComponent(secret)]);
-  for (const core of base64Cores(secret)) {
-    forms.add(core);
-    forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+/**
+ * A pattern for every form a secret takes on the wire: as is, URL-encoded, and
+ * inside base64 or base64url text. A base64 match takes in the whole encoded
+ * run around it, whose edge characters also carry bits of the secret.
+ */
+function secretPattern(secrets: Iterable<string>): RegExp {
+  const plain = new Set<string>();
+  const encoded = new Set<string>();
+  for (const secret of secrets) {
+    plain.add(secret);
+    plain.add(encodeURIComponent(secret));
+    for (const core of base64Cores(secret)) {
+      encoded.add(core);
+      encoded.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+    }
   }
-  return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
+  const alternatives = (forms: Set<string>) =>
+    [...forms]
+      .filter((form) => form.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|');
+  return new RegExp(`${alternatives(plain)}|[A-Za-z0-9+/_-]*(?:${alternatives(encoded)})[A-Za-z0-9+/_-]*=*`, 'g');
 }
 
 export class Redactor {
@@ -91,8 +106,7 @@ export class Redactor {
   add(secret: string | undefined): void {
     if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
     this.secrets.add(secret);
-    const forms = [...this.secrets].flatMap(secretForms).sort((a, b) => b.length - a.length);
-    this.pattern = new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+    this.pattern = secretPattern(this.secrets);
   }
 
   get values(): readonly string[] {

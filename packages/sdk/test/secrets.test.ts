@@ -126,6 +126,12 @@ describe('Redactor', () => {
     expect(redactor.containsSecret('nothing here')).toBe(false);
   });
 
+  it('hides the whole base64 run that carries a secret, edges included', () => {
+    const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
+    expect(redactor.redactString(`Authorization: Basic ${basic}`)).toBe(`Authorization: Basic ${REDACTED}`);
+    expect(redactor.redactString(`a=${Buffer.from('x s3cr3t-value-42 y').toString('base64url')}&b=2`)).toBe(`a=${REDACTED}&b=2`);
+  });
+
   it('blanks secret-like keys and keeps the rest', () => {
     expect(redactor.redact({ headers: { 'X-Api-Key': 'k', accept: 'json' }, list: ['s3cr3t-value-42'] })).toEqual({
       headers: { 'X-Api-Key': REDACTED, accept: 'json' },

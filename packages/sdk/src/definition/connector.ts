@@ -158,6 +158,7 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   const schemes = [definition.auth ?? []].flat();
   if (schemes.length === 0) at('at least one auth scheme is required');
   if (new Set(schemes.map((scheme) => scheme.id)).size !== schemes.length) at('auth schemes must differ');
+  if (definition.documentationUrl && !isHttpUrl(definition.documentationUrl)) at(`documentationUrl must be an http(s) URL, not ${JSON.stringify(definition.documentationUrl)}`);
   if (definition.baseUrl !== undefined && !isHttpUrl(definition.baseUrl)) at(`baseUrl must be an http(s) URL, not ${JSON.stringify(definition.baseUrl)}`);
   const budgets = definition.rateLimits ?? {};
   for (const [budgetName, budget] of Object.entries(budgets)) budgetProblems(budgetName, budget).forEach(at);

@@ -5,8 +5,11 @@ import { RateLimitedError } from '../errors.js';
 import { parseRateLimitReset, parseRemaining, parseRetryAfter } from './headers.js';
 
 /**
- * A rate budget of one (connector, connection, budget name). Bottleneck enforces
- * the declared rate and concurrency; in front of it a gate holds the whole
+ * A rate budget of one (connector, connection, budget name). Bottleneck queues
+ * the budget's requests and enforces its concurrency; the declared rate is kept
+ * over a sliding window, as providers count it: no more than `limit` requests
+ * in any period of `per` (a refill on a fixed tick would let a burst before and
+ * one after the tick land in one provider window). A gate also holds the whole
  * budget when the provider says stop:
  *
  * - a 429 pauses every request of the budget until `Retry-After`, and
@@ -35,14 +38,15 @@ export interface BudgetState {
 }
 
 function limiterOptions(declared: RateBudget | undefined): Bottleneck.ConstructorOptions {
-  if (!declared) return {};
-  const interval = PERIOD_MS[declared.per];
-  return {
-    maxConcurrent: declared.maxConcurrent ?? null,
-    reservoir: declared.limit,
-    reservoirRefreshAmount: declared.limit,
-    reservoirRefreshInterval: interval,
-  };
+  return { maxConcurrent: declared?.maxConcurrent ?? null };
+}
+
+/**
+ * Requests are stamped when sent and counted by the provider when they arrive;
+ * a small margin keeps a late arrival of an old request inside its own window.
+ */
+function windowMargin(periodMs: number): number {
+  return Math.min(250, Math.ceil(periodMs * 0.02));
 }
 
 /** Rejects with the signal's reason as soon as it aborts, whatever the promise does. */
@@ -68,6 +72,9 @@ export class Budget {
   readonly name: string;
   private readonly limiter: Bottleneck;
   private readonly windowMs: number | undefined;
+  private readonly limit: number | undefined;
+  /** When each of the latest `limit` requests was sent, oldest first. */
+  private readonly sent: number[] = [];
   private pausedUntil = 0;
   private confirmed = false;
   private pauses = 0;
@@ -77,6 +84,7 @@ export class Budget {
   constructor(id: string, name: string, declared: RateBudget | undefined, factory: LimiterFactory = localLimiter) {
     this.name = name;
     this.windowMs = declared ? PERIOD_MS[declared.per] : undefined;
+    this.limit = declared?.limit;
     this.limiter = factory(id, limiterOptions(declared));
   }
 
@@ -99,6 +107,7 @@ export class Budget {
       signal.throwIfAborted();
       const role = await this.enter(signal, maxWaitMs);
       try {
+        await this.takeSlot(signal, maxWaitMs);
         const response = await send();
         this.observe(response.status, response.headers);
         return response;
@@ -141,6 +150,29 @@ export class Budget {
         `rate budget '${this.name}' is paused for ${Math.ceil(wait / 1000)} s, longer than this action waits (${Math.floor(maxWaitMs / 1000)} s); try again after ${new Date(this.pausedUntil).toISOString()}`,
         wait,
       );
+    }
+  }
+
+  /** Waits until the declared rate allows one more request in the sliding window, then counts it. */
+  private async takeSlot(signal: AbortSignal, maxWaitMs: number): Promise<void> {
+    if (this.limit === undefined || this.windowMs === undefined) return;
+    const period = this.windowMs + windowMargin(this.windowMs);
+    for (;;) {
+      signal.throwIfAborted();
+      const now = Date.now();
+      while (this.sent.length > 0 && this.sent[0]! <= now - period) this.sent.shift();
+      if (this.sent.length < this.limit) {
+        this.sent.push(now);
+        return;
+      }
+      const wait = this.sent[0]! + period - now;
+      if (wait > maxWaitMs) {
+        throw new RateLimitedError(
+          `rate budget '${this.name}' allows ${this.limit} requests per ${this.windowMs / 1000} s; the next one may go in ${Math.ceil(wait / 1000)} s, longer than this action waits (${Math.floor(maxWaitMs / 1000)} s)`,
+          wait,
+        );
+      }
+      await sleep(wait, undefined, { signal });
     }
   }
 

@@ -2,6 +2,7 @@ import pRetry from 'p-retry';
 import type { Action } from '../definition/action.js';
 import { retryPolicy } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
+import { budgetOf } from '../catalogue-entry.js';
 import {
   CancelledError,
   ConnectorError,
@@ -116,7 +117,8 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
   const { connector, action, redactor, log, signal } = settings;
   const maxWaitMs = (action.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS) * 1000;
   const timeoutMs = action.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const defaultBudget = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : 'default');
+  // An undeclared budget still exists: a 429 must pause the requests that share it.
+  const defaultBudget = budgetOf(connector, action) ?? 'default';
   let lastRequestId: string | undefined;
 
   /** A failure of the transport itself, told apart from the caller's own abort. */
