@@ -13,12 +13,11 @@ function peak(times: readonly number[], windowMs: number): number {
 }
 
 describe('the compare action keeps to the hospital cash quote budget', () => {
-  it('draws three requests per run from the budget the three quote actions share', async () => {
-    // The same actions with a smaller declared budget (6 a second instead of 60 a minute), so
-    // the test takes seconds; the provider here is generous, so only the connector holds back.
+  it('draws three requests per run from the budget the quote actions share, within the provider\'s sliding window', async () => {
+    // The same actions with a smaller declared budget (6 a second instead of 60 a minute), so the
+    // test takes seconds, against a provider that counts the same budget over a sliding window.
     const connector = createInsuranceConnector({ rateLimits: { hospital_cash_quotes: { limit: 6, per: 'second' } } });
-    const { sim, options } = await start({ budgets: { quotes: { limit: 1000, windowMs: 1000 } } });
-    const started = Date.now();
+    const { sim, options } = await start({ budgets: { quotes: { limit: 6, windowMs: 1000 } } });
     const results = await Promise.all([
       ...Array.from({ length: 8 }, () => compare(connector, options(QUOTE_REQUEST))),
       writeAction(connector, 'hospital_cash_basic_quotes.create', options(QUOTE_REQUEST)),
@@ -27,10 +26,9 @@ describe('the compare action keeps to the hospital cash quote budget', () => {
     expect(results).toHaveLength(10);
     expect(sim.counters().quotesIssued).toBe(26);
     expect(sim.counters().byStatus).toEqual({ 201: 26 });
-    // 26 quotes at 6 per refill need at least four refills after the first burst.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(3_900);
-    // Each refill (at least a second apart) admits at most 6, whichever of the four quote actions asks.
-    expect(peak(sim.requests.map((request) => request.at), 500)).toBeLessThanOrEqual(6);
+    expect(sim.counters().budgets.quotes.rejected).toBe(0);
+    expect(sim.counters().budgets.quotes.peakInWindow).toBeLessThanOrEqual(6);
+    expect(peak(sim.requests.map((request) => request.at), 1000)).toBeLessThanOrEqual(6);
   });
 
   it('leaves the other budget alone', async () => {
@@ -49,15 +47,8 @@ describe('the compare action keeps to the hospital cash quote budget', () => {
   });
 });
 
-/**
- * Against the provider's own window. The simulator counts a sliding window; the SDK's limiter
- * refills a fixed window (bottleneck's reservoir, timed from when the limiter was made), so a
- * burst at the end of one refill and the next at the start of the following can both land in one
- * sliding window. With 60 a minute the refill lands late enough (timer drift) and the test
- * passes; with 6 a second it does not (peak 9 to 10, 10 to 12 answers 429, measured). That is
- * the SDK's limiter, not this connector: see the report. Opt in with PLUGBOARD_SLOW=1.
- */
-describe.runIf(process.env.PLUGBOARD_SLOW === '1')('against the provider window (slow, opt-in)', () => {
+/** The real budget, 60 a minute: over a minute long, so opt in with PLUGBOARD_SLOW=1. */
+describe.runIf(process.env.PLUGBOARD_SLOW === '1')('against the provider window at 60 a minute (slow, opt-in)', () => {
   it('25 compares (75 quotes) never exceed 60 a minute and earn no 429', async () => {
     const { sim, options } = await start();
     await Promise.all(Array.from({ length: 25 }, () => compare(insurance, options(QUOTE_REQUEST))));
@@ -65,13 +56,4 @@ describe.runIf(process.env.PLUGBOARD_SLOW === '1')('against the provider window 
     expect(sim.counters().budgets.quotes.rejected).toBe(0);
     expect(sim.counters().budgets.quotes.peakInWindow).toBeLessThanOrEqual(60);
   }, 150_000);
-
-  it('10 compares on 6 a second never exceed a 6-a-second sliding window (fails until the SDK keeps sliding windows)', async () => {
-    const connector = createInsuranceConnector({ rateLimits: { hospital_cash_quotes: { limit: 6, per: 'second' } } });
-    const { sim, options } = await start({ budgets: { quotes: { limit: 6, windowMs: 1000 } } });
-    await Promise.all(Array.from({ length: 10 }, () => compare(connector, options(QUOTE_REQUEST))));
-    expect(sim.counters().quotesIssued).toBe(30);
-    expect(sim.counters().budgets.quotes.rejected).toBe(0);
-    expect(sim.counters().budgets.quotes.peakInWindow).toBeLessThanOrEqual(6);
-  }, 60_000);
 });

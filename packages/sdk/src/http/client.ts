@@ -64,7 +64,8 @@ export interface RetrySettings {
 
 export const DEFAULT_RETRY: RetrySettings = { retries: 4, minTimeoutMs: 300, maxTimeoutMs: 15_000 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 60;
+// Long enough to wait out a per-minute window, short enough not to hold a worker.
+export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 90;
 
 export interface ClientSettings {
   connector: Connector;
