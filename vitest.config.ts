@@ -1,8 +1,29 @@
-import { defineConfig } from 'vitest/config';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineConfig, type TestProjectConfiguration } from 'vitest/config';
+
+/**
+ * One vitest project per workspace package. A package with its own
+ * vitest.config.ts uses it; the others inherit the settings below, which
+ * projects found by a glob would not.
+ */
+const folders = ['packages', 'connectors', 'tools/simulators']
+  .flatMap((parent) => (existsSync(parent) ? readdirSync(parent).map((name) => join(parent, name)) : []))
+  .concat('test')
+  .filter((folder) => existsSync(join(folder, 'package.json')));
+
+const projects: TestProjectConfiguration[] = folders.map((folder) =>
+  existsSync(join(folder, 'vitest.config.ts'))
+    ? folder
+    : {
+        extends: true,
+        test: { name: (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name: string }).name, root: folder },
+      },
+);
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'connectors/*', 'tools/simulators/*', 'test'],
+    projects,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -7,4 +7,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node22',
+  // Simulators are private workspace packages, imported only by `plugboard simulate`.
+  external: [/^@plugboard\/simulator-/],
 });

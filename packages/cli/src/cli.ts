@@ -1,12 +1,16 @@
+import { catalogueCommand } from '@plugboard/catalogue';
 import { ConnectorError, type Connector } from '@plugboard/sdk';
 import { runCommand } from './commands/run.js';
+import { recordCommand } from './commands/record.js';
+import { simulateCommand } from './commands/simulate.js';
 import type { CliIo, ExitCode } from './io.js';
 import { USAGE } from './usage.js';
 
 /** Errors found before any request is sent: the caller's input, not the run, is at fault. */
 const BAD_INPUT = new Set(['invalid_input', 'invalid_connection', 'unknown_action']);
 
-export type Command = (argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal) => Promise<void>;
+/** A command resolves when done, with an exit code when it has its own (e.g. a diff that found breaking changes). */
+export type Command = (argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal) => Promise<void | number>;
 
 export interface CliOptions {
   pack: ReadonlyMap<string, Connector>;
@@ -14,7 +18,12 @@ export interface CliOptions {
   signal?: AbortSignal;
 }
 
-export const COMMANDS: Record<string, Command> = { run: runCommand };
+export const COMMANDS: Record<string, Command> = {
+  run: runCommand,
+  record: recordCommand,
+  simulate: simulateCommand,
+  catalogue: catalogueCommand,
+};
 
 /** Runs one command line; returns the exit code instead of exiting, so tests can call it. */
 export async function runCli(argv: string[], io: CliIo, options: CliOptions): Promise<ExitCode> {
@@ -31,8 +40,8 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions): Pr
   }
   const signal = options.signal ?? new AbortController().signal;
   try {
-    await command(rest, io, options.pack, signal);
-    return 0;
+    const code = await command(rest, io, options.pack, signal);
+    return code === 1 || code === 2 ? code : 0;
   } catch (error) {
     const path = `/cli/${name}/${rest.filter((arg) => !arg.startsWith('-')).slice(0, 2).join('/')}`;
     if (error instanceof ConnectorError) {

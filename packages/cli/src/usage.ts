@@ -22,6 +22,10 @@ export const USAGE = `Usage:
                 [--connection '<json settings>'] [--connection-id ID] [--checkpoint-file FILE]
   plugboard record <connector> <action> --input '<json>' --scenario <name> [--base-url URL]
                 [--environment sandbox|production] [--connection '<json settings>'] [--fixtures DIR]
+                [--expect-error CODE]
+  plugboard simulate <descript|insurance> [--port N] [--seed N] [--size N] [--openapi PATH]
+  plugboard catalogue --out DIR
+  plugboard catalogue diff OLD NEW
 
 The credential comes from the environment variable PLUGBOARD_CREDENTIAL, never from an argument.
 Records go to stdout as JSON lines; a failure prints the platform Error as JSON on stderr.

@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/** The built `plugboard` binary, as a user runs it. */
+const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function firstLine(child: ReturnType<typeof spawn>): Promise<{ url: string; credential: string }> {
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) return JSON.parse(line) as { url: string; credential: string };
+  throw new Error('the simulator printed nothing');
+}
+
+describe('the plugboard binary', () => {
+  it('simulates insurance and runs hospital_cash_quotes.compare against it, printing the three tiers', async () => {
+    const simulator = spawn(process.execPath, [BIN, 'simulate', 'insurance', '--port', '0']);
+    const { url, credential } = await firstLine(simulator);
+    try {
+      const input = JSON.stringify({ applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 });
+      const result = await run(['run', 'insurance', 'hospital_cash_quotes.compare', '--input', input, '--base-url', url], { PLUGBOARD_CREDENTIAL: credential });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const comparison = JSON.parse(lines[0]!) as Record<string, unknown>;
+      expect(JSON.stringify(comparison)).toMatch(/basic/);
+      expect(JSON.stringify(comparison)).toMatch(/classic/);
+      expect(JSON.stringify(comparison)).toMatch(/plus/);
+    } finally {
+      simulator.kill('SIGINT');
+    }
+    const code = await new Promise((resolve) => simulator.on('close', resolve));
+    expect(code).toBe(0);
+  });
+
+  it('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async () => {
+    const bad = await run(['run', 'insurance', 'hospital_cash_basic_quotes.create', '--input', '{"confinement_days":1}', '--base-url', 'http://127.0.0.1:9'], {
+      PLUGBOARD_CREDENTIAL: 'x-credential-1',
+    });
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stderr.trim().split('\n').at(-1)!)).toMatchObject({ error: 'request_failed', code: 'invalid_input' });
+    const failed = await run(
+      ['run', 'insurance', 'motor_quotes.list', '--base-url', 'http://127.0.0.1:9'],
+      { PLUGBOARD_CREDENTIAL: 'x-credential-1' },
+    );
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'network_error', statusCode: 502 });
+    expect(failed.stdout).toBe('');
+  });
+
+  it('writes the catalogue of the pack', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-'));
+    const result = await run(['catalogue', '--out', out]);
+    expect(result.code).toBe(0);
+    expect((await readdir(join(out, 'connectors'))).sort()).toContain('insurance.json');
+  });
+});
