@@ -1,0 +1,426 @@
+import {
+  CancelledError,
+  canonicalJson,
+  checkConnectionSettings,
+  ConflictError,
+  type Connector,
+  ConnectionConfigError,
+  ConnectorError,
+  type Environment,
+  type LogSink,
+  type Page,
+  type PreparedRun,
+  prepareRun,
+  type ProgressEvent,
+  retryPolicy,
+  runAction,
+  type Transport,
+} from '@plugboard/sdk';
+import { createHash } from 'node:crypto';
+import { type ApprovalDecision, checkApproval } from './approvals.js';
+import type { LoadedPlugin, LoadResult } from './load.js';
+import { type IdempotencyRecord, memoryStore, type RunningRecord, type Stores } from './stores.js';
+
+/**
+ * Runs actions for a host: resolves the connection and the credential through the host's
+ * resolvers (rule 10 enforced on the settings), validates the input, enforces approvals
+ * (rule 9, the digest of exactly what runs), returns the first result again for a repeated
+ * idempotency key without calling the provider, and commits a source's checkpoint only
+ * after the host acknowledged the page.
+ */
+
+/** A connection as the host's resolver gives it: non-secret settings only. */
+export interface HostConnection {
+  id: string;
+  /** Overrides the connector's default base URL. */
+  baseUrl?: string;
+  /** Non-secret settings; secret-like keys are refused (rule 10). */
+  settings?: Record<string, unknown>;
+  /** When set, the connection may run only in this environment. */
+  environment?: Environment;
+}
+
+export interface ExecutorOptions {
+  /** The connectors the executor runs, by key (a map, or a list). */
+  connectors?: ReadonlyMap<string, Connector> | readonly Connector[];
+  /** Loaded plugins (the result of `loadPlugins`, or its `loaded` list), added to `connectors`. */
+  plugins?: LoadResult | readonly LoadedPlugin[];
+  resolveConnection(connectionId: string): HostConnection | Promise<HostConnection>;
+  /** The connection's credential from the host's vault; never stored in settings. */
+  resolveCredential(connectionId: string): string | undefined | Promise<string | undefined>;
+  /** Default: both in memory. */
+  stores?: Partial<Stores>;
+  /** The time approvals are checked against and records are stamped with. */
+  clock?: () => Date;
+  /** The pool and rate budgets; default: the SDK's process-wide one. */
+  transport?: Transport;
+  /** Structured log entries of the runs, already redacted. */
+  log?: LogSink;
+}
+
+export interface ExecuteRequest {
+  connectorKey: string;
+  action: string;
+  connectionId: string;
+  /** Default `sandbox`. */
+  environment?: Environment;
+  input?: unknown;
+  /** Required when the action needs approval here. */
+  approval?: ApprovalDecision;
+  /** Destinations: a repeated key returns the first result, `replayed` true, with no second provider call. */
+  idempotencyKey?: string;
+  /** Sources: the name the checkpoint is kept under; default from connector, action, connection, environment and input. */
+  stream?: string;
+  signal?: AbortSignal;
+  onProgress?: (event: ExecutionEvent) => void;
+  /**
+   * Sources: receives each page; the promise resolving is the host's acknowledgement, after
+   * which the page's checkpoint is committed. A rejection stops the run with the checkpoint
+   * of the previous page.
+   */
+  onPage?: (page: Page, info: { index: number }) => void | Promise<void>;
+}
+
+export interface DestinationOutcome {
+  direction: 'destination';
+  result: unknown;
+  /** True when the result is that of the first run with the same idempotency key. */
+  replayed: boolean;
+  digest: string;
+}
+
+export interface SourceOutcome {
+  direction: 'source';
+  pages: number;
+  records: number;
+  /** The last committed checkpoint (the starting one when no page brought one). */
+  checkpoint: unknown;
+  stream: string;
+  digest: string;
+}
+
+export type ExecutionOutcome = DestinationOutcome | SourceOutcome;
+
+interface EventBase {
+  connector: string;
+  action: string;
+  time: string;
+}
+
+export type ExecutionEvent =
+  | (EventBase & { type: 'started'; environment: Environment; digest: string; stream?: string; checkpoint?: unknown })
+  | (EventBase & { type: 'replayed'; idempotencyKey: string })
+  | ({ type: 'progress' } & ProgressEvent)
+  | (EventBase & { type: 'page'; index: number; records: number; totalRecords: number; committed: boolean; checkpoint?: unknown })
+  | (EventBase & { type: 'finished'; pages?: number; records?: number });
+
+export interface PreparedExecution {
+  connector: Connector;
+  prepared: PreparedRun;
+  connection: HostConnection;
+  digest: string;
+  shortDigest: string;
+  needsApproval: boolean;
+}
+
+export interface Executor {
+  /** The connectors it runs, by key. */
+  readonly connectors: ReadonlyMap<string, Connector>;
+  /** Checks a request and gives the digest an approver must review; runs nothing. */
+  prepare(request: ExecuteRequest): Promise<PreparedExecution>;
+  execute(request: ExecuteRequest): Promise<ExecutionOutcome>;
+}
+
+export class UnknownConnectorError extends ConnectorError {
+  constructor(key: string, known: readonly string[]) {
+    super('unknown_connector', `no connector '${key}'; the executor has ${known.length ? known.join(', ') : 'none'}`, false, 404);
+  }
+}
+
+/** The idempotency key was used before for something else (another digest). */
+export class IdempotencyKeyReusedError extends ConflictError {
+  constructor(key: string, record: IdempotencyRecord, digest: string) {
+    super(
+      `idempotency key ${JSON.stringify(key)} was first used for ${record.connector} ${record.action} (digest ${record.digest}); this request (digest ${digest}) asks for something else. Use a new key for a different run`,
+      { state: 'idempotency_key_reused' },
+    );
+  }
+}
+
+/** A run under the key is still going (or its process died); or its outcome is unknown. */
+export class IdempotencyUnsettledError extends ConflictError {
+  readonly record: IdempotencyRecord;
+
+  constructor(key: string, record: IdempotencyRecord) {
+    const message =
+      record.state === 'running'
+        ? `a run with idempotency key ${JSON.stringify(key)} started at ${record.startedAt} and has not finished; if its process died, check with the provider whether it acted before clearing the key`
+        : record.state === 'uncertain'
+          ? `the run with idempotency key ${JSON.stringify(key)} failed at ${record.finishedAt} after its request may have reached the provider (${record.error.code}: ${record.error.message}); it is not run again under this key: check with the provider${record.error.requestId ? ` (request ${record.error.requestId})` : ''}, then use a new key`
+          : `idempotency key ${JSON.stringify(key)} is settled`;
+    super(message, { state: record.state === 'running' ? 'idempotency_in_progress' : 'idempotency_outcome_unknown', retryable: record.state === 'running' });
+    this.record = record;
+  }
+}
+
+/** Codes of failures raised before any request leaves: the provider did nothing. */
+const BEFORE_SENDING = new Set(['invalid_input', 'invalid_connection', 'approval_required', 'unknown_action', 'not_implemented']);
+
+/** True when the failed run certainly did not act at the provider (or acting again is safe). */
+function safeToForget(error: unknown, connectorAction: Parameters<typeof retryPolicy>[0]): boolean {
+  if (retryPolicy(connectorAction) === 'safe') return true;
+  if (!(error instanceof ConnectorError)) return false;
+  if (BEFORE_SENDING.has(error.code)) return true;
+  // The provider answered with a refusal: it did not act.
+  return error.status !== undefined && error.status >= 400 && error.status < 500;
+}
+
+function hash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+}
+
+/**
+ * What a request asks for, without the connector's version: a key repeated after the
+ * connector was upgraded still finds its first result.
+ */
+function fingerprint(ready: PreparedExecution): string {
+  const { action, connection, environment, input } = ready.prepared;
+  return `sha256:${createHash('sha256').update(canonicalJson({ connector: ready.connector.key, action: action.key, connectionId: connection.id, environment, input })).digest('hex')}`;
+}
+
+/** The default name of a source's checkpoint stream. */
+export function streamKey(parts: { connector: string; action: string; connectionId: string; environment: Environment; input: unknown }): string {
+  return `${parts.connector}/${parts.action}/${parts.connectionId}/${parts.environment}/${hash(parts.input)}`;
+}
+
+function connectorMap(options: ExecutorOptions): Map<string, Connector> {
+  const map = new Map<string, Connector>();
+  const add = (connector: Connector, from: string) => {
+    const existing = map.get(connector.key);
+    if (existing && existing !== connector) throw new TypeError(`createExecutor: two connectors have the key '${connector.key}' (${from})`);
+    map.set(connector.key, connector);
+  };
+  const given = options.connectors;
+  if (given) for (const connector of given instanceof Map ? given.values() : (given as readonly Connector[])) add(connector, 'connectors');
+  const plugins = options.plugins;
+  if (plugins) for (const plugin of Array.isArray(plugins) ? plugins : (plugins as LoadResult).loaded) add(plugin.connector, `plugin ${plugin.package}`);
+  return map;
+}
+
+function cancelled(signal: AbortSignal | undefined, subject: string): void {
+  if (signal?.aborted) throw new CancelledError(`${subject}: the run was cancelled`);
+}
+
+export function createExecutor(options: ExecutorOptions): Executor {
+  const connectors = connectorMap(options);
+  const defaults = memoryStore();
+  const checkpoints = options.stores?.checkpoints ?? defaults.checkpoints;
+  const idempotency = options.stores?.idempotency ?? defaults.idempotency;
+  const clock = options.clock ?? (() => new Date());
+  const now = () => clock().toISOString();
+  /** Runs of this executor by idempotency key, one after the other: a concurrent repeat waits for the first. */
+  const queues = new Map<string, Promise<unknown>>();
+
+  async function oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const previous = queues.get(key) ?? Promise.resolve();
+    const current = previous.then(run, run);
+    const tail = current.catch(() => undefined);
+    queues.set(key, tail);
+    try {
+      return await current;
+    } finally {
+      if (queues.get(key) === tail) queues.delete(key);
+    }
+  }
+
+  async function resolveHostConnection(connector: Connector, request: ExecuteRequest): Promise<HostConnection> {
+    const connection = await options.resolveConnection(request.connectionId);
+    if (!connection || typeof connection !== 'object') {
+      throw new ConnectionConfigError(`connection ${request.connectionId}: the host's resolver returned no connection`);
+    }
+    if (connection.id !== request.connectionId) {
+      throw new ConnectionConfigError(`connection ${request.connectionId}: the host's resolver returned connection ${JSON.stringify(connection.id)}`);
+    }
+    // Rule 10: secrets come only from the credential resolver, never from settings.
+    try {
+      checkConnectionSettings(connection.settings ?? {});
+    } catch (error) {
+      if (error instanceof ConnectorError) error.message = `connection ${connection.id}: ${error.message}`;
+      throw error;
+    }
+    const environment = request.environment ?? 'sandbox';
+    if (connection.environment !== undefined && connection.environment !== environment) {
+      throw new ConnectionConfigError(`connection ${connection.id} is a ${connection.environment} connection; it cannot run ${connector.key} in ${environment}`);
+    }
+    return connection;
+  }
+
+  async function prepare(request: ExecuteRequest): Promise<PreparedExecution> {
+    const connector = connectors.get(request.connectorKey);
+    if (!connector) throw new UnknownConnectorError(request.connectorKey, [...connectors.keys()]);
+    const connection = await resolveHostConnection(connector, request);
+    const prepared = prepareRun(connector, request.action, {
+      input: request.input,
+      connection: { id: connection.id, ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }), ...(connection.settings ? { settings: connection.settings } : {}) },
+      environment: request.environment ?? 'sandbox',
+    });
+    return { connector, prepared, connection, digest: prepared.binding.digest, shortDigest: prepared.binding.shortDigest, needsApproval: prepared.needsApproval };
+  }
+
+  async function credentialFor(connectionId: string): Promise<string> {
+    const credential = await options.resolveCredential(connectionId);
+    if (typeof credential !== 'string' || credential === '') {
+      throw new ConnectionConfigError(`connection ${connectionId}: the host's credential resolver returned none`);
+    }
+    return credential;
+  }
+
+  function gate(request: ExecuteRequest, ready: PreparedExecution): void {
+    if (!ready.needsApproval) return;
+    checkApproval(request.approval, {
+      subject: `${ready.connector.key} ${ready.prepared.action.key} in ${ready.prepared.environment}`,
+      binding: ready.prepared.binding,
+      now: clock(),
+    });
+  }
+
+  function baseEvent(ready: PreparedExecution): EventBase {
+    return { connector: ready.connector.key, action: ready.prepared.action.key, time: now() };
+  }
+
+  function runOptions(request: ExecuteRequest, ready: PreparedExecution, credential: string, checkpoint?: unknown) {
+    const { connection } = ready;
+    return {
+      input: request.input,
+      connection: { id: connection.id, ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }), ...(connection.settings ? { settings: connection.settings } : {}) },
+      credential: () => credential,
+      environment: ready.prepared.environment,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.transport ? { transport: options.transport } : {}),
+      ...(ready.needsApproval ? { approvedDigest: ready.digest } : {}),
+      onProgress: (event: ProgressEvent) => request.onProgress?.({ type: 'progress', ...event }),
+    };
+  }
+
+  async function writeOnce(request: ExecuteRequest, ready: PreparedExecution, credential: string): Promise<unknown> {
+    for await (const page of runAction(ready.connector, ready.prepared.action.key, runOptions(request, ready, credential))) return page.records[0];
+    return undefined;
+  }
+
+  async function destination(request: ExecuteRequest, ready: PreparedExecution): Promise<DestinationOutcome> {
+    const key = request.idempotencyKey;
+    const { action } = ready.prepared;
+    const replay = (record: IdempotencyRecord): DestinationOutcome => {
+      if (record.fingerprint !== fingerprint(ready)) throw new IdempotencyKeyReusedError(key!, record, ready.digest);
+      if (record.state !== 'succeeded') throw new IdempotencyUnsettledError(key!, record);
+      request.onProgress?.({ ...baseEvent(ready), type: 'replayed', idempotencyKey: key! });
+      return { direction: 'destination', result: record.result, replayed: true, digest: ready.digest };
+    };
+
+    if (key !== undefined) {
+      // A repeated key returns the first result: nothing runs, so no approval is needed for it.
+      const record = await idempotency.get(key);
+      if (record) return replay(record);
+    }
+    gate(request, ready);
+    const credential = await credentialFor(ready.connection.id);
+    cancelled(request.signal, `${ready.connector.key} ${action.key}`);
+
+    if (key === undefined) {
+      request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, digest: ready.digest });
+      const result = await writeOnce(request, ready, credential);
+      request.onProgress?.({ ...baseEvent(ready), type: 'finished' });
+      return { direction: 'destination', result, replayed: false, digest: ready.digest };
+    }
+
+    const running: RunningRecord = { state: 'running', fingerprint: fingerprint(ready), digest: ready.digest, connector: ready.connector.key, action: action.key, startedAt: now() };
+    const existing = await idempotency.claim(key, running);
+    if (existing) return replay(existing);
+
+    request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, digest: ready.digest });
+    let result: unknown;
+    try {
+      result = await writeOnce(request, ready, credential);
+    } catch (error) {
+      if (safeToForget(error, action)) {
+        await idempotency.release(key);
+      } else {
+        const failure = error instanceof ConnectorError ? error : undefined;
+        await idempotency.settle(key, {
+          ...running,
+          state: 'uncertain',
+          error: {
+            code: failure?.code ?? 'connector_failed',
+            message: error instanceof Error ? error.message : String(error),
+            ...(failure?.requestId ? { requestId: failure.requestId } : {}),
+          },
+          finishedAt: now(),
+        });
+      }
+      throw error;
+    }
+    await idempotency.settle(key, { ...running, state: 'succeeded', result: result ?? null, finishedAt: now() });
+    request.onProgress?.({ ...baseEvent(ready), type: 'finished' });
+    return { direction: 'destination', result, replayed: false, digest: ready.digest };
+  }
+
+  async function source(request: ExecuteRequest, ready: PreparedExecution): Promise<SourceOutcome> {
+    const { action, environment, input } = ready.prepared;
+    const onPage = request.onPage;
+    if (typeof onPage !== 'function') {
+      throw new TypeError(`${ready.connector.key} ${action.key} is a source: execute() needs onPage, the host's acknowledgement of each page`);
+    }
+    gate(request, ready);
+    const stream = request.stream ?? streamKey({ connector: ready.connector.key, action: action.key, connectionId: ready.connection.id, environment, input });
+    let checkpoint = await checkpoints.get(stream);
+    const credential = await credentialFor(ready.connection.id);
+    cancelled(request.signal, `${ready.connector.key} ${action.key}`);
+    request.onProgress?.({
+      ...baseEvent(ready),
+      type: 'started',
+      environment,
+      digest: ready.digest,
+      stream,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+    });
+
+    let index = 0;
+    let records = 0;
+    for await (const page of runAction(ready.connector, action.key, runOptions(request, ready, credential, checkpoint))) {
+      // The host acknowledges the page by resolving; only then does the checkpoint move on.
+      await onPage(page, { index });
+      const committed = page.checkpoint !== undefined;
+      if (committed) {
+        await checkpoints.commit(stream, page.checkpoint);
+        checkpoint = page.checkpoint;
+      }
+      records += page.records.length;
+      request.onProgress?.({
+        ...baseEvent(ready),
+        type: 'page',
+        index,
+        records: page.records.length,
+        totalRecords: records,
+        committed,
+        ...(committed ? { checkpoint: page.checkpoint } : {}),
+      });
+      index += 1;
+    }
+    request.onProgress?.({ ...baseEvent(ready), type: 'finished', pages: index, records });
+    return { direction: 'source', pages: index, records, checkpoint, stream, digest: ready.digest };
+  }
+
+  return {
+    connectors,
+    prepare,
+    async execute(request) {
+      cancelled(request.signal, `${request.connectorKey} ${request.action}`);
+      const ready = await prepare(request);
+      if (ready.prepared.action.direction === 'source') return source(request, ready);
+      const key = request.idempotencyKey;
+      return key === undefined ? destination(request, ready) : oneAtATime(key, () => destination(request, ready));
+    },
+  };
+}
