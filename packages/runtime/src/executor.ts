@@ -12,6 +12,7 @@ import {
   type PreparedRun,
   prepareRun,
   type ProgressEvent,
+  type RetrySettings,
   retryPolicy,
   runAction,
   type Transport,
@@ -56,6 +57,8 @@ export interface ExecutorOptions {
   transport?: Transport;
   /** Structured log entries of the runs, already redacted. */
   log?: LogSink;
+  /** Retry settings for reads and safe writes; default: the SDK's. */
+  retry?: Partial<RetrySettings>;
 }
 
 export interface ExecuteRequest {
@@ -91,6 +94,8 @@ export interface DestinationOutcome {
 
 export interface SourceOutcome {
   direction: 'source';
+  /** Sources are never replayed: idempotency keys apply to destinations. */
+  replayed: false;
   pages: number;
   records: number;
   /** The last committed checkpoint (the starting one when no page brought one). */
@@ -299,6 +304,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ...(checkpoint === undefined ? {} : { checkpoint }),
       ...(options.log ? { log: options.log } : {}),
       ...(options.transport ? { transport: options.transport } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
       ...(ready.needsApproval ? { approvedDigest: ready.digest } : {}),
       onProgress: (event: ProgressEvent) => request.onProgress?.({ type: 'progress', ...event }),
     };
@@ -409,7 +415,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       index += 1;
     }
     request.onProgress?.({ ...baseEvent(ready), type: 'finished', pages: index, records });
-    return { direction: 'source', pages: index, records, checkpoint, stream, digest: ready.digest };
+    return { direction: 'source', replayed: false, pages: index, records, checkpoint, stream, digest: ready.digest };
   }
 
   return {
