@@ -1,0 +1,42 @@
+import { type SourceContext, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
+import { z } from 'zod';
+
+/**
+ * GET /projects and GET /jobs page the same way: `limit` (1 to 100) and `cursor`, answered with
+ * `{data: [...], pagination: {next_cursor?}}`, where `next_cursor` is absent on the last page.
+ */
+
+const CursorPage = z.object({
+  data: z.array(z.unknown()),
+  pagination: z.object({ next_cursor: z.string().min(1).optional() }).optional(),
+});
+
+export interface CursorPageOf {
+  data: unknown[];
+  /** No page follows. */
+  last: boolean;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+/** Every page of a cursor-paged list, in the provider's order, until `next_cursor` is absent. */
+export async function* cursorPages(ctx: SourceContext<unknown>, action: string, path: string, query: Query): AsyncGenerator<CursorPageOf> {
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const answer = await ctx.http.request({ method: 'GET', path, query: { ...query, cursor } });
+    const page = CursorPage.safeParse(answer.data);
+    if (!page.success) {
+      throw new SchemaMismatchError(`descript ${action}`, zodIssues(page.error), { status: answer.status, requestId: answer.requestId });
+    }
+    const next = page.data.pagination?.next_cursor;
+    if (next !== undefined && seen.has(next)) {
+      throw new SchemaMismatchError(`descript ${action}`, [{ path: 'pagination.next_cursor', message: 'the same cursor came back twice; stopping rather than looping' }], {
+        requestId: answer.requestId,
+      });
+    }
+    if (next !== undefined) seen.add(next);
+    yield { data: page.data.data, last: next === undefined };
+    cursor = next;
+  } while (cursor !== undefined);
+}

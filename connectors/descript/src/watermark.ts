@@ -1,0 +1,94 @@
+import { SchemaMismatchError } from '@plugboard/sdk';
+import { z } from 'zod';
+
+/**
+ * Incremental reading by a timestamp field. The checkpoint is the newest timestamp read plus
+ * the ids read at exactly that instant: the provider writes timestamps to the second, so
+ * several records can share one, and a page can end in the middle of them.
+ *
+ * The next run asks for records from just before that instant (1 ms earlier), which returns
+ * the records at the instant whether the provider's `*_after` filter includes its bound (the
+ * simulator does) or not (the document does not say), and drops the ones already read: those
+ * older than the instant and those at it whose ids the checkpoint holds. No record is read
+ * twice and none at the boundary is skipped.
+ */
+
+export const seenIds = z.array(z.string().min(1)).describe('Ids already read at exactly that instant');
+
+export interface Mark {
+  /** ISO 8601 instant, as the provider wrote it. */
+  at: string;
+  seen_ids: string[];
+}
+
+/** What to send as the `*_after` filter to resume at `at`: 1 ms earlier, in ISO 8601. */
+export function resumeFrom(at: string): string {
+  return new Date(Date.parse(at) - 1).toISOString();
+}
+
+export interface WatermarkFields {
+  /** `descript projects.list`, for errors. */
+  subject: string;
+  /** The timestamp field, e.g. `updated_at`. */
+  time: string;
+  /** The id field, e.g. `id`. */
+  id: string;
+}
+
+export class Watermark {
+  private atMs: number | undefined;
+  private at: string | undefined;
+  private seen = new Set<string>();
+  /** Where the run started and the ids an earlier run read at that instant. */
+  private readonly startMs: number | undefined;
+  private readonly before: ReadonlySet<string>;
+
+  constructor(
+    private readonly fields: WatermarkFields,
+    start?: Mark,
+  ) {
+    if (start) {
+      this.at = start.at;
+      this.atMs = Date.parse(start.at);
+      this.seen = new Set(start.seen_ids);
+    }
+    this.startMs = this.atMs;
+    this.before = new Set(start?.seen_ids ?? []);
+  }
+
+  /** False for a record an earlier run read already (older than the start, or at it and seen). */
+  isNew(record: unknown): boolean {
+    if (this.startMs === undefined) return true;
+    const ms = Date.parse(this.read(record, this.fields.time));
+    if (ms < this.startMs) return false;
+    return !(ms === this.startMs && this.before.has(this.read(record, this.fields.id)));
+  }
+
+  /** Moves the mark on to a record read now. */
+  note(record: unknown): void {
+    const value = this.read(record, this.fields.time);
+    const ms = Date.parse(value);
+    const recordId = this.read(record, this.fields.id);
+    if (this.atMs === undefined || ms > this.atMs) {
+      this.atMs = ms;
+      this.at = value;
+      this.seen = new Set([recordId]);
+    } else if (ms === this.atMs) {
+      this.seen.add(recordId);
+    }
+  }
+
+  /** The mark so far; undefined before any record or start. */
+  get mark(): Mark | undefined {
+    return this.at === undefined ? undefined : { at: this.at, seen_ids: [...this.seen].sort() };
+  }
+
+  private read(record: unknown, field: string): string {
+    const value = record && typeof record === 'object' ? (record as Record<string, unknown>)[field] : undefined;
+    const usable = typeof value === 'string' && value !== '' && (field !== this.fields.time || !Number.isNaN(Date.parse(value)));
+    if (!usable) {
+      throw new SchemaMismatchError(this.fields.subject, [{ path: field, message: `a record has no usable ${field}: ${JSON.stringify(value)}` }]);
+    }
+    return value;
+  }
+}
