@@ -5,7 +5,8 @@ import { isIP } from 'node:net';
  * fetches the URL itself (it must be public or pre-signed and answer HTTP Range requests), so
  * what it cannot import, or must not be pointed at, is refused here with a clear message:
  *
- * - anything but http(s);
+ * - anything but http(s), and text that is not a valid URL as it stands (a space, say: URLs are
+ *   sent as given, since re-encoding a pre-signed URL could break its signature);
  * - pages of video-sharing sites (a watch page is not a media file);
  * - in production, hosts that are loopback, private or link-local addresses. Only literal
  *   addresses and `localhost` are recognised: no DNS lookup is made, so a public name that
@@ -47,6 +48,9 @@ function videoSharingSite(host: string): string | undefined {
 
 /** What is wrong with a media URL in any environment; undefined when nothing is. */
 export function mediaUrlProblem(value: string): string | undefined {
+  // Sent as given (a pre-signed URL must keep its bytes), so it must already be a valid URI.
+  const raw = /[\s<>"{}|\\^`\u0000-\u001f\u007f-\uffff]/u.exec(value);
+  if (raw) return `contains ${JSON.stringify(raw[0])}, which a URL must percent-encode (a space as %20)`;
   let url: URL;
   try {
     url = new URL(value);

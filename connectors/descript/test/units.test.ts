@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { dispositionFileName } from '../src/index.js';
+import { resumeFrom, Watermark } from '../src/watermark.js';
+
+describe('dispositionFileName', () => {
+  it('reads quoted, bare and RFC 5987 file names', () => {
+    expect(dispositionFileName('attachment; filename="Weekly standup Main.md"')).toBe('Weekly standup Main.md');
+    expect(dispositionFileName('attachment; filename=transcript.srt')).toBe('transcript.srt');
+    expect(dispositionFileName('attachment; filename="a.txt"; filename*=UTF-8\'\'caf%C3%A9.txt')).toBe('café.txt');
+    expect(dispositionFileName('attachment; filename="say \\"hi\\".txt"')).toBe('say "hi".txt');
+    expect(dispositionFileName('attachment')).toBeNull();
+    expect(dispositionFileName(null)).toBeNull();
+  });
+});
+
+describe('Watermark', () => {
+  const fields = { subject: 'test', time: 'updated_at', id: 'id' };
+
+  it('moves to the newest instant and keeps the ids read at it', () => {
+    const mark = new Watermark(fields);
+    mark.note({ id: 'a', updated_at: '2026-03-01T10:00:00Z' });
+    mark.note({ id: 'b', updated_at: '2026-03-01T11:00:00Z' });
+    mark.note({ id: 'c', updated_at: '2026-03-01T11:00:00Z' });
+    expect(mark.mark).toEqual({ at: '2026-03-01T11:00:00Z', seen_ids: ['b', 'c'] });
+  });
+
+  it('drops what an earlier run read: older records, and those at the instant it already saw', () => {
+    const mark = new Watermark(fields, { at: '2026-03-01T11:00:00Z', seen_ids: ['b'] });
+    expect(mark.isNew({ id: 'z', updated_at: '2026-03-01T10:59:59.9995Z' })).toBe(false);
+    expect(mark.isNew({ id: 'b', updated_at: '2026-03-01T11:00:00.000Z' })).toBe(false);
+    expect(mark.isNew({ id: 'c', updated_at: '2026-03-01T11:00:00Z' })).toBe(true);
+    expect(mark.isNew({ id: 'b', updated_at: '2026-03-01T11:00:01Z' })).toBe(true);
+    mark.note({ id: 'c', updated_at: '2026-03-01T11:00:00Z' });
+    expect(mark.mark).toEqual({ at: '2026-03-01T11:00:00Z', seen_ids: ['b', 'c'] });
+  });
+
+  it('resumes 1 ms before the instant, so an inclusive or an exclusive filter both return the records at it', () => {
+    expect(resumeFrom('2026-03-01T11:00:00Z')).toBe('2026-03-01T10:59:59.999Z');
+  });
+
+  it('refuses a record without a usable timestamp', () => {
+    expect(() => new Watermark(fields).note({ id: 'a', updated_at: 'yesterday' })).toThrow(/no usable updated_at/);
+  });
+});
