@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * Building, packing and publishing the workspace's packages for the end-to-end test, and
+ * running npm so that it sees only the local registry.
+ */
+
+const run = promisify(execFile);
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface WorkspacePackage {
+  name: string;
+  version: string;
+  /** Folder relative to the repository root, e.g. `connectors/insurance`. */
+  folder: string;
+}
+
+interface PackageJson {
+  name: string;
+  version: string;
+  main?: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  optionalDependencies?: Record<string, string>;
+}
+
+export async function readPackage(dir: string): Promise<PackageJson> {
+  return JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as PackageJson;
+}
+
+export async function workspacePackage(folder: string): Promise<WorkspacePackage> {
+  const pkg = await readPackage(join(ROOT, folder));
+  return { name: pkg.name, version: pkg.version, folder };
+}
+
+/**
+ * An environment for package managers without the npm settings the calling process may
+ * carry (pnpm passes its own `npm_config_*` to scripts): only what the test sets applies.
+ */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(key) || /^pnpm_/i.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+async function newestFile(dir: string): Promise<number> {
+  let newest = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, (await stat(join(entry.parentPath, entry.name))).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Builds the packages whose `dist` is missing or older than their sources (after
+ * `pnpm build`, as in CI, nothing is rebuilt). Returns the names built.
+ */
+export async function ensureBuilt(folders: string[]): Promise<string[]> {
+  const stale: string[] = [];
+  for (const folder of folders) {
+    const dir = join(ROOT, folder);
+    const entry = join(dir, 'dist', 'index.js');
+    if (!existsSync(entry)) {
+      stale.push(folder);
+      continue;
+    }
+    const built = (await stat(entry)).mtimeMs;
+    const sources = Math.max(await newestFile(join(dir, 'src')), (await stat(join(dir, 'package.json'))).mtimeMs);
+    if (sources > built) stale.push(folder);
+  }
+  for (const folder of stale) {
+    await run('pnpm', ['run', 'build'], { cwd: join(ROOT, folder), env: cleanEnv(), maxBuffer: 32 * 1024 * 1024 });
+  }
+  return stale;
+}
+
+/** `pnpm pack`s a workspace package (pnpm turns `workspace:` ranges into versions). Returns the tarball. */
+export async function packWorkspace(folder: string, destination: string): Promise<string> {
+  const { stdout } = await run('pnpm', ['pack', '--pack-destination', destination], { cwd: join(ROOT, folder), env: cleanEnv(), maxBuffer: 32 * 1024 * 1024 });
+  const tarball = stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((line) => line.trim().endsWith('.tgz'));
+  if (!tarball) throw new Error(`pnpm pack in ${folder} printed no tarball:\n${stdout}`);
+  return tarball.trim().startsWith('/') ? tarball.trim() : join(destination, tarball.trim());
+}
+
+/** Finds the folder of `name` as Node would from `from`: the nearest node_modules/name up the tree. */
+async function findInstalled(name: string, from: string): Promise<string | undefined> {
+  let dir = from;
+  for (;;) {
+    const candidate = join(dir, 'node_modules', ...name.split('/'));
+    if (existsSync(join(candidate, 'package.json'))) return realpath(candidate);
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
+ * The third-party packages the given workspace packages need at run time, as installed in
+ * the workspace (dependencies, required peers, present optional ones, recursively), each
+ * once per version: publishing these copies lets npm install everything from the local
+ * registry alone.
+ */
+export async function thirdPartyClosure(folders: string[]): Promise<Array<{ name: string; version: string; dir: string }>> {
+  const found = new Map<string, { name: string; version: string; dir: string }>();
+  const visit = async (dir: string, isWorkspace: boolean) => {
+    const pkg = await readPackage(dir);
+    const optionalPeers = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([name]) => name));
+    const wanted = [
+      ...Object.keys(pkg.dependencies ?? {}),
+      ...Object.keys(pkg.peerDependencies ?? {}).filter((name) => !optionalPeers.has(name)),
+      ...Object.keys(pkg.optionalDependencies ?? {}),
+    ];
+    for (const name of new Set(wanted)) {
+      if (name.startsWith('@plugboard/')) continue;
+      const installed = await findInstalled(name, dir);
+      if (!installed) {
+        if (pkg.optionalDependencies?.[name]) continue;
+        throw new Error(`${pkg.name}${isWorkspace ? '' : `@${pkg.version}`} needs ${name}, which is not installed in the workspace`);
+      }
+      const dependency = await readPackage(installed);
+      const id = `${dependency.name}@${dependency.version}`;
+      if (found.has(id)) continue;
+      found.set(id, { name: dependency.name, version: dependency.version, dir: installed });
+      await visit(installed, false);
+    }
+  };
+  for (const folder of folders) await visit(join(ROOT, folder), true);
+  return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/**
+ * `npm pack`s an installed third-party package as it is, scripts not run. The folder is
+ * copied out of pnpm's store first: npm 11 does not finish packing some packages in place there.
+ */
+export async function packInstalled(dir: string, destination: string, npmrc: string, globalNpmrc: string): Promise<string> {
+  const pkg = await readPackage(dir);
+  const copy = join(destination, '.copies', `${pkg.name.replace('/', '+')}@${pkg.version}`);
+  await cp(dir, copy, { recursive: true, dereference: true, filter: (source) => !source.slice(dir.length).split(/[\\/]/).includes('node_modules') });
+  const { stdout } = await npm(['pack', copy, '--pack-destination', destination, '--ignore-scripts', '--json'], { cwd: destination, npmrc, globalNpmrc });
+  const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
+  if (!packed) throw new Error(`npm pack ${dir} printed nothing`);
+  return join(destination, packed.filename);
+}
+
+export interface NpmOptions {
+  cwd: string;
+  npmrc: string;
+  globalNpmrc: string;
+  cache?: string;
+}
+
+/** Runs npm with only the test's configuration: its user and global config files, no inherited npm settings. */
+export async function npm(args: string[], options: NpmOptions): Promise<{ stdout: string; stderr: string }> {
+  const env = cleanEnv({
+    npm_config_userconfig: options.npmrc,
+    npm_config_globalconfig: options.globalNpmrc,
+    npm_config_update_notifier: 'false',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    ...(options.cache ? { npm_config_cache: options.cache } : {}),
+  });
+  const full = [...args, '--userconfig', options.npmrc, '--globalconfig', options.globalNpmrc, ...(options.cache ? ['--cache', options.cache] : [])];
+  try {
+    return await run('npm', full, { cwd: options.cwd, env, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const failed = error as Error & { stdout?: string; stderr?: string };
+    throw new Error(`npm ${args.join(' ')} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
+  }
+}

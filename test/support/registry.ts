@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/**
+ * A local npm registry for the end-to-end test: Verdaccio in a child process, listening on
+ * 127.0.0.1 and a free port, storage in a temporary folder, no uplinks (nothing is ever
+ * proxied to another registry: a package not published here is a 404), publishing of
+ * `@plugboard/*` and the few third-party packages the test publishes itself allowed to a
+ * throwaway user registered on it.
+ */
+
+export interface LocalRegistry {
+  url: string;
+  port: number;
+  /** A user config for npm with only this registry and the throwaway token. */
+  npmrc: string;
+  /** An empty global config, so no machine-wide setting applies. */
+  globalNpmrc: string;
+  log: string[];
+  stop(): Promise<void>;
+}
+
+export async function startRegistry(dir: string): Promise<LocalRegistry> {
+  const storage = join(dir, 'storage');
+  await mkdir(storage, { recursive: true });
+  const config = {
+    storage,
+    uplinks: {},
+    packages: {
+      '@plugboard/*': { access: '$all', publish: '$authenticated', unpublish: '$authenticated' },
+      '**': { access: '$all', publish: '$authenticated', unpublish: '$authenticated' },
+    },
+    auth: { htpasswd: { file: join(dir, 'htpasswd'), max_users: 1 } },
+    web: { enable: false },
+    log: { type: 'stdout', format: 'json', level: 'warn' },
+    max_body_size: '100mb',
+    publish: { allow_offline: true },
+  };
+  const configFile = join(dir, 'config.yaml');
+  // JSON is YAML.
+  await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`);
+
+  const server = join(import.meta.dirname, 'verdaccio-server.mjs');
+  const child: ChildProcess = spawn(process.execPath, [server, configFile], { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+  const log: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`verdaccio did not start in 60 s:\n${log.join('')}`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`verdaccio exited with ${code}:\n${log.join('')}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        const parsed = JSON.parse(line) as { port?: number };
+        if (typeof parsed.port === 'number') {
+          clearTimeout(timer);
+          resolve(parsed.port);
+          return;
+        }
+      } catch {
+        // a log line
+      }
+      log.push(line);
+    });
+  });
+  const url = `http://127.0.0.1:${port}/`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    });
+
+  try {
+    // A throwaway user on this registry only; its token publishes.
+    const answer = await fetch(`${url}-/user/org.couchdb.user:e2e`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'e2e', password: `throwaway-${process.pid}-${Date.now()}`, type: 'user', roles: [], date: new Date().toISOString() }),
+    });
+    const body = (await answer.json()) as { token?: string; error?: string };
+    if (!answer.ok || !body.token) throw new Error(`registering the throwaway user failed: ${answer.status} ${JSON.stringify(body)}`);
+    const npmrc = join(dir, 'npmrc');
+    await writeFile(npmrc, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${body.token}\naudit=false\nfund=false\nupdate-notifier=false\n`);
+    const globalNpmrc = join(dir, 'global-npmrc');
+    await writeFile(globalNpmrc, '');
+    return { url, port, npmrc, globalNpmrc, log, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,22 @@
+// Starts Verdaccio with the given config file on 127.0.0.1 and a free port, prints
+// {"port": N} as one JSON line when it listens, and serves until SIGTERM or SIGINT.
+//
+//   node verdaccio-server.mjs CONFIG_FILE
+import { runServer } from 'verdaccio';
+
+const [configFile] = process.argv.slice(2);
+if (!configFile) {
+  console.error('usage: node verdaccio-server.mjs CONFIG_FILE');
+  process.exit(2);
+}
+const app = await runServer(configFile);
+const server = app.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+});
+const stop = () => {
+  server.closeAllConnections?.();
+  server.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2_000).unref();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
