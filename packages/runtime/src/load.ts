@@ -1,5 +1,5 @@
 import { type Connector, connectorProblems } from '@plugboard/sdk';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -121,17 +121,33 @@ function errorText(error: unknown): string {
   return String(error);
 }
 
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function readDir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
 async function packageDir(spec: PluginSpec): Promise<{ dir: string; label: string }> {
   if ('dir' in spec) {
     const dir = resolve(spec.dir);
-    const real = await realpath(dir).catch(() => undefined);
+    const real = realPath(dir);
     if (!real) throw new PluginLoadError(dir, `no such folder: ${dir}`);
     return { dir: real, label: dir };
   }
   if (!PACKAGE_NAME.test(spec.name)) throw new PluginLoadError(spec.name, 'not a valid npm package name');
   const modules = modulesFolder(resolve(spec.from));
   const dir = join(modules, ...spec.name.split('/'));
-  const real = await realpath(dir).catch(() => undefined);
+  const real = realPath(dir);
   if (!real) throw new PluginLoadError(spec.name, `not installed in ${spec.from}: there is no ${dir}`);
   return { dir: real, label: spec.name };
 }
@@ -162,22 +178,21 @@ export async function loadPlugin(spec: PluginSpec, options: LoadOptions = {}): P
   return { key: connector.key, package: manifest.package, version: manifest.version, dir, sdk: manifest.sdk, sharesHostSdk, connector };
 }
 
-async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
 async function packagesIn(modules: string): Promise<Array<{ name: string; dir: string }>> {
   const found: Array<{ name: string; dir: string }> = [];
-  const entries = await readdir(modules).catch(() => [] as string[]);
+  const entries = readDir(modules);
   for (const entry of entries.sort()) {
     if (entry.startsWith('.')) continue;
     const path = join(modules, entry);
     if (entry.startsWith('@')) {
-      const scoped = await readdir(path).catch(() => [] as string[]);
-      for (const inner of scoped.sort()) {
-        if (!inner.startsWith('.') && (await isDirectory(join(path, inner)))) found.push({ name: `${entry}/${inner}`, dir: join(path, inner) });
+      for (const inner of readDir(path).sort()) {
+        if (!inner.startsWith('.') && isDirectory(join(path, inner))) found.push({ name: `${entry}/${inner}`, dir: join(path, inner) });
       }
-    } else if (await isDirectory(path)) {
+    } else if (isDirectory(path)) {
       found.push({ name: entry, dir: path });
     }
   }

@@ -1,11 +1,13 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import semver from 'semver';
 
 /**
  * A connector package says what it is in its `package.json`:
  * `"plugboard": { "connector": "./dist/index.js", "sdk": "^1.0.0" }`.
- * This module reads that field and checks it; it imports nothing.
+ * This module reads that field and checks it; it imports nothing. The few small files are
+ * read synchronously, as Node's own module loader does: on a cold process the first
+ * asynchronous file call waits for the thread pool to start, longer than the whole check.
  */
 
 export interface PluginManifest {
@@ -46,7 +48,7 @@ export interface PackageJson {
 export async function readPackageJson(dir: string, label: string = dir): Promise<PackageJson> {
   let text: string;
   try {
-    text = await readFile(join(dir, 'package.json'), 'utf8');
+    text = readFileSync(join(dir, 'package.json'), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new PluginLoadError(label, code === 'ENOENT' ? `no package.json in ${dir}` : `cannot read ${join(dir, 'package.json')}: ${(error as Error).message}`);
@@ -98,7 +100,7 @@ export async function readManifest(dir: string, label?: string): Promise<PluginM
   if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
     fail(`the plugboard manifest's connector entry ${JSON.stringify(entry)} points outside the package`);
   }
-  const found = await stat(entryPath).catch(() => undefined);
+  const found = statSync(entryPath, { throwIfNoEntry: false });
   if (!found?.isFile()) fail(`the connector entry ${entry} does not exist in the package (was the package built before it was packed?)`);
   return { package: name, version: pkg.version as string, dir, connector: entry, entryPath, sdk: range };
 }
