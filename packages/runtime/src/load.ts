@@ -137,19 +137,21 @@ function readDir(path: string): string[] {
   }
 }
 
-async function packageDir(spec: PluginSpec): Promise<{ dir: string; label: string }> {
+/** The package's folder, the name to report failures under, and the folders whose SDK imports go to the host's. */
+function packageDir(spec: PluginSpec): { dir: string; label: string; sdkRoots: string[] } {
   if ('dir' in spec) {
     const dir = resolve(spec.dir);
     const real = realPath(dir);
     if (!real) throw new PluginLoadError(dir, `no such folder: ${dir}`);
-    return { dir: real, label: dir };
+    return { dir: real, label: dir, sdkRoots: [real] };
   }
   if (!PACKAGE_NAME.test(spec.name)) throw new PluginLoadError(spec.name, 'not a valid npm package name');
   const modules = modulesFolder(resolve(spec.from));
   const dir = join(modules, ...spec.name.split('/'));
   const real = realPath(dir);
   if (!real) throw new PluginLoadError(spec.name, `not installed in ${spec.from}: there is no ${dir}`);
-  return { dir: real, label: spec.name };
+  // The whole plugin folder: a library the connector depends on imports the host's SDK too.
+  return { dir: real, label: spec.name, sdkRoots: [real, realPath(modules) ?? modules] };
 }
 
 async function importConnector(manifest: PluginManifest): Promise<Connector> {
@@ -170,10 +172,13 @@ async function importConnector(manifest: PluginManifest): Promise<Connector> {
  * with the reason when any of that fails.
  */
 export async function loadPlugin(spec: PluginSpec, options: LoadOptions = {}): Promise<LoadedPlugin> {
-  const { dir, label } = await packageDir(spec);
+  return loadFrom(packageDir(spec), options);
+}
+
+async function loadFrom({ dir, label, sdkRoots }: { dir: string; label: string; sdkRoots: string[] }, options: LoadOptions): Promise<LoadedPlugin> {
   const manifest = await readManifest(dir, label);
   checkSdkRange(manifest, options.sdkVersion ?? hostSdkVersion());
-  const sharesHostSdk = options.shareHostSdk === false ? false : shareHostSdk(dir);
+  const sharesHostSdk = options.shareHostSdk === false ? false : sdkRoots.map((root) => shareHostSdk(root)).every(Boolean);
   const connector = await importConnector(manifest);
   return { key: connector.key, package: manifest.package, version: manifest.version, dir, sdk: manifest.sdk, sharesHostSdk, connector };
 }
@@ -227,9 +232,14 @@ export async function findPlugins(pluginDir: string): Promise<Array<{ name: stri
 export async function loadPlugins(pluginDir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const result: LoadResult = { loaded: [], failed: [] };
   const claimed = new Map<string, LoadedPlugin>();
+  const modules = modulesFolder(resolve(pluginDir));
+  const folderRoot = realPath(modules) ?? modules;
   for (const { name, dir } of await findPlugins(pluginDir)) {
     try {
-      const plugin = await loadPlugin({ dir }, options);
+      const real = realPath(dir);
+      if (!real) throw new PluginLoadError(name, `cannot resolve ${dir}`);
+      // The whole plugin folder: a library the connector depends on imports the host's SDK too.
+      const plugin = await loadFrom({ dir: real, label: name, sdkRoots: [real, folderRoot] }, options);
       const earlier = claimed.get(plugin.key);
       if (earlier) {
         throw new PluginLoadError(

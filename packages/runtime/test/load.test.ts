@@ -122,6 +122,18 @@ export default Object.freeze({ key: 'Bad Key', name: 'Bad', version: 'one', vend
     const module = (await import(pathToFileURL(join(plugin.dir, 'index.js')).href)) as { ConnectorError: unknown };
     expect(module.ConnectorError).toBe(sdk.ConnectorError);
 
+    // A library in the plugin folder that the connector uses gets the host's SDK as well.
+    const withHelper = await track(
+      folderWithOwnSdk([
+        { name: 'plugboard-helpers', plugboard: null, entry: "export { ConnectorError as HelperError } from '@plugboard/sdk';" },
+        { name: 'connector-helped', entry: connectorSource('helped', { extra: "export { HelperError } from 'plugboard-helpers';" }) },
+      ]),
+    );
+    const result = await loadPlugins(withHelper.dir);
+    expect(result.loaded.map((loaded) => loaded.key)).toEqual(['helped']);
+    const helped = (await import(pathToFileURL(join(result.loaded[0]!.dir, 'index.js')).href)) as { HelperError: unknown };
+    expect(helped.HelperError).toBe(sdk.ConnectorError);
+
     const own = await track(folderWithOwnSdk([{ name: 'connector-own', entry: connectorSource('own') }]));
     const separate = await loadPlugin({ name: 'connector-own', from: own.dir }, { shareHostSdk: false });
     expect(separate.sharesHostSdk).toBe(false);
