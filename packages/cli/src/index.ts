@@ -2,3 +2,5 @@ export { runCli, COMMANDS } from './cli.js';
 export type { CliOptions, Command } from './cli.js';
 export type { CliIo, ExitCode } from './io.js';
 export { PACK } from './pack.js';
+export { createProgress } from './progress.js';
+export type { Progress } from './progress.js';

@@ -1,10 +1,14 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Connector } from '@plugboard/sdk';
+import descript from '@plugboard/connector-descript';
 import insurance from '@plugboard/connector-insurance';
 
 /** The connectors that ship with the CLI, by key, and the packages they come from. */
-const PACKAGES: ReadonlyArray<[Connector, string]> = [[insurance, '@plugboard/connector-insurance']];
+const PACKAGES: ReadonlyArray<[Connector, string]> = [
+  [descript, '@plugboard/connector-descript'],
+  [insurance, '@plugboard/connector-insurance'],
+];
 
 export const PACK: ReadonlyMap<string, Connector> = new Map(PACKAGES.map(([connector]) => [connector.key, connector]));
 

@@ -48,6 +48,56 @@ describe('the plugboard binary', () => {
     expect(code).toBe(0);
   });
 
+  it('runs each of the fourteen Descript actions against plugboard simulate descript', async () => {
+    const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '12']);
+    const { url, credential } = await firstLine(simulator);
+    const ran: string[] = [];
+    const descript = async (action: string, input: unknown) => {
+      const result = await run(['run', 'descript', action, '--input', JSON.stringify(input), '--base-url', url], { PLUGBOARD_CREDENTIAL: credential });
+      ran.push(action);
+      return { ...result, records: result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>) };
+    };
+    const ok = async (action: string, input: unknown) => {
+      const result = await descript(action, input);
+      expect(result.stderr, action).toBe('');
+      expect(result.code, action).toBe(0);
+      expect(result.records.length, action).toBeGreaterThan(0);
+      return result.records;
+    };
+    try {
+      expect((await ok('status.get', {}))[0]).toMatchObject({ api_version: '1.2' });
+      await ok('agent_models.list', {});
+      const projects = await ok('projects.list', { limit: 5 });
+      expect(projects).toHaveLength(12);
+      const projectId = projects[0]!.id as string;
+      expect((await ok('projects.get', { project_id: projectId }))[0]).toHaveProperty('id', projectId);
+      await ok('compositions.list', { project_id: projectId });
+      await ok('media_files.list', { project_id: projectId });
+      await ok('drive_items.search', { query: String(projects[0]!.name).split(' ')[0] });
+      const receipt = (await ok('media_imports.create', { project_name: 'CLI import', add_media: { 'a.mp4': { url: 'https://media.example.com/a.mp4' } } }))[0]!;
+      expect((await ok('jobs.get', { job_id: receipt.job_id }))[0]).toHaveProperty('job_id', receipt.job_id);
+      await ok('jobs.list', {});
+      await ok('agent_edits.create', { project_id: receipt.project_id, prompt: 'tighten the intro' });
+      expect((await ok('transcripts.get', { project_id: projectId, format: 'srt' }))[0]).toMatchObject({ format: 'srt' });
+      // Some seeded share pages are still processing or failed (409): find a published one.
+      let published: Record<string, any>[] | undefined;
+      for (const project of projects) {
+        const { records: publishes } = await descript('publishes.list', { project_id: project.id });
+        for (const publish of publishes) {
+          const attempt = await descript('published_projects.get', { slug: publish.share_url });
+          if (attempt.code === 0) published = attempt.records;
+          else expect(JSON.parse(attempt.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'conflict', statusCode: 409 });
+          if (published) break;
+        }
+        if (published) break;
+      }
+      expect(published?.[0]).toHaveProperty('metadata');
+      expect(new Set(ran).size).toBe(14);
+    } finally {
+      simulator.kill('SIGTERM');
+    }
+  });
+
   it('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async () => {
     const bad = await run(['run', 'insurance', 'hospital_cash_basic_quotes.create', '--input', '{"confinement_days":1}', '--base-url', 'http://127.0.0.1:9'], {
       PLUGBOARD_CREDENTIAL: 'x-credential-1',
@@ -67,6 +117,6 @@ describe('the plugboard binary', () => {
     const out = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-'));
     const result = await run(['catalogue', '--out', out]);
     expect(result.code).toBe(0);
-    expect((await readdir(join(out, 'connectors'))).sort()).toContain('insurance.json');
+    expect((await readdir(join(out, 'connectors'))).sort()).toEqual(['descript.json', 'insurance.json']);
   });
 });

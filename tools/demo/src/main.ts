@@ -1,46 +1,93 @@
-import { type ApprovalRequiredError, type ConnectorError, createTransport, type LogEntry, readAll, writeAction } from '@plugboard/sdk';
-import { tasks } from './tasks-connector.js';
-import { startTasksServer } from './tasks-server.js';
+import { type Connector, type ConnectorError, createTransport, type LogEntry, readAll, type RunOptions, writeAction } from '@plugboard/sdk';
+import { createProgress } from '@plugboard/cli';
+import descript from '@plugboard/connector-descript';
+import { startDescriptSimulator } from '@plugboard/simulator-descript';
 
-/** The Quick start demo: the example connector against a local server, step by step. */
+/**
+ * The Quick start demo: the Descript connector against its local simulator,
+ * step by step as a user follows it. Each step prints the `plugboard` command
+ * that does the same from a shell.
+ */
 
-const server = await startTasksServer();
+const simulator = await startDescriptSimulator({ port: 0, seed: 7, size: 25, jobDurationMs: 4_000 });
 const transport = createTransport();
-const say = (text: string) => process.stdout.write(`${text}\n`);
-const connection = { id: 'demo', baseUrl: server.url };
-const credential = () => server.token;
-const log = (entry: LogEntry) => say(`   (${entry.level}) ${entry.message}${entry.code ? `: ${String(entry.code)}` : ''}`);
+const say = (text = '') => process.stdout.write(`${text}\n`);
+const log = (entry: LogEntry) => {
+  if (entry.level === 'warn' || entry.level === 'error') say(`   (${entry.level}) ${entry.message}`);
+};
+const base: Omit<RunOptions, 'input'> = {
+  connection: { id: 'demo', baseUrl: simulator.url },
+  credential: () => simulator.token,
+  transport,
+  log,
+};
+
+function step(title: string, action: string, input: unknown, flags = ''): void {
+  say(`\n${title}`);
+  say(`   $ plugboard run descript ${action} --input '${JSON.stringify(input)}'${flags}`);
+}
+
+async function read(action: string, input: unknown, options: Partial<RunOptions> = {}) {
+  return (await readAll(descript, action, { ...base, ...options, input })).records;
+}
+
+/** Polls jobs.get until the job stops: a progress bar on a terminal, and a line per stage. */
+async function follow(connector: Connector, jobId: string): Promise<Record<string, unknown>> {
+  step('   Following the job', 'jobs.get', { job_id: jobId });
+  const progress = createProgress(process.stderr);
+  let last = '';
+  for (;;) {
+    const [job] = (await readAll(connector, 'jobs.get', { ...base, input: { job_id: jobId }, onProgress: (event) => progress.update(event) })).records as Record<string, any>[];
+    const line = job!.job_state === 'running' ? `running: ${job!.progress?.label ?? ''}` : job!.job_state;
+    if (line !== last) {
+      progress.done();
+      say(`   ${line}`);
+      last = line;
+    }
+    if (job!.job_state === 'stopped' || job!.job_state === 'cancelled') {
+      progress.done();
+      return job!;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+}
 
 try {
-  say(`Local task tracker on ${server.url}\n`);
+  say(`Descript simulator on ${simulator.url}`);
+  say(`The credential comes from the environment: export PLUGBOARD_CREDENTIAL=${simulator.token}`);
+  say(`Every command below also takes --base-url ${simulator.url}`);
 
-  say('1. tasks.list, first run (pages of 5; the provider answers the second page with 429, Retry-After: 1):');
-  const first = await readAll(tasks, 'tasks.list', { input: {}, connection, credential, transport, log });
-  say(`   ${first.records.length} tasks in ${first.pages} pages; checkpoint ${JSON.stringify(first.checkpoint)}`);
+  step('1. Check the token', 'status.get', {});
+  say(`   ${JSON.stringify((await read('status.get', {}))[0])}`);
 
-  say('2. tasks.list, second run from that checkpoint:');
-  const second = await readAll(tasks, 'tasks.list', { input: {}, connection, credential, transport, checkpoint: first.checkpoint });
-  say(`   ${second.records.length} new tasks: nothing is read twice`);
-
-  say('3. reminders.create with a bad phone number is refused before any request:');
-  await writeAction(tasks, 'reminders.create', { input: { task_id: 't2', phone: '0821234567' }, connection, credential, transport }).catch(
-    (error: ConnectorError) => say(`   ${error.code}: ${error.message}`),
+  const media = {
+    project_name: 'Quick start interview',
+    add_media: { 'interview.mp4': { url: 'https://media.example.com/interview.mp4?duration=95' } },
+  };
+  step('2. Import media in production: refused until someone else approves exactly this run', 'media_imports.create', media, ' --environment production');
+  await writeAction(descript, 'media_imports.create', { ...base, input: media, environment: 'production' }).catch((error: ConnectorError & { shortDigest?: string }) =>
+    say(`   ${error.code}: an approval must quote digest ${error.shortDigest} (billable, never retried automatically)`),
   );
 
-  say('4. reminders.create in production needs an approval bound to a digest of exactly what will run:');
-  const reminder = { task_id: 't2', phone: '+27821234567' };
-  await writeAction(tasks, 'reminders.create', { input: reminder, connection, credential, transport, environment: 'production' }).catch(
-    (error: ApprovalRequiredError) => say(`   ${error.code}: review digest ${error.shortDigest}`),
-  );
+  step('3. The same import in sandbox', 'media_imports.create', media);
+  const receipt = (await writeAction(descript, 'media_imports.create', { ...base, input: media })) as { job_id: string; project_id: string };
+  say(`   ${JSON.stringify(receipt)}`);
+  const imported = await follow(descript, receipt.job_id);
+  say(`   result: ${JSON.stringify(imported.result)}`);
 
-  say('5. reminders.create in sandbox (billable: sent once, never retried):');
-  say(`   ${JSON.stringify(await writeAction(tasks, 'reminders.create', { input: reminder, connection, credential, transport }))}`);
+  const edit = { project_id: receipt.project_id, prompt: 'Remove filler words and add studio sound' };
+  step('4. Run an agent edit on the new project', 'agent_edits.create', edit);
+  const agent = (await writeAction(descript, 'agent_edits.create', { ...base, input: edit })) as { job_id: string };
+  say(`   ${JSON.stringify(agent)}`);
+  const edited = await follow(descript, agent.job_id);
+  say(`   result: ${JSON.stringify(edited.result)}`);
 
-  say('6. the SMS credits are spent: a typed quota error, not retried:');
-  await writeAction(tasks, 'reminders.create', { input: reminder, connection, credential, transport }).catch((error: ConnectorError) =>
-    say(`   ${JSON.stringify(error.toPlatformError('/demo'))}`),
-  );
+  const transcript = { project_id: receipt.project_id, format: 'srt' };
+  step('5. The transcript as SRT', 'transcripts.get', transcript);
+  const [exported] = (await read('transcripts.get', transcript)) as { file_name: string; text: string }[];
+  say(`   ${exported!.file_name}:`);
+  say(exported!.text.trimEnd().replace(/^/gm, '   '));
 } finally {
   await transport.close();
-  await server.close();
+  await simulator.close();
 }
