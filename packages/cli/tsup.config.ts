@@ -1,12 +1,7 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.package.js';
 
-export default defineConfig({
+export default packageBuild({
   entry: ['src/index.ts', 'src/main.ts'],
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node22',
   // Simulators are private workspace packages, imported only by `plugboard simulate`.
   external: [/^@plugboard\/simulator-/],
 });

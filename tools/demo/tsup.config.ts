@@ -1,9 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.package.js';
 
-export default defineConfig({
-  entry: ['src/main.ts'],
-  format: ['esm'],
-  sourcemap: true,
-  clean: true,
-  target: 'node22',
-});
+export default packageBuild({ entry: ['src/main.ts'], dts: false });
