@@ -48,7 +48,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     if (/^npm_/i.test(key) || /^pnpm_/i.test(key)) continue;
     env[key] = value;
   }
-  return { ...env, ...extra };
+  // No update check by npm or pnpm: they would ask the public registry.
+  return { ...env, npm_config_update_notifier: 'false', ...extra };
 }
 
 async function newestFile(dir: string): Promise<number> {

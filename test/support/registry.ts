@@ -11,6 +11,9 @@ import { createInterface } from 'node:readline';
  * throwaway user registered on it.
  */
 
+/** A proxy address nothing listens on (the discard port of the loopback address). */
+export const DEAD_PROXY = 'http://127.0.0.1:9/';
+
 export interface LocalRegistry {
   url: string;
   port: number;
@@ -82,7 +85,22 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
     const body = (await answer.json()) as { token?: string; error?: string };
     if (!answer.ok || !body.token) throw new Error(`registering the throwaway user failed: ${answer.status} ${JSON.stringify(body)}`);
     const npmrc = join(dir, 'npmrc');
-    await writeFile(npmrc, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${body.token}\naudit=false\nfund=false\nupdate-notifier=false\n`);
+    // Everything but this registry goes to a proxy on a closed local port: a request for any
+    // other host fails here instead of leaving the machine.
+    await writeFile(
+      npmrc,
+      [
+        `registry=${url}`,
+        `//127.0.0.1:${port}/:_authToken=${body.token}`,
+        `proxy=${DEAD_PROXY}`,
+        `https-proxy=${DEAD_PROXY}`,
+        'noproxy=127.0.0.1',
+        'audit=false',
+        'fund=false',
+        'update-notifier=false',
+        '',
+      ].join('\n'),
+    );
     const globalNpmrc = join(dir, 'global-npmrc');
     await writeFile(globalNpmrc, '');
     return { url, port, npmrc, globalNpmrc, log, stop };
