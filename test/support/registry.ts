@@ -49,6 +49,10 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
   const child: ChildProcess = spawn(process.execPath, [server, configFile], { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
   const log: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+  // Never outlive the test process, however it ends.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`verdaccio did not start in 60 s:\n${log.join('')}`)), 60_000);
     child.once('exit', (code) => reject(new Error(`verdaccio exited with ${code}:\n${log.join('')}`)));
