@@ -23,12 +23,10 @@ const COMMON = {
   'connection-id': { type: 'string' },
 } as const;
 
-export function parseActionArgs(
-  argv: string[],
-  extra: Record<string, { type: 'string' }>,
-  pack: ReadonlyMap<string, Connector>,
-  io: CliIo,
-): ActionArgs {
+/** The connectors a command line may name: the pack, or those of a plugin folder it points at. */
+export type PackFor = (values: Record<string, string | undefined>) => Promise<ReadonlyMap<string, Connector>>;
+
+export async function parseActionArgs(argv: string[], extra: Record<string, { type: 'string' }>, packFor: PackFor, io: CliIo): Promise<ActionArgs> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: { ...COMMON, ...extra }, allowPositionals: true, strict: true });
@@ -39,6 +37,7 @@ export function parseActionArgs(
   const [connectorKey, action, ...rest] = positionals;
   if (!connectorKey || !action) throw new UsageError('name a connector and an action, e.g. plugboard run descript status.get');
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  const pack = await packFor(values as Record<string, string | undefined>);
   const connector = pack.get(connectorKey);
   if (!connector) throw new UsageError(`no connector '${connectorKey}'; available: ${[...pack.keys()].sort().join(', ') || 'none'}`);
   const environment = values.environment ?? 'sandbox';

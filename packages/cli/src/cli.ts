@@ -1,4 +1,5 @@
 import { catalogueCommand } from '@plugboard/catalogue';
+import { pluginsCommand } from '@plugboard/runtime';
 import { ConnectorError, type Connector } from '@plugboard/sdk';
 import { runCommand } from './commands/run.js';
 import { recordCommand } from './commands/record.js';
@@ -23,6 +24,7 @@ export const COMMANDS: Record<string, Command> = {
   record: recordCommand,
   simulate: simulateCommand,
   catalogue: catalogueCommand,
+  plugins: pluginsCommand,
 };
 
 /** Runs one command line; returns the exit code instead of exiting, so tests can call it. */

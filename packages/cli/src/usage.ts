@@ -20,11 +20,13 @@ export function jsonOption(option: string, text: string | undefined, fallback: u
 export const USAGE = `Usage:
   plugboard run <connector> <action> --input '<json>' [--base-url URL] [--environment sandbox|production]
                 [--connection '<json settings>'] [--connection-id ID] [--checkpoint-file FILE]
+                [--plugins DIR]
   plugboard record <connector> <action> --input '<json>' --scenario <name> [--base-url URL]
                 [--environment sandbox|production] [--connection '<json settings>'] [--fixtures DIR]
                 [--expect-error CODE]
   plugboard simulate <descript|insurance> [--port N] [--seed N] [--size N] [--openapi PATH]
   plugboard catalogue --out DIR
+  plugboard plugins --dir DIR
   plugboard catalogue diff OLD NEW
 
 The credential comes from the environment variable PLUGBOARD_CREDENTIAL, never from an argument.

@@ -14,7 +14,7 @@ import { UsageError } from '../usage.js';
  * writes nothing and is reported like a failed run.
  */
 export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>): Promise<void> {
-  const args = parseActionArgs(argv, { scenario: { type: 'string' }, fixtures: { type: 'string' }, 'expect-error': { type: 'string' } }, pack, io);
+  const args = await parseActionArgs(argv, { scenario: { type: 'string' }, fixtures: { type: 'string' }, 'expect-error': { type: 'string' } }, async () => pack, io);
   const scenario = args.values.scenario;
   if (!scenario || !/^[a-z0-9][a-z0-9._-]*$/i.test(scenario)) {
     throw new UsageError('--scenario <name> is required: letters, digits, dot, dash or underscore, e.g. --scenario projects-list-first-page');

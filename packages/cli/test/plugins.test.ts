@@ -1,0 +1,56 @@
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startInsuranceSimulator } from '@plugboard/simulator-insurance';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
+import { bufferIo } from './support.js';
+
+/** A plugin folder as npm would leave it: the insurance connector package, and one that throws on import. */
+let pluginDir: string;
+beforeAll(async () => {
+  pluginDir = await mkdtemp(join(tmpdir(), 'plugboard-plugins-'));
+  const modules = join(pluginDir, 'node_modules');
+  await mkdir(join(modules, '@plugboard'), { recursive: true });
+  await symlink(fileURLToPath(new URL('../../../connectors/insurance', import.meta.url)), join(modules, '@plugboard', 'connector-insurance'), 'dir');
+  await mkdir(join(modules, 'broken-connector'));
+  await writeFile(
+    join(modules, 'broken-connector', 'package.json'),
+    JSON.stringify({ name: 'broken-connector', version: '2.0.0', type: 'module', plugboard: { connector: './index.js', sdk: '^0.1.0' } }),
+  );
+  await writeFile(join(modules, 'broken-connector', 'index.js'), "throw new Error('boom at import');\n");
+});
+
+describe('plugboard plugins and run --plugins', () => {
+  it('lists what a plugin folder loads and what failed, as JSON', async () => {
+    const { io, stdout } = bufferIo();
+    expect(await runCli(['plugins', '--dir', pluginDir], io, { pack: new Map() })).toBe(0);
+    const report = JSON.parse(stdout()) as { loaded: unknown[]; failed: Array<{ package: string; reason: string }> };
+    expect(report.loaded).toEqual([{ key: 'insurance', package: '@plugboard/connector-insurance', version: '0.1.0' }]);
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]!.package).toBe('broken-connector');
+    expect(report.failed[0]!.reason).toContain('boom at import');
+  });
+
+  it('runs an action from the plugin folder instead of the pack, reporting the broken plugin on stderr', async () => {
+    const simulator = await startInsuranceSimulator({ port: 0 });
+    try {
+      const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey });
+      const input = JSON.stringify({ applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 });
+      const code = await runCli(['run', 'insurance', 'hospital_cash_classic_quotes.create', '--input', input, '--base-url', simulator.url, '--plugins', pluginDir], io, {
+        pack: new Map(),
+      });
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout())).toMatchObject({ tier: 'classic', confinement_days: 7 });
+      expect(stderr()).toContain('plugin broken-connector not loaded');
+    } finally {
+      await simulator.close();
+    }
+  });
+
+  it('exits 2 when the plugin folder is missing', async () => {
+    const { io } = bufferIo();
+    expect(await runCli(['plugins', '--dir', join(pluginDir, 'nope')], io, { pack: new Map() })).toBe(2);
+  });
+});
