@@ -96,7 +96,7 @@ describe('media_imports.create refuses before any request', () => {
   });
 
   it('neither project_id nor project_name', async () => {
-    await refusedBeforeAnyRequest(importing({ add_media: { 'a.mp4': { url: URL_OK } } }), 'project_id', /project_id .*or project_name/);
+    await refusedBeforeAnyRequest(importing({ add_media: { 'a.mp4': { url: URL_OK } } }), 'project_id', /exactly one of project_id .*and project_name/);
   });
 
   it('new-project fields with project_id, a sequence of unknown media, an empty import, url and tracks together', async () => {

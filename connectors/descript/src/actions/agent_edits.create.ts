@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TEAM_ACCESS } from '../contract.js';
 import { aboutProject } from '../errors.js';
 import { JobReceipt } from '../entities.js';
-import { providerId } from '../inputs.js';
+import { checkProjectChoice, providerId } from '../inputs.js';
 
 const Input = z
   .strictObject({
@@ -15,26 +15,7 @@ const Input = z
     model: z.string().trim().min(1).optional().describe('A model or alias of agent_models.list (default auto)'),
     team_access: z.enum(TEAM_ACCESS).optional().describe('With project_name: access of drive members to the new project (provider default none)'),
   })
-  .superRefine((input, ctx) => {
-    if ((input.project_id === undefined) === (input.project_name === undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['project_id'],
-        message:
-          input.project_id === undefined
-            ? 'give exactly one of project_id (edit an existing project) and project_name (create a new one)'
-            : 'give exactly one of project_id and project_name, not both',
-      });
-    }
-    for (const field of ['composition_id', 'conversation_id'] as const) {
-      if (input[field] !== undefined && input.project_id === undefined) {
-        ctx.addIssue({ code: 'custom', path: [field], message: `${field} needs project_id` });
-      }
-    }
-    if (input.team_access !== undefined && input.project_name === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['team_access'], message: 'team_access applies to a new project only (with project_name)' });
-    }
-  });
+  .superRefine((input, ctx) => checkProjectChoice(input, ctx, { existing: ['composition_id', 'conversation_id'], created: ['team_access'] }));
 
 export const agentEditsCreate = defineAction({
   key: 'agent_edits.create',

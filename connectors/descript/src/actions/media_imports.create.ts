@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TEAM_ACCESS } from '../contract.js';
 import { aboutProject } from '../errors.js';
 import { JobReceipt } from '../entities.js';
-import { providerId } from '../inputs.js';
+import { checkProjectChoice, providerId } from '../inputs.js';
 import { mediaUrlProblem, privateHostProblem } from '../media-url.js';
 
 const DIRECT_UPLOAD = ['content_type', 'file_size'];
@@ -70,21 +70,7 @@ const Input = z
     add_compositions: z.array(CompositionSpec).min(1).optional().describe('Compositions to build from the media'),
   })
   .superRefine((input, ctx) => {
-    if ((input.project_id === undefined) === (input.project_name === undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['project_id'],
-        message:
-          input.project_id === undefined
-            ? 'give project_id (import into an existing project) or project_name (create a new one)'
-            : 'give project_id or project_name, not both',
-      });
-    }
-    for (const field of NEW_PROJECT_ONLY) {
-      if (input[field] !== undefined && input.project_id !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [field], message: `${field} applies to a new project only (with project_name)` });
-      }
-    }
+    checkProjectChoice(input, ctx, { existing: [], created: NEW_PROJECT_ONLY });
     const media = input.add_media ?? {};
     if (Object.keys(media).length === 0 && !input.add_compositions) {
       ctx.addIssue({ code: 'custom', path: ['add_media'], message: 'name at least one media file to import (or a composition to build)' });
