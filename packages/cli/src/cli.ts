@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { catalogueCommand } from '@plugboard/catalogue';
 import { pluginsCommand } from '@plugboard/runtime';
 import { ConnectorError, type Connector } from '@plugboard/sdk';
@@ -46,12 +47,14 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions): Pr
     return code === 1 || code === 2 ? code : 0;
   } catch (error) {
     const path = `/cli/${name}/${rest.filter((arg) => !arg.startsWith('-')).slice(0, 2).join('/')}`;
+    // The provider's request id when it gave one, else one for this invocation.
+    const requestId = (error instanceof ConnectorError ? error.requestId : undefined) ?? `cli_${randomBytes(6).toString('hex')}`;
     if (error instanceof ConnectorError) {
-      io.stderr.write(`${JSON.stringify(error.toPlatformError(path))}\n`);
+      io.stderr.write(`${JSON.stringify(error.toPlatformError(path, requestId))}\n`);
       return BAD_INPUT.has(error.code) ? 2 : 1;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId: 'cli', path })}\n`);
+    io.stderr.write(`${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId, path })}\n`);
     return 1;
   }
 }
