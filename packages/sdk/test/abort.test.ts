@@ -1,61 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  bearerToken,
-  CancelledError,
-  createTransport,
-  defineAction,
-  defineConnector,
-  NetworkError,
-  readAll,
-  TimeoutError,
-  type Transport,
-} from '../src/index.js';
-import { example, Item } from './support/connector.js';
-import { json, startServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { CancelledError, NetworkError, readAll, TimeoutError } from '../src/index.js';
+import { example, itemsGetConnector } from './support/connector.js';
+import { fastRetry, useHarness } from './support/harness.js';
+import { json } from './support/server.js';
 
-let transport: Transport;
-let server: TestServer | undefined;
-beforeEach(() => {
-  transport = createTransport();
-});
-afterEach(async () => {
-  await transport.close();
-  await server?.close();
-});
-
-const credential = () => 'test-credential-1234';
+const h = useHarness();
 const item = { id: 'a', name: 'A', updated_at: '2026-11-01T00:00:00Z' };
 
 /** One request at a time, and a short per-request timeout. */
-const serial = defineConnector({
+const serial = itemsGetConnector({
   key: 'serial',
   name: 'Serial',
-  version: '1.0.0',
-  vendor: null,
-  category: 'developer',
-  status: 'beta',
   summary: 'One request at a time.',
-  auth: bearerToken(),
   rateLimits: { default: { limit: 100, per: 'second', maxConcurrent: 1 } },
-  actions: [
-    defineAction({
-      key: 'items.get',
-      label: 'Get',
-      direction: 'source',
-      entity: Item,
-      input: z.object({ id: z.string() }),
-      timeoutMs: 300,
-      async *read(ctx, input) {
-        yield { records: [await ctx.http.get('/items/{id}', { params: { id: input.id } })] };
-      },
-    }),
-  ],
+  timeoutMs: 300,
 });
 
-function read(connector: typeof example, id: string, baseUrl: string, signal?: AbortSignal, retry = { retries: 2, minTimeoutMs: 10, maxTimeoutMs: 20 }) {
-  return readAll(connector, 'items.get', { input: { id }, connection: { baseUrl }, credential, transport, signal, retry });
+function read(connector: typeof example, id: string, baseUrl: string, signal?: AbortSignal, retry = fastRetry(2)) {
+  return readAll(connector, 'items.get', h.options({ input: { id }, connection: { baseUrl }, signal, retry }));
 }
 
 async function until(check: () => boolean): Promise<void> {
@@ -64,7 +27,7 @@ async function until(check: () => boolean): Promise<void> {
 
 describe('cancellation through AbortSignal', () => {
   it('stops a request queued in the limiter; it is never sent', async () => {
-    server = await startServer(async (req, res) => {
+    const server = await h.start(async (req, res) => {
       await sleep(req.path.endsWith('/slow') ? 200 : 0);
       json(res, 200, item);
     });
@@ -72,7 +35,7 @@ describe('cancellation through AbortSignal', () => {
     const slow = read(serial, 'slow', server.url);
     const controller = new AbortController();
     const queued = read(serial, 'queued', server.url, controller.signal);
-    await until(() => server!.requests.some((request) => request.path.endsWith('/slow')));
+    await until(() => server.requests.some((request) => request.path.endsWith('/slow')));
     controller.abort();
     await expect(queued).rejects.toBeInstanceOf(CancelledError);
     await slow;
@@ -81,10 +44,10 @@ describe('cancellation through AbortSignal', () => {
   });
 
   it('stops while backing off between retries', async () => {
-    server = await startServer((req, res) => json(res, 503, { message: 'down' }));
+    const server = await h.start((req, res) => json(res, 503, { message: 'down' }));
     const controller = new AbortController();
     const pending = read(example, 'a', server.url, controller.signal, { retries: 5, minTimeoutMs: 10_000, maxTimeoutMs: 10_000 });
-    await until(() => server!.requests.length === 1);
+    await until(() => server.requests.length === 1);
     const started = Date.now();
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(CancelledError);
@@ -93,13 +56,13 @@ describe('cancellation through AbortSignal', () => {
   });
 
   it('stops while the request is in flight', async () => {
-    server = await startServer(async (req, res) => {
+    const server = await h.start(async (req, res) => {
       await sleep(5_000);
       json(res, 200, item);
     });
     const controller = new AbortController();
     const pending = read(example, 'a', server.url, controller.signal);
-    await until(() => server!.requests.length === 1);
+    await until(() => server.requests.length === 1);
     controller.abort();
     const error = await pending.catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CancelledError);
@@ -108,10 +71,10 @@ describe('cancellation through AbortSignal', () => {
   });
 
   it('stops while the budget is paused', async () => {
-    server = await startServer((req, res) => json(res, 429, { message: 'wait' }, { 'retry-after': '4' }));
+    const server = await h.start((req, res) => json(res, 429, { message: 'wait' }, { 'retry-after': '4' }));
     const controller = new AbortController();
     const pending = read(example, 'a', server.url, controller.signal);
-    await until(() => server!.requests.length === 1);
+    await until(() => server.requests.length === 1);
     await sleep(100);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(CancelledError);
@@ -120,7 +83,7 @@ describe('cancellation through AbortSignal', () => {
 
 describe('timeouts', () => {
   it('times out a provider that does not answer, retrying reads, with a timeout error', async () => {
-    server = await startServer(async (req, res) => {
+    const server = await h.start(async (req, res) => {
       await sleep(2_000);
       json(res, 200, item);
     });
@@ -131,19 +94,19 @@ describe('timeouts', () => {
   });
 
   it('times out a body that stalls after the headers', async () => {
-    server = await startServer(async (req, res) => {
+    const server = await h.start(async (req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"id":');
       await sleep(2_000);
       res.end('"a"}');
     });
-    const error = await read(serial, 'a', server.url, undefined, { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 }).catch((caught: unknown) => caught);
+    const error = await read(serial, 'a', server.url, undefined, fastRetry(0, 10)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
   });
 
   it('reports a body cut short as a network error, and retries the read', async () => {
     let calls = 0;
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       calls += 1;
       if (calls === 1) {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
@@ -157,11 +120,10 @@ describe('timeouts', () => {
   });
 
   it('reports a refused connection as a network error', async () => {
-    server = await startServer((req, res) => json(res, 200, item));
+    const server = await h.start((req, res) => json(res, 200, item));
     const url = server.url;
-    await server.close();
-    server = undefined;
-    const error = await read(example, 'a', url, undefined, { retries: 1, minTimeoutMs: 10, maxTimeoutMs: 10 }).catch((caught: unknown) => caught);
+    await h.stop();
+    const error = await read(example, 'a', url, undefined, fastRetry(1, 10)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toMatch(/^GET \/items\/a: the connection failed \(ECONNREFUSED\)$/);
   });

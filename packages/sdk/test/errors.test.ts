@@ -1,9 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   ConflictError,
   ConnectorError,
-  createTransport,
   InvalidInputError,
   NotFoundError,
   PermissionError,
@@ -14,28 +13,18 @@ import {
   readAll,
   SchemaMismatchError,
   writeAction,
-  type Transport,
 } from '../src/index.js';
 import { example } from './support/connector.js';
-import { json, startServer, type TestServer } from './support/server.js';
+import { fastRetry, useHarness } from './support/harness.js';
+import { json } from './support/server.js';
 
-let transport: Transport;
-let server: TestServer | undefined;
-beforeEach(() => {
-  transport = createTransport();
-});
-afterEach(async () => {
-  await transport.close();
-  await server?.close();
-});
-
-const credential = () => 'test-credential-1234';
-const fast = { retries: 3, minTimeoutMs: 10, maxTimeoutMs: 20 };
+const h = useHarness();
+const fast = fastRetry(3);
 const order = { customer: { email: 'ada@example.com', name: 'Ada' }, quantity: 2 };
 
 async function failureOf(status: number, body: unknown, headers: Record<string, string> = {}): Promise<ConnectorError> {
-  server = await startServer((req, res) => json(res, status, body, { 'x-request-id': 'req_4f2a', ...headers }));
-  const error = await readAll(example, 'items.get', { input: { id: 'p1' }, connection: { baseUrl: server.url }, credential, transport, retry: fast }).catch(
+  const server = await h.start((req, res) => json(res, status, body, { 'x-request-id': 'req_4f2a', ...headers }));
+  const error = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url }, retry: fast })).catch(
     (caught: unknown) => caught,
   );
   expect(error).toBeInstanceOf(ConnectorError);
@@ -47,8 +36,8 @@ describe('402 quota exhausted', () => {
     ['Insufficient media minutes to start the job (300 minutes required, 50 available)', 'media_minutes', 'minutes', 300, 50],
     ['Insufficient AI credits to start the job (100 credits required, 25 available)', 'ai_credits', 'credits', 100, 25],
   ])('names the quota of "%s" and is never retried', async (message, quota, unit, required, available) => {
-    server = await startServer((req, res) => json(res, 402, { error: 'payment_required', message }, { 'x-request-id': 'req_402' }));
-    const error = await writeAction(example, 'orders.create', { input: order, connection: { baseUrl: server.url }, credential, transport }).catch(
+    const server = await h.start((req, res) => json(res, 402, { error: 'payment_required', message }, { 'x-request-id': 'req_402' }));
+    const error = await writeAction(example, 'orders.create', h.options({ input: order, connection: { baseUrl: server.url } })).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(QuotaExhaustedError);
@@ -60,19 +49,19 @@ describe('402 quota exhausted', () => {
     const error = await failureOf(402, { error: 'payment_required', message: 'Payment required' });
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect((error as QuotaExhaustedError).quota).toBeUndefined();
-    expect(server!.requests).toHaveLength(1);
+    expect(h.server.requests).toHaveLength(1);
   });
 });
 
 describe('5xx', () => {
   it('is retried for reads until it succeeds', async () => {
     let calls = 0;
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       calls += 1;
       if (calls < 3) json(res, 503, { error: 'unavailable', message: 'try later' });
       else json(res, 200, { id: 'p1', name: 'One', updated_at: '2026-11-01T00:00:00Z' });
     });
-    const { records } = await readAll(example, 'items.get', { input: { id: 'p1' }, connection: { baseUrl: server.url }, credential, transport, retry: fast });
+    const { records } = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url }, retry: fast }));
     expect(records).toHaveLength(1);
     expect(server.requests).toHaveLength(3);
   });
@@ -81,12 +70,12 @@ describe('5xx', () => {
     const error = await failureOf(502, 'Bad Gateway');
     expect(error).toBeInstanceOf(ProviderUnavailableError);
     expect(error.retryable).toBe(true);
-    expect(server!.requests).toHaveLength(1 + fast.retries);
+    expect(h.server.requests).toHaveLength(1 + fast.retries);
   });
 
   it.each([500, 503, 429])('is never retried for a billable write (%i): the server sees exactly one request', async (status) => {
-    server = await startServer((req, res) => json(res, status, { error: 'x', message: 'failed' }, { 'retry-after': '0' }));
-    const error = await writeAction(example, 'orders.create', { input: order, connection: { baseUrl: server.url }, credential, transport, retry: fast }).catch(
+    const server = await h.start((req, res) => json(res, status, { error: 'x', message: 'failed' }, { 'retry-after': '0' }));
+    const error = await writeAction(example, 'orders.create', h.options({ input: order, connection: { baseUrl: server.url }, retry: fast })).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(status === 429 ? RateLimitedError : ProviderUnavailableError);
@@ -105,47 +94,46 @@ describe('status mapping', () => {
     expect(error).toBeInstanceOf(kind);
     expect(error).toMatchObject({ code, status, requestId: 'req_4f2a', retryable: false });
     expect(error.message).toBe('GET /items/p1: the provider says no');
-    expect(server!.requests).toHaveLength(1);
+    expect(h.server.requests).toHaveLength(1);
   });
 
   it('409 carries the state; processing may be retried later, failed may not', async () => {
     const processing = await failureOf(409, { error: 'conflict', message: 'Publish is processing', state: 'processing' });
     expect(processing).toBeInstanceOf(ConflictError);
     expect(processing).toMatchObject({ state: 'processing', retryable: true });
-    await server!.close();
     const failed = await failureOf(409, { error: 'conflict', message: 'Publish failed', state: 'failed' });
     expect(failed).toMatchObject({ state: 'failed', retryable: false });
     // A conflict is reported, not hammered: one request each.
-    expect(server!.requests).toHaveLength(1);
+    expect(h.server.requests).toHaveLength(1);
   });
 
   it('takes the request id from the body when no header carries it', async () => {
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       res.writeHead(422, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'invalid', message: 'bad field', request_id: 'req_9b1c', field: 'vehicle.value' }));
     });
-    const error = await readAll(example, 'items.get', { input: { id: 'p1' }, connection: { baseUrl: server.url }, credential, transport }).catch(
+    const error = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } })).catch(
       (caught: unknown) => caught,
     );
     expect(error).toMatchObject({ requestId: 'req_9b1c', field: 'vehicle.value' });
   });
 
   it('copes with a bare-text error body', async () => {
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       res.writeHead(400, { 'content-type': 'text/plain' });
       res.end('something went wrong upstream');
     });
-    const error = await readAll(example, 'items.get', { input: { id: 'p1' }, connection: { baseUrl: server.url }, credential, transport }).catch(
+    const error = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } })).catch(
       (caught: unknown) => caught,
     );
     expect((error as Error).message).toBe('GET /items/p1: something went wrong upstream');
   });
 
   it('names action, field path and request id when the answer does not match the schema', async () => {
-    server = await startServer((req, res) =>
+    const server = await h.start((req, res) =>
       json(res, 200, { data: [{ id: 'a', name: 'A', updated_at: '2026-11-01' }, { id: 'b', name: 42, updated_at: '2026-11-02' }] }, { 'x-request-id': 'req_77' }),
     );
-    const error = await readAll(example, 'items.list', { input: {}, connection: { baseUrl: server.url }, credential, transport }).catch(
+    const error = await readAll(example, 'items.list', h.options({ input: {}, connection: { baseUrl: server.url } })).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(SchemaMismatchError);
@@ -166,7 +154,6 @@ describe('the platform Error shape', () => {
       path: '/api/flows/f1/runs',
       code: 'not_found',
     });
-    await server!.close();
     const unavailable = await failureOf(503, { message: 'down' });
     expect(unavailable.toPlatformError('/p')).toMatchObject({ error: 'internal_server_error', statusCode: 503, code: 'provider_unavailable' });
   });

@@ -1,39 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  bearerToken,
-  createTransport,
-  defineAction,
-  defineConnector,
-  RateLimitedError,
-  readAll,
-  type Transport,
-} from '../src/index.js';
-import { example, Item } from './support/connector.js';
-import { json, startServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { RateLimitedError, readAll } from '../src/index.js';
+import { example, itemsGetConnector } from './support/connector.js';
+import { fastRetry, useHarness } from './support/harness.js';
+import { json } from './support/server.js';
 
-let transport: Transport;
-let server: TestServer | undefined;
-beforeEach(() => {
-  transport = createTransport();
-});
-afterEach(async () => {
-  await transport.close();
-  await server?.close();
-});
-
-const credential = () => 'test-credential-1234';
-const fast = { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 };
+const h = useHarness();
+const fast = fastRetry(4, 50);
 const item = (id: string) => ({ id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' });
 
 function getItem(id: string, baseUrl: string, signal?: AbortSignal) {
-  return readAll(example, 'items.get', { input: { id }, connection: { baseUrl }, credential, transport, retry: fast, signal });
+  return readAll(example, 'items.get', h.options({ input: { id }, connection: { baseUrl }, retry: fast, signal }));
 }
 
 describe('429 and Retry-After', () => {
   it('waits for Retry-After, then succeeds', async () => {
     let calls = 0;
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       calls += 1;
       if (calls === 1) json(res, 429, { error: 'rate_limit_exceeded', message: 'slow down' }, { 'retry-after': '1' });
       else json(res, 200, item('a'));
@@ -47,7 +29,7 @@ describe('429 and Retry-After', () => {
 
   it('reads Retry-After given as an HTTP date', async () => {
     let calls = 0;
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       calls += 1;
       if (calls === 1) json(res, 429, { message: 'later' }, { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
       else json(res, 200, item('a'));
@@ -61,7 +43,7 @@ describe('429 and Retry-After', () => {
     // The provider's window is closed for one second (another client spent it).
     const closedUntil = Date.now() + 1000;
     let tooMany = 0;
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       if (Date.now() < closedUntil) {
         tooMany += 1;
         json(res, 429, { error: 'rate_limit_exceeded', message: 'Too many requests' }, { 'retry-after': '1', 'x-ratelimit-remaining': '0' });
@@ -70,16 +52,16 @@ describe('429 and Retry-After', () => {
       }
     });
     const ids = Array.from({ length: 25 }, (_, index) => `i${index}`);
-    const results = await Promise.all(ids.map((id) => getItem(id, server!.url)));
+    const results = await Promise.all(ids.map((id) => getItem(id, server.url)));
     expect(results.map((result) => (result.records[0] as { id: string }).id)).toEqual(ids);
     expect(tooMany).toBe(1);
     expect(server.requests).toHaveLength(26);
-    const budget = transport.budgets.get('example', 'default', 'default', example.rateLimits.default);
+    const budget = h.transport.budgets.get('example', 'default', 'default', example.rateLimits.default);
     expect(budget.state().pauses).toBe(1);
   });
 
   it('fails at once, with the wait in the error, when Retry-After exceeds the action ceiling', async () => {
-    server = await startServer((req, res) => json(res, 429, { message: 'hourly quota spent' }, { 'retry-after': '3600' }));
+    const server = await h.start((req, res) => json(res, 429, { message: 'hourly quota spent' }, { 'retry-after': '3600' }));
     const started = Date.now();
     const error = await getItem('a', server.url).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RateLimitedError);
@@ -95,7 +77,7 @@ describe('429 and Retry-After', () => {
 
   it('pauses before the 429 comes when X-RateLimit-Remaining reaches 0', async () => {
     let calls = 0;
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       calls += 1;
       const remaining = calls === 1 ? '0' : '10';
       json(res, 200, item(`i${calls}`), { 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': '1' });
@@ -106,33 +88,16 @@ describe('429 and Retry-After', () => {
   });
 
   it('keeps to a declared budget: no more requests per period than declared', async () => {
-    const limited = defineConnector({
+    const limited = itemsGetConnector({
       key: 'limited',
       name: 'Limited',
-      version: '1.0.0',
-      vendor: null,
-      category: 'developer',
-      status: 'beta',
       summary: 'Five requests a second.',
-      auth: bearerToken(),
       rateLimits: { default: { limit: 5, per: 'second' } },
-      actions: [
-        defineAction({
-          key: 'items.get',
-          label: 'Get',
-          direction: 'source',
-          entity: Item,
-          input: z.object({ id: z.string() }),
-          async *read(ctx, input) {
-            yield { records: [await ctx.http.get('/items/{id}', { params: { id: input.id } })] };
-          },
-        }),
-      ],
     });
-    server = await startServer((req, res) => json(res, 200, item('x')));
+    const server = await h.start((req, res) => json(res, 200, item('x')));
     await Promise.all(
       Array.from({ length: 12 }, (_, index) =>
-        readAll(limited, 'items.get', { input: { id: String(index) }, connection: { baseUrl: server!.url }, credential, transport }),
+        readAll(limited, 'items.get', h.options({ input: { id: String(index) }, connection: { baseUrl: server.url } })),
       ),
     );
     const times = server.requests.map((request) => request.at).sort((a, b) => a - b);

@@ -1,27 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  checkConnectionSettings,
-  ConnectionConfigError,
-  createTransport,
-  type LogEntry,
-  readAll,
-  Redactor,
-  REDACTED,
-  writeAction,
-  type Transport,
-} from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { checkConnectionSettings, ConnectionConfigError, type LogEntry, readAll, Redactor, REDACTED, writeAction } from '../src/index.js';
 import { example } from './support/connector.js';
-import { json, startServer, type TestServer } from './support/server.js';
+import { fastRetry, useHarness } from './support/harness.js';
+import { json } from './support/server.js';
 
-let transport: Transport;
-let server: TestServer | undefined;
-beforeEach(() => {
-  transport = createTransport();
-});
-afterEach(async () => {
-  await transport.close();
-  await server?.close();
-});
+const h = useHarness();
 
 describe('platform rule 10: no secrets in connection settings', () => {
   it.each([
@@ -46,22 +29,19 @@ describe('platform rule 10: no secrets in connection settings', () => {
   });
 
   it('refuses such settings before any request is sent', async () => {
-    server = await startServer((req, res) => json(res, 200, {}));
-    const error = await readAll(example, 'items.get', {
-      input: { id: 'a' },
-      connection: { baseUrl: server.url, settings: { apiToken: 'leaked' } },
-      credential: () => 'test-credential-1234',
-      transport,
-    }).catch((caught: unknown) => caught);
+    const server = await h.start((req, res) => json(res, 200, {}));
+    const error = await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url, settings: { apiToken: 'leaked' } } })).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ConnectionConfigError);
     expect((error as Error).message).not.toContain('leaked');
     expect(server.requests).toHaveLength(0);
   });
 
   it('sends the credential in the header the connection chose', async () => {
-    server = await startServer((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
+    const server = await h.start((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
     const run = (settings?: Record<string, unknown>) =>
-      readAll(example, 'items.get', { input: { id: 'a' }, connection: { baseUrl: server!.url, settings }, credential: () => 'k-123456789', transport });
+      readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url, settings }, credential: () => 'k-123456789' }));
     await run();
     await run({ authScheme: 'X-Api-Key' });
     expect(server.requests[0]!.headers.authorization).toBe('Bearer k-123456789');
@@ -82,28 +62,28 @@ describe('a planted canary credential', () => {
   it('appears in no error, log line or output, even when the provider echoes it', async () => {
     const logs: LogEntry[] = [];
     let calls = 0;
-    server = await startServer((req, res) => {
+    const server = await h.start((req, res) => {
       calls += 1;
       const echoed = `${req.headers.authorization} / ${Buffer.from(canary).toString('base64')}`;
       if (calls === 1) json(res, 503, { message: `upstream saw ${echoed}` });
       else if (req.path.startsWith('/items')) json(res, 200, { id: 'a', name: `hello ${canary}`, updated_at: echoed });
       else json(res, 401, { error: 'unauthorized', message: `token ${canary} is revoked`, token: canary });
     });
-    const { records } = await readAll(example, 'items.get', {
-      input: { id: 'a' },
-      connection: { baseUrl: server.url },
-      credential: () => canary,
-      transport,
-      retry: { retries: 2, minTimeoutMs: 10, maxTimeoutMs: 10 },
-      log: (entry) => logs.push(entry),
-    });
-    const error = await writeAction(example, 'orders.create', {
-      input: { customer: { email: 'a@example.com', name: 'A' }, quantity: 1 },
-      connection: { baseUrl: server.url },
-      credential: () => canary,
-      transport,
-      log: (entry) => logs.push(entry),
-    }).catch((caught: unknown) => caught);
+    const { records } = await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'a' }, connection: { baseUrl: server.url }, credential: () => canary, retry: fastRetry(2, 10), log: (entry) => logs.push(entry) }),
+    );
+    const error = await writeAction(
+      example,
+      'orders.create',
+      h.options({
+        input: { customer: { email: 'a@example.com', name: 'A' }, quantity: 1 },
+        connection: { baseUrl: server.url },
+        credential: () => canary,
+        log: (entry) => logs.push(entry),
+      }),
+    ).catch((caught: unknown) => caught);
 
     expect(records[0]).toMatchObject({ name: `hello ${REDACTED}` });
     expect((error as Error).message).toBe(`POST /orders: token ${REDACTED} is revoked`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiKeyHeader, bearerToken, defineAction, defineConnector } from '../../src/index.js';
+import { apiKeyHeader, bearerToken, defineAction, defineConnector, type RateBudget } from '../../src/index.js';
 
 /** A small connector the SDK's tests run against their own server. */
 
@@ -68,3 +68,32 @@ export const example = defineConnector({
   rateLimits: { default: { limit: 1000, per: 'second' } },
   actions: [itemsList, itemGet, ordersCreate],
 });
+
+/** A connector of one `items.get` action, for the tests of a rate budget or a request timeout. */
+export function itemsGetConnector(options: { key: string; name: string; summary: string; rateLimits: Record<string, RateBudget>; timeoutMs?: number }) {
+  const { key, name, summary, rateLimits, timeoutMs } = options;
+  return defineConnector({
+    key,
+    name,
+    version: '1.0.0',
+    vendor: null,
+    category: 'developer',
+    status: 'beta',
+    summary,
+    auth: bearerToken(),
+    rateLimits,
+    actions: [
+      defineAction({
+        key: 'items.get',
+        label: 'Get',
+        direction: 'source',
+        entity: Item,
+        input: z.object({ id: z.string() }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        async *read(ctx, input) {
+          yield { records: [await ctx.http.get('/items/{id}', { params: { id: input.id } })] };
+        },
+      }),
+    ],
+  });
+}
