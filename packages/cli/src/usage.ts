@@ -19,8 +19,8 @@ export function jsonOption(option: string, text: string | undefined, fallback: u
 
 export const USAGE = `Usage:
   plugboard run <connector> <action> --input '<json>' [--base-url URL] [--environment sandbox|production]
-                [--connection '<json settings>'] [--connection-id ID] [--checkpoint-file FILE]
-                [--plugins DIR]
+                [--connection '<json settings>'] [--connection-id ID] [--plugins DIR]
+                [--state DIR] [--idempotency-key KEY] [--approval '<json decision>']
   plugboard record <connector> <action> --input '<json>' --scenario <name> [--base-url URL]
                 [--environment sandbox|production] [--connection '<json settings>'] [--fixtures DIR]
                 [--expect-error CODE]
@@ -30,6 +30,10 @@ export const USAGE = `Usage:
   plugboard catalogue diff OLD NEW
 
 The credential comes from the environment variable PLUGBOARD_CREDENTIAL, never from an argument.
+--state DIR keeps checkpoints (an incremental source resumes where the last run's printed
+pages end) and idempotency results. An action that needs approval in production runs only
+with --approval '{"digest","requestedBy","decidedBy","decision":"approved","expiresAt"}',
+decided by someone else for exactly this run's digest.
 Records go to stdout as JSON lines; a failure prints the platform Error as JSON on stderr.
 Exit codes: 0 done, 1 the run failed, 2 bad input or usage.
 `;

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,15 +77,27 @@ describe('plugboard run', () => {
     expect(server.seen).toEqual([]);
   });
 
-  it('resumes from a checkpoint file, written only after each page is printed', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'plugboard-cli-')), 'notes.json');
+  it('with --state, resumes a source where the last run\'s printed pages end', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'plugboard-cli-'));
     const first = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":3}', '--base-url', server.url, '--checkpoint-file', file], first.io, { pack });
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ checkpoint: { after: '2026-11-05' } });
+    expect(await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], first.io, { pack })).toBe(0);
+    expect(lines(first.stdout())).toHaveLength(5);
     const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    await runCli(['run', 'notes', 'notes.list', '--base-url', server.url, '--checkpoint-file', file], second.io, { pack });
+    expect(await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], second.io, { pack })).toBe(0);
     expect(second.stdout()).toBe('');
-    expect(server.seen.at(-1)).toBe('GET /notes?limit=2&after=2026-11-05');
+    expect(server.seen.at(-1)).toBe('GET /notes?limit=3&after=2026-11-05');
+    expect(await readdir(join(state, 'checkpoints'))).toHaveLength(1);
+  });
+
+  it('with --state and --idempotency-key, a repeated write returns the first result without a second call', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'plugboard-cli-'));
+    const argv = ['run', 'notes', 'notes.create', '--input', '{"text":"once"}', '--base-url', server.url, '--state', state, '--idempotency-key', 'note-1'];
+    const first = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    expect(await runCli(argv, first.io, { pack })).toBe(0);
+    const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    expect(await runCli(argv, second.io, { pack })).toBe(0);
+    expect(second.stdout()).toBe(first.stdout());
+    expect(server.seen.filter((line) => line.startsWith('POST'))).toHaveLength(1);
   });
 
   it('shows progress on stderr only when it is a terminal', async () => {

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { loadPack } from '@plugboard/runtime';
-import { type Connector, createTransport, runAction } from '@plugboard/sdk';
+import { type ApprovalDecision, createExecutor, fileStore, loadPack, memoryStore } from '@plugboard/runtime';
+import { type Connector, createTransport } from '@plugboard/sdk';
 import { parseActionArgs } from '../action-args.js';
-import { loadCheckpoint, saveCheckpoint } from '../checkpoint-file.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import { createProgress } from '../progress.js';
+import { jsonOption, UsageError } from '../usage.js';
 
 /** The connectors of a plugin folder; the packages that failed to load are reported on stderr. */
 async function pluginPack(dir: string, io: CliIo): Promise<ReadonlyMap<string, Connector>> {
@@ -13,38 +13,61 @@ async function pluginPack(dir: string, io: CliIo): Promise<ReadonlyMap<string, C
   return connectors;
 }
 
-/** `plugboard run`: records to stdout as JSON lines, progress on a terminal's stderr. */
+function approvalOption(text: string | undefined): ApprovalDecision | undefined {
+  const approval = jsonOption('--approval', text, undefined);
+  if (approval !== undefined && (approval === null || typeof approval !== 'object' || Array.isArray(approval))) {
+    throw new UsageError('--approval must be a JSON object: {"digest", "requestedBy", "decidedBy", "decision", "expiresAt"}');
+  }
+  return approval as ApprovalDecision | undefined;
+}
+
+/**
+ * `plugboard run`: the action through the runtime's executor, as the platform runs it.
+ * Records go to stdout as JSON lines; with `--state DIR` a source's checkpoint is
+ * committed there after its page went to stdout, and a destination's result is kept
+ * under `--idempotency-key`, so a repeated command returns it without a second call.
+ */
 export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal): Promise<void> {
   const args = await parseActionArgs(
     argv,
-    { 'checkpoint-file': { type: 'string' }, plugins: { type: 'string' } },
+    { plugins: { type: 'string' }, state: { type: 'string' }, approval: { type: 'string' }, 'idempotency-key': { type: 'string' } },
     async (values) => (values.plugins ? pluginPack(values.plugins, io) : pack),
     io,
   );
-  const checkpointFile = args.values['checkpoint-file'];
+  const { values } = args;
+  const connectionId = args.connection.id ?? 'default';
   const progress = createProgress(io.stderr);
   // Its own pool, closed at the end, so no idle keep-alive socket holds the process open.
   const transport = createTransport();
-  let pages = 0;
+  const executor = createExecutor({
+    connectors: [args.connector],
+    resolveConnection: (id) => ({ ...args.connection, id }),
+    resolveCredential: args.credential,
+    stores: values.state ? fileStore(resolve(io.cwd, values.state)) : memoryStore(),
+    transport,
+    log: args.log,
+  });
   let records = 0;
   try {
-    for await (const page of runAction(args.connector, args.action, {
-      input: args.input,
-      connection: args.connection,
+    const outcome = await executor.execute({
+      connectorKey: args.connector.key,
+      action: args.action,
+      connectionId,
       environment: args.environment,
-      credential: args.credential,
-      checkpoint: checkpointFile ? await loadCheckpoint(checkpointFile) : undefined,
+      input: args.input,
       signal,
-      transport,
-      log: args.log,
-      onProgress: (event) => progress.update(event),
-    })) {
-      for (const record of page.records) writeJsonLine(io.stdout, record);
-      if (checkpointFile && page.checkpoint !== undefined) await saveCheckpoint(checkpointFile, page.checkpoint);
-      pages += 1;
-      records += page.records.length;
-      progress.update({ label: `${args.action}: ${pages} page${pages === 1 ? '' : 's'}`, done: records });
-    }
+      ...(values.approval ? { approval: approvalOption(values.approval)! } : {}),
+      ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
+      onProgress: (event) => {
+        if (event.type === 'progress') progress.update(event);
+      },
+      onPage: (page, { index }) => {
+        for (const record of page.records) writeJsonLine(io.stdout, record);
+        records += page.records.length;
+        progress.update({ label: `${args.action}: ${index + 1} page${index === 0 ? '' : 's'}`, done: records });
+      },
+    });
+    if (outcome.direction === 'destination') writeJsonLine(io.stdout, outcome.result);
   } finally {
     progress.done();
     await transport.close();
