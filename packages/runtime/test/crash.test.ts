@@ -4,8 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type FaultServer, startFaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { items, itemsPage, json, startServer, type TestServer } from './support/server.js';
+import { items, itemsPage, reply } from './support/provider.js';
 
 /**
  * A crash between pages, for real: a host process runs a source with the file store and is
@@ -16,11 +17,11 @@ import { items, itemsPage, json, startServer, type TestServer } from './support/
 const ALL = items(23);
 const runtime = join(import.meta.dirname, '..', 'dist', 'index.js');
 const host = join(import.meta.dirname, 'support', 'crash-host.mjs');
-let server: TestServer;
+let server: FaultServer;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startServer((request, res) => json(res, 200, itemsPage(ALL, request.query)));
+  server = await startFaultServer((request) => reply(200, itemsPage(ALL, request.query)));
   dir = await mkdtemp(join(tmpdir(), 'plugboard-crash-'));
 });
 afterAll(async () => {

@@ -1,4 +1,5 @@
 import { ApprovalRequiredError, CancelledError, ConnectionConfigError, createTransport, InvalidInputError, type Page, type Transport } from '@plugboard/sdk';
+import { type Answer, delay, type FaultServer, type SeenRequest, startFaultServer } from '@plugboard/testing';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,26 +19,23 @@ import {
   UnknownConnectorError,
 } from '../src/index.js';
 import { shop } from './support/connector.js';
-import { items, itemsPage, json, startServer, type TestServer } from './support/server.js';
+import { items, itemsPage, reply } from './support/provider.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const ALL_ITEMS = items(8);
 
-let server: TestServer;
+let server: FaultServer;
 let transport: Transport;
 /** How the next /orders, /quotes, /jobs requests are answered, in order; then 201. */
 let script: Array<{ status: number; body?: unknown; delayMs?: number }> = [];
 let credentialCalls = 0;
 
 beforeAll(async () => {
-  server = await startServer(async (request, res) => {
-    if (request.path === '/items') return json(res, 200, itemsPage(ALL_ITEMS, request.query));
+  server = await startFaultServer((request) => {
+    if (request.path === '/items') return reply(200, itemsPage(ALL_ITEMS, request.query));
     const next = script.shift();
-    if (next?.delayMs) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
-    if (next && next.status >= 400) return json(res, next.status, next.body ?? { error: 'failed', message: `status ${next.status}` });
-    const body = JSON.parse(request.body || '{}') as Record<string, unknown>;
-    if (request.path === '/jobs') return json(res, 201, { job_id: `job_${server.requests.length}`, state: 'done' });
-    return json(res, 201, { order_id: `ord_${server.requests.length}`, amount: `${Number(body.quantity ?? 1) * 10}.00` });
+    const answer = next && next.status >= 400 ? reply(next.status, next.body ?? { error: 'failed', message: `status ${next.status}` }) : created(request);
+    return next?.delayMs ? delay(next.delayMs, answer) : answer;
   });
   transport = createTransport();
 });
@@ -46,10 +44,17 @@ afterAll(async () => {
   await server.close();
 });
 beforeEach(() => {
-  server.requests.length = 0;
+  server.clear();
   script = [];
   credentialCalls = 0;
 });
+
+/** A write's 201: a job for /jobs, else an order priced by its quantity. */
+function created(request: SeenRequest): Answer {
+  const body = JSON.parse(request.body || '{}') as Record<string, unknown>;
+  if (request.path === '/jobs') return reply(201, { job_id: `job_${server.count}`, state: 'done' });
+  return reply(201, { order_id: `ord_${server.count}`, amount: `${Number(body.quantity ?? 1) * 10}.00` });
+}
 
 function executor(overrides: Partial<ExecutorOptions> = {}) {
   return createExecutor({

@@ -1,13 +1,18 @@
-import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
+import { bearerToken, defineAction, defineConnector, type DestinationAction } from '@plugboard/sdk';
 import { z } from 'zod';
 
-/** A connector for the executor's tests, run against a local server. */
+/**
+ * The connector of the executor's tests, run against a local server. Its source is
+ * the SDK tests' `items.list` again (a runtime test cannot import another package's
+ * test folder); its writes are what the executor's approvals, idempotency and
+ * progress need.
+ */
 
-export const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'RuntimeItem' });
-export const Order = z.object({ order_id: z.string(), amount: z.string() }).meta({ id: 'RuntimeOrder' });
-export const Job = z.object({ job_id: z.string(), state: z.string() }).meta({ id: 'RuntimeJob' });
+const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'RuntimeItem' });
+const Order = z.object({ order_id: z.string(), amount: z.string() }).meta({ id: 'RuntimeOrder' });
+const Job = z.object({ job_id: z.string(), state: z.string() }).meta({ id: 'RuntimeJob' });
 
-export const itemsList = defineAction({
+const itemsList = defineAction({
   key: 'items.list',
   label: 'List items',
   direction: 'source',
@@ -27,51 +32,43 @@ export const itemsList = defineAction({
   },
 });
 
+/** A destination that posts its input to `path` and returns the provider's order. */
+function postsOrder<I extends z.ZodType>(path: string, action: Omit<DestinationAction<I, typeof Order>, 'direction' | 'entity' | 'write'>) {
+  return defineAction<I, typeof Order>({
+    ...action,
+    direction: 'destination',
+    entity: Order,
+    async write(ctx, input) {
+      return ctx.http.post(path, input);
+    },
+  });
+}
+
 /** Billable, approval before production, never retried. */
-export const ordersCreate = defineAction({
+const ordersCreate = postsOrder('/orders', {
   key: 'orders.create',
   label: 'Place an order',
-  direction: 'destination',
-  entity: Order,
   billable: true,
   retry: 'never',
   approval: 'production',
   input: z.object({ sku: z.string().min(1), quantity: z.number().int().positive() }),
-  async write(ctx, input) {
-    return ctx.http.post('/orders', input);
-  },
 });
 
 /** Needs an approval in every environment. */
-export const refundsCreate = defineAction({
+const refundsCreate = postsOrder('/refunds', {
   key: 'refunds.create',
   label: 'Refund an order',
-  direction: 'destination',
-  entity: Order,
   billable: true,
   retry: 'never',
   approval: 'always',
   input: z.object({ order_id: z.string() }),
-  async write(ctx, input) {
-    return ctx.http.post('/refunds', input);
-  },
 });
 
 /** Safe to repeat: a failed run's key may run again. */
-export const quotesCreate = defineAction({
-  key: 'quotes.create',
-  label: 'Price a quote',
-  direction: 'destination',
-  entity: Order,
-  retry: 'safe',
-  input: z.object({ sku: z.string() }),
-  async write(ctx, input) {
-    return ctx.http.post('/quotes', input);
-  },
-});
+const quotesCreate = postsOrder('/quotes', { key: 'quotes.create', label: 'Price a quote', retry: 'safe', input: z.object({ sku: z.string() }) });
 
 /** A long job reporting progress, then waiting on a slow answer. */
-export const jobsRun = defineAction({
+const jobsRun = defineAction({
   key: 'jobs.run',
   label: 'Run a job',
   direction: 'destination',
