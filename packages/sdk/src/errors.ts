@@ -75,7 +75,8 @@ export class ConnectorError extends Error {
 
   /** The platform's Error shape for this failure, answered for `path`. */
   toPlatformError(path: string, requestId?: string): PlatformError {
-    const statusCode = this.status ?? this.platformStatus;
+    // A failure read from a successful answer (one that does not match its schema) is not a 2xx.
+    const statusCode = this.status !== undefined && this.status >= 400 ? this.status : this.platformStatus;
     return {
       error: statusCode >= 500 ? 'internal_server_error' : 'request_failed',
       message: this.message,
@@ -195,8 +196,12 @@ export class RateLimitedError extends ConnectorError {
 
 /** 5xx: the provider failed; trying again later may work. */
 export class ProviderUnavailableError extends ConnectorError {
-  constructor(message: string, options: ConnectorErrorOptions = {}) {
+  /** How long the provider asked to wait (`Retry-After`), in milliseconds, when it said. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: ConnectorErrorOptions & { retryAfterMs?: number | undefined } = {}) {
     super(options.code ?? 'provider_unavailable', message, true, 503, options);
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

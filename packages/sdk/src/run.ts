@@ -96,6 +96,8 @@ export function prepareRun(
   const connection = resolveConnection(connector, options.connection);
   const subject = `${connector.key} ${action.key}: input`;
   const input = parseOrThrow(action.input, options.input ?? {}, (error) => new InvalidInputError(subject, zodIssues(error)));
+  const issues = action.check?.(input, { environment }) ?? [];
+  if (issues.length > 0) throw new InvalidInputError(subject, issues);
   let checkpoint = options.checkpoint;
   if (action.direction === 'source' && action.incremental?.checkpoint && checkpoint !== undefined) {
     checkpoint = parseOrThrow(action.incremental.checkpoint, checkpoint, (error) =>

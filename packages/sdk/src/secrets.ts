@@ -6,7 +6,7 @@
 
 export const REDACTED = '[REDACTED]';
 
-/** Words that make a field name secret-like, compared without case or separators. */
+/** Words that make a field name secret-like wherever they occur in it, compared without case or separators. */
 const SECRET_KEY_WORDS = [
   'password',
   'passwd',
@@ -15,13 +15,23 @@ const SECRET_KEY_WORDS = [
   'apikey',
   'token',
   'authorization',
+  'authorisation',
   'credential',
+  'creds',
   'privatekey',
   'accesskey',
+  'signingkey',
+  'clientkey',
   'sessionkey',
+  'sessionid',
   'cookie',
   'signature',
+  'bearer',
+  'jwt',
 ];
+
+/** Short names that are secret-like only on their own (`auth`, but not `authScheme` or `author`). */
+const SECRET_KEY_NAMES = ['auth', 'pass', 'pwd', 'cred', 'key', 'pin'];
 
 /** `apiKey`, `api_key`, `API-KEY`, `x-api-key` and `accessToken` all normalise to a known word. */
 export function normaliseKey(key: string): string {
@@ -30,6 +40,7 @@ export function normaliseKey(key: string): string {
 
 export function isSecretKey(key: string, extraWords: readonly string[] = []): boolean {
   const name = normaliseKey(key);
+  if (SECRET_KEY_NAMES.includes(name)) return true;
   return [...SECRET_KEY_WORDS, ...extraWords.map(normaliseKey)].some((word) => word !== '' && name.includes(word));
 }
 

@@ -144,6 +144,20 @@ describe('status mapping', () => {
 });
 
 describe('the platform Error shape', () => {
+  it('reports an answer that does not match its schema as a 502, never as the 2xx it came with', async () => {
+    const server = await h.start((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_bad' });
+      res.end('{"id": ');
+    });
+    const error = (await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } })).catch(
+      (caught: unknown) => caught,
+    )) as SchemaMismatchError;
+    expect(error).toBeInstanceOf(SchemaMismatchError);
+    expect(error.message).toMatch(/^example items\.get: .*GET \/items\/p1: the answer is not valid JSON/);
+    expect(error.toPlatformError('/p')).toMatchObject({ error: 'internal_server_error', statusCode: 502, requestId: 'req_bad', code: 'schema_mismatch' });
+  });
+
+
   it('maps 4xx to request_failed and 5xx to internal_server_error with status, request id, path and code', async () => {
     const notFound = await failureOf(404, { error: 'not_found', message: 'no such project' });
     expect(notFound.toPlatformError('/api/flows/f1/runs')).toEqual({

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError, runAction, writeAction } from '../src/index.js';
-import { example } from './support/connector.js';
+import { defineAction, defineConnector, InvalidInputError, prepareRun, runAction, writeAction } from '../src/index.js';
+import { example, ordersCreate } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json } from './support/server.js';
 
@@ -43,5 +43,36 @@ describe('input validation', () => {
     await expect(writeAction(example, 'orders.cancel', h.options({ input: {} }))).rejects.toThrow(
       "connector 'example' has no action 'orders.cancel'; it has items.list, items.get, orders.create",
     );
+  });
+});
+
+describe('checks that depend on where the run goes', () => {
+  // The same order action, refusing a note in production: a check the schema alone cannot make.
+  const strict = defineConnector({
+    ...example,
+    key: 'strict',
+    actions: [
+      defineAction({
+        ...ordersCreate,
+        check: (input, { environment }) =>
+          environment === 'production' && input.note !== undefined ? [{ path: 'note', message: 'notes are not sent in production' }] : [],
+      }),
+    ],
+  });
+  const input = { customer: { email: 'ada@example.com', name: 'Ada' }, quantity: 1, note: 'hi' };
+
+  it('refuse the input before the approval gate and before any request', async () => {
+    expect(() => prepareRun(strict, 'orders.create', { input, environment: 'production', connection: { baseUrl: h.server.url } })).toThrow(
+      'strict orders.create: input: note: notes are not sent in production',
+    );
+    const error = await writeAction(strict, 'orders.create', h.options({ input, environment: 'production', connection: { baseUrl: h.server.url } })).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(h.server.requests).toHaveLength(0);
+  });
+
+  it('let the same input through elsewhere', async () => {
+    expect(prepareRun(strict, 'orders.create', { input, environment: 'sandbox', connection: { baseUrl: h.server.url } }).input).toEqual(input);
   });
 });

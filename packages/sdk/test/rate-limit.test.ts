@@ -60,6 +60,18 @@ describe('429 and Retry-After', () => {
     expect(budget.state().pauses).toBe(1);
   });
 
+  it('waits for Retry-After on a 503 too, and pauses the budget meanwhile', async () => {
+    let calls = 0;
+    const server = await h.start((req, res) => {
+      calls += 1;
+      if (calls === 1) json(res, 503, { message: 'maintenance' }, { 'retry-after': '1' });
+      else json(res, 200, item('a'));
+    });
+    const { records } = await getItem('a', server.url);
+    expect(records).toEqual([item('a')]);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
   it('fails at once, with the wait in the error, when Retry-After exceeds the action ceiling', async () => {
     const server = await h.start((req, res) => json(res, 429, { message: 'hourly quota spent' }, { 'retry-after': '3600' }));
     const started = Date.now();

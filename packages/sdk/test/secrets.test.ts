@@ -19,13 +19,22 @@ describe('platform rule 10: no secrets in connection settings', () => {
     [{ credentials: { user: 'a' } }, 'settings.credentials'],
     [{ region: 'eu', proxy: { auth: { PassWord: 'x' } } }, 'settings.proxy.auth.PassWord'],
     [{ hosts: [{ name: 'a' }, { client_secret: 'x' }] }, 'settings.hosts.1.client_secret'],
+    [{ Authorisation: 'x' }, 'settings.Authorisation'],
+    [{ pwd: 'x' }, 'settings.pwd'],
+    [{ auth: { user: 'a' } }, 'settings.auth'],
+    [{ bearer: 'x' }, 'settings.bearer'],
+    [{ jwt: 'x' }, 'settings.jwt'],
+    [{ creds: 'x' }, 'settings.creds'],
+    [{ signingKey: 'x' }, 'settings.signingKey'],
+    [{ client_key: 'x' }, 'settings.client_key'],
+    [{ sessionId: 'x' }, 'settings.sessionId'],
   ])('refuses %j naming %s', (settings, path) => {
     expect(() => checkConnectionSettings(settings)).toThrow(ConnectionConfigError);
     expect(() => checkConnectionSettings(settings)).toThrow(path);
   });
 
   it('accepts ordinary settings, including the auth scheme choice', () => {
-    expect(() => checkConnectionSettings({ region: 'eu', authScheme: 'x-api-key', folder: { path: 'Clients/Acme' } })).not.toThrow();
+    expect(() => checkConnectionSettings({ region: 'eu', authScheme: 'x-api-key', author: 'Ada', keyboard: 'us', folder: { path: 'Clients/Acme' } })).not.toThrow();
   });
 
   it('refuses such settings before any request is sent', async () => {

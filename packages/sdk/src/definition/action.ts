@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ActionContext, SourceContext } from '../context.js';
+import type { InputIssue } from '../errors.js';
 
 export type Direction = 'source' | 'destination';
 /** Who must approve a run: nobody, a reviewer before production runs, or a reviewer always. */
@@ -42,6 +43,12 @@ interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
   maxRetryAfterSeconds?: number;
   /** Timeout of each request, headers and body, in milliseconds. */
   timeoutMs?: number;
+  /**
+   * Checks of the validated input that depend on where the run goes (e.g. hosts
+   * refused in production). They run with the schema's checks: before the
+   * approval gate and before anything is sent.
+   */
+  check?: (input: z.output<I>, context: { environment: Environment }) => readonly InputIssue[];
 }
 
 export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType, C = unknown>

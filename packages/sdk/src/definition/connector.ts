@@ -127,6 +127,7 @@ function actionProblems(action: Action, budgets: Record<string, RateBudget>): st
     problems.push('maxRetryAfterSeconds must be zero or more');
   }
   if (action.timeoutMs !== undefined && !(action.timeoutMs > 0)) problems.push('timeoutMs must be more than zero');
+  if (action.check !== undefined && typeof action.check !== 'function') problems.push('check must be a function');
   const implementation = action.direction === 'source' ? action.read : action.write;
   if (implementation !== undefined && typeof implementation !== 'function') {
     problems.push(action.direction === 'source' ? 'read must be a function' : 'write must be a function');

@@ -19,7 +19,12 @@ import { parseRateLimitReset, parseRemaining, parseRetryAfter } from './headers.
  *   sees one 429 per pause rather than one per waiting request.
  */
 
-/** Makes the limiter of one budget; the place where Redis clustering plugs in. */
+/**
+ * Makes the Bottleneck limiter of one budget (its queue and concurrency). The
+ * sliding window, the pause and the probe are kept in this process: sharing a
+ * budget across processes needs them in a shared store too, not only a
+ * clustered limiter.
+ */
 export type LimiterFactory = (id: string, options: Bottleneck.ConstructorOptions) => Bottleneck;
 
 export const localLimiter: LimiterFactory = (id, options) => new Bottleneck({ ...options, id });
@@ -134,6 +139,11 @@ export class Budget {
     const retryAfter = parseRetryAfter(headers.get('retry-after'));
     if (status === 429) {
       this.pause(retryAfter ?? this.windowMs ?? DEFAULT_PAUSE_MS);
+      return;
+    }
+    // A provider that is down and says for how long: nobody on the budget asks before then.
+    if (status >= 500 && retryAfter !== undefined) {
+      this.pause(retryAfter);
       return;
     }
     if (parseRemaining(headers) === 0) {

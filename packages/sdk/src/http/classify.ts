@@ -85,7 +85,7 @@ export function classifyByStatus(failure: ProviderFailure): ConnectorError {
     case 429:
       return new RateLimitedError(text, failure.retryAfterMs, options);
   }
-  if (status >= 500) return new ProviderUnavailableError(text, options);
+  if (status >= 500) return new ProviderUnavailableError(text, { ...options, retryAfterMs: failure.retryAfterMs });
   const field = typeof record.field === 'string' ? record.field : undefined;
   return new ProviderRejectedError(text, { ...options, field });
 }

@@ -62,6 +62,9 @@ export interface RetrySettings {
   maxTimeoutMs: number;
 }
 
+/** Redirects followed before the answer counts as the 3xx it is. */
+const MAX_REDIRECTS = 5;
+
 export const DEFAULT_RETRY: RetrySettings = { retries: 4, minTimeoutMs: 300, maxTimeoutMs: 15_000 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
 // Long enough to wait out a per-minute window, short enough not to hold a worker.
@@ -133,6 +136,10 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     return new NetworkError(redactor.redactString(`${operation}: the connection failed (${reason})`));
   }
 
+  /**
+   * One request, following redirects by hand: the credential goes only to the
+   * base URL's origin, and a 303 (or a 301/302 after a POST) turns into a GET.
+   */
   async function send(url: URL, request: HttpRequest, operation: string): Promise<RawAnswer> {
     const headers = new Headers(request.headers);
     headers.set('accept', headers.get('accept') ?? 'application/json');
@@ -141,24 +148,42 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     if (auth) headers.set(auth[0], auth[1]);
     const timeout = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
+    let target = url;
+    let method: string = request.method ?? 'GET';
+    let body = request.json === undefined ? undefined : JSON.stringify(request.json);
     try {
-      const response = await fetch(url, {
-        method: request.method ?? 'GET',
-        headers,
-        body: request.json === undefined ? undefined : JSON.stringify(request.json),
-        signal: AbortSignal.any([signal, timeout]),
-        // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
-        dispatcher: settings.transport.dispatcher,
-      } as RequestInit);
-      const text = await response.text();
-      lastRequestId = findRequestId(response.headers) ?? lastRequestId;
-      log.debug('provider answered', {
-        operation,
-        status: response.status,
-        ms: Math.round(performance.now() - started),
-        requestId: findRequestId(response.headers),
-      });
-      return { status: response.status, headers: response.headers, text };
+      for (let hop = 0; ; hop += 1) {
+        const response = await fetch(target, {
+          method,
+          headers,
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.any([signal, timeout]),
+          // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
+          dispatcher: settings.transport.dispatcher,
+        } as RequestInit);
+        const location = response.headers.get('location');
+        if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
+          await response.body?.cancel();
+          target = new URL(location, target);
+          if (auth && target.origin !== url.origin) headers.delete(auth[0]);
+          if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+            method = 'GET';
+            body = undefined;
+            headers.delete('content-type');
+          }
+          continue;
+        }
+        const text = await response.text();
+        lastRequestId = findRequestId(response.headers) ?? lastRequestId;
+        log.debug('provider answered', {
+          operation,
+          status: response.status,
+          ms: Math.round(performance.now() - started),
+          requestId: findRequestId(response.headers),
+        });
+        return { status: response.status, headers: response.headers, text };
+      }
     } catch (error) {
       throw transportError(error, timeout, operation);
     }
@@ -171,7 +196,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     try {
       return JSON.parse(answer.text);
     } catch {
-      throw new SchemaMismatchError(action.key, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
+      throw new SchemaMismatchError(`${connector.key} ${action.key}`, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
         status: answer.status,
         requestId: findRequestId(answer.headers),
       });
@@ -231,7 +256,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
         signal,
         onFailedAttempt: ({ error }) => {
           // A wait longer than the action accepts fails now, rather than holding a worker.
-          if (error instanceof RateLimitedError && (error.retryAfterMs ?? 0) > maxWaitMs) throw error;
+          if ((error as { retryAfterMs?: number }).retryAfterMs! > maxWaitMs) throw error;
         },
         shouldRetry: ({ error, attemptNumber, retryDelay }) => {
           const transient = TRANSIENT.some((kind) => error instanceof kind);

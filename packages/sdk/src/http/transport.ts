@@ -18,7 +18,7 @@ export interface TransportOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
-  /** Makes each budget's limiter; pass a clustered one to share budgets across processes. */
+  /** Makes each budget's Bottleneck limiter (queue and concurrency); see `LimiterFactory`. */
   limiterFactory?: LimiterFactory;
 }
 
