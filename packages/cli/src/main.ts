@@ -6,5 +6,12 @@ const controller = new AbortController();
 process.once('SIGINT', () => controller.abort());
 process.once('SIGTERM', () => controller.abort());
 
+// A reader that closed the pipe (`plugboard run ... | head`) has all it wanted.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  controller.abort();
+  process.exit(0);
+});
+
 const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 process.exitCode = await runCli(process.argv.slice(2), io, { pack: PACK, signal: controller.signal });

@@ -29,7 +29,7 @@ export function createProgress(stderr: CliIo['stderr']): Progress {
       } else {
         line = `${FRAMES[frame++ % FRAMES.length]} ${label}${counts}`;
       }
-      stderr.write(`\r\x1b[2K${line.slice(0, (stderr.columns ?? 100) - 1)}`);
+      stderr.write(`\r\x1b[2K${line.slice(0, (stderr.columns || 100) - 1)}`);
       shown = true;
     },
     done() {

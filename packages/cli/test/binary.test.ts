@@ -113,6 +113,27 @@ describe('the plugboard binary', () => {
     expect(failed.stdout).toBe('');
   });
 
+  it('exits quietly when the reader closes the pipe early', async () => {
+    const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '300']);
+    const { url, credential } = await firstLine(simulator);
+    try {
+      const child = spawn(process.execPath, [BIN, 'run', 'descript', 'projects.list', '--input', '{"limit":100}', '--base-url', url], {
+        env: { ...process.env, PLUGBOARD_CREDENTIAL: credential },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      // Like `| head -n 1`: read one line, then close the pipe.
+      const first = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
+      child.stdout.destroy();
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(JSON.parse(first.value as string)).toHaveProperty('id');
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+    } finally {
+      simulator.kill('SIGTERM');
+    }
+  });
+
   it('writes the catalogue of the pack', async () => {
     const out = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-'));
     const result = await run(['catalogue', '--out', out]);

@@ -97,6 +97,7 @@ describe('plugboard run', () => {
     const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(argv, second.io, { pack })).toBe(0);
     expect(second.stdout()).toBe(first.stdout());
+    expect(second.stderr()).toContain('replayed: the first result under idempotency key note-1; nothing was sent');
     expect(server.seen.filter((line) => line.startsWith('POST'))).toHaveLength(1);
   });
 

@@ -67,7 +67,12 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
         progress.update({ label: `${args.action}: ${index + 1} page${index === 0 ? '' : 's'}`, done: records });
       },
     });
-    if (outcome.direction === 'destination') writeJsonLine(io.stdout, outcome.result);
+    if (outcome.direction === 'destination') {
+      if (outcome.replayed) {
+        writeJsonLine(io.stderr, { level: 'info', message: `replayed: the first result under idempotency key ${values['idempotency-key']}; nothing was sent` });
+      }
+      writeJsonLine(io.stdout, outcome.result);
+    }
   } finally {
     progress.done();
     await transport.close();
