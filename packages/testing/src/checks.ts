@@ -1,7 +1,8 @@
 import { type Action, approvalOf, canonicalJson, type Connector, catalogueEntry, connectorProblems } from '@plugboard/sdk';
-import { type Fixture, outcomeError } from './fixture.js';
+import { type Fixture, outcomeError, type RecordedResponse } from './fixture.js';
 import { valueMatches } from './match.js';
-import type { ReplayResult } from './replay.js';
+import { nextPageMarker } from './paging.js';
+import { describeCall, type ReplayResult } from './replay.js';
 import type { Scenario, ScenarioExpectation } from './scenario.js';
 
 /**
@@ -111,6 +112,22 @@ export function outputProblems(action: Action, result: Pick<ReplayResult, 'recor
   const schema = action.direction === 'source' ? action.incremental?.checkpoint : undefined;
   if (schema && result.checkpoint !== undefined && !schema.safeParse(result.checkpoint).success) problems.push('the checkpoint does not match the declared schema');
   return problems;
+}
+
+/**
+ * A successful source run must end on an answer that offers no further page;
+ * else it stopped early, and strict replay alone cannot tell. `nextPage`
+ * replaces the detection for a provider that pages differently.
+ */
+export function pagingProblems(fixture: Fixture, nextPage?: (lastResponse: RecordedResponse) => boolean): string[] {
+  const last = fixture.calls.at(-1);
+  if (!last || outcomeError(fixture.outcome)) return [];
+  const marker = nextPage ? (nextPage(last.response) ? "the suite's nextPage option" : undefined) : nextPageMarker(last.response);
+  if (!marker) return [];
+  const { name, action } = fixture.scenario;
+  return [
+    `scenario '${name}' (${action}): the last recorded answer (to ${describeCall(last)}) still offers another page (${marker}); the source stopped before the end: follow every page, then re-record`,
+  ];
 }
 
 /** Identity of a record, for "no record read twice": its `id` when it has one, else the whole record. */

@@ -51,6 +51,21 @@ export interface RecordResult {
   text: string;
 }
 
+/** The SDK's Redactor searches by value only from this length on (`MIN_SECRET_LENGTH` in packages/sdk/src/secrets.ts, not exported). */
+const MIN_SECRET_LENGTH = 6;
+
+/** A shorter secret could be written unnoticed (inside a base64 Basic header, say); refuse before anything is sent. */
+function assertSearchable(scenario: string, credential: string, secrets: readonly string[]): void {
+  const short = [['the credential', credential] as const, ...secrets.map((secret, index) => [`secrets[${index}]`, secret] as const)]
+    .filter(([, value]) => value.length < MIN_SECRET_LENGTH)
+    .map(([name]) => name);
+  if (short.length === 0) return;
+  throw new RecordingError(
+    `scenario '${scenario}': ${short.join(', ')} ${short.length === 1 ? 'is' : 'are'} shorter than ${MIN_SECRET_LENGTH} characters; ` +
+      'a secret that short cannot be found reliably in a recording, so it could be written to the fixture. Nothing was recorded; record with a longer secret.',
+  );
+}
+
 /** Waits until nock's recorder has stored the last answer (its listener finishes after the caller's fetch). */
 async function recorderSettled(nock: Nock): Promise<void> {
   let count = -1;
@@ -82,6 +97,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
   assertNockOn();
   const credential = typeof options.credential === 'function' ? await options.credential() : options.credential;
   if (!credential) throw new RecordingError(`scenario '${scenario.name}': the credential is empty`);
+  assertSearchable(scenario.name, credential, options.secrets ?? []);
   const baseUrl = new URL(options.baseUrl);
   const redactor = new FixtureRedactor({
     secrets: [credential, ...(options.secrets ?? [])],

@@ -7,9 +7,10 @@ import {
   expectationOf,
   outcomeProblems,
   outputProblems,
+  pagingProblems,
 } from './checks.js';
 import { type FaultServer, startFaultServer } from './faults.js';
-import { type Fixture, fixturePath, outcomeError, readFixtureSync, scenariosIn } from './fixture.js';
+import { type Fixture, fixturePath, outcomeError, type RecordedResponse, readFixtureSync, scenariosIn } from './fixture.js';
 import { billableFaultProblems, errorMappingProblems, incrementalProblems } from './probes.js';
 import { replayScenario } from './replay.js';
 import type { Scenario } from './scenario.js';
@@ -47,6 +48,12 @@ export interface ConnectorSuiteOptions {
   recordKey?: (record: unknown, action: string) => unknown;
   /** Hosts replay may still reach; none by default. */
   allowHosts?: readonly (string | RegExp)[];
+  /**
+   * Whether a source's last recorded answer offers another page. Default: a next
+   * marker in the JSON body (`next_cursor`, `paging.next`, `has_more: true` ...)
+   * or a `Link` header with `rel="next"`; `false` turns the check off.
+   */
+  nextPage?: ((lastResponse: RecordedResponse) => boolean) | false;
 }
 
 function fail(problems: readonly string[], title: string): void {
@@ -126,6 +133,17 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
         });
       }
     });
+
+    const { nextPage } = options;
+    if (nextPage !== false) {
+      it('sources page to the end: the last recorded answer of every successful source run offers no further page', () => {
+        const sources = scenarios.filter((scenario) => connector.action(scenario.action)?.direction === 'source' && succeeds(scenario));
+        fail(
+          sources.flatMap((scenario) => pagingProblems(fixtureOf(scenario), nextPage)),
+          `connector '${connector.key}': sources that stopped paging early`,
+        );
+      });
+    }
 
     const incrementalSources = connector.actions.filter((action) => action.direction === 'source' && action.incremental && isImplemented(action));
     if (incrementalSources.length > 0) {

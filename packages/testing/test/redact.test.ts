@@ -233,6 +233,40 @@ describe('recording fails loudly rather than write a secret', () => {
     }
   });
 
+  it('refuses, before sending anything, a credential or secret too short to be found by value', async () => {
+    const provider = await startSampleProvider({ token: 'tok42' });
+    try {
+      const short = { name: 'account-short', action: 'account.get', input: {} };
+      const error = await recordScenario({ connector: sample, scenario: short, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'tok42' }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(RecordingError);
+      const message = (error as Error).message;
+      expect(message).toContain("scenario 'account-short': the credential is shorter than 6 characters");
+      expect(message).toContain('cannot be found reliably in a recording');
+      expect(message).not.toContain('tok42');
+      const secrets = ['a-long-enough-secret', 'pw1'];
+      const fromSecrets = recordScenario({ connector: sample, scenario: short, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'a-long-credential', secrets });
+      await expect(fromSecrets).rejects.toThrow(/: secrets\[1\] is shorter than 6 characters/);
+      await expect(fromSecrets).rejects.not.toThrow(/pw1|a-long/);
+      expect(provider.requests).toEqual([]);
+      expect(existsSync(join(dir, 'account-short.json'))).toBe(false);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('records with a secret of exactly that length, and keeps it out of the fixture', async () => {
+    const provider = await startSampleProvider({ token: 'tok426' });
+    try {
+      const result = await recordScenario({ connector: sample, scenario: { ...account, name: 'account-six' }, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'tok426' });
+      expect(result.text).not.toContain('tok426');
+      expect(provider.requests).toEqual(['GET /v1/account']);
+    } finally {
+      await provider.close();
+    }
+  });
+
   it("mode 'record' leaves an existing fixture alone and sends nothing", async () => {
     const provider = await startSampleProvider({ token: 'the-right-token-123' });
     try {
