@@ -226,12 +226,12 @@ export async function findPlugins(pluginDir: string): Promise<Array<{ name: stri
 /**
  * Loads every connector package installed in a plugin folder. A broken plugin does not stop
  * the others: the result lists the loaded ones and the failed ones with their reasons. When
- * two packages claim one connector key, the first by package name loads and the second fails
- * with a reason naming both.
+ * two packages claim one connector key, neither loads: which one the host should run is not
+ * for the loader to guess, and each reason names every claimant.
  */
 export async function loadPlugins(pluginDir: string, options: LoadOptions = {}): Promise<LoadResult> {
-  const result: LoadResult = { loaded: [], failed: [] };
-  const claimed = new Map<string, LoadedPlugin>();
+  const failed: FailedPlugin[] = [];
+  const claims = new Map<string, LoadedPlugin[]>();
   const modules = modulesFolder(resolve(pluginDir));
   const folderRoot = realPath(modules) ?? modules;
   for (const { name, dir } of await findPlugins(pluginDir)) {
@@ -240,22 +240,29 @@ export async function loadPlugins(pluginDir: string, options: LoadOptions = {}):
       if (!real) throw new PluginLoadError(name, `cannot resolve ${dir}`);
       // The whole plugin folder: a library the connector depends on imports the host's SDK too.
       const plugin = await loadFrom({ dir: real, label: name, sdkRoots: [real, folderRoot] }, options);
-      const earlier = claimed.get(plugin.key);
-      if (earlier) {
-        throw new PluginLoadError(
-          plugin.package,
-          `connector key '${plugin.key}' is claimed by two packages: ${earlier.package}@${earlier.version} (loaded) and ${plugin.package}@${plugin.version} (refused)`,
-        );
-      }
-      claimed.set(plugin.key, plugin);
-      result.loaded.push(plugin);
+      claims.set(plugin.key, [...(claims.get(plugin.key) ?? []), plugin]);
     } catch (error) {
       const reason = error instanceof PluginLoadError ? error.reason : errorText(error);
       const named = error instanceof PluginLoadError && PACKAGE_NAME.test(error.package) ? error.package : name;
-      result.failed.push({ package: named, reason, dir });
+      failed.push({ package: named, reason, dir });
     }
   }
-  return result;
+  const loaded: LoadedPlugin[] = [];
+  for (const [key, plugins] of claims) {
+    if (plugins.length === 1) {
+      loaded.push(plugins[0]!);
+      continue;
+    }
+    const names = plugins.map((plugin) => `${plugin.package}@${plugin.version}`).join(', ');
+    for (const plugin of plugins) {
+      failed.push({
+        package: plugin.package,
+        reason: `connector key '${key}' is claimed by ${plugins.length} packages (${names}); none is loaded: keep one of them in the plugin folder`,
+        dir: plugin.dir,
+      });
+    }
+  }
+  return { loaded, failed };
 }
 
 /** A plugin folder as the CLI uses it: its connectors by key, and what failed. */

@@ -167,21 +167,20 @@ describe('loadPlugins', () => {
     expect(throws).toBe('the entry ./index.js threw on import: no network here');
   });
 
-  test('two packages claiming one connector key: the second fails with a reason naming both', async () => {
+  test('two packages claiming one connector key: neither loads, each reason names both', async () => {
     const folder = await track(
       npmFolder([
         { name: 'connector-twin-a', version: '1.0.0', entry: connectorSource('twin') },
         { name: 'connector-twin-b', version: '3.1.0', entry: connectorSource('twin') },
+        { name: 'connector-single', version: '1.0.0', entry: connectorSource('single') },
       ]),
     );
     const result = await loadPlugins(folder.dir);
-    expect(result.loaded.map((plugin) => plugin.package)).toEqual(['connector-twin-a']);
-    expect(result.failed).toEqual([
-      {
-        package: 'connector-twin-b',
-        reason: "connector key 'twin' is claimed by two packages: connector-twin-a@1.0.0 (loaded) and connector-twin-b@3.1.0 (refused)",
-        dir: join(folder.modules, 'connector-twin-b'),
-      },
+    expect(result.loaded.map((plugin) => plugin.package)).toEqual(['connector-single']);
+    const reason = "connector key 'twin' is claimed by 2 packages (connector-twin-a@1.0.0, connector-twin-b@3.1.0); none is loaded: keep one of them in the plugin folder";
+    expect(result.failed.map(({ package: name, reason: why }) => ({ name, why }))).toEqual([
+      { name: 'connector-twin-a', why: reason },
+      { name: 'connector-twin-b', why: reason },
     ]);
   });
 
