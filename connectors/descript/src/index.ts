@@ -27,7 +27,7 @@ export const LIMITATIONS: readonly string[] = [
   'Nothing is ever deleted: no delete operation is offered.',
   'The partner schema operation (POST /edit_in_descript/schema, Edit in Descript) is not offered.',
   'Direct file upload is not offered: media_imports.create imports only from URLs the provider can fetch (public or pre-signed, answering HTTP Range requests) and builds multitrack sequences; the content_type/file_size form of add_media is refused before sending.',
-  'Video-sharing site URLs are refused before sending: pages of YouTube, Vimeo, TikTok, Dailymotion, Twitch, Facebook, Instagram, X and the like are not media files. In production, URLs whose host is localhost or a literal loopback, private or link-local address are refused too (names are not resolved).',
+  'Video-sharing site URLs are refused before sending: pages of YouTube, Vimeo, TikTok, Dailymotion, Twitch, Facebook, Instagram, X and the like are not media files. So are URLs with a user name or password, which the provider would keep with the project. In production, URLs whose host is localhost or a literal loopback, private or link-local address are refused too (names are not resolved).',
   'Rendered media cannot be downloaded without publishing: no export of video or audio files is offered.',
   'DOCX transcripts are not offered: transcripts.get exports plain text, Markdown, HTML, RTF or SRT and refuses docx before sending.',
   'Projects and folders are never created, updated or renamed other than by creating a project through media_imports.create or agent_edits.create.',
@@ -102,6 +102,6 @@ export {
 };
 export * from './entities.js';
 export { AgentDisabledError, classifyDescriptFailure, explainProjectError } from './errors.js';
-export { mediaUrlProblem, privateHostProblem, VIDEO_SHARING_HOSTS } from './media-url.js';
+export { mediaUrlProblem, privateHostProblem, VIDEO_SHARING_COUNTRY_SITES, VIDEO_SHARING_HOSTS } from './media-url.js';
 export { dispositionFileName } from './actions/transcripts.get.js';
 export { API_VERSION, JOB_HISTORY, PUBLISHED_PROJECTS_BUDGET, TRANSCRIPT_FORMATS } from './contract.js';

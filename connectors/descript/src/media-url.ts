@@ -7,6 +7,8 @@ import { isIP } from 'node:net';
  *
  * - anything but http(s), and text that is not a valid URL as it stands (a space, say: URLs are
  *   sent as given, since re-encoding a pre-signed URL could break its signature);
+ * - a user name or password in the URL (`https://user:pw@host/`): the provider would be sent the
+ *   credentials and keep them with the project;
  * - pages of video-sharing sites (a watch page is not a media file);
  * - in production, hosts that are loopback, private or link-local addresses. Only literal
  *   addresses and `localhost` are recognised: no DNS lookup is made, so a public name that
@@ -18,6 +20,7 @@ export const VIDEO_SHARING_HOSTS: readonly string[] = [
   'youtube.com',
   'youtu.be',
   'youtube-nocookie.com',
+  'youtube.googleapis.com',
   'vimeo.com',
   'tiktok.com',
   'dailymotion.com',
@@ -25,6 +28,7 @@ export const VIDEO_SHARING_HOSTS: readonly string[] = [
   'twitch.tv',
   'facebook.com',
   'fb.com',
+  'fb.me',
   'fb.watch',
   'instagram.com',
   'instagr.am',
@@ -35,7 +39,19 @@ export const VIDEO_SHARING_HOSTS: readonly string[] = [
   'b23.tv',
   'streamable.com',
   'loom.com',
+  'kick.com',
+  'odysee.com',
+  'vk.com',
+  'vkvideo.ru',
+  'ok.ru',
+  'nicovideo.jp',
+  'nico.ms',
 ];
+
+/** Sites that also answer on country domains (youtube.de, youtube.co.uk, youtube.com.br), and their subdomains. */
+export const VIDEO_SHARING_COUNTRY_SITES: readonly string[] = ['youtube', 'facebook'];
+
+const COUNTRY_DOMAIN = new RegExp(`(?:^|\\.)((?:${VIDEO_SHARING_COUNTRY_SITES.join('|')})\\.(?:(?:co|com)\\.)?[a-z]{2})$`);
 
 function hostOf(url: URL): string {
   // IPv6 literals come bracketed; a trailing dot names the same host.
@@ -43,7 +59,7 @@ function hostOf(url: URL): string {
 }
 
 function videoSharingSite(host: string): string | undefined {
-  return VIDEO_SHARING_HOSTS.find((site) => host === site || host.endsWith(`.${site}`));
+  return VIDEO_SHARING_HOSTS.find((site) => host === site || host.endsWith(`.${site}`)) ?? COUNTRY_DOMAIN.exec(host)?.[1];
 }
 
 /** What is wrong with a media URL in any environment; undefined when nothing is. */
@@ -59,6 +75,9 @@ export function mediaUrlProblem(value: string): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return `must use http or https, not ${url.protocol.replace(/:$/, '')}: the provider fetches media over HTTP(S) only`;
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'must not contain a user name or password (user:password@): the provider would receive them and keep them with the project; give a public or pre-signed URL instead';
   }
   const site = videoSharingSite(hostOf(url));
   if (site) {

@@ -33,6 +33,8 @@ export interface WatermarkFields {
   time: string;
   /** The id field, e.g. `id`. */
   id: string;
+  /** The provider's id of the request that brought the records (`ctx.http.lastRequestId`), for errors. */
+  requestId: () => string | undefined;
 }
 
 export class Watermark {
@@ -87,7 +89,9 @@ export class Watermark {
     const value = record && typeof record === 'object' ? (record as Record<string, unknown>)[field] : undefined;
     const usable = typeof value === 'string' && value !== '' && (field !== this.fields.time || !Number.isNaN(Date.parse(value)));
     if (!usable) {
-      throw new SchemaMismatchError(this.fields.subject, [{ path: field, message: `a record has no usable ${field}: ${JSON.stringify(value)}` }]);
+      throw new SchemaMismatchError(this.fields.subject, [{ path: field, message: `a record has no usable ${field}: ${JSON.stringify(value)}` }], {
+        requestId: this.fields.requestId(),
+      });
     }
     return value;
   }

@@ -4,13 +4,13 @@ import { loadOpenApi, type OpenApiDocument } from '@plugboard/simulator-descript
 import { readFixtureSync } from '@plugboard/testing';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from './scenarios.js';
-import { HAS_OPENAPI, OPENAPI_PATH } from './support.js';
+import { itWithOpenApi, OPENAPI_PATH } from './support.js';
 
 /**
  * Every recorded request and response of every committed fixture, checked against the
  * provider's OpenAPI document (1.2). The document is not part of the repository; the checks run
- * where it is present (CI keeps it at ../shared/reference/ beside the checkout) and are skipped
- * elsewhere.
+ * where it is present (CI keeps it at ../shared/reference/ beside the checkout), fail on CI
+ * without it and are skipped elsewhere.
  */
 
 const files = readdirSync(FIXTURES_DIR).filter((name) => name.endsWith('.json')).sort();
@@ -28,13 +28,13 @@ describe('recorded calls conform to the provider\'s OpenAPI document', () => {
     expect(files.length).toBeGreaterThan(0);
   });
 
-  it.skipIf(!HAS_OPENAPI)('the document is version 1.2 under /v1', () => {
+  itWithOpenApi('the document is version 1.2 under /v1', () => {
     expect(openapi().apiVersion).toBe('1.2');
     expect(openapi().basePath).toBe('/v1');
   });
 
   for (const file of files) {
-    it.skipIf(!HAS_OPENAPI)(`${file}: every request and response matches the document`, () => {
+    itWithOpenApi(`${file}: every request and response matches the document`, () => {
       const fixture = readFixtureSync(join(FIXTURES_DIR, file));
       const problems: string[] = [];
       for (const [index, call] of fixture.calls.entries()) {

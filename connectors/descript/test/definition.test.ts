@@ -93,6 +93,7 @@ describe('the Descript connector definition', () => {
       /downloaded without publishing/i,
       /DOCX transcripts are not offered/i,
       /video-sharing site URLs are refused/i,
+      /user name or password/i,
       /never created, updated or renamed/i,
       /no comments, users or analytics/i,
       /exactly one drive/i,

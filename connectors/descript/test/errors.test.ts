@@ -7,6 +7,7 @@ import {
   QuotaExhaustedError,
   RateLimitedError,
   readAll,
+  SchemaMismatchError,
   writeAction,
 } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
@@ -177,6 +178,15 @@ describe('errors name what went wrong and carry the request id', () => {
     expect(error).toMatchObject({ code: 'agent_disabled', retryable: false, status: 403, requestId: lastRequestId(h) });
     expect(error.message).toMatch(/Agent usage has been disabled by your admin/);
     expect(error.message).not.toMatch(/another drive/);
+  });
+
+  it('a listed record without a usable timestamp: a schema mismatch naming the page\'s request', async () => {
+    const h = await harness();
+    h.sim.failNext({ status: 200, path: '/jobs', body: { data: [{ job_id: 'j1', created_at: 'yesterday' }], pagination: {} } });
+    const error = await failure(readAll(h.connector, 'jobs.list', h.options({})));
+    expect(error).toBeInstanceOf(SchemaMismatchError);
+    expect(error).toMatchObject({ code: 'schema_mismatch', requestId: lastRequestId(h) });
+    expect(error.message).toMatch(/no usable created_at/);
   });
 
   it('visual search on a drive without Enterprise: a permission error that says so', async () => {

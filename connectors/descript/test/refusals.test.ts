@@ -1,4 +1,4 @@
-import { InvalidInputError, readAll, writeAction } from '@plugboard/sdk';
+import { InvalidInputError, prepareRun, readAll, writeAction } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { mediaUrlProblem, privateHostProblem } from '../src/index.js';
 import { failure, projectId, useHarness } from './support.js';
@@ -22,8 +22,9 @@ async function refusedBeforeAnyRequest(run: (h: Awaited<ReturnType<typeof harnes
 }
 
 describe('media_imports.create refuses before any request', () => {
+  // Production runs go without an approval: refusals come before the approval gate.
   const importing = (input: unknown, environment: 'sandbox' | 'production' = 'sandbox') => (h: Awaited<ReturnType<typeof harness>>) =>
-    writeAction(h.connector, 'media_imports.create', environment === 'production' ? h.approved('media_imports.create', input) : h.options(input));
+    writeAction(h.connector, 'media_imports.create', h.options(input, { environment }));
 
   it('the direct-upload form', async () => {
     await refusedBeforeAnyRequest(
@@ -53,7 +54,15 @@ describe('media_imports.create refuses before any request', () => {
     'https://www.twitch.tv/videos/123456',
     'https://www.facebook.com/watch/?v=10153231379946729',
     'https://fb.watch/abc123/',
+    'https://fb.me/e/abc123',
     'https://www.instagram.com/reel/Cabc123/',
+    'https://www.youtube.co.uk/watch?v=dQw4w9WgXcQ',
+    'https://youtube.de/watch?v=dQw4w9WgXcQ',
+    'https://m.youtube.com.br/watch?v=dQw4w9WgXcQ',
+    'https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ',
+    'https://player.vimeo.com/video/76979871',
+    'https://clips.twitch.tv/SomeClipSlug',
+    'https://de-de.facebook.de/watch/?v=1',
   ]) {
     it(`a video-sharing site page: ${url}`, async () => {
       await refusedBeforeAnyRequest(importing({ project_name: 'P', add_media: { 'talk.mp4': { url } } }), 'add_media.talk.mp4.url', /video-sharing site/);
@@ -80,6 +89,24 @@ describe('media_imports.create refuses before any request', () => {
       await refusedBeforeAnyRequest(importing({ project_name: 'P', add_media: { 'talk.mp4': { url } } }, 'production'), 'add_media.talk.mp4.url', /in production/);
     });
   }
+
+  it('a URL with a user name or password', async () => {
+    for (const url of ['https://user:secret@media.example.com/talk.mp4', 'https://user@media.example.com/talk.mp4', 'https://:secret@media.example.com/talk.mp4']) {
+      await refusedBeforeAnyRequest(importing({ project_name: 'P', add_media: { 'talk.mp4': { url } } }), 'add_media.talk.mp4.url', /must not contain a user name or password/);
+    }
+  });
+
+  it('in production, a private host without any approval: invalid_input, not approval_required, and no digest to approve', async () => {
+    const h = await harness();
+    const input = { project_name: 'Intranet', add_media: { 'a.mp4': { url: URL_OK }, 'talk.mp4': { url: 'http://192.168.1.20/talk.mp4' } } };
+    const run = h.options(input, { environment: 'production' });
+    const error = await failure(writeAction(h.connector, 'media_imports.create', run));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error['code']).toBe('invalid_input');
+    expect(error['issues']).toEqual([{ path: 'add_media.talk.mp4.url', message: expect.stringMatching(/private address; in production/) }]);
+    expect(() => prepareRun(h.connector, 'media_imports.create', run)).toThrow(InvalidInputError);
+    expect(h.sim.requests).toHaveLength(0);
+  });
 
   it('lets a private host through in the sandbox (the provider decides there)', async () => {
     const h = await harness();
@@ -167,6 +194,10 @@ describe('the media URL guard', () => {
       'https://storage.googleapis.com/bucket/a.mp4?X-Goog-Signature=abc',
       'https://player.example.org/youtube.com/a.mp4',
       'https://notyoutube.com/a.mp4',
+      'https://youtube.example.com/a.mp4',
+      'https://media.example.com/youtube.co.uk/a.mp4',
+      'https://vimeocdn.example.net/a.mp4',
+      'https://cdn.example.com/a.mp4?redirect=user@host',
     ]) {
       expect(mediaUrlProblem(url), url).toBeUndefined();
       expect(privateHostProblem(url), url).toBeUndefined();
@@ -179,5 +210,9 @@ describe('the media URL guard', () => {
     expect(privateHostProblem('http://169.254.1.1/a.mp4')).toMatch(/link-local address/);
     expect(privateHostProblem('http://[fe80::abcd]/a.mp4')).toMatch(/link-local address/);
     expect(mediaUrlProblem('https://vimeo.com/1')).toMatch(/vimeo\.com is a video-sharing site/);
+    expect(mediaUrlProblem('https://player.vimeo.com/video/1')).toMatch(/vimeo\.com is a video-sharing site/);
+    expect(mediaUrlProblem('https://www.youtube.co.uk/watch?v=1')).toMatch(/youtube\.co\.uk is a video-sharing site/);
+    expect(mediaUrlProblem('https://youtube.com.br./watch?v=1')).toMatch(/youtube\.com\.br is a video-sharing site/);
+    expect(mediaUrlProblem('https://user:pw@media.example.com/a.mp4')).toMatch(/must not contain a user name or password.*pre-signed/);
   });
 });

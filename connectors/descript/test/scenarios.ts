@@ -239,6 +239,10 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
       project_name: 'Watch page',
       add_media: { 'talk.mp4': { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ' } },
     }),
+    ...refusal('media_imports.create.refused-credentials-in-url', 'media_imports.create', {
+      project_name: 'Credentials',
+      add_media: { 'talk.mp4': { url: 'https://user:secret@media.example.com/uploads/talk.mp4' } },
+    }),
     ...refusal('media_imports.create.refused-not-http', 'media_imports.create', {
       project_name: 'FTP',
       add_media: { 'talk.mp4': { url: 'ftp://files.example.com/talk.mp4' } },
@@ -254,10 +258,9 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         name: 'media_imports.create.refused-private-host',
         action: 'media_imports.create',
         environment: 'production',
-        approved: true,
         input: { project_name: 'Intranet', add_media: { 'talk.mp4': { url: 'http://192.168.10.20/media/talk.mp4' } } },
         expect: { error: 'invalid_input' },
-        description: 'In production a private address is refused before any request.',
+        description: 'In production a private address is refused before any request, and before an approval is asked for.',
       }),
     },
 

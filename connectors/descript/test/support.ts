@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Connector, createTransport, type LogEntry, prepareRun, type RunOptions, type Transport } from '@plugboard/sdk';
 import { startDescriptSimulator, type DescriptSimulator, type DescriptSimulatorOptions } from '@plugboard/simulator-descript';
-import { afterEach } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { createDescriptConnector } from '../src/index.js';
 
 /** The repository root: connectors/descript/test/ is three levels down. */
@@ -16,6 +16,14 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  */
 export const OPENAPI_PATH = resolve(REPO_ROOT, '../shared/reference/descript-openapi-1.2.yaml');
 export const HAS_OPENAPI = existsSync(OPENAPI_PATH);
+const ON_CI = !['', '0', 'false'].includes(process.env['CI'] ?? '');
+
+/** A test that needs the document: run where it is present, failed on CI without it (CI always has it), skipped elsewhere. */
+export function itWithOpenApi(name: string, test: () => unknown): void {
+  if (HAS_OPENAPI) it(name, test);
+  else if (ON_CI) it(name, () => expect.fail(`the provider's OpenAPI document is missing at ${OPENAPI_PATH}; CI must have ../shared/reference/ beside the checkout`));
+  else it.skip(name, test);
+}
 
 /** The fixed instant recordings and clock-dependent tests run at: 2026-03-02T12:00:00Z. */
 export const T0 = Date.UTC(2026, 2, 2, 12, 0, 0);

@@ -14,7 +14,7 @@ describe('dispositionFileName', () => {
 });
 
 describe('Watermark', () => {
-  const fields = { subject: 'test', time: 'updated_at', id: 'id' };
+  const fields = { subject: 'test', time: 'updated_at', id: 'id', requestId: () => 'req-42' };
 
   it('moves to the newest instant and keeps the ids read at it', () => {
     const mark = new Watermark(fields);
@@ -38,7 +38,9 @@ describe('Watermark', () => {
     expect(resumeFrom('2026-03-01T11:00:00Z')).toBe('2026-03-01T10:59:59.999Z');
   });
 
-  it('refuses a record without a usable timestamp', () => {
-    expect(() => new Watermark(fields).note({ id: 'a', updated_at: 'yesterday' })).toThrow(/no usable updated_at/);
+  it('refuses a record without a usable timestamp, naming the provider\'s request', () => {
+    expect(() => new Watermark(fields).note({ id: 'a', updated_at: 'yesterday' })).toThrow(
+      expect.objectContaining({ code: 'schema_mismatch', requestId: 'req-42', message: expect.stringMatching(/\(request req-42\).*no usable updated_at/) }),
+    );
   });
 });

@@ -49,7 +49,10 @@ export function jobsListAction(clock: Clock = Date.now) {
         start = { created_after: iso(oldest), seen_ids: [] };
       }
       const windowStart = start ? resumeFrom(start.created_after) : iso(now - JOB_HISTORY.defaultDays * DAY_MS);
-      const mark = new Watermark({ subject: 'descript jobs.list', time: 'created_at', id: 'job_id' }, start && { at: start.created_after, seen_ids: start.seen_ids });
+      const mark = new Watermark(
+        { subject: 'descript jobs.list', time: 'created_at', id: 'job_id', requestId: () => ctx.http.lastRequestId },
+        start && { at: start.created_after, seen_ids: start.seen_ids },
+      );
       const query = { project_id: input.project_id, type: input.type, created_after: windowStart, limit: input.limit };
       // Newest first: the checkpoint can only move on once the whole window has been read.
       for await (const page of cursorPages(ctx, 'jobs.list', '/jobs', query)) {

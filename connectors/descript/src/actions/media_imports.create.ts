@@ -1,4 +1,4 @@
-import { defineAction, InvalidInputError } from '@plugboard/sdk';
+import { defineAction } from '@plugboard/sdk';
 import { z } from 'zod';
 import { TEAM_ACCESS } from '../contract.js';
 import { aboutProject } from '../errors.js';
@@ -89,21 +89,22 @@ export const mediaImportsCreate = defineAction({
   key: 'media_imports.create',
   label: 'Import media',
   description:
-    'Creates a project (or adds to one) from media URLs and multitrack sequences, optionally builds compositions, and starts transcription (POST /jobs/import/project_media); returns the job to poll with jobs.get. Spends media minutes: billable, never retried automatically, approval before production. Direct upload, non-http(s) URLs and video-sharing site pages are refused before sending, and in production so are loopback, private and link-local hosts.',
+    'Creates a project (or adds to one) from media URLs and multitrack sequences, optionally builds compositions, and starts transcription (POST /jobs/import/project_media); returns the job to poll with jobs.get. Spends media minutes: billable, never retried automatically, approval before production. Direct upload, non-http(s) URLs, URLs with a user name or password and video-sharing site pages are refused before sending, and in production so are loopback, private and link-local hosts (before any approval is asked for).',
   direction: 'destination',
   entity: JobReceipt,
   billable: true,
   retry: 'never',
   approval: 'production',
   input: Input,
+  // Before the approval gate: a run that can never go out is not put to an approver.
+  check: (input, { environment }) =>
+    environment !== 'production'
+      ? []
+      : Object.entries(input.add_media ?? {}).flatMap(([key, item]) => {
+          const problem = item.url === undefined ? undefined : privateHostProblem(item.url);
+          return problem ? [{ path: `add_media.${key}.url`, message: problem }] : [];
+        }),
   async write(ctx, input) {
-    if (ctx.environment === 'production') {
-      const issues = Object.entries(input.add_media ?? {}).flatMap(([key, item]) => {
-        const problem = item.url === undefined ? undefined : privateHostProblem(item.url);
-        return problem ? [{ path: `add_media.${key}.url`, message: problem }] : [];
-      });
-      if (issues.length > 0) throw new InvalidInputError('descript media_imports.create: input', issues);
-    }
     const start = () => ctx.http.post<z.input<typeof JobReceipt>>('/jobs/import/project_media', input);
     return input.project_id === undefined ? start() : aboutProject(input.project_id, start);
   },

@@ -29,7 +29,10 @@ export const projectsList = defineAction({
   async *read(ctx, input) {
     const { updated_after, limit, ...filters } = input;
     const start: ProjectsCheckpoint | undefined = ctx.checkpoint ?? (updated_after ? { updated_after, seen_ids: [] } : undefined);
-    const mark = new Watermark({ subject: 'descript projects.list', time: 'updated_at', id: 'id' }, start && { at: start.updated_after, seen_ids: start.seen_ids });
+    const mark = new Watermark(
+      { subject: 'descript projects.list', time: 'updated_at', id: 'id', requestId: () => ctx.http.lastRequestId },
+      start && { at: start.updated_after, seen_ids: start.seen_ids },
+    );
     const query = { ...filters, updated_after: start && resumeFrom(start.updated_after), sort: 'updated_at', direction: 'asc', limit };
     for await (const page of cursorPages(ctx, 'projects.list', '/projects', query)) {
       const records = page.data.filter((record) => mark.isNew(record));
