@@ -235,7 +235,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     );
 
     const attempt = async (): Promise<HttpResponse<T>> => {
-      const answer = await budget.run(() => send(url, request, operation), signal, maxWaitMs);
+      const answer = await budget.run(() => send(url, request, operation), signal, maxWaitMs, timeoutMs);
       if (answer.status < 200 || answer.status >= 300) throw failure(answer, operation);
       return {
         status: answer.status,

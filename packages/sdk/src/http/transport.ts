@@ -1,16 +1,22 @@
 import { Agent, Dispatcher1Wrapper, type Dispatcher } from 'undici';
 import { BudgetRegistry, type LimiterFactory } from './budget.js';
+import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 
 /**
  * What the runs of one process share: the connection pool and the rate budgets.
  * Requests go through Node's built-in fetch with an undici Agent as dispatcher
  * (keep-alive pools and connect, headers and body timeouts); this is also the
  * path nock can both replay and record.
+ *
+ * The budgets are this transport's own unless `redis` is given: then every
+ * transport, in any process on any machine, that uses the same Redis keeps one
+ * budget per (connector, connection, budget name) together: the sliding
+ * window, the pause, the probe and the concurrency (Bottleneck clustering).
  */
 export interface Transport {
   dispatcher: Dispatcher;
   budgets: BudgetRegistry;
-  /** Ends the pool and the budgets' timers. */
+  /** Ends the pool, the budgets' timers and the Redis connections the transport opened. */
   close(): Promise<void>;
 }
 
@@ -18,11 +24,24 @@ export interface TransportOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
-  /** Makes each budget's Bottleneck limiter (queue and concurrency); see `LimiterFactory`. */
+  /**
+   * Makes each budget's Bottleneck limiter (queue and concurrency); see
+   * `LimiterFactory`. With `redis`, it replaces the clustered limiter (the
+   * rest of the budget is still shared).
+   */
   limiterFactory?: LimiterFactory;
+  /**
+   * Shares the rate budgets through Redis: a URL (`redis://127.0.0.1:6379`) or
+   * `RedisBudgetOptions` (URL or ioredis client options or an ioredis client,
+   * key prefix, probe and idle TTLs). Needs the package `ioredis` (an optional
+   * peer dependency), loaded on the first request; nothing connects before.
+   * Without it, budgets live in this process only.
+   */
+  redis?: RedisBudgetsOption;
 }
 
 export function createTransport(options: TransportOptions = {}): Transport {
+  const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis);
   const agent = new Agent({
     connect: { timeout: options.connectTimeoutMs ?? 10_000 },
     headersTimeout: options.headersTimeoutMs ?? 60_000,
@@ -31,7 +50,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
   });
   // undici 8's Agent speaks a newer dispatcher interface than Node's built-in fetch accepts.
   const dispatcher = new Dispatcher1Wrapper(agent);
-  const budgets = new BudgetRegistry(options.limiterFactory);
+  const budgets = new BudgetRegistry(options.limiterFactory, redis);
   return {
     dispatcher,
     budgets,
