@@ -73,7 +73,8 @@ function windowMargin(periodMs: number): number {
 
 export class Budget {
   readonly name: string;
-  private readonly limiter: Promise<Bottleneck>;
+  private readonly makeLimiter: () => Bottleneck | Promise<Bottleneck>;
+  private limiterPromise: Promise<Bottleneck> | undefined;
   private readonly store: BudgetStateStore;
   private readonly windowMs: number | undefined;
   private readonly limit: number | undefined;
@@ -89,13 +90,32 @@ export class Budget {
     this.windowMs = declared ? PERIOD_MS[declared.per] : undefined;
     this.limit = declared?.limit;
     this.store = store;
+    const options = limiterOptions(declared);
+    this.makeLimiter = () => factory(id, options);
+    this.keepLimiter(this.makeLimiter());
+  }
+
+  /**
+   * Keeps the limiter, or the promise of one (a clustered limiter connects to
+   * Redis first). One that could not be made fails the requests that needed
+   * it, not the process, and the next request tries again.
+   */
+  private keepLimiter(made: Bottleneck | Promise<Bottleneck>): Promise<Bottleneck> {
+    const promise = Promise.resolve(made);
+    this.limiterPromise = promise;
+    promise.catch(() => {
+      if (this.limiterPromise === promise) this.limiterPromise = undefined;
+    });
+    return promise;
+  }
+
+  private limiter(): Promise<Bottleneck> {
+    if (this.limiterPromise) return this.limiterPromise;
     try {
-      this.limiter = Promise.resolve(factory(id, limiterOptions(declared)));
+      return this.keepLimiter(this.makeLimiter());
     } catch (error) {
-      this.limiter = Promise.reject(error);
+      return Promise.reject(error);
     }
-    // A limiter that cannot be made fails each request that needs it, not the process.
-    this.limiter.catch(() => undefined);
   }
 
   /** True when other processes share this budget (through Redis). */
@@ -126,7 +146,7 @@ export class Budget {
     sendTimeoutMs: number = DEFAULT_SEND_MS,
   ): Promise<T> {
     await this.failIfPausedBeyond(maxWaitMs);
-    const limiter = await abortable(this.limiter, signal);
+    const limiter = await abortable(this.limiter(), signal);
     // Bottleneck forgets a clustered job after its expiration, so that the
     // running count of a process that died mid-request is given back. The
     // waits inside the job are bounded so that a live job never reaches it.
@@ -242,7 +262,8 @@ export class Budget {
 
   /** Stops the limiter's timers; queued requests are dropped. */
   async stop(): Promise<void> {
-    const limiter = await this.limiter.catch(() => undefined);
+    const limiter = await this.limiterPromise?.catch(() => undefined);
+    this.limiterPromise = undefined;
     await limiter?.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }
 }

@@ -67,6 +67,11 @@ const PROBE_POLL_MS = 25;
 type IORedisModule = typeof import('ioredis');
 export type IORedisLoader = () => Promise<unknown>;
 
+/** ioredis is missing: a setup problem, reported as it is rather than as a failing store. */
+export class MissingIORedisError extends Error {
+  override readonly name = 'MissingIORedisError';
+}
+
 /** Loads ioredis, an optional peer dependency of the SDK, or says plainly what is missing. */
 export async function loadIORedis(load: IORedisLoader = () => import('ioredis')): Promise<IORedisModule['Redis']> {
   let loaded: unknown;
@@ -74,7 +79,7 @@ export async function loadIORedis(load: IORedisLoader = () => import('ioredis'))
     loaded = await load();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
+    throw new MissingIORedisError(
       `createTransport({ redis }) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard/sdk (npm install ioredis) (${reason})`,
       { cause: error },
     );
@@ -185,7 +190,7 @@ function waitReady(client: IORedisClient, timeoutMs: number, lastError: () => st
     const timer = setTimeout(() => {
       client.off('ready', onReady);
       const last = lastError();
-      reject(new Error(`no answer from Redis at ${describeEndpoint(client)} within ${Math.round(timeoutMs / 1000)} s${last ? ` (${last})` : ''}`));
+      reject(new Error(`no answer from Redis at ${describeEndpoint(client)} within ${timeoutMs} ms${last ? ` (${last})` : ''}`));
     }, timeoutMs);
     const onReady = () => {
       clearTimeout(timer);
@@ -290,7 +295,8 @@ export class RedisBudgets implements BudgetBackend {
   }
 
   /** A storage failure, as the request that met it reports it: a retryable network error. */
-  fail(budget: string, error: unknown): NetworkError {
+  fail(budget: string, error: unknown): Error {
+    if (error instanceof MissingIORedisError || error instanceof NetworkError) return error;
     const reason = error instanceof Error ? error.message : String(error);
     return new NetworkError(`rate budget '${budget}': the shared budget store (Redis) failed: ${reason}`, {
       code: 'budget_store_unavailable',
@@ -334,7 +340,7 @@ export class RedisBudgets implements BudgetBackend {
       await Promise.race([
         limiter.ready(),
         sleep(this.connectTimeoutMs, undefined, { ref: false }).then(() => {
-          throw new Error(`Bottleneck's connection to Redis was not ready within ${Math.round(this.connectTimeoutMs / 1000)} s`);
+          throw new Error(`Bottleneck's connection to Redis was not ready within ${this.connectTimeoutMs} ms`);
         }),
       ]);
       const stored = await connected.client.hget(`b_${id}_settings`, 'maxConcurrent');

@@ -1,0 +1,334 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import Bottleneck from 'bottleneck';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Budget, createTransport, NetworkError, type RateBudget, readAll, type Transport } from '../src/index.js';
+import { RedisBudgets } from '../src/http/redis-budget-state.js';
+import { itemsGetConnector } from './support/connector.js';
+import { credential, useHarness } from './support/harness.js';
+import { type RedisServer, startRedis } from './support/redis.js';
+import { json, type SeenRequest } from './support/server.js';
+
+/**
+ * Rate budgets shared through Redis (`createTransport({ redis })`), against a
+ * redis-server this file starts on 127.0.0.1 and real HTTP servers: two
+ * transports in this process, and separate processes running the built SDK.
+ */
+
+const h = useHarness();
+const CHILD = fileURLToPath(new URL('./support/shared-budget-child.mjs', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+let redis: RedisServer | undefined;
+let inspector: Redis | undefined;
+let skipReason = '';
+
+beforeAll(async () => {
+  const result = await startRedis();
+  if (result.server) {
+    redis = result.server;
+    inspector = new Redis(redis.url);
+    return;
+  }
+  if (process.env.CI) throw new Error(`the shared-budget tests need redis-server on CI: ${result.reason}`);
+  skipReason = result.reason;
+  console.warn(`skipping the shared-budget tests: ${skipReason}`);
+}, 15 * 60_000);
+
+afterAll(async () => {
+  inspector?.disconnect();
+  await redis?.stop();
+});
+
+/** Transports a test opened, closed after it. */
+const opened: Transport[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((transport) => transport.close()));
+});
+
+let prefixes = 0;
+/** Redis options of their own for each test, so that no test sees another's budgets. */
+function sharedOptions(extra: { probeTtlMs?: number } = {}) {
+  prefixes += 1;
+  return { url: redis!.url, prefix: `plugboard-test-${process.pid}-${prefixes}:`, ...extra };
+}
+
+function sharedTransport(options: ReturnType<typeof sharedOptions>): Transport {
+  const transport = createTransport({ redis: options });
+  opened.push(transport);
+  return transport;
+}
+
+const item = (id: string) => ({ id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' });
+
+function connectorWith(budget: RateBudget) {
+  return itemsGetConnector({ key: 'shared', name: 'Shared', summary: 'A budget several transports share.', rateLimits: { default: budget } });
+}
+
+function getItem(connector: ReturnType<typeof connectorWith>, transport: Transport, id: string, baseUrl: string) {
+  return readAll(connector, 'items.get', {
+    input: { id },
+    connection: { baseUrl },
+    credential,
+    transport,
+    retry: { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 },
+    log: () => undefined,
+  });
+}
+
+/** Asserts that no `limit` + 1 requests arrived within one period (less the 10 ms the other tests allow). */
+function expectSlidingWindow(requests: readonly SeenRequest[], limit: number, periodMs: number): void {
+  const times = requests.map((request) => request.at).sort((a, b) => a - b);
+  for (let index = 0; index + limit < times.length; index += 1) {
+    expect(times[index + limit]! - times[index]!).toBeGreaterThanOrEqual(periodMs - 10);
+  }
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
+
+interface ChildResult {
+  ok: number;
+  errors: string[];
+  ioredisLoaded: boolean;
+}
+
+/** Runs test/support/shared-budget-child.mjs; `kill` ends it early. It must exit by itself once done. */
+function runChild(settings: { baseUrl: string; ids: string[]; budget: RateBudget; redis?: unknown; hideIORedis?: boolean }) {
+  if (!existsSync(DIST)) throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
+  const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+  const result = new Promise<ChildResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the child process did not exit within 20 s (is something left open after transport.close()?)\n${stdout}\n${stderr}`));
+    }, 20_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`the child process exited with ${code ?? signal}\n${stdout}\n${stderr}`));
+      try {
+        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildResult);
+      } catch {
+        reject(new Error(`the child process printed no result\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+  return { child, result };
+}
+
+describe('rate budgets shared through Redis', () => {
+  it('keeps a declared budget across two transports: no more than 5 requests in any sliding second', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const options = sharedOptions();
+    const [a, b] = [sharedTransport(options), sharedTransport(options)];
+    const limited = connectorWith({ limit: 5, per: 'second' });
+    const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
+    await Promise.all(Array.from({ length: 12 }, (_, index) => getItem(limited, index % 2 ? a : b, `i${index}`, server.url)));
+    expect(server.requests).toHaveLength(12);
+    expectSlidingWindow(server.requests, 5, 1000);
+    const times = server.requests.map((request) => request.at).sort((x, y) => x - y);
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1980);
+    expect(a.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(true);
+
+    // Every key the budget left in Redis expires by itself, Bottleneck's included.
+    const keys = await inspector!.keys(`*${options.prefix}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.some((key) => key.endsWith(':window'))).toBe(true);
+    expect(keys.some((key) => key.startsWith(`b_${options.prefix}`))).toBe(true);
+    for (const key of keys) expect({ key, ttl: (await inspector!.pttl(key)) > 0 }).toEqual({ key, ttl: true });
+  });
+
+  it('shares the concurrency (Bottleneck clustering), and the latest declared concurrency replaces the stored one', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const options = sharedOptions();
+    const [a, b] = [sharedTransport(options), sharedTransport(options)];
+    let inFlight = 0;
+    let peak = 0;
+    const server = await h.start(async (req, res) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await sleep(100);
+      inFlight -= 1;
+      json(res, 200, item(req.path.split('/').pop()!));
+    });
+    const wide = connectorWith({ limit: 100, per: 'second', maxConcurrent: 4 });
+    await getItem(wide, a, 'first', server.url);
+    const settingsKey = `b_${options.prefix}budget:{shared:default:default}:limiter_settings`;
+    expect(await inspector!.hget(settingsKey, 'maxConcurrent')).toBe('4');
+
+    // Another process declares 2: the cluster follows it, without forgetting what runs.
+    const narrow = connectorWith({ limit: 100, per: 'second', maxConcurrent: 2 });
+    const c = sharedTransport(options);
+    await getItem(narrow, c, 'second', server.url);
+    expect(await inspector!.hget(settingsKey, 'maxConcurrent')).toBe('2');
+    peak = 0;
+    await Promise.all(Array.from({ length: 8 }, (_, index) => getItem(narrow, index % 2 ? b : c, `i${index}`, server.url)));
+    expect(server.requests).toHaveLength(10);
+    expect(peak).toBe(2);
+  });
+
+  it('keeps one budget across two processes running the built SDK', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const options = sharedOptions();
+    const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
+    const budget: RateBudget = { limit: 5, per: 'second' };
+    const ids = (name: string) => Array.from({ length: 6 }, (_, index) => `${name}${index}`);
+    const first = runChild({ baseUrl: server.url, ids: ids('a'), budget, redis: options });
+    const second = runChild({ baseUrl: server.url, ids: ids('b'), budget, redis: options });
+    const results = await Promise.all([first.result, second.result]);
+    for (const result of results) expect(result).toEqual({ ok: 6, errors: [], ioredisLoaded: true });
+    expect(server.requests).toHaveLength(12);
+    expectSlidingWindow(server.requests, 5, 1000);
+    expect(new Set(server.requests.map((request) => request.path[7]))).toEqual(new Set(['a', 'b']));
+  });
+
+  it('pauses every transport on a 429 that one of them saw: one 429 per pause', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const options = sharedOptions();
+    const [a, b] = [sharedTransport(options), sharedTransport(options)];
+    const connector = connectorWith({ limit: 1000, per: 'second' });
+    const budgetOf = (transport: Transport) => transport.budgets.get('shared', 'default', 'default', connector.rateLimits.default);
+
+    // The provider's window is closed for a second; requests wait in both transports.
+    const closedUntil = Date.now() + 1000;
+    let tooMany = 0;
+    let triggered = false;
+    const server = await h.start((req, res) => {
+      const closed = Date.now() < closedUntil || (req.path === '/items/trigger' && !triggered);
+      if (req.path === '/items/trigger') triggered = true;
+      if (closed) {
+        tooMany += 1;
+        json(res, 429, { error: 'rate_limit_exceeded', message: 'Too many requests' }, { 'retry-after': '1', 'x-ratelimit-remaining': '0' });
+      } else {
+        json(res, 200, item(req.path.split('/').pop()!), { 'x-ratelimit-remaining': '100' });
+      }
+    });
+    const ids = Array.from({ length: 25 }, (_, index) => `i${index}`);
+    const results = await Promise.all(ids.map((id, index) => getItem(connector, index % 2 ? a : b, id, server.url)));
+    expect(results.map((result) => (result.records[0] as { id: string }).id)).toEqual(ids);
+    expect(tooMany).toBe(1);
+    expect(server.requests).toHaveLength(26);
+    expect((await budgetOf(b).readState()).pauses).toBe(1);
+
+    // Open and confirmed now: a 429 that transport a meets holds transport b too.
+    const trigger = getItem(connector, a, 'trigger', server.url);
+    await until(async () => (await budgetOf(b).readState()).pausedUntil > Date.now());
+    const afterTrigger = server.requests.length;
+    const follower = getItem(connector, b, 'follower', server.url);
+    await Promise.all([trigger, follower]);
+    expect(tooMany).toBe(2);
+    const triggerAt = server.requests.find((request) => request.path === '/items/trigger')!.at;
+    const followerAt = server.requests.find((request) => request.path === '/items/follower')!.at;
+    expect(followerAt - triggerAt).toBeGreaterThanOrEqual(950);
+    expect(server.requests).toHaveLength(afterTrigger + 2);
+    expect((await budgetOf(a).readState()).pauses).toBe(2);
+  });
+
+  it('does not let a process that died holding the probe block the budget beyond the probe TTL', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const options = sharedOptions({ probeTtlMs: 1500 });
+    const held: ServerResponse[] = [];
+    const server = await h.start((req, res) => {
+      if (req.path === '/items/hang') held.push(res); // never answered: its process dies first
+      else json(res, 200, item(req.path.split('/').pop()!));
+    });
+    try {
+      const budget: RateBudget = { limit: 100, per: 'second' };
+      const doomed = runChild({ baseUrl: server.url, ids: ['hang'], budget, redis: options });
+      doomed.result.catch(() => undefined);
+      await until(() => server.requests.length === 1);
+      const probeKey = `${options.prefix}budget:{shared:default:default}:probe`;
+      expect(await inspector!.pttl(probeKey)).toBeGreaterThan(0);
+      doomed.child.kill('SIGKILL');
+      const killedAt = Date.now();
+
+      const transport = sharedTransport(options);
+      await Promise.all(['x', 'y', 'z'].map((id) => getItem(connectorWith(budget), transport, id, server.url)));
+      const first = Math.min(...server.requests.slice(1).map((request) => request.at));
+      // It waited for the dead probe's claim to expire (renewed every 500 ms until the kill), and not much longer.
+      expect(first - killedAt).toBeGreaterThanOrEqual(900);
+      expect(first - killedAt).toBeLessThan(1500 + 2500);
+      expect(server.requests).toHaveLength(4);
+    } finally {
+      for (const res of held) res.destroy();
+    }
+  });
+
+  it('fails a request with a clear error when Redis does not answer, and closes at once', async () => {
+    // A port nobody listens on: the harness server, closed.
+    const server = await h.start((req, res) => json(res, 200, item('a')));
+    const port = new URL(server.url).port;
+    await h.stop();
+    const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 } });
+    try {
+      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as Error).message).toMatch(new RegExp(`shared budget store \\(Redis\\) failed: no answer from Redis at 127\\.0\\.0\\.1:${port} within 500 ms`));
+    } finally {
+      const started = Date.now();
+      await transport.close();
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+  });
+
+  it('tries again to make a limiter that could not be made (Redis down at first)', async () => {
+    let attempts = 0;
+    const budget = new Budget('plugboard:shared:default:default', 'shared/default', { limit: 5, per: 'second' }, (id, options) => {
+      attempts += 1;
+      return attempts <= 2 ? Promise.reject(new Error('no Redis yet')) : new Bottleneck({ ...options, id });
+    });
+    // The budget makes its limiter at once (attempt 1, unseen); each request that finds none tries again.
+    const answer = async () => ({ status: 200, headers: new Headers() });
+    const signal = new AbortController().signal;
+    await expect(budget.run(answer, signal, 5_000)).rejects.toThrow('no Redis yet');
+    await expect(budget.run(answer, signal, 5_000)).resolves.toMatchObject({ status: 200 });
+    expect(attempts).toBe(3);
+    await budget.stop();
+  });
+
+  it('names the missing package when ioredis is not installed (a process where it cannot be resolved)', async (context) => {
+    if (!existsSync(DIST)) return context.skip('dist/index.js is not built');
+    const server = await h.start((req, res) => json(res, 200, item('a')));
+    const { result } = runChild({ baseUrl: server.url, ids: ['a'], budget: { limit: 5, per: 'second' }, redis: 'redis://127.0.0.1:9', hideIORedis: true });
+    const { ok, errors } = await result;
+    expect(ok).toBe(0);
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^GET \/items\/a: createTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk \(npm install ioredis\)/,
+      ),
+    ]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('names the missing package when ioredis cannot be loaded', async () => {
+    const backend = new RedisBudgets('redis://127.0.0.1:6379', () => Promise.reject(new Error("Cannot find package 'ioredis'")));
+    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
+    await expect(backend.state(key).enter()).rejects.toThrow(
+      /createTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk/,
+    );
+    await expect(backend.limiter(key, {})).rejects.toThrow(/'ioredis', which is not installed/);
+    await backend.close();
+  });
+
+  it('touches no Redis without the option: ioredis is never even loaded', async (context) => {
+    const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
+    const limited = connectorWith({ limit: 5, per: 'second' });
+    await getItem(limited, h.transport, 'here', server.url);
+    expect(h.transport.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(false);
+    if (!existsSync(DIST)) return context.skip('dist/index.js is not built');
+    const { result } = runChild({ baseUrl: server.url, ids: ['p0', 'p1', 'p2'], budget: { limit: 5, per: 'second' } });
+    expect(await result).toEqual({ ok: 3, errors: [], ioredisLoaded: false });
+  });
+});

@@ -1,0 +1,103 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/**
+ * A redis-server of the test's own: on 127.0.0.1, a free port, a temporary
+ * folder, no persistence, stopped by `stop()`. scripts/ensure-redis.sh finds
+ * the binary or installs Debian's package when it is missing.
+ */
+
+const run = promisify(execFile);
+const SCRIPT = fileURLToPath(new URL('../../scripts/ensure-redis.sh', import.meta.url));
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export type RedisResult = { server: RedisServer } | { server: undefined; reason: string };
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', resolve);
+  });
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+/** Starts the server and resolves once it accepts connections; rejects with its output when it exits first. */
+function launch(binary: string, port: number, dir: string): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice'];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise<ChildProcess>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server did not become ready in 15 s:\n${output}`));
+    }, 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited (${code ?? signal}) before it was ready:\n${output}`));
+    });
+  });
+}
+
+export async function startRedis(): Promise<RedisResult> {
+  let binary: string;
+  try {
+    const { stdout } = await run('bash', [SCRIPT], { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+    binary = stdout.trim().split('\n').pop() ?? '';
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? '';
+    return { server: undefined, reason: `redis-server is not installed and could not be installed: ${stderr.trim() || (error as Error).message}` };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'plugboard-redis-'));
+  // A redis-server that is there but does not start is a failure, not a reason to skip.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const port = await freePort();
+    try {
+      const child = await launch(binary, port, dir);
+      return {
+        server: {
+          url: `redis://127.0.0.1:${port}`,
+          port,
+          async stop() {
+            if (child.exitCode === null && child.signalCode === null) {
+              const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+              child.kill('SIGTERM');
+              const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+              await exited;
+              clearTimeout(timer);
+            }
+            await rm(dir, { recursive: true, force: true });
+          },
+        },
+      };
+    } catch (error) {
+      lastError = error; // most likely the port was taken meanwhile: try another
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  throw lastError;
+}

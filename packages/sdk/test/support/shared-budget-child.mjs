@@ -1,0 +1,78 @@
+// A separate process on a shared rate budget, for test/shared-budget.test.ts.
+// It runs the built SDK (dist/index.js): argv[2] is JSON with
+//   baseUrl   the test server
+//   ids       one `items.get` request per id, all at once
+//   budget    the connector's `default` budget ({ limit, per, maxConcurrent })
+//   redis     createTransport's `redis` option; absent: no Redis at all
+//   hideIORedis  true: resolving ioredis fails, as where it is not installed
+// and it prints one JSON line: { ok, errors, ioredisLoaded }, then closes its
+// transport and must exit by itself (nothing left open).
+import { registerHooks } from 'node:module';
+
+const settings = JSON.parse(process.argv[2]);
+
+// Tells whether anything (the SDK, Bottleneck) asked for ioredis.
+let ioredisLoaded = false;
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (specifier === 'ioredis' || specifier.startsWith('ioredis/')) {
+      ioredisLoaded = true;
+      if (settings.hideIORedis) {
+        throw Object.assign(new Error(`Cannot find package 'ioredis' imported from ${context.parentURL}`), { code: 'ERR_MODULE_NOT_FOUND' });
+      }
+    }
+    return nextResolve(specifier, context);
+  },
+});
+
+const { z } = await import('zod');
+const { bearerToken, createTransport, defineAction, defineConnector, readAll } = await import('../../dist/index.js');
+
+const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'Item' });
+const connector = defineConnector({
+  key: 'shared',
+  name: 'Shared',
+  version: '1.0.0',
+  vendor: null,
+  category: 'developer',
+  status: 'beta',
+  summary: 'A connector whose budget several processes share.',
+  auth: bearerToken(),
+  rateLimits: { default: settings.budget },
+  actions: [
+    defineAction({
+      key: 'items.get',
+      label: 'Get',
+      direction: 'source',
+      entity: Item,
+      input: z.object({ id: z.string() }),
+      maxRetryAfterSeconds: 20,
+      async *read(ctx, input) {
+        yield { records: [await ctx.http.get('/items/{id}', { params: { id: input.id } })] };
+      },
+    }),
+  ],
+});
+
+const transport = createTransport(settings.redis === undefined ? {} : { redis: settings.redis });
+const errors = [];
+let ok = 0;
+await Promise.all(
+  settings.ids.map(async (id) => {
+    try {
+      await readAll(connector, 'items.get', {
+        input: { id },
+        connection: { baseUrl: settings.baseUrl },
+        credential: () => 'test-credential-1234',
+        transport,
+        retry: { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 },
+        log: () => undefined,
+      });
+      ok += 1;
+    } catch (error) {
+      errors.push(error instanceof Error ? error.message : String(error));
+    }
+  }),
+);
+await transport.close();
+process.stdout.write(`${JSON.stringify({ ok, errors, ioredisLoaded })}\n`);
