@@ -5,6 +5,9 @@
 //   budget    the connector's `default` budget ({ limit, per, maxConcurrent })
 //   redis     createTransport's `redis` option; absent: no Redis at all
 //   hideIORedis  true: resolving ioredis fails, as where it is not installed
+//   warmUp    true: first one request (`/items/warm`) on a budget of its own
+//             (another connection), so that a fresh process's first-request
+//             delays do not land in the measured budget's window
 // and it prints one JSON line: { ok, errors, ioredisLoaded }, then closes its
 // transport and must exit by itself (nothing left open).
 import { registerHooks } from 'node:module';
@@ -57,17 +60,20 @@ const connector = defineConnector({
 const transport = createTransport(settings.redis === undefined ? {} : { redis: settings.redis });
 const errors = [];
 let ok = 0;
+const get = (id, connectionId) =>
+  readAll(connector, 'items.get', {
+    input: { id },
+    connection: { id: connectionId, baseUrl: settings.baseUrl },
+    credential: () => 'test-credential-1234',
+    transport,
+    retry: { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 },
+    log: () => undefined,
+  });
+if (settings.warmUp) await get('warm', `warm-${process.pid}`);
 await Promise.all(
   settings.ids.map(async (id) => {
     try {
-      await readAll(connector, 'items.get', {
-        input: { id },
-        connection: { baseUrl: settings.baseUrl },
-        credential: () => 'test-credential-1234',
-        transport,
-        retry: { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 },
-        log: () => undefined,
-      });
+      await get(id, 'default');
       ok += 1;
     } catch (error) {
       errors.push(error instanceof Error ? error.message : String(error));
