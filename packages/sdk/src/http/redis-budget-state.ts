@@ -173,7 +173,6 @@ return 0
 `);
 
 interface Connected {
-  Redis: IORedisModule['Redis'];
   client: IORedisClient;
   own: boolean;
   connection: Bottleneck.IORedisConnection;
@@ -291,7 +290,7 @@ export class RedisBudgets implements BudgetBackend {
       if (!given) client.disconnect();
       throw new Error('this transport is closed');
     }
-    return { Redis, client, own: !given, connection };
+    return { client, own: !given, connection };
   }
 
   /** A storage failure, as the request that met it reports it: a retryable network error. */
