@@ -30,6 +30,7 @@ export const USAGE = `Usage:
   plugboard catalogue diff OLD NEW
 
 The credential comes from the environment variable PLUGBOARD_CREDENTIAL, never from an argument.
+PLUGBOARD_REDIS_URL (with the ioredis package installed) shares rate budgets across processes.
 --state DIR keeps checkpoints (an incremental source resumes where the last run's printed
 pages end) and idempotency results. An action that needs approval in production runs only
 with --approval '{"digest","requestedBy","decidedBy","decision":"approved","expiresAt"}',

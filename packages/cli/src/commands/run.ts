@@ -38,7 +38,9 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
   const connectionId = args.connection.id ?? 'default';
   const progress = createProgress(io.stderr);
   // Its own pool, closed at the end, so no idle keep-alive socket holds the process open.
-  const transport = createTransport();
+  // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
+  const redis = io.env.PLUGBOARD_REDIS_URL;
+  const transport = createTransport(redis ? { redis } : {});
   const executor = createExecutor({
     connectors: [args.connector],
     resolveConnection: (id) => ({ ...args.connection, id }),
