@@ -101,6 +101,14 @@ describe('plugboard run', () => {
     expect(server.seen.filter((line) => line.startsWith('POST'))).toHaveLength(1);
   });
 
+  it('shares rate budgets through the Redis PLUGBOARD_REDIS_URL names', async () => {
+    // Nothing listens there: the run fails on the shared budget store, which shows it was asked.
+    const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_REDIS_URL: 'redis://127.0.0.1:9' });
+    expect(await runCli(['run', 'notes', 'notes.create', '--input', '{"text":"x"}', '--base-url', server.url], io, { pack })).toBe(1);
+    expect(JSON.parse(stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'budget_store_unavailable' });
+    expect(server.seen).toEqual([]);
+  });
+
   it('shows progress on stderr only when it is a terminal', async () => {
     const tty = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN }, true);
     await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], tty.io, { pack });

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Budget, createTransport, NetworkError, type RateBudget, readAll, type Transport } from '../src/index.js';
+import { Budget, createTransport, NetworkError, type RateBudget, readAll, type RunOptions, type Transport } from '../src/index.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
 import { itemsGetConnector } from './support/connector.js';
 import { credential, useHarness } from './support/harness.js';
@@ -69,13 +70,13 @@ function connectorWith(budget: RateBudget) {
   return itemsGetConnector({ key: 'shared', name: 'Shared', summary: 'A budget several transports share.', rateLimits: { default: budget } });
 }
 
-function getItem(connector: ReturnType<typeof connectorWith>, transport: Transport, id: string, baseUrl: string) {
+function getItem(connector: ReturnType<typeof connectorWith>, transport: Transport, id: string, baseUrl: string, retry?: RunOptions['retry']) {
   return readAll(connector, 'items.get', {
     input: { id },
     connection: { baseUrl },
     credential,
     transport,
-    retry: { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 },
+    retry: retry ?? { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 },
     log: () => undefined,
   });
 }
@@ -268,20 +269,43 @@ describe('rate budgets shared through Redis', () => {
     }
   });
 
-  it('fails a request with a clear error when Redis does not answer, and closes at once', async () => {
+  it('fails a request at once with a clear error when nothing listens where Redis should be, and closes at once', async () => {
     // A port nobody listens on: the harness server, closed.
     const server = await h.start((req, res) => json(res, 200, item('a')));
     const port = new URL(server.url).port;
     await h.stop();
-    const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 } });
+    const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 5_000 } });
     try {
-      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9').catch((caught: unknown) => caught);
+      const started = Date.now();
+      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 }).catch(
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(NetworkError);
-      expect((error as Error).message).toMatch(new RegExp(`shared budget store \\(Redis\\) failed: no answer from Redis at 127\\.0\\.0\\.1:${port} within 500 ms`));
+      expect((error as Error).message).toMatch(new RegExp(`shared budget store \\(Redis\\) failed: Redis at 127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED`));
+      // Refused is final for this attempt: no waiting out the connect timeout.
+      expect(Date.now() - started).toBeLessThan(4_000);
     } finally {
       const started = Date.now();
       await transport.close();
       expect(Date.now() - started).toBeLessThan(2_000);
+    }
+  });
+
+  it('fails a request with a clear error when Redis accepts the connection but never answers', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 } });
+    try {
+      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as Error).message).toMatch(new RegExp(`shared budget store \\(Redis\\) failed: no answer from Redis at 127\\.0\\.0\\.1:${port} within 500 ms`));
+    } finally {
+      await transport.close();
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
   });
 

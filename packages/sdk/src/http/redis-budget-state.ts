@@ -183,19 +183,33 @@ function describeEndpoint(client: IORedisClient): string {
   return options.path ?? `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
 }
 
+/** Connection failures that waiting out the connect timeout will not mend: nothing listens there. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 function waitReady(client: IORedisClient, timeoutMs: number, lastError: () => string | undefined): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const settle = () => {
+      clearTimeout(timer);
       client.off('ready', onReady);
+      client.off('error', onError);
+    };
+    const timer = setTimeout(() => {
+      settle();
       const last = lastError();
       reject(new Error(`no answer from Redis at ${describeEndpoint(client)} within ${timeoutMs} ms${last ? ` (${last})` : ''}`));
     }, timeoutMs);
     const onReady = () => {
-      clearTimeout(timer);
+      settle();
       resolve();
     };
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (!UNREACHABLE.has(error.code ?? '')) return;
+      settle();
+      reject(new Error(`Redis at ${describeEndpoint(client)} cannot be reached (${error.message})`));
+    };
     client.once('ready', onReady);
+    client.on('error', onError);
   });
 }
 
