@@ -1,27 +1,20 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Connector, createTransport, type LogEntry, prepareRun, type RunOptions, type Transport } from '@plugboard/sdk';
-import { startDescriptSimulator, type DescriptSimulator, type DescriptSimulatorOptions } from '@plugboard/simulator-descript';
+import { openApiReference, startDescriptSimulator, type DescriptSimulator, type DescriptSimulatorOptions } from '@plugboard/simulator-descript';
 import { afterEach, expect, it } from 'vitest';
 import { createDescriptConnector } from '../src/index.js';
 
-/** The repository root: connectors/descript/test/ is three levels down. */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
 /**
- * The provider's OpenAPI document. It is not part of the repository: CI has it beside the
- * checkout, at ../shared/reference/ from the repository root. Where it is present the simulator
- * checks every request against it, so a connector bug shows up as a 400.
+ * The provider's OpenAPI document, beside the checkout where CI has it. Where it is present the
+ * simulator checks every request against it, so a connector bug shows up as a 400.
  */
-export const OPENAPI_PATH = resolve(REPO_ROOT, '../shared/reference/descript-openapi-1.2.yaml');
-export const HAS_OPENAPI = existsSync(OPENAPI_PATH);
-const ON_CI = !['', '0', 'false'].includes(process.env['CI'] ?? '');
+const reference = openApiReference();
+export const OPENAPI_PATH = reference.path;
+export const HAS_OPENAPI = reference.present;
 
 /** A test that needs the document: run where it is present, failed on CI without it (CI always has it), skipped elsewhere. */
 export function itWithOpenApi(name: string, test: () => unknown): void {
-  if (HAS_OPENAPI) it(name, test);
-  else if (ON_CI) it(name, () => expect.fail(`the provider's OpenAPI document is missing at ${OPENAPI_PATH}; CI must have ../shared/reference/ beside the checkout`));
+  if (reference.present) it(name, test);
+  else if (reference.required) it(name, () => expect.fail(reference.missing));
   else it.skip(name, test);
 }
 

@@ -1,21 +1,15 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import type { DescriptSimulator } from '../src/index.js';
+import { type DescriptSimulator, openApiReference } from '../src/index.js';
 
-/** The repository root: tools/simulators/descript/test/ is four levels down. */
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-
-/** The provider's OpenAPI document: not in the repository, CI has it at ../shared/reference/ beside the checkout. */
-export const OPENAPI_PATH = resolve(REPO_ROOT, '../shared/reference/descript-openapi-1.2.yaml');
-export const HAS_OPENAPI = existsSync(OPENAPI_PATH);
-const ON_CI = !['', '0', 'false'].includes(process.env['CI'] ?? '');
+/** The provider's OpenAPI document, beside the checkout where CI has it. */
+const reference = openApiReference();
+export const OPENAPI_PATH = reference.path;
+export const HAS_OPENAPI = reference.present;
 
 /** A test that needs the document: run where it is present, failed on CI without it (CI always has it), skipped elsewhere. */
 export function itWithOpenApi(name: string, test: () => unknown): void {
-  if (HAS_OPENAPI) it(name, test);
-  else if (ON_CI) it(name, () => expect.fail(`the provider's OpenAPI document is missing at ${OPENAPI_PATH}; CI must have ../shared/reference/ beside the checkout`));
+  if (reference.present) it(name, test);
+  else if (reference.required) it(name, () => expect.fail(reference.missing));
   else it.skip(name, test);
 }
 
