@@ -36,3 +36,4 @@ export {
 } from './errors.js';
 export { billableFaultProblems, errorMappingProblems, incrementalProblems, runUnderFault } from './probes.js';
 export type { FaultProbe, IncrementalProbe } from './probes.js';
+export { startWindowServer, type WindowServer, type WindowServerOptions } from './window-server.js';
