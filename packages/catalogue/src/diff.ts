@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { compareText } from '@plugboard/sdk';
 import { defaultPackageName } from './constants.js';
 import type { CatalogueEntry, CatalogueOperation } from './entry.js';
 import { type FieldRow, fieldPaths } from './fields.js';
 import { dataTypeFile, INDEX_FILE, inputSchemaFile } from './paths.js';
 import type { JsonObject } from './public-connector-schema.js';
-import { compareText } from './write.js';
 
 /**
  * Compares two catalogue folders and lists what changed for someone who uses

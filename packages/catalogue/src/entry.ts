@@ -1,7 +1,7 @@
-import { type Connector, catalogueEntry, entityId, findSecretKeys, type PublicConnector, type PublicOperation } from '@plugboard/sdk';
+import { type Connector, catalogueEntry, compareText, entityId, findSecretKeys, type PublicConnector, type PublicOperation } from '@plugboard/sdk';
 import { defaultPackageName } from './constants.js';
 import { dataTypeFile, inputSchemaFile, typesFile } from './paths.js';
-import { compareText, sortedRecord } from './write.js';
+import { sortedRecord } from './write.js';
 
 /**
  * One catalogue entry per connector, built on the SDK's `catalogueEntry`: the

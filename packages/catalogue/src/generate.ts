@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type Connector, entityId } from '@plugboard/sdk';
+import { byKey, compareText, type Connector, entityId } from '@plugboard/sdk';
 import ownPackage from '../package.json' with { type: 'json' };
 import { API_VERSION } from './constants.js';
 import { type CatalogueEntry, connectorEntry, secretProblems } from './entry.js';
@@ -10,7 +10,7 @@ import { assertValidEntry, CatalogueValidationError, type JsonObject } from './p
 import { DefinitionSet, schemaFile, schemaParts } from './schemas.js';
 import { renderSite, type SiteConnector, type SiteDataType } from './site/page.js';
 import { pascalName, typeDeclarations } from './types.js';
-import { type CatalogueFiles, compareText, prepareOutDir, stableJson, writeFiles } from './write.js';
+import { type CatalogueFiles, prepareOutDir, stableJson, writeFiles } from './write.js';
 
 export interface CatalogueOptions {
   /** The connectors of the pack: a list, or a map (any key; the connector's own key is used). */
@@ -101,7 +101,7 @@ async function connectorOutput(connector: Connector, packageName: string | undef
     const id = entityId(action.entity);
     if (id !== undefined && !entities.has(id)) entities.set(id, action.entity);
   }
-  for (const [id, schema] of [...entities].sort(([a], [b]) => compareText(a, b))) {
+  for (const [id, schema] of [...entities].sort(byKey)) {
     const parts = schemaParts(schema, 'output');
     const file = schemaFile(parts, id);
     const path = dataTypeFile(connector.key, id);
@@ -162,7 +162,7 @@ export async function buildCatalogue(options: CatalogueOptions): Promise<Catalog
   );
   files.set(OPENAPI_FILE, stableJson(openApiDocument(entries)));
   files.set(SITE_FILE, renderSite({ generatedAt, connectors: outputs.map((output) => output.site) }));
-  const sorted = new Map([...files].sort(([a], [b]) => compareText(a, b)));
+  const sorted = new Map([...files].sort(byKey));
   return { apiVersion: API_VERSION, generatedAt, entries, files: sorted };
 }
 

@@ -1,6 +1,7 @@
+import { byKey } from '@plugboard/sdk';
 import { z } from 'zod';
 import type { JsonObject } from './public-connector-schema.js';
-import { compareText, sortedRecord } from './write.js';
+import { sortedRecord } from './write.js';
 
 /**
  * zod -> JSON Schema (draft 2020-12) with `z.toJSONSchema`. A named data type
@@ -82,7 +83,7 @@ export class DefinitionSet {
     const pending = new Map<string, JsonObject>(Object.entries(parts.defs));
     if (parts.rootId !== undefined) pending.set(parts.rootId, parts.root);
     // Decide each name first, then rewrite refs with the full table.
-    for (const [id, def] of [...pending].sort(([a], [b]) => compareText(a, b))) {
+    for (const [id, def] of [...pending].sort(byKey)) {
       renames.set(id, this.freeName(id, JSON.stringify(def), suffix));
     }
     const rootName = parts.rootId === undefined ? this.freeName(name, JSON.stringify(parts.root), '') : (renames.get(parts.rootId) as string);

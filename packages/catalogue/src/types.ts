@@ -1,6 +1,6 @@
+import { compareText } from '@plugboard/sdk';
 import { compile } from 'json-schema-to-typescript';
 import type { JsonObject } from './public-connector-schema.js';
-import { compareText } from './write.js';
 
 /**
  * TypeScript declarations of one connector, generated with

@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { compareText } from '@plugboard/sdk';
 import { INDEX_FILE, OWNED_ENTRIES } from './paths.js';
 
 /**
@@ -18,11 +19,6 @@ export function sortedRecord<T>(record: Readonly<Record<string, T>>): Record<str
   const out: Record<string, T> = {};
   for (const key of Object.keys(record).sort(compareText)) out[key] = record[key] as T;
   return out;
-}
-
-/** Locale-free comparison, so the order does not depend on the machine's locale. */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The generated files of one catalogue: relative path -> text. */

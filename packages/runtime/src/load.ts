@@ -1,4 +1,4 @@
-import { type Connector, connectorProblems } from '@plugboard/sdk';
+import { byKey, type Connector, connectorProblems } from '@plugboard/sdk';
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
@@ -220,7 +220,7 @@ export async function findPlugins(pluginDir: string): Promise<Array<{ name: stri
       if (pkg && hasManifest(pkg)) seen.set(candidate.name, candidate.dir);
     }
   }
-  return [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, dir]) => ({ name, dir }));
+  return [...seen].sort(byKey).map(([name, dir]) => ({ name, dir }));
 }
 
 /**

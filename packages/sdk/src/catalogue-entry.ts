@@ -2,6 +2,7 @@ import { type Action, approvalOf, isImplemented, retryPolicy } from './definitio
 import type { AuthScheme } from './definition/auth.js';
 import { CATEGORIES } from './definition/categories.js';
 import { type Connector, entityId } from './definition/connector.js';
+import { byKey, compareText } from './order.js';
 
 /**
  * The public catalogue entry of one connector (`PublicConnector` of the
@@ -56,11 +57,6 @@ function publicScheme(scheme: AuthScheme, index: number): PublicAuthentication {
   };
 }
 
-/** Code-point order: the same on every machine, whatever its locale. */
-function byCodePoint(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** The declared budget an action's requests draw on, as the HTTP pipeline picks it. */
 export function budgetOf(connector: Connector, action: Action): string | undefined {
   const name = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : 'default');
@@ -97,12 +93,12 @@ export function catalogueEntry(connector: Connector): PublicConnector {
     documentationUrl: connector.documentationUrl ?? null,
     implemented: connector.actions.every(isImplemented),
     limitations: [...connector.limitations],
-    operations: [...connector.actions].sort((a, b) => byCodePoint(a.key, b.key)).map((action) => operation(connector, action)),
+    operations: [...connector.actions].sort((a, b) => compareText(a.key, b.key)).map((action) => operation(connector, action)),
     authentication: { schemes: connector.auth.map(publicScheme), baseUrl: connector.baseUrl ?? null, baseUrlOverridable: true },
     version: connector.version,
     rateLimits: Object.fromEntries(
       Object.entries(connector.rateLimits)
-        .sort(([a], [b]) => byCodePoint(a, b))
+        .sort(byKey)
         .map(([name, budget]) => [name, { limit: budget.limit, per: budget.per, scope: budget.scope ?? 'connection' }]),
     ),
   };

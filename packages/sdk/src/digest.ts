@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { byKey } from './order.js';
 
 /**
  * Approval binding (platform rule 9 and `reviewedDigest`): a digest of exactly
@@ -19,7 +20,7 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
   const members = Object.entries(value)
     .filter(([, inner]) => inner !== undefined && typeof inner !== 'function')
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(byKey)
     .map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`);
   return `{${members.join(',')}}`;
 }

@@ -1,3 +1,5 @@
+import { byKey } from '@plugboard/sdk';
+
 /**
  * Deterministic JSON for files people review: object keys sorted at every
  * depth, two-space indentation and a final newline, so that re-recording an
@@ -10,7 +12,7 @@ export function sortKeys(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, inner]) => inner !== undefined && typeof inner !== 'function')
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(byKey);
   return Object.fromEntries(entries.map(([key, inner]) => [key, sortKeys(inner)]));
 }
 

@@ -1,4 +1,4 @@
-import { defineAction } from '@plugboard/sdk';
+import { byKey, defineAction } from '@plugboard/sdk';
 import { z } from 'zod';
 import { MediaFile } from '../entities.js';
 import { providerId } from '../inputs.js';
@@ -16,7 +16,7 @@ export const mediaFilesList = defineAction({
     yield {
       // A JSON object has no order: records come sorted by display path, the same however the answer was serialized.
       records: Object.entries(project.media_files)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .sort(byKey)
         .map(([display_path, file]) => ({ project_id: project.id, display_path, ...file }) as z.input<typeof MediaFile>),
     };
   },

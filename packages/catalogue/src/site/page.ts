@@ -1,7 +1,7 @@
+import { compareText } from '@plugboard/sdk';
 import { API_VERSION } from '../constants.js';
 import type { CatalogueEntry, CatalogueOperation } from '../entry.js';
 import type { FieldRow } from '../fields.js';
-import { compareText } from '../write.js';
 import { SCRIPT } from './script.js';
 import { STYLE } from './style.js';
 
