@@ -6,9 +6,9 @@ import { authHeader } from './definition/auth.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
 import { CancelledError, ConnectionConfigError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
-import { createHttpClient, DEFAULT_RETRY, type RetrySettings } from './http/client.js';
+import { createHttpClient, DEFAULT_RETRY, NEVER, type RetrySettings } from './http/client.js';
 import { sharedTransport, type Transport } from './http/transport.js';
-import { createLogger, type LogSink, stderrSink } from './log.js';
+import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
 import { Redactor } from './secrets.js';
 import { zodIssues } from './validation.js';
 
@@ -29,6 +29,8 @@ export interface RunOptions {
   checkpoint?: unknown;
   /** Receives structured log entries, already redacted. Default: warnings and errors to stderr. */
   log?: LogSink;
+  /** The least level that reaches `log`; lower entries are never built. Default: `debug` with a sink of the caller's, `warn` without. */
+  logLevel?: LogLevel;
   onProgress?: (event: ProgressEvent) => void;
   /** The pool and rate budgets to use; default: the process-wide one. */
   transport?: Transport;
@@ -104,19 +106,24 @@ export function prepareRun(
       new InvalidInputError(`${connector.key} ${action.key}: checkpoint`, zodIssues(error, 'checkpoint')),
     );
   }
-  const binding = approvalDigest({
-    connector: { key: connector.key, version: connector.version },
-    action: action.key,
-    connectionId: connection.id,
-    environment,
+  let binding: ApprovalBinding | undefined;
+  const subjectOfDigest = { connector: { key: connector.key, version: connector.version }, action: action.key, connectionId: connection.id, environment, input };
+  return {
+    connector,
+    action,
     input,
-  });
-  return { connector, action, input, connection, environment, checkpoint, binding, needsApproval: needsApproval(action, environment) };
+    connection,
+    environment,
+    checkpoint,
+    // Hashing the canonical input costs; only runs that involve an approval need it.
+    get binding() {
+      binding ??= approvalDigest(subjectOfDigest);
+      return binding;
+    },
+    needsApproval: needsApproval(action, environment),
+  };
 }
 
-const defaultSink: LogSink = (entry) => {
-  if (entry.level === 'warn' || entry.level === 'error') stderrSink(entry);
-};
 
 /** Runs an action and yields its pages; for a destination, one page with the result. */
 export async function* runAction(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
@@ -135,8 +142,8 @@ export async function* runAction(connector: Connector, actionKey: string, option
   if (!credential) throw new ConnectionConfigError(`connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`);
   redactor.add(credential);
 
-  const signal = options.signal ?? new AbortController().signal;
-  const log = createLogger(options.log ?? defaultSink, redactor, { connector: connector.key, action: action.key });
+  const signal = options.signal ?? NEVER;
+  const log = createLogger(options.log ?? stderrSink, redactor, { connector: connector.key, action: action.key }, options.logLevel ?? (options.log ? 'debug' : 'warn'));
   const http = createHttpClient({
     connector,
     action,
@@ -159,7 +166,7 @@ export async function* runAction(connector: Connector, actionKey: string, option
   };
 
   // A provider that echoes the credential must not pass it on into the flow's data.
-  const withoutSecrets = (record: unknown) => (redactor.containsSecret(JSON.stringify(record) ?? '') ? redactor.redactValues(record) : record);
+  const withoutSecrets = (record: unknown) => (redactor.containsSecretIn(record) ? redactor.redactValues(record) : record);
   const validRecords = (records: unknown[]) =>
     records.map((record, index) =>
       parseOrThrow(action.entity, withoutSecrets(record), (error) =>

@@ -57,11 +57,7 @@ export function findSecretKeys(value: unknown, extraWords: readonly string[] = [
 }
 
 /** Secrets shorter than this are not searched by value: they would match ordinary text. */
-const MIN_SECRET_LENGTH = 6;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+export const MIN_SECRET_LENGTH = 6;
 
 /**
  * The parts of any base64 text that carry the secret: a secret inside a larger
@@ -78,34 +74,48 @@ function base64Cores(secret: string): string[] {
   });
 }
 
-/**
- * A pattern for every form a secret takes on the wire: as is, URL-encoded, and
- * inside base64 or base64url text. A base64 match takes in the whole encoded
- * run around it, whose edge characters also carry bits of the secret.
- */
-function secretPattern(secrets: Iterable<string>): RegExp {
-  const plain = new Set<string>();
-  const encoded = new Set<string>();
-  for (const secret of secrets) {
-    plain.add(secret);
-    plain.add(encodeURIComponent(secret));
-    for (const core of base64Cores(secret)) {
-      encoded.add(core);
-      encoded.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
-    }
-  }
-  const alternatives = (forms: Set<string>) =>
-    [...forms]
-      .filter((form) => form.length >= MIN_SECRET_LENGTH)
-      .sort((a, b) => b.length - a.length)
-      .map(escapeRegExp)
-      .join('|');
-  return new RegExp(`${alternatives(plain)}|[A-Za-z0-9+/_-]*(?:${alternatives(encoded)})[A-Za-z0-9+/_-]*=*`, 'g');
+/** Every form a secret takes on the wire: as is and URL-encoded (`plain`), and inside base64 or base64url text (`encoded`). */
+interface SecretForms {
+  plain: readonly string[];
+  encoded: readonly string[];
 }
 
+/** Forms of recent secrets: a process runs many actions with the same credential. */
+const formsCache = new Map<string, SecretForms>();
+const FORMS_CACHED = 256;
+
+function formsOf(secret: string): SecretForms {
+  let forms = formsCache.get(secret);
+  if (forms) return forms;
+  const long = (list: Iterable<string>) => [...new Set(list)].filter((form) => form.length >= MIN_SECRET_LENGTH);
+  const cores = base64Cores(secret);
+  forms = {
+    plain: long([secret, encodeURIComponent(secret)]),
+    encoded: long(cores.flatMap((core) => [core, core.replace(/\+/g, '-').replace(/\//g, '_')])),
+  };
+  if (formsCache.size >= FORMS_CACHED) formsCache.delete(formsCache.keys().next().value!);
+  formsCache.set(secret, forms);
+  return forms;
+}
+
+/** A character of base64 or base64url text. */
+function isBase64Char(code: number): boolean {
+  return (
+    (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 95 || code === 45
+  );
+}
+
+/**
+ * Finds secrets by plain substring search, form by form, so the time grows
+ * linearly with the text whatever it holds. A base64 match takes in the whole
+ * encoded run around it (and its `=` padding), whose edge characters also
+ * carry bits of the secret.
+ */
 export class Redactor {
   private readonly secrets = new Set<string>();
-  private pattern: RegExp | undefined;
+  private readonly plain: string[] = [];
+  private readonly encoded: string[] = [];
+  private shortest = Infinity;
   private readonly extraKeyWords: readonly string[];
 
   constructor(secrets: Iterable<string> = [], options: { keyWords?: readonly string[] } = {}) {
@@ -117,7 +127,16 @@ export class Redactor {
   add(secret: string | undefined): void {
     if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
     this.secrets.add(secret);
-    this.pattern = secretPattern(this.secrets);
+    const forms = formsOf(secret);
+    for (const [mine, theirs] of [
+      [this.plain, forms.plain],
+      [this.encoded, forms.encoded],
+    ] as const) {
+      for (const form of theirs) {
+        if (!mine.includes(form)) mine.push(form);
+        if (form.length < this.shortest) this.shortest = form.length;
+      }
+    }
   }
 
   get values(): readonly string[] {
@@ -130,16 +149,56 @@ export class Redactor {
 
   /** The text with every known secret value, in any of its forms, replaced. */
   redactString(text: string): string {
-    if (!this.pattern) return text;
-    this.pattern.lastIndex = 0;
-    return text.replace(this.pattern, REDACTED);
+    if (text.length < this.shortest) return text;
+    const spans: Array<[number, number]> = [];
+    for (const form of this.plain) {
+      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length)) spans.push([at, at + form.length]);
+    }
+    for (const form of this.encoded) {
+      for (let at = text.indexOf(form); at >= 0; ) {
+        let start = at;
+        let end = at + form.length;
+        while (start > 0 && isBase64Char(text.charCodeAt(start - 1))) start -= 1;
+        while (end < text.length && isBase64Char(text.charCodeAt(end))) end += 1;
+        while (text.charCodeAt(end) === 61) end += 1;
+        spans.push([start, end]);
+        at = text.indexOf(form, end);
+      }
+    }
+    if (spans.length === 0) return text;
+    spans.sort((a, b) => a[0] - b[0]);
+    let out = '';
+    let from = 0;
+    let [start, end] = spans[0]!;
+    for (const [nextStart, nextEnd] of spans) {
+      if (nextStart < end) {
+        end = Math.max(end, nextEnd);
+        continue;
+      }
+      out += `${text.slice(from, start)}${REDACTED}`;
+      from = end;
+      [start, end] = [nextStart, nextEnd];
+    }
+    return `${out}${text.slice(from, start)}${REDACTED}${text.slice(end)}`;
   }
 
   /** True when a known secret value, in any of its forms, occurs in the text. */
   containsSecret(text: string): boolean {
-    if (!this.pattern) return false;
-    this.pattern.lastIndex = 0;
-    return this.pattern.test(text);
+    if (text.length < this.shortest) return false;
+    for (const form of this.plain) if (text.includes(form)) return true;
+    for (const form of this.encoded) if (text.includes(form)) return true;
+    return false;
+  }
+
+  /** True when a known secret occurs in any string or key of a JSON-like value. */
+  containsSecretIn(value: unknown): boolean {
+    if (typeof value === 'string') return this.containsSecret(value);
+    if (value === null || typeof value !== 'object' || this.secrets.size === 0) return false;
+    if (Array.isArray(value)) return value.some((item) => this.containsSecretIn(item));
+    for (const key in value) {
+      if (this.containsSecret(key) || this.containsSecretIn((value as Record<string, unknown>)[key])) return true;
+    }
+    return false;
   }
 
   /** A deep copy with secret-like keys blanked and secret values hidden in every string. */
@@ -161,7 +220,7 @@ export class Redactor {
     if (Array.isArray(value)) return value.map((item) => this.redactDeep(item, byKey, seen));
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => [
-        key,
+        this.redactString(key),
         byKey && this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '' ? REDACTED : this.redactDeep(inner, byKey, seen),
       ]),
     );

@@ -16,6 +16,7 @@ import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import { classifyByStatus, providerMessage, type ProviderFailure } from './classify.js';
 import { findRequestId, parseRetryAfter } from './headers.js';
+import type { Budget } from './budget-rules.js';
 import type { Transport } from './transport.js';
 
 /** `ctx.http`: every provider call of an action goes through here. */
@@ -91,7 +92,11 @@ interface RawAnswer {
   status: number;
   headers: Headers;
   text: string;
+  requestId: string | undefined;
 }
+
+/** The signal of a run nobody can cancel: nothing listens to it. */
+export const NEVER: AbortSignal = new AbortController().signal;
 
 function buildUrl(baseUrl: string, request: HttpRequest): URL {
   const path = request.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -124,30 +129,52 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
   // An undeclared budget still exists: a 429 must pause the requests that share it.
   const defaultBudget = budgetOf(connector, action) ?? 'default';
   let lastRequestId: string | undefined;
+  const budgets = new Map<string, Budget>();
+  const budgetFor = (name: string): Budget => {
+    let budget = budgets.get(name);
+    if (!budget) {
+      budget = settings.transport.budgets.get(connector.key, settings.connectionId, name, connector.rateLimits[name]);
+      budgets.set(name, budget);
+    }
+    return budget;
+  };
 
   /** A failure of the transport itself, told apart from the caller's own abort. */
-  function transportError(error: unknown, timeout: AbortSignal, operation: string): ConnectorError {
+  function transportError(error: unknown, timedOut: boolean, operation: string): ConnectorError {
     if (signal.aborted) return new CancelledError(`${operation}: cancelled`);
     const code = errorCode(error);
-    if (timeout.aborted || (code && /TIMEOUT/.test(code))) {
+    if (timedOut || (code && code.includes('TIMEOUT'))) {
       return new TimeoutError(`${operation}: no complete answer within ${timeoutMs} ms`, { cause: code });
     }
     const reason = code ?? (error instanceof Error ? error.message : String(error));
     return new NetworkError(redactor.redactString(`${operation}: the connection failed (${reason})`));
   }
 
+  function requestHeaders(request: HttpRequest, auth: [string, string] | undefined): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (request.headers) for (const name in request.headers) headers[name.toLowerCase()] = request.headers[name]!;
+    if (request.json !== undefined) headers['content-type'] = 'application/json';
+    if (auth) headers[auth[0].toLowerCase()] = auth[1];
+    return headers;
+  }
+
   /**
    * One request, following redirects by hand: the credential goes only to the
    * base URL's origin, and a 303 (or a 301/302 after a POST) turns into a GET.
+   * One timer bounds the whole exchange, redirects and body included.
    */
   async function send(url: URL, request: HttpRequest, operation: string): Promise<RawAnswer> {
-    const headers = new Headers(request.headers);
-    headers.set('accept', headers.get('accept') ?? 'application/json');
-    if (request.json !== undefined) headers.set('content-type', 'application/json');
     const auth = await settings.authorize();
-    if (auth) headers.set(auth[0], auth[1]);
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const started = performance.now();
+    const headers = requestHeaders(request, auth);
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, timeoutMs);
+    const cancel = () => abort.abort(signal.reason);
+    if (signal !== NEVER) signal.addEventListener('abort', cancel, { once: true });
+    const started = log.enabled('debug') ? performance.now() : 0;
     let target = url;
     let method: string = request.method ?? 'GET';
     let body = request.json === undefined ? undefined : JSON.stringify(request.json);
@@ -158,39 +185,38 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
           headers,
           body,
           redirect: 'manual',
-          signal: AbortSignal.any([signal, timeout]),
+          signal: abort.signal,
           // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
           dispatcher: settings.transport.dispatcher,
         } as RequestInit);
-        const location = response.headers.get('location');
-        if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
+        const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+        if (location && hop < MAX_REDIRECTS) {
           await response.body?.cancel();
           target = new URL(location, target);
-          if (auth && target.origin !== url.origin) headers.delete(auth[0]);
+          if (auth && target.origin !== url.origin) delete headers[auth[0].toLowerCase()];
           if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
             method = 'GET';
             body = undefined;
-            headers.delete('content-type');
+            delete headers['content-type'];
           }
           continue;
         }
         const text = await response.text();
-        lastRequestId = findRequestId(response.headers) ?? lastRequestId;
-        log.debug('provider answered', {
-          operation,
-          status: response.status,
-          ms: Math.round(performance.now() - started),
-          requestId: findRequestId(response.headers),
-        });
-        return { status: response.status, headers: response.headers, text };
+        const requestId = findRequestId(response.headers);
+        if (requestId !== undefined) lastRequestId = requestId;
+        if (started) log.debug('provider answered', { operation, status: response.status, ms: Math.round(performance.now() - started), requestId });
+        return { status: response.status, headers: response.headers, text, requestId };
       }
     } catch (error) {
-      throw transportError(error, timeout, operation);
+      throw transportError(error, timedOut, operation);
+    } finally {
+      clearTimeout(timer);
+      if (signal !== NEVER) signal.removeEventListener('abort', cancel);
     }
   }
 
   function parseBody(answer: RawAnswer, responseType: HttpRequest['responseType'], operation: string): unknown {
-    const isJson = /\bjson\b/i.test(answer.headers.get('content-type') ?? '');
+    const isJson = (answer.headers.get('content-type') ?? '').toLowerCase().includes('json');
     if (responseType === 'text' || (!isJson && responseType !== 'json')) return answer.text;
     if (answer.text === '') return undefined;
     try {
@@ -198,7 +224,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     } catch {
       throw new SchemaMismatchError(`${connector.key} ${action.key}`, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
         status: answer.status,
-        requestId: findRequestId(answer.headers),
+        requestId: answer.requestId,
       });
     }
   }
@@ -226,13 +252,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
   async function request<T>(request: HttpRequest): Promise<HttpResponse<T>> {
     const url = buildUrl(settings.baseUrl, request);
     const operation = redactor.redactString(`${request.method ?? 'GET'} ${url.pathname}`);
-    const budgetName = request.budget ?? defaultBudget;
-    const budget = settings.transport.budgets.get(
-      connector.key,
-      settings.connectionId,
-      budgetName,
-      connector.rateLimits[budgetName],
-    );
+    const budget = budgetFor(request.budget ?? defaultBudget);
 
     const attempt = async (): Promise<HttpResponse<T>> => {
       const answer = await budget.run(() => send(url, request, operation), signal, maxWaitMs, timeoutMs);
@@ -241,7 +261,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
         status: answer.status,
         headers: answer.headers,
         data: parseBody(answer, request.responseType, operation) as T,
-        requestId: findRequestId(answer.headers),
+        requestId: answer.requestId,
       };
     };
 

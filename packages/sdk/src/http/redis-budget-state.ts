@@ -3,8 +3,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis as IORedisClient, RedisOptions } from 'ioredis';
 import { NetworkError } from '../errors.js';
-import type { BudgetBackend, BudgetKey } from './budget.js';
-import type { BudgetEntry, BudgetState, BudgetStateStore, ProbeClaim } from './budget-state.js';
+import type { BudgetState } from './budget-rules.js';
+import type { BudgetBackend, BudgetEntry, BudgetKey, BudgetStateStore, ProbeClaim, WindowPlace } from './shared-budget.js';
 
 /**
  * Rate budgets shared through Redis: every process that uses the same Redis
@@ -16,7 +16,7 @@ import type { BudgetEntry, BudgetState, BudgetStateStore, ProbeClaim } from './b
  *
  * | key | type | holds | expires |
  * | --- | --- | --- | --- |
- * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request sent, scored by the Redis server's clock (ms) | one period (plus a second) after the latest request |
+ * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score |
  * | `<prefix>budget:{<budget>}:pause` | string | present while the budget is paused | when the pause ends (PX) |
  * | `<prefix>budget:{<budget>}:pauses` | counter | pauses started so far | `idleTtlMs` after the latest pause |
  * | `<prefix>budget:{<budget>}:probe` | string | the token of the request that is the probe | `probeTtlMs` after its latest renewal |
@@ -63,6 +63,8 @@ const DEFAULT_IDLE_TTL_MS = 3_600_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** How often a request waiting on another process's probe asks again. */
 const PROBE_POLL_MS = 25;
+/** How often a request asks again when every window place is held by a request still running. */
+const RUNNING_POLL_MS = 10;
 
 type IORedisModule = typeof import('ioredis');
 export type IORedisLoader = () => Promise<unknown>;
@@ -121,25 +123,41 @@ return {4, redis.call('PTTL', KEYS[3])}
 `);
 
 /**
- * The sliding window. KEYS: window. ARGV: limit, period (ms), member.
- * Drops what left the window, then counts the request and returns 0 when
- * fewer than limit remain, else returns the ms until the oldest one leaves.
+ * The sliding window. KEYS: window. ARGV: limit, period (ms), member, hold (ms).
+ * Drops the places that left the window; then, when fewer than limit are held,
+ * takes one for the member, scored as if its answer came `hold` from now
+ * (`ANSWERED` scores the real answer), and returns 0; else returns the ms until
+ * the earliest place leaves (a short poll when every place is still running).
  */
-const TAKE_SLOT = new Script(`
+const TAKE_PLACE = new Script(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local limit = tonumber(ARGV[1])
 local period = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - period)
 if redis.call('ZCARD', KEYS[1]) < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], period + 1000)
+  local score = now + tonumber(ARGV[4])
+  redis.call('ZADD', KEYS[1], score, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], score - now + period + 1000)
   return 0
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local wait = tonumber(oldest[2]) + period - now
+if tonumber(oldest[2]) > now then wait = math.min(period, ${RUNNING_POLL_MS}) end
 if wait < 1 then wait = 1 end
 return wait
+`);
+
+/**
+ * A request's answer came: its place leaves the window one period from now.
+ * KEYS: window. ARGV: member. The key's expiry, set for the latest running
+ * request, already outlasts every earlier score.
+ */
+const ANSWERED = new Script(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+return 0
 `);
 
 /**
@@ -448,10 +466,17 @@ export class RedisBudgetState implements BudgetStateStore {
     };
   }
 
-  async takeSlot(limit: number, periodMs: number): Promise<number> {
+  async takePlace(limit: number, periodMs: number, holdMs: number): Promise<WindowPlace> {
     const member = `${this.origin}:${(this.sequence += 1)}`;
-    const wait = await this.call((client) => TAKE_SLOT.run(client, [this.keys.window], [limit, Math.ceil(periodMs), member]));
-    return Number(wait);
+    const period = Math.ceil(periodMs);
+    const wait = Number(
+      await this.call((client) => TAKE_PLACE.run(client, [this.keys.window], [limit, period, member, Math.ceil(holdMs)])),
+    );
+    if (wait > 0) return { wait };
+    return {
+      wait: 0,
+      answered: () => this.call((client) => ANSWERED.run(client, [this.keys.window], [member])).then(() => undefined),
+    };
   }
 
   async pausedFor(): Promise<number> {

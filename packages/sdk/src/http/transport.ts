@@ -1,5 +1,5 @@
 import { Agent, Dispatcher1Wrapper, type Dispatcher } from 'undici';
-import { BudgetRegistry, type LimiterFactory } from './budget.js';
+import { BudgetRegistry } from './budget.js';
 import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 
 /**
@@ -8,15 +8,16 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
  * (keep-alive pools and connect, headers and body timeouts); this is also the
  * path nock can both replay and record.
  *
- * The budgets are this transport's own unless `redis` is given: then every
- * transport, in any process on any machine, that uses the same Redis keeps one
- * budget per (connector, connection, budget name) together: the sliding
- * window, the pause, the probe and the concurrency (Bottleneck clustering).
+ * The budgets are this transport's own unless `redis` is given (kept in
+ * memory, at no cost while they do not bind): then every transport, in any
+ * process on any machine, that uses the same Redis keeps one budget per
+ * (connector, connection, budget name) together: the sliding window, the
+ * pause, the probe and the concurrency (Bottleneck clustering).
  */
 export interface Transport {
   dispatcher: Dispatcher;
   budgets: BudgetRegistry;
-  /** Ends the pool, the budgets' timers and the Redis connections the transport opened. */
+  /** Ends the pool, the budgets' timers and the Redis connections the transport opened; waiting requests fail. */
   close(): Promise<void>;
 }
 
@@ -24,12 +25,6 @@ export interface TransportOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
-  /**
-   * Makes each budget's Bottleneck limiter (queue and concurrency); see
-   * `LimiterFactory`. With `redis`, it replaces the clustered limiter (the
-   * rest of the budget is still shared).
-   */
-  limiterFactory?: LimiterFactory;
   /**
    * Shares the rate budgets through Redis: a URL (`redis://127.0.0.1:6379`) or
    * `RedisBudgetOptions` (URL or ioredis client options or an ioredis client,
@@ -50,7 +45,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
   });
   // undici 8's Agent speaks a newer dispatcher interface than Node's built-in fetch accepts.
   const dispatcher = new Dispatcher1Wrapper(agent);
-  const budgets = new BudgetRegistry(options.limiterFactory, redis);
+  const budgets = new BudgetRegistry(redis);
   return {
     dispatcher,
     budgets,

@@ -1,0 +1,253 @@
+import { RateLimitedError } from '../errors.js';
+import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedError, windowError } from './budget-rules.js';
+
+/**
+ * A rate budget kept in this process. A request that may go goes at once,
+ * synchronously, with no timer; a FIFO queue forms only when the budget binds
+ * (a pause, a probe out, the concurrency limit or the window), and one timer
+ * for the whole budget wakes it when a pause ends or a window place frees.
+ *
+ * The window counts as the provider counts: the provider saw a request at
+ * some moment between sending it and its answer, so the request holds its
+ * place from the moment it is sent until one full period after its answer
+ * arrived. However late a request reaches the provider, no more than `limit`
+ * arrive in any period.
+ *
+ * A 429 (or `X-RateLimit-Remaining: 0`, or a 5xx with `Retry-After`) pauses
+ * the budget; when it opens again (and at the start) a single probe goes
+ * first, and the others follow only once an answer to a request sent after
+ * the pause began came back without a 429: one 429 per pause, not one per
+ * waiting request.
+ */
+
+/** Milliseconds since the epoch, with the sub-millisecond precision of the monotonic clock. */
+const now = (): number => performance.timeOrigin + performance.now();
+
+interface Waiter {
+  resolve(epoch: Admission): void;
+  reject(error: unknown): void;
+  signal: AbortSignal;
+  maxWaitMs: number;
+  onAbort: () => void;
+}
+
+/** What a request was let in under: whether it is the probe, and the pause count when it went. */
+interface Admission {
+  probe: boolean;
+  epoch: number;
+}
+
+/** Why a request may not go yet, and until when when that is known. */
+type Blocked = { until?: number; window?: boolean } | undefined;
+
+export class LocalBudget implements Budget {
+  readonly shared = false;
+  private readonly maxConcurrent: number;
+  private running = 0;
+  /** Window places of requests sent and not answered yet. */
+  private inFlight = 0;
+  /** When each answered request leaves the window, oldest first (answers come in time order). */
+  private readonly leaves: number[] = [];
+  private leavesHead = 0;
+  private pausedUntil = 0;
+  private confirmed = false;
+  private probing = false;
+  private pauses = 0;
+  private readonly queue: Waiter[] = [];
+  private queueHead = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+
+  constructor(
+    readonly name: string,
+    private readonly limit: number | undefined,
+    private readonly periodMs: number | undefined,
+    maxConcurrent: number | undefined,
+  ) {
+    this.maxConcurrent = maxConcurrent ?? Infinity;
+  }
+
+  async run<T extends { status: number; headers: Headers }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number): Promise<T> {
+    signal.throwIfAborted();
+    const at = now();
+    const paused = this.pausedUntil - at;
+    if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
+    const admission = this.queueHead === this.queue.length && this.blocked(at) === undefined ? this.admit() : await this.wait(signal, maxWaitMs, at);
+    let answer: T;
+    try {
+      answer = await send();
+    } catch (error) {
+      this.finish(admission, undefined);
+      throw error;
+    }
+    this.finish(admission, answer);
+    return answer;
+  }
+
+  async pause(ms: number): Promise<void> {
+    this.pauseFor(ms);
+    this.drain();
+  }
+
+  state(): BudgetState {
+    return { pausedUntil: this.pausedUntil, confirmed: this.confirmed, pauses: this.pauses };
+  }
+
+  async readState(): Promise<BudgetState> {
+    return this.state();
+  }
+
+  async stop(): Promise<void> {
+    this.clearTimer();
+    const stopped = new RateLimitedError(`rate budget '${this.name}' was stopped (its transport was closed)`, undefined);
+    while (this.queueHead < this.queue.length) this.take()!.reject(stopped);
+  }
+
+  private windowed(): boolean {
+    return this.limit !== undefined && this.periodMs !== undefined;
+  }
+
+  /** Why a request may not go now; undefined when it may. */
+  private blocked(at: number): Blocked {
+    if (at < this.pausedUntil) return { until: this.pausedUntil };
+    if (!this.confirmed && this.probing) return {};
+    if (this.running >= this.maxConcurrent) return {};
+    if (this.windowed()) {
+      const leaves = this.leaves;
+      while (this.leavesHead < leaves.length && leaves[this.leavesHead]! <= at) this.leavesHead += 1;
+      if (this.leavesHead > 1024 && this.leavesHead * 2 > leaves.length) {
+        leaves.splice(0, this.leavesHead);
+        this.leavesHead = 0;
+      }
+      if (this.inFlight + leaves.length - this.leavesHead >= this.limit!) {
+        return this.leavesHead < leaves.length ? { until: leaves[this.leavesHead]!, window: true } : { window: true };
+      }
+    }
+    return undefined;
+  }
+
+  private admit(): Admission {
+    this.running += 1;
+    if (this.windowed()) this.inFlight += 1;
+    const probe = !this.confirmed;
+    if (probe) this.probing = true;
+    return { probe, epoch: this.pauses };
+  }
+
+  private finish(admission: Admission, answer: { status: number; headers: Headers } | undefined): void {
+    this.running -= 1;
+    if (this.windowed()) {
+      this.inFlight -= 1;
+      this.leaves.push(now() + this.periodMs!);
+    }
+    if (admission.probe) this.probing = false;
+    const pause = answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause());
+    if (pause !== undefined) this.pauseFor(pause);
+    // An answer to a request sent before the latest pause says nothing about the budget now.
+    else if (answer !== undefined && admission.epoch === this.pauses && now() >= this.pausedUntil) this.confirmed = true;
+    if (this.queueHead < this.queue.length) this.drain();
+  }
+
+  /** Without `Retry-After`: until the window has room again when one is declared, else a second. */
+  private fallbackPause(): number {
+    if (!this.windowed()) return DEFAULT_PAUSE_MS;
+    const oldest = this.leaves[this.leavesHead];
+    return oldest === undefined ? this.periodMs! : Math.max(0, oldest - now());
+  }
+
+  private pauseFor(ms: number): void {
+    const at = now();
+    const until = at + ms;
+    if (until <= this.pausedUntil) return;
+    if (this.pausedUntil <= at) this.pauses += 1;
+    this.pausedUntil = until;
+    this.confirmed = false;
+  }
+
+  private wait(signal: AbortSignal, maxWaitMs: number, at: number): Promise<Admission> {
+    // A request behind others waits at least until as many window places free as are taken before it.
+    const ahead = this.queue.length - this.queueHead;
+    const leavesAt = this.leaves[this.leavesHead + ahead];
+    if (this.windowed() && leavesAt !== undefined && this.inFlight + this.leaves.length - this.leavesHead >= this.limit!) {
+      const wait = Math.max(leavesAt, this.pausedUntil) - at;
+      if (wait > maxWaitMs) return Promise.reject(windowError(this.name, this.limit!, this.periodMs!, wait, maxWaitMs));
+    }
+    return new Promise<Admission>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        maxWaitMs,
+        onAbort: () => {
+          const index = this.queue.indexOf(waiter, this.queueHead);
+          if (index >= 0) this.queue.splice(index, 1);
+          reject(signal.reason);
+          this.drain();
+        },
+      };
+      signal.addEventListener('abort', waiter.onAbort, { once: true });
+      this.queue.push(waiter);
+      this.drain();
+    });
+  }
+
+  private take(): Waiter | undefined {
+    if (this.queueHead >= this.queue.length) return undefined;
+    const waiter = this.queue[this.queueHead]!;
+    this.queueHead += 1;
+    if (this.queueHead === this.queue.length) {
+      this.queue.length = 0;
+      this.queueHead = 0;
+    } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue.splice(0, this.queueHead);
+      this.queueHead = 0;
+    }
+    waiter.signal.removeEventListener('abort', waiter.onAbort);
+    return waiter;
+  }
+
+  /** Lets in the waiting requests that may go now, in order; arms the timer for the first that may not. */
+  private drain(): void {
+    while (this.queueHead < this.queue.length) {
+      const at = now();
+      const blocked = this.blocked(at);
+      if (blocked === undefined) {
+        this.take()!.resolve(this.admit());
+        continue;
+      }
+      if (blocked.until !== undefined) {
+        const head = this.queue[this.queueHead]!;
+        const wait = blocked.until - at;
+        if (wait > head.maxWaitMs) {
+          this.take()!.reject(
+            blocked.window ? windowError(this.name, this.limit!, this.periodMs!, wait, head.maxWaitMs) : pausedError(this.name, wait, head.maxWaitMs),
+          );
+          continue;
+        }
+        this.arm(blocked.until);
+      }
+      return;
+    }
+    this.clearTimer();
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    this.clearTimer();
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.drain();
+      },
+      Math.max(0, Math.ceil(at - now())),
+    );
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+}
