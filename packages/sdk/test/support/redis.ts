@@ -3,17 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 /**
  * A redis-server of the test's own: on 127.0.0.1, a free port, a temporary
- * folder, no persistence, stopped by `stop()`. scripts/ensure-redis.sh finds
- * the binary or installs Debian's package when it is missing.
+ * folder, no persistence, stopped by `stop()`. The binary is redis-server on
+ * PATH; scripts/ensure-system.sh (run by `./pbw test`) installs it.
  */
 
 const run = promisify(execFile);
-const SCRIPT = fileURLToPath(new URL('../../scripts/ensure-redis.sh', import.meta.url));
 
 export interface RedisServer {
   url: string;
@@ -65,11 +63,10 @@ function launch(binary: string, port: number, dir: string): Promise<ChildProcess
 export async function startRedis(): Promise<RedisResult> {
   let binary: string;
   try {
-    const { stdout } = await run('bash', [SCRIPT], { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
-    binary = stdout.trim().split('\n').pop() ?? '';
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr ?? '';
-    return { server: undefined, reason: `redis-server is not installed and could not be installed: ${stderr.trim() || (error as Error).message}` };
+    const { stdout } = await run('sh', ['-c', 'command -v redis-server']);
+    binary = stdout.trim();
+  } catch {
+    return { server: undefined, reason: 'redis-server is not on PATH; run scripts/ensure-system.sh, which installs it' };
   }
   const dir = await mkdtemp(join(tmpdir(), 'plugboard-redis-'));
   // A redis-server that is there but does not start is a failure, not a reason to skip.

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Saves a full-page screenshot of a generated catalogue site, as docs/catalogue-site.png shows it:
+//
+//   ./pbw plugboard catalogue --out /tmp/catalogue
+//   node packages/catalogue/scripts/screenshot-site.mjs /tmp/catalogue docs/catalogue-site.png
+//
+// Chromium is CHROMIUM_PATH, else /usr/bin/chromium (scripts/ensure-system.sh installs it).
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const [dir, out] = process.argv.slice(2);
+if (!dir || !out || !existsSync(join(dir, 'index.html'))) {
+  console.error('usage: screenshot-site.mjs CATALOGUE_DIR OUT.png   (CATALOGUE_DIR holds the index.html of `plugboard catalogue --out`)');
+  process.exit(2);
+}
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(pathToFileURL(resolve(dir, 'index.html')).href);
+  await page.locator('li.connector summary').first().click();
+  await page.screenshot({ path: out, fullPage: true });
+  console.log(`saved ${out}`);
+} finally {
+  await browser.close();
+}

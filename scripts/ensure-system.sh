@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Finds or installs the programs Plugboard's test suite needs from the system, and prints
+# one line per program:
+#
+#   chromium      /usr/bin/chromium (Debian package chromium), or $CHROMIUM_PATH:
+#                 the catalogue site's browser test
+#   redis-server  on PATH (Debian package redis-server): the SDK's shared-budget tests
+#
+# Idempotent: when every program is there it installs nothing and takes well under a second.
+# A missing one is installed with apt-get (non-interactive), as root or with password-less
+# sudo; `apt-get update` runs once, and only when apt does not know a package yet. Anything
+# it cannot get is named, with the command that installs it by hand, and the exit code is 1.
+# Tests only look for these programs; they never install anything.
+#
+# Usage: scripts/ensure-system.sh   (`./pbw test` runs it first)
+set -euo pipefail
+
+say() { printf 'ensure-system: %s\n' "$*"; }
+
+# Where the tests look for each program; each program's Debian package has its name.
+chromium_path() { printf '%s\n' "${CHROMIUM_PATH:-/usr/bin/chromium}"; }
+redis_path() { command -v redis-server 2>/dev/null || true; }
+
+path_of() {
+  case "$1" in
+    chromium) chromium_path ;;
+    redis-server) redis_path ;;
+  esac
+}
+
+version_of() {
+  local version
+  version="$("$2" --version 2>/dev/null | head -n 1)" || true
+  printf '%s\n' "${version:-version unknown}"
+}
+
+present() {
+  local path
+  path="$(path_of "$1")"
+  [ -n "$path" ] && [ -x "$path" ]
+}
+
+programs=(chromium redis-server)
+missing=()
+for program in "${programs[@]}"; do
+  if present "$program"; then
+    path="$(path_of "$program")"
+    say "$program: found at $path, $(version_of "$program" "$path")"
+  else
+    missing+=("$program")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+by_hand="sudo apt-get install -y ${missing[*]}"
+give_up() {
+  for program in "${missing[@]}"; do
+    if ! present "$program"; then
+      say "$program: MISSING; $1"
+    fi
+  done
+  say "install by hand: $by_hand (Debian/Ubuntu), or put redis-server on PATH and Chromium at /usr/bin/chromium (or set CHROMIUM_PATH)"
+  exit 1
+}
+
+command -v apt-get >/dev/null 2>&1 || give_up "this machine has no apt-get"
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  as_root=(sudo -n)
+else
+  give_up "this user is not root and cannot sudo without a password"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt=("${as_root[@]}" apt-get -o DPkg::Lock::Timeout=300 -y -q)
+
+# apt-get update once, only when apt has no candidate for a missing package yet.
+for package in "${missing[@]}"; do
+  if ! apt-cache policy "$package" 2>/dev/null | grep -q 'Candidate: [^(]'; then
+    say "apt-get update (apt does not know $package yet)"
+    "${apt[@]}" update >&2 || give_up "apt-get update failed"
+    break
+  fi
+done
+
+say "installing ${missing[*]} with apt-get"
+"${apt[@]}" install "${missing[@]}" >&2 || give_up "apt-get install ${missing[*]} failed"
+
+for program in "${missing[@]}"; do
+  present "$program" || give_up "apt-get finished, but $program is still not where the tests look"
+  path="$(path_of "$program")"
+  say "$program: installed at $path, $(version_of "$program" "$path")"
+done
