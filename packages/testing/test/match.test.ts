@@ -10,6 +10,18 @@ describe('matching with the redaction marker as a wildcard', () => {
     expect(textMatches(`a ${REDACTED} b ${REDACTED}`, 'a x b y')).toBe(true);
     expect(textMatches(`a ${REDACTED} b`, 'a x c')).toBe(false);
     expect(textMatches('a.c', 'abc')).toBe(false);
+    expect(textMatches(`${REDACTED}${REDACTED}`, '')).toBe(true);
+    expect(textMatches(`ab${REDACTED}ba`, 'aba')).toBe(false);
+    expect(textMatches(`ab${REDACTED}ba`, 'abba')).toBe(true);
+    expect(textMatches(`${REDACTED}x${REDACTED}x${REDACTED}`, 'axbxc')).toBe(true);
+    expect(textMatches(`${REDACTED}x${REDACTED}x`, 'axbx!')).toBe(false);
+  });
+
+  it('texts in linear time, however many markers and however long the text', () => {
+    const recorded = Array.from({ length: 20 }, () => REDACTED).join('a') + 'b';
+    const started = performance.now();
+    expect(textMatches(recorded, 'a'.repeat(100_000))).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('paths and queries, in any parameter order', () => {
