@@ -2,43 +2,45 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { shop, startShopProvider } from '@plugboard/example-connector';
+import type { FaultServer } from '@plugboard/testing';
 import { runCli } from '../src/index.js';
-import { bufferIo, notes, startNotesServer, TOKEN } from './support.js';
+import { bufferIo, TOKEN } from './support.js';
 
-let server: Awaited<ReturnType<typeof startNotesServer>>;
+let server: FaultServer;
 let fixtures: string;
 beforeEach(async () => {
-  server = await startNotesServer();
+  server = await startShopProvider({ token: TOKEN });
   fixtures = await mkdtemp(join(tmpdir(), 'plugboard-record-'));
 });
 afterEach(async () => {
   await server.close();
 });
 
-const pack = new Map([['notes', notes]]);
+const pack = new Map([['shop', shop]]);
 
 describe('plugboard record', () => {
   it('runs the action and writes a redacted fixture for the scenario', async () => {
     const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     const code = await runCli(
-      ['record', 'notes', 'notes.list', '--input', '{"limit":2}', '--scenario', 'notes-all', '--base-url', server.url, '--fixtures', fixtures],
+      ['record', 'shop', 'items.list', '--input', '{"limit":2}', '--scenario', 'items-all', '--base-url', server.url, '--fixtures', fixtures],
       io,
       { pack },
     );
     expect(code).toBe(0);
     expect(stdout().trim().split('\n')).toHaveLength(5);
-    expect(stderr()).toContain(`recorded scenario 'notes-all' (3 calls, 5 records in 3 pages) to ${join(fixtures, 'notes-all.json')}`);
-    const text = await readFile(join(fixtures, 'notes-all.json'), 'utf8');
+    expect(stderr()).toContain(`recorded scenario 'items-all' (3 calls, 5 records in 3 pages) to ${join(fixtures, 'items-all.json')}`);
+    const text = await readFile(join(fixtures, 'items-all.json'), 'utf8');
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(Buffer.from(TOKEN).toString('base64').slice(0, 12));
     const fixture = JSON.parse(text) as { scenario: { action: string; input: unknown }; calls: unknown[] };
-    expect(fixture.scenario).toMatchObject({ action: 'notes.list', input: { limit: 2 } });
+    expect(fixture.scenario).toMatchObject({ action: 'items.list', input: { limit: 2 } });
     expect(fixture.calls).toHaveLength(3);
   });
 
   it('records a failure only as an expected error scenario; an unexpected one writes nothing and exits 1', async () => {
     const unexpected = bufferIo({ PLUGBOARD_CREDENTIAL: 'a-wrong-token-77' });
-    const argv = ['record', 'notes', 'notes.list', '--scenario', 'unauthorized', '--base-url', server.url, '--fixtures', fixtures];
+    const argv = ['record', 'shop', 'items.list', '--scenario', 'unauthorized', '--base-url', server.url, '--fixtures', fixtures];
     expect(await runCli(argv, unexpected.io, { pack })).toBe(1);
     expect(unexpected.stderr()).toContain('nothing was written');
     expect(JSON.parse(unexpected.stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'authentication_failed', statusCode: 401 });
@@ -54,14 +56,14 @@ describe('plugboard record', () => {
 
   it('exits 2 on bad input or a missing scenario name, writing nothing and sending nothing', async () => {
     for (const argv of [
-      ['record', 'notes', 'notes.create', '--input', '{"text":""}', '--scenario', 'x'],
-      ['record', 'notes', 'notes.create', '--input', '{"text":"a"}'],
-      ['record', 'notes', 'notes.create', '--input', '{"text":"a"}', '--scenario', '../escape'],
+      ['record', 'shop', 'orders.create', '--input', '{"sku":"","quantity":1}', '--scenario', 'x'],
+      ['record', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}'],
+      ['record', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--scenario', '../escape'],
     ]) {
       const { io } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
       expect(await runCli([...argv, '--base-url', server.url, '--fixtures', fixtures], io, { pack })).toBe(2);
     }
     expect(await readdir(fixtures)).toEqual([]);
-    expect(server.seen).toEqual([]);
+    expect(server.requests).toEqual([]);
   });
 });

@@ -2,48 +2,51 @@ import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { items, shop, startShopProvider } from '@plugboard/example-connector';
+import type { FaultServer } from '@plugboard/testing';
 import { runCli } from '../src/index.js';
-import { bufferIo, notes, startNotesServer, TOKEN } from './support.js';
+import { bufferIo, seen, TOKEN } from './support.js';
 
-let server: Awaited<ReturnType<typeof startNotesServer>>;
+const ITEMS = items(5);
+let server: FaultServer;
 beforeEach(async () => {
-  server = await startNotesServer();
+  server = await startShopProvider({ items: ITEMS, token: TOKEN });
 });
 afterEach(async () => {
   await server.close();
 });
 
-const pack = new Map([['notes', notes]]);
+const pack = new Map([['shop', shop]]);
 const lines = (text: string) => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('plugboard run', () => {
   it('prints a source\'s records as JSON lines, every page', async () => {
     const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    const code = await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":2}', '--base-url', server.url], io, { pack });
+    const code = await runCli(['run', 'shop', 'items.list', '--input', '{"limit":2}', '--base-url', server.url], io, { pack });
     expect(code).toBe(0);
-    expect(lines(stdout()).map((record) => record.id)).toEqual(['n1', 'n2', 'n3', 'n4', 'n5']);
+    expect(lines(stdout()).map((record) => record.id)).toEqual(ITEMS.map((item) => item.id));
     expect(stderr()).toBe('');
   });
 
   it('prints a destination\'s result as one JSON line', async () => {
     const { io, stdout } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    const code = await runCli(['run', 'notes', 'notes.create', '--input', '{"text":"hello"}', '--base-url', server.url], io, { pack });
+    const code = await runCli(['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":2}', '--base-url', server.url], io, { pack });
     expect(code).toBe(0);
-    expect(stdout()).toBe('{"id":"n6","text":"hello","updated_at":"2026-11-06"}\n');
+    expect(stdout()).toBe('{"order_id":"ord_1","amount":"20.00"}\n');
   });
 
   it('prints the platform Error as JSON on stderr and exits 1 when the run fails', async () => {
     const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'wrong-token-123' });
-    const code = await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], io, { pack });
+    const code = await runCli(['run', 'shop', 'items.list', '--base-url', server.url], io, { pack });
     expect(code).toBe(1);
     expect(stdout()).toBe('');
     expect(lines(stderr())).toEqual([
       {
         error: 'request_failed',
-        message: 'GET /notes: bad token',
+        message: 'GET /items: bad token',
         statusCode: 401,
-        requestId: 'req_cli1',
-        path: '/cli/run/notes/notes.list',
+        requestId: expect.stringMatching(/^req_[0-9a-f]+$/),
+        path: '/cli/run/shop/items.list',
         code: 'authentication_failed',
       },
     ]);
@@ -51,13 +54,13 @@ describe('plugboard run', () => {
   });
 
   it.each([
-    [['run', 'notes', 'notes.create', '--input', '{"text":""}'], 'text'],
-    [['run', 'notes', 'notes.create', '--input', '{not json'], '--input'],
-    [['run', 'notes', 'notes.create', '--input', '{"text":"x"}', '--environment', 'staging'], 'environment'],
-    [['run', 'notes', 'notes.drop', '--input', '{}'], "no action 'notes.drop'"],
-    [['run', 'nope', 'notes.list'], "no connector 'nope'; available: notes"],
-    [['run', 'notes', 'notes.list', '--connection', '{"apiKey":"x"}'], 'settings.apiKey'],
-    [['run', 'notes', 'notes.list', '--password', 'x'], "Unknown option '--password'"],
+    [['run', 'shop', 'orders.create', '--input', '{"sku":"","quantity":1}'], 'sku'],
+    [['run', 'shop', 'orders.create', '--input', '{not json'], '--input'],
+    [['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--environment', 'staging'], 'environment'],
+    [['run', 'shop', 'orders.drop', '--input', '{}'], "no action 'orders.drop'"],
+    [['run', 'nope', 'items.list'], "no connector 'nope'; available: shop"],
+    [['run', 'shop', 'items.list', '--connection', '{"apiKey":"x"}'], 'settings.apiKey'],
+    [['run', 'shop', 'items.list', '--password', 'x'], "Unknown option '--password'"],
   ])('exits 2 on bad input %j, before any request', async (argv, mention) => {
     const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     const code = await runCli([...argv, '--base-url', server.url], io, { pack });
@@ -66,57 +69,60 @@ describe('plugboard run', () => {
     const error = JSON.parse(stderr().trim().split('\n').at(-1)!) as { error: string; statusCode: number };
     expect(error.error).toBe('request_failed');
     expect([400, 404]).toContain(error.statusCode);
-    expect(server.seen).toEqual([]);
+    expect(server.requests).toEqual([]);
   });
 
   it('takes the credential only from PLUGBOARD_CREDENTIAL', async () => {
     const { io, stderr } = bufferIo({});
-    const code = await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], io, { pack });
+    const code = await runCli(['run', 'shop', 'items.list', '--base-url', server.url], io, { pack });
     expect(code).toBe(2);
     expect(stderr()).toContain('PLUGBOARD_CREDENTIAL');
-    expect(server.seen).toEqual([]);
+    expect(server.requests).toEqual([]);
   });
 
   it('with --state, resumes a source where the last run\'s printed pages end', async () => {
     const state = await mkdtemp(join(tmpdir(), 'plugboard-cli-'));
     const first = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], first.io, { pack })).toBe(0);
+    expect(await runCli(['run', 'shop', 'items.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], first.io, { pack })).toBe(0);
     expect(lines(first.stdout())).toHaveLength(5);
     const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'notes', 'notes.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], second.io, { pack })).toBe(0);
+    expect(await runCli(['run', 'shop', 'items.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], second.io, { pack })).toBe(0);
     expect(second.stdout()).toBe('');
-    expect(server.seen.at(-1)).toBe('GET /notes?limit=3&after=2026-11-05');
+    expect(seen(server).at(-1)).toBe(`GET /items?limit=3&updated_after=${encodeURIComponent(ITEMS[4]!.updated_at)}`);
     expect(await readdir(join(state, 'checkpoints'))).toHaveLength(1);
   });
 
   it('with --state and --idempotency-key, a repeated write returns the first result without a second call', async () => {
     const state = await mkdtemp(join(tmpdir(), 'plugboard-cli-'));
-    const argv = ['run', 'notes', 'notes.create', '--input', '{"text":"once"}', '--base-url', server.url, '--state', state, '--idempotency-key', 'note-1'];
+    const argv = ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url, '--state', state, '--idempotency-key', 'order-1'];
     const first = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(argv, first.io, { pack })).toBe(0);
     const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(argv, second.io, { pack })).toBe(0);
     expect(second.stdout()).toBe(first.stdout());
-    expect(second.stderr()).toContain('replayed: the first result under idempotency key note-1; nothing was sent');
-    expect(server.seen.filter((line) => line.startsWith('POST'))).toHaveLength(1);
+    expect(second.stderr()).toContain('replayed: the first result under idempotency key order-1; nothing was sent');
+    expect(seen(server).filter((line) => line.startsWith('POST'))).toHaveLength(1);
   });
 
   it('shares rate budgets through the Redis PLUGBOARD_REDIS_URL names', async () => {
     // Nothing listens there: the run fails on the shared budget store, which shows it was asked.
     const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_REDIS_URL: 'redis://127.0.0.1:9' });
-    expect(await runCli(['run', 'notes', 'notes.create', '--input', '{"text":"x"}', '--base-url', server.url], io, { pack })).toBe(1);
+    expect(await runCli(['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url], io, { pack })).toBe(1);
     expect(JSON.parse(stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'budget_store_unavailable' });
-    expect(server.seen).toEqual([]);
+    expect(server.requests).toEqual([]);
   });
 
   it('shows progress on stderr only when it is a terminal', async () => {
     const tty = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN }, true);
-    await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], tty.io, { pack });
-    expect(tty.stderr()).toContain('reading notes');
-    expect(tty.stderr()).toContain('notes.list: 3 pages 5');
+    await runCli(['run', 'shop', 'items.list', '--base-url', server.url], tty.io, { pack });
+    expect(tty.stderr()).toContain('items.list: 2 pages 5');
     expect(lines(tty.stdout())).toHaveLength(5);
+    // The action's own progress too.
+    await runCli(['run', 'shop', 'jobs.run', '--input', '{"steps":2}', '--base-url', server.url], tty.io, { pack });
+    expect(tty.stderr()).toContain('Working');
     const pipe = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN }, false);
-    await runCli(['run', 'notes', 'notes.list', '--base-url', server.url], pipe.io, { pack });
+    await runCli(['run', 'shop', 'items.list', '--base-url', server.url], pipe.io, { pack });
+    await runCli(['run', 'shop', 'jobs.run', '--base-url', server.url], pipe.io, { pack });
     expect(pipe.stderr()).toBe('');
   });
 

@@ -4,9 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type FaultServer, startFaultServer } from '@plugboard/testing';
+import { items, startShopProvider } from '@plugboard/example-connector';
+import type { FaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { items, itemsPage, reply } from './support/provider.js';
 
 /**
  * A crash between pages, for real: a host process runs a source with the file store and is
@@ -21,7 +21,7 @@ let server: FaultServer;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startFaultServer((request) => reply(200, itemsPage(ALL, request.query)));
+  server = await startShopProvider({ items: ALL });
   dir = await mkdtemp(join(tmpdir(), 'plugboard-crash-'));
 });
 afterAll(async () => {

@@ -6,46 +6,15 @@
 //   node crash-host.mjs --store DIR --out FILE --url URL [--hang-at N]
 import { appendFileSync, closeSync, fsyncSync, openSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
-import { z } from 'zod';
+import { shop } from '@plugboard/example-connector';
+import { createExecutor } from '@plugboard/sdk';
 
 const { values } = parseArgs({ options: { store: { type: 'string' }, out: { type: 'string' }, url: { type: 'string' }, 'hang-at': { type: 'string' }, runtime: { type: 'string' } } });
-const { createExecutor, fileStore } = await import(values.runtime);
+const { fileStore } = await import(values.runtime);
 const hangAt = values['hang-at'] === undefined ? -1 : Number(values['hang-at']);
 
-const Item = z.object({ id: z.string(), updated_at: z.string() }).meta({ id: 'CrashItem' });
-const feed = defineConnector({
-  key: 'feed',
-  name: 'Feed',
-  version: '1.0.0',
-  vendor: null,
-  category: 'developer',
-  status: 'beta',
-  summary: 'A feed for the crash test.',
-  auth: bearerToken(),
-  actions: [
-    defineAction({
-      key: 'items.list',
-      label: 'List items',
-      direction: 'source',
-      entity: Item,
-      input: z.object({ limit: z.number().int().default(5) }),
-      incremental: { cursorField: 'updated_at', checkpoint: z.object({ updated_after: z.string() }) },
-      async *read(ctx, input) {
-        let cursor;
-        do {
-          const page = await ctx.http.get('/items', { query: { limit: input.limit, cursor, updated_after: ctx.checkpoint?.updated_after } });
-          cursor = page.next;
-          const last = page.data.at(-1);
-          yield { records: page.data, ...(last ? { checkpoint: { updated_after: last.updated_at } } : {}) };
-        } while (cursor);
-      },
-    }),
-  ],
-});
-
 const executor = createExecutor({
-  connectors: [feed],
+  connectors: [shop],
   resolveConnection: (id) => ({ id, baseUrl: values.url }),
   resolveCredential: () => 'crash-test-token',
   stores: fileStore(values.store),
@@ -62,7 +31,7 @@ function deliver(records) {
 }
 
 const outcome = await executor.execute({
-  connectorKey: 'feed',
+  connectorKey: 'shop',
   action: 'items.list',
   connectionId: 'conn_crash',
   input: { limit: 5 },

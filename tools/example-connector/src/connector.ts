@@ -2,17 +2,16 @@ import { bearerToken, defineAction, defineConnector, type DestinationAction } fr
 import { z } from 'zod';
 
 /**
- * The connector of the executor's tests, run against a local server. Its source is
- * the SDK tests' `items.list` again (a runtime test cannot import another package's
- * test folder); its writes are what the executor's approvals, idempotency and
- * progress need.
+ * `shop`: a paged, incremental source and the kinds of destination an executor treats
+ * differently (billable with approval in production, approval always, safe to repeat,
+ * a long job reporting progress).
  */
 
-const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'RuntimeItem' });
-const Order = z.object({ order_id: z.string(), amount: z.string() }).meta({ id: 'RuntimeOrder' });
-const Job = z.object({ job_id: z.string(), state: z.string() }).meta({ id: 'RuntimeJob' });
+export const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'ShopItem' });
+export const Order = z.object({ order_id: z.string(), amount: z.string() }).meta({ id: 'ShopOrder' });
+export const Job = z.object({ job_id: z.string(), state: z.string() }).meta({ id: 'ShopJob' });
 
-const itemsList = defineAction({
+export const itemsList = defineAction({
   key: 'items.list',
   label: 'List items',
   direction: 'source',
@@ -45,7 +44,7 @@ function postsOrder<I extends z.ZodType>(path: string, action: Omit<DestinationA
 }
 
 /** Billable, approval before production, never retried. */
-const ordersCreate = postsOrder('/orders', {
+export const ordersCreate = postsOrder('/orders', {
   key: 'orders.create',
   label: 'Place an order',
   billable: true,
@@ -55,7 +54,7 @@ const ordersCreate = postsOrder('/orders', {
 });
 
 /** Needs an approval in every environment. */
-const refundsCreate = postsOrder('/refunds', {
+export const refundsCreate = postsOrder('/refunds', {
   key: 'refunds.create',
   label: 'Refund an order',
   billable: true,
@@ -65,10 +64,10 @@ const refundsCreate = postsOrder('/refunds', {
 });
 
 /** Safe to repeat: a failed run's key may run again. */
-const quotesCreate = postsOrder('/quotes', { key: 'quotes.create', label: 'Price a quote', retry: 'safe', input: z.object({ sku: z.string() }) });
+export const quotesCreate = postsOrder('/quotes', { key: 'quotes.create', label: 'Price a quote', retry: 'safe', input: z.object({ sku: z.string() }) });
 
 /** A long job reporting progress, then waiting on a slow answer. */
-const jobsRun = defineAction({
+export const jobsRun = defineAction({
   key: 'jobs.run',
   label: 'Run a job',
   direction: 'destination',
@@ -88,7 +87,7 @@ export const shop = defineConnector({
   vendor: null,
   category: 'developer',
   status: 'beta',
-  summary: 'A connector for the runtime tests.',
+  summary: 'Items, orders and jobs of a small shop, for the runtime and CLI tests.',
   auth: bearerToken(),
   rateLimits: { default: { limit: 1000, per: 'second' } },
   actions: [itemsList, ordersCreate, refundsCreate, quotesCreate, jobsRun],

@@ -1,0 +1,67 @@
+import { type Answer, answer, type FaultServer, type SeenRequest, startFaultServer } from '@plugboard/testing';
+
+/**
+ * The shop's provider, answered through the testing kit's fault server: JSON with a
+ * request id, a paged incremental list of items, and 201 for every write.
+ */
+
+export interface ShopItem {
+  id: string;
+  name: string;
+  updated_at: string;
+}
+
+/** A JSON answer carrying an `x-request-id`, as a provider sends it. */
+export function reply(status: number, body: unknown): Answer {
+  return answer({ status, body, headers: { 'x-request-id': `req_${Math.random().toString(16).slice(2, 10)}` } });
+}
+
+/** `count` items `item_001`, `item_002` ... with `updated_at` one second apart. */
+export function items(count: number): ShopItem[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `item_${String(index + 1).padStart(3, '0')}`,
+    name: `Item ${index + 1}`,
+    updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
+  }));
+}
+
+/** Answers `GET /items?limit&cursor&updated_after` from a list: `{data, next}`, `next` the id the next page starts at. */
+export function itemsPage(all: readonly ShopItem[], query: URLSearchParams): { data: ShopItem[]; next?: string } {
+  const limit = Number(query.get('limit') ?? 10);
+  const after = query.get('updated_after');
+  const cursor = query.get('cursor');
+  const from = all.filter((item) => after === null || item.updated_at > after);
+  const start = cursor ? from.findIndex((item) => item.id === cursor) : 0;
+  const data = from.slice(start, start + limit);
+  const next = from[start + limit]?.id;
+  return next ? { data, next } : { data };
+}
+
+export interface ShopProviderOptions {
+  /** The items `GET /items` pages through; default `items(5)`. */
+  items?: readonly ShopItem[];
+  /** When set, a request without `Authorization: Bearer <token>` gets a 401. */
+  token?: string;
+}
+
+/**
+ * What the provider answers: 401 `bad token` for a wrong credential, a page of items for
+ * `GET /items`, and for a write a 201 with a job (`/jobs`) or an order priced by its
+ * quantity (ten a piece); `sequence` numbers the ids.
+ */
+export function shopAnswer(request: SeenRequest, options: ShopProviderOptions = {}, sequence = 1): Answer {
+  if (options.token !== undefined && request.headers.authorization !== `Bearer ${options.token}`) {
+    return reply(401, { error: 'unauthorized', message: 'bad token' });
+  }
+  if (request.method === 'GET' && request.path === '/items') return reply(200, itemsPage(options.items ?? items(5), request.query));
+  if (request.method !== 'POST') return reply(404, { error: 'not_found', message: `no ${request.path}` });
+  if (request.path === '/jobs') return reply(201, { job_id: `job_${sequence}`, state: 'done' });
+  const body = JSON.parse(request.body || '{}') as Record<string, unknown>;
+  return reply(201, { order_id: `ord_${sequence}`, amount: `${Number(body.quantity ?? 1) * 10}.00` });
+}
+
+/** The shop's provider on 127.0.0.1; `requests` lists what reached it. */
+export async function startShopProvider(options: ShopProviderOptions = {}): Promise<FaultServer> {
+  const server: FaultServer = await startFaultServer((request) => shopAnswer(request, options, server.count));
+  return server;
+}
