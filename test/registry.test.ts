@@ -1,5 +1,5 @@
-import { ApprovalRequiredError, ConnectorError, createTransport, type Transport } from '@plugboard/sdk';
-import { createExecutor, type ExecuteRequest, loadPlugins, type LoadResult, pluginsCommand } from '@plugboard/runtime';
+import { ApprovalRequiredError, ConnectorError, createExecutor, createTransport, type ExecuteRequest, type Transport } from '@plugboard/sdk';
+import { loadPlugins, type LoadResult, pluginsReport } from '@plugboard/runtime';
 import { startDescriptSimulator } from '@plugboard/simulator-descript';
 import { startInsuranceSimulator } from '@plugboard/simulator-insurance';
 import { execFile } from 'node:child_process';
@@ -119,10 +119,8 @@ describe('loading', () => {
     }
   });
 
-  test('plugboard plugins --dir prints the same list', async () => {
-    let out = '';
-    await pluginsCommand(['--dir', host], { stdout: { write: (text: string) => (out += text) } });
-    expect(JSON.parse(out)).toEqual({ loaded: plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version })), failed: [] });
+  test('pluginsReport, what plugboard plugins --dir prints, gives the same list', async () => {
+    expect(await pluginsReport(host)).toEqual({ loaded: plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version })), failed: [] });
   });
 
   test('the runtime installed from the registry loads them too, in a process of its own', async () => {

@@ -181,7 +181,7 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         name: 'media_imports.create',
         action: 'media_imports.create',
         environment: 'production',
-        approved: true,
+        approvedBy: 'test-approver',
         input: {
           project_name: 'Launch video',
           folder_name: 'Clients/Acme',
@@ -279,7 +279,7 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         name: 'agent_edits.create.new-project',
         action: 'agent_edits.create',
         environment: 'production',
-        approved: true,
+        approvedBy: 'test-approver',
         input: { project_name: 'Cooking tips short', team_access: 'view', prompt: 'create a 30-second video about cooking tips' },
       }),
     },

@@ -1,4 +1,4 @@
-import { describeConnector } from '@plugboard/testing';
+import { describeConnector } from '@plugboard/testing/vitest';
 import { FIXTURES_DIR, INCREMENTAL, recordKey } from './scenarios.js';
 import { fixedClockDescript } from './support.js';
 

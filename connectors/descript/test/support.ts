@@ -95,7 +95,8 @@ export function useHarness(): (simulator?: DescriptSimulatorOptions) => Promise<
       options,
       approved: (action, input, extra = {}) => {
         const run = options(input, { environment: 'production', ...extra });
-        return { ...run, approvedDigest: prepareRun(connector, action, run).binding.digest };
+        const { digest } = prepareRun(connector, action, run).binding;
+        return { ...run, approval: { digest, requestedBy: 'test-requester', decidedBy: 'test-approver', decision: 'approved', expiresAt: null } };
       },
       requestsTo: (path) => sim.requests.filter((request) => (typeof path === 'string' ? request.path === path : path.test(request.path))),
     };

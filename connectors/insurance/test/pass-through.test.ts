@@ -1,4 +1,4 @@
-import { ApprovalRequiredError, InvalidInputError, prepareRun, readAll, writeAction } from '@plugboard/sdk';
+import { ApprovalRequiredError, InvalidInputError, readAll, writeAction } from '@plugboard/sdk';
 import { PASS_THROUGH_PATHS } from '@plugboard/simulator-insurance';
 import { describe, expect, it } from 'vitest';
 import insurance from '../src/index.js';
@@ -99,8 +99,9 @@ describe('policies bind real cover', () => {
     const error = await writeAction(insurance, 'travel_policies.create', run).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApprovalRequiredError);
     expect(sim.requests).toHaveLength(0);
-    const { binding } = prepareRun(insurance, 'travel_policies.create', run);
-    await writeAction(insurance, 'travel_policies.create', { ...run, approvedDigest: binding.digest });
+    // The approver reviews the digest the refusal quotes, and someone other than the requester decides.
+    const approval = { digest: (error as ApprovalRequiredError).digest, requestedBy: 'test-requester', decidedBy: 'test-approver', decision: 'approved' as const, expiresAt: null };
+    await writeAction(insurance, 'travel_policies.create', { ...run, approval });
     expect(sim.counters().policiesCreated).toBe(1);
   });
 

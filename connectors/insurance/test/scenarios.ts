@@ -77,7 +77,7 @@ const recorded: Recorded[] = [
       action: 'motor_policies.create',
       input: { quote_id: 'mq_example', start: '2099-01-01' },
       environment: 'production',
-      approved: true,
+      approvedBy: 'test-approver',
       description: 'Binds cover in production with an approval bound to this run.',
     }),
   },

@@ -1,4 +1,4 @@
-import { describeConnector } from '@plugboard/testing';
+import { describeConnector } from '@plugboard/testing/vitest';
 import insurance from '../src/index.js';
 import { FIXTURES_DIR, scenarios } from './scenarios.js';
 

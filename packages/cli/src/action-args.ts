@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConnectionConfigError, type Connector, type ConnectionInput, type Environment, type LogSink } from '@plugboard/sdk';
-import type { CliIo } from './io.js';
+import { resolve } from 'node:path';
+import { type CliIo, writeJsonLine } from './io.js';
 import { jsonOption, UsageError } from './usage.js';
 
 /** The options `run` and `record` share: which action, with what input, over which connection. */
@@ -25,6 +26,20 @@ const COMMON = {
 
 /** The connectors a command line may name: the pack, or those of a plugin folder it points at. */
 export type PackFor = (values: Record<string, string | undefined>) => Promise<ReadonlyMap<string, Connector>>;
+
+/** What every command that runs an action through the executor accepts: a plugin folder and a state folder. */
+export const RUN_PATH_OPTIONS = { plugins: { type: 'string' }, state: { type: 'string' } } as const;
+
+/** The connectors of `--plugins DIR` when given (the packages that failed to load are reported on stderr), else the pack. */
+export function packOrPlugins(pack: ReadonlyMap<string, Connector>, io: CliIo): PackFor {
+  return async (values) => {
+    if (!values.plugins) return pack;
+    const { loadPack } = await import('@plugboard/runtime');
+    const { connectors, failed } = await loadPack(resolve(io.cwd, values.plugins));
+    for (const plugin of failed) writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
+    return connectors;
+  };
+}
 
 export async function parseActionArgs(argv: string[], extra: Record<string, { type: 'string' }>, packFor: PackFor, io: CliIo): Promise<ActionArgs> {
   let parsed;

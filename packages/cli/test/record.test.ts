@@ -54,6 +54,22 @@ describe('plugboard record', () => {
     expect(JSON.parse(text)).toMatchObject({ scenario: { expect: { error: 'authentication_failed' } } });
   });
 
+  it('with --state, records an incremental source from where the last run or recording ended (the second scenario of a pair)', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'plugboard-record-state-'));
+    const record = async (scenario: string) => {
+      const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+      const argv = ['record', 'shop', 'items.list', '--input', '{"limit":2}', '--scenario', scenario, '--base-url', server.url, '--fixtures', fixtures, '--state', state];
+      expect(await runCli(argv, io, { pack })).toBe(0);
+      return { stderr: stderr(), fixture: JSON.parse(await readFile(join(fixtures, `${scenario}.json`), 'utf8')) as { scenario: { checkpoint?: unknown } } };
+    };
+    const first = await record('items-all');
+    expect(first.stderr).toContain('5 records');
+    expect(first.fixture.scenario.checkpoint).toBeUndefined();
+    const second = await record('items-since');
+    expect(second.fixture.scenario.checkpoint).toEqual({ updated_after: expect.any(String) });
+    expect(second.stderr).toContain('0 records');
+  });
+
   it('exits 2 on bad input or a missing scenario name, writing nothing and sending nothing', async () => {
     for (const argv of [
       ['record', 'shop', 'orders.create', '--input', '{"sku":"","quantity":1}', '--scenario', 'x'],

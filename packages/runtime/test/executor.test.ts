@@ -18,7 +18,7 @@ import {
   type Stores,
   UnknownConnectorError,
 } from '@plugboard/sdk';
-import { fileStore } from '../src/index.js';
+import { fileStore, type LoadResult } from '../src/index.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const ALL_ITEMS = items(8);
@@ -384,8 +384,9 @@ describe('connections and credentials', () => {
 
   test('connectors come from a map, a list or loaded plugins', () => {
     const fromMap = createExecutor({ connectors: new Map([['shop', shop]]), resolveConnection: (id) => ({ id }), resolveCredential: () => 'x' });
+    const loaded: LoadResult = { loaded: [{ key: 'shop', package: 'p', version: '1.0.0', dir: '/', sdk: '^0.1.0', sharesHostSdk: true, connector: shop }], failed: [] };
     const fromPlugins = createExecutor({
-      plugins: { loaded: [{ key: 'shop', package: 'p', version: '1.0.0', dir: '/', sdk: '^0.1.0', sharesHostSdk: true, connector: shop }], failed: [] },
+      plugins: loaded,
       resolveConnection: (id) => ({ id }),
       resolveCredential: () => 'x',
     });

@@ -19,16 +19,25 @@ export type { Category } from './definition/categories.js';
 export type { ActionContext, SourceContext, ProgressEvent, ProgressUpdate } from './context.js';
 export { checkConnectionSettings, resolveConnection } from './connection.js';
 export type { ConnectionInput, ResolvedConnection, SecretResolver } from './connection.js';
-export {
-  runAction,
-  prepareRun,
-  writeAction,
-  readAll,
-  ApprovalRequiredError,
-  UnknownActionError,
-  NotImplementedError,
-} from './run.js';
-export type { RunOptions, PreparedRun } from './run.js';
+export { runAction, runPrepared, prepareRun, passGate, resumeFrom, writeAction, readAll, UnknownActionError, NotImplementedError } from './run.js';
+export type { RunOptions, RunSettings, PreparedRun } from './run.js';
+export { ApprovalRequiredError, ApprovalRefusedError, checkApproval } from './approval.js';
+export { createExecutor, streamKey, UnknownConnectorError, IdempotencyKeyReusedError, IdempotencyUnsettledError } from './executor.js';
+export type {
+  Executor,
+  ExecutorOptions,
+  ExecuteRequest,
+  ExecutionOutcome,
+  DestinationOutcome,
+  SourceOutcome,
+  ExecutionEvent,
+  HostConnection,
+  PluginConnector,
+  PreparedExecution,
+} from './executor.js';
+export { memoryStore } from './stores.js';
+export type { CheckpointStore, IdempotencyStore, IdempotencyRecord, RunningRecord, SucceededRecord, UncertainRecord, Stores } from './stores.js';
+export type { ApprovalDecision, ApprovalRefusal, ApprovalCheck } from './approval.js';
 export * from './errors.js';
 export { approvalDigest, canonicalJson } from './digest.js';
 export { compareText, byKey } from './order.js';

@@ -4,6 +4,7 @@ import type { ActionContext, ProgressEvent, SourceContext } from './context.js';
 import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
 import { authHeader } from './definition/auth.js';
 import type { Connector } from './definition/connector.js';
+import { type ApprovalDecision, checkApproval } from './approval.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
 import { CancelledError, ConnectionConfigError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
 import { createHttpClient, DEFAULT_RETRY, NEVER, type RetrySettings } from './http/client.js';
@@ -13,20 +14,19 @@ import { Redactor } from './secrets.js';
 import { zodIssues } from './validation.js';
 
 /**
- * The one way an action runs, for every caller (tests, CLI, runtime): validate
- * the input before anything is sent, run, validate what comes back, and yield
- * pages. A destination yields one page holding its result.
+ * The one way an action runs, for every caller (the runtime's executor, and
+ * through it the CLI, the testing kit and the demo): `prepareRun` validates
+ * everything before anything is sent, once; `passGate` is the one approval
+ * gate; `runPrepared` runs the prepared run, validates what comes back, and
+ * yields pages. A destination yields one page holding its result.
+ * `runAction` is the three in a row.
  */
 
-export interface RunOptions {
-  input: unknown;
-  connection?: ConnectionInput;
+/** What a run needs besides what `prepareRun` checks: the credential, the gate's decision, and where things go. */
+export interface RunSettings {
   /** The credential, resolved by the host from its vault. */
   credential?: SecretResolver;
-  environment?: Environment;
   signal?: AbortSignal;
-  /** Where an incremental source resumes: the checkpoint of the last acknowledged page. */
-  checkpoint?: unknown;
   /** Receives structured log entries, already redacted. Default: warnings and errors to stderr. */
   log?: LogSink;
   /** The least level that reaches `log`; lower entries are never built. Default: `debug` with a sink of the caller's, `warn` without. */
@@ -35,10 +35,20 @@ export interface RunOptions {
   /** The pool and rate budgets to use; default: the process-wide one. */
   transport?: Transport;
   retry?: Partial<RetrySettings>;
-  /** The digest an approver reviewed; required when the action needs approval here. */
-  approvedDigest?: string;
+  /** The decision of someone other than the requester on exactly this run; required when the action needs approval here. */
+  approval?: ApprovalDecision;
+  /** The time the approval's expiry is checked against; default now. */
+  clock?: () => Date;
   /** Further secret values to keep out of logs and errors. */
   secrets?: readonly string[];
+}
+
+export interface RunOptions extends RunSettings {
+  input: unknown;
+  connection?: ConnectionInput;
+  environment?: Environment;
+  /** Where an incremental source resumes: the checkpoint of the last acknowledged page. */
+  checkpoint?: unknown;
 }
 
 export interface PreparedRun {
@@ -65,18 +75,6 @@ export class NotImplementedError extends ConnectorError {
   }
 }
 
-/** The action needs an approval bound to this digest before it may run here. */
-export class ApprovalRequiredError extends ConnectorError {
-  readonly digest: string;
-  readonly shortDigest: string;
-
-  constructor(message: string, binding: ApprovalBinding) {
-    super('approval_required', message, false, 403);
-    this.digest = binding.digest;
-    this.shortDigest = binding.shortDigest;
-  }
-}
-
 function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, onIssues: (error: z.ZodError) => Error): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw onIssues(result.error);
@@ -100,12 +98,6 @@ export function prepareRun(
   const input = parseOrThrow(action.input, options.input ?? {}, (error) => new InvalidInputError(subject, zodIssues(error)));
   const issues = action.check?.(input, { environment }) ?? [];
   if (issues.length > 0) throw new InvalidInputError(subject, issues);
-  let checkpoint = options.checkpoint;
-  if (action.direction === 'source' && action.incremental?.checkpoint && checkpoint !== undefined) {
-    checkpoint = parseOrThrow(action.incremental.checkpoint, checkpoint, (error) =>
-      new InvalidInputError(`${connector.key} ${action.key}: checkpoint`, zodIssues(error, 'checkpoint')),
-    );
-  }
   let binding: ApprovalBinding | undefined;
   const subjectOfDigest = { connector: { key: connector.key, version: connector.version }, action: action.key, connectionId: connection.id, environment, input };
   return {
@@ -114,7 +106,7 @@ export function prepareRun(
     input,
     connection,
     environment,
-    checkpoint,
+    checkpoint: checkpointOf(connector, action, options.checkpoint),
     // Hashing the canonical input costs; only runs that involve an approval need it.
     get binding() {
       binding ??= approvalDigest(subjectOfDigest);
@@ -125,17 +117,54 @@ export function prepareRun(
 }
 
 
-/** Runs an action and yields its pages; for a destination, one page with the result. */
+function checkpointOf(connector: Connector, action: Action, checkpoint: unknown): unknown {
+  if (action.direction !== 'source' || !action.incremental?.checkpoint || checkpoint === undefined) return checkpoint;
+  return parseOrThrow(action.incremental.checkpoint, checkpoint, (error) =>
+    new InvalidInputError(`${connector.key} ${action.key}: checkpoint`, zodIssues(error, 'checkpoint')),
+  );
+}
+
+/** The prepared run, resuming from a checkpoint (checked against the action's checkpoint schema). */
+export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): PreparedRun {
+  // Copied by descriptor: the digest stays lazy.
+  return Object.defineProperties({}, {
+    ...Object.getOwnPropertyDescriptors(prepared),
+    checkpoint: { value: checkpointOf(prepared.connector, prepared.action, checkpoint), enumerable: true },
+  }) as PreparedRun;
+}
+
+/** Prepared runs that passed the gate: `runPrepared` runs no other. */
+const passed = new WeakSet<PreparedRun>();
+
+/**
+ * The approval gate, the only one: a run that needs an approval here goes on
+ * only with a decision, by someone other than the requester, that quotes the
+ * digest of exactly this run and has not expired (`checkApproval`). A run that
+ * needs none passes as it is.
+ */
+export function passGate(prepared: PreparedRun, approval: ApprovalDecision | undefined, now: Date = new Date()): PreparedRun {
+  if (prepared.needsApproval) {
+    checkApproval(approval, {
+      subject: `${prepared.connector.key} ${prepared.action.key} in ${prepared.environment}`,
+      binding: prepared.binding,
+      now,
+    });
+  }
+  passed.add(prepared);
+  return prepared;
+}
+
+/** Runs an action: prepares it, passes the gate with `options.approval`, and yields its pages. */
 export async function* runAction(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
   const prepared = prepareRun(connector, actionKey, options);
-  const { action, connection } = prepared;
+  yield* runPrepared(passGate(prepared, options.approval, options.clock?.()), options);
+}
+
+/** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
+export async function* runPrepared(prepared: PreparedRun, options: RunSettings): AsyncGenerator<Page> {
+  const { connector, action, connection } = prepared;
+  if (!passed.has(prepared)) throw new TypeError(`${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`);
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
-  if (prepared.needsApproval && options.approvedDigest !== prepared.binding.digest) {
-    throw new ApprovalRequiredError(
-      `${connector.key} ${action.key} needs an approval in ${prepared.environment} bound to ${prepared.binding.digest}${options.approvedDigest ? '; the approved digest is for something else' : ''}`,
-      prepared.binding,
-    );
-  }
 
   const redactor = new Redactor(options.secrets);
   const credential = await options.credential?.();

@@ -1,16 +1,12 @@
-import {
-  type Connector,
-  ConnectorError,
-  prepareRun,
-  type RetrySettings,
-  type RunOptions,
-  runAction,
-  type Transport,
-} from '@plugboard/sdk';
+import { type ApprovalDecision, type Connector, ConnectorError, createExecutor, memoryStore, type RetrySettings, type Transport } from '@plugboard/sdk';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 
-/** Running one scenario through the SDK, the way the runtime runs it, collecting every page. */
+/**
+ * Running one scenario the way the platform runs it: through the SDK's one
+ * executor (validation once, the one approval gate, checkpoints), collecting
+ * every page.
+ */
 
 export interface ScenarioRun {
   baseUrl: string;
@@ -31,44 +27,67 @@ export interface RunResult {
   error: ConnectorError | undefined;
 }
 
-/** The SDK's run options for a scenario; an approved scenario carries the digest of exactly this run. */
-export function runOptions(connector: Connector, scenario: Scenario, run: ScenarioRun): RunOptions {
-  const checkpoint = run.checkpoint !== undefined ? run.checkpoint : scenario.checkpoint;
-  const connection = { ...scenario.connection, baseUrl: run.baseUrl };
-  const options: RunOptions = {
-    input: scenario.input ?? {},
-    connection,
-    credential: () => run.credential,
-    environment: scenario.environment ?? 'sandbox',
-    transport: run.transport,
-    log: () => undefined,
-    ...(checkpoint !== undefined ? { checkpoint } : {}),
-    ...(run.signal ? { signal: run.signal } : {}),
-    ...(run.retry ? { retry: run.retry } : {}),
-    ...(run.secrets ? { secrets: run.secrets } : {}),
-  };
-  if (scenario.approved) {
-    options.approvedDigest = prepareRun(connector, scenario.action, options).binding.digest;
-  }
-  return options;
-}
+/** Who asks for the approval of an approved scenario; its approver (`approvedBy`) decides. */
+export const SCENARIO_REQUESTER = 'plugboard-testing-kit';
+
+/** The scenario's stream in the executor's checkpoint store, where its starting checkpoint is put. */
+const STREAM = 'scenario';
 
 /** Runs to the end. A `ConnectorError` is the run's outcome; anything else is thrown. */
 export async function runScenario(connector: Connector, scenario: Scenario, run: ScenarioRun): Promise<RunResult> {
   const records: unknown[] = [];
   let pages = 0;
   let checkpoint: unknown = run.checkpoint !== undefined ? run.checkpoint : scenario.checkpoint;
-  try {
-    for await (const page of runAction(connector, scenario.action, runOptions(connector, scenario, run))) {
+  const stores = memoryStore();
+  if (checkpoint !== undefined) await stores.checkpoints.commit(STREAM, checkpoint);
+  const connectionId = scenario.connection?.id ?? 'default';
+  const executor = createExecutor({
+    connectors: [connector],
+    resolveConnection: (id) => ({ id, baseUrl: run.baseUrl, ...(scenario.connection?.settings ? { settings: scenario.connection.settings } : {}) }),
+    resolveCredential: () => run.credential,
+    stores,
+    transport: run.transport,
+    log: () => undefined,
+    logLevel: 'error',
+    ...(run.retry ? { retry: run.retry } : {}),
+    ...(run.secrets ? { secrets: run.secrets } : {}),
+  });
+  const request = {
+    connectorKey: connector.key,
+    action: scenario.action,
+    connectionId,
+    environment: scenario.environment ?? 'sandbox',
+    input: scenario.input ?? {},
+    stream: STREAM,
+    ...(run.signal ? { signal: run.signal } : {}),
+    onPage: (page: { records: unknown[]; checkpoint?: unknown }) => {
       records.push(...page.records);
       if (page.checkpoint !== undefined) checkpoint = page.checkpoint;
       pages += 1;
+    },
+  };
+  try {
+    const approval = scenario.approvedBy === undefined ? undefined : await approvalBy(scenario.approvedBy, executor, request);
+    const outcome = await executor.execute({ ...request, ...(approval ? { approval } : {}) });
+    if (outcome.direction === 'destination') {
+      records.push(outcome.result);
+      pages = 1;
     }
     return { records, pages, checkpoint, error: undefined };
   } catch (error) {
     if (error instanceof ConnectorError) return { records, pages, checkpoint, error };
     throw error;
   }
+}
+
+/** The approver's decision on exactly the run the executor prepared, as a reviewer gives it on the platform. */
+async function approvalBy(
+  approver: string,
+  executor: ReturnType<typeof createExecutor>,
+  request: Parameters<ReturnType<typeof createExecutor>['prepare']>[0],
+): Promise<ApprovalDecision> {
+  const { digest } = await executor.prepare(request);
+  return { digest, requestedBy: SCENARIO_REQUESTER, decidedBy: approver, decision: 'approved', expiresAt: null };
 }
 
 export function outcomeErrorOf(error: ConnectorError): OutcomeError {

@@ -16,8 +16,11 @@ export interface Scenario {
   checkpoint?: unknown;
   /** Default `sandbox`. */
   environment?: Environment;
-  /** Run with the approval digest of exactly this run, as if a reviewer had approved it. */
-  approved?: boolean;
+  /**
+   * Runs with an approval of exactly this run decided by this approver (a name of the
+   * test's, e.g. `test-approver`), through the same gate as any run.
+   */
+  approvedBy?: string;
   /** What the run must give; by default what the recording gave. */
   expect?: ScenarioExpectation;
   description?: string;
@@ -38,6 +41,9 @@ export function scenarioProblems(scenario: Scenario): string[] {
     problems.push(`name ${JSON.stringify(scenario.name)} must be lower case letters, digits, '.', '_' or '-' (it names the fixture file)`);
   }
   if (typeof scenario.action !== 'string' || scenario.action === '') problems.push('an action key is required');
+  if (scenario.approvedBy !== undefined && (typeof scenario.approvedBy !== 'string' || scenario.approvedBy.trim() === '')) {
+    problems.push('approvedBy must name the approver');
+  }
   if (scenario.environment !== undefined && scenario.environment !== 'sandbox' && scenario.environment !== 'production') {
     problems.push("environment must be 'sandbox' or 'production'");
   }

@@ -122,8 +122,9 @@ describe('reset', () => {
     expect((await failure(readAll(connector, 'things.get', options())))?.code).toBe('network_error');
     expect(server.count).toBe(3);
     server.clear();
-    const approvedDigest = prepareRun(connector, 'things.buy', { input: {}, connection: { baseUrl: server.url } }).binding.digest;
-    expect((await failure(writeAction(connector, 'things.buy', { ...options(), approvedDigest })))?.code).toBe('network_error');
+    const { digest } = prepareRun(connector, 'things.buy', { input: {}, connection: { baseUrl: server.url } }).binding;
+    const approval = { digest, requestedBy: 'test-requester', decidedBy: 'test-approver', decision: 'approved' as const, expiresAt: null };
+    expect((await failure(writeAction(connector, 'things.buy', { ...options(), approval })))?.code).toBe('network_error');
     expect(server.count).toBe(1);
   });
 });

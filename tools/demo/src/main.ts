@@ -1,7 +1,6 @@
 import { createProgress } from '@plugboard/cli';
 import descript from '@plugboard/connector-descript';
-import { createExecutor, type ExecuteRequest } from '@plugboard/runtime';
-import { type ConnectorError, createTransport, type LogEntry, type Page } from '@plugboard/sdk';
+import { type ConnectorError, createExecutor, createTransport, type ExecuteRequest, type LogEntry, type Page } from '@plugboard/sdk';
 import { startDescriptSimulator } from '@plugboard/simulator-descript';
 
 /**

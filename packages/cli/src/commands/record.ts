@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
-import { type Connector, ConnectorError, prepareRun } from '@plugboard/sdk';
+import { fileStore } from '@plugboard/runtime';
+import { type Connector, ConnectorError, prepareRun, streamKey } from '@plugboard/sdk';
 import { RecordingError, recordScenario } from '@plugboard/testing';
-import { parseActionArgs } from '../action-args.js';
+import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import { packageFolder } from '../pack.js';
 import { UsageError } from '../usage.js';
@@ -11,10 +12,18 @@ import { UsageError } from '../usage.js';
  * testing kit (secrets redacted before anything is written) into the
  * connector's `test/fixtures/<scenario>.json`. A failure is recorded only when
  * `--expect-error CODE` says the scenario is about it; any other failure
- * writes nothing and is reported like a failed run.
+ * writes nothing and is reported like a failed run. It takes what `run` takes:
+ * `--plugins DIR` for a connector of a plugin folder, and `--state DIR`, where
+ * an incremental source resumes from the checkpoint `run` or an earlier
+ * `record` left (the second scenario of an incremental pair) and leaves its own.
  */
 export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>): Promise<void> {
-  const args = await parseActionArgs(argv, { scenario: { type: 'string' }, fixtures: { type: 'string' }, 'expect-error': { type: 'string' } }, async () => pack, io);
+  const args = await parseActionArgs(
+    argv,
+    { ...RUN_PATH_OPTIONS, scenario: { type: 'string' }, fixtures: { type: 'string' }, 'expect-error': { type: 'string' } },
+    packOrPlugins(pack, io),
+    io,
+  );
   const scenario = args.values.scenario;
   if (!scenario || !/^[a-z0-9][a-z0-9._-]*$/i.test(scenario)) {
     throw new UsageError('--scenario <name> is required: letters, digits, dot, dash or underscore, e.g. --scenario projects-list-first-page');
@@ -27,6 +36,10 @@ export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap
   const fixturesDir = args.values.fixtures ? folder : join(folder, 'test', 'fixtures');
   const { settings } = args.connection;
   const expectedError = args.values['expect-error'];
+  // The stream `run --state` keeps this source's checkpoint under.
+  const state = args.values.state ? fileStore(resolve(io.cwd, args.values.state)) : undefined;
+  const stream = streamKey({ connector: args.connector.key, action: args.action, connectionId: prepared.connection.id, environment: prepared.environment, input: prepared.input });
+  const checkpoint = prepared.action.direction === 'source' ? await state?.checkpoints.get(stream) : undefined;
   const result = await recordScenario({
     connector: args.connector,
     scenario: {
@@ -34,6 +47,7 @@ export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap
       action: args.action,
       input: args.input,
       environment: args.environment,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
       ...(settings || args.connection.id ? { connection: { ...(args.connection.id ? { id: args.connection.id } : {}), ...(settings ? { settings } : {}) } } : {}),
       ...(expectedError ? { expect: { error: expectedError } } : {}),
     },
@@ -48,6 +62,7 @@ export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap
     throw error;
   });
   const { outcome } = result.fixture;
+  if (state && 'checkpoint' in outcome && outcome.checkpoint !== undefined) await state.checkpoints.commit(stream, outcome.checkpoint);
   if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
   const summary = 'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;
   io.stderr.write(`recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}\n`);

@@ -1,17 +1,10 @@
 import { resolve } from 'node:path';
-import { type ApprovalDecision, createExecutor, fileStore, loadPack, memoryStore } from '@plugboard/runtime';
-import { type Connector, createTransport } from '@plugboard/sdk';
-import { parseActionArgs } from '../action-args.js';
+import { fileStore } from '@plugboard/runtime';
+import { type ApprovalDecision, type Connector, createExecutor, createTransport, memoryStore } from '@plugboard/sdk';
+import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import { createProgress } from '../progress.js';
 import { jsonOption, UsageError } from '../usage.js';
-
-/** The connectors of a plugin folder; the packages that failed to load are reported on stderr. */
-async function pluginPack(dir: string, io: CliIo): Promise<ReadonlyMap<string, Connector>> {
-  const { connectors, failed } = await loadPack(resolve(io.cwd, dir));
-  for (const plugin of failed) writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
-  return connectors;
-}
 
 function approvalOption(text: string | undefined): ApprovalDecision | undefined {
   const approval = jsonOption('--approval', text, undefined);
@@ -30,8 +23,8 @@ function approvalOption(text: string | undefined): ApprovalDecision | undefined 
 export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal): Promise<void> {
   const args = await parseActionArgs(
     argv,
-    { plugins: { type: 'string' }, state: { type: 'string' }, approval: { type: 'string' }, 'idempotency-key': { type: 'string' } },
-    async (values) => (values.plugins ? pluginPack(values.plugins, io) : pack),
+    { ...RUN_PATH_OPTIONS, approval: { type: 'string' }, 'idempotency-key': { type: 'string' } },
+    packOrPlugins(pack, io),
     io,
   );
   const { values } = args;

@@ -31,7 +31,7 @@ export const invoiceCreate = defineScenario({
   action: 'invoices.create',
   input: { customer: 'cus_42', amount_cents: 1250, memo: 'March' },
   environment: 'production',
-  approved: true,
+  approvedBy: 'test-approver',
 });
 
 export const invoiceOverQuota = defineScenario({

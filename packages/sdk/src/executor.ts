@@ -1,25 +1,15 @@
-import {
-  CancelledError,
-  canonicalJson,
-  checkConnectionSettings,
-  ConflictError,
-  type Connector,
-  ConnectionConfigError,
-  ConnectorError,
-  type Environment,
-  type LogSink,
-  type Page,
-  type PreparedRun,
-  prepareRun,
-  type ProgressEvent,
-  type RetrySettings,
-  retryPolicy,
-  runAction,
-  type Transport,
-} from '@plugboard/sdk';
 import { createHash } from 'node:crypto';
-import { type ApprovalDecision, checkApproval } from './approvals.js';
-import type { LoadedPlugin, LoadResult } from './load.js';
+import type { ApprovalDecision } from './approval.js';
+import { checkConnectionSettings } from './connection.js';
+import type { ProgressEvent } from './context.js';
+import { type Environment, type Page, retryPolicy } from './definition/action.js';
+import type { Connector } from './definition/connector.js';
+import { canonicalJson } from './digest.js';
+import { CancelledError, ConflictError, ConnectionConfigError, ConnectorError } from './errors.js';
+import type { RetrySettings } from './http/client.js';
+import type { Transport } from './http/transport.js';
+import type { LogLevel, LogSink } from './log.js';
+import { passGate, type PreparedRun, prepareRun, resumeFrom, runPrepared, type RunSettings } from './run.js';
 import { type IdempotencyRecord, memoryStore, type RunningRecord, type Stores } from './stores.js';
 
 /**
@@ -29,6 +19,12 @@ import { type IdempotencyRecord, memoryStore, type RunningRecord, type Stores } 
  * idempotency key without calling the provider, and commits a source's checkpoint only
  * after the host acknowledged the page.
  */
+
+/** A loaded plugin, as far as the executor cares: its connector and the package it came from. */
+export interface PluginConnector {
+  connector: Connector;
+  package: string;
+}
 
 /** A connection as the host's resolver gives it: non-secret settings only. */
 export interface HostConnection {
@@ -44,8 +40,8 @@ export interface HostConnection {
 export interface ExecutorOptions {
   /** The connectors the executor runs, by key (a map, or a list). */
   connectors?: ReadonlyMap<string, Connector> | readonly Connector[];
-  /** Loaded plugins (the result of `loadPlugins`, or its `loaded` list), added to `connectors`. */
-  plugins?: LoadResult | readonly LoadedPlugin[];
+  /** Loaded plugins (`@plugboard/runtime`'s `loadPlugins` result, or its `loaded` list), added to `connectors`. */
+  plugins?: { loaded: readonly PluginConnector[] } | readonly PluginConnector[];
   resolveConnection(connectionId: string): HostConnection | Promise<HostConnection>;
   /** The connection's credential from the host's vault; never stored in settings. */
   resolveCredential(connectionId: string): string | undefined | Promise<string | undefined>;
@@ -57,8 +53,12 @@ export interface ExecutorOptions {
   transport?: Transport;
   /** Structured log entries of the runs, already redacted. */
   log?: LogSink;
+  /** The least level that reaches `log`; lower entries are never built. Default `debug`. */
+  logLevel?: LogLevel;
   /** Retry settings for reads and safe writes; default: the SDK's. */
   retry?: Partial<RetrySettings>;
+  /** Further secret values to keep out of logs, errors and records (besides each run's credential). */
+  secrets?: readonly string[];
 }
 
 export interface ExecuteRequest {
@@ -89,7 +89,8 @@ export interface DestinationOutcome {
   result: unknown;
   /** True when the result is that of the first run with the same idempotency key. */
   replayed: boolean;
-  digest: string;
+  /** The approval digest, when the run needed an approval or had an idempotency key. */
+  digest?: string;
 }
 
 export interface SourceOutcome {
@@ -101,7 +102,8 @@ export interface SourceOutcome {
   /** The last committed checkpoint (the starting one when no page brought one). */
   checkpoint: unknown;
   stream: string;
-  digest: string;
+  /** The approval digest, when the run needed an approval. */
+  digest?: string;
 }
 
 export type ExecutionOutcome = DestinationOutcome | SourceOutcome;
@@ -113,7 +115,7 @@ interface EventBase {
 }
 
 export type ExecutionEvent =
-  | (EventBase & { type: 'started'; environment: Environment; digest: string; stream?: string; checkpoint?: unknown })
+  | (EventBase & { type: 'started'; environment: Environment; digest?: string; stream?: string; checkpoint?: unknown })
   | (EventBase & { type: 'replayed'; idempotencyKey: string })
   | ({ type: 'progress' } & ProgressEvent)
   | (EventBase & { type: 'page'; index: number; records: number; totalRecords: number; committed: boolean; checkpoint?: unknown })
@@ -121,10 +123,12 @@ export type ExecutionEvent =
 
 export interface PreparedExecution {
   connector: Connector;
+  /** Validated once; the run is handed this, never prepared again. */
   prepared: PreparedRun;
   connection: HostConnection;
-  digest: string;
-  shortDigest: string;
+  /** The digest an approver reviews (computed when read). */
+  readonly digest: string;
+  readonly shortDigest: string;
   needsApproval: boolean;
 }
 
@@ -208,7 +212,7 @@ function connectorMap(options: ExecutorOptions): Map<string, Connector> {
   const given = options.connectors;
   if (given) for (const connector of given instanceof Map ? given.values() : (given as readonly Connector[])) add(connector, 'connectors');
   const plugins = options.plugins;
-  if (plugins) for (const plugin of Array.isArray(plugins) ? plugins : (plugins as LoadResult).loaded) add(plugin.connector, `plugin ${plugin.package}`);
+  if (plugins) for (const plugin of Array.isArray(plugins) ? plugins : (plugins as { loaded: readonly PluginConnector[] }).loaded) add(plugin.connector, `plugin ${plugin.package}`);
   return map;
 }
 
@@ -269,7 +273,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
       connection: { id: connection.id, ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }), ...(connection.settings ? { settings: connection.settings } : {}) },
       environment: request.environment ?? 'sandbox',
     });
-    return { connector, prepared, connection, digest: prepared.binding.digest, shortDigest: prepared.binding.shortDigest, needsApproval: prepared.needsApproval };
+    return {
+      connector,
+      prepared,
+      connection,
+      get digest() {
+        return prepared.binding.digest;
+      },
+      get shortDigest() {
+        return prepared.binding.shortDigest;
+      },
+      needsApproval: prepared.needsApproval,
+    };
   }
 
   async function credentialFor(connectionId: string): Promise<string> {
@@ -280,38 +295,35 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return credential;
   }
 
-  function gate(request: ExecuteRequest, ready: PreparedExecution): void {
-    if (!ready.needsApproval) return;
-    checkApproval(request.approval, {
-      subject: `${ready.connector.key} ${ready.prepared.action.key} in ${ready.prepared.environment}`,
-      binding: ready.prepared.binding,
-      now: clock(),
-    });
+  /** The SDK's one gate, before any claim or call: the run it gives back is the one that runs. */
+  function gate(request: ExecuteRequest, prepared: PreparedRun): PreparedRun {
+    return passGate(prepared, request.approval, clock());
+  }
+
+  /** The approval digest, only where an approval is involved. */
+  function digestOf(ready: PreparedExecution): { digest?: string } {
+    return ready.needsApproval ? { digest: ready.digest } : {};
   }
 
   function baseEvent(ready: PreparedExecution): EventBase {
     return { connector: ready.connector.key, action: ready.prepared.action.key, time: now() };
   }
 
-  function runOptions(request: ExecuteRequest, ready: PreparedExecution, credential: string, checkpoint?: unknown) {
-    const { connection } = ready;
+  function settings(request: ExecuteRequest, credential: string): RunSettings {
     return {
-      input: request.input,
-      connection: { id: connection.id, ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }), ...(connection.settings ? { settings: connection.settings } : {}) },
       credential: () => credential,
-      environment: ready.prepared.environment,
       ...(request.signal ? { signal: request.signal } : {}),
-      ...(checkpoint === undefined ? {} : { checkpoint }),
       ...(options.log ? { log: options.log } : {}),
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       ...(options.transport ? { transport: options.transport } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
-      ...(ready.needsApproval ? { approvedDigest: ready.digest } : {}),
+      ...(options.secrets ? { secrets: options.secrets } : {}),
       onProgress: (event: ProgressEvent) => request.onProgress?.({ type: 'progress', ...event }),
     };
   }
 
-  async function writeOnce(request: ExecuteRequest, ready: PreparedExecution, credential: string): Promise<unknown> {
-    for await (const page of runAction(ready.connector, ready.prepared.action.key, runOptions(request, ready, credential))) return page.records[0];
+  async function writeOnce(request: ExecuteRequest, run: PreparedRun, credential: string): Promise<unknown> {
+    for await (const page of runPrepared(run, settings(request, credential))) return page.records[0];
     return undefined;
   }
 
@@ -330,15 +342,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
       const record = await idempotency.get(key);
       if (record) return replay(record);
     }
-    gate(request, ready);
+    const run = gate(request, ready.prepared);
     const credential = await credentialFor(ready.connection.id);
     cancelled(request.signal, `${ready.connector.key} ${action.key}`);
 
     if (key === undefined) {
-      request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, digest: ready.digest });
-      const result = await writeOnce(request, ready, credential);
+      request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, ...digestOf(ready) });
+      const result = await writeOnce(request, run, credential);
       request.onProgress?.({ ...baseEvent(ready), type: 'finished' });
-      return { direction: 'destination', result, replayed: false, digest: ready.digest };
+      return { direction: 'destination', result, replayed: false, ...digestOf(ready) };
     }
 
     const running: RunningRecord = { state: 'running', fingerprint: fingerprint(ready), digest: ready.digest, connector: ready.connector.key, action: action.key, startedAt: now() };
@@ -348,7 +360,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, digest: ready.digest });
     let result: unknown;
     try {
-      result = await writeOnce(request, ready, credential);
+      result = await writeOnce(request, run, credential);
     } catch (error) {
       if (safeToForget(error, action)) {
         await idempotency.release(key);
@@ -378,23 +390,23 @@ export function createExecutor(options: ExecutorOptions): Executor {
     if (typeof onPage !== 'function') {
       throw new TypeError(`${ready.connector.key} ${action.key} is a source: execute() needs onPage, the host's acknowledgement of each page`);
     }
-    gate(request, ready);
     const stream = request.stream ?? streamKey({ connector: ready.connector.key, action: action.key, connectionId: ready.connection.id, environment, input });
     let checkpoint = await checkpoints.get(stream);
+    const run = gate(request, checkpoint === undefined ? ready.prepared : resumeFrom(ready.prepared, checkpoint));
     const credential = await credentialFor(ready.connection.id);
     cancelled(request.signal, `${ready.connector.key} ${action.key}`);
     request.onProgress?.({
       ...baseEvent(ready),
       type: 'started',
       environment,
-      digest: ready.digest,
+      ...digestOf(ready),
       stream,
       ...(checkpoint === undefined ? {} : { checkpoint }),
     });
 
     let index = 0;
     let records = 0;
-    for await (const page of runAction(ready.connector, action.key, runOptions(request, ready, credential, checkpoint))) {
+    for await (const page of runPrepared(run, settings(request, credential))) {
       // The host acknowledges the page by resolving; only then does the checkpoint move on.
       await onPage(page, { index });
       const committed = page.checkpoint !== undefined;
@@ -415,7 +427,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       index += 1;
     }
     request.onProgress?.({ ...baseEvent(ready), type: 'finished', pages: index, records });
-    return { direction: 'source', replayed: false, pages: index, records, checkpoint, stream, digest: ready.digest };
+    return { direction: 'source', replayed: false, pages: index, records, checkpoint, stream, ...digestOf(ready) };
   }
 
   return {

@@ -1,7 +1,9 @@
-import { type ApprovalBinding, ApprovalRequiredError } from '@plugboard/sdk';
+import type { ApprovalBinding } from './digest.js';
+import { ConnectorError } from './errors.js';
 
 /**
- * The approval gate (platform rule 9 and `reviewedDigest`): an action with approval
+ * The approval gate (platform rule 9 and `reviewedDigest`), the only one: every
+ * caller's run passes it (`passGate` in run.ts). An action with approval
  * `always`, or `production` in production, runs only with an approval that
  * - was decided `approved` (not rejected),
  * - was decided by someone other than the person who requested it,
@@ -11,6 +13,18 @@ import { type ApprovalBinding, ApprovalRequiredError } from '@plugboard/sdk';
  * Anything else raises `ApprovalRefusedError`, an `ApprovalRequiredError` carrying the
  * digest to review, with the reason.
  */
+
+/** The action needs an approval bound to this digest before it may run here. */
+export class ApprovalRequiredError extends ConnectorError {
+  readonly digest: string;
+  readonly shortDigest: string;
+
+  constructor(message: string, binding: ApprovalBinding) {
+    super('approval_required', message, false, 403);
+    this.digest = binding.digest;
+    this.shortDigest = binding.shortDigest;
+  }
+}
 
 export interface ApprovalDecision {
   /** The digest the approver reviewed (the governed approval's `binding.digest`, sent back as `reviewedDigest`). */
