@@ -1,4 +1,4 @@
-import { type Action, approvalOf, canonicalJson, type Connector, catalogueEntry, connectorProblems } from '@plugboard/sdk';
+import { approvalOf, canonicalJson, type Connector, catalogueEntry } from '@plugboard/sdk';
 import { type Fixture, outcomeError, type RecordedResponse } from './fixture.js';
 import { valueMatches } from './match.js';
 import { nextPageMarker } from './paging.js';
@@ -8,11 +8,10 @@ import type { Scenario, ScenarioExpectation } from './scenario.js';
 /**
  * The checks of the standard suite as plain functions returning problems
  * (empty when all is well), so they can be used and tested outside vitest.
+ * What the SDK already enforces is not checked again: `defineConnector` throws
+ * on a definition with problems, and a run validates every record, the
+ * checkpoint and a destination's single result against the action's schemas.
  */
-
-export function definitionProblems(connector: Connector): string[] {
-  return connectorProblems(connector);
-}
 
 const STRING_FIELDS = ['key', 'name', 'category', 'categoryLabel', 'summary', 'status'] as const;
 
@@ -97,20 +96,6 @@ export function outcomeProblems(result: Pick<ReplayResult, 'records' | 'pages' |
   if (expected.checkpoint !== undefined && !valueMatches(expected.checkpoint, result.checkpoint)) {
     problems.push(`expected checkpoint ${JSON.stringify(expected.checkpoint)}, got ${JSON.stringify(result.checkpoint)}`);
   }
-  return problems;
-}
-
-/** Records and checkpoint against the action's schemas (the SDK checked them already; this proves it). */
-export function outputProblems(action: Action, result: Pick<ReplayResult, 'records' | 'checkpoint' | 'error'>): string[] {
-  if (result.error) return [];
-  const problems: string[] = [];
-  for (const [index, record] of result.records.entries()) {
-    const parsed = action.entity.safeParse(record);
-    if (!parsed.success) problems.push(`records[${index}]: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
-  }
-  if (action.direction === 'destination' && result.records.length !== 1) problems.push(`a destination gives one result, this run gave ${result.records.length}`);
-  const schema = action.direction === 'source' ? action.incremental?.checkpoint : undefined;
-  if (schema && result.checkpoint !== undefined && !schema.safeParse(result.checkpoint).success) problems.push('the checkpoint does not match the declared schema');
   return problems;
 }
 

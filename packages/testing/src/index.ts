@@ -20,7 +20,7 @@ export type { BodyType, Fixture, OutcomeError, RecordedCall, RecordedOutcome, Re
 export { FixtureRedactor, DEFAULT_REDACT_KEYS } from './redact.js';
 export type { RedactionOptions } from './redact.js';
 export { textMatches, valueMatches, pathMatches, bodyMatches } from './match.js';
-export { catalogueProblems, definitionProblems, defaultRecordKey, expectationOf, outcomeProblems, outputProblems, pagingProblems } from './checks.js';
+export { catalogueProblems, defaultRecordKey, expectationOf, outcomeProblems, pagingProblems } from './checks.js';
 export { nextPageMarker } from './paging.js';
 export { answer, delay, reset, truncate, startFaultServer } from './faults.js';
 export type { Answer, AnswerOptions, Delay, Fault, FaultHandler, FaultServer, Reset, SeenRequest, Truncate } from './faults.js';

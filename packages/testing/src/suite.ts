@@ -1,14 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { type Action, type Connector, isImplemented } from '@plugboard/sdk';
 import type * as Vitest from 'vitest';
-import {
-  catalogueProblems,
-  definitionProblems,
-  expectationOf,
-  outcomeProblems,
-  outputProblems,
-  pagingProblems,
-} from './checks.js';
+import { catalogueProblems, expectationOf, outcomeProblems, pagingProblems } from './checks.js';
 import { type FaultServer, startFaultServer } from './faults.js';
 import { type Fixture, fixturePath, outcomeError, type RecordedResponse, readFixtureSync, scenariosIn } from './fixture.js';
 import { billableFaultProblems, errorMappingProblems, incrementalProblems } from './probes.js';
@@ -92,10 +85,6 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
     });
 
   describe(`${connector.name} (${connector.key}): standard connector suite`, () => {
-    it('has a valid definition', () => {
-      fail(definitionProblems(connector), `connector '${connector.key}' has definition problems`);
-    });
-
     it('has a valid catalogue entry', () => {
       fail(catalogueProblems(connector), `connector '${connector.key}': the catalogue entry is not a valid PublicConnector`);
     });
@@ -124,12 +113,11 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
     describe('replay with the network closed', () => {
       for (const scenario of scenarios) {
         it(`${describeScenario(scenario)} replays and gives what was recorded`, async () => {
-          const action = connector.action(scenario.action);
-          if (!action) throw new Error(`scenario '${scenario.name}': no action '${scenario.action}'`);
+          if (!connector.action(scenario.action)) throw new Error(`scenario '${scenario.name}': no action '${scenario.action}'`);
           // Strict replay: an unrecorded request, or a recorded call not made (a source that stopped paging early), throws here.
           const result = await replay(scenario);
+          // The SDK validated the records, the checkpoint and a destination's one result during the run.
           fail(outcomeProblems(result, expectationOf(scenario, result.fixture)), `scenario '${scenario.name}'`);
-          fail(outputProblems(action, result), `scenario '${scenario.name}': the output does not validate`);
         });
       }
     });
