@@ -10,7 +10,7 @@ import { itWithOpenApi, OPENAPI_PATH } from './support.js';
  * Every recorded request and response of every committed fixture, checked against the
  * provider's OpenAPI document (1.2). The document is not part of the repository; the checks run
  * where it is present (CI keeps it at ../shared/reference/ beside the checkout), fail on CI
- * without it and are skipped elsewhere.
+ * without it and are skipped elsewhere, under titles naming the missing file and where it was looked for.
  */
 
 const files = readdirSync(FIXTURES_DIR).filter((name) => name.endsWith('.json')).sort();

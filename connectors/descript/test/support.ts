@@ -10,12 +10,17 @@ import { createDescriptConnector } from '../src/index.js';
 const reference = openApiReference();
 export const OPENAPI_PATH = reference.path;
 export const HAS_OPENAPI = reference.present;
+if (!reference.present) console.warn(`${reference.missing}; the simulator does not check this file's requests against it`);
 
-/** A test that needs the document: run where it is present, failed on CI without it (CI always has it), skipped elsewhere. */
+/**
+ * A test that needs the document: run where it is present, failed on CI without it (CI always
+ * has it), and elsewhere skipped under a title that says which file is missing and where it was
+ * looked for.
+ */
 export function itWithOpenApi(name: string, test: () => unknown): void {
   if (reference.present) it(name, test);
   else if (reference.required) it(name, () => expect.fail(reference.missing));
-  else it.skip(name, test);
+  else it.skip(`${name} [skipped: ${reference.missing}]`, test);
 }
 
 /** The fixed instant recordings and clock-dependent tests run at: 2026-03-02T12:00:00Z. */

@@ -6,11 +6,20 @@ const reference = openApiReference();
 export const OPENAPI_PATH = reference.path;
 export const HAS_OPENAPI = reference.present;
 
-/** A test that needs the document: run where it is present, failed on CI without it (CI always has it), skipped elsewhere. */
+/**
+ * A test that needs the document: run where it is present, failed on CI without it (CI always
+ * has it), and elsewhere skipped under a title that says which file is missing and where it was
+ * looked for.
+ */
+let warned = false;
 export function itWithOpenApi(name: string, test: () => unknown): void {
   if (reference.present) it(name, test);
   else if (reference.required) it(name, () => expect.fail(reference.missing));
-  else it.skip(name, test);
+  else {
+    if (!warned) console.warn(`skipping the tests that need it: ${reference.missing}`);
+    warned = true;
+    it.skip(`${name} [skipped: ${reference.missing}]`, test);
+  }
 }
 
 /** A fixed instant for tests that inject the clock: 2026-03-10T12:00:00Z. */

@@ -11,7 +11,7 @@ export interface OpenApiReference {
   present: boolean;
   /** On CI its absence is a failure, not a reason to skip. */
   required: boolean;
-  /** What a test that needs the document reports when it is missing. */
+  /** What a test that needs the document reports when it is missing: which file, and where it was looked for. */
   missing: string;
 }
 
@@ -28,6 +28,6 @@ export function openApiReference(): OpenApiReference {
     path,
     present: existsSync(path),
     required: !['', '0', 'false'].includes(process.env['CI'] ?? ''),
-    missing: `the provider's OpenAPI document is missing at ${path}; CI must have ../shared/reference/ beside the checkout`,
+    missing: `the provider's OpenAPI document descript-openapi-1.2.yaml is missing: looked for it at ${path} (../shared/reference/ beside the checkout, where CI always has it)`,
   };
 }
