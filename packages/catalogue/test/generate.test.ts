@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -7,14 +7,13 @@ import {
   assertValidEntry,
   type CatalogueEntry,
   CatalogueValidationError,
-  catalogueCommand,
   entryProblems,
   generateCatalogue,
   publicConnectorSchema,
   secretProblems,
 } from '../src/index.js';
 import { PACK } from './support/connectors.js';
-import { bufferedIo, readJson, snapshot, tempDir } from './support/run.js';
+import { readJson, snapshot, tempDir } from './support/run.js';
 
 const FIXED = '2026-10-01T08:00:00.000Z';
 
@@ -218,10 +217,6 @@ describe('every entry is validated against the PublicConnector schema', () => {
     await expect(generateCatalogue({ connectors: [broken], outDir, generatedAt: FIXED })).rejects.toThrow(
       "catalogue entry of connector 'broken' is invalid: field 'summary': is required but missing",
     );
-    const io = bufferedIo(outDir);
-    expect(await catalogueCommand(['--out', 'out'], io, new Map([['broken', broken]]))).toBe(1);
-    expect(io.err()).toContain("connector 'broken'");
-    expect(io.err()).toContain("field 'summary'");
   });
 });
 
@@ -247,34 +242,5 @@ describe('output is deterministic', () => {
     const catalogue = await generateCatalogue({ connectors: PACK, outDir, env: {} });
     expect(Date.parse(catalogue.generatedAt)).toBeGreaterThanOrEqual(before - 1000);
     await expect(generateCatalogue({ connectors: PACK, outDir: await tempDir(), env: { SOURCE_DATE_EPOCH: 'yesterday' } })).rejects.toThrow(/SOURCE_DATE_EPOCH/);
-  });
-});
-
-describe('catalogueCommand', () => {
-  it('generates with --out, prints a summary, and honours SOURCE_DATE_EPOCH from its environment', async () => {
-    const cwd = await tempDir();
-    const io = bufferedIo(cwd, { SOURCE_DATE_EPOCH: '0' });
-    expect(await catalogueCommand(['--out', 'site'], io, PACK)).toBe(0);
-    expect(io.out()).toContain('catalogue: 3 connectors, 5 operations, 19 files in');
-    expect(io.out()).toContain('generated 1970-01-01T00:00:00.000Z');
-    expect(io.out()).toContain('implemented: false for notes');
-    const index = await readJson<{ generatedAt: string }>(join(cwd, 'site', 'index.json'));
-    expect(index.generatedAt).toBe('1970-01-01T00:00:00.000Z');
-  });
-
-  it('answers usage errors with exit code 2', async () => {
-    const cwd = await tempDir();
-    for (const argv of [[], ['--out'], ['--bogus'], ['diff', 'one'], ['--out', 'x', '--package', 'nokey']]) {
-      const io = bufferedIo(cwd);
-      expect(await catalogueCommand(argv, io, PACK), argv.join(' ')).toBe(2);
-      expect(io.err()).toContain('Usage:');
-    }
-    await mkdir(join(cwd, 'empty'));
-    const io = bufferedIo(cwd);
-    expect(await catalogueCommand(['diff', 'empty', 'empty'], io, PACK)).toBe(2);
-    expect(io.err()).toContain('not a catalogue folder');
-    const help = bufferedIo(cwd);
-    expect(await catalogueCommand(['--help'], help, PACK)).toBe(0);
-    expect(help.out()).toContain('plugboard catalogue diff OLD NEW');
   });
 });

@@ -1,10 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { catalogueCommand } from '@plugboard/catalogue';
-import { pluginsCommand } from '@plugboard/runtime';
 import { ConnectorError, type Connector } from '@plugboard/sdk';
-import { runCommand } from './commands/run.js';
-import { recordCommand } from './commands/record.js';
-import { simulateCommand } from './commands/simulate.js';
 import type { CliIo, ExitCode } from './io.js';
 import { USAGE } from './usage.js';
 
@@ -14,35 +9,44 @@ const BAD_INPUT = new Set(['invalid_input', 'invalid_connection', 'unknown_actio
 /** A command resolves when done, with an exit code when it has its own (e.g. a diff that found breaking changes). */
 export type Command = (argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal) => Promise<void | number>;
 
+/** Loads a command's module when the command runs, so `run` never loads what `catalogue` or `record` need. */
+export type CommandLoader = () => Promise<Command>;
+
 export interface CliOptions {
   pack: ReadonlyMap<string, Connector>;
+  /** Commands by name, in place of `COMMANDS`. */
   commands?: Record<string, Command>;
   signal?: AbortSignal;
 }
 
-export const COMMANDS: Record<string, Command> = {
-  run: runCommand,
-  record: recordCommand,
-  simulate: simulateCommand,
-  catalogue: catalogueCommand,
-  plugins: pluginsCommand,
+export const COMMANDS: Record<string, CommandLoader> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  record: async () => (await import('./commands/record.js')).recordCommand,
+  simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
+  catalogue: async () => (await import('./commands/catalogue.js')).catalogueCommand,
+  plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
 };
+
+function commandFor(name: string, commands: Record<string, Command> | undefined): CommandLoader | undefined {
+  if (commands) return Object.hasOwn(commands, name) ? async () => commands[name]! : undefined;
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
 
 /** Runs one command line; returns the exit code instead of exiting, so tests can call it. */
 export async function runCli(argv: string[], io: CliIo, options: CliOptions): Promise<ExitCode> {
   const [name, ...rest] = argv;
-  const commands = options.commands ?? COMMANDS;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     io.stdout.write(USAGE);
     return name ? 0 : 2;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = commandFor(name, options.commands);
+  if (!load) {
     io.stderr.write(`plugboard: unknown command '${name}'\n${USAGE}`);
     return 2;
   }
   const signal = options.signal ?? new AbortController().signal;
   try {
+    const command = await load();
     const code = await command(rest, io, options.pack, signal);
     return code === 1 || code === 2 ? code : 0;
   } catch (error) {

@@ -49,8 +49,23 @@ describe('plugboard plugins and run --plugins', () => {
     }
   });
 
-  it('exits 2 when the plugin folder is missing', async () => {
-    const { io } = bufferIo();
-    expect(await runCli(['plugins', '--dir', join(pluginDir, 'nope')], io, { pack: new Map() })).toBe(2);
+  it('takes a relative --dir from the working folder', async () => {
+    const absolute = bufferIo();
+    expect(await runCli(['plugins', '--dir', pluginDir], absolute.io, { pack: new Map() })).toBe(0);
+    const relative = bufferIo();
+    expect(await runCli(['plugins', '--dir', '.'], { ...relative.io, cwd: pluginDir }, { pack: new Map() })).toBe(0);
+    expect(relative.stdout()).toBe(absolute.stdout());
+    expect(absolute.stdout().endsWith('}\n')).toBe(true);
+  });
+
+  it.each([
+    [['--dir', 'nope'], 'no such folder'],
+    [[], '--dir: required'],
+    [['--dri', 'x'], "Unknown option '--dri'"],
+  ])('exits 2 on %j, naming the problem', async (argv, mention) => {
+    const { io, stdout, stderr } = bufferIo();
+    expect(await runCli(['plugins', ...argv], { ...io, cwd: pluginDir }, { pack: new Map() })).toBe(2);
+    expect(stdout()).toBe('');
+    expect(JSON.parse(stderr())).toMatchObject({ code: 'invalid_input', statusCode: 400, message: expect.stringContaining(mention) });
   });
 });

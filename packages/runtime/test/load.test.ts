@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
-import { hostSdkVersion, loadPack, loadPlugin, loadPlugins, PluginLoadError, pluginsCommand } from '../src/index.js';
+import { hostSdkVersion, loadPack, loadPlugin, loadPlugins, PluginLoadError, pluginsReport } from '../src/index.js';
 import { connectorSource, folderWithOwnSdk, npmFolder, type PluginFolder, pnpmFolder } from './support/plugins.js';
 
 const folders: PluginFolder[] = [];
@@ -233,31 +233,17 @@ export default defineConnector({ key: 'local', name: 'Local', version: '0.0.1', 
 });
 
 describe('CLI-ready functions', () => {
-  test('pluginsCommand prints exactly the loaded and failed lists as JSON', async () => {
+  test('pluginsReport gives exactly the loaded and failed packages', async () => {
     const folder = await track(
       npmFolder([
         { name: '@acme/connector-alpha', version: '1.2.0', entry: connectorSource('alpha') },
         { name: 'connector-throws', entry: 'throw new Error("boom");' },
       ]),
     );
-    let out = '';
-    await pluginsCommand(['--dir', folder.dir], { stdout: { write: (text: string) => (out += text) } });
-    expect(out.endsWith('\n')).toBe(true);
-    expect(JSON.parse(out)).toEqual({
+    expect(await pluginsReport(folder.dir)).toEqual({
       loaded: [{ key: 'alpha', package: '@acme/connector-alpha', version: '1.2.0' }],
       failed: [{ package: 'connector-throws', reason: 'the entry ./index.js threw on import: boom' }],
     });
-    // A relative --dir is taken from io.cwd.
-    let relative = '';
-    await pluginsCommand(['--dir', '.'], { stdout: { write: (text: string) => (relative += text) }, cwd: folder.dir });
-    expect(relative).toBe(out);
-  });
-
-  test('pluginsCommand refuses a missing or unusable --dir as a usage error', async () => {
-    const io = { stdout: { write: () => true } };
-    await expect(pluginsCommand([], io)).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringContaining('--dir: required') });
-    await expect(pluginsCommand(['--dir', '/nonexistent/plugboard'], io)).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringContaining('no such folder') });
-    await expect(pluginsCommand(['--dri', 'x'], io)).rejects.toMatchObject({ code: 'invalid_input' });
   });
 
   test('loadPack gives the connectors by key and the failures', async () => {

@@ -2,8 +2,6 @@ export { recordScenario } from './record.js';
 export type { RecordOptions, RecordResult } from './record.js';
 export { replayScenario, describeCall, REPLAY_CREDENTIAL } from './replay.js';
 export type { ReplayOptions, ReplayResult } from './replay.js';
-export { describeConnector } from './suite.js';
-export type { ConnectorSuiteOptions, IncrementalPair } from './suite.js';
 export { defineScenario, scenarioProblems } from './scenario.js';
 export type { Scenario, ScenarioExpectation } from './scenario.js';
 export {

@@ -1,4 +1,4 @@
-import { describeConnector } from '../src/index.js';
+import { describeConnector } from '../src/vitest.js';
 import { sample } from './sample/connector.js';
 import { FIXTURES_DIR } from './sample/scenarios.js';
 

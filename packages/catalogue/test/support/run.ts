@@ -1,7 +1,6 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import type { CommandIo } from '../../src/index.js';
 
 export async function tempDir(prefix = 'plugboard-catalogue-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
@@ -25,7 +24,17 @@ export async function readJson<T = unknown>(path: string): Promise<T> {
   return JSON.parse(await readFile(path, 'utf8')) as T;
 }
 
-export function bufferedIo(cwd: string, env: Record<string, string | undefined> = {}): CommandIo & { out: () => string; err: () => string } {
+/** Where a command writes and what it sees, as buffers. */
+export interface BufferedIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+  cwd: string;
+  out: () => string;
+  err: () => string;
+}
+
+export function bufferedIo(cwd: string, env: Record<string, string | undefined> = {}): BufferedIo {
   let out = '';
   let err = '';
   return {

@@ -1,0 +1,115 @@
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ordersCreate, shop } from '@plugboard/example-connector';
+import { generateCatalogue } from '@plugboard/catalogue';
+import { type Connector, defineAction, defineConnector } from '@plugboard/sdk';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runCli } from '../src/index.js';
+import { bufferIo } from './support.js';
+
+const { action: _lookup, ...definition } = shop;
+
+/** The shop with another list of actions. */
+function shopWith(actions: Connector['actions']): Connector {
+  return defineConnector({ ...definition, actions });
+}
+
+/** The shop and one operation declared, not yet implemented. */
+const withExport = shopWith([
+  ...shop.actions,
+  defineAction({
+    key: 'exports.create',
+    label: 'Export the shop',
+    direction: 'destination',
+    entity: z.object({ id: z.string() }).meta({ id: 'ShopExport' }),
+    input: z.object({}),
+  }),
+]);
+
+async function catalogueCli(argv: string[], cwd: string, pack: ReadonlyMap<string, Connector> = new Map(), env: Record<string, string> = {}) {
+  const buffers = bufferIo(env);
+  const code = await runCli(['catalogue', ...argv], { ...buffers.io, cwd }, { pack });
+  return { code, stdout: buffers.stdout(), stderr: buffers.stderr() };
+}
+
+const tempDir = () => mkdtemp(join(tmpdir(), 'plugboard-cli-catalogue-'));
+
+describe('plugboard catalogue --out DIR', () => {
+  it('generates, prints a summary, and honours SOURCE_DATE_EPOCH from its environment', async () => {
+    const cwd = await tempDir();
+    const result = await catalogueCli(['--out', 'site', '--package', 'shop=@acme/shop'], cwd, new Map([['shop', withExport]]), { SOURCE_DATE_EPOCH: '0' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^catalogue: 1 connector, 6 operations, \d+ files in /);
+    expect(result.stdout).toContain('generated 1970-01-01T00:00:00.000Z');
+    expect(result.stdout).toContain('shop: 6 operations, 4 data types (not every operation is implemented)');
+    expect(result.stdout).toContain('implemented: false for shop');
+    expect(result.stdout).toContain(`site: ${join(cwd, 'site', 'index.html')}`);
+    const index = JSON.parse(await readFile(join(cwd, 'site', 'index.json'), 'utf8')) as { generatedAt: string; connectors: Array<{ package?: string }> };
+    expect(index.generatedAt).toBe('1970-01-01T00:00:00.000Z');
+    expect(JSON.stringify(index)).toContain('@acme/shop');
+  });
+
+  it('exits 1 with the reason when a connector yields an invalid entry', async () => {
+    const broken = { ...shop, summary: undefined as unknown as string, key: 'broken' };
+    const result = await catalogueCli(['--out', 'out'], await tempDir(), new Map([['broken', broken]]));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("plugboard catalogue: catalogue entry of connector 'broken' is invalid");
+    expect(result.stderr).toContain("field 'summary'");
+  });
+
+  it('answers usage errors with exit code 2 and the usage, and --help with 0', async () => {
+    const cwd = await tempDir();
+    for (const argv of [[], ['--out'], ['--bogus'], ['stray'], ['diff', 'one'], ['--out', 'x', '--package', 'nokey'], ['--out', 'x', '--package', 'key=']]) {
+      const result = await catalogueCli(argv, cwd);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toContain('Usage:');
+    }
+    await mkdir(join(cwd, 'empty'));
+    const notCatalogue = await catalogueCli(['diff', 'empty', 'empty'], cwd);
+    expect(notCatalogue.code).toBe(2);
+    expect(notCatalogue.stderr).toContain('not a catalogue folder');
+    const help = await catalogueCli(['--help'], cwd);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('plugboard catalogue diff OLD NEW');
+  });
+});
+
+describe('plugboard catalogue diff OLD NEW', () => {
+  const AT = '2026-10-01T00:00:00Z';
+  const catalogueOf = async (connector: Connector) => {
+    const outDir = await tempDir();
+    await generateCatalogue({ connectors: [connector], outDir, generatedAt: AT });
+    return outDir;
+  };
+
+  it('exits 0 when nothing breaks, listing the additions', async () => {
+    const before = await catalogueOf(shop);
+    const after = await catalogueOf(shopWith([...shop.actions, defineAction({ ...ordersCreate, key: 'orders.repeat', label: 'Repeat an order' })]));
+    const result = await catalogueCli(['diff', before, after], await tempDir());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('catalogue diff: 0 breaking changes, 1 non-breaking change');
+    expect(result.stdout).toContain("added operation-added shop orders.repeat: operation 'orders.repeat' was added");
+    expect(result.stdout).toContain('no major changeset needed');
+  });
+
+  it('prints one line per breaking change and the package that needs a major changeset, and exits 1; --json prints the result', async () => {
+    const before = await catalogueOf(shop);
+    const after = await catalogueOf(shopWith(shop.actions.filter((action) => action.key !== 'orders.create')));
+    const cwd = await tempDir();
+    const text = await catalogueCli(['diff', before, after], cwd);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe(
+      [
+        'catalogue diff: 1 breaking change, 0 non-breaking changes',
+        "BREAKING operation-removed shop orders.create: operation 'orders.create' was removed",
+        'major changeset needed: @plugboard/connector-shop (1 breaking change)',
+        '',
+      ].join('\n'),
+    );
+    const json = await catalogueCli(['diff', before, after, '--json'], cwd);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ majorPackages: ['@plugboard/connector-shop'], breaking: [{ kind: 'operation-removed' }] });
+  });
+});
