@@ -6,6 +6,8 @@ import {
   NotFoundError,
   PermissionError,
   type ProviderFailure,
+  type QuotaDetails,
+  QuotaExhaustedError,
 } from '@plugboard/sdk';
 
 /**
@@ -36,12 +38,58 @@ function slugOf(operation: string): string | undefined {
   return match?.[1] ? decodeURIComponent(match[1]) : undefined;
 }
 
+/** Provider text read for a quota: longer messages are cut here, so reading one costs at most this. */
+const MAX_QUOTA_TEXT = 4096;
+
+/** `1,200` or `12.5`: digits, commas and dots only. */
+function amount(text: string): number | undefined {
+  if (text === '' || text.length > 32) return undefined;
+  for (const char of text) if (!((char >= '0' && char <= '9') || char === ',' || char === '.')) return undefined;
+  const value = Number(text.replaceAll(',', ''));
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * The quota a 402 names, in the provider's words: `Insufficient media minutes to start the
+ * job (300 minutes required, 50 available)` gives `media_minutes`, `minutes`, 300 and 50;
+ * `Insufficient AI credits ...` gives `ai_credits`. A plain scan of at most 4 KB of text;
+ * anything else gives no details.
+ */
+export function descriptQuota(message: string): QuotaDetails {
+  const text = message.slice(0, MAX_QUOTA_TEXT).toLowerCase().replace(/\s+/g, ' ');
+  const start = text.indexOf('insufficient ');
+  if (start < 0) return {};
+  const nameStart = start + 'insufficient '.length;
+  const nameEnd = text.indexOf(' to ', nameStart);
+  const open = nameEnd < 0 ? -1 : text.indexOf('(', nameEnd);
+  const close = open < 0 ? -1 : text.indexOf(')', open);
+  if (close < 0) return {};
+  // `300 minutes required, 50 available`
+  const inner = text.slice(open + 1, close).trim();
+  const cut = inner.indexOf(' required');
+  const [needed = '', ...unit] = inner.slice(0, Math.max(cut, 0)).split(' ');
+  const rest = inner.slice(cut + ' required'.length);
+  if (cut < 0 || unit.length === 0 || !rest.startsWith(',') || !rest.endsWith(' available')) return {};
+  const required = amount(needed);
+  const available = amount(rest.slice(1, -' available'.length).trim());
+  const quota = text
+    .slice(nameStart, nameEnd)
+    .split(/[^a-z0-9]/)
+    .filter(Boolean)
+    .join('_');
+  if (required === undefined || available === undefined || !quota) return {};
+  return { quota, unit: unit.join(' '), required, available };
+}
+
 /** Classifies a failed answer of the provider; wired into the connector as `classifyError`. */
 export function classifyDescriptFailure(failure: ProviderFailure): ConnectorError {
   const options = { status: failure.status, requestId: failure.requestId };
   const said = `${failure.operation}: ${failure.message}`;
   const text = (hint?: string) => withRequest(hint ? `${said} [${hint}]` : said, failure.requestId);
 
+  if (failure.status === 402) {
+    return new QuotaExhaustedError(text(), descriptQuota(failure.message), options);
+  }
   if (failure.status === 401) {
     return new AuthenticationError(text('check the connection\'s API token: Descript, Settings, API tokens'), options);
   }

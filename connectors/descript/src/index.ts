@@ -101,7 +101,7 @@ export {
   type Clock,
 };
 export * from './entities.js';
-export { AgentDisabledError, classifyDescriptFailure, explainProjectError } from './errors.js';
+export { AgentDisabledError, classifyDescriptFailure, descriptQuota, explainProjectError } from './errors.js';
 export { mediaUrlProblem, privateHostProblem, VIDEO_SHARING_COUNTRY_SITES, VIDEO_SHARING_HOSTS } from './media-url.js';
 export { dispositionFileName } from './actions/transcripts.get.js';
 export { API_VERSION, JOB_HISTORY, PUBLISHED_PROJECTS_BUDGET, TRANSCRIPT_FORMATS } from './contract.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dispositionFileName } from '../src/index.js';
+import { descriptQuota, dispositionFileName } from '../src/index.js';
 import { resumeFrom, Watermark } from '../src/watermark.js';
 
 describe('dispositionFileName', () => {
@@ -42,5 +42,33 @@ describe('Watermark', () => {
     expect(() => new Watermark(fields).note({ id: 'a', updated_at: 'yesterday' })).toThrow(
       expect.objectContaining({ code: 'schema_mismatch', requestId: 'req-42', message: expect.stringMatching(/\(request req-42\).*no usable updated_at/) }),
     );
+  });
+});
+
+describe('descriptQuota', () => {
+  it('reads the quota, unit and amounts of the provider\'s 402 message', () => {
+    expect(descriptQuota('Insufficient media minutes to start the job (300 minutes required, 50 available)')).toEqual({
+      quota: 'media_minutes',
+      unit: 'minutes',
+      required: 300,
+      available: 50,
+    });
+    expect(descriptQuota('Insufficient AI credits to start the job (1,200 credits required, 25.5 available)')).toEqual({
+      quota: 'ai_credits',
+      unit: 'credits',
+      required: 1200,
+      available: 25.5,
+    });
+    expect(descriptQuota('Payment required')).toEqual({});
+    expect(descriptQuota('Insufficient media minutes to start the job')).toEqual({});
+    expect(descriptQuota('Insufficient media minutes to start the job (lots required, none available)')).toEqual({});
+  });
+
+  it('reads at most 4 KB of hostile text, in linear time', () => {
+    const hostile = `Insufficient ${' to ('.repeat(200_000)}${'9 x required, '.repeat(10_000)}`;
+    const started = performance.now();
+    expect(descriptQuota(hostile)).toEqual({});
+    expect(descriptQuota(`${'x'.repeat(5000)}Insufficient media minutes to start the job (300 minutes required, 50 available)`)).toEqual({});
+    expect(performance.now() - started).toBeLessThan(500);
   });
 });
