@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
+  assertBuilt,
   cleanEnv,
-  ensureBuilt,
   npm,
   packInstalled,
   packWorkspace,
@@ -24,8 +24,8 @@ import {
 import { type LocalRegistry, startRegistry } from './support/registry.js';
 
 /**
- * A real registry, end to end: the SDK, the runtime and the connector packages are built
- * (when stale), packed as they would be published, published to a local Verdaccio with no
+ * A real registry, end to end: the SDK, the runtime and the connector packages, as built
+ * (the test fails when one is not), packed as they would be published, published to a local Verdaccio with no
  * uplinks, installed with npm into a fresh host folder as a user would, loaded with the
  * runtime and run against the simulators. npm sees only the local registry (its own config
  * files, no inherited settings, a fresh cache), and the lockfile proves where every package
@@ -48,7 +48,7 @@ let transport: Transport;
 
 beforeAll(async () => {
   tmp = await realpath(await mkdtemp(join(tmpdir(), 'plugboard-e2e-')));
-  await ensureBuilt([...WORKSPACE, ...SIMULATORS]);
+  await assertBuilt([...WORKSPACE, ...SIMULATORS]);
   workspace = await Promise.all(WORKSPACE.map(workspacePackage));
   registry = await startRegistry(join(tmp, 'registry'));
   const tarballs = join(tmp, 'tarballs');

@@ -1,7 +1,7 @@
 import { defineProject } from 'vitest/config';
 
-// The registry test builds what is stale, packs, publishes to a local Verdaccio and installs
-// with npm: a minute or two on a small machine. The SDK and the runtime are loaded by Node
+// The registry test packs the built packages, publishes them to a local Verdaccio and installs
+// them with npm: a minute or two on a small machine. The SDK and the runtime are loaded by Node
 // itself, not transformed by Vitest, so the runtime and the plugins it loads share the SDK
 // instance as they do in a host.
 export default defineProject({

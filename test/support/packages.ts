@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
- * Building, packing and publishing the workspace's packages for the end-to-end test, and
+ * Packing and publishing the workspace's packages for the end-to-end test, and
  * running npm so that it sees only the local registry.
  */
 
@@ -61,10 +61,11 @@ async function newestFile(dir: string): Promise<number> {
 }
 
 /**
- * Builds the packages whose `dist` is missing or older than their sources (after
- * `pnpm build`, as in CI, nothing is rebuilt). Returns the names built.
+ * Fails, naming them, when packages have no `dist` or one older than their sources. The
+ * test never builds: it leaves the tree as it found it, and a build under the other test
+ * files' feet would change what they import. `./pbw test` builds first.
  */
-export async function ensureBuilt(folders: string[]): Promise<string[]> {
+export async function assertBuilt(folders: string[]): Promise<void> {
   const stale: string[] = [];
   for (const folder of folders) {
     const dir = join(ROOT, folder);
@@ -77,10 +78,9 @@ export async function ensureBuilt(folders: string[]): Promise<string[]> {
     const sources = Math.max(await newestFile(join(dir, 'src')), (await stat(join(dir, 'package.json'))).mtimeMs);
     if (sources > built) stale.push(folder);
   }
-  for (const folder of stale) {
-    await run('pnpm', ['run', 'build'], { cwd: join(ROOT, folder), env: cleanEnv(), maxBuffer: 32 * 1024 * 1024 });
+  if (stale.length > 0) {
+    throw new Error(`not built, or built before their sources last changed: ${stale.join(', ')}; run ./pbw build (or pnpm -r run build) first`);
   }
-  return stale;
 }
 
 /** `pnpm pack`s a workspace package (pnpm turns `workspace:` ranges into versions). Returns the tarball. */
