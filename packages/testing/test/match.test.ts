@@ -18,10 +18,10 @@ describe('matching with the redaction marker as a wildcard', () => {
   });
 
   it('texts in linear time, however many markers and however long the text', () => {
+    // Milliseconds for a linear scan; a matcher that backtracks, or only goes quadratic
+    // (10^14 steps here), would not finish within the test's timeout, loaded machine or not.
     const recorded = Array.from({ length: 20 }, () => REDACTED).join('a') + 'b';
-    const started = performance.now();
-    expect(textMatches(recorded, 'a'.repeat(100_000))).toBe(false);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(textMatches(recorded, 'a'.repeat(10_000_000))).toBe(false);
   });
 
   it('paths and queries, in any parameter order', () => {
