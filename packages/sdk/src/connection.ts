@@ -41,7 +41,11 @@ export function checkConnectionSettings(settings: unknown): void {
   }
 }
 
+/** Base URLs already found well-formed: a process runs many actions on a few connections. */
+const checkedUrls = new Set<string>();
+
 function httpUrl(value: string, field: string): string {
+  if (checkedUrls.has(value)) return value;
   let url: URL;
   try {
     url = new URL(value);
@@ -52,6 +56,8 @@ function httpUrl(value: string, field: string): string {
     throw new ConnectionConfigError(`${field} must use http or https, not ${url.protocol.replace(':', '')}`);
   }
   if (url.username || url.password) throw new ConnectionConfigError(`${field} must not carry credentials`);
+  if (checkedUrls.size >= 1024) checkedUrls.clear();
+  checkedUrls.add(value);
   return value;
 }
 

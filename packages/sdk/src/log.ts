@@ -33,19 +33,43 @@ export const stderrSink: LogSink = (entry) => {
 
 /** A logger whose entries below `level` are dropped before anything is built. */
 export function createLogger(sink: LogSink, redactor: Redactor, base: Record<string, unknown> = {}, level: LogLevel = 'debug'): Logger {
-  const least = RANK[level];
-  const write = (entryLevel: LogLevel) => {
-    if (RANK[entryLevel] < least) return () => undefined;
-    return (message: string, fields: Record<string, unknown> = {}) => {
-      sink(redactor.redact({ ...base, ...fields, level: entryLevel, message, time: new Date().toISOString() }));
-    };
-  };
-  return {
-    debug: write('debug'),
-    info: write('info'),
-    warn: write('warn'),
-    error: write('error'),
-    child: (fields) => createLogger(sink, redactor, { ...base, ...fields }, level),
-    enabled: (entryLevel) => RANK[entryLevel] >= least,
-  };
+  return new RunLogger(sink, redactor, base, RANK[level]);
+}
+
+class RunLogger implements Logger {
+  constructor(
+    private readonly sink: LogSink,
+    private readonly redactor: Redactor,
+    private readonly base: Record<string, unknown>,
+    private readonly least: number,
+  ) {}
+
+  debug(message: string, fields?: Record<string, unknown>): void {
+    this.write('debug', message, fields);
+  }
+
+  info(message: string, fields?: Record<string, unknown>): void {
+    this.write('info', message, fields);
+  }
+
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.write('warn', message, fields);
+  }
+
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.write('error', message, fields);
+  }
+
+  child(fields: Record<string, unknown>): Logger {
+    return new RunLogger(this.sink, this.redactor, { ...this.base, ...fields }, this.least);
+  }
+
+  enabled(level: LogLevel): boolean {
+    return RANK[level] >= this.least;
+  }
+
+  private write(level: LogLevel, message: string, fields: Record<string, unknown> = {}): void {
+    if (RANK[level] < this.least) return;
+    this.sink(this.redactor.redact({ ...this.base, ...fields, level, message, time: new Date().toISOString() }));
+  }
 }

@@ -59,7 +59,8 @@ export interface PreparedRun {
   connection: ResolvedConnection;
   environment: Environment;
   checkpoint: unknown;
-  binding: ApprovalBinding;
+  /** The digest of exactly this run, computed when first read. */
+  readonly binding: ApprovalBinding;
   needsApproval: boolean;
 }
 
@@ -98,24 +99,38 @@ export function prepareRun(
   const input = parseOrThrow(action.input, options.input ?? {}, (error) => new InvalidInputError(subject, zodIssues(error)));
   const issues = action.check?.(input, { environment }) ?? [];
   if (issues.length > 0) throw new InvalidInputError(subject, issues);
-  let binding: ApprovalBinding | undefined;
-  const subjectOfDigest = { connector: { key: connector.key, version: connector.version }, action: action.key, connectionId: connection.id, environment, input };
-  return {
-    connector,
-    action,
-    input,
-    connection,
-    environment,
-    checkpoint: checkpointOf(connector, action, options.checkpoint),
-    // Hashing the canonical input costs; only runs that involve an approval need it.
-    get binding() {
-      binding ??= approvalDigest(subjectOfDigest);
-      return binding;
-    },
-    needsApproval: needsApproval(action, environment),
-  };
+  return new Prepared(connector, action, input, connection, environment, checkpointOf(connector, action, options.checkpoint), needsApproval(action, environment));
 }
 
+/** Whether a prepared run passed the gate; only this module can set it. */
+const PASSED = Symbol('passed the approval gate');
+
+class Prepared implements PreparedRun {
+  private digest: ApprovalBinding | undefined;
+  [PASSED] = false;
+
+  constructor(
+    readonly connector: Connector,
+    readonly action: Action,
+    readonly input: unknown,
+    readonly connection: ResolvedConnection,
+    readonly environment: Environment,
+    readonly checkpoint: unknown,
+    readonly needsApproval: boolean,
+  ) {}
+
+  // Hashing the canonical input costs; only runs that involve an approval need it.
+  get binding(): ApprovalBinding {
+    this.digest ??= approvalDigest({
+      connector: { key: this.connector.key, version: this.connector.version },
+      action: this.action.key,
+      connectionId: this.connection.id,
+      environment: this.environment,
+      input: this.input,
+    });
+    return this.digest;
+  }
+}
 
 function checkpointOf(connector: Connector, action: Action, checkpoint: unknown): unknown {
   if (action.direction !== 'source' || !action.incremental?.checkpoint || checkpoint === undefined) return checkpoint;
@@ -126,15 +141,9 @@ function checkpointOf(connector: Connector, action: Action, checkpoint: unknown)
 
 /** The prepared run, resuming from a checkpoint (checked against the action's checkpoint schema). */
 export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): PreparedRun {
-  // Copied by descriptor: the digest stays lazy.
-  return Object.defineProperties({}, {
-    ...Object.getOwnPropertyDescriptors(prepared),
-    checkpoint: { value: checkpointOf(prepared.connector, prepared.action, checkpoint), enumerable: true },
-  }) as PreparedRun;
+  const { connector, action, input, connection, environment, needsApproval: approval } = prepared;
+  return new Prepared(connector, action, input, connection, environment, checkpointOf(connector, action, checkpoint), approval);
 }
-
-/** Prepared runs that passed the gate: `runPrepared` runs no other. */
-const passed = new WeakSet<PreparedRun>();
 
 /**
  * The approval gate, the only one: a run that needs an approval here goes on
@@ -150,7 +159,8 @@ export function passGate(prepared: PreparedRun, approval: ApprovalDecision | und
       now,
     });
   }
-  passed.add(prepared);
+  if (!(prepared instanceof Prepared)) throw new TypeError('passGate takes a run from prepareRun or resumeFrom');
+  prepared[PASSED] = true;
   return prepared;
 }
 
@@ -163,7 +173,7 @@ export async function* runAction(connector: Connector, actionKey: string, option
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
 export async function* runPrepared(prepared: PreparedRun, options: RunSettings): AsyncGenerator<Page> {
   const { connector, action, connection } = prepared;
-  if (!passed.has(prepared)) throw new TypeError(`${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`);
+  if (!(prepared instanceof Prepared) || !prepared[PASSED]) throw new TypeError(`${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`);
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
 
   const redactor = new Redactor(options.secrets);
@@ -178,7 +188,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     action,
     connectionId: connection.id,
     baseUrl: connection.baseUrl,
-    authorize: async () => authHeader(connection.scheme, credential),
+    auth: lowerName(authHeader(connection.scheme, credential)),
     redactor,
     transport: options.transport ?? sharedTransport(),
     signal,
@@ -225,6 +235,11 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   } catch (error) {
     throw safeError(error, redactor, connector, action, signal);
   }
+}
+
+/** Header names go lower case: the client sets headers by name. */
+function lowerName(header: [string, string] | undefined): [string, string] | undefined {
+  return header && [header[0].toLowerCase(), header[1]];
 }
 
 /** Whatever escapes a run is a ConnectorError with no secret in it. */

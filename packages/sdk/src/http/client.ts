@@ -1,4 +1,5 @@
 import pRetry from 'p-retry';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action } from '../definition/action.js';
 import { retryPolicy } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
@@ -77,7 +78,7 @@ export interface ClientSettings {
   connectionId: string;
   baseUrl: string;
   /** The header carrying the credential, resolved once per run. */
-  authorize: () => Promise<[string, string] | undefined>;
+  auth: readonly [string, string] | undefined;
   redactor: Redactor;
   transport: Transport;
   signal: AbortSignal;
@@ -92,22 +93,28 @@ interface RawAnswer {
   status: number;
   headers: Headers;
   text: string;
-  requestId: string | undefined;
 }
 
 /** The signal of a run nobody can cancel: nothing listens to it. */
 export const NEVER: AbortSignal = new AbortController().signal;
 
 function buildUrl(baseUrl: string, request: HttpRequest): URL {
-  const path = request.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = request.params?.[name];
-    if (value === undefined) throw new TypeError(`path ${request.path}: no value for {${name}}`);
-    return encodeURIComponent(String(value));
-  });
-  const url = new URL(`${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
-  for (const [name, value] of Object.entries(request.query ?? {})) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
+  const path = request.path.includes('{')
+    ? request.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+        const value = request.params?.[name];
+        if (value === undefined) throw new TypeError(`path ${request.path}: no value for {${name}}`);
+        return encodeURIComponent(String(value));
+      })
+    : request.path;
+  const url = new URL(`${baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl}/${path.startsWith('/') ? path.replace(/^\/+/, '') : path}`);
+  const query = request.query;
+  if (query) {
+    for (const name in query) {
+      const value = query[name];
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, String(item));
+      else url.searchParams.append(name, String(value));
+    }
   }
   return url;
 }
@@ -123,38 +130,139 @@ function errorCode(error: unknown): string | undefined {
 }
 
 export function createHttpClient(settings: ClientSettings): HttpClient {
-  const { connector, action, redactor, log, signal } = settings;
-  const maxWaitMs = (action.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS) * 1000;
-  const timeoutMs = action.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // An undeclared budget still exists: a 429 must pause the requests that share it.
-  const defaultBudget = budgetOf(connector, action) ?? 'default';
-  let lastRequestId: string | undefined;
-  const budgets = new Map<string, Budget>();
-  const budgetFor = (name: string): Budget => {
-    let budget = budgets.get(name);
-    if (!budget) {
-      budget = settings.transport.budgets.get(connector.key, settings.connectionId, name, connector.rateLimits[name]);
-      budgets.set(name, budget);
-    }
-    return budget;
-  };
+  return new RunHttpClient(settings);
+}
 
-  /** A failure of the transport itself, told apart from the caller's own abort. */
-  function transportError(error: unknown, timedOut: boolean, operation: string): ConnectorError {
-    if (signal.aborted) return new CancelledError(`${operation}: cancelled`);
-    const code = errorCode(error);
-    if (timedOut || (code && code.includes('TIMEOUT'))) {
-      return new TimeoutError(`${operation}: no complete answer within ${timeoutMs} ms`, { cause: code });
-    }
-    const reason = code ?? (error instanceof Error ? error.message : String(error));
-    return new NetworkError(redactor.redactString(`${operation}: the connection failed (${reason})`));
+/**
+ * One run's client. A class rather than closures: a run makes one object, and
+ * a request allocates little beyond what fetch itself needs.
+ */
+class RunHttpClient implements HttpClient {
+  private readonly maxWaitMs: number;
+  private readonly timeoutMs: number;
+  /** An undeclared budget still exists: a 429 must pause the requests that share it. */
+  private readonly defaultBudget: string;
+  private readonly budgets = new Map<string, Budget>();
+  /** The headers of the latest answer; its request id is read only when asked for. */
+  private lastHeaders: Headers | undefined;
+  private lastId: string | undefined;
+
+  constructor(private readonly settings: ClientSettings) {
+    this.maxWaitMs = (settings.action.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS) * 1000;
+    this.timeoutMs = settings.action.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.defaultBudget = budgetOf(settings.connector, settings.action) ?? 'default';
   }
 
-  function requestHeaders(request: HttpRequest, auth: [string, string] | undefined): Record<string, string> {
+  get lastRequestId(): string | undefined {
+    if (this.lastHeaders) {
+      this.lastId = findRequestId(this.lastHeaders) ?? this.lastId;
+      this.lastHeaders = undefined;
+    }
+    return this.lastId;
+  }
+
+  get<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
+    return this.data<T>({ ...options, path, method: 'GET' });
+  }
+
+  post<T = unknown>(path: string, json?: unknown, options: RequestOptions = {}): Promise<T> {
+    return this.data<T>({ ...options, path, method: 'POST', json });
+  }
+
+  async request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>> {
+    const { answer, data } = await this.exchange(request);
+    return { status: answer.status, headers: answer.headers, data: data as T, requestId: findRequestId(answer.headers) };
+  }
+
+  private async data<T>(request: HttpRequest): Promise<T> {
+    return (await this.exchange(request)).data as T;
+  }
+
+  private budgetFor(name: string): Budget {
+    let budget = this.budgets.get(name);
+    if (!budget) {
+      const { connector, connectionId, transport } = this.settings;
+      budget = transport.budgets.get(connector.key, connectionId, name, connector.rateLimits[name]);
+      this.budgets.set(name, budget);
+    }
+    return budget;
+  }
+
+  /** One call with its retries: the successful answer and its parsed body, or a ConnectorError. */
+  private async exchange(request: HttpRequest): Promise<{ answer: RawAnswer; data: unknown }> {
+    const { settings } = this;
+    const { redactor, signal } = settings;
+    const url = buildUrl(settings.baseUrl, request);
+    const operation = redactor.redactString(`${request.method ?? 'GET'} ${url.pathname}`);
+    const budget = this.budgetFor(request.budget ?? this.defaultBudget);
+    const attempt = async (): Promise<{ answer: RawAnswer; data: unknown }> => {
+      const answer = await budget.run(() => this.send(url, request, operation), signal, this.maxWaitMs, this.timeoutMs);
+      if (answer.status < 200 || answer.status >= 300) throw this.failure(answer, operation);
+      return { answer, data: this.parseBody(answer, request.responseType, operation) };
+    };
+    try {
+      if (retryPolicy(settings.action) === 'never') return await attempt();
+      // The first attempt goes straight; the retry machinery is set up only for a failure.
+      const { retries, minTimeoutMs, maxTimeoutMs } = settings.retry;
+      try {
+        return await attempt();
+      } catch (error) {
+        if (retries < 1 || !isTransient(error) || this.waitsTooLong(error)) throw error;
+        // p-retry's first backoff, with its jitter.
+        const delayMs = Math.min(maxTimeoutMs, Math.round(minTimeoutMs * (1 + Math.random())));
+        this.retrying(operation, error, 1, delayMs);
+        await sleep(delayMs, undefined, { signal });
+      }
+      return await pRetry(attempt, {
+        retries: retries - 1,
+        minTimeout: minTimeoutMs * 2,
+        maxTimeout: maxTimeoutMs,
+        factor: 2,
+        randomize: true,
+        signal,
+        onFailedAttempt: ({ error }) => {
+          if (this.waitsTooLong(error)) throw error;
+        },
+        shouldRetry: ({ error, attemptNumber, retryDelay }) => {
+          const transient = isTransient(error);
+          // p-retry counts from its own first attempt, the second of the call.
+          if (transient) this.retrying(operation, error, attemptNumber + 1, retryDelay);
+          return transient;
+        },
+      });
+    } catch (error) {
+      if (signal.aborted) throw new CancelledError(`${operation}: cancelled`);
+      if (error instanceof ConnectorError) throw error;
+      throw new NetworkError(redactor.redactString(`${operation}: ${error instanceof Error ? error.message : String(error)}`), { cause: error });
+    }
+  }
+
+  /** A wait longer than the action accepts fails now, rather than holding a worker. */
+  private waitsTooLong(error: unknown): boolean {
+    return ((error as { retryAfterMs?: number }).retryAfterMs ?? 0) > this.maxWaitMs;
+  }
+
+  private retrying(operation: string, error: unknown, attempt: number, delayMs: number): void {
+    this.settings.log.warn('provider call failed; retrying', { operation, attempt, code: (error as ConnectorError).code, delayMs });
+  }
+
+  /** A failure of the transport itself, told apart from the caller's own abort. */
+  private transportError(error: unknown, timedOut: boolean, operation: string): ConnectorError {
+    if (this.settings.signal.aborted) return new CancelledError(`${operation}: cancelled`);
+    const code = errorCode(error);
+    if (timedOut || (code && code.includes('TIMEOUT'))) {
+      return new TimeoutError(`${operation}: no complete answer within ${this.timeoutMs} ms`, { cause: code });
+    }
+    const reason = code ?? (error instanceof Error ? error.message : String(error));
+    return new NetworkError(this.settings.redactor.redactString(`${operation}: the connection failed (${reason})`));
+  }
+
+  private requestHeaders(request: HttpRequest): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.headers) for (const name in request.headers) headers[name.toLowerCase()] = request.headers[name]!;
     if (request.json !== undefined) headers['content-type'] = 'application/json';
-    if (auth) headers[auth[0].toLowerCase()] = auth[1];
+    const { auth } = this.settings;
+    if (auth) headers[auth[0]] = auth[1];
     return headers;
   }
 
@@ -163,15 +271,16 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
    * base URL's origin, and a 303 (or a 301/302 after a POST) turns into a GET.
    * One timer bounds the whole exchange, redirects and body included.
    */
-  async function send(url: URL, request: HttpRequest, operation: string): Promise<RawAnswer> {
-    const auth = await settings.authorize();
-    const headers = requestHeaders(request, auth);
+  private async send(url: URL, request: HttpRequest, operation: string): Promise<RawAnswer> {
+    const { settings } = this;
+    const { signal, log, auth } = settings;
+    const headers = this.requestHeaders(request);
     const abort = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort();
-    }, timeoutMs);
+    }, this.timeoutMs);
     const cancel = () => abort.abort(signal.reason);
     if (signal !== NEVER) signal.addEventListener('abort', cancel, { once: true });
     const started = log.enabled('debug') ? performance.now() : 0;
@@ -193,7 +302,7 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
         if (location && hop < MAX_REDIRECTS) {
           await response.body?.cancel();
           target = new URL(location, target);
-          if (auth && target.origin !== url.origin) delete headers[auth[0].toLowerCase()];
+          if (auth && target.origin !== url.origin) delete headers[auth[0]];
           if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
             method = 'GET';
             body = undefined;
@@ -202,34 +311,37 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
           continue;
         }
         const text = await response.text();
-        const requestId = findRequestId(response.headers);
-        if (requestId !== undefined) lastRequestId = requestId;
-        if (started) log.debug('provider answered', { operation, status: response.status, ms: Math.round(performance.now() - started), requestId });
-        return { status: response.status, headers: response.headers, text, requestId };
+        this.lastHeaders = response.headers;
+        if (started) {
+          log.debug('provider answered', { operation, status: response.status, ms: Math.round(performance.now() - started), requestId: findRequestId(response.headers) });
+        }
+        return { status: response.status, headers: response.headers, text };
       }
     } catch (error) {
-      throw transportError(error, timedOut, operation);
+      throw this.transportError(error, timedOut, operation);
     } finally {
       clearTimeout(timer);
       if (signal !== NEVER) signal.removeEventListener('abort', cancel);
     }
   }
 
-  function parseBody(answer: RawAnswer, responseType: HttpRequest['responseType'], operation: string): unknown {
-    const isJson = (answer.headers.get('content-type') ?? '').toLowerCase().includes('json');
-    if (responseType === 'text' || (!isJson && responseType !== 'json')) return answer.text;
+  private parseBody(answer: RawAnswer, responseType: HttpRequest['responseType'], operation: string): unknown {
+    if (responseType === 'text') return answer.text;
+    if (responseType !== 'json' && !(answer.headers.get('content-type') ?? '').toLowerCase().includes('json')) return answer.text;
     if (answer.text === '') return undefined;
     try {
       return JSON.parse(answer.text);
     } catch {
+      const { connector, action } = this.settings;
       throw new SchemaMismatchError(`${connector.key} ${action.key}`, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
         status: answer.status,
-        requestId: answer.requestId,
+        requestId: findRequestId(answer.headers),
       });
     }
   }
 
-  function failure(answer: RawAnswer, operation: string): ConnectorError {
+  private failure(answer: RawAnswer, operation: string): ConnectorError {
+    const { redactor, connector } = this.settings;
     let body: unknown = answer.text;
     try {
       body = answer.text ? JSON.parse(answer.text) : undefined;
@@ -248,58 +360,8 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     };
     return connector.classifyError?.(failed) ?? classifyByStatus(failed);
   }
+}
 
-  async function request<T>(request: HttpRequest): Promise<HttpResponse<T>> {
-    const url = buildUrl(settings.baseUrl, request);
-    const operation = redactor.redactString(`${request.method ?? 'GET'} ${url.pathname}`);
-    const budget = budgetFor(request.budget ?? defaultBudget);
-
-    const attempt = async (): Promise<HttpResponse<T>> => {
-      const answer = await budget.run(() => send(url, request, operation), signal, maxWaitMs, timeoutMs);
-      if (answer.status < 200 || answer.status >= 300) throw failure(answer, operation);
-      return {
-        status: answer.status,
-        headers: answer.headers,
-        data: parseBody(answer, request.responseType, operation) as T,
-        requestId: answer.requestId,
-      };
-    };
-
-    try {
-      if (retryPolicy(action) === 'never') return await attempt();
-      return await pRetry(attempt, {
-        retries: settings.retry.retries,
-        minTimeout: settings.retry.minTimeoutMs,
-        maxTimeout: settings.retry.maxTimeoutMs,
-        factor: 2,
-        randomize: true,
-        signal,
-        onFailedAttempt: ({ error }) => {
-          // A wait longer than the action accepts fails now, rather than holding a worker.
-          if ((error as { retryAfterMs?: number }).retryAfterMs! > maxWaitMs) throw error;
-        },
-        shouldRetry: ({ error, attemptNumber, retryDelay }) => {
-          const transient = TRANSIENT.some((kind) => error instanceof kind);
-          if (transient) {
-            log.warn('provider call failed; retrying', { operation, attempt: attemptNumber, code: (error as ConnectorError).code, delayMs: retryDelay });
-          }
-          return transient;
-        },
-      });
-    } catch (error) {
-      if (signal.aborted) throw new CancelledError(`${operation}: cancelled`);
-      if (error instanceof ConnectorError) throw error;
-      throw new NetworkError(redactor.redactString(`${operation}: ${error instanceof Error ? error.message : String(error)}`), { cause: error });
-    }
-  }
-
-  return {
-    request,
-    get: async <T>(path: string, options: RequestOptions = {}) => (await request<T>({ ...options, path, method: 'GET' })).data,
-    post: async <T>(path: string, json?: unknown, options: RequestOptions = {}) =>
-      (await request<T>({ ...options, path, method: 'POST', json })).data,
-    get lastRequestId() {
-      return lastRequestId;
-    },
-  };
+function isTransient(error: unknown): boolean {
+  return TRANSIENT.some((kind) => error instanceof kind);
 }
