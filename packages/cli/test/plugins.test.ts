@@ -49,6 +49,19 @@ describe('plugboard plugins and run --plugins', () => {
     }
   });
 
+  it('reports a failure the plugin classified with its status and code, not as an internal error', async () => {
+    const simulator = await startInsuranceSimulator({ port: 0 });
+    try {
+      const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'not-the-api-key' });
+      const input = JSON.stringify({ applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 });
+      const argv = ['run', 'insurance', 'hospital_cash_classic_quotes.create', '--input', input, '--base-url', simulator.url, '--plugins', pluginDir];
+      expect(await runCli(argv, io, { pack: new Map() })).toBe(1);
+      expect(JSON.parse(stderr().trim().split('\n').at(-1)!)).toMatchObject({ error: 'request_failed', statusCode: 401, code: expect.stringMatching(/auth/) });
+    } finally {
+      await simulator.close();
+    }
+  });
+
   it('takes a relative --dir from the working folder', async () => {
     const absolute = bufferIo();
     expect(await runCli(['plugins', '--dir', pluginDir], absolute.io, { pack: new Map() })).toBe(0);
