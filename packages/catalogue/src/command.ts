@@ -86,6 +86,9 @@ async function diff(argv: string[], io: CommandIo): Promise<number> {
  * `plugboard catalogue ...`: `--out DIR` generates, `diff OLD NEW` compares.
  * Returns the exit code: 0 done (no breaking change), 1 breaking changes or an
  * invalid entry, 2 usage error.
+ *
+ * @deprecated `plugboard catalogue` is parsed by `@plugboard/cli`; call
+ * `generateCatalogue`, `diffCatalogues` and `formatDiff` instead.
  */
 export async function catalogueCommand(argv: string[], io: CommandIo, pack: ReadonlyMap<string, Connector>): Promise<number> {
   try {
