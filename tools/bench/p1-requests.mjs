@@ -1,0 +1,283 @@
+#!/usr/bin/env node
+// P1, requests per second through the SDK's HTTP pipeline. A plain node:http server in a
+// child process (so its CPU is not the client's) answers every GET with one tiny JSON
+// record. The client makes `--requests` GETs at concurrency 1 and at concurrency 16 with:
+//
+//   fetch     Node's built-in fetch, dispatcher an undici Agent in Dispatcher1Wrapper
+//             (as the SDK's createTransport builds it), then res.json()
+//   undici    undici.request on an undici Agent, then body.json()
+//   axios     axios with axios-retry, on a keep-alive http.Agent
+//   readAll   Plugboard: one readAll of a one-request source action per request
+//   ctx.http  Plugboard: one run whose action calls ctx.http.get `--requests` times
+//             (at the concurrency, through a promise pool) and yields once at the end
+//
+// All send the same request (accept: application/json, authorization: Bearer ...). Each
+// contender has one pool/transport for the whole run, closed at the end. Contenders are
+// interleaved within each round (the order rotates every round); the figures are medians
+// over the rounds. A measurement stops starting requests after `--max-seconds`, so that a
+// slow contender does not hold the run: its figure is the requests it finished over the
+// time they took. Targets: Plugboard at least 0.9x fetch and at least 1.5x axios at both
+// concurrencies. Not a test.
+//
+//   ./pbw build && node tools/bench/p1-requests.mjs [--requests 20000] [--rounds 3] [--max-seconds 10] [--concurrency 1,16] [--warmup 500]
+import { Agent as HttpAgent, createServer } from 'node:http';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { built, integerList, median, pool, positiveInteger, ratio, round2, startChild, thousands, times } from './lib.mjs';
+
+const BODY = JSON.stringify({ id: 'a', name: 'A', updated_at: '2026-11-01T00:00:00Z' });
+const CREDENTIAL = 'bench-credential-123456';
+const HEADERS = { accept: 'application/json', authorization: `Bearer ${CREDENTIAL}` };
+
+// The server, in its own process: `node p1-requests.mjs --serve`.
+if (process.argv[2] === '--serve') {
+  const length = String(Buffer.byteLength(BODY));
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+    response.end(BODY);
+  });
+  // Idle keep-alive sockets stay open longer than any client keeps them.
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`));
+  process.once('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+} else {
+  await main();
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      requests: { type: 'string', default: '20000' },
+      rounds: { type: 'string', default: '3' },
+      'max-seconds': { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '1,16' },
+      warmup: { type: 'string', default: '500' },
+    },
+  });
+  const requests = positiveInteger('requests', values.requests);
+  const rounds = positiveInteger('rounds', values.rounds);
+  const concurrencies = integerList('concurrency', values.concurrency);
+  const warmup = Number(values.warmup);
+  const maxMs = positiveInteger('max-seconds', values['max-seconds']) * 1000;
+
+  const sdk = await built('packages/sdk/dist/index.js');
+  const undici = await import('undici');
+  const { default: axios } = await import('axios');
+  const { default: axiosRetry } = await import('axios-retry');
+  const { z } = await import('zod');
+
+  const server = await startChild([fileURLToPath(import.meta.url), '--serve'], { name: 'the server' });
+  const baseUrl = server.info.url;
+
+  /** How many requests the last items.get_many run made. */
+  let manyDone = 0;
+  const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'Item' });
+  const connector = sdk.defineConnector({
+    key: 'bench',
+    name: 'Bench',
+    version: '1.0.0',
+    vendor: null,
+    category: 'developer',
+    status: 'beta',
+    summary: 'One item per request, for the requests-per-second benchmark.',
+    auth: sdk.bearerToken(),
+    actions: [
+      sdk.defineAction({
+        key: 'items.get',
+        label: 'Get an item',
+        direction: 'source',
+        entity: Item,
+        input: z.object({ id: z.string() }),
+        async *read(ctx, input) {
+          yield { records: [await ctx.http.get(`/items/${input.id}`)] };
+        },
+      }),
+      sdk.defineAction({
+        key: 'items.get_many',
+        label: 'Get an item many times',
+        direction: 'source',
+        entity: Item,
+        input: z.object({ id: z.string(), count: z.number().int().min(1), concurrency: z.number().int().min(1), deadline: z.number() }),
+        async *read(ctx, input) {
+          let last;
+          const done = await pool(
+            input.count,
+            input.concurrency,
+            async () => {
+              last = await ctx.http.get(`/items/${input.id}`);
+            },
+            input.deadline,
+          );
+          manyDone = done;
+          yield { records: [last] };
+        },
+      }),
+    ],
+  });
+  const credential = () => CREDENTIAL;
+  const quiet = () => undefined;
+
+  /** Each contender: `run(count, concurrency, deadline)` makes up to `count` GETs, checks what came back, and resolves with how many it made. */
+  function fetchContender() {
+    const agent = new undici.Agent({ connect: { timeout: 10_000 }, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 4_000 });
+    const dispatcher = new undici.Dispatcher1Wrapper(agent);
+    const url = `${baseUrl}/items/a`;
+    return {
+      name: 'fetch',
+      label: 'fetch + undici Agent (Dispatcher1Wrapper)',
+      run(count, concurrency, deadline) {
+        return pool(count, concurrency, async () => {
+          const response = await fetch(url, { headers: HEADERS, dispatcher });
+          const body = await response.json();
+          if (response.status !== 200 || body.id !== 'a') throw new Error(`fetch: unexpected answer ${response.status}`);
+        }, deadline);
+      },
+      close: () => agent.close(),
+    };
+  }
+
+  function undiciContender() {
+    const agent = new undici.Agent({ connect: { timeout: 10_000 }, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 4_000 });
+    const url = `${baseUrl}/items/a`;
+    return {
+      name: 'undici',
+      label: 'undici.request',
+      run(count, concurrency, deadline) {
+        return pool(count, concurrency, async () => {
+          const { statusCode, body } = await undici.request(url, { headers: HEADERS, dispatcher: agent });
+          const data = await body.json();
+          if (statusCode !== 200 || data.id !== 'a') throw new Error(`undici: unexpected answer ${statusCode}`);
+        }, deadline);
+      },
+      close: () => agent.close(),
+    };
+  }
+
+  function axiosContender() {
+    const httpAgent = new HttpAgent({ keepAlive: true });
+    const client = axios.create({ baseURL: baseUrl, headers: HEADERS, httpAgent, timeout: 60_000 });
+    axiosRetry(client, { retries: 4, retryDelay: axiosRetry.exponentialDelay });
+    return {
+      name: 'axios',
+      label: 'axios + axios-retry',
+      run(count, concurrency, deadline) {
+        return pool(count, concurrency, async () => {
+          const { status, data } = await client.get('/items/a');
+          if (status !== 200 || data.id !== 'a') throw new Error(`axios: unexpected answer ${status}`);
+        }, deadline);
+      },
+      close: async () => httpAgent.destroy(),
+    };
+  }
+
+  function readAllContender() {
+    const transport = sdk.createTransport();
+    return {
+      name: 'readAll',
+      label: 'Plugboard readAll per request',
+      run(count, concurrency, deadline) {
+        return pool(count, concurrency, async () => {
+          const { records } = await sdk.readAll(connector, 'items.get', {
+            input: { id: 'a' },
+            connection: { baseUrl },
+            credential,
+            transport,
+            log: quiet,
+          });
+          if (records.length !== 1 || records[0].id !== 'a') throw new Error('readAll: unexpected records');
+        }, deadline);
+      },
+      close: () => transport.close(),
+    };
+  }
+
+  function httpContender() {
+    const transport = sdk.createTransport();
+    return {
+      name: 'ctxHttp',
+      label: 'Plugboard ctx.http.get in one run',
+      async run(count, concurrency, deadline) {
+        manyDone = 0;
+        const { records } = await sdk.readAll(connector, 'items.get_many', {
+          input: { id: 'a', count, concurrency, deadline },
+          connection: { baseUrl },
+          credential,
+          transport,
+          log: quiet,
+        });
+        if (records.length !== 1 || records[0].id !== 'a') throw new Error('ctx.http: unexpected records');
+        return manyDone;
+      },
+      close: () => transport.close(),
+    };
+  }
+
+  const contenders = [fetchContender(), undiciContender(), axiosContender(), readAllContender(), httpContender()];
+  console.log(
+    `bench: P1, ${thousands(requests)} GETs per contender per concurrency (${concurrencies.join(', ')}), ${rounds} rounds, server in a child process, Node ${process.versions.node}`,
+  );
+  console.log(`bench: contenders: ${contenders.map((contender) => `${contender.name} (${contender.label})`).join('; ')}`);
+
+  const capped = new Set();
+  // rps[concurrency][contender] = per-round requests per second
+  const rps = Object.fromEntries(concurrencies.map((concurrency) => [concurrency, Object.fromEntries(contenders.map((contender) => [contender.name, []]))]));
+  try {
+    if (warmup > 0) {
+      for (const contender of contenders) {
+        for (const concurrency of concurrencies) await contender.run(warmup, concurrency, performance.now() + 2_000);
+      }
+    }
+    for (let round = 0; round < rounds; round += 1) {
+      // A B C D E, then B C D E A, ...: no contender always runs first or last.
+      const order = contenders.map((_, index) => contenders[(index + round) % contenders.length]);
+      const line = [];
+      for (const concurrency of concurrencies) {
+        for (const contender of order) {
+          const started = performance.now();
+          const done = await contender.run(requests, concurrency, started + maxMs);
+          const seconds = (performance.now() - started) / 1000;
+          rps[concurrency][contender.name].push(done / seconds);
+          if (done < requests) capped.add(`${contender.name}@${concurrency}`);
+          line.push(`${contender.name}@${concurrency} ${thousands(done / seconds)}`);
+        }
+      }
+      console.log(`bench: round ${round + 1}: ${line.join(', ')} req/s`);
+    }
+  } finally {
+    await Promise.all(contenders.map((contender) => contender.close()));
+    await server.stop();
+  }
+
+  if (capped.size > 0) console.log(`bench: stopped at ${maxMs / 1000} s before ${thousands(requests)} requests: ${[...capped].join(', ')}`);
+  const results = {};
+  let meets = true;
+  for (const concurrency of concurrencies) {
+    const medians = Object.fromEntries(contenders.map((contender) => [contender.name, median(rps[concurrency][contender.name])]));
+    const ratios = {
+      readAllVsFetch: ratio(medians.readAll, medians.fetch),
+      readAllVsAxios: ratio(medians.readAll, medians.axios),
+      ctxHttpVsFetch: ratio(medians.ctxHttp, medians.fetch),
+      ctxHttpVsAxios: ratio(medians.ctxHttp, medians.axios),
+    };
+    const ok = {
+      readAll: ratios.readAllVsFetch >= 0.9 && ratios.readAllVsAxios >= 1.5,
+      ctxHttp: ratios.ctxHttpVsFetch >= 0.9 && ratios.ctxHttpVsAxios >= 1.5,
+    };
+    meets &&= ok.readAll && ok.ctxHttp;
+    console.log(`bench: concurrency ${concurrency}, median req/s: ${contenders.map((contender) => `${contender.name} ${thousands(medians[contender.name])}`).join(', ')}`);
+    console.log(
+      `bench: concurrency ${concurrency}: readAll/fetch ${times(ratios.readAllVsFetch)}, readAll/axios ${times(ratios.readAllVsAxios)} (target >= 0.90x and >= 1.50x: ${ok.readAll ? 'yes' : 'NO'}); ` +
+        `ctx.http/fetch ${times(ratios.ctxHttpVsFetch)}, ctx.http/axios ${times(ratios.ctxHttpVsAxios)} (${ok.ctxHttp ? 'yes' : 'NO'})`,
+    );
+    results[`c${concurrency}`] = {
+      rps: Object.fromEntries(Object.entries(medians).map(([name, value]) => [name, Math.round(value)])),
+      ratios: Object.fromEntries(Object.entries(ratios).map(([name, value]) => [name, round2(value)])),
+      meetsTargets: ok.readAll && ok.ctxHttp,
+    };
+  }
+  console.log(JSON.stringify({ bench: 'p1-requests', requests, rounds, maxSeconds: maxMs / 1000, capped: [...capped], node: process.versions.node, targets: { vsFetch: 0.9, vsAxios: 1.5 }, meetsTargets: meets, results }));
+}
