@@ -31,7 +31,7 @@ export async function runUnderFault(
   fault: AnswerOptions,
 ): Promise<{ error: { code: string; message: string } | undefined; requests: number }> {
   probe.server.answer(fault).clear();
-  const transport = createTransport();
+  const transport = createTransport({ via: 'fetch' });
   try {
     const result = await runScenario(connector, scenario, {
       baseUrl: `${probe.server.url}${probe.basePath ?? ''}`,

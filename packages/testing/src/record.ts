@@ -37,7 +37,7 @@ export interface RecordOptions {
   keepKeys?: readonly string[];
   /** `update` (default): always record, replacing the fixture. `record`: record only when there is no fixture yet. */
   mode?: 'update' | 'record';
-  /** Default: a fresh transport for this recording, closed afterwards. */
+  /** Default: a fresh transport for this recording, closed afterwards. One of the caller's must send `via: 'fetch'`, the way nock sees. */
   transport?: Transport;
   retry?: Partial<RetrySettings>;
 }
@@ -98,6 +98,9 @@ async function record(options: RecordOptions): Promise<RecordResult> {
   const credential = typeof options.credential === 'function' ? await options.credential() : options.credential;
   if (!credential) throw new RecordingError(`scenario '${scenario.name}': the credential is empty`);
   assertSearchable(scenario.name, credential, options.secrets ?? []);
+  if (options.transport && options.transport.via !== 'fetch') {
+    throw new RecordingError(`scenario '${options.scenario.name}': the transport must send via 'fetch' (createTransport({ via: 'fetch' })), the way the recorder sees requests. Nothing was recorded.`);
+  }
   const baseUrl = new URL(options.baseUrl);
   const redactor = new FixtureRedactor({
     secrets: [credential, ...(options.secrets ?? [])],
@@ -108,7 +111,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
 
   const nock = await loadNock();
   const staging = await mkdtemp(join(tmpdir(), 'plugboard-record-'));
-  const transport = options.transport ?? createTransport();
+  const transport = options.transport ?? createTransport({ via: 'fetch' });
   const done: { fixture?: Fixture; text?: string } = {};
   try {
     try {

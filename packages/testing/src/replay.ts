@@ -141,7 +141,7 @@ async function replay(options: ReplayOptions): Promise<ReplayResult> {
     controller.abort(new Error(`unrecorded request ${request.method} ${url.pathname}`));
   };
 
-  const transport = createTransport();
+  const transport = createTransport({ via: 'fetch' });
   let unused: string[] = [];
   let result: Awaited<ReturnType<typeof runScenario>> | undefined;
   let thrown: unknown;

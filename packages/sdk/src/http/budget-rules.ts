@@ -1,5 +1,5 @@
 import { RateLimitedError } from '../errors.js';
-import { parseRateLimitReset, parseRemaining, parseRetryAfter } from './headers.js';
+import { type HeaderReader, parseRateLimitReset, parseRemaining, parseRetryAfter } from './headers.js';
 
 /**
  * What every budget, in one process or shared through Redis, reads the same
@@ -31,7 +31,7 @@ export interface Budget {
    * `sendTimeoutMs` bounds `send`; a shared budget forgets a request whose
    * process died after that.
    */
-  run<T extends { status: number; headers: Headers }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number, sendTimeoutMs?: number): Promise<T>;
+  run<T extends { status: number; headers: HeaderReader }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number, sendTimeoutMs?: number): Promise<T>;
   /** Holds the whole budget for `ms`, and asks for a probe before it opens again. */
   pause(ms: number): Promise<void>;
   /** The budget as this process last saw it (exact when the budget is this process's own). */
@@ -47,7 +47,7 @@ export interface Budget {
  * budget open: a 429 until `Retry-After` (else `fallbackMs`), a 5xx that says
  * how long it is down, and `X-RateLimit-Remaining: 0` before a 429 comes.
  */
-export function pauseAfter(status: number, headers: Headers, fallbackMs: number): number | undefined {
+export function pauseAfter(status: number, headers: HeaderReader, fallbackMs: number): number | undefined {
   if (status < 300) {
     // Most answers say nothing about the budget: read the headers only when they might.
     return parseRemaining(headers) === 0

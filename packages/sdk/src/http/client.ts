@@ -1,4 +1,5 @@
 import pRetry from 'p-retry';
+import type { Dispatcher } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action } from '../definition/action.js';
 import { retryPolicy } from '../definition/action.js';
@@ -16,7 +17,7 @@ import {
 import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import { classifyByStatus, providerMessage, type ProviderFailure } from './classify.js';
-import { findRequestId, parseRetryAfter } from './headers.js';
+import { AnswerHeaders, findRequestId, type HeaderReader, parseRetryAfter, toHeaders } from './headers.js';
 import type { Budget } from './budget-rules.js';
 import type { Transport } from './transport.js';
 
@@ -91,8 +92,16 @@ const TRANSIENT = [RateLimitedError, ProviderUnavailableError, TimeoutError, Net
 
 interface RawAnswer {
   status: number;
-  headers: Headers;
+  headers: HeaderReader;
   text: string;
+}
+
+/** An answer before its body is read. */
+interface Exchange {
+  status: number;
+  headers: HeaderReader;
+  text(): Promise<string>;
+  discard(): Promise<void>;
 }
 
 /** The signal of a run nobody can cancel: nothing listens to it. */
@@ -144,7 +153,7 @@ class RunHttpClient implements HttpClient {
   private readonly defaultBudget: string;
   private readonly budgets = new Map<string, Budget>();
   /** The headers of the latest answer; its request id is read only when asked for. */
-  private lastHeaders: Headers | undefined;
+  private lastHeaders: HeaderReader | undefined;
   private lastId: string | undefined;
 
   constructor(private readonly settings: ClientSettings) {
@@ -171,7 +180,7 @@ class RunHttpClient implements HttpClient {
 
   async request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>> {
     const { answer, data } = await this.exchange(request);
-    return { status: answer.status, headers: answer.headers, data: data as T, requestId: findRequestId(answer.headers) };
+    return { status: answer.status, headers: toHeaders(answer.headers), data: data as T, requestId: findRequestId(answer.headers) };
   }
 
   private async data<T>(request: HttpRequest): Promise<T> {
@@ -289,33 +298,25 @@ class RunHttpClient implements HttpClient {
     let body = request.json === undefined ? undefined : JSON.stringify(request.json);
     try {
       for (let hop = 0; ; hop += 1) {
-        const response = await fetch(target, {
-          method,
-          headers,
-          body,
-          redirect: 'manual',
-          signal: abort.signal,
-          // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
-          dispatcher: settings.transport.dispatcher,
-        } as RequestInit);
-        const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+        const answer = await this.exchangeOnce(target, method, headers, body, abort.signal);
+        const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get('location') : null;
         if (location && hop < MAX_REDIRECTS) {
-          await response.body?.cancel();
+          await answer.discard();
           target = new URL(location, target);
           if (auth && target.origin !== url.origin) delete headers[auth[0]];
-          if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+          if (answer.status === 303 || ((answer.status === 301 || answer.status === 302) && method === 'POST')) {
             method = 'GET';
             body = undefined;
             delete headers['content-type'];
           }
           continue;
         }
-        const text = await response.text();
-        this.lastHeaders = response.headers;
+        const text = await answer.text();
+        this.lastHeaders = answer.headers;
         if (started) {
-          log.debug('provider answered', { operation, status: response.status, ms: Math.round(performance.now() - started), requestId: findRequestId(response.headers) });
+          log.debug('provider answered', { operation, status: answer.status, ms: Math.round(performance.now() - started), requestId: findRequestId(answer.headers) });
         }
-        return { status: response.status, headers: response.headers, text };
+        return { status: answer.status, headers: answer.headers, text };
       }
     } catch (error) {
       throw this.transportError(error, timedOut, operation);
@@ -323,6 +324,30 @@ class RunHttpClient implements HttpClient {
       clearTimeout(timer);
       if (signal !== NEVER) signal.removeEventListener('abort', cancel);
     }
+  }
+
+  /** One HTTP exchange, no redirect followed, on the transport's pool. */
+  private async exchangeOnce(target: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
+    const { transport } = this.settings;
+    if (transport.via === 'fetch') {
+      // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
+      const response = await fetch(target, { method, headers, body, redirect: 'manual', signal, dispatcher: transport.dispatcher } as RequestInit);
+      return { status: response.status, headers: response.headers, text: () => response.text(), discard: async () => void (await response.body?.cancel()) };
+    }
+    const response = await transport.agent.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body: body ?? null,
+      signal,
+    });
+    return {
+      status: response.statusCode,
+      headers: new AnswerHeaders(response.headers),
+      text: () => response.body.text(),
+      discard: async () => void (await response.body.dump()),
+    };
   }
 
   private parseBody(answer: RawAnswer, responseType: HttpRequest['responseType'], operation: string): unknown {
@@ -351,7 +376,7 @@ class RunHttpClient implements HttpClient {
     const redactedBody = redactor.redact(body);
     const failed: ProviderFailure = {
       status: answer.status,
-      headers: answer.headers,
+      headers: toHeaders(answer.headers),
       body: redactedBody,
       message: redactor.redactString(providerMessage(answer.status, redactedBody)),
       requestId: findRequestId(answer.headers, body),

@@ -1,5 +1,39 @@
 /** Reading the provider's answer headers that steer the pipeline. */
 
+/** What the pipeline reads of an answer's headers: a WHATWG `Headers` is one. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/**
+ * The headers undici.request gives (lower-case names, repeated ones as arrays),
+ * read without building a `Headers`; `toHeaders` makes one when a caller wants it.
+ */
+export class AnswerHeaders implements HeaderReader {
+  constructor(private readonly raw: Record<string, string | string[] | undefined>) {}
+
+  get(name: string): string | null {
+    const value = this.raw[name.toLowerCase()];
+    if (value === undefined) return null;
+    return typeof value === 'string' ? value : value.join(', ');
+  }
+
+  toHeaders(): Headers {
+    const headers = new Headers();
+    for (const name in this.raw) {
+      const value = this.raw[name];
+      if (value === undefined) continue;
+      for (const item of typeof value === 'string' ? [value] : value) headers.append(name, item);
+    }
+    return headers;
+  }
+}
+
+/** A `Headers` for callers of the public API, whichever way the answer came. */
+export function toHeaders(headers: HeaderReader): Headers {
+  return headers instanceof AnswerHeaders ? headers.toHeaders() : (headers as Headers);
+}
+
 /** `Retry-After` in milliseconds: delta-seconds (decimals tolerated) or an HTTP date. */
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
   if (value === null || value === undefined || value.trim() === '') return undefined;
@@ -16,7 +50,7 @@ export function parseRateLimitReset(value: string | null | undefined, now = Date
   return seconds > 1e9 ? Math.max(0, seconds * 1000 - now) : Math.ceil(seconds * 1000);
 }
 
-export function parseRemaining(headers: Headers): number | undefined {
+export function parseRemaining(headers: HeaderReader): number | undefined {
   const value = headers.get('x-ratelimit-remaining') ?? headers.get('ratelimit-remaining');
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   return Number(value);
@@ -25,7 +59,7 @@ export function parseRemaining(headers: Headers): number | undefined {
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'x-amz-request-id', 'x-correlation-id', 'x-trace-id'];
 
 /** The provider's request id, from a header or a JSON error body. */
-export function findRequestId(headers: Headers, body?: unknown): string | undefined {
+export function findRequestId(headers: HeaderReader, body?: unknown): string | undefined {
   for (const name of REQUEST_ID_HEADERS) {
     const value = headers.get(name);
     if (value) return value;

@@ -1,4 +1,5 @@
 import { RateLimitedError } from '../errors.js';
+import type { HeaderReader } from './headers.js';
 import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedError, windowError } from './budget-rules.js';
 
 /**
@@ -67,7 +68,7 @@ export class LocalBudget implements Budget {
     this.maxConcurrent = maxConcurrent ?? Infinity;
   }
 
-  async run<T extends { status: number; headers: Headers }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number): Promise<T> {
+  async run<T extends { status: number; headers: HeaderReader }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number): Promise<T> {
     signal.throwIfAborted();
     const at = now();
     const paused = this.pausedUntil - at;
@@ -134,7 +135,7 @@ export class LocalBudget implements Budget {
     return { probe, epoch: this.pauses };
   }
 
-  private finish(admission: Admission, answer: { status: number; headers: Headers } | undefined): void {
+  private finish(admission: Admission, answer: { status: number; headers: HeaderReader } | undefined): void {
     this.running -= 1;
     if (this.windowed()) {
       this.inFlight -= 1;

@@ -1,6 +1,7 @@
 import type Bottleneck from 'bottleneck';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimitedError } from '../errors.js';
+import type { HeaderReader } from './headers.js';
 import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedError, windowError } from './budget-rules.js';
 
 /**
@@ -132,7 +133,7 @@ export class SharedBudget implements Budget {
     return this.store.read();
   }
 
-  async run<T extends { status: number; headers: Headers }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number, sendTimeoutMs = 60_000): Promise<T> {
+  async run<T extends { status: number; headers: HeaderReader }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number, sendTimeoutMs = 60_000): Promise<T> {
     const paused = await this.store.pausedFor();
     if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
     const limiter = await abortable(this.limiter(), signal);
@@ -175,7 +176,7 @@ export class SharedBudget implements Budget {
     return this.store.pause(ms);
   }
 
-  private async observe(status: number, headers: Headers): Promise<void> {
+  private async observe(status: number, headers: HeaderReader): Promise<void> {
     const pause = pauseAfter(status, headers, this.periodMs ?? DEFAULT_PAUSE_MS);
     await (pause === undefined ? this.store.confirm() : this.store.pause(pause));
   }

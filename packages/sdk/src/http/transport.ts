@@ -4,9 +4,11 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 
 /**
  * What the runs of one process share: the connection pool and the rate budgets.
- * Requests go through Node's built-in fetch with an undici Agent as dispatcher
- * (keep-alive pools and connect, headers and body timeouts); this is also the
- * path nock can both replay and record.
+ * Requests go straight to an undici Agent (keep-alive pools and connect,
+ * headers and body timeouts), about twice the speed of fetch on the same pool;
+ * with `via: 'fetch'` they go through Node's built-in fetch on that Agent
+ * instead, which is what fetch interceptors such as nock see (the testing kit
+ * records and replays fixtures that way).
  *
  * The budgets are this transport's own unless `redis` is given (kept in
  * memory, at no cost while they do not bind): then every transport, in any
@@ -15,6 +17,11 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
  * pause, the probe and the concurrency (Bottleneck clustering).
  */
 export interface Transport {
+  /** How requests are sent: straight to the pool, or through the built-in fetch. */
+  via: 'undici' | 'fetch';
+  /** The pool, for `undici`. */
+  agent: Agent;
+  /** The pool as the built-in fetch takes it, for `fetch`. */
   dispatcher: Dispatcher;
   budgets: BudgetRegistry;
   /** Ends the pool, the budgets' timers and the Redis connections the transport opened; waiting requests fail. */
@@ -22,6 +29,8 @@ export interface Transport {
 }
 
 export interface TransportOptions {
+  /** `undici` (default): requests go to the pool directly. `fetch`: through the built-in fetch, for fetch interceptors. */
+  via?: 'undici' | 'fetch';
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -47,6 +56,8 @@ export function createTransport(options: TransportOptions = {}): Transport {
   const dispatcher = new Dispatcher1Wrapper(agent);
   const budgets = new BudgetRegistry(redis);
   return {
+    via: options.via ?? 'undici',
+    agent,
     dispatcher,
     budgets,
     async close() {
