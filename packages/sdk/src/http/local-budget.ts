@@ -19,7 +19,16 @@ import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedErro
  * first, and the others follow only once an answer to a request sent after
  * the pause began came back without a 429: one 429 per pause, not one per
  * waiting request.
+ *
+ * A budget with no declared rate does not know the provider's window: after a
+ * pause it sends one request at a time, so that the provider's next refusal
+ * meets one request rather than every one in flight (one 429 per window,
+ * whatever the concurrency), until a minute has passed without a pause. Declare
+ * the budget to keep full speed.
  */
+
+/** How long an undeclared budget stays careful after a pause. */
+const CAREFUL_MS = 60_000;
 
 /** Milliseconds since the epoch, with the sub-millisecond precision of the monotonic clock. */
 const now = (): number => performance.timeOrigin + performance.now();
@@ -54,6 +63,8 @@ export class LocalBudget implements Budget {
   private confirmed = false;
   private probing = false;
   private pauses = 0;
+  /** Until when an undeclared budget sends one request at a time. */
+  private carefulUntil = 0;
   private readonly queue: Waiter[] = [];
   private queueHead = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -112,7 +123,7 @@ export class LocalBudget implements Budget {
   private blocked(at: number): Blocked {
     if (at < this.pausedUntil) return { until: this.pausedUntil };
     if (!this.confirmed && this.probing) return {};
-    if (this.running >= this.maxConcurrent) return {};
+    if (this.running >= this.maxConcurrent || (this.running > 0 && at < this.carefulUntil)) return {};
     if (this.windowed()) {
       const leaves = this.leaves;
       while (this.leavesHead < leaves.length && leaves[this.leavesHead]! <= at) this.leavesHead += 1;
@@ -163,6 +174,7 @@ export class LocalBudget implements Budget {
     if (this.pausedUntil <= at) this.pauses += 1;
     this.pausedUntil = until;
     this.confirmed = false;
+    if (!this.windowed()) this.carefulUntil = until + CAREFUL_MS;
   }
 
   private wait(signal: AbortSignal, maxWaitMs: number, at: number): Promise<Admission> {
