@@ -22,8 +22,6 @@ export { renderSite } from './site/page.js';
 export type { SiteInput, SiteConnector, SiteDataType, SiteTable } from './site/page.js';
 export { diffCatalogues, diffSnapshots, readCatalogue, formatDiff, CatalogueReadError, BREAKING_KINDS, ADDITION_KINDS } from './diff.js';
 export type { CatalogueDiff, CatalogueChange, CatalogueSnapshot, ChangeKind, BreakingKind, AdditionKind } from './diff.js';
-export { catalogueCommand, CATALOGUE_USAGE } from './command.js';
-export type { CommandIo } from './command.js';
 export { stableJson, prepareOutDir, writeFiles } from './write.js';
 export type { CatalogueFiles } from './write.js';
 export { connectorFile, dataTypeFile, inputSchemaFile, typesFile, INDEX_FILE, OPENAPI_FILE, SITE_FILE } from './paths.js';

@@ -1,9 +1,9 @@
 import { type Connector, defineAction, defineConnector } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type CatalogueChange, catalogueCommand, diffCatalogues, formatDiff, generateCatalogue } from '../src/index.js';
+import { type CatalogueChange, diffCatalogues, formatDiff, generateCatalogue } from '../src/index.js';
 import { clips, Item, itemsList, notes, Order, ordersCreate, shop } from './support/connectors.js';
-import { bufferedIo, tempDir } from './support/run.js';
+import { tempDir } from './support/run.js';
 
 const AT = '2026-10-01T00:00:00Z';
 
@@ -157,20 +157,17 @@ describe('plugboard catalogue diff OLD NEW', () => {
       'field-added shop Item stock',
       'connector-added notes2',
     ]);
-    const io = bufferedIo(before);
-    expect(await catalogueCommand(['diff', before, after], io, new Map())).toBe(0);
-    expect(io.out()).toContain('catalogue diff: 0 breaking changes, 5 non-breaking changes');
-    expect(io.out()).toContain('added operation-added shop refunds.create: operation \'refunds.create\' was added');
-    expect(io.out()).toContain('no major changeset needed');
+    const text = formatDiff(diff);
+    expect(text).toContain('catalogue diff: 0 breaking changes, 5 non-breaking changes');
+    expect(text).toContain('added operation-added shop refunds.create: operation \'refunds.create\' was added');
+    expect(text).toContain('no major changeset needed');
   });
 
-  it('prints one line per breaking change and the package that needs a major changeset, and exits 1', async () => {
+  it('formats one line per breaking change and the package that needs a major changeset', async () => {
     const before = await catalogueOf(BASE);
     const after = await catalogueOf([shopWith([itemsList], { version: '2.0.0' }), notes, clips]);
-    const cwd = await tempDir();
-    const io = bufferedIo(cwd);
-    expect(await catalogueCommand(['diff', before, after], io, new Map())).toBe(1);
-    expect(io.out()).toBe(
+    const diff = await diffCatalogues(before, after);
+    expect(formatDiff(diff)).toBe(
       [
         'catalogue diff: 1 breaking change, 0 non-breaking changes',
         "BREAKING operation-removed shop orders.create: operation 'orders.create' was removed",
@@ -178,9 +175,7 @@ describe('plugboard catalogue diff OLD NEW', () => {
         '',
       ].join('\n'),
     );
-    const json = bufferedIo(cwd);
-    expect(await catalogueCommand(['diff', before, after, '--json'], json, new Map())).toBe(1);
-    expect(JSON.parse(json.out())).toMatchObject({ majorPackages: ['@plugboard/connector-shop'], breaking: [{ kind: 'operation-removed' }] });
+    expect(diff).toMatchObject({ majorPackages: ['@plugboard/connector-shop'], breaking: [{ kind: 'operation-removed' }] });
   });
 
   it('names the package the entry was published in', async () => {

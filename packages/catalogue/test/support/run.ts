@@ -23,26 +23,3 @@ export async function snapshot(dir: string): Promise<Map<string, Buffer>> {
 export async function readJson<T = unknown>(path: string): Promise<T> {
   return JSON.parse(await readFile(path, 'utf8')) as T;
 }
-
-/** Where a command writes and what it sees, as buffers. */
-export interface BufferedIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-  env: Record<string, string | undefined>;
-  cwd: string;
-  out: () => string;
-  err: () => string;
-}
-
-export function bufferedIo(cwd: string, env: Record<string, string | undefined> = {}): BufferedIo {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env,
-    cwd,
-    out: () => out,
-    err: () => err,
-  };
-}
