@@ -24,29 +24,7 @@ export interface ConnectorErrorOptions {
   cause?: unknown;
 }
 
-/** Marks errors of every copy of the SDK, so `instanceof` holds across copies (a plugin's own install). */
-const BRAND = Symbol.for('plugboard.ConnectorError');
-
-function branded(value: unknown): value is Error {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
-}
-
 export class ConnectorError extends Error {
-  /**
-   * True for errors of this class made by any copy of the SDK: the same
-   * brand, and the class's name along the prototype chain.
-   */
-  static [Symbol.hasInstance](value: unknown): boolean {
-    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
-    if (!branded(value)) return false;
-    if (this === ConnectorError) return true;
-    for (let proto = Object.getPrototypeOf(value); proto; proto = Object.getPrototypeOf(proto)) {
-      if ((proto as { constructor?: { name?: string } }).constructor?.name === this.name) return true;
-    }
-    return false;
-  }
-
-  declare readonly [BRAND]: true;
   /** Stable, machine-readable reason. */
   readonly code: string;
   /** True when the same call may succeed if tried again later. */
@@ -65,7 +43,6 @@ export class ConnectorError extends Error {
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    Object.defineProperty(this, BRAND, { value: true });
     this.code = code;
     this.retryable = retryable;
     this.status = options.status;
