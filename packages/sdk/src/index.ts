@@ -53,7 +53,7 @@ export type { BudgetBackend, BudgetEntry, BudgetKey, BudgetStateStore, ProbeClai
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
 export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRY_AFTER_SECONDS } from './http/client.js';
 export type { HttpClient, HttpRequest, HttpResponse, RequestOptions, RetrySettings } from './http/client.js';
-export { classifyByStatus, parseQuota, providerMessage } from './http/classify.js';
+export { classifyByStatus, quotaDetails, providerMessage } from './http/classify.js';
 export type { ProviderFailure } from './http/classify.js';
 export { parseRetryAfter, findRequestId } from './http/headers.js';
 export { catalogueEntry, budgetOf } from './catalogue-entry.js';

@@ -33,10 +33,10 @@ async function failureOf(status: number, body: unknown, headers: Record<string, 
 
 describe('402 quota exhausted', () => {
   it.each([
-    ['Insufficient media minutes to start the job (300 minutes required, 50 available)', 'media_minutes', 'minutes', 300, 50],
-    ['Insufficient AI credits to start the job (100 credits required, 25 available)', 'ai_credits', 'credits', 100, 25],
-  ])('names the quota of "%s" and is never retried', async (message, quota, unit, required, available) => {
-    const server = await h.start((req, res) => json(res, 402, { error: 'payment_required', message }, { 'x-request-id': 'req_402' }));
+    ['at the top', { error: 'payment_required', message: 'Out of minutes', quota: 'Media minutes', unit: 'minutes', required: 300, available: 50 }, 'media_minutes', 'minutes', 300, 50],
+    ['under error', { error: { message: 'Out of credits', quota: 'ai_credits', unit: 'credits', required: 100, available: 25 } }, 'ai_credits', 'credits', 100, 25],
+  ])('names the quota the body gives as fields (%s) and is never retried', async (_where, body, quota, unit, required, available) => {
+    const server = await h.start((req, res) => json(res, 402, body, { 'x-request-id': 'req_402' }));
     const error = await writeAction(example, 'orders.create', h.options({ input: order, connection: { baseUrl: server.url } })).catch(
       (caught: unknown) => caught,
     );
@@ -45,10 +45,10 @@ describe('402 quota exhausted', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('is not retried on a read either', async () => {
-    const error = await failureOf(402, { error: 'payment_required', message: 'Payment required' });
+  it('is not retried on a read either; a provider\'s words alone name no quota (its connector reads them)', async () => {
+    const error = await failureOf(402, { error: 'payment_required', message: 'Insufficient media minutes to start the job (300 minutes required, 50 available)' });
     expect(error).toBeInstanceOf(QuotaExhaustedError);
-    expect((error as QuotaExhaustedError).quota).toBeUndefined();
+    expect(error).toMatchObject({ quota: undefined, unit: undefined, required: undefined, available: undefined });
     expect(h.server.requests).toHaveLength(1);
   });
 });

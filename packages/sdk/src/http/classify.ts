@@ -42,22 +42,41 @@ export function providerMessage(status: number, body: unknown): string {
   return `HTTP ${status}`;
 }
 
-const QUOTA_MESSAGE = /insufficient\s+(.+?)\s+to\s.*?\(\s*([\d.,]+)\s+([a-z ]+?)\s+required,\s*([\d.,]+)\s+available\s*\)/i;
+function fieldsOf(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** A short name or unit: trimmed, at most 100 characters. */
+function shortText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() && value.length <= 100 ? value.trim() : undefined;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
 
 /**
- * The quota a 402 names, e.g. `Insufficient media minutes to start the job (300 minutes
- * required, 50 available)` gives media_minutes, minutes, 300 and 50.
+ * The quota a 402 names when the provider sends it as fields of its JSON body, at the top or
+ * under `error`: `quota` (made snake_case, e.g. `media_minutes`), `unit`, `required` and
+ * `available`. A provider that says it only in words is read by its connector's
+ * `classifyError`, which passes the details to `QuotaExhaustedError`.
  */
-export function parseQuota(message: string): QuotaDetails {
-  const match = QUOTA_MESSAGE.exec(message);
-  if (!match) return {};
-  const number = (text: string) => Number(text.replace(/,/g, ''));
-  return {
-    quota: match[1]!.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, ''),
-    unit: match[3]!.toLowerCase(),
-    required: number(match[2]!),
-    available: number(match[4]!),
+export function quotaDetails(body: unknown): QuotaDetails {
+  const top = fieldsOf(body);
+  const fields = [top, fieldsOf(top?.error)].find((candidate) => candidate && ['quota', 'required', 'available'].some((key) => key in candidate));
+  if (!fields) return {};
+  const name = shortText(fields.quota)
+    ?.toLowerCase()
+    .split(/[^a-z0-9]/)
+    .filter(Boolean)
+    .join('_');
+  const details: QuotaDetails = {
+    quota: name || undefined,
+    unit: shortText(fields.unit),
+    required: finite(fields.required),
+    available: finite(fields.available),
   };
+  return Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined)) as QuotaDetails;
 }
 
 /** The error for a failed answer by its status; connectors may classify by message first. */
@@ -70,7 +89,7 @@ export function classifyByStatus(failure: ProviderFailure): ConnectorError {
     case 401:
       return new AuthenticationError(text, options);
     case 402:
-      return new QuotaExhaustedError(text, parseQuota(message), options);
+      return new QuotaExhaustedError(text, quotaDetails(body), options);
     case 403:
       return new PermissionError(text, options);
     case 404:
