@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { type Action, type Connector, isImplemented } from '@plugboard/sdk';
-import type * as Vitest from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { catalogueProblems, expectationOf, outcomeProblems, pagingProblems } from './checks.js';
 import { type FaultServer, startFaultServer } from './faults.js';
 import { type Fixture, fixturePath, outcomeError, type RecordedResponse, readFixtureSync, scenariosIn } from './fixture.js';
@@ -11,15 +11,10 @@ import type { Scenario } from './scenario.js';
 /**
  * The standard suite every connector runs, in the spirit of singer-sdk's
  * standard tap tests and Airbyte's acceptance tests. It registers vitest
- * blocks; vitest is an optional peer, loaded here so that the rest of the kit
- * (recording for the CLI, the fault server) works without it.
+ * blocks; only the `@plugboard/testing/vitest` entry imports this module, so
+ * the rest of the kit (recording for the CLI, the fault server) never loads
+ * vitest, an optional peer.
  */
-let vitest: typeof Vitest | undefined;
-try {
-  vitest = await import('vitest');
-} catch {
-  vitest = undefined;
-}
 
 export interface IncrementalPair {
   /** The first run (from no checkpoint, or the scenario's). */
@@ -58,8 +53,6 @@ function describeScenario(scenario: Scenario): string {
 }
 
 export function describeConnector(connector: Connector, options: ConnectorSuiteOptions): void {
-  if (!vitest) throw new Error('describeConnector registers vitest tests: install vitest and run it under vitest');
-  const { describe, it, beforeAll, afterAll } = vitest;
   const { fixturesDir } = options;
   const scenarios = [...(options.scenarios ?? scenariosIn(fixturesDir))];
   const fixtures = new Map<string, Fixture>();
