@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-import { runCli } from './cli.js';
-import { PACK } from './pack.js';
+import { enableCompileCache } from 'node:module';
+// Compiled code is kept in the system's temporary folder: later starts skip compiling.
+enableCompileCache?.();
+const { runCli } = await import('./cli.js');
+const { PACK } = await import('./pack.js');
 
 const controller = new AbortController();
 process.once('SIGINT', () => controller.abort());

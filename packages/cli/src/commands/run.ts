@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { fileStore } from '@plugboard/runtime';
 import { type ApprovalDecision, type Connector, createExecutor, createTransport, memoryStore } from '@plugboard/sdk';
 import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
@@ -30,15 +29,16 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
   const { values } = args;
   const connectionId = args.connection.id ?? 'default';
   const progress = createProgress(io.stderr);
-  // Its own pool, closed at the end, so no idle keep-alive socket holds the process open.
+  // A command makes few requests: Node's own fetch pool starts quicker than loading one
+  // (an idle keep-alive socket there does not hold the process open).
   // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
   const redis = io.env.PLUGBOARD_REDIS_URL;
-  const transport = createTransport(redis ? { redis } : {});
+  const transport = createTransport({ via: 'fetch', ownPool: false, ...(redis ? { redis } : {}) });
   const executor = createExecutor({
     connectors: [args.connector],
     resolveConnection: (id) => ({ ...args.connection, id }),
     resolveCredential: args.credential,
-    stores: values.state ? fileStore(resolve(io.cwd, values.state)) : memoryStore(),
+    stores: values.state ? (await import('@plugboard/runtime')).fileStore(resolve(io.cwd, values.state)) : memoryStore(),
     transport,
     log: args.log,
   });

@@ -331,7 +331,8 @@ class RunHttpClient implements HttpClient {
     const { transport } = this.settings;
     if (transport.via === 'fetch') {
       // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
-      const response = await fetch(target, { method, headers, body, redirect: 'manual', signal, dispatcher: transport.dispatcher } as RequestInit);
+      const init = { method, headers, body, redirect: 'manual', signal, ...(transport.ownPool ? { dispatcher: transport.dispatcher } : {}) };
+      const response = await fetch(target, init as RequestInit);
       return { status: response.status, headers: response.headers, text: () => response.text(), discard: async () => void (await response.body?.cancel()) };
     }
     const response = await transport.agent.request({

@@ -1,4 +1,4 @@
-import Bottleneck from 'bottleneck';
+import type Bottleneck from 'bottleneck';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis as IORedisClient, RedisOptions } from 'ioredis';
@@ -315,7 +315,8 @@ export class RedisBudgets implements BudgetBackend {
       throw error;
     }
     // Bottleneck's own pair (commands, and a subscriber for its capacity messages).
-    const connection = new Bottleneck.IORedisConnection({ client: client.duplicate(), Redis });
+    const { default: Limiter } = await import('bottleneck');
+    const connection = new Limiter.IORedisConnection({ client: client.duplicate(), Redis });
     connection.on('error', record);
     if (this.closed) {
       await connection.disconnect(false);
@@ -356,7 +357,8 @@ export class RedisBudgets implements BudgetBackend {
       throw this.fail(name, error);
     }
     const id = `${this.base(key)}:limiter`;
-    const limiter = new Bottleneck({
+    const { default: Limiter } = await import('bottleneck');
+    const limiter = new Limiter({
       ...options,
       id,
       datastore: 'ioredis',

@@ -1,4 +1,5 @@
-import { Agent, Dispatcher1Wrapper, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent, Dispatcher } from 'undici';
 import { BudgetRegistry } from './budget.js';
 import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 
@@ -19,10 +20,12 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 export interface Transport {
   /** How requests are sent: straight to the pool, or through the built-in fetch. */
   via: 'undici' | 'fetch';
-  /** The pool, for `undici`. */
-  agent: Agent;
-  /** The pool as the built-in fetch takes it, for `fetch`. */
-  dispatcher: Dispatcher;
+  /** False when `fetch` uses Node's own pool rather than the transport's. */
+  ownPool: boolean;
+  /** The pool (made on first use). */
+  readonly agent: Agent;
+  /** The pool as the built-in fetch takes it (made on first use). */
+  readonly dispatcher: Dispatcher;
   budgets: BudgetRegistry;
   /** Ends the pool, the budgets' timers and the Redis connections the transport opened; waiting requests fail. */
   close(): Promise<void>;
@@ -31,6 +34,12 @@ export interface Transport {
 export interface TransportOptions {
   /** `undici` (default): requests go to the pool directly. `fetch`: through the built-in fetch, for fetch interceptors. */
   via?: 'undici' | 'fetch';
+  /**
+   * With `via: 'fetch'`, `false` sends on Node's own pool and never loads the
+   * undici package: the quickest start for a process that makes a few
+   * requests (the pool's timeouts below do not apply; each request's own does).
+   */
+  ownPool?: boolean;
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -44,25 +53,44 @@ export interface TransportOptions {
   redis?: RedisBudgetsOption;
 }
 
+/** undici is loaded when a pool is first needed: a process that never sends does not pay for it. */
+const load = createRequire(import.meta.url);
+
 export function createTransport(options: TransportOptions = {}): Transport {
+  const via = options.via ?? 'undici';
+  const ownPool = options.ownPool ?? true;
+  if (!ownPool && via !== 'fetch') throw new TypeError("createTransport: ownPool: false needs via: 'fetch'");
   const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis);
-  const agent = new Agent({
-    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-    headersTimeout: options.headersTimeoutMs ?? 60_000,
-    bodyTimeout: options.bodyTimeoutMs ?? 60_000,
-    keepAliveTimeout: 4_000,
-  });
-  // undici 8's Agent speaks a newer dispatcher interface than Node's built-in fetch accepts.
-  const dispatcher = new Dispatcher1Wrapper(agent);
+  let agent: Agent | undefined;
+  let dispatcher: Dispatcher | undefined;
+  const pool = (): Agent => {
+    if (!agent) {
+      const { Agent: Pool } = load('undici') as typeof import('undici');
+      agent = new Pool({
+        connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+        headersTimeout: options.headersTimeoutMs ?? 60_000,
+        bodyTimeout: options.bodyTimeoutMs ?? 60_000,
+        keepAliveTimeout: 4_000,
+      });
+    }
+    return agent;
+  };
   const budgets = new BudgetRegistry(redis);
   return {
-    via: options.via ?? 'undici',
-    agent,
-    dispatcher,
+    via,
+    ownPool,
+    get agent() {
+      return pool();
+    },
+    get dispatcher() {
+      // undici 8's Agent speaks a newer dispatcher interface than Node's built-in fetch accepts.
+      dispatcher ??= new (load('undici') as typeof import('undici')).Dispatcher1Wrapper(pool());
+      return dispatcher;
+    },
     budgets,
     async close() {
       await budgets.stop();
-      await agent.close();
+      await agent?.close();
     },
   };
 }
