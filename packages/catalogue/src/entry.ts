@@ -1,4 +1,4 @@
-import { type Connector, catalogueEntry, compareText, entityId, findSecretKeys, type PublicConnector, type PublicOperation } from '@plugboard/sdk';
+import { type Connector, catalogueEntry, compareText, entityId, findSecretKeys, formatJsonPath, type PublicConnector, type PublicOperation, someJsonString } from '@plugboard/sdk';
 import { defaultPackageName } from './constants.js';
 import { dataTypeFile, inputSchemaFile, typesFile } from './paths.js';
 import { sortedRecord } from './write.js';
@@ -90,11 +90,10 @@ const SECRET_VALUE_PATTERNS: readonly RegExp[] = [
   /\b(gh[pousr]_[A-Za-z0-9]{16,}|xox[abprs]-[A-Za-z0-9-]{10,})/,
 ];
 
-function strings(value: unknown, path: string): Array<[string, string]> {
-  if (typeof value === 'string') return [[path, value]];
-  if (Array.isArray(value)) return value.flatMap((item, index) => strings(item, `${path}[${index}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => strings(inner, `${path}.${key}`));
+function strings(value: unknown, root: string): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  someJsonString(value, (text, path, isKey) => void (isKey || found.push([formatJsonPath(path, root), text])));
+  return found;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { byKey } from '@plugboard/sdk';
+import { byKey, mapJson } from '@plugboard/sdk';
 import { z } from 'zod';
 import type { JsonObject } from './public-connector-schema.js';
 import { sortedRecord } from './write.js';
@@ -44,13 +44,7 @@ export function schemaParts(schema: z.ZodType, io: Io): SchemaParts {
 
 /** Deep copy of a schema with every `$ref` passed through `rewrite`. */
 export function mapRefs(value: unknown, rewrite: (ref: string) => string): unknown {
-  if (Array.isArray(value)) return value.map((item) => mapRefs(item, rewrite));
-  if (value === null || typeof value !== 'object') return value;
-  const out: JsonObject = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] = key === '$ref' && typeof inner === 'string' ? rewrite(inner) : mapRefs(inner, rewrite);
-  }
-  return out;
+  return mapJson(value, { member: (key, inner) => (key === '$ref' && typeof inner === 'string' ? rewrite(inner) : undefined) });
 }
 
 /** The stand-alone JSON Schema file of a data type or an input. */

@@ -120,7 +120,7 @@ describe('plugboard catalogue --out DIR', () => {
     expect(
       secretProblems({ schemes: [{ type: 'bearer', header: 'Authorization', default: true, token: 'x' }], baseUrl: 'https://user:pw@host.invalid', example: 'Bearer abcdef' }),
     ).toEqual([
-      'authentication.schemes.0.token: a secret-like field name',
+      'authentication.schemes[0].token: a secret-like field name',
       'authentication.baseUrl: the URL carries user information',
       'authentication.example: the value looks like a credential',
     ]);

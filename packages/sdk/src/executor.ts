@@ -53,7 +53,7 @@ export interface ExecutorOptions {
   transport?: Transport;
   /** Structured log entries of the runs, already redacted. */
   log?: LogSink;
-  /** The least level that reaches `log`; lower entries are never built. Default `debug`. */
+  /** The least level that reaches `log`; lower entries are never built. Default `info`. */
   logLevel?: LogLevel;
   /** Retry settings for reads and safe writes; default: the SDK's. */
   retry?: Partial<RetrySettings>;

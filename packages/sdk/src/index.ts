@@ -43,6 +43,8 @@ export { approvalDigest, canonicalJson } from './digest.js';
 export { compareText, byKey } from './order.js';
 export type { ApprovalBinding, RunSubject } from './digest.js';
 export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from './secrets.js';
+export { CIRCULAR, formatJsonPath, mapJson, someJsonString } from './json.js';
+export type { JsonMapper, JsonPath } from './json.js';
 export { createLogger, stderrSink } from './log.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { createTransport, sharedTransport } from './http/transport.js';

@@ -29,7 +29,7 @@ export interface RunSettings {
   signal?: AbortSignal;
   /** Receives structured log entries, already redacted. Default: warnings and errors to stderr. */
   log?: LogSink;
-  /** The least level that reaches `log`; lower entries are never built. Default: `debug` with a sink of the caller's, `warn` without. */
+  /** The least level that reaches `log`; lower entries are never built. Default: `info` with a sink of the caller's, `warn` without; `debug` adds an entry per provider answer. */
   logLevel?: LogLevel;
   onProgress?: (event: ProgressEvent) => void;
   /** The pool and rate budgets to use; default: the process-wide one. */
@@ -182,7 +182,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   redactor.add(credential);
 
   const signal = options.signal ?? NEVER;
-  const log = createLogger(options.log ?? stderrSink, redactor, { connector: connector.key, action: action.key }, options.logLevel ?? (options.log ? 'debug' : 'warn'));
+  const log = createLogger(options.log ?? stderrSink, redactor, { connector: connector.key, action: action.key }, options.logLevel ?? (options.log ? 'info' : 'warn'));
   const http = createHttpClient({
     connector,
     action,
@@ -205,10 +205,11 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   };
 
   // A provider that echoes the credential must not pass it on into the flow's data.
-  const withoutSecrets = (record: unknown) => (redactor.containsSecretIn(record) ? redactor.redactValues(record) : record);
+  // One walk over the page finds an echoed secret; only a page that holds one is copied record by record.
+  const withoutSecrets = (records: unknown[]) => (redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records);
   const validRecords = (records: unknown[]) =>
-    records.map((record, index) =>
-      parseOrThrow(action.entity, withoutSecrets(record), (error) =>
+    withoutSecrets(records).map((record, index) =>
+      parseOrThrow(action.entity, record, (error) =>
         new SchemaMismatchError(`${connector.key} ${action.key}`, zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined), {
           requestId: http.lastRequestId,
         }),

@@ -1,3 +1,5 @@
+import { formatJsonPath, mapJson, someJsonString } from './json.js';
+
 /**
  * Secret handling shared by logs, errors and recorded fixtures: a key-name test
  * for secret-like fields, and a redactor that finds secret values anywhere in a
@@ -44,16 +46,13 @@ export function isSecretKey(key: string, extraWords: readonly string[] = []): bo
   return [...SECRET_KEY_WORDS, ...extraWords.map(normaliseKey)].some((word) => word !== '' && name.includes(word));
 }
 
-/** Paths (dotted) of every secret-like key in a value, at any depth. */
-export function findSecretKeys(value: unknown, extraWords: readonly string[] = [], prefix = ''): string[] {
-  if (Array.isArray(value)) {
-    return value.flatMap((item, index) => findSecretKeys(item, extraWords, `${prefix}${index}.`));
-  }
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => [
-    ...(isSecretKey(key, extraWords) ? [`${prefix}${key}`] : []),
-    ...findSecretKeys(inner, extraWords, `${prefix}${key}.`),
-  ]);
+/** Paths (`a.b[1].c`) of every secret-like key in a value, at any depth. */
+export function findSecretKeys(value: unknown, extraWords: readonly string[] = []): string[] {
+  const found: string[] = [];
+  someJsonString(value, (text, path, isKey) => {
+    if (isKey && isSecretKey(text, extraWords)) found.push(formatJsonPath(path));
+  });
+  return found;
 }
 
 /** Secrets shorter than this are not searched by value: they would match ordinary text. */
@@ -192,37 +191,22 @@ export class Redactor {
 
   /** True when a known secret occurs in any string or key of a JSON-like value. */
   containsSecretIn(value: unknown): boolean {
-    if (typeof value === 'string') return this.containsSecret(value);
-    if (value === null || typeof value !== 'object' || this.secrets.size === 0) return false;
-    if (Array.isArray(value)) return value.some((item) => this.containsSecretIn(item));
-    for (const key in value) {
-      if (this.containsSecret(key) || this.containsSecretIn((value as Record<string, unknown>)[key])) return true;
-    }
-    return false;
+    if (this.secrets.size === 0) return false;
+    return typeof value === 'string' ? this.containsSecret(value) : someJsonString(value, (text) => this.containsSecret(text));
   }
 
-  /** A deep copy with secret-like keys blanked and secret values hidden in every string. */
+  /** A deep copy with secret-like keys blanked and secret values hidden in every string and key. */
   redact<T>(value: T): T {
-    return this.redactDeep(value, true, new WeakSet()) as T;
+    return mapJson(value, {
+      text: (text) => this.redactString(text),
+      key: (key) => this.redactString(key),
+      member: (key, inner) => (this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '' ? REDACTED : undefined),
+      other: (other) => (other instanceof Error ? this.redactString(other.message) : other),
+    }) as T;
   }
 
-  /** A deep copy with secret values hidden in every string; keys are left alone (for records). */
+  /** A deep copy with secret values hidden in every string and key; keys are not judged by name (for records). */
   redactValues<T>(value: T): T {
-    return this.redactDeep(value, false, new WeakSet()) as T;
-  }
-
-  private redactDeep(value: unknown, byKey: boolean, seen: WeakSet<object>): unknown {
-    if (typeof value === 'string') return this.redactString(value);
-    if (value instanceof Error) return this.redactString(value.message);
-    if (value === null || typeof value !== 'object') return value;
-    if (seen.has(value)) return '[Circular]';
-    seen.add(value);
-    if (Array.isArray(value)) return value.map((item) => this.redactDeep(item, byKey, seen));
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [
-        this.redactString(key),
-        byKey && this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '' ? REDACTED : this.redactDeep(inner, byKey, seen),
-      ]),
-    );
+    return mapJson(value, { text: (text) => this.redactString(text), key: (key) => this.redactString(key) }) as T;
   }
 }

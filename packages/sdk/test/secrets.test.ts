@@ -18,7 +18,7 @@ describe('platform rule 10: no secrets in connection settings', () => {
     [{ Authorization: 'x' }, 'settings.Authorization'],
     [{ credentials: { user: 'a' } }, 'settings.credentials'],
     [{ region: 'eu', proxy: { auth: { PassWord: 'x' } } }, 'settings.proxy.auth.PassWord'],
-    [{ hosts: [{ name: 'a' }, { client_secret: 'x' }] }, 'settings.hosts.1.client_secret'],
+    [{ hosts: [{ name: 'a' }, { client_secret: 'x' }] }, 'settings.hosts[1].client_secret'],
     [{ Authorisation: 'x' }, 'settings.Authorisation'],
     [{ pwd: 'x' }, 'settings.pwd'],
     [{ auth: { user: 'a' } }, 'settings.auth'],

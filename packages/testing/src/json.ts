@@ -20,21 +20,3 @@ export function sortKeys(value: unknown): unknown {
 export function stableStringify(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
-
-/** Every string in a value, keys included, with the dotted path where it was found. */
-export function* stringsIn(value: unknown, path = ''): Generator<{ path: string; text: string }> {
-  if (typeof value === 'string') {
-    yield { path, text: value };
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) yield* stringsIn(item, `${path}[${index}]`);
-    return;
-  }
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    const here = path ? `${path}.${key}` : key;
-    yield { path: `${here} (key)`, text: key };
-    yield* stringsIn(inner, here);
-  }
-}

@@ -1,3 +1,4 @@
+import { mapJson } from '@plugboard/sdk';
 import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
 import { type BodyType, REPLAY_ORIGIN, type RecordedCall } from './fixture.js';
 
@@ -167,11 +168,6 @@ export function originRewriter(recordedOrigin: string): <T>(value: T) => T {
   const all = [...forms].flatMap((form) => [form, encodeURIComponent(form)]).sort((a, b) => b.length - a.length);
   const pattern = new RegExp(`(?:${all.map(escapeRegExp).join('|')})(?![0-9])`, 'g');
   const replay = (match: string) => (match.startsWith('http') ? REPLAY_ORIGIN : encodeURIComponent(REPLAY_ORIGIN));
-  const rewrite = (value: unknown): unknown => {
-    if (typeof value === 'string') return value.replace(pattern, replay);
-    if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map(rewrite);
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, inner]) => [rewrite(key), rewrite(inner)]));
-  };
-  return <T>(value: T) => rewrite(value) as T;
+  const rewrite = (text: string) => text.replace(pattern, replay);
+  return <T>(value: T) => mapJson(value, { text: rewrite, key: rewrite }) as T;
 }

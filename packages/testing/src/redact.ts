@@ -1,6 +1,5 @@
-import { isSecretKey, normaliseKey, REDACTED, Redactor } from '@plugboard/sdk';
+import { formatJsonPath, isSecretKey, mapJson, normaliseKey, REDACTED, Redactor, someJsonString } from '@plugboard/sdk';
 import type { Fixture, RecordedCall, RecordedRequest, RecordedResponse } from './fixture.js';
-import { stringsIn } from './json.js';
 
 /**
  * Redaction of a recording before anything is written. Two passes:
@@ -75,17 +74,10 @@ export class FixtureRedactor {
   // ---- pass 1: learn the values held under secret-like names ----
 
   /** Learns from a JSON value: strings under secret-like keys, at any depth. */
-  learnJson(value: unknown, underSecret = false): void {
-    if (typeof value === 'string') {
-      if (underSecret) this.addSecret(value);
-      return;
-    }
-    if (value === null || typeof value !== 'object') return;
-    if (Array.isArray(value)) {
-      for (const item of value) this.learnJson(item, underSecret);
-      return;
-    }
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) this.learnJson(inner, underSecret || this.isSecretKey(key));
+  learnJson(value: unknown): void {
+    someJsonString(value, (text, path, isKey) => {
+      if (!isKey && path.some((step) => typeof step === 'string' && this.isSecretKey(step))) this.addSecret(text);
+    });
   }
 
   learnHeaders(headers: Record<string, string> | undefined): void {
@@ -133,15 +125,12 @@ export class FixtureRedactor {
   }
 
   private redactDeep(value: unknown, underSecret: boolean): unknown {
-    if (typeof value === 'string') return underSecret && value !== '' ? REDACTED : this.redactText(value);
-    if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map((item) => this.redactDeep(item, underSecret));
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([key, inner]) => [
-        this.redactText(key),
-        this.redactDeep(inner, underSecret || this.isSecretKey(key)),
-      ]),
-    );
+    // Under a secret-like name every string goes; elsewhere only the secret values in it.
+    return mapJson(value, {
+      text: (text) => (underSecret && text !== '' ? REDACTED : this.redactText(text)),
+      key: (key) => this.redactText(key),
+      member: (key, inner) => (!underSecret && this.isSecretKey(key) ? this.redactDeep(inner, true) : undefined),
+    });
   }
 
   redactHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
@@ -222,13 +211,14 @@ export class FixtureRedactor {
   /** Where a secret value is still present (paths like `calls[1].response.body.token`); empty when none. */
   leaks(value: unknown): string[] {
     const found = new Set<string>();
-    for (const { path, text } of stringsIn(value)) {
+    someJsonString(value, (text, at, isKey) => {
+      const path = `${formatJsonPath(at)}${isKey ? ' (key)' : ''}`;
       if (this.containsSecret(text)) found.add(path);
-      if (/\.body$/.test(path) && /^(?:[0-9a-f]{2})+$/.test(text)) {
+      if (!isKey && at.at(-1) === 'body' && /^(?:[0-9a-f]{2})+$/.test(text)) {
         const bytes = Buffer.from(text, 'hex');
         if (this.containsSecret(bytes.toString('latin1')) || this.containsSecret(bytes.toString('utf8'))) found.add(`${path} (binary)`);
       }
-    }
+    });
     return [...found];
   }
 }

@@ -7,6 +7,7 @@ import { startWindowServer, type WindowServer } from '../src/window-server.js';
  * The SDK's declared rate budgets against a strict sliding-window provider:
  * what counts is what the provider saw, counted by arrival (no more than
  * `limit` arrivals in any period, not one 429), however late requests arrive.
+ * The provider reads the wall clock, as a real one does.
  */
 
 const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'WindowItem' });
@@ -66,20 +67,20 @@ describe('a declared budget against a strict sliding-window provider', () => {
   const budget: RateBudget = { limit: 4, per: 'second' };
 
   it('keeps every second to the limit by arrival, with no 429, from 12 concurrent callers', async () => {
-    server = await startWindowServer({ limit: 4, periodMs: 1_000 });
+    server = await startWindowServer({ limit: 4, periodMs: 1_000, now: Date.now });
     await callers(connectorWith(budget), 12, 10);
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 10, rejected: 0 });
     expect(server.peakInWindow).toBe(4);
   });
 
   it('holds when the provider answers the first window 100 ms late: a place is held until a period after the answer', async () => {
-    server = await startWindowServer({ limit: 4, periodMs: 1_000, delayFirstMs: 100 });
+    server = await startWindowServer({ limit: 4, periodMs: 1_000, delayFirstMs: 100, now: Date.now });
     await callers(connectorWith(budget), 12, 10);
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 10, rejected: 0 });
   });
 
   it('holds while the event loop is kept busy (answers read late)', async () => {
-    server = await startWindowServer({ limit: 4, periodMs: 1_000 });
+    server = await startWindowServer({ limit: 4, periodMs: 1_000, now: Date.now });
     // Blocks the loop 40 ms out of every 50: timers and answers are handled late.
     const busy = setInterval(() => {
       const until = performance.now() + 40;

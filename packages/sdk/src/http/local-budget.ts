@@ -30,8 +30,8 @@ import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedErro
 /** How long an undeclared budget stays careful after a pause. */
 const CAREFUL_MS = 60_000;
 
-/** Milliseconds since the epoch, with the sub-millisecond precision of the monotonic clock. */
-const now = (): number => performance.timeOrigin + performance.now();
+/** The wall clock, as a provider's is: whole milliseconds since the epoch. */
+const now = (): number => Date.now();
 
 interface Waiter {
   resolve(epoch: Admission): void;
@@ -150,7 +150,8 @@ export class LocalBudget implements Budget {
     this.running -= 1;
     if (this.windowed()) {
       this.inFlight -= 1;
-      this.leaves.push(now() + this.periodMs!);
+      // The answer came at most a millisecond after the clock's reading: the place is held to the next one.
+      this.leaves.push(now() + 1 + this.periodMs!);
     }
     if (admission.probe) this.probing = false;
     const pause = answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause());

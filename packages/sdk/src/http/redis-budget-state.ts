@@ -149,13 +149,14 @@ return wait
 `);
 
 /**
- * A request's answer came: its place leaves the window one period from now.
+ * A request's answer came: its place leaves the window one period from now
+ * (the next whole millisecond: never before a period after the answer).
  * KEYS: window. ARGV: member. The key's expiry, set for the latest running
  * request, already outlasts every earlier score.
  */
 const ANSWERED = new Script(`
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = tonumber(time[1]) * 1000 + math.ceil(tonumber(time[2]) / 1000)
 redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
 return 0
 `);
