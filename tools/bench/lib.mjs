@@ -201,3 +201,18 @@ export async function startRedis() {
     },
   };
 }
+
+/** A source action of one GET per run, `items.get`, for the request and window benchmarks. */
+export function itemsGetAction(sdk, z) {
+  const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'Item' });
+  return sdk.defineAction({
+    key: 'items.get',
+    label: 'Get an item',
+    direction: 'source',
+    entity: Item,
+    input: z.object({ id: z.string() }),
+    async *read(ctx, input) {
+      yield { records: [await ctx.http.get(`/items/${input.id}`)] };
+    },
+  });
+}

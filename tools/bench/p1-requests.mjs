@@ -23,7 +23,7 @@
 import { Agent as HttpAgent, createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { built, integerList, median, pool, positiveInteger, ratio, round2, startChild, thousands, times } from './lib.mjs';
+import { built, integerList, itemsGetAction, median, pool, positiveInteger, ratio, round2, startChild, thousands, times } from './lib.mjs';
 
 const BODY = JSON.stringify({ id: 'a', name: 'A', updated_at: '2026-11-01T00:00:00Z' });
 const CREDENTIAL = 'bench-credential-123456';
@@ -75,7 +75,7 @@ async function main() {
 
   /** How many requests the last items.get_many run made. */
   let manyDone = 0;
-  const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'Item' });
+  const itemsGet = itemsGetAction(sdk, z);
   const connector = sdk.defineConnector({
     key: 'bench',
     name: 'Bench',
@@ -86,21 +86,12 @@ async function main() {
     summary: 'One item per request, for the requests-per-second benchmark.',
     auth: sdk.bearerToken(),
     actions: [
-      sdk.defineAction({
-        key: 'items.get',
-        label: 'Get an item',
-        direction: 'source',
-        entity: Item,
-        input: z.object({ id: z.string() }),
-        async *read(ctx, input) {
-          yield { records: [await ctx.http.get(`/items/${input.id}`)] };
-        },
-      }),
+      itemsGet,
       sdk.defineAction({
         key: 'items.get_many',
         label: 'Get an item many times',
         direction: 'source',
-        entity: Item,
+        entity: itemsGet.entity,
         input: z.object({ id: z.string(), count: z.number().int().min(1), concurrency: z.number().int().min(1), deadline: z.number() }),
         async *read(ctx, input) {
           let last;

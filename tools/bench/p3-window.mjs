@@ -28,7 +28,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { built, builtPath, integerList, positiveInteger, round1, round2, startRedis, thousands } from './lib.mjs';
+import { built, builtPath, itemsGetAction, integerList, positiveInteger, round1, round2, startRedis, thousands } from './lib.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const CREDENTIAL = 'bench-credential-123456';
@@ -36,7 +36,6 @@ const PERIOD_MS = { second: 1_000, minute: 60_000 };
 
 const sdk = await built('packages/sdk/dist/index.js');
 const { z } = await import('zod');
-const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'Item' });
 
 /** A connector of one `items.get` action; `budget` is its declared `default` budget, or none. */
 function windowConnector(budget) {
@@ -51,16 +50,7 @@ function windowConnector(budget) {
     auth: sdk.bearerToken(),
     ...(budget ? { rateLimits: { default: budget } } : {}),
     actions: [
-      sdk.defineAction({
-        key: 'items.get',
-        label: 'Get an item',
-        direction: 'source',
-        entity: Item,
-        input: z.object({ id: z.string() }),
-        async *read(ctx, input) {
-          yield { records: [await ctx.http.get(`/items/${input.id}`)] };
-        },
-      }),
+      itemsGetAction(sdk, z),
     ],
   });
 }

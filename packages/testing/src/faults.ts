@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 /**
  * A real HTTP server on 127.0.0.1 (random port) whose answers a test scripts:
@@ -128,7 +128,6 @@ export async function startFaultServer(initial: Fault | FaultHandler = answer({ 
   const queue: Fault[] = [];
   let fallback: Fault | FaultHandler = initial;
   const timers = new Set<NodeJS.Timeout>();
-  const sockets = new Set<Socket>();
 
   async function perform(fault: Fault, request: IncomingMessage, response: ServerResponse): Promise<void> {
     switch (fault.kind) {
@@ -191,18 +190,13 @@ export async function startFaultServer(initial: Fault | FaultHandler = answer({ 
       if (!response.headersSent) send(response, answer({ status: 500, body: { message: `fault server: ${String(error)}` } }));
     }
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+  const loopback = await listenOnLoopback(server, () => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
 
   const faultServer: FaultServer = {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     requests,
     get count() {
       return requests.length;
@@ -236,13 +230,7 @@ export async function startFaultServer(initial: Fault | FaultHandler = answer({ 
       requests.length = 0;
       return faultServer;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: loopback.close,
   };
   return faultServer;
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 /**
  * A provider with a strict sliding-window rate limit, on 127.0.0.1 (a free
@@ -121,7 +121,6 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
   let rejected = 0;
   let peakInWindow = 0;
   const timers = new Set<NodeJS.Timeout>();
-  const sockets = new Set<Socket>();
 
   function answer(response: ServerResponse, ms: number, reply: () => void): void {
     if (!(ms > 0)) return reply();
@@ -165,18 +164,13 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
     const id = lastSegment(request);
     answer(response, delay, () => sendJson(response, 200, { id, name: `Item ${id}`, updated_at: UPDATED_AT }));
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+  const loopback = await listenOnLoopback(server, () => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     get admitted() {
       return admitted;
     },
@@ -196,12 +190,6 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
       rejected = 0;
       peakInWindow = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: loopback.close,
   };
 }
