@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Drive, defaultDriveId, defaultToken } from './drive/drive.js';
@@ -7,7 +8,7 @@ import { RequestBudget } from './http/rate-limit.js';
 import { RequestLog, type RecordedRequest } from './http/request-log.js';
 import { BASE_PATH, requestListener } from './http/server.js';
 import { jobView } from './jobs/job-view.js';
-import { loadOpenApi } from './openapi/document.js';
+import { loadOpenApi, type OpenApiDocument } from './openapi/document.js';
 import type { PublishState } from './drive/model.js';
 import { DEFAULTS, type DescriptSimulatorOptions } from './options.js';
 import { ROUTES } from './routes/index.js';
@@ -57,6 +58,21 @@ export interface DescriptSimulator {
 
 const SALT_REQUEST = 91;
 
+/**
+ * The OpenAPI document at a path, parsed and compiled once per process (and again when the
+ * file changes): its validators compile on first use, and simulators that tests start by the
+ * dozen would otherwise each pay for the YAML and every schema anew.
+ */
+const documents = new Map<string, { mtimeMs: number; document: OpenApiDocument }>();
+function openApiAt(path: string): OpenApiDocument {
+  const { mtimeMs } = statSync(path);
+  const known = documents.get(path);
+  if (known?.mtimeMs === mtimeMs) return known.document;
+  const document = loadOpenApi(path);
+  documents.set(path, { mtimeMs, document });
+  return document;
+}
+
 export async function startDescriptSimulator(options: DescriptSimulatorOptions = {}): Promise<DescriptSimulator> {
   const clock = options.clock ?? Date.now;
   // Seeded timestamps count back from the start of the current UTC day: stable within a day, always in the past.
@@ -101,7 +117,7 @@ export async function startDescriptSimulator(options: DescriptSimulatorOptions =
       jobDurationMs: options.jobDurationMs ?? DEFAULTS.jobDurationMs,
       ...(options.rateLimit ? { budget: new RequestBudget(options.rateLimit) } : {}),
       publishedBudget: new RequestBudget(options.publishedRateLimit ?? DEFAULTS.publishedRateLimit),
-      ...(options.openapiPath ? { openapi: loadOpenApi(options.openapiPath) } : {}),
+      ...(options.openapiPath ? { openapi: openApiAt(options.openapiPath) } : {}),
       faults,
       log,
       nextRequestId: () => uuidFor(seed, requestCount++, SALT_REQUEST),
