@@ -29,11 +29,11 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
   const { values } = args;
   const connectionId = args.connection.id ?? 'default';
   const progress = createProgress(io.stderr);
-  // A command makes few requests: Node's own fetch pool starts quicker than loading one
+  // A command makes few requests: Node's own http modules start quicker than loading a pool
   // (an idle keep-alive socket there does not hold the process open).
   // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
   const redis = io.env.PLUGBOARD_REDIS_URL;
-  const transport = createTransport({ via: 'fetch', ownPool: false, ...(redis ? { redis } : {}) });
+  const transport = createTransport({ via: 'http', ...(redis ? { redis } : {}) });
   const executor = createExecutor({
     connectors: [args.connector],
     resolveConnection: (id) => ({ ...args.connection, id }),

@@ -1,5 +1,4 @@
 import pRetry from 'p-retry';
-import type { Dispatcher } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action } from '../definition/action.js';
 import { retryPolicy } from '../definition/action.js';
@@ -17,7 +16,8 @@ import {
 import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import { classifyByStatus, providerMessage, type ProviderFailure } from './classify.js';
-import { AnswerHeaders, findRequestId, type HeaderReader, parseRetryAfter, toHeaders } from './headers.js';
+import { exchangeOnce } from './exchange.js';
+import { findRequestId, type HeaderReader, parseRetryAfter, toHeaders } from './headers.js';
 import type { Budget } from './budget-rules.js';
 import type { Transport } from './transport.js';
 
@@ -96,14 +96,6 @@ interface RawAnswer {
   text: string;
 }
 
-/** An answer before its body is read. */
-interface Exchange {
-  status: number;
-  headers: HeaderReader;
-  text(): Promise<string>;
-  discard(): Promise<void>;
-}
-
 /** The signal of a run nobody can cancel: nothing listens to it. */
 export const NEVER: AbortSignal = new AbortController().signal;
 
@@ -180,7 +172,17 @@ class RunHttpClient implements HttpClient {
 
   async request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>> {
     const { answer, data } = await this.exchange(request);
-    return { status: answer.status, headers: toHeaders(answer.headers), data: data as T, requestId: findRequestId(answer.headers) };
+    let headers: Headers | undefined;
+    return {
+      status: answer.status,
+      // A WHATWG Headers costs a module load the first time: made only for a caller that reads it.
+      get headers() {
+        headers ??= toHeaders(answer.headers);
+        return headers;
+      },
+      data: data as T,
+      requestId: findRequestId(answer.headers),
+    };
   }
 
   private async data<T>(request: HttpRequest): Promise<T> {
@@ -298,7 +300,7 @@ class RunHttpClient implements HttpClient {
     let body = request.json === undefined ? undefined : JSON.stringify(request.json);
     try {
       for (let hop = 0; ; hop += 1) {
-        const answer = await this.exchangeOnce(target, method, headers, body, abort.signal);
+        const answer = await exchangeOnce(settings.transport, target, method, headers, body, abort.signal);
         const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get('location') : null;
         if (location && hop < MAX_REDIRECTS) {
           await answer.discard();
@@ -324,31 +326,6 @@ class RunHttpClient implements HttpClient {
       clearTimeout(timer);
       if (signal !== NEVER) signal.removeEventListener('abort', cancel);
     }
-  }
-
-  /** One HTTP exchange, no redirect followed, on the transport's pool. */
-  private async exchangeOnce(target: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
-    const { transport } = this.settings;
-    if (transport.via === 'fetch') {
-      // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
-      const init = { method, headers, body, redirect: 'manual', signal, ...(transport.ownPool ? { dispatcher: transport.dispatcher } : {}) };
-      const response = await fetch(target, init as RequestInit);
-      return { status: response.status, headers: response.headers, text: () => response.text(), discard: async () => void (await response.body?.cancel()) };
-    }
-    const response = await transport.agent.request({
-      origin: target.origin,
-      path: `${target.pathname}${target.search}`,
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body: body ?? null,
-      signal,
-    });
-    return {
-      status: response.statusCode,
-      headers: new AnswerHeaders(response.headers),
-      text: () => response.body.text(),
-      discard: async () => void (await response.body.dump()),
-    };
   }
 
   private parseBody(answer: RawAnswer, responseType: HttpRequest['responseType'], operation: string): unknown {

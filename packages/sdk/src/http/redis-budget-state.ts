@@ -94,10 +94,13 @@ export async function loadIORedis(load: IORedisLoader = () => import('ioredis'))
 
 /** A Lua script run by its SHA1, loaded again when the server does not know it. */
 class Script {
-  private readonly sha: string;
+  private shaOfLua: string | undefined;
 
-  constructor(private readonly lua: string) {
-    this.sha = createHash('sha1').update(lua).digest('hex');
+  constructor(private readonly lua: string) {}
+
+  private get sha(): string {
+    this.shaOfLua ??= createHash('sha1').update(this.lua).digest('hex');
+    return this.shaOfLua;
   }
 
   async run(client: IORedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {

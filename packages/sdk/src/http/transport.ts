@@ -9,7 +9,9 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
  * headers and body timeouts), about twice the speed of fetch on the same pool;
  * with `via: 'fetch'` they go through Node's built-in fetch on that Agent
  * instead, which is what fetch interceptors such as nock see (the testing kit
- * records and replays fixtures that way).
+ * records and replays fixtures that way); with `via: 'http'` through Node's
+ * own http and https modules, which start quickest (a command that makes a
+ * few requests).
  *
  * The budgets are this transport's own unless `redis` is given (kept in
  * memory, at no cost while they do not bind): then every transport, in any
@@ -19,9 +21,7 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
  */
 export interface Transport {
   /** How requests are sent: straight to the pool, or through the built-in fetch. */
-  via: 'undici' | 'fetch';
-  /** False when `fetch` uses Node's own pool rather than the transport's. */
-  ownPool: boolean;
+  via: 'undici' | 'fetch' | 'http';
   /** The pool (made on first use). */
   readonly agent: Agent;
   /** The pool as the built-in fetch takes it (made on first use). */
@@ -32,14 +32,13 @@ export interface Transport {
 }
 
 export interface TransportOptions {
-  /** `undici` (default): requests go to the pool directly. `fetch`: through the built-in fetch, for fetch interceptors. */
-  via?: 'undici' | 'fetch';
   /**
-   * With `via: 'fetch'`, `false` sends on Node's own pool and never loads the
-   * undici package: the quickest start for a process that makes a few
-   * requests (the pool's timeouts below do not apply; each request's own does).
+   * `undici` (default): requests go to the pool directly. `fetch`: through the
+   * built-in fetch on the pool, for fetch interceptors. `http`: Node's http and
+   * https modules and their agents, never loading undici (the pool's timeouts
+   * below do not apply; each request's own does).
    */
-  ownPool?: boolean;
+  via?: 'undici' | 'fetch' | 'http';
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -58,8 +57,6 @@ const load = createRequire(import.meta.url);
 
 export function createTransport(options: TransportOptions = {}): Transport {
   const via = options.via ?? 'undici';
-  const ownPool = options.ownPool ?? true;
-  if (!ownPool && via !== 'fetch') throw new TypeError("createTransport: ownPool: false needs via: 'fetch'");
   const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis);
   let agent: Agent | undefined;
   let dispatcher: Dispatcher | undefined;
@@ -78,7 +75,6 @@ export function createTransport(options: TransportOptions = {}): Transport {
   const budgets = new BudgetRegistry(redis);
   return {
     via,
-    ownPool,
     get agent() {
       return pool();
     },
