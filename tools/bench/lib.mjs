@@ -155,11 +155,11 @@ const run = promisify(execFile);
 
 /**
  * A redis-server of the benchmark's own: 127.0.0.1, a free port, a temporary folder, no
- * persistence. packages/sdk/scripts/ensure-redis.sh finds the binary (REDIS_SERVER, PATH)
- * or installs Debian's package. Resolves with `{ url, stop() }`.
+ * persistence. scripts/ensure-system.sh finds redis-server on PATH or installs Debian's
+ * package. Resolves with `{ url, stop() }`.
  */
 export async function startRedis() {
-  const { stdout } = await run('bash', [join(root, 'packages/sdk/scripts/ensure-redis.sh')], { timeout: 15 * 60_000 });
+  const { stdout } = await run('bash', ['-c', `bash "$1" >&2 && command -v redis-server`, 'ensure', join(root, 'scripts/ensure-system.sh')], { timeout: 15 * 60_000 });
   const binary = stdout.trim().split('\n').pop();
   const dir = await mkdtemp(join(tmpdir(), 'plugboard-bench-redis-'));
   const port = await freePort();
