@@ -14,8 +14,8 @@ import { Redactor } from './secrets.js';
 import { zodIssues } from './validation.js';
 
 /**
- * The one way an action runs, for every caller (the runtime's executor, and
- * through it the CLI, the testing kit and the demo): `prepareRun` validates
+ * The one way an action runs, for every caller (the executor, and through it
+ * the CLI, the testing kit and the demo): `prepareRun` validates
  * everything before anything is sent, once; `passGate` is the one approval
  * gate; `runPrepared` runs the prepared run, validates what comes back, and
  * yields pages. A destination yields one page holding its result.
