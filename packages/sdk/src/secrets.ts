@@ -3,47 +3,226 @@ import { formatJsonPath, mapJson, someJsonString } from './json.js';
 /**
  * Secret handling shared by logs, errors and recorded fixtures: a key-name test
  * for secret-like fields, and a redactor that finds secret values anywhere in a
- * string, including their URL-encoded and base64 forms.
+ * string, including their URL-encoded, hex and base64 forms.
  */
 
 export const REDACTED = '[REDACTED]';
 
-/** Words that make a field name secret-like wherever they occur in it, compared without case or separators. */
-const SECRET_KEY_WORDS = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'apikey',
+/**
+ * Rule 10 reads a key as words: `apiKey`, `api_key`, `API-KEY` and `x-api-key` are the words
+ * `api key`; `max_tokens` is `max tokens`, which names no secret. A key is secret-like when
+ * - a word, or two or three words run together, is a secret wherever it stands (`password`,
+ *   `passcode`, `secret`, `credentials` ...): `db_password`, `PassWord`, `clientSecret`,
+ *   `aws_creds`; or
+ * - the key ends with the name of a secret (`token`, `api key`, `access token`, `cookie`,
+ *   `signature`, `pw`, `otp`, `totp seed`, `session id`, `authorization` ...), trailing words
+ *   that only say how the value is written (`value`, `base64`, `hex`, a number ...) aside:
+ *   `access_token`, `x-auth-token`, `session_cookie`, `tokenValue`, `totp_seed`; but not
+ *   `token_url`, `cookie_domain`, `signature_version`, `max_tokens` or `tokenizer_model`,
+ *   which name something about a token, a cookie or a signature; or
+ * - the whole key is `key`.
+ * Before it is read, a key is normalised: compatibility forms (fullwidth letters, ligatures)
+ * and accents go to plain letters, invisible characters go, and Cyrillic and Greek letters
+ * that look Latin become the Latin letter (`pаssword` with a Cyrillic `а` is `password`).
+ */
+
+/** Secret wherever they stand: a word equal to one, or ending with one; `password`, `passwd`, `passphrase`, `passcode` and `credential` anywhere in a word. */
+const SECRET_ANYWHERE = ['password', 'passwords', 'passwd', 'passphrase', 'passcode', 'secret', 'secrets', 'credential', 'credentials', 'creds'];
+const SECRET_WITHIN = ['password', 'passwd', 'passphrase', 'passcode', 'credential'];
+const SECRET_ENDING = ['secret', 'secrets'];
+
+/** Secret as the last word or words of a key (or, the longer ones, at the end of its last word: `accesstoken`, `xapikey`). */
+const SECRET_NAMES = [
   'token',
-  'authorization',
-  'authorisation',
-  'credential',
-  'creds',
-  'privatekey',
+  'accesstokens',
+  'refreshtokens',
+  'apitokens',
+  'authtokens',
+  'apikey',
+  'apikeys',
   'accesskey',
+  'accesskeyid',
+  'secretkey',
+  'privatekey',
   'signingkey',
   'clientkey',
   'sessionkey',
+  'masterkey',
+  'encryptionkey',
+  'authkey',
+  'hmackey',
+  'licensekey',
   'sessionid',
+  'sessid',
   'cookie',
+  'cookies',
+  'authorization',
+  'authorisation',
+  'authorizationcode',
+  'authcode',
   'signature',
   'bearer',
   'jwt',
+  'auth',
+  'cred',
+  'pass',
+  'pw',
+  'pwd',
+  'pin',
+  'otp',
+  'totp',
+  'hotp',
+  'otpseed',
+  'totpseed',
+  'hotpseed',
+  'mfaseed',
+  'mfacode',
+  'otpcode',
+  'totpcode',
+  'recoverycode',
+  'recoverycodes',
+  'backupcode',
+  'backupcodes',
 ];
 
-/** Short names that are secret-like only on their own (`auth`, but not `authScheme` or `author`). */
-const SECRET_KEY_NAMES = ['auth', 'pass', 'pwd', 'cred', 'key', 'pin'];
+/** Trailing words that say how a value is written, not what it is: `token_value`, `private_key_pem`, `api_key_2`. */
+const FORMAT_WORDS = new Set(['value', 'val', 'string', 'str', 'text', 'raw', 'plain', 'plaintext', 'encoded', 'enc', 'encrypted', 'b64', 'base64', 'base64url', 'hex', 'pem', 'der', 'bytes', 'data']);
 
-/** `apiKey`, `api_key`, `API-KEY`, `x-api-key` and `accessToken` all normalise to a known word. */
-export function normaliseKey(key: string): string {
-  return key.toLowerCase().replace(/[^a-z0-9]/g, '');
+const ANYWHERE = new Set(SECRET_ANYWHERE);
+const NAMES = new Set(SECRET_NAMES);
+/** Names long enough to be told apart at the end of a longer word: `accesstoken` is `access` + `token`. */
+const NAME_ENDINGS = SECRET_NAMES.filter((name) => name.length >= 5);
+
+/**
+ * Cyrillic and Greek letters drawn like Latin ones, to the Latin letter (case kept, so
+ * `аpiKey` still splits at the `K`).
+ */
+const CONFUSABLES: Record<string, string> = {
+  // Cyrillic
+  а: 'a', в: 'b', е: 'e', ё: 'e', з: '3', і: 'i', ї: 'i', ј: 'j', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w', ӏ: 'l', ɡ: 'g',
+  А: 'A', В: 'B', Е: 'E', Ё: 'E', З: '3', І: 'I', Ї: 'I', Ј: 'J', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', У: 'Y', Х: 'X', Ѕ: 'S', Һ: 'H', Ԁ: 'D', Ԛ: 'Q', Ԝ: 'W', Ӏ: 'I',
+  // Greek
+  α: 'a', β: 'b', γ: 'y', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', σ: 'o', τ: 't', υ: 'u', χ: 'x', ω: 'w',
+  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  // Latin letters that are not plain ASCII after NFKD
+  ı: 'i', ȷ: 'j', ß: 'ss', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ł: 'l', Ł: 'L',
+};
+
+const INVISIBLE = /[\p{M}\p{Default_Ignorable_Code_Point}]/gu;
+const CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'gu');
+
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) if (text.charCodeAt(index) > 127) return false;
+  return true;
 }
 
+/** A key with compatibility forms, accents, invisible characters and look-alike letters made plain; case kept. */
+function plainKey(key: string): string {
+  if (isAscii(key)) return key;
+  return key.normalize('NFKD').replace(INVISIBLE, '').replace(CONFUSABLE, (char) => CONFUSABLES[char]!);
+}
+
+/** `apiKey`, `api_key`, `API-KEY`, `x-api-key`, `аpiKey` (Cyrillic а) and `accessToken` all normalise to text a known word is found in. */
+export function normaliseKey(key: string): string {
+  return plainKey(key).toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+const UPPER = /\p{Lu}/u;
+const LETTER = /\p{L}/u;
+
+/** 0 not part of a word, 1 lower-case letter (or a letter without case), 2 upper-case letter, 3 digit. */
+function kindOf(code: number, char: string): 0 | 1 | 2 | 3 {
+  if (code >= 97 && code <= 122) return 1;
+  if (code >= 65 && code <= 90) return 2;
+  if (code >= 48 && code <= 57) return 3;
+  if (code < 128) return 0;
+  if (!LETTER.test(char)) return 0;
+  return UPPER.test(char) ? 2 : 1;
+}
+
+/**
+ * The words of a key, lower case: split at separators, between letters and digits, before an
+ * upper-case letter that follows a lower-case one (`apiKey`), and before the last capital of a
+ * run followed by a lower-case letter (`APIKey` is `api key`). One pass over the key.
+ */
+export function keyWords(key: string): string[] {
+  const text = plainKey(key);
+  const words: string[] = [];
+  let start = -1;
+  let previous = 0;
+  for (let index = 0; index <= text.length; index += 1) {
+    const code = index < text.length ? text.charCodeAt(index) : 0;
+    const kind = index < text.length ? kindOf(code, text[index]!) : 0;
+    let boundary = kind === 0 || (previous !== 0 && (previous === 3) !== (kind === 3));
+    if (!boundary && kind === 2 && previous === 1) boundary = true;
+    if (!boundary && kind === 1 && previous === 2 && start >= 0 && index - start >= 2) {
+      // `APIKey`: the `K` starts the next word.
+      words.push(text.slice(start, index - 1).toLowerCase());
+      start = index - 1;
+    }
+    if (boundary && start >= 0) {
+      words.push(text.slice(start, index).toLowerCase());
+      start = -1;
+    }
+    if (kind !== 0 && start < 0) start = index;
+    previous = kind;
+  }
+  return words;
+}
+
+function isSecretWord(word: string): boolean {
+  return ANYWHERE.has(word) || SECRET_WITHIN.some((stem) => word.includes(stem)) || SECRET_ENDING.some((stem) => word.endsWith(stem));
+}
+
+/** The verdict of the built-in words for one key. */
+function judgeKey(key: string): boolean {
+  const words = keyWords(key);
+  // A word, or a few run together (`Pass` `Word`), secret wherever it stands.
+  for (let first = 0; first < words.length; first += 1) {
+    let run = '';
+    for (let last = first; last < Math.min(words.length, first + 3); last += 1) {
+      run += words[last];
+      if (last === first ? isSecretWord(run) : ANYWHERE.has(run)) return true;
+    }
+  }
+  // The name at the end, once the words that say how it is written are set aside.
+  let end = words.length;
+  while (end > 0 && (FORMAT_WORDS.has(words[end - 1]!) || /^\d+$/.test(words[end - 1]!))) end -= 1;
+  if (end === 0) return false;
+  if (end === 1 && words[0] === 'key') return true;
+  let tail = '';
+  for (let count = 1; count <= Math.min(3, end); count += 1) {
+    tail = words[end - count] + tail;
+    if (NAMES.has(tail)) return true;
+  }
+  const last = words[end - 1]!;
+  return NAME_ENDINGS.some((name) => last.length > name.length && last.endsWith(name));
+}
+
+/** Verdicts of recent short keys: logs and settings repeat the same few names. */
+const verdicts = new Map<string, boolean>();
+const VERDICTS_CACHED = 1024;
+
+/**
+ * Whether a key names a secret (rule 10; see above for how it reads a key). `extraWords`
+ * are more names, found anywhere in the key once case, separators and look-alike letters are
+ * set aside (`customer_ref` finds `CustomerRef` and `x-customer-ref-id`).
+ */
 export function isSecretKey(key: string, extraWords: readonly string[] = []): boolean {
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    verdict = judgeKey(key);
+    if (key.length <= 64) {
+      if (verdicts.size >= VERDICTS_CACHED) verdicts.clear();
+      verdicts.set(key, verdict);
+    }
+  }
+  if (verdict || extraWords.length === 0) return verdict;
   const name = normaliseKey(key);
-  if (SECRET_KEY_NAMES.includes(name)) return true;
-  return [...SECRET_KEY_WORDS, ...extraWords.map(normaliseKey)].some((word) => word !== '' && name.includes(word));
+  return extraWords.some((word) => {
+    const normalised = normaliseKey(word);
+    return normalised !== '' && name.includes(normalised);
+  });
 }
 
 /** Paths (`a.b[1].c`) of every secret-like key in a value, at any depth. */
@@ -73,7 +252,7 @@ function base64Cores(secret: string): string[] {
   });
 }
 
-/** Every form a secret takes on the wire: as is and URL-encoded (`plain`), and inside base64 or base64url text (`encoded`). */
+/** Every form a secret takes on the wire: as is, URL-encoded and hex-encoded in lower or upper case (`plain`), and inside base64 or base64url text (`encoded`). */
 interface SecretForms {
   plain: readonly string[];
   encoded: readonly string[];
@@ -88,8 +267,9 @@ function formsOf(secret: string): SecretForms {
   if (forms) return forms;
   const long = (list: Iterable<string>) => [...new Set(list)].filter((form) => form.length >= MIN_SECRET_LENGTH);
   const cores = base64Cores(secret);
+  const hex = Buffer.from(secret).toString('hex');
   forms = {
-    plain: long([secret, encodeURIComponent(secret)]),
+    plain: long([secret, encodeURIComponent(secret), hex, hex.toUpperCase()]),
     encoded: long(cores.flatMap((core) => [core, core.replace(/\+/g, '-').replace(/\//g, '_')])),
   };
   if (formsCache.size >= FORMS_CACHED) formsCache.delete(formsCache.keys().next().value!);

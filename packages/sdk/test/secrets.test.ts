@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConnectionSettings, ConnectionConfigError, type LogEntry, readAll, Redactor, REDACTED, writeAction } from '../src/index.js';
+import { checkConnectionSettings, ConnectionConfigError, isSecretKey, type LogEntry, readAll, Redactor, REDACTED, writeAction } from '../src/index.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';
@@ -28,6 +28,32 @@ describe('platform rule 10: no secrets in connection settings', () => {
     [{ signingKey: 'x' }, 'settings.signingKey'],
     [{ client_key: 'x' }, 'settings.client_key'],
     [{ sessionId: 'x' }, 'settings.sessionId'],
+    [{ passcode: 'x' }, 'settings.passcode'],
+    [{ pw: 'x' }, 'settings.pw'],
+    [{ db_pw: 'x' }, 'settings.db_pw'],
+    [{ otp: 'x' }, 'settings.otp'],
+    [{ totp_seed: 'x' }, 'settings.totp_seed'],
+    [{ mfa: { totpSeed: 'x' } }, 'settings.mfa.totpSeed'],
+    [{ refresh_token: 'x' }, 'settings.refresh_token'],
+    [{ 'x-auth-token': 'x' }, 'settings.x-auth-token'],
+    [{ tokenValue: 'x' }, 'settings.tokenValue'],
+    [{ accesstoken: 'x' }, 'settings.accesstoken'],
+    [{ xapikey: 'x' }, 'settings.xapikey'],
+    [{ APIKey: 'x' }, 'settings.APIKey'],
+    [{ api_key_2: 'x' }, 'settings.api_key_2'],
+    [{ private_key_pem: 'x' }, 'settings.private_key_pem'],
+    [{ session_cookie: 'x' }, 'settings.session_cookie'],
+    [{ db_password: 'x' }, 'settings.db_password'],
+    [{ smtpPassword: 'x' }, 'settings.smtpPassword'],
+    [{ key: 'x' }, 'settings.key'],
+    [{ webhookSigningSecret: 'x' }, 'settings.webhookSigningSecret'],
+    // Homoglyphs and compatibility forms: Cyrillic а, Greek Ρ and Α, fullwidth letters, an invisible joiner, an accent.
+    [{ 'p\u0430ssword': 'x' }, 'settings.p\u0430ssword'],
+    [{ '\u03a1\u0391SSWORD': 'x' }, 'settings.\u03a1\u0391SSWORD'],
+    [{ '\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44': 'x' }, 'settings.\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44'],
+    [{ 'to\u200bken': 'x' }, 'settings.to\u200bken'],
+    [{ 'pa\u0301ssword': 'x' }, 'settings.pa\u0301ssword'],
+    [{ 'api_k\u0435y': 'x' }, 'settings.api_k\u0435y'],
   ])('refuses %j naming %s', (settings, path) => {
     expect(() => checkConnectionSettings(settings)).toThrow(ConnectionConfigError);
     expect(() => checkConnectionSettings(settings)).toThrow(path);
@@ -35,6 +61,35 @@ describe('platform rule 10: no secrets in connection settings', () => {
 
   it('accepts ordinary settings, including the auth scheme choice', () => {
     expect(() => checkConnectionSettings({ region: 'eu', authScheme: 'x-api-key', author: 'Ada', keyboard: 'us', folder: { path: 'Clients/Acme' } })).not.toThrow();
+  });
+
+  // Words that mention a token, a cookie or a signature without being one.
+  it.each([
+    'max_tokens',
+    'maxTokens',
+    'input_tokens',
+    'signature_version',
+    'signatureMethod',
+    'cookie_domain',
+    'cookieName',
+    'tokenizer_model',
+    'token_url',
+    'tokenEndpoint',
+    'authorization_url',
+    'otp_length',
+    'public_key',
+    'sort_key',
+    'idempotencyKey',
+    'secretary',
+    'passage',
+    'bypass',
+    'oauth',
+    'authScheme',
+    'keyboard',
+    'monkey',
+  ])('accepts the key %s', (key) => {
+    expect(isSecretKey(key)).toBe(false);
+    expect(() => checkConnectionSettings({ [key]: 'x' })).not.toThrow();
   });
 
   it('refuses such settings before any request is sent', async () => {
@@ -113,6 +168,15 @@ describe('Redactor', () => {
     expect(redactor.containsSecret(`Authorization: Basic ${basic}`)).toBe(true);
     expect(redactor.containsSecret(Buffer.from('s3cr3t-value-42').toString('base64url'))).toBe(true);
     expect(redactor.containsSecret('nothing here')).toBe(false);
+  });
+
+  it('finds and hides a secret hex-encoded, in lower and upper case', () => {
+    const hex = Buffer.from('s3cr3t-value-42').toString('hex');
+    for (const form of [hex, hex.toUpperCase()]) {
+      expect(redactor.containsSecret(`sig=00${form}ff`)).toBe(true);
+      expect(redactor.redactString(`sig=00${form}ff`)).toBe(`sig=00${REDACTED}ff`);
+      expect(redactor.containsSecretIn({ a: [{ b: form }] })).toBe(true);
+    }
   });
 
   it('hides the whole base64 run that carries a secret, edges included', () => {

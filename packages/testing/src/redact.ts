@@ -21,13 +21,13 @@ import type { Fixture, RecordedCall, RecordedRequest, RecordedResponse } from '.
 export interface RedactionOptions {
   /** Secret values the run used: the credential and any other. */
   secrets?: readonly string[];
-  /** More names of secret fields, headers and parameters; matched like the defaults (case and separators ignored, part of the name). */
+  /** More names of secret fields, headers and parameters; found anywhere in a name, case, separators and look-alike letters aside. */
   redactKeys?: readonly string[];
   /** Names that look secret but are not (e.g. `next_page_token` when it must stay readable); matched whole, case and separators ignored. */
   keepKeys?: readonly string[];
 }
 
-/** Secret-like names beyond the SDK's list (password, secret, token, api key, authorization, credential, cookie, signature ...). */
+/** Secret-like names beyond the SDK's words (password, secret, token, api key, authorization, credential, cookie, signature ...), found anywhere in a name. */
 export const DEFAULT_REDACT_KEYS: readonly string[] = ['sessionid', 'csrf', 'xsrf', 'jwt'];
 
 const AUTH_SCHEME = /^(bearer|basic|token|digest|bot|apikey|sso-key)\s+(.+)$/i;
