@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IdempotencyRecord, Stores } from '@plugboard/sdk';
+import { ConflictError, type IdempotencyDecision, type IdempotencyRecord, recordAfterDecision, recordsEqual, type Stores } from '@plugboard/sdk';
 
 /** The executor's stores as files in a folder (the CLI's): they survive a crash and are written atomically. */
 
+/** A file name for any key: the key's hash, so keys may hold any character and any length. */
 function fileFor(folder: string, key: string): string {
   return join(folder, `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`);
 }
@@ -80,15 +81,46 @@ async function readJson(file: string): Promise<{ key: string; value: unknown } |
   }
 }
 
+async function removeFile(file: string): Promise<void> {
+  await unlink(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+}
+
+/** A lock left by a process that died while deciding is broken after this long; a decision takes milliseconds. */
+const STALE_LOCK_MS = 30_000;
+
+/**
+ * Takes a lock file (created exclusively) for the time of one decision, so two operators
+ * deciding on one key at once do not lose either decision. Returns the release.
+ */
+async function lockFile(file: string, subject: string): Promise<() => Promise<void>> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const handle = await open(file, 'wx');
+      await handle.close();
+      return () => removeFile(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const since = await stat(file).then((found) => Date.now() - found.mtimeMs, () => STALE_LOCK_MS);
+      if (attempt > 0 || since < STALE_LOCK_MS) {
+        throw new ConflictError(`another decision on ${subject} is being recorded; look at the key again, then decide`, { state: 'idempotency_deciding', retryable: true });
+      }
+      await removeFile(file);
+    }
+  }
+}
+
 /**
  * Both stores as files under `dir` (`checkpoints/` and `idempotency/`, one JSON file per
- * stream or key). Every write goes to a temporary file that is flushed and then renamed
+ * stream or key; `decisions/`, the operators' decisions on a key, one JSON file per key). Every write goes to a temporary file that is flushed and then renamed
  * (or, for a claim, hard-linked, which fails when the key exists), so a crash never leaves
  * a half-written record and two processes never both claim one key.
  */
 export function fileStore(dir: string): Stores {
   const checkpointDir = join(dir, 'checkpoints');
   const keyDir = join(dir, 'idempotency');
+  const decisionDir = join(dir, 'decisions');
   const ready = new Map<string, Promise<unknown>>();
   const folder = (path: string) => {
     let made = ready.get(path);
@@ -99,6 +131,8 @@ export function fileStore(dir: string): Stores {
     return made;
   };
   const record = (key: string, value: unknown) => `${JSON.stringify({ key, value, savedAt: new Date().toISOString() })}\n`;
+  const recordOf = async (key: string) => (await readJson(fileFor(keyDir, key)))?.value as IdempotencyRecord | undefined;
+  const decisionsOf = async (key: string) => ((await readJson(fileFor(decisionDir, key)))?.value as IdempotencyDecision[] | undefined) ?? [];
 
   return {
     checkpoints: {
@@ -111,14 +145,12 @@ export function fileStore(dir: string): Stores {
         await syncFolder(checkpointDir);
       },
       async clear(stream) {
-        await unlink(fileFor(checkpointDir, stream)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-        });
+        await removeFile(fileFor(checkpointDir, stream));
       },
     },
     idempotency: {
       async get(key) {
-        return (await readJson(fileFor(keyDir, key)))?.value as IdempotencyRecord | undefined;
+        return recordOf(key);
       },
       async claim(key, running) {
         await folder(keyDir);
@@ -138,9 +170,30 @@ export function fileStore(dir: string): Stores {
         await syncFolder(keyDir);
       },
       async release(key) {
-        await unlink(fileFor(keyDir, key)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-        });
+        await removeFile(fileFor(keyDir, key));
+      },
+      async inspect(key) {
+        const [found, decisions] = await Promise.all([recordOf(key), decisionsOf(key)]);
+        return { key, ...(found ? { record: found } : {}), decisions };
+      },
+      async decide(key, decision, result) {
+        await folder(decisionDir);
+        const decisionFile = fileFor(decisionDir, key);
+        const unlock = await lockFile(`${decisionFile}.lock`, `idempotency key ${JSON.stringify(key)}`);
+        try {
+          const found = await recordOf(key);
+          if (!recordsEqual(found, decision.before)) return { applied: false, ...(found ? { record: found } : {}) };
+          // The decision is kept first: a crash before the record changes leaves a decision to apply again, never an unexplained change.
+          await replaceFile(decisionFile, record(key, [...(await decisionsOf(key)), decision]));
+          await syncFolder(decisionDir);
+          const after = recordAfterDecision(decision, result);
+          if (after) await replaceFile(fileFor(keyDir, key), record(key, after));
+          else await removeFile(fileFor(keyDir, key));
+          await syncFolder(keyDir);
+          return { applied: true, ...(after ? { record: after } : {}) };
+        } finally {
+          await unlock();
+        }
       },
     },
   };

@@ -163,9 +163,9 @@ export class IdempotencyUnsettledError extends ConflictError {
   constructor(key: string, record: IdempotencyRecord) {
     const message =
       record.state === 'running'
-        ? `a run with idempotency key ${JSON.stringify(key)} started at ${record.startedAt} and has not finished; if its process died, check with the provider whether it acted before clearing the key`
+        ? `a run with idempotency key ${JSON.stringify(key)} started at ${record.startedAt} and has not finished; if its process died, check with the provider whether it acted, then settle the key as succeeded (a repeat returns the result) or failed (a repeat runs again)`
         : record.state === 'uncertain'
-          ? `the run with idempotency key ${JSON.stringify(key)} failed at ${record.finishedAt} after its request may have reached the provider (${record.error.code}: ${record.error.message}); it is not run again under this key: check with the provider${record.error.requestId ? ` (request ${record.error.requestId})` : ''}, then use a new key`
+          ? `the run with idempotency key ${JSON.stringify(key)} failed at ${record.finishedAt} after its request may have reached the provider (${record.error.code}: ${record.error.message}); it is not run again under this key: check with the provider${record.error.requestId ? ` (request ${record.error.requestId})` : ''}, then settle the key as succeeded or failed, or use a new key`
           : `idempotency key ${JSON.stringify(key)} is settled`;
     super(message, { state: record.state === 'running' ? 'idempotency_in_progress' : 'idempotency_outcome_unknown', retryable: record.state === 'running' });
     this.record = record;

@@ -35,8 +35,21 @@ export type {
   PluginConnector,
   PreparedExecution,
 } from './executor.js';
-export { memoryStore } from './stores.js';
-export type { CheckpointStore, IdempotencyStore, IdempotencyRecord, RunningRecord, SucceededRecord, UncertainRecord, Stores } from './stores.js';
+export { memoryStore, recordsEqual, recordAfterDecision } from './stores.js';
+export type {
+  CheckpointStore,
+  DecideOutcome,
+  IdempotencyDecision,
+  IdempotencyReport,
+  IdempotencyStore,
+  IdempotencyRecord,
+  RunningRecord,
+  SucceededRecord,
+  UncertainRecord,
+  Stores,
+} from './stores.js';
+export { settleIdempotencyKey, IdempotencySettleRefusedError, DEFAULT_SETTLE_MIN_AGE_MS } from './idempotency.js';
+export type { SettleKeyOptions, SettleRefusal } from './idempotency.js';
 export type { ApprovalDecision, ApprovalRefusal, ApprovalCheck } from './approval.js';
 export * from './errors.js';
 export { approvalDigest, canonicalJson } from './digest.js';
