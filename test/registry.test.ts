@@ -72,7 +72,8 @@ beforeAll(async () => {
   await npm(['install', ...names, '@plugboard/sdk', '@plugboard/runtime', '--registry', registry.url, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: host, ...npmConfig });
 
   plugins = await loadPlugins(host);
-  transport = createTransport();
+  // Production runs go to the simulators on 127.0.0.1: the host lets loopback through.
+  transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
 });
 
 afterAll(async () => {

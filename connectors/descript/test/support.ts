@@ -75,7 +75,8 @@ export function useHarness(): (simulator?: DescriptSimulatorOptions) => Promise<
       ...(HAS_OPENAPI ? { openapiPath: OPENAPI_PATH } : {}),
       ...simulator,
     });
-    const transport = createTransport();
+    // Production runs go to this simulator on 127.0.0.1: the host lets loopback through.
+    const transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
     cleanups.push(() => transport.close(), () => sim.close());
     const logs: LogEntry[] = [];
     const progress: Harness['progress'] = [];

@@ -25,7 +25,8 @@ export function useHarness(): (simulator?: InsuranceSimulatorOptions) => Promise
   });
   return async (simulator = {}) => {
     const sim = await startInsuranceSimulator(simulator);
-    const transport = createTransport();
+    // Production runs go to this simulator on 127.0.0.1: the host lets loopback through.
+    const transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
     cleanups.push(() => transport.close(), () => sim.close());
     return {
       sim,

@@ -14,7 +14,8 @@ afterAll(async () => {
 
 const policy = JSON.stringify({ quote_id: 'mq_1', holder: { name: 'Ada' } });
 const run = async (...extra: string[]) => {
-  const buffers = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey });
+  // Production against the simulator on 127.0.0.1: the host lets loopback through.
+  const buffers = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey, PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' });
   const argv = ['run', 'insurance', 'motor_policies.create', '--input', policy, '--base-url', simulator.url, '--environment', 'production', ...extra];
   const code = await runCli(argv, buffers.io, { pack: PACK });
   const stderr = buffers.stderr().trim().split('\n').at(-1) ?? '';

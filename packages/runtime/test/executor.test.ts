@@ -36,7 +36,8 @@ beforeAll(async () => {
       next && next.status >= 400 ? reply(next.status, next.body ?? { error: 'failed', message: `status ${next.status}` }) : shopAnswer(request, { items: ALL_ITEMS }, server.count);
     return next?.delayMs ? delay(next.delayMs, answer) : answer;
   });
-  transport = createTransport();
+  // Production runs go to the fault server on 127.0.0.1: the host lets loopback through.
+  transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
 });
 afterAll(async () => {
   await transport.close();

@@ -216,3 +216,34 @@ export class CancelledError extends ConnectorError {
     super(options.code ?? 'cancelled', message, false, 499, options);
   }
 }
+
+/**
+ * The transport's network policy refuses the address a request would connect to (a loopback,
+ * private, link-local or cloud metadata address, say, or one carried in a NAT64 or 6to4
+ * address): nothing was sent. Never retried; the message names the host and the class of the
+ * address, not the address a name resolved to.
+ */
+export class AddressRefusedError extends ConnectorError {
+  /** `loopback`, `private`, `link-local`, `unique-local`, `metadata`, `unspecified`, `broadcast`, `multicast` or `reserved`. */
+  readonly addressClass: string;
+  /** How an IPv6 address carried the IPv4 address refused (`nat64`, `6to4`, `ipv4-mapped` ...), when it did. */
+  readonly embedding: string | undefined;
+
+  constructor(
+    host: string,
+    refusal: { class: string; embedding?: string | undefined; reason: string },
+    environment: string,
+    resolved: boolean,
+    options: ConnectorErrorOptions = {},
+  ) {
+    super(
+      options.code ?? 'address_refused',
+      `the host ${host} ${resolved ? 'resolves to' : 'is'} ${refusal.reason}, which ${environment} runs may not connect to; nothing was sent (a host may allow a range: createTransport({ network: { allow } }))`,
+      false,
+      403,
+      options,
+    );
+    this.addressClass = refusal.class;
+    this.embedding = refusal.embedding;
+  }
+}

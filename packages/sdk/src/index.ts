@@ -62,6 +62,8 @@ export { createLogger, stderrSink } from './log.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { createTransport, sharedTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
+export { addressRefusal, classifyAddress, describeAddressClass, isAddressRange, METADATA_ADDRESSES, NetworkPolicy } from './http/network-policy.js';
+export type { AddressClass, AddressClassification, AddressEmbedding, AddressRefusal, NetworkOptions } from './http/network-policy.js';
 export { BudgetRegistry } from './http/budget.js';
 export type { Budget, BudgetState } from './http/budget-rules.js';
 export type { BudgetBackend, BudgetEntry, BudgetKey, BudgetStateStore, ProbeClaim, WindowPlace } from './http/shared-budget.js';

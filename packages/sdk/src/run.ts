@@ -187,6 +187,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     connector,
     action,
     connectionId: connection.id,
+    environment: prepared.environment,
     baseUrl: connection.baseUrl,
     auth: lowerName(authHeader(connection.scheme, credential)),
     redactor,

@@ -31,7 +31,8 @@ export async function runUnderFault(
   fault: AnswerOptions,
 ): Promise<{ error: { code: string; message: string } | undefined; requests: number }> {
   probe.server.answer(fault).clear();
-  const transport = createTransport({ via: 'fetch' });
+  // The fault server listens on 127.0.0.1: production scenarios may reach it, and only it.
+  const transport = createTransport({ via: 'fetch', network: { allow: ['127.0.0.1'] } });
   try {
     const result = await runScenario(connector, scenario, {
       baseUrl: `${probe.server.url}${probe.basePath ?? ''}`,

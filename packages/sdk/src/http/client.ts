@@ -1,10 +1,11 @@
 import pRetry from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Action } from '../definition/action.js';
+import type { Action, Environment } from '../definition/action.js';
 import { retryPolicy } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
 import { budgetOf } from '../catalogue-entry.js';
 import {
+  AddressRefusedError,
   CancelledError,
   ConnectorError,
   NetworkError,
@@ -77,6 +78,8 @@ export interface ClientSettings {
   connector: Connector;
   action: Action;
   connectionId: string;
+  /** The run's environment: the network policy it connects under. */
+  environment: Environment;
   baseUrl: string;
   /** The header carrying the credential, resolved once per run. */
   auth: readonly [string, string] | undefined;
@@ -260,6 +263,7 @@ class RunHttpClient implements HttpClient {
   /** A failure of the transport itself, told apart from the caller's own abort. */
   private transportError(error: unknown, timedOut: boolean, operation: string): ConnectorError {
     if (this.settings.signal.aborted) return new CancelledError(`${operation}: cancelled`);
+    if (error instanceof AddressRefusedError) return error;
     const code = errorCode(error);
     if (timedOut || (code && code.includes('TIMEOUT'))) {
       return new TimeoutError(`${operation}: no complete answer within ${this.timeoutMs} ms`, { cause: code });
@@ -300,7 +304,7 @@ class RunHttpClient implements HttpClient {
     let body = request.json === undefined ? undefined : JSON.stringify(request.json);
     try {
       for (let hop = 0; ; hop += 1) {
-        const answer = await exchangeOnce(settings.transport, target, method, headers, body, abort.signal);
+        const answer = await exchangeOnce(settings.transport, settings.environment, target, method, headers, body, abort.signal);
         const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get('location') : null;
         if (location && hop < MAX_REDIRECTS) {
           await answer.discard();

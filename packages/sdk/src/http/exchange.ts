@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
+import type { Environment } from '../definition/action.js';
 import { AnswerHeaders, type HeaderReader } from './headers.js';
+import { refusalIn } from './network-policy.js';
 import type { Transport } from './transport.js';
 
 /** An answer before its body is read. */
@@ -11,20 +13,46 @@ export interface Exchange {
   discard(): Promise<void>;
 }
 
-/** One HTTP exchange, no redirect followed, the way the transport sends. */
-export function exchangeOnce(transport: Transport, target: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
-  switch (transport.via) {
-    case 'undici':
-      return overUndici(transport, target, method, headers, body, signal);
-    case 'fetch':
-      return overFetch(transport, target, method, headers, body, signal);
-    case 'http':
-      return overNodeHttp(target, method, headers, body, signal);
+/**
+ * One HTTP exchange, no redirect followed, the way the transport sends, for a run in
+ * `environment`. The network policy refuses an address literal here, before anything is sent,
+ * and a name in the lookup of the connection: a refused address is never connected to, and
+ * the AddressRefusedError comes out as it is (fetch wraps it).
+ */
+export async function exchangeOnce(
+  transport: Transport,
+  environment: Environment,
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<Exchange> {
+  transport.network.checkUrl(target, environment);
+  try {
+    switch (transport.via) {
+      case 'undici':
+        return await overUndici(transport, environment, target, method, headers, body, signal);
+      case 'fetch':
+        return await overFetch(transport, environment, target, method, headers, body, signal);
+      case 'http':
+        return await overNodeHttp(transport, environment, target, method, headers, body, signal);
+    }
+  } catch (error) {
+    throw refusalIn(error) ?? error;
   }
 }
 
-async function overUndici(transport: Transport, target: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
-  const response = await transport.agent.request({
+async function overUndici(
+  transport: Transport,
+  environment: Environment,
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<Exchange> {
+  const response = await transport.agent(environment).request({
     origin: target.origin,
     path: `${target.pathname}${target.search}`,
     method: method as Dispatcher.HttpMethod,
@@ -40,18 +68,37 @@ async function overUndici(transport: Transport, target: URL, method: string, hea
   };
 }
 
-async function overFetch(transport: Transport, target: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
+async function overFetch(
+  transport: Transport,
+  environment: Environment,
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<Exchange> {
   // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
-  const response = await fetch(target, { method, headers, body, redirect: 'manual', signal, dispatcher: transport.dispatcher } as RequestInit);
+  const response = await fetch(target, { method, headers, body, redirect: 'manual', signal, dispatcher: transport.dispatcher(environment) } as RequestInit);
   return { status: response.status, headers: response.headers, text: () => response.text(), discard: async () => void (await response.body?.cancel()) };
 }
 
 /** Node's own http and https modules and their keep-alive agents: nothing more to load at start. */
-async function overNodeHttp(target: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
+async function overNodeHttp(
+  transport: Transport,
+  environment: Environment,
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<Exchange> {
+  const secure = target.protocol === 'https:';
   // getBuiltinModule, not import(): an ESM namespace of node:http reads every export, and one of them loads Node's fetch.
-  const { request } = target.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
+  const { request } = secure ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
+  // The environment's own agent: its lookup applies the network policy, and its sockets serve no other environment.
+  const agent = transport.nodeAgent(environment, secure ? 'https:' : 'http:');
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const outgoing = request(target, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal }, resolve);
+    const outgoing = request(target, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal, agent }, resolve);
     outgoing.once('error', reject);
     outgoing.end(body);
   });

@@ -1,6 +1,9 @@
+import type { Agent as NodeAgent } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Agent, Dispatcher } from 'undici';
+import type { Environment } from '../definition/action.js';
 import { BudgetRegistry } from './budget.js';
+import { NetworkPolicy, type NetworkOptions } from './network-policy.js';
 import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 
 /**
@@ -18,14 +21,23 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
  * process on any machine, that uses the same Redis keeps one budget per
  * (connector, connection, budget name) together: the sliding window, the
  * pause, the probe and the concurrency (Bottleneck clustering).
+ *
+ * Every connection goes through the network policy (`network`): the address a request
+ * connects to, after name resolution and at every redirect hop, must be one the run's
+ * environment may reach. Each environment has its own pool, so a connection opened for a
+ * sandbox run (to a loopback simulator, say) never carries a production run's request.
  */
 export interface Transport {
   /** How requests are sent: straight to the pool, or through the built-in fetch. */
   via: 'undici' | 'fetch' | 'http';
-  /** The pool (made on first use). */
-  readonly agent: Agent;
-  /** The pool as the built-in fetch takes it (made on first use). */
-  readonly dispatcher: Dispatcher;
+  /** The pool of runs in `environment` (made on first use). */
+  agent(environment: Environment): Agent;
+  /** That pool as the built-in fetch takes it (made on first use). */
+  dispatcher(environment: Environment): Dispatcher;
+  /** Node's http or https agent of runs in `environment`, for `via: 'http'` (made on first use). */
+  nodeAgent(environment: Environment, protocol: 'http:' | 'https:'): NodeAgent;
+  /** The addresses runs may connect to. */
+  readonly network: NetworkPolicy;
   budgets: BudgetRegistry;
   /** Ends the pool, the budgets' timers and the Redis connections the transport opened; waiting requests fail. */
   close(): Promise<void>;
@@ -50,6 +62,15 @@ export interface TransportOptions {
    * Without it, budgets live in this process only.
    */
   redis?: RedisBudgetsOption;
+  /**
+   * The network policy: `allow`, address ranges let through whatever their class
+   * (`{ allow: ['10.0.0.0/8', '127.0.0.0/8'] }`), and `lookup`, a resolver used instead of
+   * `dns.lookup`. Production runs refuse loopback, private, link-local, unique-local,
+   * metadata and reserved addresses (and those carried in NAT64, 6to4, Teredo or IPv4-mapped
+   * addresses); sandbox runs refuse the same except loopback. A range that is not one throws
+   * a TypeError here.
+   */
+  network?: NetworkOptions;
 }
 
 /** undici is loaded when a pool is first needed: a process that never sends does not pay for it. */
@@ -57,36 +78,57 @@ const load = createRequire(import.meta.url);
 
 export function createTransport(options: TransportOptions = {}): Transport {
   const via = options.via ?? 'undici';
+  const network = new NetworkPolicy(options.network);
   const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis);
-  let agent: Agent | undefined;
-  let dispatcher: Dispatcher | undefined;
-  const pool = (): Agent => {
+  const agents = new Map<Environment, Agent>();
+  const dispatchers = new Map<Environment, Dispatcher>();
+  const nodeAgents = new Map<string, NodeAgent>();
+  const pool = (environment: Environment): Agent => {
+    let agent = agents.get(environment);
     if (!agent) {
       const { Agent: Pool } = load('undici') as typeof import('undici');
       agent = new Pool({
-        connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+        // Every name the pool connects to is resolved through the policy's lookup; address literals are checked before sending.
+        connect: { timeout: options.connectTimeoutMs ?? 10_000, lookup: network.lookup(environment) },
         headersTimeout: options.headersTimeoutMs ?? 60_000,
         bodyTimeout: options.bodyTimeoutMs ?? 60_000,
         keepAliveTimeout: 4_000,
       });
+      agents.set(environment, agent);
     }
     return agent;
   };
   const budgets = new BudgetRegistry(redis);
   return {
     via,
-    get agent() {
-      return pool();
-    },
-    get dispatcher() {
-      // undici 8's Agent speaks a newer dispatcher interface than Node's built-in fetch accepts.
-      dispatcher ??= new (load('undici') as typeof import('undici')).Dispatcher1Wrapper(pool());
+    agent: pool,
+    dispatcher(environment) {
+      let dispatcher = dispatchers.get(environment);
+      if (!dispatcher) {
+        // undici 8's Agent speaks a newer dispatcher interface than Node's built-in fetch accepts.
+        dispatcher = new (load('undici') as typeof import('undici')).Dispatcher1Wrapper(pool(environment));
+        dispatchers.set(environment, dispatcher);
+      }
       return dispatcher;
     },
+    nodeAgent(environment, protocol) {
+      const key = `${environment} ${protocol}`;
+      let agent = nodeAgents.get(key);
+      if (!agent) {
+        // getBuiltinModule, not import(): an ESM namespace of node:http reads every export, and one of them loads Node's fetch.
+        const { Agent: Kind } = protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
+        // As Node's global agent; idle keep-alive sockets are unreferenced: they do not hold the process open.
+        agent = new Kind({ keepAlive: true, scheduling: 'lifo', timeout: 5_000, lookup: network.lookup(environment) });
+        nodeAgents.set(key, agent);
+      }
+      return agent;
+    },
+    network,
     budgets,
     async close() {
       await budgets.stop();
-      await agent?.close();
+      for (const agent of nodeAgents.values()) agent.destroy();
+      await Promise.all([...agents.values()].map((agent) => agent.close()));
     },
   };
 }

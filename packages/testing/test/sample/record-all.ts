@@ -1,3 +1,4 @@
+import { createTransport } from '@plugboard/sdk';
 import { recordScenario, type RecordResult } from '../../src/index.js';
 import { sample } from './connector.js';
 import { startSampleProvider } from './provider.js';
@@ -10,8 +11,10 @@ import { account, invoiceCreate, invoiceOverQuota, tasksFull, tasksSince } from 
  */
 export async function recordSampleFixtures(fixturesDir: string, token: string): Promise<RecordResult[]> {
   const provider = await startSampleProvider({ token });
+  // The invoice scenarios run in production, against this provider on 127.0.0.1: let loopback through.
+  const transport = createTransport({ via: 'fetch', network: { allow: ['127.0.0.0/8'] } });
   try {
-    const record = (scenario: typeof tasksFull) => recordScenario({ connector: sample, scenario, fixturesDir, baseUrl: provider.baseUrl, credential: token });
+    const record = (scenario: typeof tasksFull) => recordScenario({ connector: sample, scenario, fixturesDir, baseUrl: provider.baseUrl, credential: token, transport });
     const results = [await record(tasksFull)];
     provider.addTasks(2);
     const checkpoint = (results[0]!.fixture.outcome as { checkpoint?: unknown }).checkpoint;
@@ -21,6 +24,7 @@ export async function recordSampleFixtures(fixturesDir: string, token: string): 
     results.push(await record(tasksSince), await record(account), await record(invoiceCreate), await record(invoiceOverQuota));
     return results;
   } finally {
+    await transport.close();
     await provider.close();
   }
 }
