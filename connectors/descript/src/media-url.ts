@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { type AddressClass, classifyAddress, describeAddressClass } from '@plugboard/sdk';
 
 /**
  * The checks on a media URL of media_imports.create, made before anything is sent. The provider
@@ -10,9 +11,11 @@ import { isIP } from 'node:net';
  * - a user name or password in the URL (`https://user:pw@host/`): the provider would be sent the
  *   credentials and keep them with the project;
  * - pages of video-sharing sites (a watch page is not a media file);
- * - in production, hosts that are loopback, private or link-local addresses. Only literal
- *   addresses and `localhost` are recognised: no DNS lookup is made, so a public name that
- *   resolves to a private address is not caught here.
+ * - in production, hosts that are loopback, private, link-local, unique-local or cloud metadata
+ *   addresses, also in their IPv4-mapped, NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo
+ *   forms, classified by the SDK's network policy. Only literal addresses and `localhost` are
+ *   recognised: no DNS lookup is made, so a public name that resolves to a private address is
+ *   not caught here.
  */
 
 /** Video-sharing sites: a URL on these hosts (or their subdomains) is a page, not a media file. */
@@ -86,60 +89,27 @@ export function mediaUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-function ipv4Octets(text: string): number[] | undefined {
-  if (isIP(text) !== 4) return undefined;
-  return text.split('.').map(Number);
-}
-
-/** Why an IPv4 address is not a public one; undefined when it is. */
-function ipv4Kind(octets: readonly number[]): string | undefined {
-  const [a = 0, b = 0] = octets;
-  if (a === 127) return 'a loopback address';
-  if (a === 0) return 'an unspecified address';
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'a private address';
-  if (a === 100 && b >= 64 && b <= 127) return 'a private (shared) address';
-  if (a === 169 && b === 254) return 'a link-local address';
-  return undefined;
-}
-
-/** The 16 bytes of an IPv6 literal (URL hostnames are already normalised by WHATWG URL). */
-function ipv6Bytes(text: string): number[] | undefined {
-  if (isIP(text) !== 6) return undefined;
-  let source = text;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(source);
-  if (dotted?.[1]) {
-    const octets = ipv4Octets(dotted[1]) ?? [0, 0, 0, 0];
-    source = `${source.slice(0, -dotted[1].length)}${((octets[0]! << 8) | octets[1]!).toString(16)}:${((octets[2]! << 8) | octets[3]!).toString(16)}`;
-  }
-  const [head = '', tail] = source.split('::');
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const left = groups(head);
-  const right = tail === undefined ? [] : groups(tail);
-  const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return all.flatMap((group) => {
-    const value = Number.parseInt(group, 16);
-    return [value >> 8, value & 0xff];
-  });
-}
-
-function ipv6Kind(bytes: readonly number[]): string | undefined {
-  const zeroUntil = (n: number) => bytes.slice(0, n).every((byte) => byte === 0);
-  if (zeroUntil(15) && bytes[15] === 1) return 'a loopback address';
-  if (zeroUntil(16)) return 'an unspecified address';
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses carry an IPv4 address.
-  if ((zeroUntil(10) && bytes[10] === 0xff && bytes[11] === 0xff) || zeroUntil(12)) return ipv4Kind(bytes.slice(12));
-  const first = bytes[0] ?? 0;
-  const second = bytes[1] ?? 0;
-  if ((first & 0xfe) === 0xfc) return 'a private (unique local) address';
-  if (first === 0xfe && (second & 0xc0) === 0x80) return 'a link-local address';
-  if (first === 0xfe && (second & 0xc0) === 0xc0) return 'a private (site-local) address';
-  return undefined;
-}
+/**
+ * The address classes a media URL's host may not be in production, as the SDK's classifier tells
+ * them, also when carried in an IPv6 address (IPv4-mapped, NAT64, 6to4, Teredo). Reserved
+ * ranges (documentation, future use) pass: no provider reaches those either way.
+ */
+const REFUSED_CLASSES: ReadonlySet<AddressClass> = new Set<AddressClass>([
+  'loopback',
+  'private',
+  'link-local',
+  'unique-local',
+  'metadata',
+  'unspecified',
+  'broadcast',
+  'multicast',
+]);
 
 /**
  * Why a media URL must not be imported in production: its host is `localhost` or a literal
- * loopback, private or link-local address. Undefined otherwise (and for URLs that do not parse,
- * which `mediaUrlProblem` refuses anyway).
+ * loopback, private, link-local, unique-local or metadata address, or an IPv6 address carrying
+ * one. Undefined otherwise (and for URLs that do not parse, which `mediaUrlProblem` refuses
+ * anyway).
  */
 export function privateHostProblem(value: string): string | undefined {
   let url: URL;
@@ -153,10 +123,9 @@ export function privateHostProblem(value: string): string | undefined {
     host === 'localhost' || host.endsWith('.localhost')
       ? 'a loopback name'
       : (() => {
-          const v4 = ipv4Octets(host);
-          if (v4) return ipv4Kind(v4);
-          const v6 = ipv6Bytes(host);
-          return v6 ? ipv6Kind(v6) : undefined;
+          // WHATWG URL already wrote decimal, hex and octal IPv4 forms as dotted quads.
+          const address = isIP(host) === 0 ? undefined : classifyAddress(host);
+          return address && REFUSED_CLASSES.has(address.class) ? describeAddressClass(address.class, address.embedding) : undefined;
         })();
   return kind
     ? `the host ${url.hostname} is ${kind}; in production media must come from a public or pre-signed URL the provider can reach`

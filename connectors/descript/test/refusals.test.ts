@@ -84,6 +84,15 @@ describe('media_imports.create refuses before any request', () => {
     'http://[fd12:3456::1]/talk.mp4',
     'http://[::ffff:127.0.0.1]/talk.mp4',
     'http://[::ffff:10.0.0.1]/talk.mp4',
+    'http://0xA9FEA9FE/latest/meta-data',
+    'http://[fd00:ec2::254]/latest/meta-data',
+    'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+    'http://[64:ff9b::169.254.169.254]/latest/meta-data',
+    'http://[2002:a9fe:a9fe::]/latest/meta-data',
+    'http://[2001:0:4136:e378:8000:63bf:5601:5601]/latest/meta-data',
+    'http://[::ffff:0:a9fe:a9fe]/latest/meta-data',
+    'http://[64:ff9b::a00:1]/talk.mp4',
+    'http://[2002:c0a8:114::1]/talk.mp4',
   ]) {
     it(`in production, a loopback, private or link-local host: ${url}`, async () => {
       await refusedBeforeAnyRequest(importing({ project_name: 'P', add_media: { 'talk.mp4': { url } } }, 'production'), 'add_media.talk.mp4.url', /in production/);
@@ -209,6 +218,12 @@ describe('the media URL guard', () => {
     expect(privateHostProblem('http://10.0.0.1/a.mp4')).toMatch(/private address/);
     expect(privateHostProblem('http://169.254.1.1/a.mp4')).toMatch(/link-local address/);
     expect(privateHostProblem('http://[fe80::abcd]/a.mp4')).toMatch(/link-local address/);
+    expect(privateHostProblem('http://169.254.169.254/latest')).toMatch(/host 169\.254\.169\.254 is a cloud metadata address;/);
+    expect(privateHostProblem('http://[64:ff9b::a9fe:a9fe]/latest')).toMatch(/cloud metadata address inside a NAT64 address/);
+    expect(privateHostProblem('http://[2002:a9fe:a9fe::]/latest')).toMatch(/cloud metadata address inside a 6to4 address/);
+    expect(privateHostProblem('http://[::ffff:169.254.169.254]/latest')).toMatch(/cloud metadata address inside an IPv4-mapped IPv6 address/);
+    expect(privateHostProblem('http://[64:ff9b::808:808]/a.mp4')).toBeUndefined();
+    expect(privateHostProblem('http://[2002:808:808::1]/a.mp4')).toBeUndefined();
     expect(mediaUrlProblem('https://vimeo.com/1')).toMatch(/vimeo\.com is a video-sharing site/);
     expect(mediaUrlProblem('https://player.vimeo.com/video/1')).toMatch(/vimeo\.com is a video-sharing site/);
     expect(mediaUrlProblem('https://www.youtube.co.uk/watch?v=1')).toMatch(/youtube\.co\.uk is a video-sharing site/);

@@ -105,7 +105,7 @@ describe('the address classifier', () => {
     ['192.0.2.1', 'reserved', undefined],
     ['2001:db8::1', 'reserved', undefined],
     ['100::1', 'reserved', undefined],
-    ['64:ff9b:1::a9fe:a9fe', 'reserved', undefined],
+    ['64:ff9b:1::a9fe:a9fe', 'private', undefined],
     ['::ffff:169.254.169.254', 'metadata', 'ipv4-mapped'],
     ['[::ffff:a9fe:a9fe]', 'metadata', 'ipv4-mapped'],
     ['::ffff:127.0.0.1', 'loopback', 'ipv4-mapped'],

@@ -9,7 +9,7 @@ import { AddressRefusedError } from '../errors.js';
  * address actually connected to (after name resolution, at every redirect hop).
  *
  * - production refuses loopback, private (RFC 1918, CGNAT 100.64/10, deprecated site-local
- *   fec0::/10), link-local, unique-local, cloud metadata, unspecified, broadcast, multicast and
+ *   fec0::/10, local-use NAT64 64:ff9b:1::/48), link-local, unique-local, cloud metadata, unspecified, broadcast, multicast and
  *   reserved addresses (documentation, benchmarking and future-use ranges, IPv6 outside
  *   2000::/3), also when an IPv6 address carries such an IPv4 address (IPv4-mapped,
  *   IPv4-translated, IPv4-compatible, NAT64 64:ff9b::/96, 6to4 2002::/16, Teredo);
@@ -171,9 +171,11 @@ function classifyV6(address: IPv6): AddressClassification {
       break;
   }
   if ((range as string) === 'deprecatedSiteLocal') return { class: 'private' };
+  // The local-use NAT64 prefix 64:ff9b:1::/48 translates inside one network, to an IPv4
+  // address whose place in it depends on the local prefix length: private, whatever it carries.
+  if (range === 'rfc6052') return { class: 'private' };
   // Global unicast is 2000::/3; the rest of the space (and ipaddr.js's special ranges inside it,
-  // such as documentation, benchmarking, ORCHID and the local-use NAT64 prefix 64:ff9b:1::/48,
-  // whose carried address cannot be told) is reserved.
+  // such as documentation, benchmarking and ORCHID) is reserved.
   const globalUnicast = (address.parts[0]! & 0xe000) === 0x2000;
   return { class: globalUnicast && range === 'unicast' ? 'public' : 'reserved' };
 }
@@ -195,7 +197,8 @@ export function classifyAddress(text: string): AddressClassification | undefined
   return address.kind() === 'ipv4' ? { class: classifyV4(address as IPv4) } : classifyV6(address as IPv6);
 }
 
-const CLASS_WORDS: Record<Exclude<AddressClass, 'public'>, string> = {
+const CLASS_WORDS: Record<AddressClass, string> = {
+  public: 'a public address',
   loopback: 'a loopback address',
   private: 'a private address',
   'link-local': 'a link-local address',
@@ -217,7 +220,7 @@ const EMBEDDING_WORDS: Record<AddressEmbedding, string> = {
 };
 
 /** The reason in words for a class (and embedding), e.g. `a link-local address inside a 6to4 address (2002::/16)`. */
-export function describeAddressClass(kind: Exclude<AddressClass, 'public'>, embedding?: AddressEmbedding): string {
+export function describeAddressClass(kind: AddressClass, embedding?: AddressEmbedding): string {
   return embedding ? `${CLASS_WORDS[kind]} inside ${EMBEDDING_WORDS[embedding]}` : CLASS_WORDS[kind];
 }
 
