@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, CommandLoader> = {
   simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
   catalogue: async () => (await import('./commands/catalogue.js')).catalogueCommand,
   plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
+  idempotency: async () => (await import('./commands/idempotency.js')).idempotencyCommand,
 };
 
 function commandFor(name: string, commands: Record<string, Command> | undefined): CommandLoader | undefined {

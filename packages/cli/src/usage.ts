@@ -28,11 +28,18 @@ export const USAGE = `Usage:
   plugboard catalogue --out DIR
   plugboard plugins --dir DIR
   plugboard catalogue diff OLD NEW
+  plugboard idempotency show KEY [--state DIR]
+  plugboard idempotency settle KEY --as succeeded|failed --by NAME --reason TEXT [--result '<json>']
+                [--min-age DURATION | --force] [--state DIR]
 
 The credential comes from the environment variable PLUGBOARD_CREDENTIAL, never from an argument.
 PLUGBOARD_REDIS_URL (with the ioredis package installed) shares rate budgets across processes.
 --state DIR keeps checkpoints (an incremental source resumes where the last run's printed
-pages end) and idempotency results. An action that needs approval in production runs only
+pages end) and idempotency results. A write's --idempotency-key is always kept in a folder:
+without --state, in $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else
+~/.local/state/plugboard (said on stderr); a key that cannot be kept is refused. A key left
+running (its process died) or uncertain is settled with plugboard idempotency settle
+(plugboard idempotency --help). An action that needs approval in production runs only
 with --approval '{"digest","requestedBy","decidedBy","decision":"approved","expiresAt"}',
 decided by someone else for exactly this run's digest.
 Records go to stdout as JSON lines; a failure prints the platform Error as JSON on stderr.

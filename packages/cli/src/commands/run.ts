@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { type ApprovalDecision, type Connector, createExecutor, createTransport, memoryStore } from '@plugboard/sdk';
 import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
-import { allowedNetwork } from '../network.js';
 import { createProgress } from '../progress.js';
+import { ensureWritable, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';
 
 function approvalOption(text: string | undefined): ApprovalDecision | undefined {
@@ -15,10 +15,30 @@ function approvalOption(text: string | undefined): ApprovalDecision | undefined 
 }
 
 /**
+ * The folder a run keeps its state in: `--state DIR`; for a destination with an idempotency
+ * key, the default state folder when `--state` is not given (said on stderr), since a key
+ * kept in one process's memory would not stop another process from writing again; else
+ * none (a source without `--state` keeps no checkpoint).
+ */
+async function runState(io: CliIo, given: string | undefined, key: string | undefined, destination: boolean): Promise<string | undefined> {
+  if (key === '') throw new UsageError('--idempotency-key must not be empty');
+  const keyed = key !== undefined && destination;
+  if (!keyed) return given === undefined ? undefined : resolve(io.cwd, given);
+  const purpose = `--idempotency-key ${key}`;
+  const folder = stateFolder(io, given, purpose);
+  await ensureWritable(folder, purpose);
+  if (folder.from !== '--state') {
+    writeJsonLine(io.stderr, { level: 'info', message: `idempotency key ${key} is kept in ${folder.dir} (from ${folder.from}; --state DIR keeps it elsewhere)` });
+  }
+  return folder.dir;
+}
+
+/**
  * `plugboard run`: the action through the runtime's executor, as the platform runs it.
  * Records go to stdout as JSON lines; with `--state DIR` a source's checkpoint is
  * committed there after its page went to stdout, and a destination's result is kept
  * under `--idempotency-key`, so a repeated command returns it without a second call.
+ * A key is always kept in a folder, the default state folder when `--state` is not given.
  */
 export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal): Promise<void> {
   const args = await parseActionArgs(
@@ -29,18 +49,18 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
   );
   const { values } = args;
   const connectionId = args.connection.id ?? 'default';
+  const state = await runState(io, values.state, values['idempotency-key'], args.connector.action(args.action)?.direction === 'destination');
   const progress = createProgress(io.stderr);
   // A command makes few requests: Node's own http modules start quicker than loading a pool
   // (an idle keep-alive socket there does not hold the process open).
   // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
   const redis = io.env.PLUGBOARD_REDIS_URL;
-  // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
-  const transport = createTransport({ via: 'http', ...(redis ? { redis } : {}), network: { allow: allowedNetwork(io.env) } });
+  const transport = createTransport({ via: 'http', ...(redis ? { redis } : {}) });
   const executor = createExecutor({
     connectors: [args.connector],
     resolveConnection: (id) => ({ ...args.connection, id }),
     resolveCredential: args.credential,
-    stores: values.state ? (await import('@plugboard/runtime')).fileStore(resolve(io.cwd, values.state)) : memoryStore(),
+    stores: state ? (await import('@plugboard/runtime')).fileStore(state) : memoryStore(),
     transport,
     log: args.log,
   });
@@ -54,7 +74,7 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
       input: args.input,
       signal,
       ...(values.approval ? { approval: approvalOption(values.approval)! } : {}),
-      ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
+      ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
       onProgress: (event) => {
         if (event.type === 'progress') progress.update(event);
       },
