@@ -34,6 +34,8 @@ export const USAGE = `Usage:
 
 The credential comes from the environment variable PLUGBOARD_CREDENTIAL, never from an argument.
 PLUGBOARD_REDIS_URL (with the ioredis package installed) shares rate budgets across processes.
+PLUGBOARD_ALLOW_NETWORK (comma-separated CIDR, e.g. 127.0.0.0/8) lets address ranges through the
+network policy: production runs reach public addresses only, sandbox runs also loopback.
 --state DIR keeps checkpoints (an incremental source resumes where the last run's printed
 pages end) and idempotency results. A write's --idempotency-key is always kept in a folder:
 without --state, in $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type ApprovalDecision, type Connector, createExecutor, createTransport, memoryStore } from '@plugboard/sdk';
 import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
+import { allowedNetwork } from '../network.js';
 import { createProgress } from '../progress.js';
 import { ensureWritable, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';
@@ -55,7 +56,8 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
   // (an idle keep-alive socket there does not hold the process open).
   // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
   const redis = io.env.PLUGBOARD_REDIS_URL;
-  const transport = createTransport({ via: 'http', ...(redis ? { redis } : {}) });
+  // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
+  const transport = createTransport({ via: 'http', ...(redis ? { redis } : {}), network: { allow: allowedNetwork(io.env) } });
   const executor = createExecutor({
     connectors: [args.connector],
     resolveConnection: (id) => ({ ...args.connection, id }),
