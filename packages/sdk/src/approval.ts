@@ -1,5 +1,6 @@
 import type { ApprovalBinding } from './digest.js';
 import { ConnectorError } from './errors.js';
+import { excerpt } from './excerpt.js';
 
 /**
  * The approval gate (platform rule 9 and `reviewedDigest`), the only one: every
@@ -83,7 +84,7 @@ export function checkApproval(approval: ApprovalDecision | undefined, check: App
     throw new ApprovalRefusedError('missing', `${subject} needs an approval: ${review}`, binding);
   }
   const id = typeof approval.id === 'string' ? approval.id : undefined;
-  const named = id ? `approval ${id}` : 'the approval';
+  const named = id ? `approval ${excerpt(id)}` : 'the approval';
   const refuse = (reason: ApprovalRefusal, why: string): never => {
     throw new ApprovalRefusedError(reason, `${subject}: ${named} does not allow this run: ${why}; ${review}`, binding, id);
   };
@@ -98,12 +99,12 @@ export function checkApproval(approval: ApprovalDecision | undefined, check: App
     expiresAt === undefined ? 'expiresAt (an ISO timestamp, or null when it does not expire)' : undefined,
   ].filter((field) => field !== undefined);
   if (missing.length > 0) refuse('incomplete', `it lacks a valid ${missing.join(', ')}`);
-  if (approval.decision !== 'approved') refuse('rejected', `it was rejected by ${approval.decidedBy.trim()}`);
+  if (approval.decision !== 'approved') refuse('rejected', `it was rejected by ${excerpt(approval.decidedBy.trim())}`);
   if (requester === decider) {
-    refuse('self_approval', `${approval.decidedBy.trim()} approved their own request; an approval must be decided by someone other than the requester`);
+    refuse('self_approval', `${excerpt(approval.decidedBy.trim())} approved their own request; an approval must be decided by someone other than the requester`);
   }
   if (approval.digest !== binding.digest) {
-    refuse('digest_mismatch', `it approves digest ${approval.digest}, which is not the digest of what would run (the connector version, action, connection, environment or input differ)`);
+    refuse('digest_mismatch', `it approves digest ${excerpt(approval.digest)}, which is not the digest of what would run (the connector version, action, connection, environment or input differ)`);
   }
   if (expiresAt !== null && expiresAt !== undefined && now.getTime() >= expiresAt.getTime()) {
     refuse('expired', `it expired at ${expiresAt.toISOString()}`);

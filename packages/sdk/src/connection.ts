@@ -1,8 +1,10 @@
 import type { AuthScheme } from './definition/auth.js';
 import type { Connector } from './definition/connector.js';
 import { ConnectionConfigError, InvalidInputError } from './errors.js';
+import { excerpt } from './excerpt.js';
+import { formatJsonPath, jsonProblem, MAX_JSON_DEPTH } from './json.js';
 import { findSecretKeys } from './secrets.js';
-import { zodIssues } from './validation.js';
+import { MAX_ISSUES, zodIssues } from './validation.js';
 
 /**
  * A connection as a run receives it: an id, an optional base URL, and
@@ -33,10 +35,18 @@ export type SecretResolver = () => string | undefined | Promise<string | undefin
  * are refused at any depth; secrets reach a connector only through a resolver.
  */
 export function checkConnectionSettings(settings: unknown): void {
+  // Plain JSON of a bounded depth first: the search below walks it recursively.
+  const problem = jsonProblem(settings, MAX_JSON_DEPTH);
+  if (problem) {
+    throw new ConnectionConfigError(`connection settings must be plain JSON data: ${excerpt(formatJsonPath(problem.path, 'settings'))}: ${problem.message}`);
+  }
   const keys = findSecretKeys(settings);
   if (keys.length > 0) {
     throw new ConnectionConfigError(
-      `connection settings must not hold secrets; store them in the vault and pass a secret reference instead. Refused: ${keys.map((key) => `settings.${key}`).join(', ')}`,
+      `connection settings must not hold secrets; store them in the vault and pass a secret reference instead. Refused: ${keys
+        .slice(0, MAX_ISSUES)
+        .map((key) => excerpt(`settings.${key}`))
+        .join(', ')}${keys.length > MAX_ISSUES ? ` and ${keys.length - MAX_ISSUES} more` : ''}`,
     );
   }
 }
@@ -50,7 +60,7 @@ function httpUrl(value: string, field: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConnectionConfigError(`${field} must be an absolute http(s) URL, not ${JSON.stringify(value)}`);
+    throw new ConnectionConfigError(`${field} must be an absolute http(s) URL, not ${excerpt(JSON.stringify(value))}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConnectionConfigError(`${field} must use http or https, not ${url.protocol.replace(':', '')}`);
@@ -73,7 +83,7 @@ export function resolveConnection(connector: Connector, input: ConnectionInput =
   const scheme = authScheme === undefined ? connector.auth[0] : connector.auth.find((candidate) => candidate.id === String(authScheme).toLowerCase());
   if (!scheme) {
     throw new ConnectionConfigError(
-      `settings.authScheme: connector '${connector.key}' accepts ${connector.auth.map((candidate) => `'${candidate.id}'`).join(' or ')}, not ${JSON.stringify(authScheme)}`,
+      `settings.authScheme: connector '${connector.key}' accepts ${connector.auth.map((candidate) => `'${candidate.id}'`).join(' or ')}, not ${excerpt(JSON.stringify(authScheme) ?? String(authScheme))}`,
     );
   }
   const baseUrl = input.baseUrl ?? connector.baseUrl;

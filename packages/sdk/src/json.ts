@@ -1,8 +1,12 @@
+import { excerpt } from './excerpt.js';
+
 /**
  * The two walks over JSON-like values that everything else builds on: a
  * search of every string (values and object keys) with where it is, and a
  * deep copy that may replace strings, keys and whole members on the way.
  * Redaction, rule 10, the testing kit's fixtures and the catalogue use these.
+ * A third, `jsonProblem`, checks that a caller's value is plain JSON data of a
+ * bounded depth before anything walks it recursively.
  */
 
 /** Object keys and array indices from the root to a value. */
@@ -96,4 +100,140 @@ export function mapJson(value: unknown, mapper: JsonMapper): unknown {
     return out;
   };
   return copy(value);
+}
+
+/** How deep a caller's value may nest (objects and arrays within each other), as `jsonProblem` checks by default. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Why a value is not plain JSON data, and where. */
+export interface JsonProblem {
+  /** From the root to the value at fault; its key when a property could not be read. */
+  path: JsonPath;
+  message: string;
+}
+
+/** An object literal made in any realm: its prototype is `Object.prototype` of some realm, or none. */
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  if (prototype === null || prototype === Object.prototype) return true;
+  return Object.getPrototypeOf(prototype) === null && (prototype as { constructor?: { name?: unknown } }).constructor?.name === 'Object';
+}
+
+/** `null`, `an array`, `a string`, `a Date`, `a Widget instance`: what a value is, for a message. */
+export function describeJsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'object': {
+      let name: unknown;
+      try {
+        name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+      } catch {
+        name = undefined;
+      }
+      if (typeof name !== 'string' || name === '' || name === 'Object') return 'an object';
+      const builtIn = Object.prototype.toString.call(value).slice(8, -1) === name;
+      return `a ${name}${builtIn ? '' : ' instance'}`;
+    }
+    case 'undefined':
+      return 'undefined';
+    case 'number':
+      return Number.isFinite(value) ? 'a number' : String(value);
+    case 'bigint':
+      return 'a bigint';
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/** Why one value is not JSON by itself (a container is judged by its members), or undefined. */
+function leafProblem(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : `${String(value)} is not a JSON number`;
+    case 'object':
+      if (value === null || Array.isArray(value) || isPlainObject(value)) return undefined;
+      return value instanceof Date
+        ? 'a Date is not a JSON value; pass the time as an ISO 8601 string'
+        : `${describeJsonType(value)} is not a JSON value; pass plain objects, arrays, strings, numbers, booleans and null`;
+    default:
+      return `${describeJsonType(value)} is not a JSON value`;
+  }
+}
+
+function reason(error: unknown): string {
+  return excerpt(error instanceof Error ? error.message : String(error));
+}
+
+interface Frame {
+  container: Record<string, unknown> | unknown[];
+  keys: string[] | undefined;
+  next: number;
+  length: number;
+}
+
+/**
+ * The first reason a caller's value is not plain JSON data, with its path; undefined when it
+ * is. Refused: a number that is not finite (NaN, Infinity), a bigint, a function, a symbol,
+ * an object that is not a plain object or an array (a Date, a Map, a class instance), a value
+ * that contains itself, a property whose getter throws, and nesting deeper than `maxDepth`
+ * objects and arrays. `undefined` members pass (JSON leaves them out). Walks with a stack of
+ * its own, so a value nested any deeper than the call stack allows is refused, not a crash.
+ */
+export function jsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPTH): JsonProblem | undefined {
+  const path: (string | number)[] = [];
+  const frames: Frame[] = [];
+  const ancestors = new Set<object>();
+  const problem = (message: string): JsonProblem => ({ path: [...path], message });
+  let current: unknown = value;
+  let pending = true;
+  for (;;) {
+    if (pending) {
+      pending = false;
+      let leaf: string | undefined;
+      try {
+        leaf = leafProblem(current);
+      } catch (error) {
+        return problem(`could not be read (${reason(error)})`);
+      }
+      if (leaf) return problem(leaf);
+      if (current !== null && typeof current === 'object') {
+        if (ancestors.has(current)) return problem('the value contains itself');
+        if (frames.length >= maxDepth) return problem(`nested deeper than ${maxDepth} levels of objects and arrays`);
+        let frame: Frame;
+        try {
+          const container = current as Record<string, unknown> | unknown[];
+          const keys = Array.isArray(container) ? undefined : Object.keys(container);
+          frame = { container, keys, next: 0, length: keys ? keys.length : (container as unknown[]).length };
+        } catch (error) {
+          return problem(`could not be read (${reason(error)})`);
+        }
+        frames.push(frame);
+        ancestors.add(current);
+      } else if (frames.length > 0) {
+        path.pop();
+      }
+    }
+    const top = frames.at(-1);
+    if (!top) return undefined;
+    if (top.next < top.length) {
+      const step = top.keys ? top.keys[top.next]! : top.next;
+      top.next += 1;
+      path.push(step);
+      try {
+        current = (top.container as Record<string | number, unknown>)[step];
+      } catch (error) {
+        return problem(`could not be read (${reason(error)})`);
+      }
+      pending = true;
+    } else {
+      frames.pop();
+      ancestors.delete(top.container);
+      if (frames.length > 0) path.pop();
+    }
+  }
 }

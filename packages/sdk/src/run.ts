@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type ConnectionInput, type ResolvedConnection, type SecretResolver, resolveConnection } from './connection.js';
-import type { ActionContext, ProgressEvent, SourceContext } from './context.js';
+import type { ActionContext, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
 import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
 import { authHeader } from './definition/auth.js';
 import type { Connector } from './definition/connector.js';
@@ -10,8 +10,10 @@ import { CancelledError, ConnectionConfigError, ConnectorError, InvalidInputErro
 import { createHttpClient, DEFAULT_RETRY, NEVER, type RetrySettings } from './http/client.js';
 import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
+import { excerpt } from './excerpt.js';
+import { describeJsonType, type JsonPath, jsonProblem, MAX_JSON_DEPTH } from './json.js';
 import { Redactor } from './secrets.js';
-import { zodIssues } from './validation.js';
+import { boundedIssues, zodIssues } from './validation.js';
 
 /**
  * The one way an action runs, for every caller (the executor, and through it
@@ -66,7 +68,7 @@ export interface PreparedRun {
 
 export class UnknownActionError extends ConnectorError {
   constructor(connector: Connector, key: string) {
-    super('unknown_action', `connector '${connector.key}' has no action '${key}'; it has ${connector.actions.map((action) => action.key).join(', ')}`, false, 404);
+    super('unknown_action', `connector '${connector.key}' has no action '${excerpt(key)}'; it has ${connector.actions.map((action) => action.key).join(', ')}`, false, 404);
   }
 }
 
@@ -82,7 +84,29 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, onIssues: 
   return result.data;
 }
 
-/** Checks everything about a run that can be checked before it starts; nothing is sent. */
+/** `a.b.0.c`: a path the way input issues name one. */
+function issuePath(prefix: string | undefined, path: JsonPath): string {
+  return [...(prefix ? [prefix] : []), ...path.map(String)].join('.');
+}
+
+/**
+ * A caller's value checked before zod or anything else walks it: plain JSON data (no NaN,
+ * bigint, function, symbol, Date, Map, class instance, cycle or throwing getter), nested at
+ * most `MAX_JSON_DEPTH` levels, and for an input an object at its root.
+ */
+function checkJson(value: unknown, subject: string, prefix: string | undefined, object: boolean): void {
+  if (object && describeJsonType(value) !== 'an object') {
+    throw new InvalidInputError(subject, [{ path: prefix ?? '', message: `must be a JSON object, not ${describeJsonType(value)}` }]);
+  }
+  const problem = jsonProblem(value, MAX_JSON_DEPTH);
+  if (problem) throw new InvalidInputError(subject, boundedIssues([{ path: issuePath(prefix, problem.path), message: problem.message }]));
+}
+
+/**
+ * Checks everything about a run that can be checked before it starts; nothing is sent. The
+ * input must be a JSON object (none at all counts as `{}`) of plain JSON data nested at most
+ * `MAX_JSON_DEPTH` (64) levels; the action's schema then validates it.
+ */
 export function prepareRun(
   connector: Connector,
   actionKey: string,
@@ -96,9 +120,11 @@ export function prepareRun(
   }
   const connection = resolveConnection(connector, options.connection);
   const subject = `${connector.key} ${action.key}: input`;
-  const input = parseOrThrow(action.input, options.input ?? {}, (error) => new InvalidInputError(subject, zodIssues(error)));
+  const raw = options.input === undefined ? {} : options.input;
+  checkJson(raw, subject, undefined, true);
+  const input = parseOrThrow(action.input, raw, (error) => new InvalidInputError(subject, zodIssues(error)));
   const issues = action.check?.(input, { environment }) ?? [];
-  if (issues.length > 0) throw new InvalidInputError(subject, issues);
+  if (issues.length > 0) throw new InvalidInputError(subject, boundedIssues(issues));
   return new Prepared(connector, action, input, connection, environment, checkpointOf(connector, action, options.checkpoint), needsApproval(action, environment));
 }
 
@@ -133,10 +159,11 @@ class Prepared implements PreparedRun {
 }
 
 function checkpointOf(connector: Connector, action: Action, checkpoint: unknown): unknown {
-  if (action.direction !== 'source' || !action.incremental?.checkpoint || checkpoint === undefined) return checkpoint;
-  return parseOrThrow(action.incremental.checkpoint, checkpoint, (error) =>
-    new InvalidInputError(`${connector.key} ${action.key}: checkpoint`, zodIssues(error, 'checkpoint')),
-  );
+  if (action.direction !== 'source' || checkpoint === undefined) return checkpoint;
+  const subject = `${connector.key} ${action.key}: checkpoint`;
+  checkJson(checkpoint, subject, 'checkpoint', false);
+  if (!action.incremental?.checkpoint) return checkpoint;
+  return parseOrThrow(action.incremental.checkpoint, checkpoint, (error) => new InvalidInputError(subject, zodIssues(error, 'checkpoint')));
 }
 
 /** The prepared run, resuming from a checkpoint (checked against the action's checkpoint schema). */
@@ -202,7 +229,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     log,
     environment: prepared.environment,
     connection: { id: connection.id, settings: connection.settings },
-    progress: (update) => options.onProgress?.({ ...update, connector: connector.key, action: action.key, time: new Date().toISOString() }),
+    progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action)),
   };
 
   // A provider that echoes the credential must not pass it on into the flow's data.
@@ -239,22 +266,35 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   }
 }
 
+/**
+ * A progress update as the caller gets it: an action's label may quote what the provider
+ * said, so every string in it passes the redactor, and the label is cut to a short excerpt.
+ */
+function progressEvent(update: ProgressUpdate, redactor: Redactor, connector: Connector, action: Action): ProgressEvent {
+  const safe = redactor.redact({ ...update }) as ProgressUpdate;
+  if (typeof safe.label === 'string') safe.label = excerpt(safe.label);
+  return { ...safe, connector: connector.key, action: action.key, time: new Date().toISOString() };
+}
+
 /** Header names go lower case: the client sets headers by name. */
 function lowerName(header: [string, string] | undefined): [string, string] | undefined {
   return header && [header[0].toLowerCase(), header[1]];
 }
 
-/** Whatever escapes a run is a ConnectorError with no secret in it. */
+/** The longest message an error that escapes a run carries: one made of short excerpts fits; one a connector built from a whole answer does not. */
+const MAX_ERROR_MESSAGE = 2000;
+
+/** Whatever escapes a run is a ConnectorError with no secret in it, and no whole provider answer. */
 function safeError(error: unknown, redactor: Redactor, connector: Connector, action: Action, signal: AbortSignal): ConnectorError {
   if (error instanceof ConnectorError) {
-    error.message = redactor.redactString(error.message);
+    error.message = excerpt(redactor.redactString(error.message), MAX_ERROR_MESSAGE);
     return error;
   }
   if (signal.aborted) {
     return new CancelledError(`${connector.key} ${action.key}: the run was cancelled`);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ConnectorError('connector_failed', redactor.redactString(`${connector.key} ${action.key}: ${message}`), false, 500);
+  return new ConnectorError('connector_failed', `${connector.key} ${action.key}: ${excerpt(redactor.redactString(message))}`, false, 500);
 }
 
 /** Runs a destination and returns its result. */

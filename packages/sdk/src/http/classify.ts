@@ -11,6 +11,7 @@ import {
   RateLimitedError,
   TimeoutError,
 } from '../errors.js';
+import { excerpt } from '../excerpt.js';
 
 /** A provider answer that is not a success, as the classifier sees it (already redacted). */
 export interface ProviderFailure {
@@ -18,7 +19,7 @@ export interface ProviderFailure {
   headers: Headers;
   /** The parsed JSON body, or the text when it is not JSON. */
   body: unknown;
-  /** The provider's own message, or a short description of the status. */
+  /** The provider's own message as a short excerpt (`providerMessage`), or a short description of the status. */
   message: string;
   requestId: string | undefined;
   retryAfterMs: number | undefined;
@@ -26,19 +27,23 @@ export interface ProviderFailure {
   operation: string;
 }
 
-/** The provider's message from its error body, whatever shape it has. */
+/**
+ * The provider's message from its error body, whatever shape it has, as a short excerpt
+ * (`EXCERPT_LENGTH` characters, then an ellipsis and the whole length): an error quotes the
+ * provider, it does not carry whatever the provider sent. Redact the body first.
+ */
 export function providerMessage(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;
     for (const key of ['message', 'error_description', 'detail', 'error', 'title']) {
       const value = record[key];
-      if (typeof value === 'string' && value.trim()) return value.trim();
-      if (value && typeof value === 'object' && typeof (value as Record<string, unknown>).message === 'string') {
-        return (value as Record<string, string>).message!;
+      if (typeof value === 'string' && value.trim()) return excerpt(value.trim());
+      if (value && typeof value === 'object' && typeof (value as Record<string, unknown>).message === 'string' && (value as Record<string, string>).message!.trim()) {
+        return excerpt((value as Record<string, string>).message!.trim());
       }
     }
   }
-  if (typeof body === 'string' && body.trim()) return body.trim().slice(0, 500);
+  if (typeof body === 'string' && body.trim()) return excerpt(body.trim());
   return `HTTP ${status}`;
 }
 

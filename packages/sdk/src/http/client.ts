@@ -21,6 +21,7 @@ import { exchangeOnce } from './exchange.js';
 import { findRequestId, type HeaderReader, parseRetryAfter, toHeaders } from './headers.js';
 import type { Budget } from './budget-rules.js';
 import type { Transport } from './transport.js';
+import { excerpt } from '../excerpt.js';
 
 /** `ctx.http`: every provider call of an action goes through here. */
 
@@ -159,10 +160,16 @@ class RunHttpClient implements HttpClient {
 
   get lastRequestId(): string | undefined {
     if (this.lastHeaders) {
-      this.lastId = findRequestId(this.lastHeaders) ?? this.lastId;
+      this.lastId = this.requestIdOf(this.lastHeaders) ?? this.lastId;
       this.lastHeaders = undefined;
     }
     return this.lastId;
+  }
+
+  /** The provider's request id, redacted (a provider may echo the credential in it) and cut to a short excerpt. */
+  private requestIdOf(headers: HeaderReader, body?: unknown): string | undefined {
+    const id = findRequestId(headers, body);
+    return id === undefined ? undefined : excerpt(this.settings.redactor.redactString(id));
   }
 
   get<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -184,7 +191,7 @@ class RunHttpClient implements HttpClient {
         return headers;
       },
       data: data as T,
-      requestId: findRequestId(answer.headers),
+      requestId: this.requestIdOf(answer.headers),
     };
   }
 
@@ -207,7 +214,8 @@ class RunHttpClient implements HttpClient {
     const { settings } = this;
     const { redactor, signal } = settings;
     const url = buildUrl(settings.baseUrl, request);
-    const operation = redactor.redactString(`${request.method ?? 'GET'} ${url.pathname}`);
+    // A path holds the caller's ids: errors and logs quote an excerpt of it.
+    const operation = excerpt(redactor.redactString(`${request.method ?? 'GET'} ${url.pathname}`));
     const budget = this.budgetFor(request.budget ?? this.defaultBudget);
     const attempt = async (): Promise<{ answer: RawAnswer; data: unknown }> => {
       const answer = await budget.run(() => this.send(url, request, operation), signal, this.maxWaitMs, this.timeoutMs);
@@ -247,7 +255,7 @@ class RunHttpClient implements HttpClient {
     } catch (error) {
       if (signal.aborted) throw new CancelledError(`${operation}: cancelled`);
       if (error instanceof ConnectorError) throw error;
-      throw new NetworkError(redactor.redactString(`${operation}: ${error instanceof Error ? error.message : String(error)}`), { cause: error });
+      throw new NetworkError(`${operation}: ${excerpt(redactor.redactString(error instanceof Error ? error.message : String(error)))}`, { cause: error });
     }
   }
 
@@ -269,7 +277,7 @@ class RunHttpClient implements HttpClient {
       return new TimeoutError(`${operation}: no complete answer within ${this.timeoutMs} ms`, { cause: code });
     }
     const reason = code ?? (error instanceof Error ? error.message : String(error));
-    return new NetworkError(this.settings.redactor.redactString(`${operation}: the connection failed (${reason})`));
+    return new NetworkError(`${operation}: the connection failed (${excerpt(this.settings.redactor.redactString(reason))})`);
   }
 
   private requestHeaders(request: HttpRequest): Record<string, string> {
@@ -320,7 +328,7 @@ class RunHttpClient implements HttpClient {
         const text = await answer.text();
         this.lastHeaders = answer.headers;
         if (started) {
-          log.debug('provider answered', { operation, status: answer.status, ms: Math.round(performance.now() - started), requestId: findRequestId(answer.headers) });
+          log.debug('provider answered', { operation, status: answer.status, ms: Math.round(performance.now() - started), requestId: this.requestIdOf(answer.headers) });
         }
         return { status: answer.status, headers: answer.headers, text };
       }
@@ -342,7 +350,7 @@ class RunHttpClient implements HttpClient {
       const { connector, action } = this.settings;
       throw new SchemaMismatchError(`${connector.key} ${action.key}`, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
         status: answer.status,
-        requestId: findRequestId(answer.headers),
+        requestId: this.requestIdOf(answer.headers),
       });
     }
   }
@@ -361,7 +369,7 @@ class RunHttpClient implements HttpClient {
       headers: toHeaders(answer.headers),
       body: redactedBody,
       message: redactor.redactString(providerMessage(answer.status, redactedBody)),
-      requestId: findRequestId(answer.headers, body),
+      requestId: this.requestIdOf(answer.headers, body),
       retryAfterMs: parseRetryAfter(answer.headers.get('retry-after')),
       operation,
     };
