@@ -288,6 +288,9 @@ export function addressRefusal(address: string, environment: Environment, allow:
 
 type LookupCallback = Parameters<LookupFunction>[2];
 
+/** How many address literals a policy keeps its verdict on, per environment. */
+const LITERALS_KEPT = 64;
+
 /**
  * A transport's network policy: the ranges the host allows, the check of a URL's address
  * literal before sending, and, per environment, a lookup for the connections that answers only
@@ -297,6 +300,8 @@ export class NetworkPolicy {
   readonly allow: readonly string[];
   private readonly resolve: LookupFunction | undefined;
   private readonly lookups = new Map<Environment, LookupFunction>();
+  /** The verdicts on address literals met in URLs, per environment (`null`: let through): a run sends to few. */
+  private readonly literals = new Map<Environment, Map<string, AddressRefusal | null>>();
 
   constructor(options: NetworkOptions = {}) {
     this.allow = Object.freeze([...(options.allow ?? [])]);
@@ -316,9 +321,16 @@ export class NetworkPolicy {
    */
   checkUrl(url: URL, environment: Environment): void {
     const host = url.hostname;
-    const address = host.startsWith('[') ? host.slice(1, -1) : host;
-    if (isIP(address) === 0) return;
-    const refused = this.refusal(address, environment);
+    let verdicts = this.literals.get(environment);
+    let refused = verdicts?.get(host);
+    if (refused === undefined) {
+      const address = host.startsWith('[') ? host.slice(1, -1) : host;
+      if (isIP(address) === 0) return;
+      refused = this.refusal(address, environment) ?? null;
+      if (!verdicts) this.literals.set(environment, (verdicts = new Map()));
+      // Bounded: a provider redirecting to ever new addresses does not grow it.
+      if (verdicts.size < LITERALS_KEPT) verdicts.set(host, refused);
+    }
     if (refused) throw new AddressRefusedError(host, refused, environment, false);
   }
 
