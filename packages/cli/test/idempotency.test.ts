@@ -132,6 +132,7 @@ describe('plugboard idempotency', () => {
     const blocked = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-9']);
     expect(blocked.code).toBe(1);
     expect(lastError(blocked.stderr)).toMatchObject({ code: 'conflict', statusCode: 409, message: expect.stringContaining('settle the key') });
+    expect(lastError(blocked.stderr).message).toMatch(/; see plugboard idempotency show order-9, and plugboard idempotency settle --help$/);
 
     const settle = ['idempotency', 'settle', 'order-9', '--as', 'failed', '--by', 'ops@example.com', '--reason', 'no order in the provider console'];
     const early = await cli(settle);
@@ -193,6 +194,9 @@ describe('plugboard idempotency', () => {
     server.otherwise((request) => (request.method === 'POST' ? reply(503, { error: 'unavailable', message: 'try later' }) : shopAnswer(request, { token: TOKEN })));
     const failed = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-11']);
     expect(failed.code).toBe(1);
+    const refused = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-11', '--state', state]);
+    expect(refused.code).toBe(1);
+    expect(lastError(refused.stderr).message).toContain(`see plugboard idempotency show order-11 --state ${state}`);
     const shown = JSON.parse((await cli(['idempotency', 'show', 'order-11'])).stdout);
     expect(shown).toMatchObject({ state: 'uncertain', connector: 'shop', action: 'orders.create', finishedAt: expect.any(String), error: { code: expect.any(String), requestId: expect.stringMatching(/^req_/) } });
     expect(shown.error.requestId).toBe(lastError(failed.stderr).requestId);
@@ -245,6 +249,19 @@ describe('plugboard idempotency', () => {
       expect(run.code).toBe(1);
       expect(lastError(run.stderr)).toMatchObject({ code: 'idempotency_key_unknown', statusCode: 404, message: expect.stringContaining(state) });
     }
+  });
+
+  it('quotes a long key as an excerpt, in the folder line and in errors; the key itself is kept whole', async () => {
+    const key = `k${'x'.repeat(10_000)}`;
+    const run = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', key]);
+    expect(run.code).toBe(0);
+    expect(run.stderr.length).toBeLessThan(600);
+    expect(run.stderr).toContain('… (10001 characters) is kept in');
+    expect(JSON.parse((await cli(['idempotency', 'show', key])).stdout)).toMatchObject({ key, state: 'succeeded' });
+    const unknown = await cli(['idempotency', 'show', `${key}y`]);
+    expect(unknown.code).toBe(1);
+    expect(lastError(unknown.stderr).message.length).toBeLessThan(600);
+    expect(lastError(unknown.stderr).message).toContain('… (10002 characters)');
   });
 
   it('prints its usage with --help, and with nothing exits 2', async () => {

@@ -1,4 +1,5 @@
 import { ConflictError, InvalidInputError, type InputIssue, NotFoundError } from './errors.js';
+import { excerpt } from './excerpt.js';
 import type { IdempotencyDecision, IdempotencyRecord, IdempotencyReport, IdempotencyStore } from './stores.js';
 
 /**
@@ -76,13 +77,13 @@ function checkOptions(options: SettleKeyOptions): InputIssue[] {
  */
 export async function settleIdempotencyKey(store: IdempotencyStore, key: string, options: SettleKeyOptions): Promise<IdempotencyReport> {
   const issues = checkOptions(options);
-  if (issues.length > 0) throw new InvalidInputError(`settling idempotency key ${JSON.stringify(key)}`, issues);
+  const named = `idempotency key ${JSON.stringify(excerpt(key))}`;
+  if (issues.length > 0) throw new InvalidInputError(`settling ${named}`, issues);
   const now = (options.clock ?? (() => new Date()))();
   const { record } = await store.inspect(key);
-  const named = `idempotency key ${JSON.stringify(key)}`;
   if (!record) throw new NotFoundError(`nothing is kept under ${named}: there is nothing to settle`, { code: 'idempotency_key_unknown' });
   if (record.state === 'succeeded') {
-    const by = record.decision ? ` (settled by ${record.decision.by})` : '';
+    const by = record.decision ? ` (settled by ${excerpt(record.decision.by)})` : '';
     throw new IdempotencySettleRefusedError(`the run under ${named} succeeded at ${record.finishedAt}${by}; a repeat returns its result, there is nothing to settle`, 'succeeded', record);
   }
   if (record.state === 'running' && options.force !== true) {

@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import {
   type Connector,
   DEFAULT_SETTLE_MIN_AGE_MS,
+  excerpt,
   type IdempotencyReport,
   IdempotencySettleRefusedError,
   NotFoundError,
@@ -36,7 +37,7 @@ const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export function parseDuration(text: string): number {
   if (text === '0') return 0;
   const match = DURATION.exec(text.trim());
-  if (!match) throw new UsageError(`--min-age takes a duration such as 90s, 15m, 2h or 1d, not '${text}'`);
+  if (!match) throw new UsageError(`--min-age takes a duration such as 90s, 15m, 2h or 1d, not '${excerpt(text)}'`);
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 }
 
@@ -45,7 +46,7 @@ function view(report: IdempotencyReport, folder: StateFolder): Record<string, un
   const { key, record, decisions } = report;
   if (!record) {
     if (decisions.length === 0) {
-      throw new NotFoundError(`nothing is kept under idempotency key ${JSON.stringify(key)} in ${folder.dir} (from ${folder.from})`, { code: 'idempotency_key_unknown' });
+      throw new NotFoundError(`nothing is kept under idempotency key ${JSON.stringify(excerpt(key))} in ${folder.dir} (from ${folder.from})`, { code: 'idempotency_key_unknown' });
     }
     // Released by a decision and not run since: the next run with the key runs.
     return { key, state: 'released', decisions };
@@ -125,7 +126,7 @@ async function settle(argv: string[], io: CliIo, pack: ReadonlyMap<string, Conne
   const given = jsonOption('--result', values.result as string | undefined, undefined);
 
   const folder = stateFolder(io, values.state as string | undefined, 'idempotency settle');
-  await ensureWritable(folder, `a decision on idempotency key ${key}`);
+  await ensureWritable(folder, `a decision on idempotency key ${excerpt(key)}`);
   const store = await storeAt(folder);
   const { record } = await store.inspect(key);
   const result = as === 'succeeded' ? checkResult(given ?? null, record, pack) : undefined;
@@ -154,5 +155,5 @@ export async function idempotencyCommand(argv: string[], io: CliIo, pack: Readon
     io.stdout.write(IDEMPOTENCY_USAGE);
     return verb === undefined ? 2 : 0;
   }
-  throw new UsageError(`idempotency takes show or settle, not '${verb}'; see plugboard idempotency --help`);
+  throw new UsageError(`idempotency takes show or settle, not '${excerpt(verb)}'; see plugboard idempotency --help`);
 }

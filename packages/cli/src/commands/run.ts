@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type ApprovalDecision, type Connector, createExecutor, createTransport, memoryStore } from '@plugboard/sdk';
+import { type ApprovalDecision, type Connector, createExecutor, createTransport, excerpt, IdempotencyUnsettledError, memoryStore } from '@plugboard/sdk';
 import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import { allowedNetwork } from '../network.js';
@@ -25,11 +25,11 @@ async function runState(io: CliIo, given: string | undefined, key: string | unde
   if (key === '') throw new UsageError('--idempotency-key must not be empty');
   const keyed = key !== undefined && destination;
   if (!keyed) return given === undefined ? undefined : resolve(io.cwd, given);
-  const purpose = `--idempotency-key ${key}`;
+  const purpose = `--idempotency-key ${excerpt(key)}`;
   const folder = stateFolder(io, given, purpose);
   await ensureWritable(folder, purpose);
   if (folder.from !== '--state') {
-    writeJsonLine(io.stderr, { level: 'info', message: `idempotency key ${key} is kept in ${folder.dir} (from ${folder.from}; --state DIR keeps it elsewhere)` });
+    writeJsonLine(io.stderr, { level: 'info', message: `idempotency key ${excerpt(key)} is kept in ${folder.dir} (from ${folder.from}; --state DIR keeps it elsewhere)` });
   }
   return folder.dir;
 }
@@ -92,6 +92,13 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
       }
       writeJsonLine(io.stdout, outcome.result);
     }
+  } catch (error) {
+    // The key waits for an operator: say how to look at it and settle it.
+    if (error instanceof IdempotencyUnsettledError) {
+      const where = values.state === undefined ? '' : ` --state ${excerpt(values.state)}`;
+      error.message += `; see plugboard idempotency show ${excerpt(values['idempotency-key'] ?? '')}${where}, and plugboard idempotency settle --help`;
+    }
+    throw error;
   } finally {
     progress.done();
     await transport.close();
