@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { ConnectionConfigError, type Connector, type ConnectionInput, type Environment, type LogSink } from '@plugboard/sdk';
+import { ConnectionConfigError, type Connector, type ConnectionInput, type Environment, excerpt, type LogSink } from '@plugboard/sdk';
 import { resolve } from 'node:path';
 import { type CliIo, writeJsonLine } from './io.js';
-import { jsonOption, UsageError } from './usage.js';
+import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
 
 /** The options `run` and `record` share: which action, with what input, over which connection. */
 export interface ActionArgs {
@@ -46,18 +46,18 @@ export async function parseActionArgs(argv: string[], extra: Record<string, { ty
   try {
     parsed = parseArgs({ args: argv, options: { ...COMMON, ...extra }, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(excerpt((error as Error).message));
   }
   const { values, positionals } = parsed;
   const [connectorKey, action, ...rest] = positionals;
   if (!connectorKey || !action) throw new UsageError('name a connector and an action, e.g. plugboard run descript status.get');
-  if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  if (rest.length > 0) throw new UsageError(`unexpected arguments: ${excerpt(rest.join(' '))}`);
   const pack = await packFor(values as Record<string, string | undefined>);
   const connector = pack.get(connectorKey);
-  if (!connector) throw new UsageError(`no connector '${connectorKey}'; available: ${[...pack.keys()].sort().join(', ') || 'none'}`);
+  if (!connector) throw new UsageError(`no connector '${excerpt(connectorKey)}'; available: ${[...pack.keys()].sort().join(', ') || 'none'}`);
   const environment = values.environment ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') {
-    throw new UsageError(`--environment must be sandbox or production, not '${environment}'`);
+    throw new UsageError(`--environment must be sandbox or production, not '${excerpt(environment)}'`);
   }
   const settings = jsonOption('--connection', values.connection, undefined);
   if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings))) {
@@ -76,7 +76,7 @@ export async function parseActionArgs(argv: string[], extra: Record<string, { ty
   return {
     connector,
     action,
-    input: jsonOption('--input', values.input, {}),
+    input: jsonObjectOption('--input', values.input, {}),
     connection: {
       ...(values['connection-id'] ? { id: values['connection-id'] } : {}),
       ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),

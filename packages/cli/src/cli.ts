@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConnectorError, type Connector } from '@plugboard/sdk';
+import { ConnectorError, type Connector, excerpt } from '@plugboard/sdk';
 import type { CliIo, ExitCode } from './io.js';
 import { USAGE } from './usage.js';
 
@@ -42,7 +42,7 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions): Pr
   }
   const load = commandFor(name, options.commands);
   if (!load) {
-    io.stderr.write(`plugboard: unknown command '${name}'\n${USAGE}`);
+    io.stderr.write(`plugboard: unknown command '${excerpt(name)}'\n${USAGE}`);
     return 2;
   }
   const signal = options.signal ?? new AbortController().signal;
@@ -51,14 +51,18 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions): Pr
     const code = await command(rest, io, options.pack, signal);
     return code === 1 || code === 2 ? code : 0;
   } catch (error) {
-    const path = `/cli/${name}/${rest.filter((arg) => !arg.startsWith('-')).slice(0, 2).join('/')}`;
+    const path = `/cli/${name}/${rest
+      .filter((arg) => !arg.startsWith('-'))
+      .slice(0, 2)
+      .map((arg) => excerpt(arg))
+      .join('/')}`;
     // The provider's request id when it gave one, else one for this invocation.
     const requestId = (error instanceof ConnectorError ? error.requestId : undefined) ?? `cli_${randomBytes(6).toString('hex')}`;
     if (error instanceof ConnectorError) {
       io.stderr.write(`${JSON.stringify(error.toPlatformError(path, requestId))}\n`);
       return BAD_INPUT.has(error.code) ? 2 : 1;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
     io.stderr.write(`${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId, path })}\n`);
     return 1;
   }

@@ -1,20 +1,37 @@
-import { InvalidInputError } from '@plugboard/sdk';
+import { describeJsonType, excerpt, formatJsonPath, InvalidInputError, jsonProblem, MAX_JSON_DEPTH } from '@plugboard/sdk';
 
-/** A command line that cannot be understood; exits 2 like any bad input. */
+/** The longest usage message: each value it quotes is an excerpt already; this bounds the rest. */
+const MAX_USAGE_MESSAGE = 1000;
+
+/** A command line that cannot be understood; exits 2 like any bad input. Quote values in it through `excerpt`. */
 export class UsageError extends InvalidInputError {
   constructor(message: string) {
-    super('plugboard', [{ path: 'arguments', message }]);
+    super('plugboard', [{ path: 'arguments', message: excerpt(message, MAX_USAGE_MESSAGE) }]);
   }
 }
 
-/** Parses a JSON argument, naming the option when it is not JSON. */
+/** Parses a JSON argument, naming the option when it is not JSON; the parser's message quotes at most an excerpt of it. */
 export function jsonOption(option: string, text: string | undefined, fallback: unknown): unknown {
   if (text === undefined) return fallback;
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new InvalidInputError('plugboard', [{ path: option, message: `not valid JSON (${(error as Error).message})` }]);
+    throw new InvalidInputError('plugboard', [{ path: option, message: `not valid JSON (${excerpt((error as Error).message)})` }]);
   }
+}
+
+/**
+ * Parses a JSON argument that must be an object (`--input`): `null`, an array, a string or a
+ * number is refused, and so is nesting deeper than `MAX_JSON_DEPTH` levels, naming the path,
+ * before anything walks the value.
+ */
+export function jsonObjectOption(option: string, text: string | undefined, fallback: Record<string, unknown>): Record<string, unknown> {
+  const value = jsonOption(option, text, fallback);
+  const kind = describeJsonType(value);
+  if (kind !== 'an object') throw new InvalidInputError('plugboard', [{ path: option, message: `must be a JSON object, not ${kind}` }]);
+  const problem = jsonProblem(value, MAX_JSON_DEPTH);
+  if (problem) throw new InvalidInputError('plugboard', [{ path: option, message: `${excerpt(formatJsonPath(problem.path))}: ${problem.message}` }]);
+  return value as Record<string, unknown>;
 }
 
 export const USAGE = `Usage:
