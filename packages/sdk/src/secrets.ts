@@ -141,61 +141,94 @@ function kindOf(code: number, char: string): 0 | 1 | 2 | 3 {
 }
 
 /**
- * The words of a key, lower case: split at separators, between letters and digits, before an
- * upper-case letter that follows a lower-case one (`apiKey`), and before the last capital of a
- * run followed by a lower-case letter (`APIKey` is `api key`). One pass over the key.
+ * Calls `visit` with each word of a key, lower case, in order: the key is split at
+ * separators, between letters and digits, before an upper-case letter that follows a
+ * lower-case one (`apiKey`), and before the last capital of a run followed by a lower-case
+ * letter (`APIKey` is `api key`). One pass over the key; a visit that returns true stops it.
  */
-export function keyWords(key: string): string[] {
+function forEachWord(key: string, visit: (word: string) => boolean): boolean {
   const text = plainKey(key);
-  const words: string[] = [];
   let start = -1;
   let previous = 0;
   for (let index = 0; index <= text.length; index += 1) {
-    const code = index < text.length ? text.charCodeAt(index) : 0;
-    const kind = index < text.length ? kindOf(code, text[index]!) : 0;
+    const kind = index < text.length ? kindOf(text.charCodeAt(index), text[index]!) : 0;
     let boundary = kind === 0 || (previous !== 0 && (previous === 3) !== (kind === 3));
     if (!boundary && kind === 2 && previous === 1) boundary = true;
     if (!boundary && kind === 1 && previous === 2 && start >= 0 && index - start >= 2) {
       // `APIKey`: the `K` starts the next word.
-      words.push(text.slice(start, index - 1).toLowerCase());
+      if (visit(text.slice(start, index - 1).toLowerCase())) return true;
       start = index - 1;
     }
     if (boundary && start >= 0) {
-      words.push(text.slice(start, index).toLowerCase());
+      if (visit(text.slice(start, index).toLowerCase())) return true;
       start = -1;
     }
     if (kind !== 0 && start < 0) start = index;
     previous = kind;
   }
+  return false;
+}
+
+/** The words of a key, lower case, as rule 10 reads them (`APIKey2` is `api`, `key`, `2`). */
+export function keyWords(key: string): string[] {
+  const words: string[] = [];
+  forEachWord(key, (word) => {
+    words.push(word);
+    return false;
+  });
   return words;
 }
 
+/** The lengths of the words `SECRET_ANYWHERE` holds, to skip joining runs that cannot match. */
+const LONGEST_ANYWHERE = Math.max(...SECRET_ANYWHERE.map((word) => word.length));
+const SHORTEST_ANYWHERE = Math.min(...SECRET_ANYWHERE.map((word) => word.length));
+
 function isSecretWord(word: string): boolean {
+  if (word.length < 4) return false;
   return ANYWHERE.has(word) || SECRET_WITHIN.some((stem) => word.includes(stem)) || SECRET_ENDING.some((stem) => word.endsWith(stem));
 }
 
-/** The verdict of the built-in words for one key. */
+function isFormatWord(word: string): boolean {
+  return FORMAT_WORDS.has(word) || (word.charCodeAt(0) >= 48 && word.charCodeAt(0) <= 57);
+}
+
+/**
+ * The verdict of the built-in words for one key, in one pass that keeps only the last few
+ * words: a secret word, or run of two or three, anywhere; else the name at the end (the
+ * last three words up to the last one that is not a format word or a number).
+ */
 function judgeKey(key: string): boolean {
-  const words = keyWords(key);
-  // A word, or a few run together (`Pass` `Word`), secret wherever it stands.
-  for (let first = 0; first < words.length; first += 1) {
-    let run = '';
-    for (let last = first; last < Math.min(words.length, first + 3); last += 1) {
-      run += words[last];
-      if (last === first ? isSecretWord(run) : ANYWHERE.has(run)) return true;
+  let before2 = '';
+  let before1 = '';
+  // The last three words ending at the latest word that says what the value is.
+  let third = '';
+  let second = '';
+  let last = '';
+  let meaningful = 0;
+  let onlyWord = '';
+  const found = forEachWord(key, (word) => {
+    if (isSecretWord(word)) return true;
+    if (before1 !== '') {
+      const two = before1.length + word.length;
+      if (two >= SHORTEST_ANYWHERE && two <= LONGEST_ANYWHERE && ANYWHERE.has(before1 + word)) return true;
+      const three = two + before2.length;
+      if (before2 !== '' && three >= SHORTEST_ANYWHERE && three <= LONGEST_ANYWHERE && ANYWHERE.has(before2 + before1 + word)) return true;
     }
-  }
-  // The name at the end, once the words that say how it is written are set aside.
-  let end = words.length;
-  while (end > 0 && (FORMAT_WORDS.has(words[end - 1]!) || /^\d+$/.test(words[end - 1]!))) end -= 1;
-  if (end === 0) return false;
-  if (end === 1 && words[0] === 'key') return true;
-  let tail = '';
-  for (let count = 1; count <= Math.min(3, end); count += 1) {
-    tail = words[end - count] + tail;
-    if (NAMES.has(tail)) return true;
-  }
-  const last = words[end - 1]!;
+    if (!isFormatWord(word)) {
+      third = before2;
+      second = before1;
+      last = word;
+      meaningful += 1;
+      onlyWord = meaningful === 1 && before1 === '' ? word : '';
+    }
+    before2 = before1;
+    before1 = word;
+    return false;
+  });
+  if (found) return true;
+  if (last === '') return false;
+  if (onlyWord === 'key') return true;
+  if (NAMES.has(last) || NAMES.has(second + last) || (second !== '' && NAMES.has(third + second + last))) return true;
   return NAME_ENDINGS.some((name) => last.length > name.length && last.endsWith(name));
 }
 

@@ -9,6 +9,7 @@ import {
   excerpt,
   EXCERPT_LENGTH,
   InvalidInputError,
+  isSecretKey,
   jsonProblem,
   MAX_ISSUES,
   MAX_JSON_DEPTH,
@@ -59,6 +60,8 @@ describe('hostile text through the redactor and the classifier', () => {
       expect(typeof redactor.redactString(text)).toBe('string');
       expect(redactor.containsSecret(text)).toBe(false);
       expect(redactor.containsSecretIn({ a: [text, { [text.slice(0, 100)]: text }] })).toBe(false);
+      expect(typeof isSecretKey(text)).toBe('boolean');
+      expect(isSecretKey(`${text}_password`)).toBe(true);
       const message = providerMessage(402, { message: text });
       expect(message.length).toBeLessThan(EXCERPT_LENGTH + 40);
       const error = classifyByStatus({ status: 402, headers: new Headers(), body: { message: text }, message, requestId: undefined, retryAfterMs: undefined, operation: 'POST /jobs' });
