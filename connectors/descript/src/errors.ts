@@ -117,6 +117,11 @@ export function classifyDescriptFailure(failure: ProviderFailure): ConnectorErro
   return error;
 }
 
+/** A caller's id as an error quotes it: at most 200 characters, then the whole length. */
+function quotedId(id: string): string {
+  return id.length <= 200 ? id : `${id.slice(0, 200)}… (${id.length} characters)`;
+}
+
 const PROJECT_ACCESS = /\b(drive|project)\b/i;
 const NOT_ABOUT_PROJECT = /\b(composition|conversation|workspace|job|share|publish)/i;
 
@@ -132,13 +137,13 @@ export function explainProjectError(error: unknown, projectId: string): unknown 
   const said = (cause: ConnectorError) => cause.message.slice(cause.message.indexOf(': ') + 2);
   if (error instanceof PermissionError && PROJECT_ACCESS.test(said(error)) && !NOT_ABOUT_PROJECT.test(said(error))) {
     return new PermissionError(
-      `project ${projectId} is not reachable with this token: it belongs to another drive, or the token's owner has no access to it (a Descript API token is tied to exactly one drive and inherits its creator's permissions there). ${error.message}`,
+      `project ${quotedId(projectId)} is not reachable with this token: it belongs to another drive, or the token's owner has no access to it (a Descript API token is tied to exactly one drive and inherits its creator's permissions there). ${error.message}`,
       options(error),
     );
   }
   if (error instanceof NotFoundError && /\bproject\b/i.test(said(error)) && !NOT_ABOUT_PROJECT.test(said(error))) {
     return new NotFoundError(
-      `project ${projectId} was not found in the drive this token is tied to (projects.list and drive_items.search give the ids it can reach). ${error.message}`,
+      `project ${quotedId(projectId)} was not found in the drive this token is tied to (projects.list and drive_items.search give the ids it can reach). ${error.message}`,
       options(error),
     );
   }
