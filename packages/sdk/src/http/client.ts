@@ -312,7 +312,7 @@ class RunHttpClient implements HttpClient {
     let body = request.json === undefined ? undefined : JSON.stringify(request.json);
     try {
       for (let hop = 0; ; hop += 1) {
-        const answer = await exchangeOnce(settings.transport, settings.environment, target, method, headers, body, abort.signal);
+        const answer = await exchangeOnce({ transport: settings.transport, environment: settings.environment, target, method, headers, body, signal: abort.signal });
         const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get('location') : null;
         if (location && hop < MAX_REDIRECTS) {
           await answer.discard();

@@ -5,6 +5,17 @@ import { AnswerHeaders, type HeaderReader } from './headers.js';
 import { refusalIn } from './network-policy.js';
 import type { Transport } from './transport.js';
 
+/** One request as it goes out, for a run in `environment`. */
+export interface Outgoing {
+  transport: Transport;
+  environment: Environment;
+  target: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  signal: AbortSignal;
+}
+
 /** An answer before its body is read. */
 export interface Exchange {
   status: number;
@@ -14,44 +25,29 @@ export interface Exchange {
 }
 
 /**
- * One HTTP exchange, no redirect followed, the way the transport sends, for a run in
- * `environment`. The network policy refuses an address literal here, before anything is sent,
- * and a name in the lookup of the connection: a refused address is never connected to, and
- * the AddressRefusedError comes out as it is (fetch wraps it).
+ * One HTTP exchange, no redirect followed, the way the transport sends. The network
+ * policy refuses an address literal here, before anything is sent, and a name in the
+ * lookup of the connection: a refused address is never connected to, and the
+ * AddressRefusedError comes out as it is (fetch wraps it).
  */
-export async function exchangeOnce(
-  transport: Transport,
-  environment: Environment,
-  target: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  signal: AbortSignal,
-): Promise<Exchange> {
+export async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
+  const { transport, environment, target } = outgoing;
   transport.network.checkUrl(target, environment);
   try {
     switch (transport.via) {
       case 'undici':
-        return await overUndici(transport, environment, target, method, headers, body, signal);
+        return await overUndici(outgoing);
       case 'fetch':
-        return await overFetch(transport, environment, target, method, headers, body, signal);
+        return await overFetch(outgoing);
       case 'http':
-        return await overNodeHttp(transport, environment, target, method, headers, body, signal);
+        return await overNodeHttp(outgoing);
     }
   } catch (error) {
     throw refusalIn(error) ?? error;
   }
 }
 
-async function overUndici(
-  transport: Transport,
-  environment: Environment,
-  target: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  signal: AbortSignal,
-): Promise<Exchange> {
+async function overUndici({ transport, environment, target, method, headers, body, signal }: Outgoing): Promise<Exchange> {
   const response = await transport.agent(environment).request({
     origin: target.origin,
     path: `${target.pathname}${target.search}`,
@@ -68,30 +64,14 @@ async function overUndici(
   };
 }
 
-async function overFetch(
-  transport: Transport,
-  environment: Environment,
-  target: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  signal: AbortSignal,
-): Promise<Exchange> {
+async function overFetch({ transport, environment, target, method, headers, body, signal }: Outgoing): Promise<Exchange> {
   // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
   const response = await fetch(target, { method, headers, body, redirect: 'manual', signal, dispatcher: transport.dispatcher(environment) } as RequestInit);
   return { status: response.status, headers: response.headers, text: () => response.text(), discard: async () => void (await response.body?.cancel()) };
 }
 
 /** Node's own http and https modules and their keep-alive agents: nothing more to load at start. */
-async function overNodeHttp(
-  transport: Transport,
-  environment: Environment,
-  target: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  signal: AbortSignal,
-): Promise<Exchange> {
+async function overNodeHttp({ transport, environment, target, method, headers, body, signal }: Outgoing): Promise<Exchange> {
   const secure = target.protocol === 'https:';
   // getBuiltinModule, not import(): an ESM namespace of node:http reads every export, and one of them loads Node's fetch.
   const { request } = secure ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
