@@ -17,7 +17,7 @@ import {
 import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import { classifyByStatus, providerMessage, type ProviderFailure } from './classify.js';
-import { exchangeOnce } from './exchange.js';
+import { exchangeOnce, readyToSend } from './exchange.js';
 import { findRequestId, type HeaderReader, parseRetryAfter, toHeaders } from './headers.js';
 import type { Budget } from './budget-rules.js';
 import type { Transport } from './transport.js';
@@ -298,6 +298,7 @@ class RunHttpClient implements HttpClient {
     const { settings } = this;
     const { signal, log, auth } = settings;
     const headers = this.requestHeaders(request);
+    readyToSend(settings.transport, settings.environment);
     const abort = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

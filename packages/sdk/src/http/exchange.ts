@@ -25,6 +25,15 @@ export interface Exchange {
 }
 
 /**
+ * Makes what sending needs (the pool, which loads undici the first time), so that a
+ * request's timeout counts the exchange and not the loading of modules.
+ */
+export function readyToSend(transport: Transport, environment: Environment): void {
+  if (transport.via === 'undici') transport.agent(environment);
+  else if (transport.via === 'fetch') transport.dispatcher(environment);
+}
+
+/**
  * One HTTP exchange, no redirect followed, the way the transport sends. The network
  * policy refuses an address literal here, before anything is sent, and a name in the
  * lookup of the connection: a refused address is never connected to, and the
