@@ -1,28 +1,32 @@
 import { createHash } from 'node:crypto';
-import { byKey } from './order.js';
+import canonicalize from 'canonicalize';
 
 /**
  * Approval binding (platform rule 9 and `reviewedDigest`): a digest of exactly
  * what will run. The same call always gives the same digest, whatever the key
  * order of its input; any change to what runs gives another.
+ *
+ * The contract, written out in docs/approval-digest.md so that another
+ * implementation can reproduce it: SHA-256 over the RFC 8785 (JSON
+ * Canonicalization Scheme) text of
+ * `{ action, connectionId, connector, connectorVersion, environment, input }`,
+ * as lowercase hex behind `sha256:`.
  */
 
-/** JSON with object keys sorted at every depth and `undefined` members dropped. */
+/**
+ * The RFC 8785 (JCS) text of a value: object keys sorted by UTF-16 code units at
+ * every depth, no whitespace, numbers as ECMAScript writes them, strings with
+ * JSON's minimal escaping. `undefined` members are dropped as JSON drops them
+ * (and `undefined` itself gives `null`). A value with no JSON form (NaN,
+ * Infinity, a bigint, a lone surrogate, a cycle) is a `TypeError`.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      throw new TypeError(`canonicalJson: ${value} has no JSON form`);
-    }
-    if (typeof value === 'bigint') throw new TypeError('canonicalJson: bigint has no JSON form');
-    return JSON.stringify(value) ?? 'null';
+  try {
+    return canonicalize(value) ?? 'null';
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new TypeError(`canonicalJson: the value has no JSON form (${reason})`, { cause: error });
   }
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-  const members = Object.entries(value)
-    .filter(([, inner]) => inner !== undefined && typeof inner !== 'function')
-    .sort(byKey)
-    .map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`);
-  return `{${members.join(',')}}`;
 }
 
 export interface RunSubject {
@@ -35,21 +39,25 @@ export interface RunSubject {
 }
 
 export interface ApprovalBinding {
-  /** `sha256:<hex>` of the canonical JSON of the subject. */
+  /** `sha256:<hex>` of the RFC 8785 text of the subject. */
   digest: string;
   /** The first 12 hex digits, for people to compare at a glance. */
   shortDigest: string;
 }
 
-export function approvalDigest(subject: RunSubject): ApprovalBinding {
-  const canonical = canonicalJson({
+/** The object whose RFC 8785 text is hashed: the field names are part of the contract. */
+function approvalObject(subject: RunSubject): Record<string, unknown> {
+  return {
     action: subject.action,
     connectionId: subject.connectionId,
     connector: subject.connector.key,
     connectorVersion: subject.connector.version,
     environment: subject.environment,
     input: subject.input,
-  });
-  const hex = createHash('sha256').update(canonical).digest('hex');
+  };
+}
+
+export function approvalDigest(subject: RunSubject): ApprovalBinding {
+  const hex = createHash('sha256').update(canonicalJson(approvalObject(subject)), 'utf8').digest('hex');
   return { digest: `sha256:${hex}`, shortDigest: hex.slice(0, 12) };
 }

@@ -146,10 +146,19 @@ export function describeJsonType(value: unknown): string {
   }
 }
 
+/** RFC 8785 (and so the approval digest) takes only well-formed Unicode text. */
+const LONE_SURROGATE = 'a lone surrogate (half of a UTF-16 pair) is not Unicode text; JSON of it has no canonical form';
+
+/** `String.prototype.isWellFormed`: in Unicode mode a surrogate matches only when it is not half of a pair. */
+function wellFormed(text: string): boolean {
+  return !/\p{Cs}/u.test(text);
+}
+
 /** Why one value is not JSON by itself (a container is judged by its members), or undefined. */
 function leafProblem(value: unknown): string | undefined {
   switch (typeof value) {
     case 'string':
+      return wellFormed(value) ? undefined : LONE_SURROGATE;
     case 'boolean':
     case 'undefined':
       return undefined;
@@ -179,7 +188,8 @@ interface Frame {
 /**
  * The first reason a caller's value is not plain JSON data, with its path; undefined when it
  * is. Refused: a number that is not finite (NaN, Infinity), a bigint, a function, a symbol,
- * an object that is not a plain object or an array (a Date, a Map, a class instance), a value
+ * an object that is not a plain object or an array (a Date, a Map, a class instance), a string
+ * or key with a lone surrogate (no RFC 8785 form), a value
  * that contains itself, a property whose getter throws, and nesting deeper than `maxDepth`
  * objects and arrays. `undefined` members pass (JSON leaves them out). Walks with a stack of
  * its own, so a value nested any deeper than the call stack allows is refused, not a crash.
@@ -211,6 +221,11 @@ export function jsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPTH): 
           frame = { container, keys, next: 0, length: keys ? keys.length : (container as unknown[]).length };
         } catch (error) {
           return problem(`could not be read (${reason(error)})`);
+        }
+        const badKey = frame.keys?.find((key) => !wellFormed(key));
+        if (badKey !== undefined) {
+          path.push(badKey);
+          return problem(`the key has ${LONE_SURROGATE}`);
         }
         frames.push(frame);
         ancestors.add(current);

@@ -1,4 +1,4 @@
-import { canonicalJson } from './digest.js';
+import { isDeepStrictEqual } from 'node:util';
 
 /**
  * Where the executor keeps what must outlive a run: the checkpoint of each source stream
@@ -113,7 +113,7 @@ function jsonCopy<T>(value: T): T {
 
 /** True when a stored record is the one a decision was made on (same JSON, whatever the key order). */
 export function recordsEqual(stored: IdempotencyRecord | undefined, before: IdempotencyRecord): boolean {
-  return stored !== undefined && canonicalJson(stored) === canonicalJson(before);
+  return stored !== undefined && isDeepStrictEqual(jsonCopy(stored), jsonCopy(before));
 }
 
 /** The record an applied decision leaves: a succeeded one for `succeeded`, none for `failed`. */

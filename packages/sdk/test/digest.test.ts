@@ -41,6 +41,12 @@ describe('approval digest', () => {
     expect(a.input).toEqual({ limit: 10 });
   });
 
+  it('refuses input with a lone surrogate before anything is digested, as RFC 8785 has no form for it', () => {
+    const connection = { baseUrl: 'http://127.0.0.1:1' };
+    expect(() => prepareRun(example, 'items.list', { input: { note: 'half \ud83d' }, connection })).toThrow(/note: .*lone surrogate/);
+    expect(() => prepareRun(example, 'items.list', { input: { ['\ude00']: 1 }, connection })).toThrow(/lone surrogate/);
+  });
+
   it('writes canonical JSON', () => {
     expect(canonicalJson({ b: [2, { d: 1, c: undefined }], a: 'x' })).toBe('{"a":"x","b":[2,{"d":1}]}');
     expect(() => canonicalJson({ n: Number.NaN })).toThrow(/no JSON form/);

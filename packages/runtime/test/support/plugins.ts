@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,7 +125,8 @@ export async function folderWithOwnSdk(packages: FixturePackage[]): Promise<Plug
   await cp(join(sdkReal, 'package.json'), join(copy, 'package.json'));
   await cp(join(sdkReal, 'dist'), join(copy, 'dist'), { recursive: true });
   // The copy's own dependencies, resolved from the SDK's folder.
-  for (const dependency of ['bottleneck', 'p-retry', 'undici', 'zod']) {
+  const manifest = JSON.parse(await readFile(join(sdkReal, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const dependency of Object.keys(manifest.dependencies)) {
     const target = await realpath(join(sdkReal, 'node_modules', dependency));
     await symlink(target, join(modules, dependency), 'dir').catch(ignoreExists);
   }
