@@ -1,35 +1,49 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compareText } from '@plugboard/sdk';
+import { compareText, PERIOD_MS } from '@plugboard/sdk';
 import { defaultPackageName } from './constants.js';
 import type { CatalogueEntry, CatalogueOperation } from './entry.js';
-import { type FieldRow, fieldPaths } from './fields.js';
-import { dataTypeFile, INDEX_FILE, inputSchemaFile } from './paths.js';
+import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile } from './paths.js';
 import type { JsonObject } from './public-connector-schema.js';
+import { compareSchemas, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
+import { stableJson } from './write.js';
 
 /**
  * Compares two catalogue folders and lists what changed for someone who uses
- * the connectors. Breaking: a connector or an operation removed, an operation
- * renamed, its mode or entity changed, approval turned off, a required input
- * field added, a field removed from a data type. Not breaking: additions (a
- * connector, an operation, an optional input field, a data-type field).
+ * the connectors. The connectors are read from `connectors/<key>.json` (what
+ * the platform serves) and the JSON Schemas beside them; `index.json` must
+ * agree with them. Every change has a kind; the table below gives each kind
+ * its verdict and the rule behind it (schema kinds: see `SCHEMA_RULES`, whose
+ * verdict depends on whether the schema is read by consumers or written by
+ * callers).
  */
 
-export const BREAKING_KINDS = [
-  'connector-removed',
-  'operation-removed',
-  'operation-renamed',
-  'mode-changed',
-  'entity-changed',
-  'approval-turned-off',
-  'required-input-added',
-  'field-removed',
-] as const;
-export const ADDITION_KINDS = ['connector-added', 'operation-added', 'optional-input-added', 'field-added'] as const;
+export const CATALOGUE_RULES = {
+  'connector-removed': { breaking: true, rule: 'every user of the connector loses it' },
+  'operation-removed': { breaking: true, rule: 'flows calling the operation stop working' },
+  'operation-renamed': { breaking: true, rule: 'flows call the operation by its key' },
+  'mode-changed': { breaking: true, rule: 'a source and a destination are used in different places of a flow' },
+  'entity-changed': { breaking: true, rule: 'consumers expect records of the old data type' },
+  'approval-turned-off': { breaking: true, rule: 'a check the workspace relies on disappears' },
+  'approval-turned-on': { breaking: true, rule: 'unattended runs now stop for a person to approve' },
+  'billable-turned-on': { breaking: true, rule: 'runs now cost money where they did not' },
+  'rate-budget-tightened': { breaking: true, rule: 'a lower limit, a longer period or a shared scope: runs that fit today may be throttled' },
+  'authentication-changed': { breaking: true, rule: 'existing connections were made for the old authentication' },
+  'connector-added': { breaking: false, rule: 'nobody depends on it yet' },
+  'operation-added': { breaking: false, rule: 'nobody calls it yet' },
+  'billable-turned-off': { breaking: false, rule: 'runs cost less' },
+  'rate-budget-loosened': { breaking: false, rule: 'a higher limit or a shorter period lets every run through that passed before' },
+} as const satisfies Record<string, { breaking: boolean; rule: string }>;
 
-export type BreakingKind = (typeof BREAKING_KINDS)[number];
-export type AdditionKind = (typeof ADDITION_KINDS)[number];
-export type ChangeKind = BreakingKind | AdditionKind;
+export type CatalogueKind = keyof typeof CATALOGUE_RULES;
+/** Kinds that always break. */
+export const BREAKING_KINDS = (Object.keys(CATALOGUE_RULES) as CatalogueKind[]).filter((kind) => CATALOGUE_RULES[kind].breaking);
+/** Kinds that never break. */
+export const ADDITION_KINDS = (Object.keys(CATALOGUE_RULES) as CatalogueKind[]).filter((kind) => !CATALOGUE_RULES[kind].breaking);
+
+export type BreakingKind = { [K in CatalogueKind]: (typeof CATALOGUE_RULES)[K]['breaking'] extends true ? K : never }[CatalogueKind];
+export type AdditionKind = Exclude<CatalogueKind, BreakingKind>;
+export type ChangeKind = CatalogueKind | SchemaChangeKind;
 
 export interface CatalogueChange {
   kind: ChangeKind;
@@ -92,22 +106,66 @@ function schemaRefs(entry: CatalogueEntry): string[] {
   return [...refs].sort(compareText);
 }
 
-/** Reads a catalogue folder written by `generateCatalogue`. */
+/** A catalogue folder whose `index.json` disagrees with its connector files, or that lacks a schema file. */
+export class CatalogueMismatchError extends CatalogueReadError {
+  constructor(
+    readonly dir: string,
+    readonly problems: string[],
+  ) {
+    super(`${dir}: the catalogue does not hold together: ${problems.join('; ')}`);
+    this.name = 'CatalogueMismatchError';
+  }
+}
+
+/**
+ * Reads a catalogue folder written by `generateCatalogue`: the connectors from
+ * `connectors/<key>.json` (what the platform serves), checked against
+ * `index.json` (the same connectors, the same entries), and every schema file
+ * they reference.
+ */
 export async function readCatalogue(dir: string): Promise<CatalogueSnapshot> {
   const index = (await readJson(join(dir, INDEX_FILE))) as { connectors?: unknown };
   if (!index || !Array.isArray(index.connectors)) throw new CatalogueReadError(`${join(dir, INDEX_FILE)} has no list of connectors`);
-  const entries = index.connectors as CatalogueEntry[];
+  const listed = index.connectors as CatalogueEntry[];
+  let names: string[];
+  try {
+    names = (await readdir(join(dir, 'connectors'))).filter((name) => name.endsWith('.json')).sort(compareText);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    names = [];
+  }
+  const files = new Map<string, CatalogueEntry>();
+  for (const name of names) files.set(`connectors/${name}`, (await readJson(join(dir, 'connectors', name))) as CatalogueEntry);
+  const problems: string[] = [];
+  const claimed = new Set<string>();
+  for (const entry of listed) {
+    const path = connectorFile(String(entry?.key));
+    claimed.add(path);
+    const file = files.get(path);
+    if (!file) problems.push(`connector '${String(entry?.key)}' is in index.json but ${path} is missing`);
+    else if (file.key !== entry.key) problems.push(`${path} holds connector '${String(file.key)}', index.json lists '${entry.key}'`);
+    else if (stableJson(file) !== stableJson(entry)) {
+      const versions = file.version === entry.version ? '' : ` (version ${String(entry.version)} in index.json, ${String(file.version)} in the file)`;
+      problems.push(`connector '${entry.key}' differs between index.json and ${path}${versions}`);
+    }
+  }
+  for (const [path, file] of files) if (!claimed.has(path)) problems.push(`${path} (connector '${String(file?.key)}') is not in index.json`);
+  if (problems.length > 0) throw new CatalogueMismatchError(dir, problems);
+
+  const entries = listed.map((entry) => files.get(connectorFile(entry.key)) as CatalogueEntry);
   const schemas = new Map<string, JsonObject>();
+  const missing: string[] = [];
   await Promise.all(
     entries.flatMap(schemaRefs).map(async (ref) => {
       try {
         schemas.set(ref, (await readJson(join(dir, ref))) as JsonObject);
       } catch (error) {
         if (!(error instanceof CatalogueReadError)) throw error;
-        // A missing schema file compares as having no fields.
+        missing.push(error.message);
       }
     }),
   );
+  if (missing.length > 0) throw new CatalogueMismatchError(dir, missing.sort(compareText));
   return { entries, schemas };
 }
 
@@ -119,35 +177,6 @@ function inputSchemaOf(snapshot: CatalogueSnapshot, entry: CatalogueEntry, opera
 
 function dataTypeSchemaOf(snapshot: CatalogueSnapshot, entry: CatalogueEntry, name: string): JsonObject | undefined {
   return snapshot.schemas.get(entry.dataTypes?.[name] ?? dataTypeFile(entry.key, name));
-}
-
-function parentOf(field: string): string | undefined {
-  const cut = Math.max(field.lastIndexOf('.'));
-  return cut < 0 ? undefined : field.slice(0, cut).replace(/\[\]$/, '');
-}
-
-/** A path reachable only when every step on the way is present: required fields whose parent already existed. */
-function compareInputs(before: Map<string, FieldRow>, after: Map<string, FieldRow>): { required: string[]; optional: string[] } {
-  const required: string[] = [];
-  const optional: string[] = [];
-  for (const [field, row] of after) {
-    const old = before.get(field);
-    const parent = parentOf(field);
-    const parentExisted = parent === undefined || before.has(parent);
-    if (row.required && !old?.required && parentExisted) required.push(field);
-    else if (!old && parentExisted && !row.required) optional.push(field);
-  }
-  return { required: required.sort(compareText), optional: optional.sort(compareText) };
-}
-
-/** Removed paths, keeping only the topmost of each removed subtree. */
-function removedFields(before: Map<string, FieldRow>, after: Map<string, FieldRow>): string[] {
-  const removed = [...before.keys()].filter((field) => !after.has(field)).sort(compareText);
-  const removedSet = new Set(removed);
-  return removed.filter((field) => {
-    for (let parent = parentOf(field); parent !== undefined; parent = parentOf(parent)) if (removedSet.has(parent)) return false;
-    return true;
-  });
 }
 
 function pairRenames(removed: CatalogueOperation[], added: CatalogueOperation[]): Array<[CatalogueOperation, CatalogueOperation]> {
@@ -165,6 +194,59 @@ function pairRenames(removed: CatalogueOperation[], added: CatalogueOperation[])
   return pairs;
 }
 
+type Budget = { limit: number; per: string; scope: string };
+
+function budgetOf(entry: CatalogueEntry, operation: CatalogueOperation): Budget | undefined {
+  const name = operation.rateBudget;
+  if (name === undefined) return undefined;
+  return (entry.rateLimits as Record<string, Budget> | undefined)?.[name];
+}
+
+function budgetText(budget: Budget | undefined): string {
+  return budget === undefined ? 'none' : `${budget.limit} per ${budget.per} (${budget.scope ?? 'connection'})`;
+}
+
+function periodMs(per: string): number {
+  return (PERIOD_MS as Record<string, number>)[per] ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * A budget tightens when a limit appears, the limit drops, the period grows, or
+ * it becomes shared by the whole connector; it loosens the other way round.
+ */
+function compareBudgets(was: Budget | undefined, now: Budget | undefined): { kind: 'rate-budget-tightened' | 'rate-budget-loosened'; from: string; to: string } | undefined {
+  const from = budgetText(was);
+  const to = budgetText(now);
+  if (from === to) return undefined;
+  if (!was) return { kind: 'rate-budget-tightened', from, to };
+  if (!now) return { kind: 'rate-budget-loosened', from, to };
+  const tighter = now.limit < was.limit || periodMs(now.per) > periodMs(was.per) || ((was.scope ?? 'connection') === 'connection' && now.scope === 'connector');
+  return { kind: tighter ? 'rate-budget-tightened' : 'rate-budget-loosened', from, to };
+}
+
+const SCHEMA_MESSAGES: Record<SchemaChangeKind, (field: string, from: string, to: string) => string> = {
+  'field-removed': (field) => `field ${field} was removed from`,
+  'field-added': (field) => `field ${field} was added to`,
+  'required-input-added': (field) => `field ${field} is required in`,
+  'optional-input-added': (field) => `optional field ${field} was added to`,
+  'field-made-optional': (field) => `field ${field} became optional in`,
+  'type-changed': (field, from, to) => `${field} changed type from ${from} to ${to} in`,
+  'type-narrowed': (field, from, to) => `${field} narrowed its type from ${from} to ${to} in`,
+  'type-widened': (field, from, to) => `${field} widened its type from ${from} to ${to} in`,
+  'enum-value-added': (field, _from, to) => `${field} may now be ${to} in`,
+  'enum-value-removed': (field, from) => `${field} no longer takes ${from} in`,
+  'object-closed': (field) => `${field} no longer accepts other fields in`,
+  'format-changed': (field, from, to) => `${field} changed format from ${from} to ${to} in`,
+  'pattern-changed': (field, from, to) => `${field} changed pattern from ${from} to ${to} in`,
+  'limit-tightened': (field, from, to) => `${field} tightened ${from} -> ${to} in`,
+  'limit-loosened': (field, from, to) => `${field} loosened ${from} -> ${to} in`,
+};
+
+function schemaMessage(change: SchemaChange, where: string): string {
+  const field = change.field === '' ? 'the root' : `'${change.field}'`;
+  return `${SCHEMA_MESSAGES[change.kind](field, change.from ?? '', change.to ?? '')} ${where}`;
+}
+
 /** Compares two catalogues already read. */
 export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapshot): CatalogueDiff {
   const changes: CatalogueChange[] = [];
@@ -174,8 +256,13 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
   for (const old of [...before.entries].sort((a, b) => compareText(a.key, b.key))) {
     const next = afterByKey.get(old.key);
     const pkg = next?.package ?? old.package ?? defaultPackageName(old.key);
-    const add = (change: Omit<CatalogueChange, 'connector' | 'package' | 'breaking'>) =>
-      changes.push({ connector: old.key, package: pkg, breaking: (BREAKING_KINDS as readonly string[]).includes(change.kind), ...change });
+    const add = (change: Omit<CatalogueChange, 'connector' | 'package' | 'breaking'> & { breaking?: boolean }) =>
+      changes.push({
+        connector: old.key,
+        package: pkg,
+        ...change,
+        breaking: change.breaking ?? CATALOGUE_RULES[change.kind as CatalogueKind].breaking,
+      });
     if (!next) {
       add({ kind: 'connector-removed', message: `connector '${old.key}' was removed` });
       continue;
@@ -214,14 +301,35 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
         add({ kind: 'approval-turned-off', operation: at, from: was.approval ?? 'required', to: now.approval ?? 'none', message: `operation '${at}' no longer requires approval` });
       } else if (was.approval === 'always' && now.approval === 'production') {
         add({ kind: 'approval-turned-off', operation: at, from: 'always', to: 'production', message: `operation '${at}' requires approval only before production now (was always)` });
+      } else if (!was.approvalRequired && now.approvalRequired) {
+        add({ kind: 'approval-turned-on', operation: at, from: was.approval ?? 'none', to: now.approval ?? 'required', message: `operation '${at}' requires approval now` });
+      } else if (was.approval === 'production' && now.approval === 'always') {
+        add({ kind: 'approval-turned-on', operation: at, from: 'production', to: 'always', message: `operation '${at}' requires approval always now (was before production only)` });
       }
-      const inputs = compareInputs(fieldPaths(inputSchemaOf(before, old, was)), fieldPaths(inputSchemaOf(after, next, now)));
-      for (const field of inputs.required) {
-        add({ kind: 'required-input-added', operation: at, field, message: `operation '${at}' requires the input field '${field}'` });
+      if (was.billable !== true && now.billable === true) {
+        add({ kind: 'billable-turned-on', operation: at, from: 'not billable', to: 'billable', message: `operation '${at}' is billable now` });
+      } else if (was.billable === true && now.billable !== true) {
+        add({ kind: 'billable-turned-off', operation: at, from: 'billable', to: 'not billable', message: `operation '${at}' is no longer billable` });
       }
-      for (const field of inputs.optional) {
-        add({ kind: 'optional-input-added', operation: at, field, message: `operation '${at}' accepts the optional input field '${field}'` });
+      const budget = compareBudgets(budgetOf(old, was), budgetOf(next, now));
+      if (budget) {
+        const verb = budget.kind === 'rate-budget-tightened' ? 'tightened' : 'loosened';
+        add({ kind: budget.kind, operation: at, from: budget.from, to: budget.to, message: `operation '${at}' rate budget ${verb} from ${budget.from} to ${budget.to}` });
       }
+      for (const change of compareSchemas(inputSchemaOf(before, old, was), inputSchemaOf(after, next, now), 'input')) {
+        add({
+          kind: change.kind,
+          breaking: change.breaking,
+          operation: at,
+          ...(change.field === '' ? {} : { field: change.field }),
+          ...(change.from === undefined ? {} : { from: change.from }),
+          ...(change.to === undefined ? {} : { to: change.to }),
+          message: change.kind === 'required-input-added' ? `operation '${at}' requires the input field '${change.field}'` : schemaMessage(change, `the input of operation '${at}'`),
+        });
+      }
+    }
+    if (stableJson(old.authentication ?? null) !== stableJson(next.authentication ?? null)) {
+      add({ kind: 'authentication-changed', message: `connector '${old.key}' changed its authentication` });
     }
 
     const oldTypes = Object.keys(old.dataTypes ?? Object.fromEntries(old.operations.filter((o) => o.entity !== null).map((o) => [o.entity, ''])));
@@ -229,14 +337,16 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
       const was = dataTypeSchemaOf(before, old, name);
       const now = next.dataTypes?.[name] === undefined && next.dataTypes !== undefined ? undefined : dataTypeSchemaOf(after, next, name);
       if (!was || !now) continue; // a data type that left with its operations is reported through them
-      const wasFields = fieldPaths(was);
-      const nowFields = fieldPaths(now);
-      for (const field of removedFields(wasFields, nowFields)) {
-        add({ kind: 'field-removed', entity: name, field, message: `field '${field}' was removed from data type '${name}'` });
-      }
-      for (const field of [...nowFields.keys()].filter((field) => !wasFields.has(field)).sort(compareText)) {
-        const parent = parentOf(field);
-        if (parent === undefined || wasFields.has(parent)) add({ kind: 'field-added', entity: name, field, message: `field '${field}' was added to data type '${name}'` });
+      for (const change of compareSchemas(was, now, 'output')) {
+        add({
+          kind: change.kind,
+          breaking: change.breaking,
+          entity: name,
+          ...(change.field === '' ? {} : { field: change.field }),
+          ...(change.from === undefined ? {} : { from: change.from }),
+          ...(change.to === undefined ? {} : { to: change.to }),
+          message: schemaMessage(change, `data type '${name}'`),
+        });
       }
     }
   }

@@ -20,8 +20,20 @@ export type { FieldRow } from './fields.js';
 export { openApiDocument } from './openapi.js';
 export { renderSite } from './site/page.js';
 export type { SiteInput, SiteConnector, SiteDataType, SiteTable } from './site/page.js';
-export { diffCatalogues, diffSnapshots, readCatalogue, formatDiff, CatalogueReadError, BREAKING_KINDS, ADDITION_KINDS } from './diff.js';
-export type { CatalogueDiff, CatalogueChange, CatalogueSnapshot, ChangeKind, BreakingKind, AdditionKind } from './diff.js';
+export {
+  diffCatalogues,
+  diffSnapshots,
+  readCatalogue,
+  formatDiff,
+  CatalogueReadError,
+  CatalogueMismatchError,
+  CATALOGUE_RULES,
+  BREAKING_KINDS,
+  ADDITION_KINDS,
+} from './diff.js';
+export type { CatalogueDiff, CatalogueChange, CatalogueSnapshot, ChangeKind, CatalogueKind, BreakingKind, AdditionKind } from './diff.js';
+export { compareSchemas, SCHEMA_RULES } from './schema-diff.js';
+export type { SchemaChange, SchemaChangeKind, SchemaIo } from './schema-diff.js';
 export { stableJson, prepareOutDir, writeFiles } from './write.js';
 export type { CatalogueFiles } from './write.js';
 export { connectorFile, dataTypeFile, inputSchemaFile, typesFile, INDEX_FILE, OPENAPI_FILE, SITE_FILE } from './paths.js';

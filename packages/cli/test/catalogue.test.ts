@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ordersCreate, shop } from '@plugboard/example-connector';
+import { Item, itemsList, ordersCreate, shop } from '@plugboard/example-connector';
 import { generateCatalogue } from '@plugboard/catalogue';
 import { type Connector, defineAction, defineConnector } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
@@ -111,5 +111,28 @@ describe('plugboard catalogue diff OLD NEW', () => {
     const json = await catalogueCli(['diff', before, after, '--json'], cwd);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ majorPackages: ['@plugboard/connector-shop'], breaking: [{ kind: 'operation-removed' }] });
+  });
+  it('sees a retyped data-type field and approval and billing switched on for a source, and exits 1', async () => {
+    const Retyped = Item.extend({ name: z.number() }).meta({ id: 'ShopItem' });
+    const gated = defineAction({ ...itemsList, entity: Retyped, approval: 'always', billable: true } as unknown as typeof itemsList);
+    const before = await catalogueOf(shop);
+    const after = await catalogueOf(shopWith(shop.actions.map((action) => (action.key === 'items.list' ? gated : action))));
+    const result = await catalogueCli(['diff', before, after], await tempDir());
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('catalogue diff: 3 breaking changes');
+    expect(result.stdout).toContain('BREAKING approval-turned-on shop items.list');
+    expect(result.stdout).toContain('BREAKING billable-turned-on shop items.list');
+    expect(result.stdout).toContain('BREAKING type-changed shop ShopItem.name');
+  });
+
+  it('refuses with exit 2 a folder whose index.json disagrees with its connector files', async () => {
+    const before = await catalogueOf(shop);
+    const after = await catalogueOf(shop);
+    const path = join(after, 'connectors/shop.json');
+    const entry = JSON.parse(await readFile(path, 'utf8')) as { version?: string };
+    await writeFile(path, `${JSON.stringify({ ...entry, version: '9.9.9' }, null, 2)}\n`);
+    const result = await catalogueCli(['diff', before, after], await tempDir());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("connector 'shop' differs between index.json and connectors/shop.json");
   });
 });

@@ -10,8 +10,10 @@ const CATALOGUE_USAGE = `Usage:
       connectors/<key>.json, index.json, schemas/, types/, openapi.json, index.html.
       generatedAt honours SOURCE_DATE_EPOCH.
   plugboard catalogue diff OLD NEW [--json]
-      List the changes between two catalogue folders; exit 1 when one breaks
-      users (and name the package that needs a major changeset), 0 otherwise.
+      Compare the connector files and JSON Schemas of two catalogue folders;
+      exit 1 when a change breaks users (and name the package that needs a
+      major changeset), 0 otherwise, 2 when a folder's index.json disagrees
+      with its connector files.
 `;
 
 class CatalogueUsageError extends Error {}

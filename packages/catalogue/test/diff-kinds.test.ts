@@ -1,0 +1,208 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { apiKeyHeader, type Connector, defineAction, defineConnector } from '@plugboard/sdk';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type CatalogueChange, CatalogueMismatchError, diffCatalogues, formatDiff, generateCatalogue } from '../src/index.js';
+import { Item, itemsList, Order, ordersCreate, shop } from './support/connectors.js';
+import { tempDir } from './support/run.js';
+
+const AT = '2026-10-01T00:00:00Z';
+
+type ShopDefinition = Parameters<typeof defineConnector>[0];
+
+function shopWith(actions: Connector['actions'], extra: Partial<ShopDefinition> = {}): Connector {
+  const { action: _lookup, ...definition } = shop;
+  return defineConnector({ ...definition, actions, ...extra });
+}
+
+async function catalogueOf(connectors: Connector[]): Promise<string> {
+  const outDir = await tempDir('plugboard-catalogue-kinds-');
+  await generateCatalogue({ connectors, outDir, generatedAt: AT });
+  return outDir;
+}
+
+/** `kind subject field` of each change, and the verdict, for the shop connector changed from `before` to `after`. */
+async function changes(before: Connector, after: Connector): Promise<string[]> {
+  const diff = await diffCatalogues(await catalogueOf([before]), await catalogueOf([after]));
+  return diff.changes.map(brief);
+}
+
+function brief(change: CatalogueChange): string {
+  return [change.breaking ? 'BREAKING' : 'ok', change.kind, change.operation ?? change.entity, change.field].filter(Boolean).join(' ');
+}
+
+/** The items.list action with another data type and input. */
+function items(entity: z.ZodType, input: z.ZodType = itemsList.input): typeof itemsList {
+  return defineAction({ ...itemsList, entity, input } as unknown as typeof itemsList);
+}
+
+function orders(input: z.ZodType, entity: z.ZodType = Order): typeof ordersCreate {
+  return defineAction({ ...ordersCreate, input, entity } as unknown as typeof ordersCreate);
+}
+
+describe('catalogue diff: each kind of change and its verdict', () => {
+  it('the three breaking changes of one release: a data-type field retyped, approval and billing on for a source, an input field removed', async () => {
+    const Retyped = Item.extend({ id: z.number() }).meta({ id: 'Item' });
+    const gated = defineAction({ ...items(Retyped), approval: 'always', billable: true } as unknown as typeof itemsList);
+    const noNote = orders(z.object({ lines: z.array(z.object({ item_id: z.string(), quantity: z.number().int() })) }));
+    const before = await catalogueOf([shop]);
+    const after = await catalogueOf([shopWith([gated, noNote])]);
+    const diff = await diffCatalogues(before, after);
+    expect(diff.breaking.map(brief)).toEqual([
+      'BREAKING approval-turned-on items.list',
+      'BREAKING billable-turned-on items.list',
+      'BREAKING field-removed orders.create note',
+      'BREAKING type-changed Item id',
+    ]);
+    expect(diff.breaking.find((change) => change.kind === 'type-changed')).toMatchObject({ from: 'string', to: 'number' });
+    expect(diff.majorPackages).toEqual(['@plugboard/connector-shop']);
+    expect(formatDiff(diff)).toContain('catalogue diff: 4 breaking changes');
+  });
+
+  it('data types (read by consumers): removed, renamed, made optional, widened, retyped fields break; added fields do not', async () => {
+    const Changed = z
+      .object({
+        id: z.string().describe('Item id'),
+        title: z.string(), // name renamed to title
+        price: Item.shape.price,
+        tags: z.array(z.string()).max(10),
+        dimensions: z.object({ width: z.number(), height: z.union([z.number(), z.string()]) }).optional(),
+        updated_at: z.iso.datetime().optional(),
+        stock: z.number(),
+      })
+      .meta({ id: 'Item' });
+    expect(await changes(shop, shopWith([items(Changed), ordersCreate]))).toEqual([
+      'BREAKING type-widened Item dimensions.height',
+      'BREAKING field-removed Item name',
+      'BREAKING field-made-optional Item updated_at',
+      'ok field-added Item stock',
+      'ok field-added Item title',
+    ]);
+  });
+
+  it('data types: a new enum value or a looser limit or format breaks consumers; a dropped value or a tighter limit does not', async () => {
+    const StatusPlus = Order.extend({ status: z.enum(['placed', 'paid', 'shipped', 'cancelled']) }).meta({ id: 'Order' });
+    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusPlus)]))).toEqual(['BREAKING enum-value-added Order status']);
+    const StatusLess = Order.extend({ status: z.enum(['placed', 'paid']) }).meta({ id: 'Order' });
+    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusLess)]))).toEqual(['ok enum-value-removed Order status']);
+    const Looser = Item.extend({ tags: z.array(z.string()).max(20), updated_at: z.string() }).meta({ id: 'Item' });
+    expect(await changes(shop, shopWith([items(Looser), ordersCreate]))).toEqual([
+      'BREAKING limit-loosened Item tags',
+      'BREAKING format-changed Item updated_at',
+    ]);
+    const Tighter = Item.extend({ tags: z.array(z.string()).max(5) }).meta({ id: 'Item' });
+    expect(await changes(shop, shopWith([items(Tighter), ordersCreate]))).toEqual(['ok limit-tightened Item tags']);
+  });
+
+  it('inputs (written by callers): a union losing a member, a dropped enum value, a closed object, a tighter format, pattern or limit break', async () => {
+    const wide = z.object({ name: z.union([z.string(), z.number()]).optional(), sort: z.enum(['asc', 'desc']), since: z.string(), code: z.string(), pageSize: z.number().int().max(100) });
+    const narrow = z.strictObject({
+      name: z.string().optional(),
+      sort: z.enum(['asc']),
+      since: z.iso.datetime(),
+      code: z.string().regex(/^[a-z]+$/),
+      pageSize: z.number().int().max(50),
+    });
+    expect(await changes(shopWith([items(Item, wide), ordersCreate]), shopWith([items(Item, narrow), ordersCreate]))).toEqual([
+      'BREAKING pattern-changed items.list code',
+      'BREAKING type-narrowed items.list name',
+      'BREAKING limit-tightened items.list pageSize',
+      'BREAKING format-changed items.list since',
+      'BREAKING enum-value-removed items.list sort',
+      'BREAKING object-closed items.list',
+    ]);
+  });
+
+  it('inputs: a new accepted enum value, a looser limit, a wider type and a new optional field do not break; a new required field does', async () => {
+    const before = z.object({ sort: z.enum(['asc']), pageSize: z.number().int().max(50), name: z.string().optional() });
+    const after = z.object({
+      sort: z.enum(['asc', 'desc']),
+      pageSize: z.number().int().max(100),
+      name: z.union([z.string(), z.number()]).optional(),
+      since: z.string().optional(),
+      store: z.string(),
+    });
+    expect(await changes(shopWith([items(Item, before), ordersCreate]), shopWith([items(Item, after), ordersCreate]))).toEqual([
+      'ok type-widened items.list name',
+      'ok limit-loosened items.list pageSize',
+      'ok enum-value-added items.list sort',
+      'ok optional-input-added items.list since',
+      'BREAKING required-input-added items.list store',
+    ]);
+  });
+
+  it('operations: approval on (or from production to always) and billing on break; billing off does not', async () => {
+    const always = defineAction({ ...ordersCreate, approval: 'always', billable: false });
+    expect(await changes(shop, shopWith([itemsList, always]))).toEqual([
+      'BREAKING approval-turned-on orders.create',
+      'ok billable-turned-off orders.create',
+    ]);
+  });
+
+  it('rate budgets: a lower limit, a longer period or a shared scope break; a higher limit does not', async () => {
+    const budgets = (rateLimits: ShopDefinition['rateLimits']) => shopWith([itemsList, ordersCreate], { rateLimits });
+    const base = { default: { limit: 10, per: 'second' }, 'orders.create': { limit: 60, per: 'minute', scope: 'connector' } } as const;
+    expect(await changes(shop, budgets({ ...base, default: { limit: 5, per: 'second' } }))).toEqual(['BREAKING rate-budget-tightened items.list']);
+    expect(await changes(shop, budgets({ ...base, default: { limit: 10, per: 'minute' } }))).toEqual(['BREAKING rate-budget-tightened items.list']);
+    expect(await changes(shop, budgets({ ...base, default: { limit: 10, per: 'second', scope: 'connector' } }))).toEqual([
+      'BREAKING rate-budget-tightened items.list',
+    ]);
+    const looser = await diffCatalogues(await catalogueOf([shop]), await catalogueOf([budgets({ ...base, default: { limit: 20, per: 'second' } })]));
+    expect(looser.changes.map(brief)).toEqual(['ok rate-budget-loosened items.list']);
+    expect(looser.changes[0]).toMatchObject({ from: '10 per second (connection)', to: '20 per second (connection)' });
+    expect(looser.majorPackages).toEqual([]);
+  });
+
+  it('authentication changed breaks', async () => {
+    const diff = await diffCatalogues(await catalogueOf([shop]), await catalogueOf([shopWith([itemsList, ordersCreate], { auth: apiKeyHeader('X-Other-Key') })]));
+    expect(diff.changes.map(brief)).toEqual(['BREAKING authentication-changed']);
+    expect(diff.breaking[0]?.message).toBe("connector 'shop' changed its authentication");
+  });
+});
+
+describe('catalogue diff reads the connector files and refuses a folder that disagrees with its index', () => {
+  it('reads connectors/<key>.json: a change only there is seen', async () => {
+    const before = await catalogueOf([shop]);
+    const after = await catalogueOf([shop]);
+    // index.json and the connector file both changed alike: an operation billable
+    for (const file of ['index.json', 'connectors/shop.json']) {
+      const text = await readFile(join(after, file), 'utf8');
+      await writeFile(join(after, file), text.replace('"approvalRequired": false,', '"approvalRequired": true,'));
+    }
+    const diff = await diffCatalogues(before, after);
+    expect(diff.breaking.map(brief)).toEqual(['BREAKING approval-turned-on items.list']);
+  });
+
+  it('a connector file that differs from its index entry (another version)', async () => {
+    const dir = await catalogueOf([shop]);
+    const path = join(dir, 'connectors/shop.json');
+    await writeFile(path, (await readFile(path, 'utf8')).replace('"version": "1.2.0"', '"version": "2.0.0"'));
+    const error = await diffCatalogues(dir, await catalogueOf([shop])).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CatalogueMismatchError);
+    expect((error as CatalogueMismatchError).problems).toEqual([
+      "connector 'shop' differs between index.json and connectors/shop.json (version 1.2.0 in index.json, 2.0.0 in the file)",
+    ]);
+  });
+
+  it('a connector listed in the index without its file, and a file the index does not list', async () => {
+    const dir = await catalogueOf([shop]);
+    const text = await readFile(join(dir, 'connectors/shop.json'), 'utf8');
+    await writeFile(join(dir, 'connectors/shop2.json'), text.replace('"key": "shop"', '"key": "shop2"'));
+    await rm(join(dir, 'connectors/shop.json'));
+    const error = await diffCatalogues(await catalogueOf([shop]), dir).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CatalogueMismatchError);
+    expect((error as CatalogueMismatchError).problems).toEqual([
+      "connector 'shop' is in index.json but connectors/shop.json is missing",
+      "connectors/shop2.json (connector 'shop2') is not in index.json",
+    ]);
+  });
+
+  it('a schema file the connector references is missing', async () => {
+    const dir = await catalogueOf([shop]);
+    await rm(join(dir, 'schemas/shop/Item.json'));
+    const error = await diffCatalogues(dir, await catalogueOf([shop])).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CatalogueMismatchError);
+    expect((error as Error).message).toContain('schemas/shop/Item.json is missing');
+  });
+});
