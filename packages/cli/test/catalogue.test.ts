@@ -1,6 +1,8 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import descript from '@plugboard/connector-descript';
 import { Item, itemsList, ordersCreate, shop } from '@plugboard/example-connector';
 import { generateCatalogue } from '@plugboard/catalogue';
 import { type Connector, defineAction, defineConnector } from '@plugboard/sdk';
@@ -134,5 +136,23 @@ describe('plugboard catalogue diff OLD NEW', () => {
     const result = await catalogueCli(['diff', before, after], await tempDir());
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("connector 'shop' differs between index.json and connectors/shop.json");
+  });
+  it('takes an installed connector package as OLD (its folder or its name) and names its package', async () => {
+    const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+    const packageDir = join(cliDir, 'node_modules', '@plugboard', 'connector-descript');
+    const same = await catalogueOf(descript);
+    const byFolder = await catalogueCli(['diff', packageDir, same], await tempDir());
+    expect(byFolder.stderr).toBe('');
+    expect(byFolder.code).toBe(0);
+    expect(byFolder.stdout).toContain('catalogue diff: 0 breaking changes, 0 non-breaking changes');
+    const { action: _find, ...rest } = descript;
+    const fewer = await catalogueOf(defineConnector({ ...rest, actions: descript.actions.slice(1) }));
+    const byName = await catalogueCli(['diff', '@plugboard/connector-descript', fewer, '--plugins', cliDir], await tempDir());
+    expect(byName.code).toBe(1);
+    expect(byName.stdout).toContain(`BREAKING operation-removed descript ${descript.actions[0]?.key}`);
+    expect(byName.stdout).toContain('major changeset needed: @plugboard/connector-descript (1 breaking change)');
+    const missing = await catalogueCli(['diff', '@plugboard/connector-nothing', fewer, '--plugins', cliDir], await tempDir());
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('neither a catalogue folder nor an installed connector package');
   });
 });

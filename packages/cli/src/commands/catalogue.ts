@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CatalogueReadError, diffCatalogues, formatDiff, generateCatalogue } from '@plugboard/catalogue';
 import type { Connector } from '@plugboard/sdk';
@@ -9,8 +11,11 @@ const CATALOGUE_USAGE = `Usage:
       Write the public catalogue of every connector in the pack into DIR:
       connectors/<key>.json, index.json, schemas/, types/, openapi.json, index.html.
       generatedAt honours SOURCE_DATE_EPOCH.
-  plugboard catalogue diff OLD NEW [--json]
-      Compare the connector files and JSON Schemas of two catalogue folders;
+  plugboard catalogue diff OLD NEW [--json] [--plugins DIR]
+      OLD and NEW are catalogue folders or installed connector packages (a
+      package folder, or a package name installed in --plugins DIR, default
+      the working folder; loaded in this process, so trusted ones only).
+      Compare the connector files and JSON Schemas of the two catalogues;
       exit 1 when a change breaks users (and name the package that needs a
       major changeset), 0 otherwise, 2 when a folder's index.json disagrees
       with its connector files.
@@ -59,19 +64,60 @@ async function generate(argv: string[], io: CliIo, pack: ReadonlyMap<string, Con
   }
 }
 
-async function diff(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  if (positionals.length !== 2) throw new CatalogueUsageError('diff takes two folders: OLD NEW');
-  const [oldDir, newDir] = positionals.map((path) => resolve(io.cwd, path)) as [string, string];
-  let result;
+async function exists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * A catalogue folder for one side of the diff: a catalogue folder as it is; an installed
+ * connector package (its folder, or its name in the plugin folder `--plugins DIR`, default
+ * the working folder) has its catalogue generated into a temporary folder, under the
+ * package's own name. The package is loaded in this process: name only packages you trust.
+ */
+async function catalogueSide(arg: string, io: CliIo, pluginDir: string, temps: string[]): Promise<string> {
+  const path = resolve(io.cwd, arg);
+  if (await exists(join(path, 'index.json'))) return path;
+  const isFolder = await exists(join(path, 'package.json'));
+  const isName = !(await exists(path)) && /^(@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/.test(arg);
+  if (!isFolder && !isName) return path; // read as a catalogue folder, which reports what is wrong with it
+  const { loadPlugin, PluginLoadError } = await import('@plugboard/runtime');
+  let loaded;
   try {
-    result = await diffCatalogues(oldDir, newDir);
+    loaded = await loadPlugin(isFolder ? { dir: path } : { name: arg, from: pluginDir });
   } catch (error) {
-    if (error instanceof CatalogueReadError) throw new CatalogueUsageError(`not a catalogue folder: ${error.message}`);
+    if (error instanceof PluginLoadError) throw new CatalogueUsageError(`${arg} is neither a catalogue folder nor an installed connector package: ${error.message}`);
     throw error;
   }
-  io.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : formatDiff(result));
-  return result.breaking.length > 0 ? 1 : 0;
+  const outDir = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-diff-'));
+  temps.push(outDir);
+  await generateCatalogue({ connectors: [loaded.connector], outDir, packages: { [loaded.key]: loaded.package } });
+  return outDir;
+}
+
+async function diff(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean' }, plugins: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 2) throw new CatalogueUsageError('diff takes two catalogue folders or installed connector packages: OLD NEW');
+  const pluginDir = resolve(io.cwd, values.plugins ?? '.');
+  const temps: string[] = [];
+  try {
+    const [oldDir, newDir] = [await catalogueSide(positionals[0] as string, io, pluginDir, temps), await catalogueSide(positionals[1] as string, io, pluginDir, temps)];
+    let result;
+    try {
+      result = await diffCatalogues(oldDir, newDir);
+    } catch (error) {
+      if (error instanceof CatalogueReadError) throw new CatalogueUsageError(`not a catalogue folder: ${error.message}`);
+      throw error;
+    }
+    io.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : formatDiff(result));
+    return result.breaking.length > 0 ? 1 : 0;
+  } finally {
+    await Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true })));
+  }
 }
 
 /**
