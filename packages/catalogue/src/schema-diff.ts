@@ -10,7 +10,9 @@ import type { JsonObject } from './public-connector-schema.js';
  * - an OUTPUT (a data type: the records a run yields) is read by consumers, so
  *   it breaks when it may now carry something a consumer did not expect (a new
  *   type or enum value, a looser limit or format) or lacks something it had
- *   (a field removed or made optional); narrowing an output breaks nobody;
+ *   (a field removed or made optional, an enum value a consumer acts on, the
+ *   fields beyond the listed ones once the object is closed); a tighter limit
+ *   on an output breaks nobody;
  * - an INPUT is written by callers, so it breaks when something a caller sends
  *   today may be refused (a type or enum value dropped, a tighter limit,
  *   format or pattern, a new required field, a closed object, a field
@@ -39,8 +41,8 @@ export const SCHEMA_RULES = {
   'type-narrowed': { output: false, input: true, rule: 'a type or union member dropped: callers sending it are refused; consumers see fewer shapes' },
   'type-widened': { output: true, input: false, rule: 'a type or union member (or null) added: consumers meet a shape they do not handle' },
   'enum-value-added': { output: true, input: false, rule: 'an output may carry a value consumers do not know; an input accepts one more' },
-  'enum-value-removed': { output: false, input: true, rule: 'an input refuses a value callers send; an output just never carries it' },
-  'object-closed': { output: false, input: true, rule: 'additionalProperties closed: callers sending extra fields are refused' },
+  'enum-value-removed': { output: true, input: true, rule: 'an input refuses a value callers send; consumers that act on an output value never see it again' },
+  'object-closed': { output: true, input: true, rule: 'additionalProperties closed: callers sending extra fields are refused, and consumers lose the fields the provider sent beyond the listed ones' },
   'format-changed': { output: true, input: true, rule: 'a format set or changed on an input, or dropped or changed on an output' },
   'pattern-changed': { output: true, input: true, rule: 'a pattern set or changed on an input, or dropped or changed on an output' },
   'limit-tightened': { output: false, input: true, rule: 'a min raised or a max lowered: inputs in range today may be refused' },

@@ -81,11 +81,11 @@ describe('catalogue diff: each kind of change and its verdict', () => {
     ]);
   });
 
-  it('data types: a new enum value or a looser limit or format breaks consumers; a dropped value or a tighter limit does not', async () => {
+  it('data types: a new or a dropped enum value, or a looser limit or format, breaks consumers; a tighter limit does not', async () => {
     const StatusPlus = Order.extend({ status: z.enum(['placed', 'paid', 'shipped', 'cancelled']) }).meta({ id: 'Order' });
     expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusPlus)]))).toEqual(['BREAKING enum-value-added Order status']);
     const StatusLess = Order.extend({ status: z.enum(['placed', 'paid']) }).meta({ id: 'Order' });
-    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusLess)]))).toEqual(['ok enum-value-removed Order status']);
+    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusLess)]))).toEqual(['BREAKING enum-value-removed Order status']);
     const Looser = Item.extend({ tags: z.array(z.string()).max(20), updated_at: z.string() }).meta({ id: 'Item' });
     expect(await changes(shop, shopWith([items(Looser), ordersCreate]))).toEqual([
       'BREAKING limit-loosened Item tags',
