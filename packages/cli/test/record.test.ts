@@ -70,6 +70,17 @@ describe('plugboard record', () => {
     expect(second.stderr).toContain('0 records');
   });
 
+  it('records production against a local provider only where PLUGBOARD_ALLOW_NETWORK lets it through', async () => {
+    const argv = ['record', 'shop', 'items.list', '--input', '{"limit":5}', '--environment', 'production', '--scenario', 'items-production', '--base-url', server.url, '--fixtures', fixtures];
+    const refused = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    expect(await runCli(argv, refused.io, { pack })).toBe(1);
+    expect(JSON.parse(refused.stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'address_refused' });
+    expect(server.requests).toEqual([]);
+    const allowed = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' });
+    expect(await runCli(argv, allowed.io, { pack })).toBe(0);
+    expect(await readdir(fixtures)).toEqual(['items-production.json']);
+  });
+
   it('exits 2 on bad input or a missing scenario name, writing nothing and sending nothing', async () => {
     for (const argv of [
       ['record', 'shop', 'orders.create', '--input', '{"sku":"","quantity":1}', '--scenario', 'x'],

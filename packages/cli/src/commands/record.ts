@@ -1,9 +1,10 @@
 import { join, resolve } from 'node:path';
 import { fileStore } from '@plugboard/runtime';
-import { type Connector, ConnectorError, prepareRun, streamKey } from '@plugboard/sdk';
+import { type Connector, ConnectorError, createTransport, prepareRun, streamKey } from '@plugboard/sdk';
 import { RecordingError, recordScenario } from '@plugboard/testing';
 import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
+import { allowedNetwork } from '../network.js';
 import { packageFolder } from '../pack.js';
 import { UsageError } from '../usage.js';
 
@@ -40,6 +41,8 @@ export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap
   const state = args.values.state ? fileStore(resolve(io.cwd, args.values.state)) : undefined;
   const stream = streamKey({ connector: args.connector.key, action: args.action, connectionId: prepared.connection.id, environment: prepared.environment, input: prepared.input });
   const checkpoint = prepared.action.direction === 'source' ? await state?.checkpoints.get(stream) : undefined;
+  // Recording sends through fetch, where the recorder sees it; PLUGBOARD_ALLOW_NETWORK applies as for run.
+  const transport = createTransport({ via: 'fetch', network: { allow: allowedNetwork(io.env) } });
   const result = await recordScenario({
     connector: args.connector,
     scenario: {
@@ -54,13 +57,16 @@ export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap
     fixturesDir,
     baseUrl,
     credential: args.credential,
-  }).catch((error: unknown) => {
-    if (error instanceof RecordingError && error.cause instanceof ConnectorError) {
-      io.stderr.write(`${error.message}\n`);
-      throw error.cause;
-    }
-    throw error;
-  });
+    transport,
+  })
+    .catch((error: unknown) => {
+      if (error instanceof RecordingError && error.cause instanceof ConnectorError) {
+        io.stderr.write(`${error.message}\n`);
+        throw error.cause;
+      }
+      throw error;
+    })
+    .finally(() => transport.close());
   const { outcome } = result.fixture;
   if (state && 'checkpoint' in outcome && outcome.checkpoint !== undefined) await state.checkpoints.commit(stream, outcome.checkpoint);
   if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
