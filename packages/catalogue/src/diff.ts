@@ -247,6 +247,18 @@ function schemaMessage(change: SchemaChange, where: string): string {
   return `${SCHEMA_MESSAGES[change.kind](field, change.from ?? '', change.to ?? '')} ${where}`;
 }
 
+/** A schema change as a catalogue change: its kind, verdict, field and values, with the message given. */
+function fromSchema(change: SchemaChange, message: string) {
+  return {
+    kind: change.kind,
+    breaking: change.breaking,
+    ...(change.field === '' ? {} : { field: change.field }),
+    ...(change.from === undefined ? {} : { from: change.from }),
+    ...(change.to === undefined ? {} : { to: change.to }),
+    message,
+  };
+}
+
 /** Compares two catalogues already read. */
 export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapshot): CatalogueDiff {
   const changes: CatalogueChange[] = [];
@@ -317,15 +329,8 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
         add({ kind: budget.kind, operation: at, from: budget.from, to: budget.to, message: `operation '${at}' rate budget ${verb} from ${budget.from} to ${budget.to}` });
       }
       for (const change of compareSchemas(inputSchemaOf(before, old, was), inputSchemaOf(after, next, now), 'input')) {
-        add({
-          kind: change.kind,
-          breaking: change.breaking,
-          operation: at,
-          ...(change.field === '' ? {} : { field: change.field }),
-          ...(change.from === undefined ? {} : { from: change.from }),
-          ...(change.to === undefined ? {} : { to: change.to }),
-          message: change.kind === 'required-input-added' ? `operation '${at}' requires the input field '${change.field}'` : schemaMessage(change, `the input of operation '${at}'`),
-        });
+        const message = change.kind === 'required-input-added' ? `operation '${at}' requires the input field '${change.field}'` : schemaMessage(change, `the input of operation '${at}'`);
+        add({ ...fromSchema(change, message), operation: at });
       }
     }
     if (stableJson(old.authentication ?? null) !== stableJson(next.authentication ?? null)) {
@@ -338,15 +343,7 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
       const now = next.dataTypes?.[name] === undefined && next.dataTypes !== undefined ? undefined : dataTypeSchemaOf(after, next, name);
       if (!was || !now) continue; // a data type that left with its operations is reported through them
       for (const change of compareSchemas(was, now, 'output')) {
-        add({
-          kind: change.kind,
-          breaking: change.breaking,
-          entity: name,
-          ...(change.field === '' ? {} : { field: change.field }),
-          ...(change.from === undefined ? {} : { from: change.from }),
-          ...(change.to === undefined ? {} : { to: change.to }),
-          message: schemaMessage(change, `data type '${name}'`),
-        });
+        add({ ...fromSchema(change, schemaMessage(change, `data type '${name}'`)), entity: name });
       }
     }
   }
