@@ -7,7 +7,8 @@ import { z } from 'zod';
  */
 
 const CursorPage = z.object({
-  data: z.array(z.unknown()),
+  // Checked, not parsed: z.array would copy every page element by element, and the records are validated later.
+  data: z.custom<unknown[]>((value) => Array.isArray(value), { message: 'expected an array' }),
   pagination: z.object({ next_cursor: z.string().min(1).optional() }).optional(),
 });
 

@@ -38,9 +38,15 @@ export interface WatermarkFields {
 }
 
 export class Watermark {
-  private atMs: number | undefined;
+  /** `at` in ms; -Infinity before any record, a number throughout so that moving it allocates nothing. */
+  private atMs = Number.NEGATIVE_INFINITY;
   private at: string | undefined;
-  private seen = new Set<string>();
+  /**
+   * The ids read at `at`: the first `seenCount` of `seen`. A list sorted by time moves the mark
+   * on at nearly every record, so the array is reused rather than emptied (which frees its store).
+   */
+  private readonly seen: string[] = [];
+  private seenCount = 0;
   /** Where the run started and the ids an earlier run read at that instant. */
   private readonly startMs: number | undefined;
   private readonly before: ReadonlySet<string>;
@@ -52,9 +58,10 @@ export class Watermark {
     if (start) {
       this.at = start.at;
       this.atMs = Date.parse(start.at);
-      this.seen = new Set(start.seen_ids);
+      for (const seenId of start.seen_ids) this.seen.push(seenId);
+      this.seenCount = this.seen.length;
     }
-    this.startMs = this.atMs;
+    this.startMs = start ? this.atMs : undefined;
     this.before = new Set(start?.seen_ids ?? []);
   }
 
@@ -66,23 +73,33 @@ export class Watermark {
     return !(ms === this.startMs && this.before.has(this.read(record, this.fields.id)));
   }
 
+  /**
+   * The records of a page an earlier run has not read, in order, with the mark moved on past
+   * them; the page's own array when the run started from nothing (no copy per page).
+   */
+  keepNew<T>(records: T[]): T[] {
+    const kept = this.startMs === undefined ? records : records.filter((record) => this.isNew(record));
+    for (let index = 0; index < kept.length; index += 1) this.note(kept[index]);
+    return kept;
+  }
+
   /** Moves the mark on to a record read now. */
   note(record: unknown): void {
     const value = this.read(record, this.fields.time);
     const ms = Date.parse(value);
     const recordId = this.read(record, this.fields.id);
-    if (this.atMs === undefined || ms > this.atMs) {
+    if (ms > this.atMs) {
       this.atMs = ms;
       this.at = value;
-      this.seen = new Set([recordId]);
-    } else if (ms === this.atMs) {
-      this.seen.add(recordId);
-    }
+      this.seenCount = 0;
+    } else if (ms !== this.atMs) return;
+    this.seen[this.seenCount] = recordId;
+    this.seenCount += 1;
   }
 
   /** The mark so far; undefined before any record or start. */
   get mark(): Mark | undefined {
-    return this.at === undefined ? undefined : { at: this.at, seen_ids: [...this.seen].sort() };
+    return this.at === undefined ? undefined : { at: this.at, seen_ids: [...new Set(this.seen.slice(0, this.seenCount))].sort() };
   }
 
   private read(record: unknown, field: string): string {

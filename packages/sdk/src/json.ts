@@ -48,7 +48,9 @@ export function someJsonString(value: unknown, visit: (text: string, path: JsonP
         path.pop();
       }
     } else {
-      for (const key of Object.keys(current)) {
+      // for...in with hasOwn reads the same keys as Object.keys without an array per object.
+      for (const key in current) {
+        if (!Object.hasOwn(current, key)) continue;
         path.push(key);
         found = visit(key, path, true) === true || walk(current[key]);
         path.pop();

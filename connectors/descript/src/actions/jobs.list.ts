@@ -56,8 +56,7 @@ export function jobsListAction(clock: Clock = Date.now) {
       const query = { project_id: input.project_id, type: input.type, created_after: windowStart, limit: input.limit };
       // Newest first: the checkpoint can only move on once the whole window has been read.
       for await (const page of cursorPages(ctx, 'jobs.list', '/jobs', query)) {
-        const records = page.data.filter((record) => mark.isNew(record));
-        records.forEach((record) => mark.note(record));
+        const records = mark.keepNew(page.data);
         if (!page.last) {
           yield { records: records as JobRecord[] };
           continue;

@@ -35,8 +35,7 @@ export const projectsList = defineAction({
     );
     const query = { ...filters, updated_after: start && resumeFrom(start.updated_after), sort: 'updated_at', direction: 'asc', limit };
     for await (const page of cursorPages(ctx, 'projects.list', '/projects', query)) {
-      const records = page.data.filter((record) => mark.isNew(record));
-      records.forEach((record) => mark.note(record));
+      const records = mark.keepNew(page.data);
       const at = mark.mark;
       yield { records: records as ProjectRecord[], ...(at ? { checkpoint: { updated_after: at.at, seen_ids: at.seen_ids } } : {}) };
     }

@@ -182,12 +182,15 @@ class RunHttpClient implements HttpClient {
 
   async request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>> {
     const { answer, data } = await this.exchange(request);
+    // The getter keeps only the headers: holding the whole answer (its text) for as long as a
+    // connector holds the response doubled a large read's peak memory (tools/bench/p2-read.mjs).
+    const answerHeaders = answer.headers;
     let headers: Headers | undefined;
     return {
       status: answer.status,
       // A WHATWG Headers costs a module load the first time: made only for a caller that reads it.
       get headers() {
-        headers ??= toHeaders(answer.headers);
+        headers ??= toHeaders(answerHeaders);
         return headers;
       },
       data: data as T,

@@ -68,9 +68,21 @@ async function overUndici({ transport, environment, target, method, headers, bod
   return {
     status: response.statusCode,
     headers: new AnswerHeaders(response.headers),
-    text: () => response.body.text(),
+    text: () => bodyText(response.body),
     discard: async () => void (await response.body.dump()),
   };
+}
+
+/**
+ * An undici body as text, collected chunk by chunk and decoded once. undici's own
+ * `body.text()` keeps about a third of what a long read allocates alive past the next
+ * young-generation collection, which doubles a large read's peak memory
+ * (tools/bench/p2-read.mjs); iterating keeps it near what fetch keeps.
+ */
+async function bodyText(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
 
 async function overFetch({ transport, environment, target, method, headers, body, signal }: Outgoing): Promise<Exchange> {
