@@ -1,69 +1,90 @@
 import { randomBytes } from 'node:crypto';
 import { ConnectorError, type Connector, excerpt } from '@plugboard/sdk';
-import type { CliIo, ExitCode } from './io.js';
-import { USAGE } from './usage.js';
-
-/** Errors found before any request is sent: the caller's input, not the run, is at fault. */
-const BAD_INPUT = new Set(['invalid_input', 'invalid_connection', 'unknown_action']);
-
-/** A command resolves when done, with an exit code when it has its own (e.g. a diff that found breaking changes). */
-export type Command = (argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal) => Promise<void | number>;
-
-/** Loads a command's module when the command runs, so `run` never loads what `catalogue` or `record` need. */
-export type CommandLoader = () => Promise<Command>;
+import { connectorFinder } from './connectors.js';
+import { type ExitCode, exitCodeOf } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import { hintFor } from './hints.js';
+import { buildProgram, COMMANDS, type CommandName, CommanderError, type Invocation } from './program.js';
 
 export interface CliOptions {
-  pack: ReadonlyMap<string, Connector>;
-  /** Commands by name, in place of `COMMANDS`. */
-  commands?: Record<string, Command>;
+  /** Connectors by key that a host program passes in, found before any package (tests, an embedding host). */
+  pack?: ReadonlyMap<string, Connector>;
   signal?: AbortSignal;
 }
 
-export const COMMANDS: Record<string, CommandLoader> = {
-  run: async () => (await import('./commands/run.js')).runCommand,
-  record: async () => (await import('./commands/record.js')).recordCommand,
-  simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
-  catalogue: async () => (await import('./commands/catalogue.js')).catalogueCommand,
-  plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
-  idempotency: async () => (await import('./commands/idempotency.js')).idempotencyCommand,
-};
-
-function commandFor(name: string, commands: Record<string, Command> | undefined): CommandLoader | undefined {
-  if (commands) return Object.hasOwn(commands, name) ? async () => commands[name]! : undefined;
-  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+/** Whether the pack's simulators (private packages of the repository) can be loaded from here. */
+function simulatorsHere(): boolean {
+  try {
+    import.meta.resolve('@plugboard/simulator-descript');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** Runs one command line; returns the exit code instead of exiting, so tests can call it. */
-export async function runCli(argv: string[], io: CliIo, options: CliOptions): Promise<ExitCode> {
-  const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
-    io.stdout.write(USAGE);
-    return name ? 0 : 2;
-  }
-  const load = commandFor(name, options.commands);
-  if (!load) {
-    io.stderr.write(`plugboard: unknown command '${excerpt(name)}'\n${USAGE}`);
+/**
+ * Runs one command line and returns the exit code (the table in exit-codes.ts) instead of
+ * exiting, so tests can call it. Failures go to stderr as the platform Error JSON with
+ * `--json` or when stdout is not a terminal, else as a short message with a hint.
+ */
+export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}): Promise<ExitCode> {
+  const signal = options.signal ?? new AbortController().signal;
+  const findConnector = connectorFinder(io, options.pack);
+  let code: number | void = 0;
+  let asJson = argv.includes('--json') || !io.stdout.isTTY;
+  const program = buildProgram({
+    io,
+    simulators: simulatorsHere(),
+    async run(name: CommandName, args: string[], values: Invocation['values'], json: boolean) {
+      asJson = json || !io.stdout.isTTY;
+      const command = await COMMANDS[name]();
+      code = await command({ args, values, io, findConnector, signal });
+    },
+  });
+  if (argv.length === 0) {
+    io.stdout.write(program.helpInformation());
     return 2;
   }
-  const signal = options.signal ?? new AbortController().signal;
   try {
-    const command = await load();
-    const code = await command(rest, io, options.pack, signal);
+    await program.parseAsync(argv, { from: 'user' });
     return code === 1 || code === 2 ? code : 0;
   } catch (error) {
-    const path = `/cli/${name}/${rest
-      .filter((arg) => !arg.startsWith('-'))
-      .slice(0, 2)
-      .map((arg) => excerpt(arg))
-      .join('/')}`;
-    // The provider's request id when it gave one, else one for this invocation.
-    const requestId = (error instanceof ConnectorError ? error.requestId : undefined) ?? `cli_${randomBytes(6).toString('hex')}`;
-    if (error instanceof ConnectorError) {
-      io.stderr.write(`${JSON.stringify(error.toPlatformError(path, requestId))}\n`);
-      return BAD_INPUT.has(error.code) ? 2 : 1;
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      // A command of subcommands named alone: its help went to stderr.
+      if (error.code === 'commander.help') return 2;
+      // A command line that cannot be understood: commander's message names the option and the closest one.
+      return report(new UsageFailure(error.message.replace(/^error: /, '')), argv, io, asJson);
     }
+    return report(error, argv, io, asJson);
+  }
+}
+
+/** A command line commander refused, reported like any input refused before a request. */
+class UsageFailure extends Error {}
+
+function report(error: unknown, argv: string[], io: CliIo, asJson: boolean): ExitCode {
+  const code = error instanceof UsageFailure ? 2 : exitCodeOf(error);
+  const path = `/cli/${argv
+    .filter((arg) => !arg.startsWith('-'))
+    .slice(0, 3)
+    .map((arg) => excerpt(arg))
+    .join('/')}`;
+  if (!asJson) {
+    const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
+    const hint = error instanceof UsageFailure ? `see plugboard ${argv.filter((arg) => !arg.startsWith('-')).slice(0, 1).join(' ')} --help`.replace('  ', ' ') : hintFor(error);
+    io.stderr.write(`plugboard: ${message}\n${hint ? `hint: ${hint}\n` : ''}`);
+    return code;
+  }
+  // The provider's request id when it gave one, else one for this invocation.
+  const requestId = (error instanceof ConnectorError ? error.requestId : undefined) ?? `cli_${randomBytes(6).toString('hex')}`;
+  if (error instanceof ConnectorError) {
+    io.stderr.write(`${JSON.stringify(error.toPlatformError(path, requestId))}\n`);
+  } else if (error instanceof UsageFailure) {
+    io.stderr.write(`${JSON.stringify({ error: 'request_failed', message: excerpt(error.message, 1000), statusCode: 400, requestId, path, code: 'invalid_input' })}\n`);
+  } else {
     const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
     io.stderr.write(`${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId, path })}\n`);
-    return 1;
   }
+  return code;
 }

@@ -1,6 +1,7 @@
-export { runCli, COMMANDS } from './cli.js';
-export type { CliOptions, Command, CommandLoader } from './cli.js';
-export type { CliIo, ExitCode } from './io.js';
-export { PACK } from './pack.js';
+export { runCli } from './cli.js';
+export type { CliOptions } from './cli.js';
+export { EXIT_CODES, exitCodeOf } from './exit-codes.js';
+export type { ExitCode } from './exit-codes.js';
+export type { CliIo } from './io.js';
 export { createProgress } from './progress.js';
 export type { Progress } from './progress.js';

@@ -3,7 +3,6 @@ import { enableCompileCache } from 'node:module';
 // Compiled code is kept in the system's temporary folder: later starts skip compiling.
 enableCompileCache?.();
 const { runCli } = await import('./cli.js');
-const { PACK } = await import('./pack.js');
 
 const controller = new AbortController();
 process.once('SIGINT', () => controller.abort());
@@ -17,4 +16,4 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
-process.exitCode = await runCli(process.argv.slice(2), io, { pack: PACK, signal: controller.signal });
+process.exitCode = await runCli(process.argv.slice(2), io, { signal: controller.signal });

@@ -1,7 +1,7 @@
 import { startInsuranceSimulator } from '@plugboard/simulator-insurance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACK, runCli } from '../src/index.js';
-import { bufferIo } from './support.js';
+import { runCli } from '../src/index.js';
+import { bufferIo, PACK } from './support.js';
 
 /** Creating a policy binds real cover: in production it runs only with an approval of exactly that run. */
 let simulator: Awaited<ReturnType<typeof startInsuranceSimulator>>;
@@ -27,7 +27,7 @@ const approval = (digest: string, decidedBy: string, expiresAt = '2999-01-01T00:
 describe('plugboard run in production', () => {
   it('refuses a billable write without an approval, naming the digest to review', async () => {
     const refused = await run();
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(3);
     expect(refused.error?.code).toBe('approval_required');
     expect(refused.error?.message).toMatch(/sha256:[0-9a-f]{64}/);
     expect(simulator.counters().policyWrites).toBe(0);
@@ -41,7 +41,7 @@ describe('plugboard run in production', () => {
       [approval(digest, 'bob@example.com', '2020-01-01T00:00:00Z'), /expired/i],
     ] as const) {
       const refused = await run('--approval', decision);
-      expect(refused.code).toBe(1);
+      expect(refused.code).toBe(3);
       expect(refused.error?.code).toBe('approval_required');
       expect(refused.error?.message).toMatch(reason);
     }

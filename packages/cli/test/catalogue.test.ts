@@ -57,7 +57,7 @@ describe('plugboard catalogue --out DIR', () => {
     const broken = { ...shop, summary: undefined as unknown as string, key: 'broken' };
     const result = await catalogueCli(['--out', 'out'], await tempDir(), new Map([['broken', broken]]));
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("plugboard catalogue: catalogue entry of connector 'broken' is invalid");
+    expect(result.stderr).toContain("catalogue entry of connector 'broken' is invalid");
     expect(result.stderr).toContain("field 'summary'");
   });
 
@@ -66,7 +66,7 @@ describe('plugboard catalogue --out DIR', () => {
     for (const argv of [[], ['--out'], ['--bogus'], ['stray'], ['diff', 'one'], ['--out', 'x', '--package', 'nokey'], ['--out', 'x', '--package', 'key=']]) {
       const result = await catalogueCli(argv, cwd);
       expect(result.code, argv.join(' ')).toBe(2);
-      expect(result.stderr).toContain('Usage:');
+      expect(JSON.parse(result.stderr)).toMatchObject({ code: 'invalid_input', statusCode: 400 });
     }
     await mkdir(join(cwd, 'empty'));
     const notCatalogue = await catalogueCli(['diff', 'empty', 'empty'], cwd);
@@ -74,7 +74,8 @@ describe('plugboard catalogue --out DIR', () => {
     expect(notCatalogue.stderr).toContain('not a catalogue folder');
     const help = await catalogueCli(['--help'], cwd);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('plugboard catalogue diff OLD NEW');
+    expect(help.stdout).toContain('Usage: plugboard catalogue');
+    expect(help.stdout).toContain('diff [options] <old> <new>');
   });
 });
 

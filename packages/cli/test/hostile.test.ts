@@ -90,7 +90,7 @@ describe('plugboard run against a provider that echoes the credential', () => {
       return answer({ status: 401, headers: { 'x-request-id': `req-${token}` }, body: { message: `token ${token} is revoked`, request_id: token } });
     });
     const { code, stdout, stderr } = await run(['run', 'shop', 'items.list']);
-    expect(code).toBe(1);
+    expect(code).toBe(4);
     expect(stdout).toBe('');
     expect(printedError(stderr)).toMatchObject({ code: 'authentication_failed', requestId: `req-${REDACTED}`, message: `GET /items: token ${REDACTED} is revoked` });
     expect(stderr).not.toContain(TOKEN);

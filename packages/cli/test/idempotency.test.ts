@@ -225,17 +225,17 @@ describe('plugboard idempotency', () => {
   });
 
   it.each([
-    [['show'], 'takes one KEY'],
-    [['settle', 'k', '--by', 'ops', '--reason', 'r'], '--as succeeded or --as failed is required'],
-    [['settle', 'k', '--as', 'maybe', '--by', 'ops', '--reason', 'r'], '--as succeeded or --as failed is required'],
-    [['settle', 'k', '--as', 'failed', '--reason', 'r'], '--by NAME is required'],
-    [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', ' '], '--reason TEXT is required'],
+    [['show'], "missing required argument 'key'"],
+    [['settle', 'k', '--by', 'ops', '--reason', 'r'], "required option '--as <outcome>' not specified"],
+    [['settle', 'k', '--as', 'maybe', '--by', 'ops', '--reason', 'r'], 'Allowed choices are succeeded, failed'],
+    [['settle', 'k', '--as', 'failed', '--reason', 'r'], "required option '--by <name>' not specified"],
+    [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', ' '], '--reason TEXT must say why'],
     [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--result', '{}'], '--result goes with --as succeeded'],
     [['settle', 'k', '--as', 'succeeded', '--by', 'ops', '--reason', 'r', '--result', '{nope'], '--result'],
     [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--min-age', 'soon'], '--min-age takes a duration'],
     [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--min-age', '1h', '--force'], '--force and --min-age exclude each other'],
-    [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--by-force'], "Unknown option '--by-force'"],
-    [['forget', 'k'], "takes show or settle, not 'forget'"],
+    [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--by-force'], "unknown option '--by-force'"],
+    [['forget', 'k'], "unknown command 'forget'"],
   ])('exits 2 on %j', async (argv, mention) => {
     const run = await cli(['idempotency', ...argv]);
     expect(run.code).toBe(2);
@@ -267,10 +267,12 @@ describe('plugboard idempotency', () => {
   it('prints its usage with --help, and with nothing exits 2', async () => {
     const help = await cli(['idempotency', '--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('plugboard idempotency settle KEY --as succeeded|failed');
+    expect(help.stdout).toContain('Usage: plugboard idempotency');
+    expect(help.stdout).toContain('settle [options] <key>');
     expect((await cli(['idempotency'])).code).toBe(2);
     const top = bufferIo();
     await runCli(['--help'], top.io, { pack });
-    expect(top.stdout()).toContain('plugboard idempotency show KEY');
+    expect(top.stdout()).toContain('idempotency');
+    expect(top.stdout()).toContain('Exit codes:');
   });
 });

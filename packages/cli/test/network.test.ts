@@ -1,7 +1,7 @@
 import { startInsuranceSimulator } from '@plugboard/simulator-insurance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACK, runCli } from '../src/index.js';
-import { bufferIo } from './support.js';
+import { runCli } from '../src/index.js';
+import { bufferIo, PACK } from './support.js';
 
 /** `plugboard run` under the network policy: production reaches loopback only when PLUGBOARD_ALLOW_NETWORK says so. */
 let simulator: Awaited<ReturnType<typeof startInsuranceSimulator>>;
@@ -24,7 +24,7 @@ describe('plugboard run and the network policy', () => {
   it('refuses a production run to a loopback address, before sending anything', async () => {
     const before = simulator.requests.length;
     const refused = await run('production');
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2);
     expect(refused.error).toMatchObject({ code: 'address_refused', statusCode: 403 });
     expect(refused.error?.message).toContain('the host 127.0.0.1 is a loopback address');
     expect(simulator.requests.length).toBe(before);

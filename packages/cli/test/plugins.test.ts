@@ -55,7 +55,7 @@ describe('plugboard plugins and run --plugins', () => {
       const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'not-the-api-key' });
       const input = JSON.stringify({ applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 });
       const argv = ['run', 'insurance', 'hospital_cash_classic_quotes.create', '--input', input, '--base-url', simulator.url, '--plugins', pluginDir];
-      expect(await runCli(argv, io, { pack: new Map() })).toBe(1);
+      expect(await runCli(argv, io, { pack: new Map() })).toBe(4);
       expect(JSON.parse(stderr().trim().split('\n').at(-1)!)).toMatchObject({ error: 'request_failed', statusCode: 401, code: expect.stringMatching(/auth/) });
     } finally {
       await simulator.close();
@@ -73,8 +73,8 @@ describe('plugboard plugins and run --plugins', () => {
 
   it.each([
     [['--dir', 'nope'], 'no such folder'],
-    [[], '--dir: required'],
-    [['--dri', 'x'], "Unknown option '--dri'"],
+    [[], "required option '--dir <dir>' not specified"],
+    [['--dir', 'x', '--dri', 'x'], "unknown option '--dri'\n(Did you mean --dir?)"],
   ])('exits 2 on %j, naming the problem', async (argv, mention) => {
     const { io, stdout, stderr } = bufferIo();
     expect(await runCli(['plugins', ...argv], { ...io, cwd: pluginDir }, { pack: new Map() })).toBe(2);

@@ -38,10 +38,10 @@ describe('plugboard record', () => {
     expect(fixture.calls).toHaveLength(3);
   });
 
-  it('records a failure only as an expected error scenario; an unexpected one writes nothing and exits 1', async () => {
+  it('records a failure only as an expected error scenario; an unexpected one writes nothing and exits 4 (the provider refused)', async () => {
     const unexpected = bufferIo({ PLUGBOARD_CREDENTIAL: 'a-wrong-token-77' });
     const argv = ['record', 'shop', 'items.list', '--scenario', 'unauthorized', '--base-url', server.url, '--fixtures', fixtures];
-    expect(await runCli(argv, unexpected.io, { pack })).toBe(1);
+    expect(await runCli(argv, unexpected.io, { pack })).toBe(4);
     expect(unexpected.stderr()).toContain('nothing was written');
     expect(JSON.parse(unexpected.stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'authentication_failed', statusCode: 401 });
     expect(await readdir(fixtures)).toEqual([]);
@@ -73,7 +73,7 @@ describe('plugboard record', () => {
   it('records production against a local provider only where PLUGBOARD_ALLOW_NETWORK lets it through', async () => {
     const argv = ['record', 'shop', 'items.list', '--input', '{"limit":5}', '--environment', 'production', '--scenario', 'items-production', '--base-url', server.url, '--fixtures', fixtures];
     const refused = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(argv, refused.io, { pack })).toBe(1);
+    expect(await runCli(argv, refused.io, { pack })).toBe(2);
     expect(JSON.parse(refused.stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'address_refused' });
     expect(server.requests).toEqual([]);
     const allowed = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' });

@@ -35,10 +35,10 @@ describe('plugboard run', () => {
     expect(stdout()).toBe('{"order_id":"ord_1","amount":"20.00"}\n');
   });
 
-  it('prints the platform Error as JSON on stderr and exits 1 when the run fails', async () => {
+  it('prints the platform Error as JSON on stderr and exits 4 when the provider refuses', async () => {
     const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'wrong-token-123' });
     const code = await runCli(['run', 'shop', 'items.list', '--base-url', server.url], io, { pack });
-    expect(code).toBe(1);
+    expect(code).toBe(4);
     expect(stdout()).toBe('');
     expect(lines(stderr())).toEqual([
       {
@@ -60,7 +60,7 @@ describe('plugboard run', () => {
     [['run', 'shop', 'orders.drop', '--input', '{}'], "no action 'orders.drop'"],
     [['run', 'nope', 'items.list'], "no connector 'nope'; available: shop"],
     [['run', 'shop', 'items.list', '--connection', '{"apiKey":"x"}'], 'settings.apiKey'],
-    [['run', 'shop', 'items.list', '--password', 'x'], "Unknown option '--password'"],
+    [['run', 'shop', 'items.list', '--password', 'x'], "unknown option '--password'"],
   ])('exits 2 on bad input %j, before any request', async (argv, mention) => {
     const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     const code = await runCli([...argv, '--base-url', server.url], io, { pack });
@@ -129,6 +129,7 @@ describe('plugboard run', () => {
   it('prints usage and exits 2 without a command', async () => {
     const { io, stdout } = bufferIo();
     expect(await runCli([], io, { pack })).toBe(2);
-    expect(stdout()).toContain('plugboard run <connector> <action>');
+    expect(stdout()).toContain('Usage: plugboard [options] [command]');
+    expect(stdout()).toContain('run [options] [connector] [action]');
   });
 });

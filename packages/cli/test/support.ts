@@ -1,3 +1,6 @@
+import descript from '@plugboard/connector-descript';
+import insurance from '@plugboard/connector-insurance';
+import type { Connector } from '@plugboard/sdk';
 import type { FaultServer } from '@plugboard/testing';
 import type { CliIo } from '../src/index.js';
 
@@ -21,3 +24,6 @@ export function bufferIo(env: Record<string, string | undefined> = {}, tty = fal
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };
 }
+
+/** The pack's connectors by key, as a host program passes connectors to runCli. */
+export const PACK: ReadonlyMap<string, Connector> = new Map([descript, insurance].map((connector) => [connector.key, connector]));

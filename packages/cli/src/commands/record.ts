@@ -1,30 +1,27 @@
 import { join, resolve } from 'node:path';
 import { fileStore } from '@plugboard/runtime';
-import { type Connector, ConnectorError, createTransport, prepareRun, streamKey } from '@plugboard/sdk';
+import { ConnectorError, createTransport, prepareRun, streamKey } from '@plugboard/sdk';
 import { RecordingError, recordScenario } from '@plugboard/testing';
-import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
-import { type CliIo, writeJsonLine } from '../io.js';
+import { actionArgs } from '../action-args.js';
+import { isInstalledCopy } from '../connectors.js';
+import { writeJsonLine } from '../io.js';
 import { allowedNetwork } from '../network.js';
-import { packageFolder } from '../pack.js';
-import { UsageError } from '../usage.js';
+import type { Invocation } from '../program.js';
+import { jsonOption, UsageError } from '../usage.js';
 
 /**
  * `plugboard record`: the same run as `plugboard run`, recorded through the
  * testing kit (secrets redacted before anything is written) into the
- * connector's `test/fixtures/<scenario>.json`. A failure is recorded only when
- * `--expect-error CODE` says the scenario is about it; any other failure
- * writes nothing and is reported like a failed run. It takes what `run` takes:
- * `--plugins DIR` for a connector of a plugin folder, and `--state DIR`, where
- * an incremental source resumes from the checkpoint `run` or an earlier
- * `record` left (the second scenario of an incremental pair) and leaves its own.
+ * connector package's own `test/fixtures/<scenario>.json` (never an installed copy under
+ * node_modules; `--fixtures DIR` writes elsewhere). A failure is recorded only when
+ * `--expect-error CODE` says the scenario is about it; any other failure writes nothing
+ * and is reported like a failed run. An incremental source resumes from `--checkpoint
+ * JSON`, or from the checkpoint `run` or an earlier `record` left in `--state DIR` (the
+ * second scenario of an incremental pair), where it leaves its own.
  */
-export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>): Promise<void> {
-  const args = await parseActionArgs(
-    argv,
-    { ...RUN_PATH_OPTIONS, scenario: { type: 'string' }, fixtures: { type: 'string' }, 'expect-error': { type: 'string' } },
-    packOrPlugins(pack, io),
-    io,
-  );
+export async function recordCommand(invocation: Invocation): Promise<void> {
+  const { io } = invocation;
+  const args = await actionArgs(invocation);
   const scenario = args.values.scenario;
   if (!scenario || !/^[a-z0-9][a-z0-9._-]*$/i.test(scenario)) {
     throw new UsageError('--scenario <name> is required: letters, digits, dot, dash or underscore, e.g. --scenario projects-list-first-page');
@@ -32,15 +29,15 @@ export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap
   // Bad input is refused here, before anything is sent or written.
   const prepared = prepareRun(args.connector, args.action, { input: args.input, connection: args.connection, environment: args.environment });
   const baseUrl = prepared.connection.baseUrl;
-  const folder = args.values.fixtures ? resolve(io.cwd, args.values.fixtures) : packageFolder(args.connector.key);
-  if (!folder) throw new UsageError(`--fixtures DIR is required for connector '${args.connector.key}'`);
-  const fixturesDir = args.values.fixtures ? folder : join(folder, 'test', 'fixtures');
+  const fixturesDir = fixturesFolder(args.values.fixtures, args.dir, args.connector.key, io.cwd);
   const { settings } = args.connection;
   const expectedError = args.values['expect-error'];
   // The stream `run --state` keeps this source's checkpoint under.
   const state = args.values.state ? fileStore(resolve(io.cwd, args.values.state)) : undefined;
   const stream = streamKey({ connector: args.connector.key, action: args.action, connectionId: prepared.connection.id, environment: prepared.environment, input: prepared.input });
-  const checkpoint = prepared.action.direction === 'source' ? await state?.checkpoints.get(stream) : undefined;
+  const given = jsonOption('--checkpoint', args.values.checkpoint, undefined);
+  if (given !== undefined && prepared.action.direction !== 'source') throw new UsageError(`--checkpoint goes with a source; ${args.action} is a destination`);
+  const checkpoint = prepared.action.direction === 'source' ? (given ?? (await state?.checkpoints.get(stream))) : undefined;
   // Recording sends through fetch, where the recorder sees it; PLUGBOARD_ALLOW_NETWORK applies as for run.
   const transport = createTransport({ via: 'fetch', network: { allow: allowedNetwork(io.env) } });
   const result = await recordScenario({
@@ -72,4 +69,14 @@ export async function recordCommand(argv: string[], io: CliIo, pack: ReadonlyMap
   if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
   const summary = 'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;
   io.stderr.write(`recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}\n`);
+}
+
+/** `--fixtures DIR`, else the connector package's own test/fixtures; never an installed copy. */
+function fixturesFolder(given: string | undefined, dir: string | undefined, key: string, cwd: string): string {
+  if (given) return resolve(cwd, given);
+  if (!dir) throw new UsageError(`--fixtures DIR is required for connector '${key}': it did not come from a package folder`);
+  if (isInstalledCopy(dir)) {
+    throw new UsageError(`connector '${key}' is an installed copy (${dir}); record into your connector's own folder with --connector DIR, or name --fixtures DIR`);
+  }
+  return join(dir, 'test', 'fixtures');
 }

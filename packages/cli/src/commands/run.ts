@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import { type ApprovalDecision, type Connector, createExecutor, createTransport, excerpt, IdempotencyUnsettledError, memoryStore } from '@plugboard/sdk';
-import { packOrPlugins, parseActionArgs, RUN_PATH_OPTIONS } from '../action-args.js';
+import { type ApprovalDecision, createExecutor, createTransport, excerpt, IdempotencyUnsettledError, memoryStore } from '@plugboard/sdk';
+import { actionArgs } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
+import type { Invocation } from '../program.js';
 import { allowedNetwork } from '../network.js';
 import { createProgress } from '../progress.js';
 import { ensureWritable, stateFolder } from '../state.js';
@@ -41,13 +42,9 @@ async function runState(io: CliIo, given: string | undefined, key: string | unde
  * under `--idempotency-key`, so a repeated command returns it without a second call.
  * A key is always kept in a folder, the default state folder when `--state` is not given.
  */
-export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<string, Connector>, signal: AbortSignal): Promise<void> {
-  const args = await parseActionArgs(
-    argv,
-    { ...RUN_PATH_OPTIONS, approval: { type: 'string' }, 'idempotency-key': { type: 'string' } },
-    packOrPlugins(pack, io),
-    io,
-  );
+export async function runCommand(invocation: Invocation): Promise<void> {
+  const { io, signal } = invocation;
+  const args = await actionArgs(invocation);
   const { values } = args;
   const connectionId = args.connection.id ?? 'default';
   const state = await runState(io, values.state, values['idempotency-key'], args.connector.action(args.action)?.direction === 'destination');
@@ -67,6 +64,8 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
     log: args.log,
   });
   let records = 0;
+  // Where a source resumed from (the checkpoint of --state), to say how many records were new.
+  let resumedFrom: unknown;
   try {
     const outcome = await executor.execute({
       connectorKey: args.connector.key,
@@ -79,6 +78,7 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
       ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
       onProgress: (event) => {
         if (event.type === 'progress') progress.update(event);
+        if (event.type === 'started' && event.checkpoint !== undefined) resumedFrom = event.checkpoint;
       },
       onPage: (page, { index }) => {
         for (const record of page.records) writeJsonLine(io.stdout, record);
@@ -86,6 +86,13 @@ export async function runCommand(argv: string[], io: CliIo, pack: ReadonlyMap<st
         progress.update({ label: `${args.action}: ${index + 1} page${index === 0 ? '' : 's'}`, done: records });
       },
     });
+    if (outcome.direction === 'source' && resumedFrom !== undefined) {
+      progress.done();
+      writeJsonLine(io.stderr, {
+        level: 'info',
+        message: `resumed from the checkpoint in ${excerpt(values.state ?? '')}: ${excerpt(JSON.stringify(resumedFrom))}; ${records} new record${records === 1 ? '' : 's'}`,
+      });
+    }
     if (outcome.direction === 'destination') {
       if (outcome.replayed) {
         writeJsonLine(io.stderr, { level: 'info', message: `replayed: the first result under idempotency key ${values['idempotency-key']}; nothing was sent` });

@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { once } from 'node:events';
-import type { CliIo } from '../io.js';
 import { writeJsonLine } from '../io.js';
+import type { Invocation } from '../program.js';
 import { UsageError } from '../usage.js';
 
 /**
@@ -38,21 +37,11 @@ function wholeNumber(option: string, text: string | undefined): number | undefin
   return Number(text);
 }
 
-export async function simulateCommand(argv: string[], io: CliIo, _pack: unknown, signal: AbortSignal): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { port: { type: 'string' }, seed: { type: 'string' }, size: { type: 'string' }, openapi: { type: 'string' } },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const [provider, ...rest] = parsed.positionals;
+export async function simulateCommand({ args, values, io, signal }: Invocation): Promise<void> {
+  const [provider] = args;
   const start = provider ? SIMULATORS[provider] : undefined;
-  if (!start || rest.length > 0) throw new UsageError(`name one simulator: ${Object.keys(SIMULATORS).join(' or ')}`);
-  const { port, seed, size, openapi } = parsed.values;
+  if (!start) throw new UsageError(`name one simulator: ${Object.keys(SIMULATORS).join(' or ')}`);
+  const { port, seed, size, openapi } = values as Record<string, string | undefined>;
   const options: Options = {
     port: wholeNumber('port', port) ?? 0,
     ...(seed !== undefined ? { seed: wholeNumber('seed', seed)! } : {}),
@@ -66,6 +55,7 @@ export async function simulateCommand(argv: string[], io: CliIo, _pack: unknown,
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
       throw new UsageError(`the ${provider} simulator ships inside the Plugboard repository only`);
     }
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`--port ${port}: the port is in use; pick another, or --port 0 for a free one`);
     throw error;
   }
   writeJsonLine(io.stdout, { provider, url: simulation.url, credential: simulation.credential });

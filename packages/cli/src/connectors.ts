@@ -1,0 +1,127 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { type Connector, excerpt } from '@plugboard/sdk';
+import type { CliIo } from './io.js';
+import { UsageError } from './usage.js';
+
+/**
+ * How a command finds its connector, the way it finds anyone's: the CLI ships no connector.
+ *
+ * - `--connector DIR|PACKAGE`: a connector package folder, or a package name installed where
+ *   Node would find it from the working folder;
+ * - `--plugins DIR`: a plugin folder npm or pnpm installed connector packages into, by key;
+ * - a key alone (`plugboard run descript ...`): the connector package of the working folder
+ *   when its key matches, else the installed package `@plugboard/connector-KEY` or
+ *   `plugboard-connector-KEY`;
+ * - nothing: the connector package of the working folder (an author's own connector).
+ *
+ * Packages are loaded in this process with the runtime's loader (manifest, SDK range,
+ * definition checked): name only connectors you trust.
+ */
+
+export interface ConnectorChoice {
+  key?: string | undefined;
+  connector?: string | undefined;
+  plugins?: string | undefined;
+}
+
+export interface FoundConnector {
+  connector: Connector;
+  /** The connector's package folder, when it came from one. */
+  dir?: string;
+}
+
+export type FindConnector = (choice: ConnectorChoice) => Promise<FoundConnector>;
+
+/** `given`: connectors a host program passes in by key (tests, an embedding host); otherwise connectors are found as above. */
+export function connectorFinder(io: CliIo, given?: ReadonlyMap<string, Connector>): FindConnector {
+  return async (choice) => {
+    const found = given && !choice.connector && !choice.plugins ? fromGiven(given, choice.key) : await find(io, choice);
+    if (choice.key !== undefined && found.connector.key !== choice.key) {
+      throw new UsageError(`the connector found is '${found.connector.key}', not '${excerpt(choice.key)}'${found.dir ? ` (${found.dir})` : ''}`);
+    }
+    return found;
+  };
+}
+
+function fromGiven(given: ReadonlyMap<string, Connector>, key: string | undefined): FoundConnector {
+  // No key: the one connector given, when there is exactly one.
+  const connector = key === undefined ? (given.size === 1 ? [...given.values()][0] : undefined) : given.get(key);
+  if (!connector) throw new UsageError(`no connector '${excerpt(key ?? '')}'; available: ${[...given.keys()].sort().join(', ') || 'none'}`);
+  return { connector };
+}
+
+async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector> {
+  const runtime = await import('@plugboard/runtime');
+  const load = async (dir: string): Promise<FoundConnector> => {
+    try {
+      const plugin = await runtime.loadPlugin({ dir });
+      return { connector: plugin.connector, dir: plugin.dir };
+    } catch (error) {
+      if (error instanceof runtime.PluginLoadError) throw new UsageError(`${dir} is not a connector package Plugboard can load: ${error.message}`);
+      throw error;
+    }
+  };
+  if (choice.plugins) {
+    const { connectors, failed } = await runtime.loadPack(resolve(io.cwd, choice.plugins));
+    for (const plugin of failed) io.stderr.write(`${JSON.stringify({ level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` })}\n`);
+    const connector = choice.key === undefined ? undefined : connectors.get(choice.key);
+    if (!connector) throw new UsageError(`no connector '${excerpt(choice.key ?? '')}' in --plugins ${excerpt(choice.plugins)}; it has ${[...connectors.keys()].sort().join(', ') || 'none'}`);
+    return { connector };
+  }
+  if (choice.connector) {
+    const path = resolve(io.cwd, choice.connector);
+    if (isPath(choice.connector) || existsSync(join(path, 'package.json'))) return load(path);
+    const dir = installed(choice.connector, io.cwd);
+    if (!dir) throw new UsageError(`--connector ${excerpt(choice.connector)}: no such folder, and no package of that name installed here`);
+    return load(dir);
+  }
+  const here = connectorPackageAbove(io.cwd);
+  if (here) {
+    const found = await load(here);
+    if (choice.key === undefined || found.connector.key === choice.key) return found;
+  } else if (choice.key === undefined) {
+    throw new UsageError('no connector package here: run in a connector package folder (its package.json has a "plugboard" manifest), or name one with --connector DIR');
+  }
+  const names = [`@plugboard/connector-${choice.key!}`, `plugboard-connector-${choice.key!}`];
+  for (const name of names) {
+    const dir = installed(name, io.cwd);
+    if (dir) return load(dir);
+  }
+  throw new UsageError(`no connector '${excerpt(choice.key!)}': not this folder's package, and neither ${names.join(' nor ')} is installed; name one with --connector DIR or --plugins DIR`);
+}
+
+function isPath(text: string): boolean {
+  return isAbsolute(text) || text.startsWith('.') || text.includes(sep);
+}
+
+/** The folder of package `name` as Node would find it from `from`, or undefined. */
+function installed(name: string, from: string): string | undefined {
+  try {
+    return dirname(createRequire(join(from, 'noop.js')).resolve(`${name}/package.json`));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folder of the nearest package.json at or above `from`, when it declares a connector (a `plugboard` manifest). */
+function connectorPackageAbove(from: string): string | undefined {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      try {
+        const manifest = (JSON.parse(readFileSync(file, 'utf8')) as { plugboard?: unknown }).plugboard;
+        return manifest && typeof manifest === 'object' ? dir : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** A package folder inside node_modules is an installed copy: nothing of an author's is written there. */
+export function isInstalledCopy(dir: string): boolean {
+  return dir.split(sep).includes('node_modules');
+}

@@ -1,0 +1,253 @@
+import { createRequire } from 'node:module';
+import { Command, CommanderError, Option } from 'commander';
+import type { CliIo } from './io.js';
+import { exitCodesHelp } from './exit-codes.js';
+import type { FindConnector } from './connectors.js';
+import { UsageError } from './usage.js';
+
+/**
+ * The `plugboard` command line: every command, its options, its help and examples, in one
+ * place. Parsing ends here; each command's module is loaded only when that command runs, so
+ * `--help` and `run` never load the catalogue generator, the testing kit or vitest.
+ */
+
+/** What a command's module receives: its arguments and options as parsed, and where it runs. */
+export interface Invocation {
+  args: string[];
+  /** Options by their long name without dashes (`base-url`), as typed; flags are booleans. */
+  values: Record<string, string | boolean | string[] | undefined>;
+  io: CliIo;
+  findConnector: FindConnector;
+  signal: AbortSignal;
+}
+
+/** A command's module: resolves when done, with an exit code when it has its own (a diff that found breaking changes). */
+export type CommandRun = (invocation: Invocation) => Promise<void | number>;
+
+export const COMMANDS = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  record: async () => (await import('./commands/record.js')).recordCommand,
+  test: async () => (await import('./commands/test.js')).testCommand,
+  catalogue: async () => (await import('./commands/catalogue.js')).catalogueCommand,
+  'catalogue diff': async () => (await import('./commands/catalogue.js')).catalogueDiffCommand,
+  plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
+  'idempotency show': async () => (await import('./commands/idempotency.js')).showCommand,
+  'idempotency settle': async () => (await import('./commands/idempotency.js')).settleCommand,
+  simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
+} satisfies Record<string, () => Promise<CommandRun>>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const ENVIRONMENT_HELP = `Environment:
+  PLUGBOARD_CREDENTIAL     the connection's credential (never an argument)
+  PLUGBOARD_REDIS_URL      share rate budgets with every process on that Redis (needs ioredis)
+  PLUGBOARD_ALLOW_NETWORK  address ranges the network policy lets through, e.g. 127.0.0.0/8
+                           (production runs reach public addresses only, sandbox also loopback)
+  PLUGBOARD_STATE          where idempotency keys are kept without --state
+`;
+
+/** Options `run` and `record` share: which connector, which connection, what input. */
+function actionOptions(command: Command): Command {
+  return command
+    .option('--input <json>', 'the action input, a JSON object', '{}')
+    .option('--base-url <url>', "the provider's base URL for this connection (a local stand-in, a simulator)")
+    .addOption(new Option('--environment <env>', 'where the run counts').choices(['sandbox', 'production']).default('sandbox'))
+    .option('--connection <json>', 'connection settings, a JSON object (no secrets: those come from PLUGBOARD_CREDENTIAL)')
+    .option('--connection-id <id>', 'the connection id idempotency keys and checkpoints are kept under (default: default)')
+    .option('--connector <dir|package>', 'the connector package: a folder, or an installed package name (default: this folder\'s package)')
+    .option('--plugins <dir>', 'a folder npm or pnpm installed connector packages into')
+    .option('--state <dir>', 'keep checkpoints and idempotency keys in this folder (a source resumes where the last run ended)');
+}
+
+function examples(lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}
+
+/** The connector key and action of `[connector] <action>`: one argument is the action. */
+export function actionTarget(args: string[]): { key: string | undefined; action: string } {
+  if (args.length === 0) throw new UsageError('name the action, e.g. plugboard run descript status.get, or plugboard run status.get in a connector package folder');
+  return args.length >= 2 ? { key: args[0], action: args[1]! } : { key: undefined, action: args[0]! };
+}
+
+export interface ProgramHooks {
+  io: CliIo;
+  /** Runs a command by name once parsing is done. */
+  run(name: CommandName, args: string[], values: Invocation['values'], json: boolean): Promise<void>;
+  /** Whether the pack's simulators can be loaded here (inside the Plugboard repository). */
+  simulators: boolean;
+}
+
+/** Options by long name, as `Invocation.values` holds them. */
+function valuesOf(command: Command): Invocation['values'] {
+  const opts = command.opts();
+  const values: Invocation['values'] = {};
+  for (const option of command.options) values[(option.long ?? option.short ?? '').replace(/^-+/, '')] = opts[option.attributeName()];
+  return values;
+}
+
+export function buildProgram(hooks: ProgramHooks): Command {
+  const { io } = hooks;
+  const program = new Command('plugboard');
+  const action = (name: CommandName) =>
+    async function (this: Command) {
+      await hooks.run(name, this.args, valuesOf(this), program.opts().json === true || this.opts().json === true);
+    };
+  program
+    .description('Run, record, test and publish Plugboard connectors.')
+    .version(VERSION, '-V, --version', 'print the version of plugboard')
+    .option('--json', 'print failures as platform Error JSON on stderr (the default when stdout is not a terminal)')
+    .showSuggestionAfterError(true)
+    // Each command parses its own options: `catalogue --plugins` and `catalogue diff --plugins` are two.
+    .enablePositionalOptions()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void io.stdout.write(text),
+      writeErr: (text) => void io.stderr.write(text),
+      // Usage errors are reported by the caller, in the chosen format.
+      outputError: () => undefined,
+    })
+    .addHelpText('after', `\n${exitCodesHelp()}\n${ENVIRONMENT_HELP}`);
+
+  actionOptions(
+    program
+      .command('run')
+      .summary('run an action and print its records as JSON lines')
+      .description(
+        'Run one action through the executor, as the platform runs it: the input is validated before anything is sent, an action that needs approval here runs only with a decision by someone else, records go to stdout as JSON lines, progress and messages to stderr.',
+      )
+      .usage('[connector] <action> [options]')
+      .argument('[connector]', 'the connector key (default: the connector package of this folder, or --connector)')
+      .argument('[action]', 'the action key, e.g. projects.list (required)'),
+  )
+    .option('--idempotency-key <key>', 'a destination runs once under this key; a repeat returns the first result without sending')
+    .option('--approval <json>', 'the decision of someone else on this run: {"digest","requestedBy","decidedBy","decision","expiresAt"}')
+    .addHelpText(
+      'after',
+      examples([
+        "plugboard run descript projects.list --input '{\"limit\":20}' --state ./state",
+        "plugboard run projects.list --connector ./my-connector --base-url http://127.0.0.1:4010",
+        'plugboard run descript media_imports.create --environment production --input \'{"project_name":"Demo","add_media":{"a.mp4":{"url":"https://example.com/a.mp4"}}}\' --idempotency-key import-1',
+      ]),
+    )
+    .action(action('run'));
+
+  actionOptions(
+    program
+      .command('record')
+      .summary('record a scenario into the connector\'s test/fixtures')
+      .description(
+        "Run an action against the real provider (or a local stand-in) and record every exchange, secrets redacted before anything is written, into the connector package's test/fixtures/<scenario>.json, which the standard suite replays offline. An incremental source records its second scenario from where the first ended: --state DIR (the same folder for both), or --checkpoint JSON.",
+      )
+      .usage('[connector] <action> --scenario <name> [options]')
+      .argument('[connector]', 'the connector key (default: the connector package of this folder, or --connector)')
+      .argument('[action]', 'the action key (required)'),
+  )
+    .requiredOption('--scenario <name>', 'the scenario name: letters, digits, dot, dash, underscore')
+    .option('--checkpoint <json>', 'resume an incremental source from this checkpoint')
+    .option('--fixtures <dir>', 'write the fixture here instead of the connector package\'s test/fixtures')
+    .option('--expect-error <code>', 'the scenario is about this failure: record it rather than fail')
+    .addHelpText(
+      'after',
+      examples([
+        "plugboard record projects.list --scenario projects-first --input '{\"limit\":2}' --state .record-state --base-url http://127.0.0.1:4010",
+        "plugboard record projects.list --scenario projects-incremental --input '{\"limit\":2}' --state .record-state --base-url http://127.0.0.1:4010",
+        "plugboard record status.get --scenario bad-token --expect-error authentication_failed",
+      ]),
+    )
+    .action(action('record'));
+
+  program
+    .command('test')
+    .summary("run the connector package's own tests (its standard suite)")
+    .description("Run the test script of the connector package (npm test in its folder), which replays the recorded fixtures through the standard suite; exits with its code.")
+    .option('--connector <dir>', "the connector package folder (default: this folder's package)")
+    .addHelpText('after', examples(['plugboard test', 'plugboard test --connector ./my-connector']))
+    .action(action('test'));
+
+  const catalogue = program
+    .command('catalogue')
+    .summary('write the public catalogue (JSON, JSON Schemas, .d.ts, OpenAPI, a static site)')
+    .description(
+      "Write the public catalogue of the named connectors (keys, found as run finds them), of --connector packages, of every connector in --plugins DIR, or of this folder's connector package: connectors/<key>.json, index.json, schemas/, types/, openapi.json and index.html. generatedAt honours SOURCE_DATE_EPOCH.",
+    )
+    .argument('[connectors...]', 'connector keys')
+    // Not a required option: commander would ask it of `catalogue diff` too.
+    .option('-o, --out <dir>', 'the folder to write into (required)')
+    .option('--connector <dir|package...>', 'connector packages: folders or installed package names')
+    .option('--plugins <dir>', 'every connector package installed in this folder')
+    .option('--package <key=name...>', 'the npm package name to show for a connector key')
+    .addHelpText('after', examples(['plugboard catalogue --out ./catalogue', 'plugboard catalogue descript insurance --out ./catalogue', 'plugboard catalogue diff ./old-catalogue ./new-catalogue']))
+    .action(action('catalogue'));
+  catalogue
+    .command('diff')
+    .summary('compare two catalogues and find the breaking changes')
+    .description(
+      'OLD and NEW are catalogue folders or connector packages (a package folder, or a package name installed in --plugins DIR, default this folder; loaded in this process, so trusted ones only). Exits 1 when a change breaks users and names the package that needs a major changeset, 0 otherwise, 2 when a folder\'s index.json disagrees with its connector files.',
+    )
+    .argument('<old>', 'the catalogue or package before')
+    .argument('<new>', 'the catalogue or package after')
+    .option('--json', 'print the result as JSON')
+    .option('--plugins <dir>', 'where package names are installed (default: this folder)')
+    .addHelpText('after', examples(['plugboard catalogue diff ./catalogue-1.2.0 ./catalogue', 'plugboard catalogue diff ./node_modules/plugboard-connector-acme .']))
+    .action(action('catalogue diff'));
+
+  program
+    .command('plugins')
+    .summary('list the connector packages a plugin folder holds')
+    .description('Load every package installed in DIR whose package.json has a plugboard manifest and print {"loaded": [...], "failed": [{"package", "reason"}]} as one JSON line.')
+    .requiredOption('--dir <dir>', 'the folder npm or pnpm installed the connector packages into')
+    .addHelpText('after', examples(['plugboard plugins --dir ./plugins']))
+    .action(action('plugins'));
+
+  const idempotency = program
+    .command('idempotency')
+    .summary('look at and settle idempotency keys')
+    .description('What is kept under an idempotency key, and an operator\'s decision on a key whose run was left running (its process died) or uncertain.');
+  const stateOption = () => new Option('--state <dir>', 'the state folder (default: $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else ~/.local/state/plugboard)');
+  idempotency
+    .command('show')
+    .summary('print what is kept under a key')
+    .argument('<key>', 'the idempotency key')
+    .addOption(stateOption())
+    .addHelpText('after', examples(['plugboard idempotency show import-1 --state ./state']))
+    .action(action('idempotency show'));
+  idempotency
+    .command('settle')
+    .summary('settle a key left running or uncertain')
+    .description(
+      'Once the provider showed what happened: failed releases the key (the next run with it runs again); succeeded keeps --result (default null), which the next run returns without sending anything. Refused for a key that succeeded, and for a running key younger than --min-age unless --force. Who, when, why and what the key was before are kept with it.',
+    )
+    .argument('<key>', 'the idempotency key')
+    .addOption(new Option('--as <outcome>', 'what the provider shows the run did').choices(['succeeded', 'failed']).makeOptionMandatory())
+    .requiredOption('--by <name>', 'who decides')
+    .requiredOption('--reason <text>', 'why, e.g. what the provider shows')
+    .option('--result <json>', 'with --as succeeded: the result the next run returns')
+    .option('--min-age <duration>', 'refuse a running key younger than this: 90s, 15m, 2h, 1d (default 1h)')
+    .option('--force', 'settle a running key however young')
+    .addOption(stateOption())
+    .addHelpText('after', examples(['plugboard idempotency settle import-1 --as failed --by ana --reason "the provider shows no import" --state ./state']))
+    .action(action('idempotency settle'));
+
+  program
+    .command('simulate', { hidden: !hooks.simulators })
+    .summary('start a provider simulator of the Plugboard repository')
+    .description('Start the local simulator of a pack connector on 127.0.0.1 and print {"provider","url","credential"} as one JSON line; runs until interrupted. Available inside the Plugboard repository.')
+    .argument('<provider>', 'descript or insurance')
+    .option('--port <n>', 'the port (default: a free one)', '0')
+    .option('--seed <n>', 'the seed of the simulated data')
+    .option('--size <n>', 'how many projects the Descript simulator serves')
+    .option('--openapi <path>', "the provider's OpenAPI document the Descript simulator checks requests against")
+    .addHelpText('after', examples(['plugboard simulate descript --port 4010']))
+    .action(action('simulate'));
+
+  // --json after the command too: `plugboard run ... --json`.
+  const leaves = (command: Command): Command[] => (command.commands.length === 0 ? [command] : command.commands.flatMap(leaves));
+  for (const command of [...program.commands.flatMap(leaves), catalogue]) {
+    if (!command.options.some((option) => option.long === '--json')) command.option('--json', 'print failures as platform Error JSON on stderr');
+  }
+  return program;
+}
+
+export { CommanderError };
