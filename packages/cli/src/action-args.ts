@@ -1,7 +1,7 @@
 import { ConnectionConfigError, type ConnectionInput, type Connector, type Environment, type LogSink } from '@plugboard/sdk';
 import type { FoundConnector } from './connectors.js';
 import { writeJsonLine } from './io.js';
-import { type Invocation, actionTarget } from './program.js';
+import type { Invocation } from './program.js';
 import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
 
 /** What `run` and `record` share: which action of which connector, with what input, over which connection. */
@@ -52,4 +52,10 @@ export async function actionArgs({ args, values: given, io, findConnector }: Inv
     log,
     values,
   };
+}
+
+/** The connector key and action of `[connector] <action>`: one argument is the action. */
+export function actionTarget(args: string[]): { key: string | undefined; action: string } {
+  if (args.length === 0) throw new UsageError('name the action, e.g. plugboard run descript status.get, or plugboard run status.get in a connector package folder');
+  return args.length >= 2 ? { key: args[0], action: args[1]! } : { key: undefined, action: args[0]! };
 }

@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { ConnectorError, type Connector, excerpt } from '@plugboard/sdk';
-import { connectorFinder } from './connectors.js';
-import { type ExitCode, exitCodeOf } from './exit-codes.js';
+import type { Connector } from '@plugboard/sdk';
+import type { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { hintFor } from './hints.js';
 import { buildProgram, COMMANDS, type CommandName, CommanderError, type Invocation } from './program.js';
 
 export interface CliOptions {
@@ -29,7 +26,6 @@ function simulatorsHere(): boolean {
  */
 export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}): Promise<ExitCode> {
   const signal = options.signal ?? new AbortController().signal;
-  const findConnector = connectorFinder(io, options.pack);
   let code: number | void = 0;
   let asJson = argv.includes('--json') || !io.stdout.isTTY;
   const program = buildProgram({
@@ -37,8 +33,8 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}
     simulators: simulatorsHere(),
     async run(name: CommandName, args: string[], values: Invocation['values'], json: boolean) {
       asJson = json || !io.stdout.isTTY;
-      const command = await COMMANDS[name]();
-      code = await command({ args, values, io, findConnector, signal });
+      const [command, { connectorFinder }] = await Promise.all([COMMANDS[name](), import('./connectors.js')]);
+      code = await command({ args, values, io, findConnector: connectorFinder(io, options.pack), signal });
     },
   });
   if (argv.length === 0) {
@@ -54,37 +50,10 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}
       // A command of subcommands named alone: its help went to stderr.
       if (error.code === 'commander.help') return 2;
       // A command line that cannot be understood: commander's message names the option and the closest one.
+      const { report, UsageFailure } = await import('./failure.js');
       return report(new UsageFailure(error.message.replace(/^error: /, '')), argv, io, asJson);
     }
+    const { report } = await import('./failure.js');
     return report(error, argv, io, asJson);
   }
-}
-
-/** A command line commander refused, reported like any input refused before a request. */
-class UsageFailure extends Error {}
-
-function report(error: unknown, argv: string[], io: CliIo, asJson: boolean): ExitCode {
-  const code = error instanceof UsageFailure ? 2 : exitCodeOf(error);
-  const path = `/cli/${argv
-    .filter((arg) => !arg.startsWith('-'))
-    .slice(0, 3)
-    .map((arg) => excerpt(arg))
-    .join('/')}`;
-  if (!asJson) {
-    const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
-    const hint = error instanceof UsageFailure ? `see plugboard ${argv.filter((arg) => !arg.startsWith('-')).slice(0, 1).join(' ')} --help`.replace('  ', ' ') : hintFor(error);
-    io.stderr.write(`plugboard: ${message}\n${hint ? `hint: ${hint}\n` : ''}`);
-    return code;
-  }
-  // The provider's request id when it gave one, else one for this invocation.
-  const requestId = (error instanceof ConnectorError ? error.requestId : undefined) ?? `cli_${randomBytes(6).toString('hex')}`;
-  if (error instanceof ConnectorError) {
-    io.stderr.write(`${JSON.stringify(error.toPlatformError(path, requestId))}\n`);
-  } else if (error instanceof UsageFailure) {
-    io.stderr.write(`${JSON.stringify({ error: 'request_failed', message: excerpt(error.message, 1000), statusCode: 400, requestId, path, code: 'invalid_input' })}\n`);
-  } else {
-    const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
-    io.stderr.write(`${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId, path })}\n`);
-  }
-  return code;
 }

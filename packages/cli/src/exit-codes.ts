@@ -1,20 +1,8 @@
-import {
-  AddressRefusedError,
-  ApprovalRequiredError,
-  ConnectionConfigError,
-  ConnectorError,
-  IdempotencyKeyReusedError,
-  InvalidInputError,
-  QuotaExhaustedError,
-  UnknownActionError,
-  UnknownConnectorError,
-} from '@plugboard/sdk';
-
 /**
  * The exit codes of every `plugboard` command, in one table: the help prints it, and
- * `exitCodeOf` maps a failure onto it. A script tells from the code alone whether to fix its
- * input (2), ask for an approval (3), look at what the provider said (4), wait for a quota (5)
- * or retry (1).
+ * `exitCodeOf` (failure.ts) maps a failure onto it. A script tells from the code alone whether
+ * to fix its input (2), ask for an approval (3), look at what the provider said (4), wait for a
+ * quota (5) or retry (1).
  */
 export const EXIT_CODES = [
   { code: 0, meaning: 'done' },
@@ -26,19 +14,6 @@ export const EXIT_CODES = [
 ] as const;
 
 export type ExitCode = (typeof EXIT_CODES)[number]['code'];
-
-/** Failures raised before any request leaves: the provider did nothing. */
-const REFUSED_BEFORE_SENDING = [InvalidInputError, ConnectionConfigError, UnknownActionError, UnknownConnectorError, IdempotencyKeyReusedError, AddressRefusedError];
-
-export function exitCodeOf(error: unknown): ExitCode {
-  if (!(error instanceof ConnectorError)) return 1;
-  if (error instanceof ApprovalRequiredError) return 3;
-  if (error instanceof QuotaExhaustedError) return 5;
-  if (REFUSED_BEFORE_SENDING.some((kind) => error instanceof kind)) return 2;
-  // A status is set only when the provider answered.
-  if (error.status !== undefined && error.status >= 400 && error.status < 500) return 4;
-  return 1;
-}
 
 export function exitCodesHelp(): string {
   return `Exit codes:\n${EXIT_CODES.map(({ code, meaning }) => `  ${code}  ${meaning}`).join('\n')}\n`;

@@ -1,6 +1,7 @@
 export { runCli } from './cli.js';
 export type { CliOptions } from './cli.js';
-export { EXIT_CODES, exitCodeOf } from './exit-codes.js';
+export { EXIT_CODES } from './exit-codes.js';
+export { exitCodeOf } from './failure.js';
 export type { ExitCode } from './exit-codes.js';
 export type { CliIo } from './io.js';
 export { createProgress } from './progress.js';

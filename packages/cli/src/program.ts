@@ -3,7 +3,6 @@ import { Command, CommanderError, Option } from 'commander';
 import type { CliIo } from './io.js';
 import { exitCodesHelp } from './exit-codes.js';
 import type { FindConnector } from './connectors.js';
-import { UsageError } from './usage.js';
 
 /**
  * The `plugboard` command line: every command, its options, its help and examples, in one
@@ -63,12 +62,6 @@ function actionOptions(command: Command): Command {
 
 function examples(lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
-}
-
-/** The connector key and action of `[connector] <action>`: one argument is the action. */
-export function actionTarget(args: string[]): { key: string | undefined; action: string } {
-  if (args.length === 0) throw new UsageError('name the action, e.g. plugboard run descript status.get, or plugboard run status.get in a connector package folder');
-  return args.length >= 2 ? { key: args[0], action: args[1]! } : { key: undefined, action: args[0]! };
 }
 
 export interface ProgramHooks {

@@ -189,10 +189,10 @@ export class TimeoutError extends ConnectorError {
   }
 }
 
-/** The connection failed or broke before a whole answer arrived. */
+/** The connection failed or broke before a whole answer arrived; not retryable when the host's name does not resolve. */
 export class NetworkError extends ConnectorError {
-  constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'network_error', message, true, 502, options);
+  constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
+    super(options.code ?? 'network_error', message, options.retryable ?? true, 502, options);
   }
 }
 

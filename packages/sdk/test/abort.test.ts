@@ -119,12 +119,12 @@ describe('timeouts', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('reports a refused connection as a network error', async () => {
+  it('reports a refused connection as a network error naming the host', async () => {
     const server = await h.start((req, res) => json(res, 200, item));
     const url = server.url;
     await h.stop();
     const error = await read(example, 'a', url, undefined, fastRetry(1, 10)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toMatch(/^GET \/items\/a: the connection failed \(ECONNREFUSED\)$/);
+    expect((error as Error).message).toBe(`GET /items/a: the connection to ${new URL(url).host} failed (ECONNREFUSED)`);
   });
 });

@@ -8,6 +8,7 @@ import {
   createTransport,
   type Environment,
   isAddressRange,
+  NetworkError,
   readAll,
   type Transport,
   type TransportOptions,
@@ -237,6 +238,18 @@ describe.each(VIAS)('a base URL the policy refuses, via %s', (via) => {
     }
     const local = await server();
     expect((await read(local.url, 'sandbox', transport({ via }))).records).toEqual([item]);
+  });
+});
+
+describe.each(VIAS)('a name that does not resolve, via %s', (via) => {
+  it('fails at once as host_not_found, naming the host, without a retry', async () => {
+    const lookup = tableLookup({});
+    const error = await read('http://api.nowhere.invalid/v1', 'sandbox', transport({ via, network: { lookup } })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: 'host_not_found', retryable: false });
+    expect((error as NetworkError).message).toBe('GET /v1/items/a: the host api.nowhere.invalid does not resolve (ENOTFOUND)');
+    // The reads of this test retry twice on a transient failure: this one is asked once.
+    expect(lookup.asked.filter((name) => name === 'api.nowhere.invalid')).toHaveLength(1);
   });
 });
 

@@ -272,15 +272,17 @@ class RunHttpClient implements HttpClient {
   }
 
   /** A failure of the transport itself, told apart from the caller's own abort. */
-  private transportError(error: unknown, timedOut: boolean, operation: string): ConnectorError {
+  private transportError(error: unknown, timedOut: boolean, operation: string, host: string): ConnectorError {
     if (this.settings.signal.aborted) return new CancelledError(`${operation}: cancelled`);
     if (error instanceof AddressRefusedError) return error;
     const code = errorCode(error);
     if (timedOut || (code && code.includes('TIMEOUT'))) {
       return new TimeoutError(`${operation}: no complete answer within ${this.timeoutMs} ms`, { cause: code });
     }
+    // A name that does not resolve will not resolve on a retry a second later.
+    if (code === 'ENOTFOUND') return new NetworkError(`${operation}: the host ${host} does not resolve (ENOTFOUND)`, { code: 'host_not_found', retryable: false });
     const reason = code ?? (error instanceof Error ? error.message : String(error));
-    return new NetworkError(`${operation}: the connection failed (${excerpt(this.settings.redactor.redactString(reason))})`);
+    return new NetworkError(`${operation}: the connection to ${host} failed (${excerpt(this.settings.redactor.redactString(reason))})`);
   }
 
   private requestHeaders(request: HttpRequest): Record<string, string> {
@@ -337,7 +339,7 @@ class RunHttpClient implements HttpClient {
         return { status: answer.status, headers: answer.headers, text };
       }
     } catch (error) {
-      throw this.transportError(error, timedOut, operation);
+      throw this.transportError(error, timedOut, operation, excerpt(target.host));
     } finally {
       clearTimeout(timer);
       if (signal !== NEVER) signal.removeEventListener('abort', cancel);
@@ -382,5 +384,5 @@ class RunHttpClient implements HttpClient {
 }
 
 function isTransient(error: unknown): boolean {
-  return TRANSIENT.some((kind) => error instanceof kind);
+  return TRANSIENT.some((kind) => error instanceof kind) && (error as ConnectorError).retryable;
 }
