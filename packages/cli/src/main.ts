@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-import { enableCompileCache } from 'node:module';
+// A namespace, not a named import: an older Node lacks enableCompileCache, and must get as far as the check below.
+import * as nodeModule from 'node:module';
+import { MIN_NODE, nodeTooOld } from './node-version.js';
+
+// Before anything that needs a newer Node is loaded: a clear word, not a crash inside a dependency.
+if (nodeTooOld()) {
+  process.stderr.write(`plugboard: Node ${process.versions.node} is too old; Plugboard needs Node ${MIN_NODE} or newer (https://nodejs.org)\n`);
+  process.exit(2);
+}
 // Compiled code is kept in the system's temporary folder: later starts skip compiling.
-enableCompileCache?.();
+nodeModule.enableCompileCache?.();
 const { runCli } = await import('./cli.js');
 
 const controller = new AbortController();

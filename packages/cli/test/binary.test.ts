@@ -1,10 +1,12 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { nodeTooOld } from '../src/node-version.js';
 
 /** The built `plugboard` binary, as a user runs it. */
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -139,5 +141,35 @@ describe('the plugboard binary', () => {
     const result = await run(['catalogue', 'descript', 'insurance', '--out', out]);
     expect(result.code).toBe(0);
     expect((await readdir(join(out, 'connectors'))).sort()).toEqual(['descript.json', 'insurance.json']);
+  });
+});
+
+/** The machine's own Node when it is older than the CLI needs (Debian's, say), else undefined. */
+function oldNode(): string | undefined {
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    if (!existsSync(candidate)) continue;
+    const version = execFileSync(candidate, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+    if (nodeTooOld(version)) return candidate;
+  }
+  return undefined;
+}
+
+const OLD_NODE = oldNode();
+
+describe.skipIf(!OLD_NODE)('the plugboard binary on a Node older than it needs', () => {
+  it('says which Node it needs and exits 2, for --help and for a run', async () => {
+    for (const args of [['--help'], ['run', 'descript', 'status.get']]) {
+      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(OLD_NODE!, [BIN, ...args]);
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^plugboard: Node \d+\.\d+\.\d+ is too old; Plugboard needs Node 22\.20\.0 or newer \(https:\/\/nodejs\.org\)\n$/);
+    }
   });
 });
