@@ -62,7 +62,8 @@ export function report(error: unknown, argv: string[], io: CliIo, asJson: boolea
     .map((arg) => excerpt(arg))
     .join('/')}`;
   if (!asJson) {
-    const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
+    // The CLI's own input errors already begin with `plugboard: `: said once.
+    const message = excerpt(error instanceof Error ? error.message : String(error), 1000).replace(/^plugboard: /, '');
     const hint = error instanceof UsageFailure ? `see plugboard ${argv.filter((arg) => !arg.startsWith('-')).slice(0, 1).join(' ')} --help`.replace('  ', ' ') : hintFor(error);
     io.stderr.write(`plugboard: ${message}\n${hint ? `hint: ${hint}\n` : ''}`);
     return code;

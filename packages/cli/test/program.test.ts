@@ -89,6 +89,13 @@ describe('output for people and for programs', () => {
     expect(server.requests).toEqual([]);
   });
 
+  it('names the refused option once at a terminal, not after a second plugboard prefix', async () => {
+    const person = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+    expect(await runCli(['run', 'shop', 'items.list', '--input', '[]', '--base-url', server.url], person.io, { pack })).toBe(2);
+    expect(person.stderr().split('\n')[0]).toBe('plugboard: --input: must be a JSON object, not an array');
+    expect(server.requests).toEqual([]);
+  });
+
   it('exits 5 when the provider says the quota is exhausted, and 4 when it refuses otherwise', async () => {
     const quota = await startFaultServer(() => answer({ status: 402, body: { error: 'payment_required', message: 'not enough credits: 5 needed, 0 available' } }));
     try {
