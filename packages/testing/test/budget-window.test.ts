@@ -1,4 +1,4 @@
-import { bearerToken, createTransport, defineAction, defineConnector, type RateBudget, readAll, type Transport } from '@plugboard/sdk';
+import { bearerToken, createTransport, RateLimitedError, defineAction, defineConnector, type RateBudget, readAll, type Transport } from '@plugboard/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startWindowServer, type WindowServer } from '../src/window-server.js';
@@ -12,7 +12,7 @@ import { startWindowServer, type WindowServer } from '../src/window-server.js';
 
 const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'WindowItem' });
 
-function connectorWith(budget: RateBudget) {
+function connectorWith(budget: RateBudget | undefined) {
   return defineConnector({
     key: 'windowed',
     name: 'Windowed',
@@ -23,7 +23,7 @@ function connectorWith(budget: RateBudget) {
     summary: 'One request per run, on a declared budget.',
     auth: bearerToken(),
     baseUrl: 'http://127.0.0.1:9',
-    rateLimits: { default: budget },
+    ...(budget ? { rateLimits: { default: budget } } : {}),
     actions: [
       defineAction({
         key: 'items.get',
@@ -46,18 +46,27 @@ let server: WindowServer | undefined;
 let transport: Transport | undefined;
 afterEach(async () => {
   await transport?.close();
+  transport = undefined;
   await server?.close();
 });
 
-/** `total` runs from `callers` concurrent callers, each one request. */
+/** `total` runs from `callers` concurrent callers, each one request admitted. */
 async function callers(connector: ReturnType<typeof connectorWith>, count: number, total: number): Promise<void> {
-  transport = createTransport();
+  transport ??= createTransport();
   let next = 0;
   await Promise.all(
     Array.from({ length: count }, async () => {
       while (next < total) {
         const id = String((next += 1));
-        await readAll(connector, 'items.get', { input: { id }, connection: { baseUrl: server!.url }, credential: () => 'window-credential-1234', transport, log: () => undefined });
+        // A refused request is sent again (the server counts each 429) until it is admitted.
+        for (;;) {
+          try {
+            await readAll(connector, 'items.get', { input: { id }, connection: { baseUrl: server!.url }, credential: () => 'window-credential-1234', transport, log: () => undefined });
+            break;
+          } catch (error) {
+            if (!(error instanceof RateLimitedError)) throw error;
+          }
+        }
       }
     }),
   );
@@ -92,5 +101,34 @@ describe('a declared budget against a strict sliding-window provider', () => {
       clearInterval(busy);
     }
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 10, rejected: 0 });
+  });
+});
+
+describe('an undeclared budget against a strict sliding-window provider', () => {
+  // A Retry-After of the whole period: never earlier than the window has room, as a provider's.
+  const strict = (limit: number) => startWindowServer({ limit, periodMs: 100, retryAfterSeconds: 0.1, now: Date.now });
+
+  it('learns the window from a refusal: 429s when the first window fills, none after', async () => {
+    server = await strict(4);
+    await callers(connectorWith(undefined), 4, 40);
+    // The requests in flight when the first window filled meet a 429 (3 with 4 callers; one
+    // more if that run was too slow to learn from); meeting the window anew each time would
+    // meet at least one in each of the other nine.
+    expect({ admitted: server.admitted, peak: server.peakInWindow }).toEqual({ admitted: 40, peak: 4 });
+    expect(server.rejected).toBeLessThanOrEqual(5);
+  });
+
+  it('forgets a learned window the provider refuses, and learns the narrower one', async () => {
+    server = await strict(4);
+    const connector = connectorWith(undefined);
+    await callers(connector, 4, 12);
+    await server.close();
+    // The same connection's budget meets a provider that now allows 2 per period.
+    server = await strict(2);
+    await callers(connector, 4, 20);
+    // The learned 4 meet one burst (2 of 4 refused), and the one-at-a-time run that learns
+    // again one more; keeping 4 would meet 2 in each of the 10 windows.
+    expect({ admitted: server.admitted, peak: server.peakInWindow }).toEqual({ admitted: 20, peak: 2 });
+    expect(server.rejected).toBeLessThanOrEqual(5);
   });
 });

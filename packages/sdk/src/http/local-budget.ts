@@ -20,15 +20,26 @@ import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedErro
  * the pause began came back without a 429: one 429 per pause, not one per
  * waiting request.
  *
- * A budget with no declared rate does not know the provider's window: after a
- * pause it sends one request at a time, so that the provider's next refusal
- * meets one request rather than every one in flight (one 429 per window,
- * whatever the concurrency), until a minute has passed without a pause. Declare
- * the budget to keep full speed.
+ * A budget with no declared rate does not know the provider's window, so it
+ * learns it from the provider's refusal (a 429 or the last place, with the time
+ * to wait). When the run since the last probe is no longer than the pause asked
+ * for, every request it had admitted is still in the provider's window: their
+ * count is at most the limit, and the time from the probe to the pause's end is
+ * at least the period (the probe's place frees no earlier). The budget then
+ * keeps that window as if declared, with the run's answers already in it, which
+ * never asks more of the provider than its own window allows; a 429 under a
+ * learned window means it was wrong, and the budget forgets it. While
+ * it knows no window (before the first refusal a window cannot be seen, or
+ * after one it forgot) a budget that was paused sends one request at a time for
+ * a minute, so that the provider's next refusal meets one request rather than
+ * every one in flight. Declaring the budget spares even the first window's 429s.
  */
 
-/** How long an undeclared budget stays careful after a pause. */
+/** How long an undeclared budget that knows no window stays careful after a pause. */
 const CAREFUL_MS = 60_000;
+
+/** The most admitted requests an undeclared budget counts to learn a window from; a larger window is not learned. */
+const LEARN_MAX = 10_000;
 
 /** The wall clock, as a provider's is: whole milliseconds since the epoch. */
 const now = (): number => Date.now();
@@ -53,11 +64,10 @@ type Blocked = { until?: number; window?: boolean } | undefined;
 export class LocalBudget implements Budget {
   readonly shared = false;
   private readonly maxConcurrent: number;
+  /** Requests sent and not answered yet; each holds a window place. */
   private running = 0;
-  /** Window places of requests sent and not answered yet. */
-  private inFlight = 0;
   /** When each answered request leaves the window, oldest first (answers come in time order). */
-  private readonly leaves: number[] = [];
+  private leaves: number[] = [];
   private leavesHead = 0;
   private pausedUntil = 0;
   private confirmed = false;
@@ -65,6 +75,10 @@ export class LocalBudget implements Budget {
   private pauses = 0;
   /** Until when an undeclared budget sends one request at a time. */
   private carefulUntil = 0;
+  private readonly declared: boolean;
+  /** An undeclared budget's run: when its probe was sent, and when each request the provider admitted since was answered. */
+  private runStart = 0;
+  private runAnswers: number[] = [];
   private readonly queue: Waiter[] = [];
   private queueHead = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -72,11 +86,12 @@ export class LocalBudget implements Budget {
 
   constructor(
     readonly name: string,
-    private readonly limit: number | undefined,
-    private readonly periodMs: number | undefined,
+    private limit: number | undefined,
+    private periodMs: number | undefined,
     maxConcurrent: number | undefined,
   ) {
     this.maxConcurrent = maxConcurrent ?? Infinity;
+    this.declared = this.windowed();
   }
 
   async run<T extends { status: number; headers: HeaderReader }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number): Promise<T> {
@@ -131,7 +146,7 @@ export class LocalBudget implements Budget {
         leaves.splice(0, this.leavesHead);
         this.leavesHead = 0;
       }
-      if (this.inFlight + leaves.length - this.leavesHead >= this.limit!) {
+      if (this.running + leaves.length - this.leavesHead >= this.limit!) {
         return this.leavesHead < leaves.length ? { until: leaves[this.leavesHead]!, window: true } : { window: true };
       }
     }
@@ -140,25 +155,57 @@ export class LocalBudget implements Budget {
 
   private admit(): Admission {
     this.running += 1;
-    if (this.windowed()) this.inFlight += 1;
     const probe = !this.confirmed;
-    if (probe) this.probing = true;
+    if (probe) {
+      this.probing = true;
+      if (!this.declared) {
+        this.runStart = now();
+        this.runAnswers = [];
+      }
+    }
     return { probe, epoch: this.pauses };
   }
 
   private finish(admission: Admission, answer: { status: number; headers: HeaderReader } | undefined): void {
     this.running -= 1;
-    if (this.windowed()) {
-      this.inFlight -= 1;
-      // The answer came at most a millisecond after the clock's reading: the place is held to the next one.
-      this.leaves.push(now() + 1 + this.periodMs!);
-    }
+    const at = now();
+    // The answer came at most a millisecond after the clock's reading: the place is held to the next one.
+    if (this.windowed()) this.leaves.push(at + 1 + this.periodMs!);
     if (admission.probe) this.probing = false;
     const pause = answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause());
+    if (answer !== undefined && !this.declared) this.learnFrom(admission, answer, at, pause);
     if (pause !== undefined) this.pauseFor(pause);
     // An answer to a request sent before the latest pause says nothing about the budget now.
     else if (answer !== undefined && admission.epoch === this.pauses && now() >= this.pausedUntil) this.confirmed = true;
     if (this.queueHead < this.queue.length) this.drain();
+  }
+
+  /** An undeclared budget counts what the provider admitted, and learns or forgets its window when it refuses. */
+  private learnFrom(admission: Admission, answer: { status: number; headers: HeaderReader }, at: number, pause: number | undefined): void {
+    const status = answer.status;
+    const admitted = status < 300;
+    if (admission.epoch !== this.pauses) return;
+    if (this.windowed()) {
+      // A 429 under the learned window: it was wrong.
+      if (status === 429) {
+        this.limit = this.periodMs = undefined;
+        this.leaves = [];
+        this.leavesHead = 0;
+      }
+      return;
+    }
+    if (admitted && this.runAnswers.length < LEARN_MAX) this.runAnswers.push(at);
+    // Only the rate's refusal or its last place, with the time to wait, tells the window; a 5xx is an outage.
+    if (pause === undefined || status >= 500 || (answer.headers.get('retry-after') === null && answer.headers.get('x-ratelimit-reset') === null)) return;
+    const count = this.runAnswers.length;
+    // A run longer than the pause may have outlived the provider's window: what it counted is no limit.
+    if (count === 0 || count >= LEARN_MAX || at - this.runStart > pause) return;
+    const periodMs = at + pause - this.runStart;
+    this.limit = count;
+    this.periodMs = periodMs;
+    this.carefulUntil = 0;
+    this.leaves = this.runAnswers.map((answeredAt) => answeredAt + 1 + periodMs);
+    this.leavesHead = 0;
   }
 
   /** Without `Retry-After`: until the window has room again when one is declared, else a second. */
@@ -182,7 +229,7 @@ export class LocalBudget implements Budget {
     // A request behind others waits at least until as many window places free as are taken before it.
     const ahead = this.queue.length - this.queueHead;
     const leavesAt = this.leaves[this.leavesHead + ahead];
-    if (this.windowed() && leavesAt !== undefined && this.inFlight + this.leaves.length - this.leavesHead >= this.limit!) {
+    if (this.windowed() && leavesAt !== undefined && this.running + this.leaves.length - this.leavesHead >= this.limit!) {
       const wait = Math.max(leavesAt, this.pausedUntil) - at;
       if (wait > maxWaitMs) return Promise.reject(windowError(this.name, this.limit!, this.periodMs!, wait, maxWaitMs));
     }
