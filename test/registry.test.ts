@@ -15,6 +15,7 @@ import {
   npm,
   packInstalled,
   packWorkspace,
+  publishTarballs,
   readPackage,
   ROOT,
   thirdPartyClosure,
@@ -58,11 +59,8 @@ beforeAll(async () => {
   const packed: string[] = [];
   for (const folder of WORKSPACE) packed.push(await packWorkspace(folder, tarballs));
   const thirdParty = await thirdPartyClosure(WORKSPACE);
-  for (const dependency of thirdParty) packed.push(await packInstalled(dependency.dir, tarballs, registry.npmrc, registry.globalNpmrc));
-
-  for (const tarball of packed) {
-    await npm(['publish', tarball, '--registry', registry.url, '--access', 'public', '--ignore-scripts', '--provenance=false'], { cwd: tmp, ...npmConfig });
-  }
+  packed.push(...(await packInstalled(thirdParty.map(({ dir }) => dir), tarballs, registry.npmrc, registry.globalNpmrc)));
+  await publishTarballs(registry, packed);
   published = [...workspace.map(({ name, version }) => ({ name, version })), ...thirdParty.map(({ name, version }) => ({ name, version }))];
 
   host = join(tmp, 'host');

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -110,10 +111,11 @@ async function findInstalled(name: string, from: string): Promise<string | undef
 /**
  * The third-party packages the given workspace packages need at run time, as installed in
  * the workspace (dependencies, required peers, present optional ones, recursively), each
- * once per version: publishing these copies lets npm install everything from the local
- * registry alone.
+ * once per version, with the named third-party packages installed at the root (a connector
+ * author's tools, such as typescript and vitest) and theirs: publishing these copies lets npm
+ * install everything from the local registry alone.
  */
-export async function thirdPartyClosure(folders: string[]): Promise<Array<{ name: string; version: string; dir: string }>> {
+export async function thirdPartyClosure(folders: string[], tools: string[] = []): Promise<Array<{ name: string; version: string; dir: string }>> {
   const found = new Map<string, { name: string; version: string; dir: string }>();
   const visit = async (dir: string, isWorkspace: boolean) => {
     const pkg = await readPackage(dir);
@@ -138,21 +140,78 @@ export async function thirdPartyClosure(folders: string[]): Promise<Array<{ name
     }
   };
   for (const folder of folders) await visit(join(ROOT, folder), true);
+  for (const name of tools) {
+    const installed = await findInstalled(name, ROOT);
+    if (!installed) throw new Error(`${name} is not installed in the workspace`);
+    const tool = await readPackage(installed);
+    found.set(`${tool.name}@${tool.version}`, { name: tool.name, version: tool.version, dir: installed });
+    await visit(installed, false);
+  }
   return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 /**
- * `npm pack`s an installed third-party package as it is, scripts not run. The folder is
- * copied out of pnpm's store first: npm 11 does not finish packing some packages in place there.
+ * `npm pack`s installed third-party packages as they are, scripts not run, in one npm call.
+ * Each folder is copied out of pnpm's store first: npm 11 does not finish packing some
+ * packages in place there.
  */
-export async function packInstalled(dir: string, destination: string, npmrc: string, globalNpmrc: string): Promise<string> {
-  const pkg = await readPackage(dir);
-  const copy = join(destination, '.copies', `${pkg.name.replace('/', '+')}@${pkg.version}`);
-  await cp(dir, copy, { recursive: true, dereference: true, filter: (source) => !source.slice(dir.length).split(/[\\/]/).includes('node_modules') });
-  const { stdout } = await npm(['pack', copy, '--pack-destination', destination, '--ignore-scripts', '--json'], { cwd: destination, npmrc, globalNpmrc });
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
-  if (!packed) throw new Error(`npm pack ${dir} printed nothing`);
-  return join(destination, packed.filename);
+export async function packInstalled(dirs: string[], destination: string, npmrc: string, globalNpmrc: string): Promise<string[]> {
+  if (dirs.length === 0) return [];
+  const copies: string[] = [];
+  for (const dir of dirs) {
+    const pkg = await readPackage(dir);
+    const copy = join(destination, '.copies', `${pkg.name.replace('/', '+')}@${pkg.version}`);
+    await cp(dir, copy, { recursive: true, dereference: true, filter: (source) => !source.slice(dir.length).split(/[\\/]/).includes('node_modules') });
+    copies.push(copy);
+  }
+  const { stdout } = await npm(['pack', ...copies, '--pack-destination', destination, '--ignore-scripts', '--json'], { cwd: destination, npmrc, globalNpmrc });
+  const packed = JSON.parse(stdout) as Array<{ filename: string }>;
+  if (packed.length !== dirs.length) throw new Error(`npm pack of ${dirs.length} folders printed ${packed.length} tarballs`);
+  return packed.map(({ filename }) => join(destination, filename));
+}
+
+/**
+ * Publishes tarballs to the local registry as `npm publish` does (one PUT of the manifest with
+ * the tarball attached), from this process: a publish is then milliseconds, not an npm start.
+ */
+export async function publishTarballs(registry: { url: string; token: string }, tarballs: string[]): Promise<void> {
+  const publishOne = async (tarball: string) => {
+    const data = await readFile(tarball);
+    const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'], { maxBuffer: 16 * 1024 * 1024 });
+    const manifest = JSON.parse(stdout) as PackageJson & Record<string, unknown>;
+    const filename = `${manifest.name.replace(/^@[^/]+\//, '')}-${manifest.version}.tgz`;
+    const tarballUrl = `${registry.url}${manifest.name}/-/${filename}`;
+    const body = {
+      _id: manifest.name,
+      name: manifest.name,
+      'dist-tags': { latest: manifest.version },
+      versions: {
+        [manifest.version]: {
+          ...manifest,
+          _id: `${manifest.name}@${manifest.version}`,
+          dist: {
+            tarball: tarballUrl,
+            shasum: createHash('sha1').update(data).digest('hex'),
+            integrity: `sha512-${createHash('sha512').update(data).digest('base64')}`,
+          },
+        },
+      },
+      _attachments: { [filename]: { content_type: 'application/octet-stream', data: data.toString('base64'), length: data.length } },
+    };
+    const answer = await fetch(`${registry.url}${manifest.name.replace('/', '%2f')}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${registry.token}` },
+      body: JSON.stringify(body),
+    });
+    if (!answer.ok) throw new Error(`publishing ${manifest.name}@${manifest.version} failed: ${answer.status} ${await answer.text()}`);
+  };
+  // A few at a time: the registry writes each to disk.
+  const queue = [...tarballs];
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let tarball = queue.shift(); tarball !== undefined; tarball = queue.shift()) await publishOne(tarball);
+    }),
+  );
 }
 
 export interface NpmOptions {

@@ -19,6 +19,8 @@ export interface LocalRegistry {
   port: number;
   /** A user config for npm with only this registry and the throwaway token. */
   npmrc: string;
+  /** The throwaway user's token: it publishes. */
+  token: string;
   /** An empty global config, so no machine-wide setting applies. */
   globalNpmrc: string;
   log: string[];
@@ -102,12 +104,15 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
         'audit=false',
         'fund=false',
         'update-notifier=false',
+        // A busy machine answers late: npm waits and tries again rather than failing the test.
+        'fetch-retries=4',
+        'fetch-timeout=120000',
         '',
       ].join('\n'),
     );
     const globalNpmrc = join(dir, 'global-npmrc');
     await writeFile(globalNpmrc, '');
-    return { url, port, npmrc, globalNpmrc, log, stop };
+    return { url, port, npmrc, token: body.token, globalNpmrc, log, stop };
   } catch (error) {
     await stop();
     throw error;

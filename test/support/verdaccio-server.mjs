@@ -18,5 +18,8 @@ const stop = () => {
   server.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 2_000).unref();
 };
+// npm keeps sockets open between requests: a server that closes an idle one first (Node's
+// default is after 5 s) resets npm's next request on it.
+server.keepAliveTimeout = 120_000;
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
