@@ -33,6 +33,7 @@ export const COMMANDS = {
   'idempotency show': async () => (await import('./commands/idempotency.js')).showCommand,
   'idempotency settle': async () => (await import('./commands/idempotency.js')).settleCommand,
   simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
+  mock: async () => (await import('./commands/mock.js')).mockCommand,
 } satisfies Record<string, () => Promise<CommandRun>>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -222,6 +223,24 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .addOption(stateOption())
     .addHelpText('after', examples(['plugboard idempotency settle import-1 --as failed --by ana --reason "the provider shows no import" --state ./state']))
     .action(action('idempotency settle'));
+
+  program
+    .command('mock')
+    .summary('serve a local stand-in for an API from its OpenAPI document')
+    .description(
+      "Serve the API an OpenAPI 3.0 or 3.1 document (JSON or YAML) describes on 127.0.0.1, until interrupted, to record fixtures against before there are credentials: each operation answers its first success response's example, or a sample of its schema, after checking the request (path, method, the credential a secured operation needs, required parameters, the JSON body against its schema; a refusal names the field). The base URL is the address plus the path of the document's first server.",
+    )
+    .argument('<openapi-file>', 'the OpenAPI document')
+    .option('--port <n>', 'the port (0: a free one)', '0')
+    .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard mock openapi.yaml --port 4010',
+        "PLUGBOARD_CREDENTIAL=test-token plugboard record items.list --scenario items-full --base-url http://127.0.0.1:4010/v1",
+      ]),
+    )
+    .action(action('mock'));
 
   program
     .command('simulate', { hidden: !hooks.simulators })

@@ -1,0 +1,295 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+import { type Method, type OpenApiDocument, type Operation, operationsOf, type Parameter, pointerTo, type Schema } from '../openapi-document.js';
+import { exampleOf } from './sample.js';
+
+/**
+ * A local stand-in for an API known only by its OpenAPI document, to record fixtures against
+ * before there are credentials: every operation answers its first success response's example
+ * (or a sample of its schema), after checking the request as the document describes it (the
+ * path and the method, the credential a secured operation needs, required parameters and
+ * their types, the JSON body against its schema). A refusal is JSON naming the field.
+ * Everything a client sends is bounded: the body at 1 MiB, the URL at 8 KiB.
+ */
+
+export interface MockServerOptions {
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+export interface MockRequest {
+  method: string;
+  path: string;
+  status: number;
+  operationId: string | undefined;
+}
+
+export interface MockServer {
+  /** The base URL of the API: the address plus the path of the document's first server. */
+  readonly url: string;
+  readonly operations: number;
+  /** Every request answered, oldest first. */
+  readonly requests: readonly MockRequest[];
+  close(): Promise<void>;
+}
+
+// ajv-formats is CommonJS: its default export is the module object under some loaders.
+const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (ajv: Ajv | Ajv2020) => unknown;
+
+const MAX_BODY = 1024 * 1024;
+const MAX_URL = 8 * 1024;
+
+interface Route {
+  method: Method;
+  template: string;
+  pattern: RegExp;
+  names: string[];
+  operation: Operation;
+  parameters: Parameter[];
+  security: Array<Record<string, string[]>>;
+  body?: ValidateFunction;
+}
+
+/** What is refused, as the answer's status and JSON. */
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The path of the document's first server (`https://api.example.com/v1` gives `/v1`). */
+export function basePathOf(document: OpenApiDocument): string {
+  const url = document.servers?.[0]?.url ?? '';
+  const path = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/]*)?(\/[^?#]*)?/.exec(url)?.[1] ?? '';
+  return path.replace(/\/+$/, '');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function routesOf(document: OpenApiDocument): Route[] {
+  // Formats a document may name that JSON Schema does not know (float, int64 ...) are not checked, and not a warning.
+  const options = { strict: false, allErrors: false, logger: false } as const;
+  const ajv = /^3\.1/.test(document.openapi) ? new Ajv2020(options) : new Ajv(options);
+  addFormats(ajv);
+  // Bodies are checked against the document as written: a recursive schema is a `$ref`, not a cycle.
+  ajv.addSchema(document.source, 'openapi');
+  return operationsOf(document).map(({ path, method, operation, parameters }) => {
+    const names: string[] = [];
+    const pattern = new RegExp(
+      `^${path
+        .split(/(\{[^}]+\})/)
+        .map((part) => {
+          const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+          if (name === undefined) return escapeRegExp(part);
+          names.push(name);
+          return '([^/]+)';
+        })
+        .join('')}$`,
+    );
+    const content = operation.requestBody?.content;
+    const mediaType = content ? jsonMediaType(content) : undefined;
+    const pointer = mediaType === undefined || !content?.[mediaType]?.schema ? undefined : pointerTo(document.source, ['paths', path, method, 'requestBody', 'content', mediaType, 'schema']);
+    return {
+      method,
+      template: path,
+      pattern,
+      names,
+      operation,
+      parameters,
+      security: operation.security ?? document.security ?? [],
+      ...(pointer ? { body: ajv.compile({ $ref: `openapi${pointer}` }) } : {}),
+    };
+  });
+}
+
+function jsonMediaType(content: Record<string, unknown>): string | undefined {
+  return Object.keys(content).find((name) => /^application\/(.+\+)?json\b/.test(name)) ?? Object.keys(content).find((name) => name === '*/*');
+}
+
+function jsonMedia<T>(content: Record<string, T> | undefined): T | undefined {
+  const type = content ? jsonMediaType(content) : undefined;
+  return type === undefined ? undefined : content![type];
+}
+
+/** Whether the request carries what one of the operation's security requirements asks for. */
+function authorised(route: Route, document: OpenApiDocument, request: IncomingMessage, query: URLSearchParams): boolean {
+  if (route.security.length === 0) return true;
+  const schemes = document.components?.securitySchemes ?? {};
+  return route.security.some((requirement) =>
+    Object.keys(requirement).every((name) => {
+      const scheme = schemes[name];
+      if (scheme?.type === 'apiKey' && scheme.name) {
+        if (scheme.in === 'query') return query.has(scheme.name);
+        if (scheme.in === 'cookie') return (request.headers.cookie ?? '').includes(`${scheme.name}=`);
+        return request.headers[scheme.name.toLowerCase()] !== undefined;
+      }
+      return request.headers.authorization !== undefined;
+    }),
+  );
+}
+
+/** Checks a parameter's text against the simple types a parameter has. */
+function parameterProblem(parameter: Parameter, value: string): string | undefined {
+  const schema = (parameter.schema ?? {}) as Schema;
+  const type = Array.isArray(schema.type) ? schema.type.find((entry) => entry !== 'null') : schema.type;
+  if (type === 'integer' && !/^-?\d+$/.test(value)) return 'must be an integer';
+  if (type === 'number' && !Number.isFinite(Number(value))) return 'must be a number';
+  if (type === 'boolean' && value !== 'true' && value !== 'false') return 'must be true or false';
+  if (Array.isArray(schema.enum) && type !== 'array' && !schema.enum.map(String).includes(value)) return `must be one of ${schema.enum.map(String).join(', ')}`;
+  const number = Number(value);
+  if ((type === 'integer' || type === 'number') && typeof schema.minimum === 'number' && number < schema.minimum) return `must be at least ${schema.minimum}`;
+  if ((type === 'integer' || type === 'number') && typeof schema.maximum === 'number' && number > schema.maximum) return `must be at most ${schema.maximum}`;
+  return undefined;
+}
+
+function checkParameters(route: Route, pathValues: Record<string, string>, query: URLSearchParams, request: IncomingMessage): void {
+  for (const parameter of route.parameters) {
+    let value: string | undefined;
+    if (parameter.in === 'path') value = pathValues[parameter.name];
+    else if (parameter.in === 'query') value = query.get(parameter.name) ?? undefined;
+    else if (parameter.in === 'header') {
+      const header = request.headers[parameter.name.toLowerCase()];
+      value = Array.isArray(header) ? header[0] : header;
+    } else continue;
+    const field = `${parameter.in}.${parameter.name}`;
+    if (value === undefined) {
+      if (parameter.required || parameter.in === 'path') throw new Refusal(400, 'invalid_request', `${field} is required`);
+      continue;
+    }
+    const problem = parameterProblem(parameter, value);
+    if (problem) throw new Refusal(400, 'invalid_request', `${field} ${problem}`);
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY) throw new Refusal(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new Refusal(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function checkBody(route: Route, body: Buffer): void {
+  const requestBody = route.operation.requestBody;
+  if (body.length === 0) {
+    if (requestBody?.required) throw new Refusal(400, 'invalid_request', 'body is required');
+    return;
+  }
+  if (!route.body) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new Refusal(400, 'invalid_request', 'body is not JSON');
+  }
+  if (!route.body(value)) {
+    const [first] = route.body.errors ?? [];
+    const where = `body${first?.instancePath ?? ''}`.replace(/\//g, '.');
+    const missing = first?.keyword === 'required' ? `.${(first.params as { missingProperty?: string }).missingProperty}` : '';
+    throw new Refusal(400, 'invalid_request', `${where}${missing} ${first?.keyword === 'required' ? 'is required' : (first?.message ?? 'is not valid')}`);
+  }
+}
+
+/** The operation's first success answer: its status and example body (none for a 204). */
+function answerOf(operation: Operation): { status: number; body: unknown } {
+  const responses = operation.responses ?? {};
+  const code = Object.keys(responses)
+    .filter((status) => /^2\d\d$/.test(status))
+    .sort()[0];
+  const status = code === undefined ? 200 : Number(code);
+  const response = code === undefined ? responses.default : responses[code];
+  const media = jsonMedia(response?.content);
+  return { status, body: status === 204 || media === undefined ? undefined : exampleOf(media) };
+}
+
+export async function startMockServer(document: OpenApiDocument, options: MockServerOptions = {}): Promise<MockServer> {
+  const routes = routesOf(document);
+  const basePath = basePathOf(document);
+  const requests: MockRequest[] = [];
+
+  const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = body === undefined ? '' : JSON.stringify(body);
+    response.writeHead(status, {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      'content-length': String(Buffer.byteLength(text)),
+      'x-request-id': `req_${randomBytes(8).toString('hex')}`,
+      ...headers,
+    });
+    response.end(text);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const method = (request.method ?? 'GET').toLowerCase();
+    let operationId: string | undefined;
+    try {
+      if ((request.url ?? '').length > MAX_URL) throw new Refusal(414, 'uri_too_long', `the URL is longer than ${MAX_URL} characters`);
+      const url = new URL(request.url ?? '/', 'http://mock.invalid');
+      if (!url.pathname.startsWith(`${basePath}/`) && url.pathname !== basePath) throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
+      const path = url.pathname.slice(basePath.length) || '/';
+      const matches = routes.flatMap((route) => {
+        const match = route.pattern.exec(path);
+        return match ? [{ route, match }] : [];
+      });
+      if (matches.length === 0) throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
+      const found = matches.find(({ route }) => route.method === method);
+      if (!found) {
+        const allowed = [...new Set(matches.map(({ route }) => route.method.toUpperCase()))].join(', ');
+        throw new Refusal(405, 'method_not_allowed', `${method.toUpperCase()} is not an operation of ${url.pathname}; it takes ${allowed}`, { allow: allowed });
+      }
+      const { route, match } = found;
+      operationId = route.operation.operationId;
+      const pathValues = Object.fromEntries(route.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]));
+      const body = await readBody(request);
+      if (!authorised(route, document, request, url.searchParams)) throw new Refusal(401, 'unauthorized', 'this operation needs a credential (an Authorization header or the API key the document names)');
+      checkParameters(route, pathValues, url.searchParams, request);
+      checkBody(route, body);
+      const answer = answerOf(route.operation);
+      requests.push({ method: method.toUpperCase(), path: url.pathname, status: answer.status, operationId });
+      send(response, answer.status, answer.body);
+    } catch (error) {
+      const refusal = error instanceof Refusal ? error : new Refusal(500, 'internal_error', 'the mock failed to answer');
+      requests.push({ method: method.toUpperCase(), path: (request.url ?? '').slice(0, 200), status: refusal.status, operationId });
+      // A body too large is not read to its end: the connection goes with the answer.
+      const close: Record<string, string> = refusal.status === 413 ? { connection: 'close' } : {};
+      if (!response.headersSent) send(response, refusal.status, { error: refusal.error, message: refusal.message }, { ...refusal.headers, ...close });
+    }
+  };
+
+  const server = createServer({ maxHeaderSize: 16 * 1024 }, (request, response) => void handle(request, response));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}${basePath}`,
+    operations: routes.length,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
