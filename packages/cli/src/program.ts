@@ -34,6 +34,7 @@ export const COMMANDS = {
   'idempotency settle': async () => (await import('./commands/idempotency.js')).settleCommand,
   simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
   mock: async () => (await import('./commands/mock.js')).mockCommand,
+  new: async () => (await import('./commands/new.js')).newCommand,
 } satisfies Record<string, () => Promise<CommandRun>>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -223,6 +224,17 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .addOption(stateOption())
     .addHelpText('after', examples(['plugboard idempotency settle import-1 --as failed --by ana --reason "the provider shows no import" --state ./state']))
     .action(action('idempotency settle'));
+
+  program
+    .command('new')
+    .summary('scaffold a connector package')
+    .description(
+      'Create a connector package in a new folder: package.json (scripts, dependencies, engines), tsconfig, the connector with an incremental source and a destination (one file per action), the standard suite with its recorded fixtures, openapi.yaml for plugboard mock, and a README. It builds and its tests pass after npm install.',
+    )
+    .argument('<name>', 'the connector key: lower case letters, digits and dashes (the package is plugboard-connector-<name>)')
+    .option('--dir <dir>', 'the folder to create (default: ./<name>); it may exist if empty')
+    .addHelpText('after', examples(['plugboard new acme', 'npx @plugboard/cli new acme --dir ./connectors/acme']))
+    .action(action('new'));
 
   program
     .command('mock')
