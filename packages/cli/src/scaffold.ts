@@ -26,8 +26,9 @@ export interface Scaffold {
 
 const NAME = /^[a-z][a-z0-9-]{0,49}$/;
 const TEMPLATE = fileURLToPath(new URL('../templates/connector/', import.meta.url));
-// npm leaves a `.gitignore` out of a package: the template's is stored without its dot.
-const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
+// npm leaves a `.gitignore` out of a package, and a nested package.json would be read as one by
+// tools: the template stores both under other names.
+const RENAMED: Record<string, string> = { gitignore: '.gitignore', 'package.json.tmpl': 'package.json' };
 
 function versionOf(specifier: string): string {
   return (createRequire(import.meta.url)(specifier) as { version: string }).version;
