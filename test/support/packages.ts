@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { cp, readFile, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { isStale } from '../../scripts/fresh-build.mjs';
 
 /**
  * Packing and publishing the workspace's packages for the end-to-end test, and
@@ -53,32 +54,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, npm_config_update_notifier: 'false', ...extra };
 }
 
-async function newestFile(dir: string): Promise<number> {
-  let newest = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, (await stat(join(entry.parentPath, entry.name))).mtimeMs);
-  }
-  return newest;
-}
-
 /**
  * Fails, naming them, when packages have no `dist` or one older than their sources. The
  * test never builds: it leaves the tree as it found it, and a build under the other test
  * files' feet would change what they import. `./pbw test` builds first.
  */
 export async function assertBuilt(folders: string[]): Promise<void> {
-  const stale: string[] = [];
-  for (const folder of folders) {
-    const dir = join(ROOT, folder);
-    const entry = join(dir, 'dist', 'index.js');
-    if (!existsSync(entry)) {
-      stale.push(folder);
-      continue;
-    }
-    const built = (await stat(entry)).mtimeMs;
-    const sources = Math.max(await newestFile(join(dir, 'src')), (await stat(join(dir, 'package.json'))).mtimeMs);
-    if (sources > built) stale.push(folder);
-  }
+  const stale = folders.filter((folder) => isStale(join(ROOT, folder)));
   if (stale.length > 0) {
     throw new Error(`not built, or built before their sources last changed: ${stale.join(', ')}; run ./pbw build (or pnpm -r run build) first`);
   }
