@@ -27,6 +27,7 @@ export const COMMANDS = {
   run: async () => (await import('./commands/run.js')).runCommand,
   record: async () => (await import('./commands/record.js')).recordCommand,
   test: async () => (await import('./commands/test.js')).testCommand,
+  replay: async () => (await import('./commands/replay.js')).replayCommand,
   catalogue: async () => (await import('./commands/catalogue.js')).catalogueCommand,
   'catalogue diff': async () => (await import('./commands/catalogue.js')).catalogueDiffCommand,
   plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
@@ -152,6 +153,21 @@ export function buildProgram(hooks: ProgramHooks): Command {
       ]),
     )
     .action(action('record'));
+
+  program
+    .command('replay')
+    .summary('replay a recorded scenario with the network closed')
+    .description(
+      "Run a recorded scenario again from its fixture with the network closed, as the standard suite does, and print its records as JSON lines. A request the recording does not hold, or a recorded request not made, fails it.",
+    )
+    .usage('[connector] --scenario <name> [options]')
+    .argument('[connector]', 'the connector key (default: the connector package of this folder, or --connector)')
+    .requiredOption('--scenario <name>', 'the recorded scenario')
+    .option('--fixtures <dir>', "where the fixture is (default: the connector package's test/fixtures)")
+    .option('--connector <dir|package>', "the connector package: a folder, or an installed package name (default: this folder's package)")
+    .option('--plugins <dir>', 'a folder npm or pnpm installed connector packages into')
+    .addHelpText('after', examples(['plugboard replay --scenario items-full', 'plugboard replay descript --scenario status --fixtures ./fixtures']))
+    .action(action('replay'));
 
   program
     .command('test')

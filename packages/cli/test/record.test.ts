@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,5 +92,27 @@ describe('plugboard record', () => {
     }
     expect(await readdir(fixtures)).toEqual([]);
     expect(server.requests).toEqual([]);
+  });
+});
+
+describe('plugboard replay', () => {
+  it('replays a recorded scenario with the provider gone, and fails when the recording does not hold what the run asks', async () => {
+    const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const argv = ['record', 'shop', 'items.list', '--input', '{"limit":2}', '--scenario', 'items-all', '--base-url', server.url, '--fixtures', fixtures];
+    expect(await runCli(argv, recorded.io, { pack })).toBe(0);
+    await server.close();
+
+    const replayed = bufferIo();
+    expect(await runCli(['replay', 'shop', '--scenario', 'items-all', '--fixtures', fixtures], replayed.io, { pack }), replayed.stderr()).toBe(0);
+    expect(replayed.stdout()).toBe(recorded.stdout());
+    expect(replayed.stderr()).toContain(`replayed scenario 'items-all' from ${join(fixtures, 'items-all.json')} with the network closed (3 calls, 5 records in 3 pages)`);
+
+    // A recording short of its last page: the run asks for a request nobody recorded.
+    const file = join(fixtures, 'items-all.json');
+    const fixture = JSON.parse(await readFile(file, 'utf8')) as { calls: unknown[] };
+    await writeFile(file, JSON.stringify({ ...fixture, calls: fixture.calls.slice(0, 2) }));
+    const short = bufferIo();
+    expect(await runCli(['replay', 'shop', '--scenario', 'items-all', '--fixtures', fixtures], short.io, { pack })).toBe(1);
+    expect(short.stderr()).toMatch(/GET \/items\?limit=2&cursor=/);
   });
 });

@@ -1,9 +1,9 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileStore } from '@plugboard/runtime';
 import { ConnectorError, createTransport, prepareRun, streamKey } from '@plugboard/sdk';
 import { RecordingError, recordScenario } from '@plugboard/testing';
 import { actionArgs } from '../action-args.js';
-import { isInstalledCopy } from '../connectors.js';
+import { fixturesFolder } from '../fixtures-folder.js';
 import { writeJsonLine } from '../io.js';
 import { allowedNetwork } from '../network.js';
 import type { Invocation } from '../program.js';
@@ -69,14 +69,4 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
   if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
   const summary = 'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;
   io.stderr.write(`recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}\n`);
-}
-
-/** `--fixtures DIR`, else the connector package's own test/fixtures; never an installed copy. */
-function fixturesFolder(given: string | undefined, dir: string | undefined, key: string, cwd: string): string {
-  if (given) return resolve(cwd, given);
-  if (!dir) throw new UsageError(`--fixtures DIR is required for connector '${key}': it did not come from a package folder`);
-  if (isInstalledCopy(dir)) {
-    throw new UsageError(`connector '${key}' is an installed copy (${dir}); record into your connector's own folder with --connector DIR, or name --fixtures DIR`);
-  }
-  return join(dir, 'test', 'fixtures');
 }
