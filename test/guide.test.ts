@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -44,6 +44,15 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
+/** The end of npm's newest debug log, where a failed install says which request failed. */
+async function npmLogTail(): Promise<string> {
+  const logs = join(npmConfig.cache, '_logs');
+  const newest = (await readdir(logs).catch(() => [] as string[])).filter((name) => name.endsWith('-debug-0.log')).sort().at(-1);
+  if (!newest) return '';
+  const lines = (await readFile(join(logs, newest), 'utf8')).split('\n');
+  return `\n--- ${newest} (last 40 lines) ---\n${lines.slice(-40).join('\n')}`;
+}
+
 describe('docs/authoring.md, followed step by step outside the repository', () => {
   test('every sh block runs as written: new, install, test, a local stand-in, record, run, catalogue, publish', async () => {
     const steps = guideSteps(await readFile(join(ROOT, 'docs', 'authoring.md'), 'utf8'));
@@ -75,7 +84,7 @@ describe('docs/authoring.md, followed step by step outside the repository', () =
         continue;
       }
       const result = await shell.run(step.script, 5 * 60_000);
-      expect(result.code, `docs/authoring.md line ${step.line}:\n${step.script}\n---\n${result.output}`).toBe(0);
+      expect(result.code, `docs/authoring.md line ${step.line}:\n${step.script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}`).toBe(0);
     }
 
     // What the reader has at the end: the package on the registry, its own fixtures (the second

@@ -107,6 +107,8 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
         // A busy machine answers late: npm waits and tries again rather than failing the test.
         'fetch-retries=4',
         'fetch-timeout=120000',
+        // Fewer requests at once: the registry shares the machine's cores with npm and the tests.
+        'maxsockets=4',
         '',
       ].join('\n'),
     );

@@ -118,6 +118,7 @@ export const MotorQuoteRequest = z
   .meta({
     id: 'MotorQuoteRequest',
     description: `A motor quote body, sent as is, except that ${MOTOR_QUOTE.requiredField} is required and ${driverAge.field}, when given, lies from ${driverAge.min} to ${driverAge.max}.`,
+    examples: [{ vehicle: { value: 250000 }, driver_age: 34 }],
   });
 
 /** A record of an operation whose payload is unknown: an open object, kept as the provider sent it. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Saves a full-page screenshot of a generated catalogue site, as docs/catalogue-site.png shows it:
 //
-//   ./pbw plugboard catalogue --out /tmp/catalogue
+//   ./pbw plugboard catalogue descript insurance --out /tmp/catalogue
 //   node packages/catalogue/scripts/screenshot-site.mjs /tmp/catalogue docs/catalogue-site.png
 //
 // Chromium is CHROMIUM_PATH, else /usr/bin/chromium (scripts/ensure-system.sh installs it).
@@ -20,10 +20,13 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });
   await page.goto(pathToFileURL(resolve(dir, 'index.html')).href);
-  await page.locator('li.connector summary').first().click();
-  await page.screenshot({ path: out, fullPage: true });
+  // The first card open, with its first operation's example, as a reader who clicked would see it.
+  await page.locator('li.connector > details > summary').first().click();
+  await page.locator('li.connector details.example > summary').first().click();
+  // The top of the page: the intro, the search, both cards and the first one open; not its whole length.
+  await page.screenshot({ path: out });
   console.log(`saved ${out}`);
 } finally {
   await browser.close();

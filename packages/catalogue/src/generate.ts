@@ -8,7 +8,8 @@ import { openApiDocument } from './openapi.js';
 import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile, OPENAPI_FILE, SITE_FILE, typesFile } from './paths.js';
 import { assertValidEntry, CatalogueValidationError, type JsonObject } from './public-connector-schema.js';
 import { DefinitionSet, schemaFile, schemaParts } from './schemas.js';
-import { renderSite, type SiteConnector, type SiteDataType } from './site/page.js';
+import { sampleOf } from './sample.js';
+import { renderSite, type SiteConnector, type SiteDataType, type SiteExample } from './site/page.js';
 import { pascalName, typeDeclarations } from './types.js';
 import { type CatalogueFiles, prepareOutDir, stableJson, writeFiles } from './write.js';
 
@@ -95,6 +96,8 @@ async function connectorOutput(connector: Connector, packageName: string | undef
   const siteTypes: SiteDataType[] = [];
   const nestedTypes = new Map<string, SiteDataType>();
   const inputs: Record<string, ReturnType<typeof fieldRows>> = {};
+  const examples: Record<string, SiteExample> = {};
+  const entityFiles = new Map<string, JsonObject>();
 
   const entities = new Map<string, Connector['actions'][number]['entity']>();
   for (const action of [...connector.actions].sort((a, b) => compareText(a.key, b.key))) {
@@ -106,6 +109,7 @@ async function connectorOutput(connector: Connector, packageName: string | undef
     const file = schemaFile(parts, id);
     const path = dataTypeFile(connector.key, id);
     files.push([path, stableJson(file)]);
+    entityFiles.set(id, file);
     dataTypeNames.set(id, definitions.add(parts, id, 'Output'));
     siteTypes.push({
       name: id,
@@ -130,6 +134,8 @@ async function connectorOutput(connector: Connector, packageName: string | undef
     files.push([inputSchemaFile(connector.key, action.key), stableJson(file)]);
     inputNames.set(action.key, definitions.add(parts, name, 'Input'));
     inputs[action.key] = fieldRows(file, file, { follow: true });
+    const entity = entityId(action.entity);
+    examples[action.key] = { input: sampleOf(file, { requiredOnly: true }), record: entity === undefined ? null : sampleOf(entityFiles.get(entity)) };
   }
   const declarations = await typeDeclarations({
     connectorKey: connector.key,
@@ -140,7 +146,7 @@ async function connectorOutput(connector: Connector, packageName: string | undef
   });
   files.push([typesFile(connector.key), declarations]);
   const dataTypes = [...siteTypes, ...[...nestedTypes.values()].sort((a, b) => compareText(a.name, b.name))];
-  return { entry, files, site: { entry, dataTypes, inputs } };
+  return { entry, files, site: { entry, dataTypes, inputs, examples } };
 }
 
 /** Builds the whole catalogue in memory: every file, and the entries (each validated). */

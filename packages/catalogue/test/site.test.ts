@@ -1,7 +1,10 @@
+import insurance from '@plugboard/connector-insurance';
+import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { generateCatalogue } from '../src/index.js';
 import { launchChromium } from './support/chromium.js';
 import { PACK } from './support/connectors.js';
@@ -91,6 +94,118 @@ describe('the static catalogue site (index.html) in headless Chromium', () => {
 
     expect(errors).toEqual([]);
     expect(requests.filter((request) => !request.startsWith('file:'))).toEqual([]);
+    await page.close();
+  });
+});
+
+/** A connector whose descriptions hold Markdown and what a hostile provider text might. */
+const hostile = defineConnector({
+  key: 'marked',
+  name: 'Marked',
+  version: '1.0.0',
+  vendor: null,
+  category: 'developer',
+  status: 'alpha',
+  summary: 'Notes with **bold** words and `code`. <img src=x onerror="window.pwned=1">',
+  auth: bearerToken(),
+  baseUrl: 'https://marked.invalid',
+  actions: [
+    defineAction({
+      key: 'notes.list',
+      label: 'List notes',
+      description: 'Reads notes.\n\n- first item\n- see [the docs](https://marked.invalid/docs)\n\n[click](javascript:window.pwned=2) <script>window.pwned=3</script>',
+      direction: 'source',
+      entity: z.object({ id: z.string(), title: z.string() }).meta({ id: 'MarkedNote' }),
+      input: z.object({ folder: z.string().min(1), limit: z.number().int().min(1).optional() }),
+      async *read() {
+        yield { records: [] };
+      },
+    }),
+  ],
+});
+
+/** The command of a copy button, and the input JSON in its quotes. */
+function commandInput(line: string): { action: string; input: unknown } {
+  const match = /^plugboard run \S+ (\S+) --input '(.*)'$/s.exec(line);
+  if (!match) throw new Error(`not a run line: ${line}`);
+  return { action: match[1]!, input: JSON.parse(match[2]!.replace(/'\\''/g, "'")) };
+}
+
+describe('cards, addresses, Markdown and examples', () => {
+  it('cards open by click and by keyboard, each connector has an address that opens it, and back returns', async () => {
+    const outDir = await tempDir();
+    await generateCatalogue({ connectors: PACK, outDir, generatedAt: '2026-10-01T08:00:00Z' });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const base = pathToFileURL(join(outDir, 'index.html')).href;
+    await page.goto(`${base}#connector-shop`);
+    const open = (key: string) => page.locator(`li.connector[data-key="${key}"] > details`).evaluate((details) => (details as unknown as { open: boolean }).open);
+    await expect.poll(() => open('shop')).toBe(true);
+    expect(await open('notes')).toBe(false);
+
+    const notes = page.locator('li.connector[data-key="notes"] > details > summary');
+    expect(await notes.evaluate((summary) => (globalThis as unknown as { getComputedStyle(element: unknown): { cursor: string } }).getComputedStyle(summary).cursor)).toBe('pointer');
+    expect(await notes.locator('.open-hint').innerText()).toMatch(/Show operations/);
+    await notes.click();
+    expect(await open('notes')).toBe(true);
+    expect(new URL(page.url()).hash).toBe('#connector-notes');
+    expect(await notes.locator('.open-hint').innerText()).toMatch(/Hide/);
+
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).hash).toBe('#connector-shop');
+
+    // The keyboard: Tab reaches a card, Enter opens it.
+    const clips = page.locator('li.connector[data-key="clips"] > details > summary');
+    await clips.focus();
+    await page.keyboard.press('Enter');
+    expect(await open('clips')).toBe(true);
+    expect(await page.locator('li.connector[data-key="clips"] a.permalink').getAttribute('href')).toBe('#connector-clips');
+    await page.close();
+  });
+
+  it('renders descriptions as Markdown, with raw HTML, scripts and javascript: links inert', async () => {
+    const outDir = await tempDir();
+    await generateCatalogue({ connectors: [hostile], outDir, generatedAt: '2026-10-01T08:00:00Z' });
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`${pathToFileURL(join(outDir, 'index.html')).href}#connector-marked`);
+    const card = page.locator('li.connector[data-key="marked"]');
+    expect(await card.locator('.summary-text strong').innerText()).toBe('bold');
+    expect(await card.locator('.summary-text code').innerText()).toBe('code');
+    expect(await card.locator('.summary-text').innerText()).toContain('<img src=x onerror="window.pwned=1">');
+    const description = card.locator('tr.operation .description');
+    expect(await description.locator('li').allInnerTexts()).toEqual(['first item', 'see the docs']);
+    const links = await description.locator('a').evaluateAll((anchors) => anchors.map((anchor) => ({ href: anchor.getAttribute('href'), rel: anchor.getAttribute('rel') })));
+    expect(links).toEqual([{ href: 'https://marked.invalid/docs', rel: 'noreferrer noopener' }]);
+    expect(await card.locator('img, script').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(requests.filter((request) => !request.startsWith('file:'))).toEqual([]);
+    await page.close();
+  });
+
+  it('shows per operation a run line with an example input its action accepts, copied by its button, and a sample record', async () => {
+    const outDir = await tempDir();
+    await generateCatalogue({ connectors: [hostile, insurance], outDir, generatedAt: '2026-10-01T08:00:00Z' });
+    const page = await browser.newPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto(`${pathToFileURL(join(outDir, 'index.html')).href}#connector-marked`);
+    const example = page.locator('li.connector[data-key="marked"] tr.operation details.example');
+    await example.locator('summary').click();
+    const line = await example.locator('.run-line code').innerText();
+    // Only what the input requires: the smallest input that runs.
+    expect(line).toBe(`plugboard run marked notes.list --input '{"folder":"string"}'`);
+    await example.locator('button.copy').click();
+    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(line);
+    await expect.poll(() => example.locator('button.copy').innerText()).toBe('Copied');
+    expect(JSON.parse(await example.locator('.example-record').innerText())).toEqual({ id: 'string', title: 'string' });
+
+    // Every operation of the insurance connector: its example input passes the action's own input schema.
+    const lines = await page.locator('li.connector[data-key="insurance"] button.copy').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-copy') ?? ''));
+    expect(lines.length).toBe(insurance.actions.length);
+    for (const text of lines) {
+      const { action, input } = commandInput(text);
+      expect(insurance.action(action)!.input.safeParse(input).success, text).toBe(true);
+    }
     await page.close();
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from './usage.js';
 
@@ -26,9 +26,10 @@ export interface Scaffold {
 
 const NAME = /^[a-z][a-z0-9-]{0,49}$/;
 const TEMPLATE = fileURLToPath(new URL('../templates/connector/', import.meta.url));
-// npm leaves a `.gitignore` out of a package, and a nested package.json would be read as one by
-// tools: the template stores both under other names.
-const RENAMED: Record<string, string> = { gitignore: '.gitignore', 'package.json.tmpl': 'package.json' };
+// npm leaves a `.gitignore` out of a package, and tools would take the template's package.json
+// and test file for the CLI's own: they are stored without the dot, or with `.tmpl` after.
+const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
+const targetName = (name: string) => RENAMED[name] ?? name.replace(/\.tmpl$/, '');
 
 function versionOf(specifier: string): string {
   return (createRequire(import.meta.url)(specifier) as { version: string }).version;
@@ -58,7 +59,7 @@ export async function scaffoldConnector({ name, dir }: ScaffoldOptions): Promise
   const files: string[] = [];
   for (const file of await filesUnder(TEMPLATE)) {
     const text = (await readFile(join(TEMPLATE, file), 'utf8')).replace(/\{\{(\w+)\}\}/g, (whole, token: string) => tokens[token] ?? whole);
-    const target = join(dirname(file), RENAMED[file.split('/').pop()!] ?? file.split('/').pop()!);
+    const target = join(dirname(file), targetName(basename(file)));
     await mkdir(join(dir, dirname(target)), { recursive: true });
     await writeFile(join(dir, target), text, { flag: 'wx' });
     files.push(target);

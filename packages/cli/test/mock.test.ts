@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadOpenApiDocument, type MockServer, runCli, startMockServer } from '../src/index.js';
-import { sampleOf } from '../src/mock/sample.js';
+import { sampleOf } from '@plugboard/catalogue/sample';
 import { operationsOf, pointerTo, type Schema } from '../src/openapi-document.js';
 import { bufferIo, PACK } from './support.js';
 

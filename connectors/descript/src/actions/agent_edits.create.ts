@@ -15,7 +15,8 @@ const Input = z
     model: z.string().trim().min(1).optional().describe('A model or alias of agent_models.list (default auto)'),
     team_access: z.enum(TEAM_ACCESS).optional().describe('With project_name: access of drive members to the new project (provider default none)'),
   })
-  .superRefine((input, ctx) => checkProjectChoice(input, ctx, { existing: ['composition_id', 'conversation_id'], created: ['team_access'] }));
+  .superRefine((input, ctx) => checkProjectChoice(input, ctx, { existing: ['composition_id', 'conversation_id'], created: ['team_access'] }))
+  .meta({ examples: [{ prompt: 'Remove filler words and add studio sound', project_name: 'Edited interview' }] });
 
 export const agentEditsCreate = defineAction({
   key: 'agent_edits.create',

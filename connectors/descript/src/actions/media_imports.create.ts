@@ -83,7 +83,8 @@ const Input = z
       for (const [key, item] of Object.entries(media)) item.tracks?.forEach((track, t) => check(track.media, ['add_media', key, 'tracks', t, 'media']));
       input.add_compositions?.forEach((composition, c) => composition.clips.forEach((clip, k) => check(clip.media, ['add_compositions', c, 'clips', k, 'media'])));
     }
-  });
+  })
+  .meta({ examples: [{ project_name: 'Interview', add_media: { 'interview.mp4': { url: 'https://media.example.com/interview.mp4' } } }] });
 
 export const mediaImportsCreate = defineAction({
   key: 'media_imports.create',

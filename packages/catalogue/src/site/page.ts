@@ -2,6 +2,7 @@ import { compareText } from '@plugboard/sdk';
 import { API_VERSION } from '../constants.js';
 import type { CatalogueEntry, CatalogueOperation } from '../entry.js';
 import type { FieldRow } from '../fields.js';
+import { markdownBlock, markdownInline } from './markdown.js';
 import { SCRIPT } from './script.js';
 import { STYLE } from './style.js';
 
@@ -27,11 +28,20 @@ export interface SiteDataType {
   tables: SiteTable[];
 }
 
+export interface SiteExample {
+  /** An input the action accepts: its declared example, else the required fields sampled from its schema. */
+  input: unknown;
+  /** A record (or a destination's result) as the data type describes it, sampled; null when the action has none. */
+  record: unknown;
+}
+
 export interface SiteConnector {
   entry: CatalogueEntry;
   dataTypes: SiteDataType[];
   /** Input fields by action key. */
   inputs: Record<string, FieldRow[]>;
+  /** Example input and record by action key. */
+  examples: Record<string, SiteExample>;
 }
 
 export interface SiteInput {
@@ -54,6 +64,11 @@ function anchor(connectorKey: string, name: string): string {
   return `type-${connectorKey}-${name}`.replace(/[^A-Za-z0-9_-]/g, '-');
 }
 
+/** The page address of one connector: `index.html#connector-<key>` opens it. */
+export function connectorAnchor(key: string): string {
+  return `connector-${key}`.replace(/[^A-Za-z0-9_-]/g, '-');
+}
+
 function yesNo(value: boolean | undefined, strong = false): string {
   if (value === undefined) return '<span class="muted">–</span>';
   return value ? (strong ? '<span class="yes">yes</span>' : 'yes') : '<span class="muted">no</span>';
@@ -72,7 +87,7 @@ function fieldTable(rows: readonly FieldRow[], caption?: string, links: Readonly
   const body = rows
     .map(
       (row) =>
-        `<tr><td><code>${h(row.field)}</code></td><td>${typeCell(row.type, links)}</td><td>${row.required ? 'yes' : '<span class="muted">no</span>'}</td><td>${row.description === null ? '' : h(row.description)}</td></tr>`,
+        `<tr><td><code>${h(row.field)}</code></td><td>${typeCell(row.type, links)}</td><td>${row.required ? 'yes' : '<span class="muted">no</span>'}</td><td>${row.description === null ? '' : markdownInline(row.description)}</td></tr>`,
     )
     .join('');
   return `<table class="fields"${caption ? ` aria-label="${h(caption)}"` : ''}><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>${body}</tbody></table>`;
@@ -101,10 +116,31 @@ function operationsTable(connector: SiteConnector): string {
       ].filter(Boolean);
       const inputs = connector.inputs[operation.key] ?? [];
       const inputText = inputs.length === 0 ? '' : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`, links)}</details>`;
-      return `<tr class="operation" data-mode="${h(operation.mode)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : h(operation.description)}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}</td></tr>`;
+      const example = exampleBlock(entry.key, operation, connector.examples[operation.key]);
+      return `<tr class="operation" data-mode="${h(operation.mode)}" data-operation="${h(operation.key)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : `<div class="description">${markdownBlock(operation.description)}</div>`}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}${example}</td></tr>`;
     })
     .join('');
   return `<table class="operations"><thead><tr><th>Operation</th><th>Direction</th><th>Data type</th><th>Approval</th><th>Billable</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** A word for a POSIX shell: in single quotes, a quote inside closed, escaped and reopened. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command that runs an operation with its example input. */
+export function runLine(connectorKey: string, operationKey: string, input: unknown): string {
+  return `plugboard run ${connectorKey} ${operationKey} --input ${shellQuote(JSON.stringify(input ?? {}))}`;
+}
+
+function exampleBlock(connectorKey: string, operation: CatalogueOperation, example: SiteExample | undefined): string {
+  if (!example) return '';
+  const line = runLine(connectorKey, operation.key, example.input);
+  const output =
+    example.record === null
+      ? ''
+      : `<p class="example-label">${operation.mode === 'source' ? 'A record' : 'The result'}</p><pre class="example-record"><code>${h(JSON.stringify(example.record, null, 2))}</code></pre>`;
+  return `<details class="example"><summary>Example</summary><div class="run-line"><code>${h(line)}</code><button type="button" class="copy" data-copy="${h(line)}" aria-label="Copy the command">Copy</button></div><p class="example-label">Input</p><pre class="example-input"><code>${h(JSON.stringify(example.input ?? {}, null, 2))}</code></pre>${output}</details>`;
 }
 
 function rateTable(entry: CatalogueEntry): string {
@@ -142,20 +178,20 @@ function connectorItem(connector: SiteConnector): string {
     entry.implemented ? '' : '<span class="badge todo">partly implemented</span>',
   ].join('');
   const docs = entry.documentationUrl === null ? '' : ` · <a href="${h(entry.documentationUrl)}" rel="noreferrer">provider documentation</a>`;
-  const limitations = entry.limitations.length === 0 ? '<p class="muted">None stated.</p>' : `<ul class="limitations">${entry.limitations.map((text) => `<li>${h(text)}</li>`).join('')}</ul>`;
+  const limitations = entry.limitations.length === 0 ? '<p class="muted">None stated.</p>' : `<ul class="limitations">${entry.limitations.map((text) => `<li>${markdownInline(text)}</li>`).join('')}</ul>`;
   const links = typeLinks(connector);
   const dataTypes = connector.dataTypes
     .map((type) => {
       const tables = type.tables
-        .map((table) => `${table.description ? `<p>${h(table.description)}</p>` : ''}${fieldTable(table.rows, table.name, links)}`)
+        .map((table) => `${table.description ? `<p>${markdownInline(table.description)}</p>` : ''}${fieldTable(table.rows, table.name, links)}`)
         .join('');
       const where = type.nested ? `part of data types, in <code>${h(type.file)}</code>` : `<code>${h(type.file)}</code>`;
       return `<section class="data-type" data-name="${h(type.name)}"><h4 id="${anchor(entry.key, type.name)}">${h(type.name)} <span class="muted">(${where})</span></h4>${tables}</section>`;
     })
     .join('');
-  return `<li class="connector" data-key="${h(entry.key)}" data-category="${h(entry.category)}" data-modes="${h(modes.join(' '))}" data-approval="${approval}" data-billable="${billable}">
-<details><summary><div><span class="name">${h(entry.name)}</span><span class="key">${h(entry.key)}</span><div class="meta">${h(entry.categoryLabel)}${entry.vendor === null ? '' : ` · ${h(entry.vendor)}`}${entry.version ? ` · v${h(entry.version)}` : ''} · ${entry.operations.length} operation${entry.operations.length === 1 ? '' : 's'} (${counts})</div></div><div class="badges">${badges}</div><p class="summary-text">${h(entry.summary)}</p></summary>
-<div class="body"><p class="meta">Package <code>${h(entry.package ?? '')}</code>${docs}</p>
+  return `<li class="connector" id="${connectorAnchor(entry.key)}" data-key="${h(entry.key)}" data-category="${h(entry.category)}" data-modes="${h(modes.join(' '))}" data-approval="${approval}" data-billable="${billable}">
+<details><summary><div><span class="name">${h(entry.name)}</span><span class="key">${h(entry.key)}</span><div class="meta">${h(entry.categoryLabel)}${entry.vendor === null ? '' : ` · ${h(entry.vendor)}`}${entry.version ? ` · v${h(entry.version)}` : ''} · ${entry.operations.length} operation${entry.operations.length === 1 ? '' : 's'} (${counts})</div></div><div class="badges">${badges}<span class="open-hint" aria-hidden="true"><span class="when-closed">Show operations</span><span class="when-open">Hide</span> <span class="chevron">▸</span></span></div><p class="summary-text">${markdownInline(entry.summary)}</p></summary>
+<div class="body"><p class="meta">Package <code>${h(entry.package ?? '')}</code>${docs} · <a class="permalink" href="#${connectorAnchor(entry.key)}">Link to this connector</a></p>
 <h3>Authentication</h3>${authenticationText(entry)}
 <h3>Operations</h3>${operationsTable(connector)}
 <h3>Limitations</h3>${limitations}
@@ -185,6 +221,12 @@ export function renderSite(input: SiteInput): string {
 <body>
 <header><h1>Plugboard connector catalogue</h1><p>${connectors.length} connector${connectors.length === 1 ? '' : 's'} · platform API ${API_VERSION} · generated ${h(input.generatedAt)}</p></header>
 <main>
+<section class="intro">
+<p>Every connector below is an npm package the platform installs and runs. Open a card for its operations, what each needs and returns, its limits and its data types; each card has an address of its own to share. To try an operation from a terminal, install the connector's package and the <code>plugboard</code> command, give the credential in the environment, and run the example an operation shows:</p>
+<pre><code>npm install --save-dev @plugboard/cli &lt;the connector's package&gt;
+export PLUGBOARD_CREDENTIAL=&lt;the connection's token or key&gt;
+npx plugboard run &lt;connector&gt; &lt;operation&gt; --input '{…}'</code></pre>
+</section>
 <div class="controls" role="search">
 <input id="search" type="search" placeholder="Search connectors, operations, data types…" aria-label="Search" autocomplete="off">
 <label>Category <select id="filter-category"><option value="">All</option>${categoryOptions}</select></label>

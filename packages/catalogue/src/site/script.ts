@@ -1,7 +1,8 @@
 /**
  * The site's script, inlined into the page: plain browser JavaScript (no
  * modules, no requests). It reads the inlined catalogue data and shows the
- * connectors that match the search and the filters.
+ * connectors that match the search and the filters, opens the card an address
+ * names, and copies example commands.
  */
 export const SCRIPT = `
 (function () {
@@ -55,5 +56,48 @@ export const SCRIPT = `
     control.addEventListener('change', update);
   });
   update();
+
+  // One address per connector: #connector-<key> (or an anchor inside a card) opens that card.
+  function openFromAddress() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id ? document.getElementById(id) : null;
+    var card = target ? target.closest('li.connector') : null;
+    if (!card) return;
+    var details = card.querySelector(':scope > details');
+    if (details && !details.open) details.open = true;
+    target.scrollIntoView();
+  }
+  document.querySelectorAll('li.connector > details').forEach(function (details) {
+    details.addEventListener('toggle', function () {
+      var card = details.parentElement;
+      var current = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+      // Opening a card gives the page its address, unless the address already points inside it.
+      if (details.open && !(current && card.contains(current))) history.pushState(null, '', '#' + card.id);
+    });
+  });
+  window.addEventListener('hashchange', openFromAddress);
+  window.addEventListener('popstate', openFromAddress);
+  openFromAddress();
+
+  // Copy buttons: the clipboard where the browser allows it, else the command selected for the reader.
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest ? event.target.closest('button.copy') : null;
+    if (!button) return;
+    var text = button.getAttribute('data-copy');
+    function done(word) {
+      button.textContent = word;
+      setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+    }
+    function select() {
+      var range = document.createRange();
+      range.selectNodeContents(button.previousElementSibling);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      done('Selected');
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(function () { done('Copied'); }, select);
+    else select();
+  });
 })();
 `;

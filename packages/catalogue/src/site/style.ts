@@ -14,9 +14,28 @@ select { font: inherit; padding: 6px 8px; border: 1px solid #b9c0cc; border-radi
 #result-count { margin: 0 0 12px; color: var(--muted); }
 #connector-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 12px; }
 .connector { border: 1px solid var(--line); border-radius: 8px; background: #fff; }
-.connector > details > summary { list-style: none; cursor: pointer; padding: 14px 16px; display: grid; grid-template-columns: 1fr auto; gap: 4px 16px; }
+.connector { transition: box-shadow .15s, border-color .15s; }
+.connector:hover, .connector:focus-within { border-color: #b9c6e6; box-shadow: 0 1px 6px rgba(31, 56, 120, .12); }
+.connector > details > summary { list-style: none; cursor: pointer; padding: 14px 16px; display: grid; grid-template-columns: 1fr auto; gap: 4px 16px; border-radius: 8px; }
 .connector > details > summary::-webkit-details-marker { display: none; }
-.connector > details[open] > summary { border-bottom: 1px solid var(--line); background: var(--soft); }
+.connector > details > summary:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.connector > details[open] > summary { border-bottom: 1px solid var(--line); background: var(--soft); border-radius: 8px 8px 0 0; }
+.open-hint { font-size: 13px; color: var(--accent); white-space: nowrap; align-self: center; margin-left: 6px; }
+.open-hint .when-open, details[open] > summary .open-hint .when-closed { display: none; }
+details[open] > summary .open-hint .when-open { display: inline; }
+.chevron { display: inline-block; transition: transform .15s; }
+details[open] > summary .chevron { transform: rotate(90deg); }
+.intro { max-width: 860px; color: var(--ink); }
+.intro pre, pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; overflow-x: auto; font-size: 12.5px; }
+.description p { margin: 0 0 6px; }
+details.example { margin-top: 6px; }
+details.example > summary { cursor: pointer; color: var(--accent); }
+.run-line { display: flex; gap: 8px; align-items: flex-start; margin: 6px 0; }
+.run-line code { flex: 1; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px; word-break: break-all; }
+button.copy { font: inherit; font-size: 12px; padding: 4px 10px; border: 1px solid #b9c0cc; border-radius: 6px; background: #fff; cursor: pointer; }
+button.copy:hover { border-color: var(--accent); color: var(--accent); }
+.example-label { margin: 6px 0 2px; color: var(--muted); font-size: 12px; }
+.permalink { color: var(--accent); }
 .name { font-size: 17px; font-weight: 600; }
 .key { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--muted); font-weight: 400; font-size: 13px; margin-left: 6px; }
 .meta { color: var(--muted); font-size: 13px; }

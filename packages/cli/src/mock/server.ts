@@ -5,7 +5,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { type Method, type OpenApiDocument, type Operation, operationsOf, type Parameter, pointerTo, type Schema } from '../openapi-document.js';
-import { exampleOf } from './sample.js';
+import { exampleOf } from './example.js';
 
 /**
  * A local stand-in for an API known only by its OpenAPI document, to record fixtures against

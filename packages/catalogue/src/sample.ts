@@ -1,11 +1,18 @@
-import type { MediaType, Schema } from '../openapi-document.js';
-
 /**
- * A value that matches a schema, the same on every call: the schema's own example, default,
- * const or first enum value where it has one, else built from its type. Every optional
- * property is filled, arrays have one item (or their `minItems`), and a recursive schema stops
- * after a few levels (deeper, optional properties and items are left out).
+ * A value that matches a JSON Schema, the same on every call: the schema's own example,
+ * default, const or first enum value where it has one, else built from its type. Optional
+ * properties are filled (or left out, for an example input), arrays have one item (or their
+ * `minItems`), `$ref`s to `#/...` are followed in the root schema, and a recursive schema
+ * stops after a few levels (deeper, optional properties and items are left out).
  */
+
+/** A JSON Schema object. */
+export type Schema = { [keyword: string]: unknown };
+
+export interface SampleOptions {
+  /** Only the properties an object requires: an example input rather than a full record. */
+  requiredOnly?: boolean;
+}
 
 const MAX_DEPTH = 6;
 
@@ -26,16 +33,25 @@ const FORMATS: Record<string, string> = {
   byte: 'AA==',
 };
 
-/** The example of a media type: `example`, else the first of `examples`, else a sample of its schema. */
-export function exampleOf(media: MediaType | undefined): unknown {
-  if (!media) return undefined;
-  if (media.example !== undefined) return media.example;
-  const first = Object.values(media.examples ?? {})[0];
-  if (first?.value !== undefined) return first.value;
-  return sampleOf(media.schema);
+export function sampleOf(schema: Schema | undefined, options: SampleOptions = {}): unknown {
+  return sample(schema, 0, schema, options);
 }
 
-export function sampleOf(schema: Schema | undefined, depth = 0): unknown {
+/** The schema a `#/...` reference points to in the root, else the schema itself. */
+function resolved(schema: Schema | undefined, root: Schema | undefined): Schema | undefined {
+  let current = schema;
+  for (let hops = 0; hops < 32 && typeof current?.$ref === 'string' && current.$ref.startsWith('#/'); hops += 1) {
+    const path = current.$ref
+      .slice(2)
+      .split('/')
+      .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+    current = path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Schema)[key] : undefined), root) as Schema | undefined;
+  }
+  return current;
+}
+
+function sample(given: Schema | undefined, depth: number, root: Schema | undefined, options: SampleOptions): unknown {
+  const schema = resolved(given, root);
   if (schema === undefined || typeof schema !== 'object' || schema === null) return null;
   if (schema.example !== undefined) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
@@ -44,17 +60,18 @@ export function sampleOf(schema: Schema | undefined, depth = 0): unknown {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   // A schema that requires itself has no finite value: give up far below the stack's limit.
   if (depth > 4 * MAX_DEPTH) return null;
-  if (Array.isArray(schema.allOf)) return mergeAll((schema.allOf as Schema[]).map((part) => sampleOf(part, depth)));
+  const next = (part: Schema | undefined, deeper = 0) => sample(part, depth + deeper, root, options);
+  if (Array.isArray(schema.allOf)) return mergeAll((schema.allOf as Schema[]).map((part) => next(part)));
   for (const key of ['oneOf', 'anyOf'] as const) {
-    const first = Array.isArray(schema[key]) ? (schema[key] as Schema[])[0] : undefined;
-    if (first) return sampleOf(first, depth);
+    const first = Array.isArray(schema[key]) ? (schema[key] as Schema[]).find((part) => resolved(part, root)?.type !== 'null') : undefined;
+    if (first) return next(first);
   }
   switch (typeOf(schema)) {
     case 'object':
-      return objectSample(schema, depth);
+      return objectSample(schema, depth, next, options);
     case 'array': {
       const count = depth >= MAX_DEPTH ? Number(schema.minItems ?? 0) : Math.max(1, Number(schema.minItems ?? 1));
-      return Array.from({ length: Math.min(count, 3) }, () => sampleOf(schema.items as Schema | undefined, depth + 1));
+      return Array.from({ length: Math.min(count, 3) }, () => next(schema.items as Schema | undefined, 1));
     }
     case 'string':
       return stringSample(schema);
@@ -64,8 +81,6 @@ export function sampleOf(schema: Schema | undefined, depth = 0): unknown {
       return numberSample(schema, false);
     case 'boolean':
       return true;
-    case 'null':
-      return null;
     default:
       return null;
   }
@@ -81,28 +96,27 @@ function typeOf(schema: Schema): string | undefined {
   return undefined;
 }
 
-function objectSample(schema: Schema, depth: number): Record<string, unknown> {
+function objectSample(schema: Schema, depth: number, next: (part: Schema | undefined, deeper?: number) => unknown, options: SampleOptions): Record<string, unknown> {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const sample: Record<string, unknown> = {};
+  const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
     // An answer never carries what only a request may.
-    if (property?.writeOnly === true) continue;
+    if (property?.writeOnly === true && !options.requiredOnly) continue;
+    if (!required.has(name) && (options.requiredOnly || depth >= MAX_DEPTH)) continue;
     if (NEXT_PAGE.test(name)) {
       if (!required.has(name)) continue;
       if (property?.nullable === true || (Array.isArray(property?.type) && property.type.includes('null'))) {
-        sample[name] = null;
+        value[name] = null;
         continue;
       }
       if (typeOf(property ?? {}) === 'boolean') {
-        sample[name] = false;
+        value[name] = false;
         continue;
       }
     }
-    // Deep in a recursive schema, only what must be there.
-    if (depth >= MAX_DEPTH && !required.has(name)) continue;
-    sample[name] = sampleOf(property, depth + 1);
+    value[name] = next(property, 1);
   }
-  return sample;
+  return value;
 }
 
 function stringSample(schema: Schema): string {
