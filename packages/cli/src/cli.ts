@@ -28,11 +28,14 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}
   const signal = options.signal ?? new AbortController().signal;
   let code: number | void = 0;
   let asJson = argv.includes('--json') || !io.stdout.isTTY;
+  // The command and its arguments once parsed; before that, the words of the command line that are no options.
+  let words = argv.filter((arg) => !arg.startsWith('-'));
   const program = buildProgram({
     io,
     simulators: simulatorsHere(),
     async run(name: CommandName, args: string[], values: Invocation['values'], json: boolean) {
       asJson = json || !io.stdout.isTTY;
+      words = [...name.split(' '), ...args];
       const [command, { connectorFinder }] = await Promise.all([COMMANDS[name](), import('./connectors.js')]);
       code = await command({ args, values, io, findConnector: connectorFinder(io, options.pack), signal });
     },
@@ -51,9 +54,9 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}
       if (error.code === 'commander.help') return 2;
       // A command line that cannot be understood: commander's message names the option and the closest one.
       const { report, UsageFailure } = await import('./failure.js');
-      return report(new UsageFailure(error.message.replace(/^error: /, '')), argv, io, asJson);
+      return report(new UsageFailure(error.message.replace(/^error: /, '')), words, io, asJson);
     }
     const { report } = await import('./failure.js');
-    return report(error, argv, io, asJson);
+    return report(error, words, io, asJson);
   }
 }

@@ -54,17 +54,17 @@ export function hintFor(error: unknown): string | undefined {
 /** A command line commander refused, reported like any input refused before a request. */
 export class UsageFailure extends Error {}
 
-export function report(error: unknown, argv: string[], io: CliIo, asJson: boolean): ExitCode {
+/** `words`: the command and its arguments as parsed (option values left out). */
+export function report(error: unknown, words: string[], io: CliIo, asJson: boolean): ExitCode {
   const code = error instanceof UsageFailure ? 2 : exitCodeOf(error);
-  const path = `/cli/${argv
-    .filter((arg) => !arg.startsWith('-'))
+  const path = `/cli/${words
     .slice(0, 3)
-    .map((arg) => excerpt(arg))
+    .map((word) => excerpt(word))
     .join('/')}`;
   if (!asJson) {
     // The CLI's own input errors already begin with `plugboard: `: said once.
     const message = excerpt(error instanceof Error ? error.message : String(error), 1000).replace(/^plugboard: /, '');
-    const hint = error instanceof UsageFailure ? `see plugboard ${argv.filter((arg) => !arg.startsWith('-')).slice(0, 1).join(' ')} --help`.replace('  ', ' ') : hintFor(error);
+    const hint = error instanceof UsageFailure ? `see plugboard ${words.slice(0, 1).join(' ')} --help`.replace('  ', ' ') : hintFor(error);
     io.stderr.write(`plugboard: ${message}\n${hint ? `hint: ${hint}\n` : ''}`);
     return code;
   }

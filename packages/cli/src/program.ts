@@ -249,7 +249,12 @@ export function buildProgram(hooks: ProgramHooks): Command {
     )
     .argument('<name>', 'the connector key: lower case letters, digits and dashes (the package is plugboard-connector-<name>)')
     .option('--dir <dir>', 'the folder to create (default: ./<name>); it may exist if empty')
-    .addHelpText('after', examples(['plugboard new acme', 'npx @plugboard/cli new acme --dir ./connectors/acme']))
+    .option('--from-openapi <file>', 'generate the actions, with zod schemas, from operations of this OpenAPI 3.0 or 3.1 document (JSON or YAML)')
+    .option('--operations <ids>', 'with --from-openapi: the operationIds to generate, comma-separated')
+    .addHelpText(
+      'after',
+      examples(['plugboard new acme', 'npx @plugboard/cli new acme --dir ./connectors/acme', 'plugboard new acme --from-openapi ./acme-openapi.yaml --operations listProjects,getProject,createImport']),
+    )
     .action(action('new'));
 
   program

@@ -1,14 +1,20 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sampleOf } from '@plugboard/catalogue/sample';
+import { generateActions } from './openapi-actions.js';
+import { basePathOf } from './mock/server.js';
+import { loadOpenApiDocument } from './openapi-document.js';
 import { UsageError } from './usage.js';
 
 /**
  * A new connector package from the template in `templates/connector/`: real files, each
  * `{{token}}` replaced (the key, its title, the package name and the versions of the
- * Plugboard packages this CLI came with, so a scaffold installs what it was made for).
+ * Plugboard packages this CLI came with, so a scaffold installs what it was made for). With
+ * an OpenAPI document, the actions are generated from the operations named instead of the
+ * template's example pair, and the document becomes the package's stand-in.
  */
 
 export interface ScaffoldOptions {
@@ -16,6 +22,8 @@ export interface ScaffoldOptions {
   name: string;
   /** The folder to create; it may exist if empty. */
   dir: string;
+  /** Generate the actions from these operations of an OpenAPI 3.x document. */
+  openapi?: { file: string; operations: readonly string[] };
 }
 
 export interface Scaffold {
@@ -30,6 +38,9 @@ const TEMPLATE = fileURLToPath(new URL('../templates/connector/', import.meta.ur
 // and test file for the CLI's own: they are stored without the dot, or with `.tmpl` after.
 const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
 const targetName = (name: string) => RENAMED[name] ?? name.replace(/\.tmpl$/, '');
+/** The template's own example actions, its recorded fixtures and its stand-in: replaced when actions are generated. */
+const EXAMPLE_ONLY = /^(src\/actions\/|src\/entities\.ts$|test\/fixtures\/|openapi\.yaml$)/;
+const STAND_IN = 'http://127.0.0.1:4010';
 
 function versionOf(specifier: string): string {
   return (createRequire(import.meta.url)(specifier) as { version: string }).version;
@@ -40,29 +51,83 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath, entry.name)));
 }
 
-export async function scaffoldConnector({ name, dir }: ScaffoldOptions): Promise<Scaffold> {
+/** A shell word in single quotes. */
+function quoted(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The template's own pair: an incremental items.list and items.create, with recorded fixtures. */
+function exampleTokens(name: string): Record<string, string> {
+  return {
+    imports: "import { itemsCreate } from './actions/items-create.js';\nimport { itemsList } from './actions/items-list.js';",
+    actionList: 'itemsList, itemsCreate',
+    summary: JSON.stringify('Items of the API: an incremental list and a create.'),
+    baseUrl: JSON.stringify(`https://api.${name}.example/v1`),
+    incremental: "\n  incremental: [{ first: 'items-full', then: 'items-since' }],",
+    actionSummary: '`items.list`, an incremental source, and `items.create`, a destination',
+    recordCommands: [
+      `npx plugboard record items.list --scenario items-full --state .record-state --base-url ${STAND_IN}/v1`,
+      `npx plugboard record items.list --scenario items-since --state .record-state --base-url ${STAND_IN}/v1`,
+      `npx plugboard record items.create --input '{"name":"New item"}' --scenario items-create --base-url ${STAND_IN}/v1`,
+    ].join('\n'),
+    recordNote: 'The second `items.list` scenario starts where the first ended (the same `--state` folder): the\nstandard suite checks that it reads nothing twice. ',
+  };
+}
+
+export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions): Promise<Scaffold> {
   if (!NAME.test(name)) {
     throw new UsageError(`<name> '${name}' must start with a lower case letter and hold only lower case letters, digits and dashes (at most 50): it is the connector key and part of the package name`);
   }
   if (existsSync(dir) && (await readdir(dir)).length > 0) throw new UsageError(`${dir} is not empty: scaffold into a new or empty folder (--dir)`);
-  const tokens: Record<string, string> = {
+  const title = name
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
+  const generated: Array<[string, string]> = [];
+  let tokens = exampleTokens(name);
+  if (openapi) {
+    // Everything is checked before anything is written.
+    const document = await loadOpenApiDocument(openapi.file);
+    const connector = generateActions(document, openapi.operations);
+    const standIn = `${STAND_IN}${basePathOf(document)}`;
+    const server = document.servers?.[0]?.url;
+    const info = (document.source.info ?? {}) as { title?: unknown };
+    tokens = {
+      imports: connector.actions.map((action) => `import { ${action.name} } from './actions/${action.key}.js';`).join('\n'),
+      actionList: connector.actions.map((action) => action.name).join(', '),
+      summary: JSON.stringify(`${typeof info.title === 'string' ? info.title.slice(0, 100) : title}: ${connector.actions.map((action) => action.key).join(', ')}.`),
+      baseUrl: JSON.stringify(server && /^https?:\/\//.test(server) ? server : `https://api.${name}.example`),
+      incremental: '',
+      actionSummary: connector.actions.map((action) => `\`${action.key}\` (${action.direction})`).join(', '),
+      recordCommands: connector.actions
+        .map((action) => `npx plugboard record ${action.key} --input ${quoted(JSON.stringify(sampleOf(action.inputSchema, { requiredOnly: true })))} --scenario ${action.key} --base-url ${standIn}`)
+        .join('\n'),
+      recordNote: 'Each action needs a scenario with a successful run before the standard suite passes. ',
+    };
+    generated.push(['src/entities.ts', connector.entities], ...connector.actions.map((action) => [action.file, action.source] as [string, string]));
+    generated.push([`openapi${extname(openapi.file) === '.json' ? '.json' : '.yaml'}`, await readFile(openapi.file, 'utf8')]);
+  }
+  const values: Record<string, string> = {
+    ...tokens,
     key: name,
-    title: name
-      .split('-')
-      .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-      .join(' '),
+    title,
     package: `plugboard-connector-${name}`,
     cliVersion: versionOf('../package.json'),
     sdkVersion: versionOf('@plugboard/sdk/package.json'),
     testingVersion: versionOf('@plugboard/testing/package.json'),
   };
   const files: string[] = [];
-  for (const file of await filesUnder(TEMPLATE)) {
-    const text = (await readFile(join(TEMPLATE, file), 'utf8')).replace(/\{\{(\w+)\}\}/g, (whole, token: string) => tokens[token] ?? whole);
-    const target = join(dirname(file), targetName(basename(file)));
+  const write = async (target: string, text: string) => {
     await mkdir(join(dir, dirname(target)), { recursive: true });
     await writeFile(join(dir, target), text, { flag: 'wx' });
     files.push(target);
+  };
+  for (const file of await filesUnder(TEMPLATE)) {
+    if (openapi && EXAMPLE_ONLY.test(file)) continue;
+    const text = (await readFile(join(TEMPLATE, file), 'utf8')).replace(/\{\{(\w+)\}\}/g, (whole, token: string) => values[token] ?? whole);
+    await write(join(dirname(file), targetName(basename(file))), text);
   }
+  for (const [file, text] of generated) await write(file, text);
+  if (openapi) await mkdir(join(dir, 'test', 'fixtures'), { recursive: true });
   return { dir, files: files.sort() };
 }

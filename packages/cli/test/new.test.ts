@@ -1,8 +1,10 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/index.js';
+import { loadOpenApiDocument, runCli, startMockServer } from '../src/index.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -61,5 +63,68 @@ describe('plugboard new', () => {
     expect(await runCli(['new', 'acme', '--dir', 'taken'], { ...nonEmpty.io, cwd })).toBe(2);
     expect(nonEmpty.stderr()).toMatch(/taken is not empty/);
     expect(await readdir(taken)).toEqual(['notes.txt']);
+  });
+});
+
+const execFileAsync = promisify(execFile);
+const WORKSPACE = join(import.meta.dirname, '..', '..', '..');
+const DESCRIPT_OPENAPI = join(WORKSPACE, '..', 'shared', 'reference', 'descript-openapi-1.2.yaml');
+
+/** What `npm install` would put in a scaffold's node_modules, linked from the workspace. */
+async function linkDependencies(dir: string): Promise<void> {
+  const modules = join(dir, 'node_modules');
+  await mkdir(join(modules, '@plugboard'), { recursive: true });
+  await mkdir(join(modules, '@types'), { recursive: true });
+  for (const name of ['sdk', 'testing', 'cli']) await symlink(join(WORKSPACE, 'packages', name), join(modules, '@plugboard', name));
+  await symlink(await realpath(join(WORKSPACE, 'packages', 'sdk', 'node_modules', 'zod')), join(modules, 'zod'));
+  for (const name of ['typescript', 'vitest', '@types/node']) await symlink(await realpath(join(WORKSPACE, 'node_modules', name)), join(modules, name));
+}
+
+describe('plugboard new --from-openapi', () => {
+  it('generates actions with zod schemas from operations of Descript\'s document: it builds, records against plugboard mock, and passes the standard suite', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-openapi-'));
+    const created = bufferIo();
+    const operations = ['listProjects', 'getProject', 'importProjectMedia', 'getStatus'];
+    expect(await runCli(['new', 'descript-gen', '--from-openapi', DESCRIPT_OPENAPI, '--operations', operations.join(',')], { ...created.io, cwd }), created.stderr()).toBe(0);
+    const dir = join(cwd, 'descript-gen');
+    expect((await readdir(join(dir, 'src', 'actions'))).sort()).toEqual(['project_media.create.ts', 'projects.get.ts', 'projects.list.ts', 'status.get.ts']);
+    const list = await readFile(join(dir, 'src', 'actions', 'projects.list.ts'), 'utf8');
+    expect(list).toContain('direction: "source"');
+    expect(list).toContain('limit: z.number().int().min(1).max(100).optional()');
+    expect(await readFile(join(dir, 'src', 'actions', 'project_media.create.ts'), 'utf8')).toContain("retry: 'never'");
+    expect(await readFile(join(dir, 'openapi.yaml'), 'utf8')).toBe(await readFile(DESCRIPT_OPENAPI, 'utf8'));
+
+    await linkDependencies(dir);
+    const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
+    await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir });
+    await execFileAsync(process.execPath, [tsc, '--noEmit'], { cwd: dir });
+
+    // Record each action's scenario against the document's stand-in, as the README says.
+    const mock = await startMockServer(await loadOpenApiDocument(join(dir, 'openapi.yaml')));
+    try {
+      const readme = await readFile(join(dir, 'README.md'), 'utf8');
+      const commands = [...readme.matchAll(/^npx plugboard record (\S+) --input '([^']*)' --scenario (\S+) --base-url http:\/\/127\.0\.0\.1:4010\/v1$/gm)];
+      expect(commands.map((command) => command[1])).toEqual(['projects.list', 'projects.get', 'project_media.create', 'status.get']);
+      for (const [, action, input, scenario] of commands) {
+        const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: 'stand-in-token' });
+        const argv = ['record', action!, '--input', input!, '--scenario', scenario!, '--base-url', mock.url, '--connector', dir];
+        expect(await runCli(argv, { ...recorded.io, cwd: dir }), recorded.stderr()).toBe(0);
+      }
+    } finally {
+      await mock.close();
+    }
+    const suite = await execFileAsync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, env: { ...process.env, CI: 'true' } }).catch(
+      (error: { stdout: string; stderr: string }) => ({ stdout: `${error.stdout}\n${error.stderr}`, failed: true }),
+    );
+    expect('failed' in suite ? suite.stdout : '').toBe('');
+  }, 120_000);
+
+  it('refuses an operationId the document lacks, naming those it has, before writing anything', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-openapi-'));
+    const refused = bufferIo();
+    expect(await runCli(['new', 'gen', '--from-openapi', DESCRIPT_OPENAPI, '--operations', 'listProjects,nope'], { ...refused.io, cwd })).toBe(2);
+    expect(refused.stderr()).toMatch(/--operations: no operation 'nope' in the document; it has agentEditJob, cancelJob, .*listProjects/);
+    expect(JSON.parse(refused.stderr().trim()).path).toBe('/cli/new/gen');
+    expect(await readdir(cwd)).toEqual([]);
   });
 });

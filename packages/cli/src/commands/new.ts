@@ -1,12 +1,19 @@
 import { resolve } from 'node:path';
 import type { Invocation } from '../program.js';
 import { scaffoldConnector } from '../scaffold.js';
+import { UsageError } from '../usage.js';
 
-/** `plugboard new <name> [--dir DIR]`: a connector package that builds and passes its tests after `npm install`. */
+/**
+ * `plugboard new <name> [--dir DIR] [--from-openapi FILE --operations IDS]`: a connector package
+ * that builds and passes its tests after `npm install`, or whose actions come from an OpenAPI document.
+ */
 export async function newCommand({ args, values, io }: Invocation): Promise<void> {
   const [name] = args;
   const dir = resolve(io.cwd, typeof values.dir === 'string' ? values.dir : name!);
-  const scaffold = await scaffoldConnector({ name: name!, dir });
+  const file = typeof values['from-openapi'] === 'string' ? resolve(io.cwd, values['from-openapi']) : undefined;
+  const operations = typeof values.operations === 'string' ? values.operations.split(',').map((id) => id.trim()).filter(Boolean) : [];
+  if (!file && operations.length > 0) throw new UsageError('--operations goes with --from-openapi <file>');
+  const scaffold = await scaffoldConnector({ name: name!, dir, ...(file ? { openapi: { file, operations } } : {}) });
   const shown = typeof values.dir === 'string' ? values.dir : name!;
   io.stdout.write(
     [
@@ -15,8 +22,9 @@ export async function newCommand({ args, values, io }: Invocation): Promise<void
       'Next:',
       `  cd ${shown}`,
       '  npm install',
-      '  npm test                                   # the standard suite on the recorded fixtures',
-      '  npx plugboard mock openapi.yaml --port 4010 # a stand-in to record against (README.md)',
+      ...(file
+        ? ['  npx plugboard mock openapi.* --port 4010   # a stand-in to record against; README.md lists the record commands', '  npm test                                   # once every action has a recorded scenario']
+        : ['  npm test                                   # the standard suite on the recorded fixtures', '  npx plugboard mock openapi.yaml --port 4010 # a stand-in to record against (README.md)']),
       '',
     ].join('\n'),
   );

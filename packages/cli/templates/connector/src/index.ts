@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { bearerToken, defineConnector } from '@plugboard/sdk';
-import { itemsCreate } from './actions/items-create.js';
-import { itemsList } from './actions/items-list.js';
+{{imports}}
 
 /** The package's version, one level up from both src/ and dist/. */
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -13,9 +12,9 @@ export default defineConnector({
   vendor: null,
   category: 'developer',
   status: 'alpha',
-  summary: 'Items of the {{title}} API: an incremental list and a create.',
+  summary: {{summary}},
   auth: bearerToken(),
-  baseUrl: 'https://api.{{key}}.example/v1',
+  baseUrl: {{baseUrl}},
   rateLimits: { default: { limit: 10, per: 'second' } },
-  actions: [itemsList, itemsCreate],
+  actions: [{{actionList}}],
 });

@@ -1,0 +1,207 @@
+import { type Method, type OpenApiDocument, type Operation, operationsOf, type Parameter, pointerTo, type Schema } from './openapi-document.js';
+import { UsageError } from './usage.js';
+import { propertyKey, zodSource } from './zod-source.js';
+
+/**
+ * Action files of a connector from operations of an OpenAPI document: one file per operation,
+ * the declarative definition first (key, direction, the zod schemas of its input and data
+ * type) and a short `read` or `write` that makes the one request. A GET is a source, anything
+ * else a destination; billing, approval and paging are the author's to add, and each file
+ * says so where it matters.
+ */
+
+export interface GeneratedAction {
+  /** The action key, `resource.verb`. */
+  key: string;
+  /** Its export name, e.g. `itemsList`. */
+  name: string;
+  /** `src/actions/<key>.ts`. */
+  file: string;
+  source: string;
+  direction: 'source' | 'destination';
+  operationId: string;
+  /** The JSON Schema of its input, for an example to record with. */
+  inputSchema: Schema;
+}
+
+export interface GeneratedConnector {
+  actions: GeneratedAction[];
+  /** `src/entities.ts`: the named data types. */
+  entities: string;
+}
+
+const VERBS: Partial<Record<Method, string>> = { post: 'create', put: 'update', patch: 'update', delete: 'delete' };
+
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
+}
+
+const snake = (text: string) => words(text).join('_') || 'operation';
+const camel = (text: string) => words(text).map((word, index) => (index === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join('');
+const pascal = (text: string) => words(text).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+
+/** `resource.verb` from the path and method: GET /items answering a list is items.list, GET /items/{id} items.get. */
+function actionKey(path: string, method: Method, operationId: string, taken: Set<string>, list: boolean): string {
+  const segments = path.split('/').filter(Boolean);
+  const resource = snake(segments.filter((segment) => !segment.startsWith('{')).at(-1) ?? operationId);
+  const verb = method === 'get' ? (list && !segments.at(-1)?.startsWith('{') ? 'list' : 'get') : (VERBS[method] ?? method);
+  let key = `${/^[a-z]/.test(resource) ? resource : `op_${resource}`}.${verb}`;
+  if (taken.has(key)) key = `${key.split('.')[0]}.${snake(operationId)}`;
+  taken.add(key);
+  return key;
+}
+
+function jsonContent<T>(content: Record<string, T> | undefined): { type: string; media: T } | undefined {
+  if (!content) return undefined;
+  const type = Object.keys(content).find((name) => /^application\/(.+\+)?json\b/.test(name));
+  return type === undefined ? undefined : { type, media: content[type]! };
+}
+
+/** The first success answer's JSON schema, and where it lies in the document as written. */
+function successSchema(path: string, method: Method, operation: Operation): { schema: Schema | undefined; at: string[] } {
+  const status = Object.keys(operation.responses ?? {})
+    .filter((code) => /^2\d\d$/.test(code))
+    .sort()[0];
+  const content = status === undefined ? undefined : jsonContent(operation.responses?.[status]?.content);
+  return { schema: content?.media.schema, at: ['paths', path, method, 'responses', status ?? '', 'content', content?.type ?? '', 'schema'] };
+}
+
+/** The component name a `$ref` at `at` in the document as written points to, if it does. */
+function refName(document: OpenApiDocument, at: string[]): string | undefined {
+  const pointer = pointerTo(document.source, at);
+  return pointer?.startsWith('#/components/schemas/') ? decodeURIComponent(pointer.slice('#/components/schemas/'.length)).split('/')[0] : undefined;
+}
+
+/** Where a list answer keeps its records: the answer itself, or its first array property (`data`, `items` ...). */
+function recordsOf(schema: Schema | undefined): { property: string | undefined; item: Schema | undefined; many: boolean } {
+  if (schema?.type === 'array' || schema?.items) return { property: undefined, item: schema.items as Schema | undefined, many: true };
+  const properties = Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
+  const preferred = ['data', 'items', 'results', 'records', 'entries'];
+  const found = properties.find(([name, property]) => preferred.includes(name) && property?.type === 'array') ?? properties.find(([, property]) => property?.type === 'array');
+  if (found) return { property: found[0], item: found[1].items as Schema | undefined, many: true };
+  return { property: undefined, item: schema, many: false };
+}
+
+function inputSchema(parameters: Parameter[], body: Schema | undefined): { schema: Schema; bodyKeys: string[]; bodyField: string | undefined } {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const parameter of parameters) {
+    if (parameter.in === 'cookie' || parameter.in === 'header') continue;
+    properties[parameter.name] = parameter.schema ?? { type: 'string' };
+    if (parameter.required || parameter.in === 'path') required.push(parameter.name);
+  }
+  const bodyProperties = (body?.properties ?? {}) as Record<string, Schema>;
+  const collides = Object.keys(bodyProperties).some((name) => name in properties);
+  if (body && body.type === 'object' && !collides && Object.keys(bodyProperties).length > 0) {
+    Object.assign(properties, bodyProperties);
+    required.push(...((body.required as string[] | undefined) ?? []));
+    return { schema: { type: 'object', properties, required }, bodyKeys: Object.keys(bodyProperties), bodyField: undefined };
+  }
+  // A body that is not a plain object of its own fields travels as `body`.
+  if (body) {
+    properties.body = body;
+    required.push('body');
+  }
+  return { schema: { type: 'object', properties, required }, bodyKeys: [], bodyField: body ? 'body' : undefined };
+}
+
+function comment(text: string | undefined): string {
+  return text ? text.replace(/\*\//g, '* /').replace(/\s+/g, ' ').trim().slice(0, 300) : '';
+}
+
+export function generateActions(document: OpenApiDocument, operationIds: readonly string[]): GeneratedConnector {
+  const operations = operationsOf(document);
+  const byId = new Map(operations.flatMap((entry) => (entry.operation.operationId ? [[entry.operation.operationId, entry] as const] : [])));
+  const unknown = operationIds.filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    const known = [...byId.keys()].sort();
+    throw new UsageError(`--operations: no operation ${unknown.map((id) => `'${id}'`).join(', ')} in the document; it has ${known.slice(0, 60).join(', ')}${known.length > 60 ? ` and ${known.length - 60} more` : ''}`);
+  }
+  if (operationIds.length === 0) throw new UsageError('--operations: name at least one operationId of the document, comma-separated');
+
+  const taken = new Set<string>();
+  const entities = new Map<string, string>();
+  const actions: GeneratedAction[] = [];
+  for (const id of operationIds) {
+    const { path, method, operation, parameters } = byId.get(id)!;
+    const answer = successSchema(path, method, operation);
+    const records = recordsOf(answer.schema);
+    const key = actionKey(path, method, id, taken, records.many);
+    const name = camel(key);
+    const direction = method === 'get' ? 'source' : 'destination';
+    const entitySchema = direction === 'source' ? records.item : answer.schema;
+    const entityAt = records.property === undefined ? (records.many ? [...answer.at, 'items'] : answer.at) : [...answer.at, 'properties', records.property, 'items'];
+    const named = refName(document, direction === 'source' ? entityAt : answer.at);
+    const entityName = (named ? pascal(named) : '') || `${pascal(key)}${direction === 'source' ? 'Record' : 'Result'}`;
+    if (!entities.has(entityName)) {
+      entities.set(entityName, `export const ${entityName} = ${zodSource(entitySchema, { loose: true })}.meta({ id: ${JSON.stringify(entityName)} });`);
+    }
+    const body = jsonContent(operation.requestBody?.content)?.media.schema;
+    const input = inputSchema(parameters, body);
+    const pathParams = parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
+    const queryParams = parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+    const from = (names: string[], wrap: (value: string, param: string) => string = (value) => value) =>
+      `{ ${names.map((param) => `${propertyKey(param)}: ${wrap(`input[${JSON.stringify(param)}]`, param)}`).join(', ')} }`;
+    const primitive = (param: string) => {
+      const schema = (parameters.find((parameter) => parameter.name === param)?.schema ?? {}) as Schema;
+      const items = (schema.items ?? {}) as Schema;
+      return ['string', 'integer', 'number', 'boolean'].includes(String(schema.type)) || (schema.type === 'array' && ['string', 'integer', 'number', 'boolean'].includes(String(items.type)));
+    };
+    const request = [
+      `method: ${JSON.stringify(method.toUpperCase())}`,
+      `path: ${JSON.stringify(path)}`,
+      ...(pathParams.length ? [`params: ${from(pathParams, (value) => `String(${value})`)}`] : []),
+      // A query value that is not a plain value or list of them goes as JSON text.
+      ...(queryParams.length ? [`query: ${from(queryParams, (value, param) => (primitive(param) ? value : `(${value} === undefined ? undefined : JSON.stringify(${value}))`))}`] : []),
+      ...(input.bodyField ? ['json: input.body'] : input.bodyKeys.length ? [`json: ${from(input.bodyKeys)}`] : []),
+    ].join(', ');
+    const call = `ctx.http.request<z.input<typeof ${direction === 'source' && records.property === undefined && !records.many ? entityName : 'Answer'}>>({ ${request} })`;
+    const summary = comment(operation.summary ?? operation.description) || `${method.toUpperCase()} ${path}`;
+    const lines = [
+      "import { defineAction } from '@plugboard/sdk';",
+      "import { z } from 'zod';",
+      `import { ${entityName} } from '../entities.js';`,
+      '',
+      ...(direction === 'source' && (records.many || records.property !== undefined) ? [`const Answer = ${zodSource(answer.schema, { loose: true })};`, ''] : []),
+      ...(direction === 'destination' ? [`const Answer = ${entityName};`, ''] : []),
+      `/** ${method.toUpperCase()} ${path} (${id}). */`,
+      `export const ${name} = defineAction({`,
+      `  key: ${JSON.stringify(key)},`,
+      `  label: ${JSON.stringify(comment(operation.summary) || key)},`,
+      `  description: ${JSON.stringify(summary)},`,
+      `  direction: ${JSON.stringify(direction)},`,
+      `  entity: ${entityName},`,
+      ...(direction === 'destination'
+        ? [
+            method === 'post' ? "  // Sent once: a retry could do it twice. Add `billable: true` and `approval: 'production'` when it spends the customer's money." : "  // Repeating it leaves the same state: safe to retry.",
+            `  retry: ${method === 'post' ? "'never'" : "'safe'"},`,
+          ]
+        : []),
+      `  input: ${zodSource(input.schema, { loose: false })},`,
+      ...(direction === 'source'
+        ? [
+            '  async *read(ctx, input) {',
+            `    // One request; when the API pages, loop on its next marker and yield each page.`,
+            `    const answer = await ${call};`,
+            `    yield { records: ${records.property !== undefined ? `answer.data[${JSON.stringify(records.property)}] ?? []` : records.many ? 'answer.data' : '[answer.data]'} };`,
+            '  },',
+          ]
+        : ['  async write(ctx, input) {', `    return (await ${call}).data;`, '  },']),
+      '});',
+      '',
+    ];
+    actions.push({ key, name, file: `src/actions/${key}.ts`, source: lines.join('\n'), direction, operationId: id, inputSchema: input.schema });
+  }
+  const entitiesSource = [
+    "import { z } from 'zod';",
+    '',
+    '/** The data types of the actions, from the OpenAPI document: loose objects, as the provider may add fields. */',
+    '',
+    ...[...entities.values()].flatMap((line) => [line, '']),
+  ].join('\n');
+  return { actions, entities: entitiesSource };
+}
