@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { type Connector, excerpt } from '@plugboard/sdk';
-import type { CliIo } from './io.js';
+import { type CliIo, writeJsonLine } from './io.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -64,8 +64,7 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
     }
   };
   if (choice.plugins) {
-    const { connectors, failed } = await runtime.loadPack(resolve(io.cwd, choice.plugins));
-    for (const plugin of failed) io.stderr.write(`${JSON.stringify({ level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` })}\n`);
+    const connectors = await connectorsIn(io, choice.plugins);
     const connector = choice.key === undefined ? undefined : connectors.get(choice.key);
     if (!connector) throw new UsageError(`no connector '${excerpt(choice.key ?? '')}' in --plugins ${excerpt(choice.plugins)}; it has ${[...connectors.keys()].sort().join(', ') || 'none'}`);
     return { connector };
@@ -90,6 +89,14 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
     if (dir) return load(dir);
   }
   throw new UsageError(`no connector '${excerpt(choice.key!)}': not this folder's package, and neither ${names.join(' nor ')} is installed; name one with --connector DIR or --plugins DIR`);
+}
+
+/** Every connector package in a plugin folder; each one that did not load is said on stderr. */
+export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<string, Connector>> {
+  const { loadPack } = await import('@plugboard/runtime');
+  const { connectors, failed } = await loadPack(resolve(io.cwd, dir));
+  for (const plugin of failed) writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
+  return connectors;
 }
 
 function isPath(text: string): boolean {

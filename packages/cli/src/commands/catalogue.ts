@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CatalogueReadError, diffCatalogues, formatDiff, generateCatalogue } from '@plugboard/catalogue';
 import { type Connector, excerpt } from '@plugboard/sdk';
+import { connectorsIn } from '../connectors.js';
 import type { Invocation } from '../program.js';
 import { UsageError } from '../usage.js';
 
@@ -22,12 +23,7 @@ async function connectorsFor({ args, values, io, findConnector }: Invocation): P
   const plugins = values.plugins as string | undefined;
   const packages = (values.connector as string[] | undefined) ?? [];
   const connectors: Connector[] = [];
-  if (plugins) {
-    const { loadPack } = await import('@plugboard/runtime');
-    const pack = await loadPack(resolve(io.cwd, plugins));
-    for (const plugin of pack.failed) io.stderr.write(`${JSON.stringify({ level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` })}\n`);
-    connectors.push(...pack.connectors.values());
-  }
+  if (plugins) connectors.push(...(await connectorsIn(io, plugins)).values());
   for (const key of args) connectors.push((await findConnector({ key })).connector);
   for (const connector of packages) connectors.push((await findConnector({ connector })).connector);
   if (connectors.length === 0 && !plugins) connectors.push((await findConnector({})).connector);
