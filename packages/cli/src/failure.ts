@@ -16,6 +16,7 @@ import {
 } from '@plugboard/sdk';
 import type { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
+import { UsageError } from './usage.js';
 
 /**
  * How a failed command ends: its exit code from the table in exit-codes.ts, and what it
@@ -47,6 +48,8 @@ export function hintFor(error: unknown): string | undefined {
   if (error instanceof AddressRefusedError) return 'a local provider or stand-in? PLUGBOARD_ALLOW_NETWORK=127.0.0.0/8 lets loopback through';
   if (error instanceof NetworkError || error instanceof TimeoutError) return 'check --base-url and that the provider is reachable from here';
   if (error instanceof UnknownActionError) return 'plugboard catalogue --out DIR lists every action with its inputs';
+  // The CLI's own refusals (a port in use, a folder not empty, a bad document) say what to do.
+  if (error instanceof UsageError) return undefined;
   if (error instanceof InvalidInputError) return 'see the command\'s --help; the catalogue lists each action\'s input schema';
   return undefined;
 }

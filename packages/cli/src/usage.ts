@@ -10,6 +10,11 @@ export class UsageError extends InvalidInputError {
   }
 }
 
+/** A server the command was to start could not listen on the port asked for. */
+export function portInUse(port: string): UsageError {
+  return new UsageError(`--port ${port}: the port is in use; pick another, or --port 0 for a free one`);
+}
+
 /** Parses a JSON argument, naming the option when it is not JSON; the parser's message quotes at most an excerpt of it. */
 export function jsonOption(option: string, text: string | undefined, fallback: unknown): unknown {
   if (text === undefined) return fallback;

@@ -185,6 +185,14 @@ describe('plugboard mock', () => {
     expect(port.stderr()).toMatch(/--port must be a port number/);
   });
 
+  it('says at a terminal that a port is taken, with no hint beside the point', async () => {
+    server = await startMockServer(await loadOpenApiDocument(await documentFile(ITEMS)));
+    const port = new URL(server.url).port;
+    const taken = bufferIo({}, true);
+    expect(await runCli(['mock', DESCRIPT, '--port', port], { ...taken.io, stdout: { write: () => true, isTTY: true } })).toBe(2);
+    expect(taken.stderr()).toBe(`plugboard: arguments: --port ${port}: the port is in use; pick another, or --port 0 for a free one\n`);
+  });
+
   it('serves until its signal ends it, printing where and each request', async () => {
     const io = bufferIo();
     const controller = new AbortController();

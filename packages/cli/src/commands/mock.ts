@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { loadOpenApiDocument } from '../openapi-document.js';
 import { startMockServer } from '../mock/server.js';
 import type { Invocation } from '../program.js';
-import { UsageError } from '../usage.js';
+import { portInUse, UsageError } from '../usage.js';
 
 /**
  * `plugboard mock <openapi-file> [--port N] [--host H]`: a local stand-in for the API the
@@ -18,7 +18,7 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
     server = await startMockServer(document, { port: Number(portText), host: String(values.host ?? '127.0.0.1') });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`--port ${portText}: the port is in use; pick another, or --port 0 for a free one`);
+    if (code === 'EADDRINUSE') throw portInUse(portText);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${String(values.host)}: not an address of this machine`);
     throw error;
   }

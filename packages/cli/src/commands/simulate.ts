@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';
-import { UsageError } from '../usage.js';
+import { portInUse, UsageError } from '../usage.js';
 
 /**
  * `plugboard simulate <provider> [--port N] [--seed N] [--size N] [--openapi PATH]`:
@@ -55,7 +55,7 @@ export async function simulateCommand({ args, values, io, signal }: Invocation):
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
       throw new UsageError(`the ${provider} simulator ships inside the Plugboard repository only`);
     }
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`--port ${port}: the port is in use; pick another, or --port 0 for a free one`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(String(port));
     throw error;
   }
   writeJsonLine(io.stdout, { provider, url: simulation.url, credential: simulation.credential });
