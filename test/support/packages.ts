@@ -155,15 +155,19 @@ export async function packInstalled(dirs: string[], destination: string, npmrc: 
 /**
  * Publishes tarballs to the local registry as `npm publish` does (one PUT of the manifest with
  * the tarball attached), from this process: a publish is then milliseconds, not an npm start.
+ * Versions of one package go one after another: the registry locks a package while it writes it.
  */
 export async function publishTarballs(registry: { url: string; token: string }, tarballs: string[]): Promise<void> {
-  const publishOne = async (tarball: string) => {
+  const packed = await Promise.all(
+    tarballs.map(async (tarball) => {
+      const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'], { maxBuffer: 16 * 1024 * 1024 });
+      return { tarball, manifest: JSON.parse(stdout) as PackageJson & Record<string, unknown> };
+    }),
+  );
+  const publishOne = async ({ tarball, manifest }: (typeof packed)[number]) => {
     const data = await readFile(tarball);
-    const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'], { maxBuffer: 16 * 1024 * 1024 });
-    const manifest = JSON.parse(stdout) as PackageJson & Record<string, unknown>;
     const filename = `${manifest.name.replace(/^@[^/]+\//, '')}-${manifest.version}.tgz`;
-    const tarballUrl = `${registry.url}${manifest.name}/-/${filename}`;
-    const body = {
+    const body = JSON.stringify({
       _id: manifest.name,
       name: manifest.name,
       'dist-tags': { latest: manifest.version },
@@ -172,26 +176,36 @@ export async function publishTarballs(registry: { url: string; token: string }, 
           ...manifest,
           _id: `${manifest.name}@${manifest.version}`,
           dist: {
-            tarball: tarballUrl,
+            tarball: `${registry.url}${manifest.name}/-/${filename}`,
             shasum: createHash('sha1').update(data).digest('hex'),
             integrity: `sha512-${createHash('sha512').update(data).digest('base64')}`,
           },
         },
       },
       _attachments: { [filename]: { content_type: 'application/octet-stream', data: data.toString('base64'), length: data.length } },
-    };
-    const answer = await fetch(`${registry.url}${manifest.name.replace('/', '%2f')}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${registry.token}` },
-      body: JSON.stringify(body),
     });
-    if (!answer.ok) throw new Error(`publishing ${manifest.name}@${manifest.version} failed: ${answer.status} ${await answer.text()}`);
+    // A registry on a busy machine may answer a write with a passing 5xx: it is tried again.
+    for (let attempt = 1; ; attempt += 1) {
+      const answer = await fetch(`${registry.url}${manifest.name.replace('/', '%2f')}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${registry.token}` },
+        body,
+      });
+      if (answer.ok) return;
+      const text = await answer.text();
+      if (answer.status < 500 || attempt === 5) throw new Error(`publishing ${manifest.name}@${manifest.version} failed: ${answer.status} ${text}`);
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
   };
-  // A few at a time: the registry writes each to disk.
-  const queue = [...tarballs];
+  const byName = new Map<string, typeof packed>();
+  for (const entry of packed) byName.set(entry.manifest.name, [...(byName.get(entry.manifest.name) ?? []), entry]);
+  // A few packages at a time: the registry writes each to disk.
+  const queue = [...byName.values()];
   await Promise.all(
     Array.from({ length: 4 }, async () => {
-      for (let tarball = queue.shift(); tarball !== undefined; tarball = queue.shift()) await publishOne(tarball);
+      for (let versions = queue.shift(); versions !== undefined; versions = queue.shift()) {
+        for (const entry of versions) await publishOne(entry);
+      }
     }),
   );
 }
