@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 // The three functions, not the whole package: loading all of semver costs a cold `plugboard run` tens of milliseconds.
 import satisfies from 'semver/functions/satisfies.js';
@@ -21,7 +21,7 @@ export interface PluginManifest {
   dir: string;
   /** The entry as written in the manifest, e.g. `./dist/index.js`. */
   connector: string;
-  /** Absolute path of the entry file. */
+  /** Real path of the entry file (symbolic links resolved), always inside the package. */
   entryPath: string;
   /** The SDK versions the connector works with (a semver range). */
   sdk: string;
@@ -73,8 +73,8 @@ export function hasManifest(pkg: PackageJson): boolean {
 
 /**
  * Checks the `plugboard` field of a package and returns the manifest. Refuses, with the reason:
- * no manifest, an entry that is not a relative path inside the package or does not exist, a
- * missing or invalid SDK range.
+ * no manifest, an entry that is not a relative path inside the package, does not exist or is a
+ * link to a file outside it, a missing or invalid SDK range.
  */
 export async function readManifest(dir: string, label?: string): Promise<PluginManifest> {
   const pkg = await readPackageJson(dir, label);
@@ -98,14 +98,20 @@ export async function readManifest(dir: string, label?: string): Promise<PluginM
   if (validRange(range) === null) fail(`the plugboard manifest's sdk range ${JSON.stringify(range)} is not a valid semver range`);
   const entry = connector as string;
   if (isAbsolute(entry)) fail(`the plugboard manifest's connector entry must be a path relative to the package, not ${JSON.stringify(entry)}`);
-  const entryPath = resolve(dir, entry);
-  const inside = relative(dir, entryPath);
-  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
-    fail(`the plugboard manifest's connector entry ${JSON.stringify(entry)} points outside the package`);
-  }
-  const found = statSync(entryPath, { throwIfNoEntry: false });
+  if (!isInside(dir, resolve(dir, entry))) fail(`the plugboard manifest's connector entry ${JSON.stringify(entry)} points outside the package`);
+  const found = statSync(resolve(dir, entry), { throwIfNoEntry: false });
   if (!found?.isFile()) fail(`the connector entry ${entry} does not exist in the package (was the package built before it was packed?)`);
+  // The path as written may stay inside while a symlink on the way leads out: what is imported is the real file.
+  const entryPath = realpathSync(resolve(dir, entry));
+  if (!isInside(realpathSync(dir), entryPath)) {
+    fail(`the plugboard manifest's connector entry ${JSON.stringify(entry)} is a link to ${entryPath}, outside the package`);
+  }
   return { package: name, version: pkg.version as string, dir, connector: entry, entryPath, sdk: range };
+}
+
+function isInside(dir: string, path: string): boolean {
+  const inside = relative(dir, path);
+  return !(inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside));
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as sdk from '@plugboard/sdk';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -80,6 +80,35 @@ describe('loadPlugin', () => {
     expect(await reason('missing-entry')).toMatch(/the connector entry .\/dist\/index.js does not exist in the package/);
     expect(await reason('escaping-entry')).toMatch(/points outside the package/);
     expect(await reason('manifest-string')).toMatch(/must be an object/);
+  });
+
+  test('refuses an entry that is a link to a file outside its package, without importing it', async () => {
+    const folder = await track(
+      npmFolder([
+        { name: 'linked-entry', plugboard: { connector: './index.js', sdk: '^0.1.0' } },
+        { name: 'linked-dist', plugboard: { connector: './dist/index.js', sdk: '^0.1.0' } },
+        { name: 'inner-link', plugboard: { connector: './index.js', sdk: '^0.1.0' } },
+      ]),
+    );
+    // A valid connector outside every package, which marks the host when it is imported.
+    const outside = join(folder.dir, 'outside');
+    await mkdir(outside);
+    const marked = `globalThis.plugboardOutsideImported = true;\n${connectorSource('outsider')}`;
+    await writeFile(join(outside, 'index.js'), marked);
+    await symlink(join(outside, 'index.js'), join(folder.modules, 'linked-entry', 'index.js'));
+    await symlink(outside, join(folder.modules, 'linked-dist', 'dist'));
+    // A link that stays inside the package is fine.
+    await writeFile(join(folder.modules, 'inner-link', 'real.js'), connectorSource('inner'));
+    await symlink('./real.js', join(folder.modules, 'inner-link', 'index.js'));
+
+    for (const name of ['linked-entry', 'linked-dist']) {
+      const error = await refusal(loadPlugin({ name, from: folder.dir }));
+      expect(error.reason).toContain(`is a link to ${join(outside, 'index.js')}, outside the package`);
+    }
+    const { loaded, failed } = await loadPlugins(folder.dir);
+    expect(loaded.map((plugin) => plugin.key)).toEqual(['inner']);
+    expect(failed.map((plugin) => plugin.package).sort()).toEqual(['linked-dist', 'linked-entry']);
+    expect((globalThis as { plugboardOutsideImported?: boolean }).plugboardOutsideImported).toBeUndefined();
   });
 
   test('refuses an entry that throws on import, with the error', async () => {
