@@ -116,7 +116,7 @@ export function connectorOf(value: unknown): { connector: Connector } | { proble
   return { connector };
 }
 
-function errorText(error: unknown): string {
+export function errorText(error: unknown): string {
   if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
   return String(error);
 }
@@ -138,7 +138,7 @@ function readDir(path: string): string[] {
 }
 
 /** The package's folder, the name to report failures under, and the folders whose SDK imports go to the host's. */
-function packageDir(spec: PluginSpec): { dir: string; label: string; sdkRoots: string[] } {
+export function packageDir(spec: PluginSpec): { dir: string; label: string; sdkRoots: string[] } {
   if ('dir' in spec) {
     const dir = resolve(spec.dir);
     const real = realPath(dir);
