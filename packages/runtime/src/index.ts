@@ -5,6 +5,6 @@ export type { PluginManifest } from './manifest.js';
 export { canShareHostSdk } from './sdk-sharing.js';
 export { fileStore } from './stores.js';
 export { pluginsReport } from './report.js';
-export type { PluginsReport } from './report.js';
+export type { PluginsReport, ReportOptions } from './report.js';
 export { describePlugin, describePlugins, dependencyFolders, PluginKilledError } from './isolated.js';
 export type { DescribedAction, IsolationLimits, KillReason, PluginDescription } from './isolated.js';

@@ -3,7 +3,8 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findPlugins, hostSdkVersion, type PluginSpec, packageDir } from './load.js';
+import { compareText } from '@plugboard/sdk';
+import { type FailedPlugin, findPlugins, hostSdkVersion, type PluginSpec, packageDir, uniqueKeys } from './load.js';
 import { checkSdkRange, PluginLoadError, readManifest } from './manifest.js';
 
 /**
@@ -46,9 +47,12 @@ export interface DescribedAction {
 export interface PluginDescription {
   key: string;
   name: string;
-  version: string;
+  /** The connector's own version. */
+  connectorVersion: string;
+  /** The package's name and version, from its `package.json`. */
   package: string;
-  packageVersion: string;
+  version: string;
+  /** The package's folder (real path). */
   dir: string;
   actions: DescribedAction[];
 }
@@ -100,7 +104,7 @@ export async function describePlugin(spec: PluginSpec, limits: IsolationLimits &
   checkSdkRange(manifest, limits.sdkVersion ?? hostSdkVersion());
   // A connector imports the SDK and zod whether or not its package.json says so.
   const readable = new Set([...dependencyFolders(dir, new Set(), CONNECTOR_PEERS), ...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
-  const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${limits.maxOldSpaceMb ?? 256}`, childScript, manifest.entryPath];
+  const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${limits.maxOldSpaceMb ?? 256}`, childScript, manifest.entryPath, manifest.connector];
   const child = spawn(process.execPath, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
   let log = '';
   const capture = (chunk: Buffer) => {
@@ -132,31 +136,34 @@ export async function describePlugin(spec: PluginSpec, limits: IsolationLimits &
   });
   child.kill('SIGKILL');
   if (answer.type !== 'described') throw new PluginLoadError(manifest.package, String(answer.reason));
-  const connector = answer.connector as Omit<PluginDescription, 'package' | 'packageVersion' | 'dir'>;
-  return { ...connector, package: manifest.package, packageVersion: manifest.version, dir };
+  const connector = answer.connector as Omit<PluginDescription, 'package' | 'version' | 'dir'>;
+  return { ...connector, package: manifest.package, version: manifest.version, dir };
 }
 
-/** Describes every plugin in a plugin folder, each in its own process; a failing one is reported and the others are described. */
+/**
+ * Describes every plugin in a plugin folder, each in its own process; a failing one is reported
+ * and the others are described. Two packages claiming one key are both refused, as `loadPlugins` does.
+ */
 export async function describePlugins(
   pluginDir: string,
   limits: IsolationLimits & { sdkVersion?: string } = {},
-): Promise<{ described: PluginDescription[]; failed: Array<{ package: string; reason: string; killed?: KillReason }> }> {
-  const results = await Promise.all(
+): Promise<{ described: PluginDescription[]; failed: Array<FailedPlugin & { killed?: KillReason }> }> {
+  const failed: Array<FailedPlugin & { killed?: KillReason }> = [];
+  const claims = new Map<string, PluginDescription[]>();
+  await Promise.all(
     (await findPlugins(pluginDir)).map(({ name, dir }) =>
       describePlugin({ dir }, limits).then(
-        (description) => ({ description }),
-        (error: unknown) => ({
-          failed: {
+        (description) => claims.set(description.key, [...(claims.get(description.key) ?? []), description]),
+        (error: unknown) =>
+          failed.push({
             package: name,
             reason: error instanceof PluginLoadError ? error.reason : (error as Error).message,
+            dir,
             ...(error instanceof PluginKilledError ? { killed: error.reason } : {}),
-          },
-        }),
+          }),
       ),
     ),
   );
-  return {
-    described: results.flatMap((result) => ('description' in result ? [result.description] : [])),
-    failed: results.flatMap((result) => ('failed' in result ? [result.failed] : [])),
-  };
+  const described = uniqueKeys(claims, failed).sort((a, b) => compareText(a.package, b.package));
+  return { described, failed: failed.sort((a, b) => compareText(a.package, b.package)) };
 }

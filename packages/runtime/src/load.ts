@@ -247,7 +247,15 @@ export async function loadPlugins(pluginDir: string, options: LoadOptions = {}):
       failed.push({ package: named, reason, dir });
     }
   }
-  const loaded: LoadedPlugin[] = [];
+  return { loaded: uniqueKeys(claims, failed), failed };
+}
+
+/**
+ * The plugins whose connector key no other package claims; each of the others goes to `failed`
+ * with a reason naming every claimant.
+ */
+export function uniqueKeys<T extends { package: string; version: string; dir: string }>(claims: Map<string, T[]>, failed: FailedPlugin[]): T[] {
+  const loaded: T[] = [];
   for (const [key, plugins] of claims) {
     if (plugins.length === 1) {
       loaded.push(plugins[0]!);
@@ -262,7 +270,7 @@ export async function loadPlugins(pluginDir: string, options: LoadOptions = {}):
       });
     }
   }
-  return { loaded, failed };
+  return loaded;
 }
 
 /** A plugin folder as the CLI uses it: its connectors by key, and what failed. */

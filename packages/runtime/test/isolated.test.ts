@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { describePlugin, describePlugins, PluginKilledError, PluginLoadError } from '../src/index.js';
+import { describePlugin, describePlugins, PluginKilledError, PluginLoadError, pluginsReport } from '../src/index.js';
 import { connectorSource, npmFolder, type PluginFolder } from './support/plugins.js';
 
 const folders: PluginFolder[] = [];
@@ -44,7 +44,7 @@ describe('describePlugins (each plugin in its own process)', () => {
     const folder = await track(npmFolder([{ name: 'connector-alpha', version: '2.0.0', entry: `globalThis.plugboardAlphaImported = true;\n${connectorSource('alpha')}` }]));
     const { described, failed } = await describePlugins(folder.dir);
     expect(failed).toEqual([]);
-    expect(described).toMatchObject([{ key: 'alpha', name: 'Fixture alpha', package: 'connector-alpha', packageVersion: '2.0.0' }]);
+    expect(described).toMatchObject([{ key: 'alpha', name: 'Fixture alpha', connectorVersion: '1.0.0', package: 'connector-alpha', version: '2.0.0' }]);
     expect(described[0]!.actions).toMatchObject([{ key: 'things.list', direction: 'source', input: { type: 'object' } }]);
     expect((globalThis as { plugboardAlphaImported?: boolean }).plugboardAlphaImported).toBeUndefined();
   });
@@ -105,6 +105,24 @@ describe('describePlugins (each plugin in its own process)', () => {
     });
     expect(why['connector-forge']).toMatch(/not a connector made by defineConnector/);
   }, 60_000);
+
+  test('pluginsReport lists isolated by default; two packages claiming one key are both refused; isolation none imports into the host', async () => {
+    const marker = `globalThis.plugboardReportImported = true;\n${connectorSource('twin')}`;
+    const folder = await track(
+      npmFolder([
+        { name: 'connector-solo', entry: `globalThis.plugboardReportImported = true;\n${connectorSource('solo')}` },
+        { name: 'twin-a', entry: marker },
+        { name: 'twin-b', version: '2.0.0', entry: marker },
+      ]),
+    );
+    const isolated = await pluginsReport(folder.dir);
+    expect(isolated.loaded).toEqual([{ key: 'solo', package: 'connector-solo', version: '1.0.0' }]);
+    expect(isolated.failed.map((plugin) => plugin.package)).toEqual(['twin-a', 'twin-b']);
+    expect(isolated.failed[0]!.reason).toMatch(/connector key 'twin' is claimed by 2 packages \(twin-a@1.0.0, twin-b@2.0.0\)/);
+    expect((globalThis as { plugboardReportImported?: boolean }).plugboardReportImported).toBeUndefined();
+    expect(await pluginsReport(folder.dir, { isolation: 'none' })).toEqual(isolated);
+    expect((globalThis as { plugboardReportImported?: boolean }).plugboardReportImported).toBe(true);
+  });
 
   test('a killed plugin names the reason and the package', async () => {
     const folder = await track(npmFolder([{ name: 'connector-exit', entry: `console.error('leaving now');\nprocess.exit(3);` }]));
