@@ -1,4 +1,4 @@
-import { byKey, type Connector, connectorProblems } from '@plugboard/sdk';
+import { byKey, compareText, type Connector, connectorProblems } from '@plugboard/sdk';
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
@@ -261,8 +261,10 @@ export function uniqueKeys<T extends { package: string; version: string; dir: st
       loaded.push(plugins[0]!);
       continue;
     }
-    const names = plugins.map((plugin) => `${plugin.package}@${plugin.version}`).join(', ');
-    for (const plugin of plugins) {
+    // In the folder's order, whichever order the plugins answered in.
+    const claimants = [...plugins].sort((a, b) => compareText(a.package, b.package));
+    const names = claimants.map((plugin) => `${plugin.package}@${plugin.version}`).join(', ');
+    for (const plugin of claimants) {
       failed.push({
         package: plugin.package,
         reason: `connector key '${key}' is claimed by ${plugins.length} packages (${names}); none is loaded: keep one of them in the plugin folder`,
