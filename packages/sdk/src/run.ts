@@ -207,6 +207,10 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   const redactor = new Redactor(options.secrets);
   const credential = await options.credential?.();
   if (!credential) throw new ConnectionConfigError(`connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`);
+  // A credential read from a file often ends in a line break: no header can carry it, and no retry would.
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(credential)) {
+    throw new ConnectionConfigError(`connector '${connector.key}': the credential holds a line break or another character an HTTP header cannot carry (a trailing newline from a file?); nothing was sent`);
+  }
   redactor.add(credential);
 
   const signal = options.signal ?? NEVER;

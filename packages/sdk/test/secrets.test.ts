@@ -102,6 +102,17 @@ describe('platform rule 10: no secrets in connection settings', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('refuses a credential no header can carry (a line break read from a file) before any request, without quoting it', async () => {
+    const server = await h.start((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
+    for (const credential of ['k-123456789\n', 'k-1234\r\nX-Evil: 1', 'k-123456789\u0000']) {
+      const error = await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url }, credential: () => credential })).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConnectionConfigError);
+      expect((error as Error).message).toMatch(/a line break or another character an HTTP header cannot carry/);
+      expect((error as Error).message).not.toContain('k-1234');
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('sends the credential in the header the connection chose', async () => {
     const server = await h.start((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
     const run = (settings?: Record<string, unknown>) =>
