@@ -76,14 +76,20 @@ function refName(document: OpenApiDocument, at: string[]): string | undefined {
   return pointer?.startsWith('#/components/schemas/') ? decodeURIComponent(pointer.slice('#/components/schemas/'.length)).split('/')[0] : undefined;
 }
 
-/** Where a list answer keeps its records: the answer itself, or its first array property (`data`, `items` ...). */
-function recordsOf(schema: Schema | undefined): { property: string | undefined; item: Schema | undefined; many: boolean } {
+/**
+ * Where a list answer keeps its records: the answer itself when it is an array, else a `data`,
+ * `items`, `results` ... array, or the only array of a small envelope (`{ projects: [...], next }`).
+ * An answer about one thing (a path ending in its id) is one record, arrays inside it or not.
+ */
+function recordsOf(schema: Schema | undefined, path: string): { property: string | undefined; item: Schema | undefined; many: boolean } {
+  const one = { property: undefined, item: schema, many: false };
+  if (/\}\/?$/.test(path)) return one;
   if (schema?.type === 'array' || schema?.items) return { property: undefined, item: schema.items as Schema | undefined, many: true };
   const properties = Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
+  const arrays = properties.filter(([, property]) => property?.type === 'array');
   const preferred = ['data', 'items', 'results', 'records', 'entries'];
-  const found = properties.find(([name, property]) => preferred.includes(name) && property?.type === 'array') ?? properties.find(([, property]) => property?.type === 'array');
-  if (found) return { property: found[0], item: found[1].items as Schema | undefined, many: true };
-  return { property: undefined, item: schema, many: false };
+  const found = arrays.find(([name]) => preferred.includes(name)) ?? (arrays.length === 1 && properties.length <= 3 ? arrays[0] : undefined);
+  return found ? { property: found[0], item: found[1].items as Schema | undefined, many: true } : one;
 }
 
 function inputSchema(parameters: Parameter[], body: Schema | undefined): { schema: Schema; bodyKeys: string[]; bodyField: string | undefined } {
@@ -129,7 +135,7 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
   for (const id of operationIds) {
     const { path, method, operation, parameters } = byId.get(id)!;
     const answer = successSchema(path, method, operation);
-    const records = recordsOf(answer.schema);
+    const records = recordsOf(answer.schema, path);
     const key = actionKey(path, method, id, taken, records.many);
     const name = camel(key);
     const direction = method === 'get' ? 'source' : 'destination';

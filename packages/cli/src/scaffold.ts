@@ -104,7 +104,11 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
         .join('\n'),
       recordNote: 'Each action needs a scenario with a successful run before the standard suite passes. ',
     };
-    generated.push(['src/entities.ts', connector.entities], ...connector.actions.map((action) => [action.file, action.source] as [string, string]));
+    // Generated code reads like the rest of the package: laid out by prettier.
+    const { format } = await import('prettier');
+    const formatted = (source: string) => format(source, { parser: 'typescript', printWidth: 120, singleQuote: true });
+    generated.push(['src/entities.ts', await formatted(connector.entities)]);
+    for (const action of connector.actions) generated.push([action.file, await formatted(action.source)]);
     generated.push([`openapi${extname(openapi.file) === '.json' ? '.json' : '.yaml'}`, await readFile(openapi.file, 'utf8')]);
   }
   const values: Record<string, string> = {

@@ -89,8 +89,9 @@ describe('plugboard new --from-openapi', () => {
     const dir = join(cwd, 'descript-gen');
     expect((await readdir(join(dir, 'src', 'actions'))).sort()).toEqual(['project_media.create.ts', 'projects.get.ts', 'projects.list.ts', 'status.get.ts']);
     const list = await readFile(join(dir, 'src', 'actions', 'projects.list.ts'), 'utf8');
-    expect(list).toContain('direction: "source"');
-    expect(list).toContain('limit: z.number().int().min(1).max(100).optional()');
+    expect(list).toContain("direction: 'source',");
+    expect(list).toContain('limit: z.number().int().min(1).max(100).optional(),');
+    expect(Math.max(...list.split('\n').map((line) => line.length))).toBeLessThanOrEqual(160);
     expect(await readFile(join(dir, 'src', 'actions', 'project_media.create.ts'), 'utf8')).toContain("retry: 'never'");
     expect(await readFile(join(dir, 'openapi.yaml'), 'utf8')).toBe(await readFile(DESCRIPT_OPENAPI, 'utf8'));
 
