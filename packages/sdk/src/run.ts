@@ -3,6 +3,7 @@ import { type ConnectionInput, type ResolvedConnection, type SecretResolver, res
 import type { ActionContext, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
 import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
 import { authHeader } from './definition/auth.js';
+import { NOT_IN_HEADER } from './http/headers.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
@@ -208,7 +209,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   const credential = await options.credential?.();
   if (!credential) throw new ConnectionConfigError(`connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`);
   // A credential read from a file often ends in a line break: no header can carry it, and no retry would.
-  if (/[^\t\x20-\x7e\x80-\xff]/.test(credential)) {
+  if (NOT_IN_HEADER.test(credential)) {
     throw new ConnectionConfigError(`connector '${connector.key}': the credential holds a line break or another character an HTTP header cannot carry (a trailing newline from a file?); nothing was sent`);
   }
   redactor.add(credential);

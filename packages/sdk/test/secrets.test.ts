@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkConnectionSettings, ConnectionConfigError, isSecretKey, type LogEntry, readAll, Redactor, REDACTED, writeAction } from '../src/index.js';
+import { z } from 'zod';
+import { checkConnectionSettings, ConnectionConfigError, createTransport, defineAction, defineConnector, InvalidInputError, isSecretKey, type LogEntry, readAll, Redactor, REDACTED, writeAction } from '../src/index.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';
@@ -109,6 +110,35 @@ describe('platform rule 10: no secrets in connection settings', () => {
       expect(error).toBeInstanceOf(ConnectionConfigError);
       expect((error as Error).message).toMatch(/a line break or another character an HTTP header cannot carry/);
       expect((error as Error).message).not.toContain('k-1234');
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a header an action builds with a line break in it (from its input, say), naming it, on every transport, without a retry', async () => {
+    const server = await h.start((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
+    const noting = defineConnector({
+      ...example,
+      key: 'noting',
+      actions: [
+        defineAction({
+          key: 'items.get',
+          label: 'Get an item',
+          direction: 'source',
+          entity: z.object({ id: z.string() }).meta({ id: 'NotedItem' }),
+          input: z.object({ note: z.string() }),
+          async *read(ctx, input) {
+            yield { records: [await ctx.http.get('/items/a', { headers: { 'X-Note': input.note } })] };
+          },
+        }),
+      ],
+    });
+    for (const via of ['http', 'fetch', 'undici'] as const) {
+      const transport = createTransport({ via });
+      const error = await readAll(noting, 'items.get', h.options({ input: { note: 'one\r\nX-Injected: 1' }, connection: { baseUrl: server.url }, transport }))
+        .catch((caught: unknown) => caught)
+        .finally(() => transport.close());
+      expect(error, via).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toContain('headers.X-Note: holds a line break or another character an HTTP header cannot carry');
     }
     expect(server.requests).toHaveLength(0);
   });

@@ -8,6 +8,7 @@ import {
   AddressRefusedError,
   CancelledError,
   ConnectorError,
+  InvalidInputError,
   NetworkError,
   ProviderUnavailableError,
   RateLimitedError,
@@ -18,7 +19,7 @@ import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import { classifyByStatus, providerMessage, type ProviderFailure } from './classify.js';
 import { exchangeOnce, readyToSend } from './exchange.js';
-import { findRequestId, type HeaderReader, parseRetryAfter, toHeaders } from './headers.js';
+import { findRequestId, type HeaderReader, NOT_IN_HEADER, parseRetryAfter, toHeaders } from './headers.js';
 import type { Budget } from './budget-rules.js';
 import type { Transport } from './transport.js';
 import { excerpt } from '../excerpt.js';
@@ -287,7 +288,18 @@ class RunHttpClient implements HttpClient {
 
   private requestHeaders(request: HttpRequest): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (request.headers) for (const name in request.headers) headers[name.toLowerCase()] = request.headers[name]!;
+    if (request.headers) {
+      for (const name in request.headers) {
+        const value = request.headers[name]!;
+        // Refused the same on every transport, and never retried: no attempt could send it.
+        if (NOT_IN_HEADER.test(value)) {
+          throw new InvalidInputError(`${this.settings.connector.key} ${this.settings.action.key}`, [
+            { path: `headers.${name}`, message: 'holds a line break or another character an HTTP header cannot carry; nothing was sent' },
+          ]);
+        }
+        headers[name.toLowerCase()] = value;
+      }
+    }
     if (request.json !== undefined) headers['content-type'] = 'application/json';
     const { auth } = this.settings;
     if (auth) headers[auth[0]] = auth[1];

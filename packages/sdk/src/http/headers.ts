@@ -72,3 +72,6 @@ export function findRequestId(headers: HeaderReader, body?: unknown): string | u
   }
   return undefined;
 }
+
+/** A character no HTTP header value can carry (a line break ends the header early). */
+export const NOT_IN_HEADER = /[^\t\x20-\x7e\x80-\xff]/;
