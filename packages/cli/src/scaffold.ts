@@ -104,11 +104,7 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
         .join('\n'),
       recordNote: 'Each action needs a scenario with a successful run before the standard suite passes. ',
     };
-    // Generated code reads like the rest of the package: laid out by prettier.
-    const { format } = await import('prettier');
-    const formatted = (source: string) => format(source, { parser: 'typescript', printWidth: 120, singleQuote: true });
-    generated.push(['src/entities.ts', await formatted(connector.entities)]);
-    for (const action of connector.actions) generated.push([action.file, await formatted(action.source)]);
+    generated.push(['src/entities.ts', connector.entities], ...connector.actions.map((action) => [action.file, action.source] as [string, string]));
     generated.push([`openapi${extname(openapi.file) === '.json' ? '.json' : '.yaml'}`, await readFile(openapi.file, 'utf8')]);
   }
   const values: Record<string, string> = {
@@ -121,9 +117,12 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
     testingVersion: versionOf('@plugboard/testing/package.json'),
   };
   const files: string[] = [];
+  // Every source file reads alike, filled-in tokens and generated code included: laid out by prettier.
+  const { format } = await import('prettier');
   const write = async (target: string, text: string) => {
+    const source = target.endsWith('.ts') ? await format(text, { parser: 'typescript', printWidth: 120, singleQuote: true }) : text;
     await mkdir(join(dir, dirname(target)), { recursive: true });
-    await writeFile(join(dir, target), text, { flag: 'wx' });
+    await writeFile(join(dir, target), source, { flag: 'wx' });
     files.push(target);
   };
   for (const file of await filesUnder(TEMPLATE)) {
