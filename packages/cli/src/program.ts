@@ -106,6 +106,22 @@ export function buildProgram(hooks: ProgramHooks): Command {
     })
     .addHelpText('after', `\n${exitCodesHelp()}\n${ENVIRONMENT_HELP}`);
 
+  program
+    .command('new')
+    .summary('scaffold a connector package')
+    .description(
+      'Create a connector package in a new folder: package.json (scripts, dependencies, engines), tsconfig, the connector with an incremental source and a destination (one file per action), the standard suite with its recorded fixtures, openapi.yaml for plugboard mock, and a README. It builds and its tests pass after npm install.',
+    )
+    .argument('<name>', 'the connector key: lower case letters, digits and dashes (the package is plugboard-connector-<name>)')
+    .option('--dir <dir>', 'the folder to create (default: ./<name>); it may exist if empty')
+    .option('--from-openapi <file>', 'generate the actions, with zod schemas, from operations of this OpenAPI 3.0 or 3.1 document (JSON or YAML)')
+    .option('--operations <ids>', 'with --from-openapi: the operationIds to generate, comma-separated')
+    .addHelpText(
+      'after',
+      examples(['plugboard new acme', 'npx @plugboard/cli new acme --dir ./connectors/acme', 'plugboard new acme --from-openapi ./acme-openapi.yaml --operations listProjects,getProject,createImport']),
+    )
+    .action(action('new'));
+
   actionOptions(
     program
       .command('run')
@@ -240,22 +256,6 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .addOption(stateOption())
     .addHelpText('after', examples(['plugboard idempotency settle import-1 --as failed --by ana --reason "the provider shows no import" --state ./state']))
     .action(action('idempotency settle'));
-
-  program
-    .command('new')
-    .summary('scaffold a connector package')
-    .description(
-      'Create a connector package in a new folder: package.json (scripts, dependencies, engines), tsconfig, the connector with an incremental source and a destination (one file per action), the standard suite with its recorded fixtures, openapi.yaml for plugboard mock, and a README. It builds and its tests pass after npm install.',
-    )
-    .argument('<name>', 'the connector key: lower case letters, digits and dashes (the package is plugboard-connector-<name>)')
-    .option('--dir <dir>', 'the folder to create (default: ./<name>); it may exist if empty')
-    .option('--from-openapi <file>', 'generate the actions, with zod schemas, from operations of this OpenAPI 3.0 or 3.1 document (JSON or YAML)')
-    .option('--operations <ids>', 'with --from-openapi: the operationIds to generate, comma-separated')
-    .addHelpText(
-      'after',
-      examples(['plugboard new acme', 'npx @plugboard/cli new acme --dir ./connectors/acme', 'plugboard new acme --from-openapi ./acme-openapi.yaml --operations listProjects,getProject,createImport']),
-    )
-    .action(action('new'));
 
   program
     .command('mock')
