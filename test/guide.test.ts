@@ -84,7 +84,8 @@ describe('docs/authoring.md, followed step by step outside the repository', () =
         continue;
       }
       const result = await shell.run(step.script, 5 * 60_000);
-      expect(result.code, `docs/authoring.md line ${step.line}:\n${step.script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}`).toBe(0);
+      const registryLog = result.code === 0 ? '' : `\n--- the registry's log (last 40 lines) ---\n${registry.log.join('').split('\n').slice(-40).join('\n')}`;
+      expect(result.code, `docs/authoring.md line ${step.line}:\n${step.script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}${registryLog}`).toBe(0);
     }
 
     // What the reader has at the end: the package on the registry, its own fixtures (the second

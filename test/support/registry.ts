@@ -54,7 +54,10 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
   // Never outlive the test process, however it ends.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
-  child.once('exit', () => process.removeListener('exit', killOnExit));
+  child.once('exit', (code, signal) => {
+    process.removeListener('exit', killOnExit);
+    log.push(`verdaccio exited (${signal ?? `code ${code}`})\n`);
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`verdaccio did not start in 60 s:\n${log.join('')}`)), 60_000);
     child.once('exit', (code) => reject(new Error(`verdaccio exited with ${code}:\n${log.join('')}`)));
