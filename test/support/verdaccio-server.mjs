@@ -9,6 +9,13 @@ if (!configFile) {
   console.error('usage: node verdaccio-server.mjs CONFIG_FILE');
   process.exit(2);
 }
+// Verdaccio 9's tarball route may set a header after its answer began (ERR_HTTP_HEADERS_SENT,
+// from a stream event racing the response); the answer itself is whole, and one such throw must
+// not end the registry under every other request.
+process.on('uncaughtException', (error) => {
+  if (error?.code !== 'ERR_HTTP_HEADERS_SENT') throw error;
+  process.stderr.write(`ignored after an answer began: ${error.message}\n`);
+});
 const app = await runServer(configFile);
 const server = app.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
