@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -106,6 +107,10 @@ export async function describePlugin(spec: PluginSpec, limits: IsolationLimits &
   const readable = new Set([...dependencyFolders(dir, new Set(), CONNECTOR_PEERS), ...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
   const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${limits.maxOldSpaceMb ?? 256}`, childScript, manifest.entryPath, manifest.connector];
   const child = spawn(process.execPath, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
+  // The plugin can write to the channel's descriptor itself: only an answer quoting this nonce,
+  // which the child holds before the plugin's code runs, is the child's.
+  const nonce = randomBytes(16).toString('hex');
+  child.send({ type: 'describe', nonce });
   let log = '';
   const capture = (chunk: Buffer) => {
     if (log.length < LOG_LIMIT) log += chunk.toString('utf8').slice(0, LOG_LIMIT - log.length);
@@ -119,7 +124,9 @@ export async function describePlugin(spec: PluginSpec, limits: IsolationLimits &
     }, limits.loadTimeoutMs ?? 10_000);
     child.once('message', (message) => {
       clearTimeout(timer);
-      resolveAnswer(message as Record<string, unknown>);
+      child.kill('SIGKILL');
+      if ((message as { nonce?: unknown } | null)?.nonce === nonce) resolveAnswer(message as Record<string, unknown>);
+      else reject(new PluginLoadError(manifest.package, 'it wrote to the channel to the host itself (an answer not from its Plugboard process); not loaded'));
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);

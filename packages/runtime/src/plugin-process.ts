@@ -4,11 +4,14 @@ import { connectorOf, errorText } from './load.js';
 /**
  * The child side of an isolated plugin: imports the connector's entry (its real path, then
  * the path as the manifest writes it) and answers the host with its catalogue metadata over the IPC channel. The
- * channel's `send` is taken before the plugin's code runs, so the plugin cannot write to it.
+ * channel's `send` and the host's nonce are taken before the plugin's code runs: the plugin cannot call
+ * `send`, and what it writes to the channel's descriptor itself cannot quote the nonce.
  */
 
 const send = process.send?.bind(process);
 process.send = undefined;
+// The host's nonce, read before the plugin's code runs: the plugin cannot quote it in a forged answer.
+const nonce = await new Promise<unknown>((resolve) => process.once('message', (message) => resolve((message as { nonce?: unknown } | null)?.nonce)));
 
 async function describeEntry(entryPath: string, entry: string): Promise<unknown> {
   let module: Record<string, unknown>;
@@ -38,4 +41,4 @@ async function describeEntry(entryPath: string, entry: string): Promise<unknown>
   };
 }
 
-if (send) send(await describeEntry(process.argv[2] ?? '', process.argv[3] ?? ''));
+if (send) send({ ...((await describeEntry(process.argv[2] ?? '', process.argv[3] ?? '')) as object), nonce });

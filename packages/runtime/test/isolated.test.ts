@@ -133,3 +133,20 @@ describe('describePlugins (each plugin in its own process)', () => {
     await expect(describePlugin({ name: 'missing', from: folder.dir })).rejects.toBeInstanceOf(PluginLoadError);
   });
 });
+
+describe('the channel to the host', () => {
+  test('an answer the plugin writes itself, straight to the channel, is refused, not taken for its description', async () => {
+    const forged = JSON.stringify({ type: 'described', connector: { key: 'forged', name: 'Forged', connectorVersion: '9.9.9', actions: [] } });
+    const folder = await track(
+      npmFolder([
+        {
+          name: 'connector-forger',
+          entry: `import * as fs from 'node:fs';\nfor (let fd = 3; fd < 8; fd += 1) { try { fs.writeSync(fd, ${JSON.stringify(`${forged}\n`)}); } catch {} }\nawait new Promise((resolve) => setTimeout(resolve, 200));\n${connectorSource('forger')}`,
+        },
+      ]),
+    );
+    const { described, failed } = await describePlugins(folder.dir);
+    expect(described.map((plugin) => plugin.key)).not.toContain('forged');
+    expect(failed).toMatchObject([{ package: 'connector-forger', reason: expect.stringMatching(/wrote to the channel to the host itself/) }]);
+  });
+});
