@@ -1,4 +1,4 @@
-import { ApprovalRequiredError, CancelledError, ConnectionConfigError, createTransport, InvalidInputError, type Page, type Transport } from '@plugboard/sdk';
+import { ApprovalRequiredError, CancelledError, ConnectionConfigError, createTransport, InvalidInputError, type LocalRunner, type Page, type Transport } from '@plugboard/sdk';
 import { items, reply, shop, shopAnswer } from '@plugboard/example-connector';
 import { delay, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -392,8 +392,12 @@ describe('connections and credentials', () => {
       resolveConnection: (id) => ({ id }),
       resolveCredential: () => 'x',
     });
-    expect([...fromMap.connectors.keys()]).toEqual(['shop']);
-    expect(fromPlugins.connectors.get('shop')).toBe(shop);
+    expect([...fromMap.runners.keys()]).toEqual(['shop']);
+    expect((fromPlugins.runners.get('shop') as LocalRunner).connector).toBe(shop);
+    const other = { ...shop };
+    expect(() => createExecutor({ connectors: [shop], plugins: [{ package: 'p', connector: other as typeof shop }], resolveConnection: (id) => ({ id }), resolveCredential: () => 'x' })).toThrow(
+      "two connectors have the key 'shop'",
+    );
   });
 });
 

@@ -4,12 +4,13 @@ import { checkConnectionSettings } from './connection.js';
 import type { ProgressEvent } from './context.js';
 import { type Environment, type Page, retryPolicy } from './definition/action.js';
 import type { Connector } from './definition/connector.js';
+import { type ConnectorRunner, localRunner } from './runner.js';
 import { canonicalJson } from './digest.js';
 import { CancelledError, ConflictError, ConnectionConfigError, ConnectorError } from './errors.js';
 import type { RetrySettings } from './http/client.js';
 import type { Transport } from './http/transport.js';
 import type { LogLevel, LogSink } from './log.js';
-import { passGate, type PreparedRun, prepareRun, resumeFrom, runPrepared, type RunSettings } from './run.js';
+import { passGate, type PreparedAction, type RunSettings } from './run.js';
 import { type IdempotencyRecord, memoryStore, type RunningRecord, type Stores } from './stores.js';
 
 /**
@@ -20,11 +21,11 @@ import { type IdempotencyRecord, memoryStore, type RunningRecord, type Stores } 
  * after the host acknowledged the page.
  */
 
-/** A loaded plugin, as far as the executor cares: its connector and the package it came from. */
-export interface PluginConnector {
-  connector: Connector;
-  package: string;
-}
+/**
+ * A loaded plugin, as far as the executor cares: the package it came from, and its connector
+ * imported into this process or a runner for it (an isolated plugin runs in a process of its own).
+ */
+export type PluginConnector = { package: string } & ({ connector: Connector } | { runner: ConnectorRunner });
 
 /** A connection as the host's resolver gives it: non-secret settings only. */
 export interface HostConnection {
@@ -122,9 +123,10 @@ export type ExecutionEvent =
   | (EventBase & { type: 'finished'; pages?: number; records?: number });
 
 export interface PreparedExecution {
-  connector: Connector;
+  /** Where the connector's actions are checked and run. */
+  runner: ConnectorRunner;
   /** Validated once; the run is handed this, never prepared again. */
-  prepared: PreparedRun;
+  prepared: PreparedAction;
   connection: HostConnection;
   /** The digest an approver reviews (computed when read). */
   readonly digest: string;
@@ -133,8 +135,8 @@ export interface PreparedExecution {
 }
 
 export interface Executor {
-  /** The connectors it runs, by key. */
-  readonly connectors: ReadonlyMap<string, Connector>;
+  /** The connectors it runs, by key: each one's runner. */
+  readonly runners: ReadonlyMap<string, ConnectorRunner>;
   /** Checks a request and gives the digest an approver must review; runs nothing. */
   prepare(request: ExecuteRequest): Promise<PreparedExecution>;
   execute(request: ExecuteRequest): Promise<ExecutionOutcome>;
@@ -194,7 +196,7 @@ function hash(value: unknown): string {
  */
 function fingerprint(ready: PreparedExecution): string {
   const { action, connection, environment, input } = ready.prepared;
-  return `sha256:${createHash('sha256').update(canonicalJson({ connector: ready.connector.key, action: action.key, connectionId: connection.id, environment, input })).digest('hex')}`;
+  return `sha256:${createHash('sha256').update(canonicalJson({ connector: ready.runner.key, action: action.key, connectionId: connection.id, environment, input })).digest('hex')}`;
 }
 
 /** The default name of a source's checkpoint stream. */
@@ -202,17 +204,22 @@ export function streamKey(parts: { connector: string; action: string; connection
   return `${parts.connector}/${parts.action}/${parts.connectionId}/${parts.environment}/${hash(parts.input)}`;
 }
 
-function connectorMap(options: ExecutorOptions): Map<string, Connector> {
-  const map = new Map<string, Connector>();
-  const add = (connector: Connector, from: string) => {
-    const existing = map.get(connector.key);
-    if (existing && existing !== connector) throw new TypeError(`createExecutor: two connectors have the key '${connector.key}' (${from})`);
-    map.set(connector.key, connector);
+function runnerMap(options: ExecutorOptions): Map<string, ConnectorRunner> {
+  const map = new Map<string, ConnectorRunner>();
+  // The same connector (or runner) given twice is one; two different ones under one key are refused.
+  const sources = new Map<string, unknown>();
+  const add = (given: Connector | ConnectorRunner, from: string) => {
+    const existing = sources.get(given.key);
+    if (existing !== undefined && existing !== given) throw new TypeError(`createExecutor: two connectors have the key '${given.key}' (${from})`);
+    sources.set(given.key, given);
+    if (existing === undefined) map.set(given.key, 'prepare' in given ? given : localRunner(given));
   };
   const given = options.connectors;
   if (given) for (const connector of given instanceof Map ? given.values() : (given as readonly Connector[])) add(connector, 'connectors');
   const plugins = options.plugins;
-  if (plugins) for (const plugin of Array.isArray(plugins) ? plugins : (plugins as { loaded: readonly PluginConnector[] }).loaded) add(plugin.connector, `plugin ${plugin.package}`);
+  for (const plugin of plugins === undefined ? [] : Array.isArray(plugins) ? plugins : (plugins as { loaded: readonly PluginConnector[] }).loaded) {
+    add('runner' in plugin ? plugin.runner : plugin.connector, `plugin ${plugin.package}`);
+  }
   return map;
 }
 
@@ -221,7 +228,7 @@ function cancelled(signal: AbortSignal | undefined, subject: string): void {
 }
 
 export function createExecutor(options: ExecutorOptions): Executor {
-  const connectors = connectorMap(options);
+  const runners = runnerMap(options);
   const defaults = memoryStore();
   const checkpoints = options.stores?.checkpoints ?? defaults.checkpoints;
   const idempotency = options.stores?.idempotency ?? defaults.idempotency;
@@ -242,7 +249,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
   }
 
-  async function resolveHostConnection(connector: Connector, request: ExecuteRequest): Promise<HostConnection> {
+  async function resolveHostConnection(runner: ConnectorRunner, request: ExecuteRequest): Promise<HostConnection> {
     const connection = await options.resolveConnection(request.connectionId);
     if (!connection || typeof connection !== 'object') {
       throw new ConnectionConfigError(`connection ${request.connectionId}: the host's resolver returned no connection`);
@@ -259,22 +266,22 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
     const environment = request.environment ?? 'sandbox';
     if (connection.environment !== undefined && connection.environment !== environment) {
-      throw new ConnectionConfigError(`connection ${connection.id} is a ${connection.environment} connection; it cannot run ${connector.key} in ${environment}`);
+      throw new ConnectionConfigError(`connection ${connection.id} is a ${connection.environment} connection; it cannot run ${runner.key} in ${environment}`);
     }
     return connection;
   }
 
   async function prepare(request: ExecuteRequest): Promise<PreparedExecution> {
-    const connector = connectors.get(request.connectorKey);
-    if (!connector) throw new UnknownConnectorError(request.connectorKey, [...connectors.keys()]);
-    const connection = await resolveHostConnection(connector, request);
-    const prepared = prepareRun(connector, request.action, {
+    const runner = runners.get(request.connectorKey);
+    if (!runner) throw new UnknownConnectorError(request.connectorKey, [...runners.keys()]);
+    const connection = await resolveHostConnection(runner, request);
+    const prepared = await runner.prepare(request.action, {
       input: request.input,
       connection: { id: connection.id, ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }), ...(connection.settings ? { settings: connection.settings } : {}) },
       environment: request.environment ?? 'sandbox',
     });
     return {
-      connector,
+      runner,
       prepared,
       connection,
       get digest() {
@@ -296,7 +303,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   }
 
   /** The SDK's one gate, before any claim or call: the run it gives back is the one that runs. */
-  function gate(request: ExecuteRequest, prepared: PreparedRun): PreparedRun {
+  function gate(request: ExecuteRequest, prepared: PreparedAction): PreparedAction {
     return passGate(prepared, request.approval, clock());
   }
 
@@ -306,7 +313,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   }
 
   function baseEvent(ready: PreparedExecution): EventBase {
-    return { connector: ready.connector.key, action: ready.prepared.action.key, time: now() };
+    return { connector: ready.runner.key, action: ready.prepared.action.key, time: now() };
   }
 
   function settings(request: ExecuteRequest, credential: string): RunSettings {
@@ -318,12 +325,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ...(options.transport ? { transport: options.transport } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.secrets ? { secrets: options.secrets } : {}),
+      // A runner in another process checks the gate's decision again there, against the host's time.
+      ...(request.approval ? { approval: request.approval } : {}),
+      clock,
       onProgress: (event: ProgressEvent) => request.onProgress?.({ type: 'progress', ...event }),
     };
   }
 
-  async function writeOnce(request: ExecuteRequest, run: PreparedRun, credential: string): Promise<unknown> {
-    for await (const page of runPrepared(run, settings(request, credential))) return page.records[0];
+  async function writeOnce(request: ExecuteRequest, ready: PreparedExecution, run: PreparedAction, credential: string): Promise<unknown> {
+    for await (const page of ready.runner.run(run, settings(request, credential))) return page.records[0];
     return undefined;
   }
 
@@ -344,23 +354,23 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
     const run = gate(request, ready.prepared);
     const credential = await credentialFor(ready.connection.id);
-    cancelled(request.signal, `${ready.connector.key} ${action.key}`);
+    cancelled(request.signal, `${ready.runner.key} ${action.key}`);
 
     if (key === undefined) {
       request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, ...digestOf(ready) });
-      const result = await writeOnce(request, run, credential);
+      const result = await writeOnce(request, ready, run, credential);
       request.onProgress?.({ ...baseEvent(ready), type: 'finished' });
       return { direction: 'destination', result, replayed: false, ...digestOf(ready) };
     }
 
-    const running: RunningRecord = { state: 'running', fingerprint: fingerprint(ready), digest: ready.digest, connector: ready.connector.key, action: action.key, startedAt: now() };
+    const running: RunningRecord = { state: 'running', fingerprint: fingerprint(ready), digest: ready.digest, connector: ready.runner.key, action: action.key, startedAt: now() };
     const existing = await idempotency.claim(key, running);
     if (existing) return replay(existing);
 
     request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, digest: ready.digest });
     let result: unknown;
     try {
-      result = await writeOnce(request, run, credential);
+      result = await writeOnce(request, ready, run, credential);
     } catch (error) {
       if (safeToForget(error, action)) {
         await idempotency.release(key);
@@ -388,13 +398,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const { action, environment, input } = ready.prepared;
     const onPage = request.onPage;
     if (typeof onPage !== 'function') {
-      throw new TypeError(`${ready.connector.key} ${action.key} is a source: execute() needs onPage, the host's acknowledgement of each page`);
+      throw new TypeError(`${ready.runner.key} ${action.key} is a source: execute() needs onPage, the host's acknowledgement of each page`);
     }
-    const stream = request.stream ?? streamKey({ connector: ready.connector.key, action: action.key, connectionId: ready.connection.id, environment, input });
+    const stream = request.stream ?? streamKey({ connector: ready.runner.key, action: action.key, connectionId: ready.connection.id, environment, input });
     let checkpoint = await checkpoints.get(stream);
-    const run = gate(request, checkpoint === undefined ? ready.prepared : resumeFrom(ready.prepared, checkpoint));
+    const run = gate(request, checkpoint === undefined ? ready.prepared : await ready.runner.resume(ready.prepared, checkpoint));
     const credential = await credentialFor(ready.connection.id);
-    cancelled(request.signal, `${ready.connector.key} ${action.key}`);
+    cancelled(request.signal, `${ready.runner.key} ${action.key}`);
     request.onProgress?.({
       ...baseEvent(ready),
       type: 'started',
@@ -406,7 +416,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
     let index = 0;
     let records = 0;
-    for await (const page of runPrepared(run, settings(request, credential))) {
+    for await (const page of ready.runner.run(run, settings(request, credential))) {
       // The host acknowledges the page by resolving; only then does the checkpoint move on.
       await onPage(page, { index });
       const committed = page.checkpoint !== undefined;
@@ -431,7 +441,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   }
 
   return {
-    connectors,
+    runners,
     prepare,
     async execute(request) {
       cancelled(request.signal, `${request.connectorKey} ${request.action}`);

@@ -19,8 +19,10 @@ export type { Category } from './definition/categories.js';
 export type { ActionContext, SourceContext, ProgressEvent, ProgressUpdate } from './context.js';
 export { checkConnectionSettings, resolveConnection } from './connection.js';
 export type { ConnectionInput, ResolvedConnection, SecretResolver } from './connection.js';
-export { runAction, runPrepared, prepareRun, passGate, resumeFrom, writeAction, readAll, UnknownActionError, NotImplementedError } from './run.js';
-export type { RunOptions, RunSettings, PreparedRun } from './run.js';
+export { runAction, runPrepared, prepareRun, passGate, passedGate, resumeFrom, writeAction, readAll, UnknownActionError, NotImplementedError } from './run.js';
+export type { RunOptions, RunSettings, PreparedAction, PreparedRun } from './run.js';
+export { localRunner } from './runner.js';
+export type { ConnectorRunner, LocalRunner } from './runner.js';
 export { ApprovalRequiredError, ApprovalRefusedError, checkApproval } from './approval.js';
 export { createExecutor, streamKey, UnknownConnectorError, IdempotencyKeyReusedError, IdempotencyUnsettledError } from './executor.js';
 export type {

@@ -55,17 +55,27 @@ export interface RunOptions extends RunSettings {
   checkpoint?: unknown;
 }
 
-export interface PreparedRun {
-  connector: Connector;
-  action: Action;
+/**
+ * What the executor knows of a prepared run, wherever the action's code runs (in this process,
+ * or in a plugin's own process): enough for the gate, the idempotency claim and the checkpoint.
+ */
+export interface PreparedAction {
+  connector: { key: string; version: string };
+  action: Pick<Action, 'key' | 'direction' | 'retry' | 'billable'>;
   /** The validated input, defaults applied: exactly what the action receives. */
   input: unknown;
-  connection: ResolvedConnection;
+  connection: { id: string };
   environment: Environment;
   checkpoint: unknown;
-  /** The digest of exactly this run, computed when first read. */
+  /** The digest of exactly this run. */
   readonly binding: ApprovalBinding;
   needsApproval: boolean;
+}
+
+export interface PreparedRun extends PreparedAction {
+  connector: Connector;
+  action: Action;
+  connection: ResolvedConnection;
 }
 
 export class UnknownActionError extends ConnectorError {
@@ -130,12 +140,16 @@ export function prepareRun(
   return new Prepared(connector, action, input, connection, environment, checkpointOf(connector, action, options.checkpoint), needsApproval(action, environment));
 }
 
-/** Whether a prepared run passed the gate; only this module can set it. */
-const PASSED = Symbol('passed the approval gate');
+/** The prepared runs that passed the gate; only `passGate` adds to it. */
+const passed = new WeakSet<PreparedAction>();
+
+/** True when the gate let this prepared run through: a runner that runs actions elsewhere checks it before it hands anything on. */
+export function passedGate(prepared: PreparedAction): boolean {
+  return passed.has(prepared);
+}
 
 class Prepared implements PreparedRun {
   private digest: ApprovalBinding | undefined;
-  [PASSED] = false;
 
   constructor(
     readonly connector: Connector,
@@ -180,7 +194,7 @@ export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): Prepared
  * digest of exactly this run and has not expired (`checkApproval`). A run that
  * needs none passes as it is.
  */
-export function passGate(prepared: PreparedRun, approval: ApprovalDecision | undefined, now: Date = new Date()): PreparedRun {
+export function passGate<P extends PreparedAction>(prepared: P, approval: ApprovalDecision | undefined, now: Date = new Date()): P {
   if (prepared.needsApproval) {
     checkApproval(approval, {
       subject: `${prepared.connector.key} ${prepared.action.key} in ${prepared.environment}`,
@@ -188,8 +202,7 @@ export function passGate(prepared: PreparedRun, approval: ApprovalDecision | und
       now,
     });
   }
-  if (!(prepared instanceof Prepared)) throw new TypeError('passGate takes a run from prepareRun or resumeFrom');
-  prepared[PASSED] = true;
+  passed.add(prepared);
   return prepared;
 }
 
@@ -202,7 +215,7 @@ export async function* runAction(connector: Connector, actionKey: string, option
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
 export async function* runPrepared(prepared: PreparedRun, options: RunSettings): AsyncGenerator<Page> {
   const { connector, action, connection } = prepared;
-  if (!(prepared instanceof Prepared) || !prepared[PASSED]) throw new TypeError(`${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`);
+  if (!(prepared instanceof Prepared) || !passed.has(prepared)) throw new TypeError(`${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`);
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
 
   const redactor = new Redactor(options.secrets);

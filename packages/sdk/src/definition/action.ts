@@ -83,7 +83,7 @@ export function defineAction(action: Action): Action {
 }
 
 /** The retry policy in force: declared, or the default for the direction. */
-export function retryPolicy(action: Action): RetryPolicy {
+export function retryPolicy(action: Pick<Action, 'retry' | 'direction' | 'billable'>): RetryPolicy {
   return action.retry ?? (action.direction === 'source' && !action.billable ? 'safe' : 'never');
 }
 
