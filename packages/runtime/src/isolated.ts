@@ -1,40 +1,75 @@
-import { spawn } from 'node:child_process';
+import {
+  type ApprovalBinding,
+  approvalDigest,
+  CancelledError,
+  compareText,
+  ConnectionConfigError,
+  ConnectorError,
+  type ConnectorRunner,
+  excerpt,
+  type LogEntry,
+  type LogSink,
+  type Page,
+  passedGate,
+  type PreparedAction,
+  Redactor,
+  type RunSettings,
+  stderrSink,
+} from '@plugboard/sdk';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compareText } from '@plugboard/sdk';
-import { type FailedPlugin, findPlugins, hostSdkVersion, type PluginSpec, packageDir, uniqueKeys } from './load.js';
-import { checkSdkRange, PluginLoadError, readManifest } from './manifest.js';
+import { type FailedPlugin, findPlugins, hostSdkVersion, modulesFolder, type PluginSpec, packageDir, uniqueKeys } from './load.js';
+import { checkSdkRange, PluginLoadError, type PluginManifest, readManifest } from './manifest.js';
+import type { ChildMessage, HostMessage, StartMessage, WirePlan } from './protocol.js';
+import { fromWire } from './wire.js';
 
 /**
- * Reads a plugin's catalogue metadata in a child process of its own, so listing never imports
- * a plugin into the host: an empty environment, Node's permission model reading only the
- * package, the dependencies it imports and the SDK (no writes, child processes, workers or
- * addons), a heap limit, and the IPC channel for the answer; what the plugin prints is its log.
+ * Plugins in processes of their own: one per package, reused across runs, started with an
+ * empty environment under Node's permission model (reading only the package, the dependencies
+ * it imports and the SDK; no writes, child processes, workers or addons) and a heap limit. The
+ * host keeps the gate, the idempotency claim, the acknowledgement and the checkpoint commit; the
+ * plugin's process validates, runs the action and its HTTP pipeline, and sends pages, progress,
+ * logs and failures back over the IPC channel, where the host redacts them again. What the
+ * plugin prints is its log, never part of an answer.
  */
 
-export type KillReason = 'load_timeout' | 'idle_timeout' | 'memory' | 'exited';
+export type KillReason = 'load_timeout' | 'idle_timeout' | 'memory' | 'cancel_ignored' | 'exited' | 'forged' | 'closed';
 
-/** A plugin's process the host ended, or that ended on its own before answering. */
-export class PluginKilledError extends Error {
-  override name = 'PluginKilledError';
+/** A plugin's process the host ended, or that ended on its own; the runs it held fail with this. */
+export class PluginKilledError extends ConnectorError {
   constructor(
     readonly plugin: string,
     readonly reason: KillReason,
     message: string,
     readonly log: string,
   ) {
-    super(`${plugin}: ${message}`);
+    super('plugin_killed', `${plugin}: ${message}`, false, 500);
   }
 }
 
 export interface IsolationLimits {
   /** Time the plugin has to import and answer; default 10 s. */
   loadTimeoutMs?: number;
+  /** The longest a run or a preparation may go without a page or an answer from the plugin; default 5 minutes. */
+  idleTimeoutMs?: number;
+  /** How long a cancelled run has to end before its process is killed; default 2 s. */
+  cancelGraceMs?: number;
   /** The child's V8 heap limit (`--max-old-space-size`); default 256 MB. */
   maxOldSpaceMb?: number;
+}
+
+export interface IsolationOptions extends IsolationLimits {
+  /** The host's SDK version the manifests' ranges are checked against; default: the installed `@plugboard/sdk`'s. */
+  sdkVersion?: string;
+  /** Address ranges the plugins' requests may reach whatever their class, as `createTransport({ network: { allow } })`. */
+  allow?: string[];
+  /** A Redis URL: every plugin's budgets are shared through it, as `createTransport({ redis })`. */
+  redis?: string;
 }
 
 export interface DescribedAction {
@@ -58,8 +93,23 @@ export interface PluginDescription {
   actions: DescribedAction[];
 }
 
+/** A plugin running in a process of its own; give it to `createExecutor({ plugins })`. */
+export interface IsolatedPlugin extends PluginDescription {
+  runner: ConnectorRunner;
+  /** Ends the plugin's process; a later run starts it again. */
+  close(): Promise<void>;
+}
+
+export interface IsolatedPlugins {
+  loaded: IsolatedPlugin[];
+  failed: Array<FailedPlugin & { killed?: KillReason }>;
+  /** Ends every plugin's process. */
+  close(): Promise<void>;
+}
+
 const LOG_LIMIT = 64 * 1024;
 const CONNECTOR_PEERS = ['@plugboard/sdk', 'zod'];
+const DEFAULTS = { loadTimeoutMs: 10_000, idleTimeoutMs: 300_000, cancelGraceMs: 2_000, maxOldSpaceMb: 256 };
 
 /** The folder of the package whose `package.json` is found from `from` by Node's lookup. */
 function findPackage(name: string, from: string): string | undefined {
@@ -98,69 +148,381 @@ const runtimeDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const childScript = join(runtimeDir, 'dist', 'plugin-process.js');
 const sdkDir = dirname(createRequire(import.meta.url).resolve('@plugboard/sdk/package.json'));
 
-/** Describes one plugin package in a child process; throws `PluginLoadError` or `PluginKilledError`. */
-export async function describePlugin(spec: PluginSpec, limits: IsolationLimits & { sdkVersion?: string } = {}): Promise<PluginDescription> {
-  const { dir, label } = packageDir(spec);
+/** A prepared run whose action's code lives in a plugin's process; the digest is the host's own. */
+class RemotePlan implements PreparedAction {
+  private digest: ApprovalBinding | undefined;
+  readonly connector: { key: string; version: string };
+  readonly action: WirePlan['action'];
+  readonly input: unknown;
+  readonly connection: { id: string };
+  readonly environment: WirePlan['environment'];
+  readonly checkpoint: unknown;
+  readonly needsApproval: boolean;
+
+  constructor(
+    readonly owner: PluginProcess,
+    readonly id: string,
+    plan: WirePlan,
+  ) {
+    this.connector = { key: owner.description.key, version: owner.description.connectorVersion };
+    this.action = plan.action;
+    this.input = plan.input;
+    this.connection = plan.connection;
+    this.environment = plan.environment;
+    this.checkpoint = plan.checkpoint;
+    this.needsApproval = plan.needsApproval === true;
+  }
+
+  get binding(): ApprovalBinding {
+    this.digest ??= approvalDigest({ connector: this.connector, action: this.action.key, connectionId: this.connection.id, environment: this.environment, input: this.input });
+    return this.digest;
+  }
+}
+
+interface Pending {
+  onMessage(message: ChildMessage): void;
+  onKilled(error: PluginKilledError): void;
+  /** Armed while the host waits for the plugin: fires after `idleTimeoutMs` without a word. */
+  idle?: NodeJS.Timeout;
+}
+
+/** One plugin package's process, started when first needed and again after it ended. */
+class PluginProcess {
+  description!: PluginDescription;
+  private child: ChildProcess | undefined;
+  private starting: Promise<void> | undefined;
+  private nonce = '';
+  private log = '';
+  private killed: { reason: KillReason; message: string } | undefined;
+  private readonly pending = new Map<string, Pending>();
+  private nextId = 0;
+  private readonly limits: Required<IsolationLimits>;
+
+  constructor(
+    private readonly manifest: PluginManifest,
+    private readonly dir: string,
+    private readonly sdkRoots: string[],
+    private readonly options: IsolationOptions,
+  ) {
+    this.limits = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) } as Required<IsolationLimits>;
+  }
+
+  /** Starts the process (if it is not running) and waits for its description. */
+  ensure(): Promise<void> {
+    this.starting ??= this.spawn().catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  private spawn(): Promise<void> {
+    // A connector imports the SDK and zod whether or not its package.json says so.
+    const readable = new Set([...dependencyFolders(this.dir, new Set(), CONNECTOR_PEERS), ...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
+    const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${this.limits.maxOldSpaceMb}`, childScript];
+    const child = spawn(process.execPath, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
+    this.child = child;
+    this.killed = undefined;
+    this.log = '';
+    // The plugin can write to the channel's descriptor itself: only a message quoting this nonce,
+    // which the child holds before the plugin's code runs, is the child's.
+    this.nonce = randomBytes(16).toString('hex');
+    const start: StartMessage = {
+      type: 'start',
+      nonce: this.nonce,
+      entryPath: this.manifest.entryPath,
+      entry: this.manifest.connector,
+      dir: this.dir,
+      sdkRoots: this.sdkRoots,
+      ...(this.options.allow ? { allow: this.options.allow } : {}),
+      ...(this.options.redis ? { redis: this.options.redis } : {}),
+    };
+    child.send(start);
+    const capture = (chunk: Buffer) => {
+      if (this.log.length < LOG_LIMIT) this.log += chunk.toString('utf8').slice(0, LOG_LIMIT - this.log.length);
+    };
+    child.stdout?.on('data', capture);
+    child.stderr?.on('data', capture);
+
+    return new Promise<void>((resolveStart, rejectStart) => {
+      let described = false;
+      const timer = setTimeout(() => this.kill('load_timeout', `did not load within ${this.limits.loadTimeoutMs} ms; its process was killed`), this.limits.loadTimeoutMs);
+      child.on('message', (raw) => {
+        const message = raw as (ChildMessage & { nonce?: unknown }) | null;
+        if (message?.nonce !== this.nonce) {
+          this.kill('forged', 'it wrote to the channel to the host itself (a message not from its Plugboard process); its process was killed');
+          return;
+        }
+        if (!described) {
+          described = true;
+          clearTimeout(timer);
+          if (message.type === 'described') {
+            this.description = { ...message.connector, actions: message.connector.actions, package: this.manifest.package, version: this.manifest.version, dir: this.dir };
+            this.idleWhenQuiet();
+            resolveStart();
+          } else {
+            this.kill('closed', 'not loaded');
+            rejectStart(new PluginLoadError(this.manifest.package, message.type === 'failed' ? excerpt(String(message.reason), 2000) : 'it answered something other than its description'));
+          }
+          return;
+        }
+        if ('id' in message) this.pending.get(message.id)?.onMessage(message);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        const memory = /heap out of memory|Reached heap limit/i.test(this.log);
+        const ended = this.killed ?? (memory ? { reason: 'memory' as const, message: `ran out of its ${this.limits.maxOldSpaceMb} MB heap; its process ended` } : { reason: 'exited' as const, message: `its process exited (${signal ?? `code ${code}`})` });
+        if (this.child === child) {
+          this.child = undefined;
+          this.starting = undefined;
+        }
+        const error = new PluginKilledError(this.manifest.package, ended.reason, described ? ended.message : ended.message.replace('its process', 'while loading: its process'), this.log);
+        if (!described) rejectStart(ended.reason === 'closed' ? new PluginLoadError(this.manifest.package, 'not loaded') : error);
+        for (const pending of [...this.pending.values()]) pending.onKilled(error);
+        this.pending.clear();
+      });
+    });
+  }
+
+  /** Ends the process; what it held fails with the reason. */
+  kill(reason: KillReason, message: string): void {
+    if (!this.child) return;
+    this.killed ??= { reason, message };
+    this.child.kill('SIGKILL');
+  }
+
+  /** With nothing asked of it, the plugin's process does not keep the host alive. */
+  private idleWhenQuiet(): void {
+    const child = this.child;
+    if (!child) return;
+    const quiet = this.pending.size === 0;
+    for (const handle of [child, child.channel, child.stdout as Socket | null, child.stderr as Socket | null]) {
+      const target = handle as { ref?: () => void; unref?: () => void } | null | undefined;
+      if (quiet) target?.unref?.();
+      else target?.ref?.();
+    }
+  }
+
+  /** Sends a message for a new exchange and registers its handler; the idle timer runs until it ends. */
+  open(build: (id: string) => HostMessage, pending: Omit<Pending, 'idle'>): { id: string; send(message: HostMessage): void; touch(): void; pause(): void; end(): void } {
+    const id = String((this.nextId += 1));
+    const entry: Pending = { ...pending };
+    const touch = () => {
+      if (entry.idle) clearTimeout(entry.idle);
+      entry.idle = setTimeout(() => this.kill('idle_timeout', `went ${this.limits.idleTimeoutMs} ms without a page or an answer; its process was killed`), this.limits.idleTimeoutMs);
+    };
+    // While the host itself works on a page, the plugin waits for it: no idle time is counted.
+    const pause = () => {
+      if (entry.idle) clearTimeout(entry.idle);
+      entry.idle = undefined;
+    };
+    const end = () => {
+      pause();
+      this.pending.delete(id);
+      this.idleWhenQuiet();
+    };
+    this.pending.set(id, entry);
+    this.idleWhenQuiet();
+    touch();
+    const send = (message: HostMessage) => {
+      if (this.child?.connected) this.child.send(message);
+    };
+    send(build(id));
+    return { id, send, touch, pause, end };
+  }
+
+  /** One question, one answer: a preparation or a resumption. */
+  async ask(build: (id: string) => HostMessage, redactor: Redactor): Promise<WirePlan> {
+    await this.ensure();
+    return new Promise<WirePlan>((resolveAnswer, reject) => {
+      const exchange = this.open(build, {
+        onMessage: (message) => {
+          exchange.end();
+          if (message.type === 'prepared') resolveAnswer(message.plan);
+          else if (message.type === 'error') reject(fromWire(message.error, redactor, this.manifest.package));
+          else reject(new PluginKilledError(this.manifest.package, 'forged', `answered a preparation with '${String(message.type)}'`, ''));
+        },
+        onKilled: (error) => {
+          exchange.end();
+          reject(error);
+        },
+      });
+    });
+  }
+
+  /** Runs a prepared run in the plugin's process, one page at a time as the caller asks for them. */
+  async *run(plan: RemotePlan, settings: RunSettings): AsyncGenerator<Page> {
+    const { key } = this.description;
+    const subject = `${key} ${plan.action.key}`;
+    const credential = await settings.credential?.();
+    if (!credential) throw new ConnectionConfigError(`connector '${key}': the connection has no credential; the host's secret resolver returned none`);
+    // The host's own secrets stay here: the plugin's process gets this run's credential only.
+    const redactor = new Redactor(settings.secrets);
+    redactor.add(credential);
+    const sink: LogSink = settings.log ?? stderrSink;
+    await this.ensure();
+    const signal = settings.signal;
+    signal?.throwIfAborted();
+
+    const queue: Array<{ page: Page } | { error: Error } | { done: true }> = [];
+    let wake: (() => void) | undefined;
+    const push = (item: (typeof queue)[number]) => {
+      queue.push(item);
+      wake?.();
+    };
+    let finished = false;
+    const exchange = this.open(
+      (id) => ({
+        type: 'run',
+        id,
+        plan: plan.id,
+        credential,
+        ...(settings.approval ? { approval: settings.approval } : {}),
+        now: (settings.clock?.() ?? new Date()).toISOString(),
+        logLevel: settings.logLevel ?? (settings.log ? 'info' : 'warn'),
+        ...(settings.retry ? { retry: settings.retry } : {}),
+      }),
+      {
+        onMessage: (message) => {
+          exchange.touch();
+          switch (message.type) {
+            case 'page':
+              push({ page: safePage(message.page, redactor) });
+              break;
+            case 'progress':
+              settings.onProgress?.({ ...(redactor.redact(message.event) as object), connector: key, action: plan.action.key, time: new Date().toISOString() });
+              break;
+            case 'log':
+              sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
+              break;
+            case 'done':
+              push({ done: true });
+              break;
+            case 'error':
+              push({ error: fromWire(message.error, redactor, this.manifest.package) });
+              break;
+            default:
+              push({ error: new PluginKilledError(this.manifest.package, 'forged', `sent '${String(message.type)}' during a run`, '') });
+          }
+        },
+        onKilled: (error) => push({ error: cancelRequested ? new CancelledError(`${subject}: the run was cancelled; ${error.message}`) : error }),
+      },
+    );
+    let cancelRequested = false;
+    let grace: NodeJS.Timeout | undefined;
+    const cancel = () => {
+      cancelRequested = true;
+      exchange.send({ type: 'cancel', id: exchange.id });
+      grace = setTimeout(() => this.kill('cancel_ignored', `did not stop its run within ${this.limits.cancelGraceMs} ms of being cancelled; its process was killed`), this.limits.cancelGraceMs);
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((resolveWait) => (wake = resolveWait));
+        const item = queue.shift()!;
+        if ('done' in item) {
+          finished = true;
+          return;
+        }
+        if ('error' in item) {
+          finished = true;
+          throw item.error;
+        }
+        exchange.pause();
+        yield item.page;
+        exchange.touch();
+        exchange.send({ type: 'pull', id: exchange.id });
+      }
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+      if (grace) clearTimeout(grace);
+      // A caller that stopped early (a destination's one page taken) leaves nothing running.
+      if (!finished) exchange.send({ type: 'cancel', id: exchange.id });
+      exchange.end();
+    }
+  }
+
+  runner(): ConnectorRunner {
+    const { key, name, connectorVersion } = this.description;
+    const own = (prepared: PreparedAction): RemotePlan => {
+      if (!(prepared instanceof RemotePlan) || prepared.owner !== this) throw new TypeError(`${key}: a runner takes only the runs it prepared itself`);
+      return prepared;
+    };
+    const redactorOf = (settings?: { secrets?: readonly string[] }) => new Redactor(settings?.secrets);
+    return {
+      key,
+      name,
+      version: connectorVersion,
+      prepare: async (action, options) =>
+        this.planFrom(await this.ask((id) => ({ type: 'prepare', id, action, input: options.input, ...(options.connection ? { connection: options.connection } : {}), ...(options.environment ? { environment: options.environment } : {}) }), redactorOf())),
+      resume: async (prepared, checkpoint) => this.planFrom(await this.ask((id) => ({ type: 'resume', id, plan: own(prepared).id, checkpoint }), redactorOf())),
+      run: (prepared, settings) => {
+        const plan = own(prepared);
+        if (!passedGate(plan)) throw new TypeError(`${key} ${plan.action.key}: a run is handed to a plugin only after the approval gate (passGate)`);
+        return this.run(plan, settings);
+      },
+    };
+  }
+
+  private planFrom(plan: WirePlan): RemotePlan {
+    return new RemotePlan(this, plan.id, plan);
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+    this.kill('closed', 'the host closed it');
+    await exited;
+  }
+}
+
+/** A page from the plugin: its records an array, a credential echoed anywhere in it taken out. */
+function safePage(page: unknown, redactor: Redactor): Page {
+  const records = (page as { records?: unknown } | null)?.records;
+  if (!Array.isArray(records)) throw new TypeError('a page from the plugin has no records array');
+  const checkpoint = (page as { checkpoint?: unknown }).checkpoint;
+  const clean = redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records;
+  return checkpoint === undefined ? { records: clean } : { records: clean, checkpoint: redactor.redactValues(checkpoint) };
+}
+
+async function pluginProcess(spec: PluginSpec, options: IsolationOptions, folderRoot?: string): Promise<PluginProcess> {
+  const { dir, label, sdkRoots } = packageDir(spec);
   const manifest = await readManifest(dir, label);
-  checkSdkRange(manifest, limits.sdkVersion ?? hostSdkVersion());
-  // A connector imports the SDK and zod whether or not its package.json says so.
-  const readable = new Set([...dependencyFolders(dir, new Set(), CONNECTOR_PEERS), ...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
-  const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${limits.maxOldSpaceMb ?? 256}`, childScript, manifest.entryPath, manifest.connector];
-  const child = spawn(process.execPath, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
-  // The plugin can write to the channel's descriptor itself: only an answer quoting this nonce,
-  // which the child holds before the plugin's code runs, is the child's.
-  const nonce = randomBytes(16).toString('hex');
-  child.send({ type: 'describe', nonce });
-  let log = '';
-  const capture = (chunk: Buffer) => {
-    if (log.length < LOG_LIMIT) log += chunk.toString('utf8').slice(0, LOG_LIMIT - log.length);
-  };
-  child.stdout?.on('data', capture);
-  child.stderr?.on('data', capture);
-  const answer = await new Promise<Record<string, unknown>>((resolveAnswer, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new PluginKilledError(manifest.package, 'load_timeout', `did not load within ${limits.loadTimeoutMs ?? 10_000} ms; its process was killed`, log));
-    }, limits.loadTimeoutMs ?? 10_000);
-    child.once('message', (message) => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      if ((message as { nonce?: unknown } | null)?.nonce === nonce) resolveAnswer(message as Record<string, unknown>);
-      else reject(new PluginLoadError(manifest.package, 'it wrote to the channel to the host itself (an answer not from its Plugboard process); not loaded'));
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      const memory = /heap out of memory|Reached heap limit/i.test(log);
-      reject(
-        new PluginKilledError(
-          manifest.package,
-          memory ? 'memory' : 'exited',
-          memory ? `ran out of its ${limits.maxOldSpaceMb ?? 256} MB heap while loading` : `its process exited while loading (${signal ?? `code ${code}`})`,
-          log,
-        ),
-      );
-    });
-  });
-  child.kill('SIGKILL');
-  if (answer.type !== 'described') throw new PluginLoadError(manifest.package, String(answer.reason));
-  const connector = answer.connector as Omit<PluginDescription, 'package' | 'version' | 'dir'>;
-  return { ...connector, package: manifest.package, version: manifest.version, dir };
+  checkSdkRange(manifest, options.sdkVersion ?? hostSdkVersion());
+  const plugin = new PluginProcess(manifest, dir, folderRoot ? [dir, folderRoot] : sdkRoots, options);
+  await plugin.ensure();
+  return plugin;
+}
+
+function isolated(plugin: PluginProcess): IsolatedPlugin {
+  return { ...plugin.description, runner: plugin.runner(), close: () => plugin.close() };
+}
+
+/** Starts one plugin package in a process of its own; throws `PluginLoadError` or `PluginKilledError`. */
+export async function startPlugin(spec: PluginSpec, options: IsolationOptions = {}): Promise<IsolatedPlugin> {
+  return isolated(await pluginProcess(spec, options));
 }
 
 /**
- * Describes every plugin in a plugin folder, each in its own process; a failing one is reported
- * and the others are described. Two packages claiming one key are both refused, as `loadPlugins` does.
+ * Starts every plugin of a plugin folder, each in a process of its own; a failing one is
+ * reported and the others start. Two packages claiming one key are both refused, as
+ * `loadPlugins` does.
  */
-export async function describePlugins(
-  pluginDir: string,
-  limits: IsolationLimits & { sdkVersion?: string } = {},
-): Promise<{ described: PluginDescription[]; failed: Array<FailedPlugin & { killed?: KillReason }> }> {
+export async function startPlugins(pluginDir: string, options: IsolationOptions = {}): Promise<IsolatedPlugins> {
   const failed: Array<FailedPlugin & { killed?: KillReason }> = [];
-  const claims = new Map<string, PluginDescription[]>();
+  const claims = new Map<string, IsolatedPlugin[]>();
+  const modules = modulesFolder(resolve(pluginDir));
+  let folderRoot: string;
+  try {
+    folderRoot = realpathSync(modules);
+  } catch {
+    folderRoot = modules;
+  }
   await Promise.all(
     (await findPlugins(pluginDir)).map(({ name, dir }) =>
-      describePlugin({ dir }, limits).then(
-        (description) => claims.set(description.key, [...(claims.get(description.key) ?? []), description]),
+      pluginProcess({ dir }, options, folderRoot).then(
+        (plugin) => claims.set(plugin.description.key, [...(claims.get(plugin.description.key) ?? []), isolated(plugin)]),
         (error: unknown) =>
           failed.push({
             package: name,
@@ -171,6 +533,31 @@ export async function describePlugins(
       ),
     ),
   );
-  const described = uniqueKeys(claims, failed).sort((a, b) => compareText(a.package, b.package));
-  return { described, failed: failed.sort((a, b) => compareText(a.package, b.package)) };
+  const loaded = uniqueKeys(claims, failed).sort((a, b) => compareText(a.package, b.package));
+  const refused = [...claims.values()].flat().filter((plugin) => !loaded.includes(plugin));
+  await Promise.all(refused.map((plugin) => plugin.close()));
+  return {
+    loaded,
+    failed: failed.sort((a, b) => compareText(a.package, b.package)),
+    close: async () => void (await Promise.all(loaded.map((plugin) => plugin.close()))),
+  };
+}
+
+function description(plugin: IsolatedPlugin): PluginDescription {
+  const { runner: _runner, close: _close, ...described } = plugin;
+  return described;
+}
+
+/** Describes one plugin package in a process of its own, then ends it. */
+export async function describePlugin(spec: PluginSpec, options: IsolationOptions = {}): Promise<PluginDescription> {
+  const plugin = await startPlugin(spec, options);
+  await plugin.close();
+  return description(plugin);
+}
+
+/** Describes every plugin in a plugin folder, each in a process of its own, then ends them. */
+export async function describePlugins(pluginDir: string, options: IsolationOptions = {}): Promise<{ described: PluginDescription[]; failed: IsolatedPlugins['failed'] }> {
+  const { loaded, failed, close } = await startPlugins(pluginDir, options);
+  await close();
+  return { described: loaded.map(description), failed };
 }

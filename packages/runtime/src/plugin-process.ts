@@ -1,44 +1,157 @@
+import { CancelledError, type Connector, createTransport, passGate, type PreparedRun, prepareRun, resumeFrom, runPrepared, type Transport } from '@plugboard/sdk';
 import { pathToFileURL } from 'node:url';
 import { connectorOf, errorText } from './load.js';
+import type { ChildMessage, HostMessage, StartMessage, WirePlan } from './protocol.js';
+import { shareHostSdk } from './sdk-sharing.js';
+import { toWire } from './wire.js';
 
 /**
- * The child side of an isolated plugin: imports the connector's entry (its real path, then
- * the path as the manifest writes it) and answers the host with its catalogue metadata over the IPC channel. The
- * channel's `send` and the host's nonce are taken before the plugin's code runs: the plugin cannot call
- * `send`, and what it writes to the channel's descriptor itself cannot quote the nonce.
+ * The plugin's side of an isolated plugin: one process per package, started by the host with
+ * an empty environment under Node's permission model. It imports the connector's entry, answers
+ * with its catalogue metadata, then prepares and runs actions for the host over the IPC channel.
+ * The channel's `send` and the host's nonce are taken before the plugin's code runs: the plugin
+ * cannot call `send`, and what it writes to the channel's descriptor itself cannot quote the nonce.
  */
 
-const send = process.send?.bind(process);
+const channel = process.send?.bind(process);
 process.send = undefined;
-// The host's nonce, read before the plugin's code runs: the plugin cannot quote it in a forged answer.
-const nonce = await new Promise<unknown>((resolve) => process.once('message', (message) => resolve((message as { nonce?: unknown } | null)?.nonce)));
+if (!channel) process.exit(70);
+const send = channel!;
 
-async function describeEntry(entryPath: string, entry: string): Promise<unknown> {
+// Prepared runs the host may still run; the oldest are dropped past this.
+const MAX_PLANS = 1000;
+
+const start = await new Promise<StartMessage>((resolve) => process.once('message', (message) => resolve(message as StartMessage)));
+const post = (message: ChildMessage) => send({ ...message, nonce: start.nonce });
+
+let connector: Connector | undefined;
+let transport: Transport | undefined;
+const plans = new Map<string, PreparedRun>();
+const runs = new Map<string, { controller: AbortController; credits: number; wake?: () => void }>();
+let nextPlan = 0;
+
+function remember(prepared: PreparedRun): WirePlan {
+  const id = String((nextPlan += 1));
+  plans.set(id, prepared);
+  if (plans.size > MAX_PLANS) plans.delete(plans.keys().next().value!);
+  const { action } = prepared;
+  return {
+    id,
+    action: { key: action.key, direction: action.direction, ...(action.retry ? { retry: action.retry } : {}), ...(action.billable ? { billable: true } : {}) },
+    input: prepared.input,
+    connection: { id: prepared.connection.id },
+    environment: prepared.environment,
+    checkpoint: prepared.checkpoint,
+    needsApproval: prepared.needsApproval,
+  };
+}
+
+function planOf(id: string): PreparedRun {
+  const prepared = plans.get(id);
+  if (!prepared) throw new Error(`the prepared run ${id} is no longer held by the plugin's process (it restarted, or held too many); prepare it again`);
+  return prepared;
+}
+
+async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
+  const state: { controller: AbortController; credits: number; wake?: () => void } = { controller: new AbortController(), credits: 0 };
+  runs.set(message.id, state);
+  const { signal } = state.controller;
+  try {
+    const prepared = planOf(message.plan);
+    plans.delete(message.plan);
+    // The host's gate let this run through; the same gate here holds the plugin to the digest the host approved.
+    const gated = passGate(prepared, message.approval, new Date(message.now));
+    transport ??= createTransport({ ...(start.allow ? { network: { allow: start.allow } } : {}), ...(start.redis ? { redis: start.redis } : {}) });
+    const pages = runPrepared(gated, {
+      credential: () => message.credential,
+      signal,
+      log: (entry) => post({ type: 'log', id: message.id, entry }),
+      logLevel: message.logLevel,
+      transport,
+      ...(message.retry ? { retry: message.retry } : {}),
+      onProgress: (event) => post({ type: 'progress', id: message.id, event }),
+    });
+    // The next page is read only when the host asks for it, as a run in the host's own process would.
+    for (const iterator = pages[Symbol.asyncIterator](); ; ) {
+      const next = await iterator.next();
+      if (next.done) break;
+      post({ type: 'page', id: message.id, page: next.value });
+      while (state.credits === 0 && !signal.aborted) await new Promise<void>((resolve) => (state.wake = resolve));
+      if (signal.aborted) {
+        await iterator.return?.(undefined);
+        throw new CancelledError(`${prepared.connector.key} ${prepared.action.key}: the run was cancelled`);
+      }
+      state.credits -= 1;
+    }
+    post({ type: 'done', id: message.id });
+  } catch (error) {
+    post({ type: 'error', id: message.id, error: toWire(error) });
+  } finally {
+    runs.delete(message.id);
+  }
+}
+
+function answer(id: string, work: () => WirePlan): void {
+  try {
+    post({ type: 'prepared', id, plan: work() });
+  } catch (error) {
+    post({ type: 'error', id, error: toWire(error) });
+  }
+}
+
+function handle(message: HostMessage): void {
+  const loaded = connector!;
+  switch (message.type) {
+    case 'prepare':
+      answer(message.id, () => remember(prepareRun(loaded, message.action, { input: message.input, connection: message.connection, environment: message.environment })));
+      break;
+    case 'resume':
+      answer(message.id, () => remember(resumeFrom(planOf(message.plan), message.checkpoint)));
+      break;
+    case 'run':
+      void run(message);
+      break;
+    case 'pull':
+    case 'cancel': {
+      const state = runs.get(message.id);
+      if (!state) break;
+      if (message.type === 'pull') state.credits += 1;
+      else state.controller.abort();
+      state.wake?.();
+      break;
+    }
+    case 'forget':
+      plans.delete(message.plan);
+      break;
+  }
+}
+
+async function load(): Promise<ChildMessage> {
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(entryPath).href)) as Record<string, unknown>;
+    // The plugin's imports of the SDK go to this process's SDK: one set of error classes.
+    for (const root of start.sdkRoots) shareHostSdk(root);
+    module = (await import(pathToFileURL(start.entryPath).href)) as Record<string, unknown>;
   } catch (error) {
     // A refusal of the permission model names what was refused: the fix is in the plugin's dependencies.
     const resource = (error as { resource?: unknown }).resource;
-    return { type: 'failed', reason: `the entry ${entry} threw on import: ${errorText(error)}${typeof resource === 'string' ? ` (${resource})` : ''}` };
+    return { type: 'failed', reason: `the entry ${start.entry} threw on import: ${errorText(error)}${typeof resource === 'string' ? ` (${resource})` : ''}` };
   }
   const found = connectorOf(module.default);
   if ('problem' in found) return { type: 'failed', reason: found.problem };
-  const { connector } = found;
+  connector = found.connector;
   return {
     type: 'described',
     connector: {
       key: connector.key,
       name: connector.name,
       connectorVersion: connector.version,
-      actions: connector.actions.map((action) => ({
-        key: action.key,
-        label: action.label,
-        direction: action.direction,
-        input: action.input.toJSONSchema(),
-      })),
+      actions: connector.actions.map((action) => ({ key: action.key, label: action.label, direction: action.direction, input: action.input.toJSONSchema() })),
     },
   };
 }
 
-if (send) send({ ...((await describeEntry(process.argv[2] ?? '', process.argv[3] ?? '')) as object), nonce });
+process.on('message', (message) => handle(message as HostMessage));
+const loaded = await load();
+post(loaded);
+if (loaded.type === 'failed') process.disconnect();

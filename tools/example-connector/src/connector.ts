@@ -92,3 +92,6 @@ export const shop = defineConnector({
   rateLimits: { default: { limit: 1000, per: 'second' } },
   actions: [itemsList, ordersCreate, refundsCreate, quotesCreate, jobsRun],
 });
+
+/** The plugin entry (package.json's `plugboard.connector`). */
+export default shop;

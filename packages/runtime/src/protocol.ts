@@ -1,0 +1,65 @@
+import type { ApprovalDecision, ConnectionInput, Environment, LogEntry, LogLevel, Page, PreparedAction, ProgressEvent, RetrySettings } from '@plugboard/sdk';
+import type { WireError } from './wire.js';
+
+/**
+ * The messages between the host and a plugin's process. The host's come first with the nonce
+ * and the start settings; every message of the plugin's process quotes the nonce.
+ */
+
+export interface StartMessage {
+  type: 'start';
+  nonce: string;
+  /** The entry file, by its real path inside the package, and as the manifest writes it. */
+  entryPath: string;
+  entry: string;
+  /** The package's folder (real path). */
+  dir: string;
+  /** The folders whose imports of `@plugboard/sdk` go to this process's SDK. */
+  sdkRoots: string[];
+  /** Address ranges the plugin's requests may reach whatever their class (the transport's `network.allow`). */
+  allow?: string[];
+  /** A Redis URL: the plugin's budgets are shared through it with every other process using it. */
+  redis?: string;
+}
+
+export type HostMessage =
+  | { type: 'prepare'; id: string; action: string; input: unknown; connection?: ConnectionInput; environment?: Environment }
+  | { type: 'resume'; id: string; plan: string; checkpoint: unknown }
+  | {
+      type: 'run';
+      id: string;
+      plan: string;
+      /** This run's credential: the process holds it for this run only. */
+      credential: string;
+      approval?: ApprovalDecision;
+      /** The host's time, which the approval's expiry is checked against. */
+      now: string;
+      logLevel: LogLevel;
+      retry?: Partial<RetrySettings>;
+    }
+  | { type: 'pull'; id: string }
+  | { type: 'cancel'; id: string }
+  | { type: 'forget'; plan: string };
+
+/** A prepared run as the plugin's process describes it; the host computes its digest itself. */
+export interface WirePlan extends Pick<PreparedAction, 'action' | 'input' | 'environment' | 'checkpoint' | 'needsApproval'> {
+  id: string;
+  connection: { id: string };
+}
+
+export interface DescribedConnector {
+  key: string;
+  name: string;
+  connectorVersion: string;
+  actions: Array<{ key: string; label: string; direction: string; input: unknown }>;
+}
+
+export type ChildMessage =
+  | { type: 'described'; connector: DescribedConnector }
+  | { type: 'failed'; reason: string }
+  | { type: 'prepared'; id: string; plan: WirePlan }
+  | { type: 'page'; id: string; page: Page }
+  | { type: 'progress'; id: string; event: ProgressEvent }
+  | { type: 'log'; id: string; entry: LogEntry }
+  | { type: 'done'; id: string }
+  | { type: 'error'; id: string; error: WireError };
