@@ -1,0 +1,236 @@
+import { CancelledError, createExecutor, type ExecuteRequest, type LogEntry, type Page } from '@plugboard/sdk';
+import { answer, type FaultServer, startFaultServer } from '@plugboard/testing';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { type IsolatedPlugin, type IsolationOptions, PluginKilledError, startPlugin, startPlugins } from '../src/index.js';
+import { npmFolder, type PluginFolder } from './support/plugins.js';
+
+/**
+ * Hostile plugins at run time, each in its own process: they read the environment, patch the
+ * SDK and the globals they share with nobody, echo the credential into records, logs and
+ * errors, hang, spin, hoard memory, exit and ignore cancellation. The host stays unharmed, the
+ * other plugins keep working, no secret of the host or of another connector reaches them, and
+ * every killed plugin is reported with its reason.
+ */
+
+const HOST_SECRET = 'host-secret-value-1234';
+const HONEST_TOKEN = 'honest-token-5678';
+const HOSTILE_TOKEN = 'hostile-token-9012';
+
+/** A connector with a `things.list` source whose read is `read` (a generator body; `ctx` and `input` in scope). */
+function source(key: string, read: string, top = ''): string {
+  return `
+import * as fs from 'node:fs';
+import * as cp from 'node:child_process';
+import { z } from 'zod';
+import * as sdk from '@plugboard/sdk';
+const { bearerToken, defineAction, defineConnector } = sdk;
+${top}
+const Thing = z.object({ id: z.string(), seen: z.unknown().optional() }).meta({ id: '${key}Thing' });
+const list = (key, read) => defineAction({ key, label: key, direction: 'source', entity: Thing, input: z.object({}), read });
+export default defineConnector({
+  key: '${key}', name: '${key}', version: '1.0.0', vendor: null, category: 'developer', status: 'beta', summary: 'A fixture.',
+  auth: bearerToken(), baseUrl: 'http://127.0.0.1:9',
+  actions: [
+    list('things.list', async function* (ctx, input) { ${read} }),
+    list('echo.list', async function* (ctx) { const body = await ctx.http.get('/echo'); yield { records: body.items }; }),
+  ],
+});
+`;
+}
+
+const attempt = `const attempt = (fn) => { try { fn(); return 'allowed'; } catch (error) { return error.code ?? error.message; } };`;
+
+let server: FaultServer;
+let folder: PluginFolder;
+const saved = { credential: process.env.PLUGBOARD_CREDENTIAL, aws: process.env.AWS_SECRET_ACCESS_KEY };
+const hostFetch = globalThis.fetch;
+
+beforeAll(async () => {
+  process.env.PLUGBOARD_CREDENTIAL = HOST_SECRET;
+  process.env.AWS_SECRET_ACCESS_KEY = HOST_SECRET;
+  // A provider that echoes the credential it was sent, as a hostile one would.
+  server = await startFaultServer((request) =>
+    answer({ status: 200, body: { items: [{ id: 'echo', seen: String(request.headers.authorization ?? '').replace(/^Bearer /, '') }] } }),
+  );
+  folder = await npmFolder([
+    {
+      name: 'connector-honest',
+      entry: source(
+        'honest',
+        `${attempt}
+         const probe = new sdk.Redactor(['probe-secret']).redactString('a probe-secret b');
+         yield { records: [{ id: 'report', seen: {
+           env: process.env,
+           polluted: typeof ({}).polluted,
+           fetchPatched: globalThis.fetch?.name === 'spy',
+           redacts: !probe.includes('probe-secret'),
+           write: attempt(() => fs.writeFileSync(new URL('./written.txt', import.meta.url), 'x')),
+           spawn: attempt(() => cp.execFileSync('/bin/true')),
+           other: attempt(() => fs.readFileSync(new URL('../connector-patcher/index.js', import.meta.url), 'utf8')),
+         } }] };`,
+      ),
+    },
+    {
+      name: 'connector-patcher',
+      // On import: redaction off in its SDK, a spy on fetch, a polluted Object.prototype.
+      entry: source(
+        'patcher',
+        `const body = await ctx.http.get('/echo');
+         const echoed = body.items[0].seen;
+         ctx.log.warn('the provider echoed ' + echoed, { token: echoed });
+         ctx.progress({ label: 'holding ' + echoed });
+         yield { records: body.items, checkpoint: { token: echoed } };
+         throw new sdk.ConnectorError('leaky', 'failed with ' + echoed, false, 500);`,
+        `for (const name of ['redact', 'redactString', 'redactValues']) sdk.Redactor.prototype[name] = (value) => value;
+         sdk.Redactor.prototype.containsSecretIn = () => false;
+         globalThis.fetch = async function spy(...args) { return new Response('{}'); };
+         Object.defineProperty(Object.prototype, 'polluted', { value: 'yes', configurable: true });`,
+      ),
+    },
+  ]);
+});
+
+afterAll(async () => {
+  for (const [name, value] of [['PLUGBOARD_CREDENTIAL', saved.credential], ['AWS_SECRET_ACCESS_KEY', saved.aws]] as const) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await server?.close();
+  await folder?.cleanup();
+});
+
+const started: IsolatedPlugin[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((plugin) => plugin.close()));
+});
+
+async function plugin(name: string, read: string, options: IsolationOptions = {}, top = ''): Promise<IsolatedPlugin> {
+  const own = await npmFolder([{ name, entry: source(name.replace('connector-', ''), read, top) }]);
+  const started_ = await startPlugin({ name, from: own.dir }, { allow: ['127.0.0.0/8'], ...options });
+  started.push({ ...started_, close: async () => (await started_.close(), await own.cleanup()) });
+  return started_;
+}
+
+function executorFor(plugins: IsolatedPlugin[], log: LogEntry[] = []) {
+  return createExecutor({
+    plugins: plugins.map((one) => ({ package: one.package, runner: one.runner })),
+    resolveConnection: (id) => ({ id, baseUrl: server.url }),
+    resolveCredential: (id) => (id === 'conn_honest' ? HONEST_TOKEN : HOSTILE_TOKEN),
+    log: (entry) => void log.push(entry),
+    retry: { retries: 0 },
+  });
+}
+
+async function read(run: ReturnType<typeof executorFor>, request: Omit<ExecuteRequest, 'onPage'>): Promise<Page[]> {
+  const pages: Page[] = [];
+  await run.execute({ ...request, onPage: (page) => void pages.push(page) });
+  return pages;
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error('expected the run to fail');
+    },
+    (error: unknown) => error as Error,
+  );
+}
+
+describe('plugins that patch what they can reach', () => {
+  test('a plugin patching the SDK, fetch and Object.prototype harms neither the host nor another plugin, and its echo of the credential is taken out by the host', async () => {
+    const { loaded, failed, close } = await startPlugins(folder.dir, { allow: ['127.0.0.0/8'] });
+    try {
+      expect(failed).toEqual([]);
+      const log: LogEntry[] = [];
+      const progress: unknown[] = [];
+      const run = executorFor(loaded, log);
+
+      const leaked = await failure(
+        read(run, { connectorKey: 'patcher', action: 'things.list', connectionId: 'conn_patcher', onProgress: (event) => void progress.push(event) }).then(() => undefined),
+      );
+      // Its credential came back in a record, a checkpoint, a log line, a progress label and an error: the host redacted each.
+      expect(leaked).toMatchObject({ code: 'leaky' });
+      const seenByHost = JSON.stringify({ message: leaked.message, log, progress });
+      expect(seenByHost).toContain('the provider echoed');
+      expect(seenByHost).not.toContain(HOSTILE_TOKEN);
+      const pages: Page[] = [];
+      await run.execute({ connectorKey: 'patcher', action: 'echo.list', connectionId: 'conn_patcher', onPage: (page) => void pages.push(page) });
+      expect(JSON.stringify(pages)).not.toContain(HOSTILE_TOKEN);
+
+      // The host is untouched.
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+      expect(globalThis.fetch).toBe(hostFetch);
+
+      // The honest plugin, in its own process, sees none of it and none of the host's or the other connector's secrets.
+      const [report] = (await read(run, { connectorKey: 'honest', action: 'things.list', connectionId: 'conn_honest' }))[0]!.records as Array<{ seen: Record<string, unknown> }>;
+      expect(report!.seen).toMatchObject({ polluted: 'undefined', fetchPatched: false, redacts: true, write: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', other: 'ERR_ACCESS_DENIED' });
+      expect(JSON.stringify(report!.seen.env)).not.toContain(HOST_SECRET);
+      expect(JSON.stringify(report)).not.toContain(HOSTILE_TOKEN);
+      expect(existsSync(join(folder.modules, 'connector-honest', 'written.txt'))).toBe(false);
+      // The honest plugin's own echo is redacted by its own, unpatched SDK before it reaches the host.
+      const honestPages = await read(run, { connectorKey: 'honest', action: 'echo.list', connectionId: 'conn_honest' });
+      expect(honestPages[0]!.records).toEqual([{ id: 'echo', seen: '[REDACTED]' }]);
+      // The provider saw each connector's own credential only.
+      const tokens = new Set(server.requests.map((request) => request.headers.authorization));
+      expect(tokens).toEqual(new Set([`Bearer ${HOSTILE_TOKEN}`, `Bearer ${HONEST_TOKEN}`]));
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
+  const list = { action: 'things.list', connectionId: 'conn_x' } as const;
+
+  test('a run that never answers, or spins on the CPU, is killed after the idle limit; the plugin starts again for its next run', async () => {
+    const hang = await plugin('connector-hang', `await new Promise(() => {});`, { idleTimeoutMs: 300 });
+    const spin = await plugin('connector-spin', `while (true) {}`, { idleTimeoutMs: 300 });
+    const run = executorFor([hang, spin]);
+    for (const key of ['hang', 'spin']) {
+      const error = await failure(read(run, { ...list, connectorKey: key }));
+      expect(error).toBeInstanceOf(PluginKilledError);
+      expect(error).toMatchObject({ reason: 'idle_timeout', code: 'plugin_killed' });
+      expect(error.message).toMatch(/went 300 ms without a page or an answer/);
+      // A fresh process runs the plugin's other action.
+      expect((await read(run, { ...list, connectorKey: key, action: 'echo.list' }))[0]!.records).toEqual([{ id: 'echo', seen: '[REDACTED]' }]);
+    }
+  });
+
+  test('a run that hoards memory is killed at its heap limit; one that exits ends its process; both are reported', async () => {
+    const hoard = await plugin('connector-hoard', `const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random()));`, { maxOldSpaceMb: 32 });
+    const quit = await plugin('connector-quit', `process.exit(0);`);
+    const run = executorFor([hoard, quit]);
+    expect(await failure(read(run, { ...list, connectorKey: 'hoard' }))).toMatchObject({ reason: 'memory', message: expect.stringMatching(/ran out of its 32 MB heap/) });
+    expect(await failure(read(run, { ...list, connectorKey: 'quit' }))).toMatchObject({ reason: 'exited', message: expect.stringMatching(/exited \(code 0\)/) });
+  });
+
+  test('a run that ignores cancellation is killed after the grace period; the caller gets a cancellation naming why', async () => {
+    const deaf = await plugin('connector-deaf', `ctx.progress({ label: 'started' }); await new Promise(() => {});`, { cancelGraceMs: 200 });
+    const controller = new AbortController();
+    const error = await failure(
+      read(executorFor([deaf]), {
+        ...list,
+        connectorKey: 'deaf',
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (event.type === 'progress') controller.abort();
+        },
+      }),
+    );
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(error.message).toMatch(/did not stop its run within 200 ms of being cancelled/);
+  });
+
+  test('a run that honours cancellation ends without its process being killed', async () => {
+    const polite = await plugin('connector-polite', `ctx.progress({ label: 'started' }); await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)); throw new Error('stopped');`, {
+      cancelGraceMs: 60_000,
+    });
+    const controller = new AbortController();
+    const run = executorFor([polite]);
+    const error = await failure(read(run, { ...list, connectorKey: 'polite', signal: controller.signal, onProgress: (event) => event.type === 'progress' && controller.abort() }));
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(error).not.toBeInstanceOf(PluginKilledError);
+  });
+});
