@@ -1,5 +1,5 @@
-import { ApprovalRequiredError, ConnectorError, createExecutor, createTransport, type ExecuteRequest, type Transport } from '@plugboard/sdk';
-import { loadPlugins, type LoadResult, pluginsReport } from '@plugboard/runtime';
+import { ApprovalRequiredError, ConnectorError, createExecutor, type ExecuteRequest } from '@plugboard/sdk';
+import { type IsolatedPlugins, loadPlugins, pluginsReport, startPlugins } from '@plugboard/runtime';
 import { startDescriptSimulator } from '@plugboard/simulator-descript';
 import { startInsuranceSimulator } from '@plugboard/simulator-insurance';
 import { execFile } from 'node:child_process';
@@ -44,8 +44,7 @@ let registry: LocalRegistry;
 let host: string;
 let published: Array<{ name: string; version: string }> = [];
 let workspace: WorkspacePackage[];
-let plugins: LoadResult;
-let transport: Transport;
+let plugins: IsolatedPlugins;
 
 beforeAll(async () => {
   tmp = await realpath(await mkdtemp(join(tmpdir(), 'plugboard-e2e-')));
@@ -69,13 +68,12 @@ beforeAll(async () => {
   const names = workspace.filter((pkg) => pkg.folder.startsWith('connectors/')).map((pkg) => pkg.name);
   await npm(['install', ...names, '@plugboard/sdk', '@plugboard/runtime', '--registry', registry.url, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: host, ...npmConfig });
 
-  plugins = await loadPlugins(host);
-  // Production runs go to the simulators on 127.0.0.1: the host lets loopback through.
-  transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
+  // Each connector runs in a process of its own. Production runs go to the simulators on 127.0.0.1: the host lets loopback through.
+  plugins = await startPlugins(host, { allow: ['127.0.0.0/8'] });
 });
 
 afterAll(async () => {
-  await transport?.close();
+  await plugins?.close();
   await registry?.stop();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
@@ -105,17 +103,17 @@ describe('publish and install', () => {
 });
 
 describe('loading', () => {
-  test('the runtime loads every connector installed in the host folder', () => {
+  test('the runtime starts every connector installed in the host folder, each in a process of its own, and a trusting host can import them', async () => {
     expect(plugins.failed).toEqual([]);
     const expected = workspace
       .filter((pkg) => pkg.folder.startsWith('connectors/'))
       .map((pkg) => ({ key: pkg.folder.replace('connectors/', ''), package: pkg.name, version: pkg.version }))
       .sort((a, b) => (a.package < b.package ? -1 : 1));
     expect(plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version }))).toEqual(expected);
-    for (const plugin of plugins.loaded) {
-      expect(plugin.dir.startsWith(join(host, 'node_modules'))).toBe(true);
-      expect(plugin.sharesHostSdk).toBe(true);
-    }
+    for (const plugin of plugins.loaded) expect(plugin.dir.startsWith(join(host, 'node_modules'))).toBe(true);
+    const imported = await loadPlugins(host);
+    expect(imported.loaded.map(({ key, package: name, version, dir }) => ({ key, package: name, version, dir }))).toEqual(plugins.loaded.map(({ key, package: name, version, dir }) => ({ key, package: name, version, dir })));
+    for (const plugin of imported.loaded) expect(plugin.sharesHostSdk).toBe(true);
   });
 
   test('pluginsReport, what plugboard plugins --dir prints, gives the same list', async () => {
@@ -137,7 +135,6 @@ describe('insurance, installed from the registry, against its simulator', () => 
         plugins,
         resolveConnection: (id) => ({ id, baseUrl: sim.url }),
         resolveCredential: () => sim.apiKey,
-        transport,
         log: () => undefined,
       });
       const base = { connectorKey: 'insurance', connectionId: 'conn_insurance' };
@@ -193,7 +190,6 @@ describe.runIf(HAS_DESCRIPT)('descript, installed from the registry, against its
         plugins,
         resolveConnection: (id) => ({ id, baseUrl: sim.url }),
         resolveCredential: () => sim.token,
-        transport,
         log: () => undefined,
       });
       const base = { connectorKey: 'descript', connectionId: 'conn_descript' };

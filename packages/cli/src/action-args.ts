@@ -1,5 +1,7 @@
 import { ConnectionConfigError, type ConnectionInput, type Connector, type Environment, type LogSink } from '@plugboard/sdk';
-import type { FoundConnector } from './connectors.js';
+import type { IsolatedPlugin } from '@plugboard/runtime';
+import { type FoundConnector, isolatedIn } from './connectors.js';
+import { allowedNetwork } from './network.js';
 import { writeJsonLine } from './io.js';
 import type { Invocation } from './program.js';
 import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
@@ -7,6 +9,8 @@ import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
 /** What `run` and `record` share: which action of which connector, with what input, over which connection. */
 export interface ActionArgs {
   connector: Connector;
+  /** The connector's key and actions, wherever it runs. */
+  target: { key: string; actions: ReadonlyArray<{ key: string; direction: string }> };
   /** The connector's package folder, when it came from one. */
   dir: string | undefined;
   action: string;
@@ -18,10 +22,28 @@ export interface ActionArgs {
   values: Record<string, string | undefined>;
 }
 
-export async function actionArgs({ args, values: given, io, findConnector }: Invocation): Promise<ActionArgs> {
+/** `run --plugins DIR`: the connector runs isolated, in a process of its own; `plugin` is it. */
+export interface IsolatedActionArgs extends Omit<ActionArgs, 'connector'> {
+  plugin: IsolatedPlugin;
+}
+
+/** The arguments of `run`: a connector of a plugin folder runs isolated; any other is imported here. */
+export async function runArgs(invocation: Invocation): Promise<ActionArgs | IsolatedActionArgs> {
+  const values = invocation.values as Record<string, string | undefined>;
+  if (!values.plugins) return actionArgs(invocation);
+  const { key } = actionTarget(invocation.args);
+  const redis = invocation.io.env.PLUGBOARD_REDIS_URL;
+  const plugin = await isolatedIn(invocation.io, values.plugins, key, { allow: allowedNetwork(invocation.io.env), ...(redis ? { redis } : {}) });
+  const found = { key: plugin.key, actions: plugin.actions };
+  return { ...(await actionArgs(invocation, found)), plugin } as IsolatedActionArgs;
+}
+
+export async function actionArgs(invocation: Invocation): Promise<ActionArgs>;
+export async function actionArgs(invocation: Invocation, isolated: ActionArgs['target']): Promise<Omit<ActionArgs, 'connector'>>;
+export async function actionArgs({ args, values: given, io, findConnector }: Invocation, isolated?: ActionArgs['target']): Promise<Omit<ActionArgs, 'connector'> & { connector?: Connector }> {
   const values = given as Record<string, string | undefined>;
   const { key, action } = actionTarget(args);
-  const found: FoundConnector = await findConnector({ key, connector: values.connector, plugins: values.plugins });
+  const found: Partial<FoundConnector> = isolated ? {} : await findConnector({ key, connector: values.connector, plugins: values.plugins });
   const settings = jsonOption('--connection', values.connection, undefined);
   if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings))) {
     throw new UsageError('--connection must be a JSON object of connection settings');
@@ -38,7 +60,8 @@ export async function actionArgs({ args, values: given, io, findConnector }: Inv
     writeJsonLine(io.stderr, entry);
   };
   return {
-    connector: found.connector,
+    ...(found.connector ? { connector: found.connector } : {}),
+    target: isolated ?? { key: found.connector!.key, actions: found.connector!.actions },
     dir: found.dir,
     action,
     input: jsonObjectOption('--input', values.input, {}),

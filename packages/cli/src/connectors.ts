@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { type Connector, excerpt } from '@plugboard/sdk';
+import type { IsolatedPlugin, IsolationOptions } from '@plugboard/runtime';
 import { type CliIo, writeJsonLine } from './io.js';
 import { UsageError } from './usage.js';
 
@@ -17,7 +18,8 @@ import { UsageError } from './usage.js';
  * - nothing: the connector package of the working folder (an author's own connector).
  *
  * Packages are loaded in this process with the runtime's loader (manifest, SDK range,
- * definition checked): name only connectors you trust.
+ * definition checked): name only connectors you trust. `run --plugins DIR` is the exception:
+ * each plugin of the folder runs in a process of its own (`isolatedIn`).
  */
 
 export interface ConnectorChoice {
@@ -97,6 +99,21 @@ export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<
   const { connectors, failed } = await loadPack(resolve(io.cwd, dir));
   for (const plugin of failed) writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
   return connectors;
+}
+
+/**
+ * The connector `key` of a plugin folder, running in a process of its own, as the platform runs
+ * third-party connectors: every package of the folder is started isolated (none is imported
+ * here), the others are ended, and each one that did not start is said on stderr.
+ */
+export async function isolatedIn(io: CliIo, dir: string, key: string | undefined, options: IsolationOptions): Promise<IsolatedPlugin> {
+  const { startPlugins } = await import('@plugboard/runtime');
+  const { loaded, failed } = await startPlugins(resolve(io.cwd, dir), options);
+  for (const plugin of failed) writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
+  const chosen = loaded.find((plugin) => plugin.key === key);
+  await Promise.all(loaded.filter((plugin) => plugin !== chosen).map((plugin) => plugin.close()));
+  if (!chosen) throw new UsageError(`no connector '${excerpt(key ?? '')}' in --plugins ${excerpt(dir)}; it has ${loaded.map((plugin) => plugin.key).sort().join(', ') || 'none'}`);
+  return chosen;
 }
 
 function isPath(text: string): boolean {

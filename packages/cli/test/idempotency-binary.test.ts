@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { items, reply, startShopProvider } from '@plugboard/example-connector';
 import { delay, type FaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { seen, TOKEN } from './support.js';
 
 /** The built `plugboard` binary, as a user runs it. */
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const EXAMPLE = new URL('../../../tools/example-connector/dist/index.js', import.meta.url);
+const EXAMPLE = fileURLToPath(new URL('../../../tools/example-connector', import.meta.url));
 const ORDER = ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":2}'];
 
 let server: FaultServer;
@@ -26,9 +26,18 @@ beforeAll(async () => {
   const sdk = JSON.parse(await readFile(fileURLToPath(new URL('../../sdk/package.json', import.meta.url)), 'utf8')) as { version: string };
   await writeFile(
     join(shopPackage, 'package.json'),
-    JSON.stringify({ name: 'shop-connector', version: '1.2.0', type: 'module', plugboard: { connector: './index.js', sdk: `^${sdk.version}` } }),
+    JSON.stringify({
+      name: 'shop-connector',
+      version: '1.2.0',
+      type: 'module',
+      dependencies: { '@plugboard/example-connector': '*' },
+      plugboard: { connector: './index.js', sdk: `^${sdk.version}` },
+    }),
   );
-  await writeFile(join(shopPackage, 'index.js'), `export { shop as default } from ${JSON.stringify(pathToFileURL(fileURLToPath(EXAMPLE)).href)};\n`);
+  // The connector comes from a dependency installed beside it: a plugin reads its own package and its dependencies only.
+  await mkdir(join(shopPackage, 'node_modules', '@plugboard'), { recursive: true });
+  await symlink(EXAMPLE, join(shopPackage, 'node_modules', '@plugboard', 'example-connector'), 'dir');
+  await writeFile(join(shopPackage, 'index.js'), `export { default } from '@plugboard/example-connector/connector';\n`);
 });
 afterAll(async () => {
   await server.close();

@@ -7,4 +7,5 @@ export { fileStore } from './stores.js';
 export { pluginsReport } from './report.js';
 export type { PluginsReport, ReportOptions } from './report.js';
 export { describePlugin, describePlugins, dependencyFolders, PluginKilledError, startPlugin, startPlugins } from './isolated.js';
+export type { SharedRedis } from './protocol.js';
 export type { DescribedAction, IsolatedPlugin, IsolatedPlugins, IsolationLimits, IsolationOptions, KillReason, PluginDescription } from './isolated.js';

@@ -25,7 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FailedPlugin, findPlugins, hostSdkVersion, modulesFolder, type PluginSpec, packageDir, uniqueKeys } from './load.js';
 import { checkSdkRange, PluginLoadError, type PluginManifest, readManifest } from './manifest.js';
-import type { ChildMessage, HostMessage, StartMessage, WirePlan } from './protocol.js';
+import type { ChildMessage, HostMessage, SharedRedis, StartMessage, WirePlan } from './protocol.js';
 import { fromWire } from './wire.js';
 
 /**
@@ -68,8 +68,12 @@ export interface IsolationOptions extends IsolationLimits {
   sdkVersion?: string;
   /** Address ranges the plugins' requests may reach whatever their class, as `createTransport({ network: { allow } })`. */
   allow?: string[];
-  /** A Redis URL: every plugin's budgets are shared through it, as `createTransport({ redis })`. */
-  redis?: string;
+  /**
+   * Shares every plugin's budgets through Redis, as `createTransport({ redis })`: a URL, or the URL
+   * with a key prefix. The plugins' processes connect to it themselves, so give them a Redis (or an
+   * ACL user) that holds budgets only.
+   */
+  redis?: SharedRedis;
 }
 
 export interface DescribedAction {
@@ -472,6 +476,8 @@ class PluginProcess {
     const child = this.child;
     if (!child) return;
     const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+    // An idle plugin's process does not hold the host open; its ending must, until it is over.
+    child.ref();
     this.kill('closed', 'the host closed it');
     await exited;
   }

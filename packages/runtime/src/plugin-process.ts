@@ -152,6 +152,8 @@ async function load(): Promise<ChildMessage> {
 }
 
 process.on('message', (message) => handle(message as HostMessage));
+// A host that ended, however it ended, ends its plugins too.
+process.on('disconnect', () => process.exit(0));
 const loaded = await load();
 post(loaded);
 if (loaded.type === 'failed') process.disconnect();

@@ -18,9 +18,12 @@ export interface StartMessage {
   sdkRoots: string[];
   /** Address ranges the plugin's requests may reach whatever their class (the transport's `network.allow`). */
   allow?: string[];
-  /** A Redis URL: the plugin's budgets are shared through it with every other process using it. */
-  redis?: string;
+  /** The plugin's budgets are shared through this Redis with every other process using it. */
+  redis?: SharedRedis;
 }
+
+/** The Redis a plugin's budgets are shared through: plain data, as it crosses the channel. */
+export type SharedRedis = string | { url: string; prefix?: string; probeTtlMs?: number; idleTtlMs?: number };
 
 export type HostMessage =
   | { type: 'prepare'; id: string; action: string; input: unknown; connection?: ConnectionInput; environment?: Environment }

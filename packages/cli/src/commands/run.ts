@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type ApprovalDecision, createExecutor, createTransport, excerpt, IdempotencyUnsettledError, memoryStore } from '@plugboard/sdk';
-import { actionArgs } from '../action-args.js';
+import { runArgs } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';
 import { allowedNetwork } from '../network.js';
@@ -44,10 +44,11 @@ async function runState(io: CliIo, given: string | undefined, key: string | unde
  */
 export async function runCommand(invocation: Invocation): Promise<void> {
   const { io, signal } = invocation;
-  const args = await actionArgs(invocation);
+  const args = await runArgs(invocation);
   const { values } = args;
   const connectionId = args.connection.id ?? 'default';
-  const state = await runState(io, values.state, values['idempotency-key'], args.connector.action(args.action)?.direction === 'destination');
+  const destination = args.target.actions.find((action) => action.key === args.action)?.direction === 'destination';
+  const state = await runState(io, values.state, values['idempotency-key'], destination);
   const progress = createProgress(io.stderr);
   // A command makes few requests: Node's own http modules start quicker than loading a pool
   // (an idle keep-alive socket there does not hold the process open).
@@ -56,7 +57,8 @@ export async function runCommand(invocation: Invocation): Promise<void> {
   // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
   const transport = createTransport({ via: 'http', ...(redis ? { redis } : {}), network: { allow: allowedNetwork(io.env) } });
   const executor = createExecutor({
-    connectors: [args.connector],
+    // A plugin folder's connector runs in its own process, with its own transport (the same network policy and Redis).
+    ...('plugin' in args ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] } : { connectors: [args.connector] }),
     resolveConnection: (id) => ({ ...args.connection, id }),
     resolveCredential: args.credential,
     stores: state ? (await import('@plugboard/runtime')).fileStore(state) : memoryStore(),
@@ -68,7 +70,7 @@ export async function runCommand(invocation: Invocation): Promise<void> {
   let resumedFrom: unknown;
   try {
     const outcome = await executor.execute({
-      connectorKey: args.connector.key,
+      connectorKey: args.target.key,
       action: args.action,
       connectionId,
       environment: args.environment,
@@ -109,5 +111,6 @@ export async function runCommand(invocation: Invocation): Promise<void> {
   } finally {
     progress.done();
     await transport.close();
+    if ('plugin' in args) await args.plugin.close();
   }
 }
