@@ -80,8 +80,6 @@ export interface DescribedAction {
   key: string;
   label: string;
   direction: string;
-  /** The input's JSON Schema. */
-  input: unknown;
 }
 
 export interface PluginDescription {
@@ -311,17 +309,28 @@ class PluginProcess {
   open(build: (id: string) => HostMessage, pending: Omit<Pending, 'idle'>): { id: string; send(message: HostMessage): void; touch(): void; pause(): void; end(): void } {
     const id = String((this.nextId += 1));
     const entry: Pending = { ...pending };
+    const limit = this.limits.idleTimeoutMs;
+    // One timer per exchange, not one per message: it looks at the time of the latest word when it fires.
+    let last = performance.now();
+    let paused = false;
+    const check = () => {
+      const quiet = performance.now() - last;
+      if (paused) entry.idle = undefined;
+      else if (quiet >= limit) this.kill('idle_timeout', `went ${limit} ms without a page or an answer; its process was killed`);
+      else entry.idle = setTimeout(check, limit - quiet);
+    };
     const touch = () => {
-      if (entry.idle) clearTimeout(entry.idle);
-      entry.idle = setTimeout(() => this.kill('idle_timeout', `went ${this.limits.idleTimeoutMs} ms without a page or an answer; its process was killed`), this.limits.idleTimeoutMs);
+      last = performance.now();
+      paused = false;
+      entry.idle ??= setTimeout(check, limit);
     };
     // While the host itself works on a page, the plugin waits for it: no idle time is counted.
     const pause = () => {
-      if (entry.idle) clearTimeout(entry.idle);
-      entry.idle = undefined;
+      paused = true;
     };
     const end = () => {
-      pause();
+      if (entry.idle) clearTimeout(entry.idle);
+      entry.idle = undefined;
       this.pending.delete(id);
       this.idleWhenQuiet();
     };

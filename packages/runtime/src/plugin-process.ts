@@ -28,6 +28,8 @@ let connector: Connector | undefined;
 let transport: Transport | undefined;
 const plans = new Map<string, PreparedRun>();
 const runs = new Map<string, { controller: AbortController; credits: number; wake?: () => void }>();
+// Pages a run may read before the host acknowledged any: the one it asked for and one ahead.
+const FIRST_CREDITS = 2;
 let nextPlan = 0;
 
 function remember(prepared: PreparedRun): WirePlan {
@@ -53,7 +55,7 @@ function planOf(id: string): PreparedRun {
 }
 
 async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
-  const state: { controller: AbortController; credits: number; wake?: () => void } = { controller: new AbortController(), credits: 0 };
+  const state: { controller: AbortController; credits: number; wake?: () => void } = { controller: new AbortController(), credits: FIRST_CREDITS };
   runs.set(message.id, state);
   const { signal } = state.controller;
   try {
@@ -71,17 +73,18 @@ async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void
       ...(message.retry ? { retry: message.retry } : {}),
       onProgress: (event) => post({ type: 'progress', id: message.id, event }),
     });
-    // The next page is read only when the host asks for it, as a run in the host's own process would.
+    // The plugin reads at most one page ahead of the host's acknowledgements: the next page is on
+    // its way while the host works on this one, and a cancelled run stops one page later at most.
     for (const iterator = pages[Symbol.asyncIterator](); ; ) {
-      const next = await iterator.next();
-      if (next.done) break;
-      post({ type: 'page', id: message.id, page: next.value });
       while (state.credits === 0 && !signal.aborted) await new Promise<void>((resolve) => (state.wake = resolve));
       if (signal.aborted) {
         await iterator.return?.(undefined);
         throw new CancelledError(`${prepared.connector.key} ${prepared.action.key}: the run was cancelled`);
       }
       state.credits -= 1;
+      const next = await iterator.next();
+      if (next.done) break;
+      post({ type: 'page', id: message.id, page: next.value });
     }
     post({ type: 'done', id: message.id });
   } catch (error) {
@@ -146,7 +149,7 @@ async function load(): Promise<ChildMessage> {
       key: connector.key,
       name: connector.name,
       connectorVersion: connector.version,
-      actions: connector.actions.map((action) => ({ key: action.key, label: action.label, direction: action.direction, input: action.input.toJSONSchema() })),
+      actions: connector.actions.map((action) => ({ key: action.key, label: action.label, direction: action.direction })),
     },
   };
 }

@@ -54,7 +54,7 @@ export interface DescribedConnector {
   key: string;
   name: string;
   connectorVersion: string;
-  actions: Array<{ key: string; label: string; direction: string; input: unknown }>;
+  actions: Array<{ key: string; label: string; direction: string }>;
 }
 
 export type ChildMessage =

@@ -370,7 +370,8 @@ describe(mode, () => {
       });
       await expect(running).rejects.toBeInstanceOf(CancelledError);
       expect(await stores.checkpoints.get(stream)).toEqual({ updated_after: ALL_ITEMS[2]!.updated_at });
-      expect(server.requests).toHaveLength(1);
+      // An isolated plugin reads at most one page ahead of the host's acknowledgements.
+      expect(server.requests.length).toBeLessThanOrEqual(current === 'isolated' ? 2 : 1);
     });
   });
 
