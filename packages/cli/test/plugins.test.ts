@@ -1,11 +1,15 @@
-import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startInsuranceSimulator } from '@plugboard/simulator-insurance';
+import { answer, startFaultServer } from '@plugboard/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
 import { bufferIo } from './support.js';
+
+const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 /** A plugin folder as npm would leave it: the insurance connector package, and one that throws on import. */
 let pluginDir: string;
@@ -81,4 +85,39 @@ describe('plugboard plugins and run --plugins', () => {
     expect(stdout()).toBe('');
     expect(JSON.parse(stderr())).toMatchObject({ code: 'invalid_input', statusCode: 400, message: expect.stringContaining(mention) });
   });
+
+  it('a plugin that spins on the CPU in its read does not hold the command: Ctrl-C ends it after the grace period, with the reason', async () => {
+    const server = await startFaultServer(answer({ status: 200, body: {} }));
+    const folder = await mkdtemp(join(tmpdir(), 'plugboard-spin-'));
+    try {
+      const modules = join(folder, 'node_modules');
+      await mkdir(join(modules, '@plugboard'), { recursive: true });
+      await symlink(fileURLToPath(new URL('../node_modules/@plugboard/sdk', import.meta.url)), join(modules, '@plugboard', 'sdk'), 'dir');
+      await symlink(fileURLToPath(new URL('../../sdk/node_modules/zod', import.meta.url)), join(modules, 'zod'), 'dir');
+      await mkdir(join(modules, 'spin-connector'));
+      await writeFile(join(modules, 'spin-connector', 'package.json'), JSON.stringify({ name: 'spin-connector', version: '1.0.0', type: 'module', plugboard: { connector: './index.js', sdk: '^0.1.0' } }));
+      await writeFile(
+        join(modules, 'spin-connector', 'index.js'),
+        `import { z } from 'zod';
+import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
+export default defineConnector({ key: 'spin', name: 'Spin', version: '1.0.0', vendor: null, category: 'developer', status: 'beta', summary: 'Spins.', auth: bearerToken(), baseUrl: 'http://127.0.0.1:9',
+  actions: [defineAction({ key: 'things.list', label: 'Things', direction: 'source', entity: z.object({}).meta({ id: 'SpinThing' }), input: z.object({}),
+    async *read(ctx) { await ctx.http.get('/first'); while (true) {} } })] });
+`,
+      );
+      const child = spawn(process.execPath, [BIN, 'run', 'spin', 'things.list', '--base-url', server.url, '--plugins', folder], { env: { ...process.env, PLUGBOARD_CREDENTIAL: 'token' } });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // The plugin is in its loop once its first request arrived.
+      while (server.count === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      child.kill('SIGINT');
+      expect(await exited).toBe(1);
+      expect(stderr).toMatch(/the run was cancelled; spin-connector: did not stop its run within 2000 ms of being cancelled/);
+    } finally {
+      await server.close();
+      await rm(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
+
