@@ -3,13 +3,15 @@
 //
 // - cold load: `startPlugin` of each connector of the pack from a running host (the runtime
 //   already loaded): a fresh process (empty environment, permission model, heap limit)
-//   imports the connector and answers its description over IPC. Target: at most 150 ms.
+//   imports the connector and answers its description over IPC. Target: at most 150 ms. An
+//   empty Node process started the same way is printed beside it: the floor on this machine.
 // - a 100-page read (100 records a page) and 1,000 single-request runs through the executor,
 //   isolated and in-process, interleaved (A B A B ...) over rounds against one HTTP server on
 //   127.0.0.1 in a process of its own; the same bench connector in both. Target: the read at most 1.2x in-process;
 //   the per-run overhead is printed in microseconds.
 //
 //   ./pbw build && node tools/bench/isolation.mjs [--runs 11] [--rounds 7]
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +29,15 @@ const runs = positiveInteger('runs', values.runs);
 const rounds = positiveInteger('rounds', values.rounds);
 const { startPlugin, loadPlugin } = await built('packages/runtime/dist/index.js');
 const { createExecutor, createTransport } = await built('packages/sdk/dist/index.js');
+
+// What any process costs here: an empty Node started and ended the same way, beside the plugins.
+const empty = [];
+for (let index = 0; index < runs; index += 1) {
+  const started = performance.now();
+  await new Promise((resolve, reject) => spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }).once('exit', resolve).once('error', reject));
+  empty.push(performance.now() - started);
+}
+console.log(`bench: an empty Node process, started and ended, over ${runs} runs: median ${round1(median(empty))} ms (the floor of any cold load here)`);
 
 const cold = [];
 for (const name of readdirSync(join(root, 'connectors')).sort()) {
@@ -139,7 +150,7 @@ console.log(
 console.log(
   JSON.stringify({
     bench: 'isolation',
-    cold: { limitMs: COLD_LIMIT_MS, results: cold },
+    cold: { limitMs: COLD_LIMIT_MS, emptyNodeMs: round1(median(empty)), results: cold },
     read: { pages: PAGES, records: PAGES * PAGE_SIZE, rounds, inProcessMs: round1(median(spent.read['in-process'])), isolatedMs: round1(median(spent.read.isolated)), ratio: round1(readRatio * 100) / 100 },
     singles: { runs: SINGLE_RUNS, rounds, inProcessUs: Math.round(perRun['in-process']), isolatedUs: Math.round(perRun.isolated) },
   }),
