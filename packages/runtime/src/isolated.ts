@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { type FailedPlugin, findPlugins, hostSdkVersion, modulesFolder, type PluginSpec, packageDir, uniqueKeys } from './load.js';
 import { checkSdkRange, PluginLoadError, type PluginManifest, readManifest } from './manifest.js';
 import type { ChildMessage, HostMessage, SharedRedis, StartMessage, WirePlan } from './protocol.js';
+import { jsonLines } from './json-lines.js';
 import { fromWire } from './wire.js';
 
 /**
@@ -38,7 +39,7 @@ import { fromWire } from './wire.js';
  * plugin prints is its log, never part of an answer.
  */
 
-export type KillReason = 'load_timeout' | 'idle_timeout' | 'memory' | 'cancel_ignored' | 'exited' | 'forged' | 'closed';
+export type KillReason = 'load_timeout' | 'idle_timeout' | 'memory' | 'cancel_ignored' | 'exited' | 'forged' | 'oversized' | 'closed';
 
 /** A plugin's process the host ended, or that ended on its own; the runs it held fail with this. */
 export class PluginKilledError extends ConnectorError {
@@ -61,6 +62,8 @@ export interface IsolationLimits {
   cancelGraceMs?: number;
   /** The child's V8 heap limit (`--max-old-space-size`); default 256 MB. */
   maxOldSpaceMb?: number;
+  /** The largest message (a page, say) the host reads from the plugin, in millions of characters; default 64. */
+  maxMessageMb?: number;
 }
 
 export interface IsolationOptions extends IsolationLimits {
@@ -111,7 +114,7 @@ export interface IsolatedPlugins {
 
 const LOG_LIMIT = 64 * 1024;
 const CONNECTOR_PEERS = ['@plugboard/sdk', 'zod'];
-const DEFAULTS = { loadTimeoutMs: 10_000, idleTimeoutMs: 300_000, cancelGraceMs: 2_000, maxOldSpaceMb: 256 };
+const DEFAULTS = { loadTimeoutMs: 10_000, idleTimeoutMs: 300_000, cancelGraceMs: 2_000, maxOldSpaceMb: 256, maxMessageMb: 64 };
 
 /** The folder of the package whose `package.json` is found from `from` by Node's lookup. */
 function findPackage(name: string, from: string): string | undefined {
@@ -222,11 +225,12 @@ class PluginProcess {
     // A connector imports the SDK and zod whether or not its package.json says so.
     const readable = new Set([...dependencyFolders(this.dir, new Set(), CONNECTOR_PEERS), ...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
     const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${this.limits.maxOldSpaceMb}`, childScript];
-    const child = spawn(process.execPath, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
+    // stdin carries the host's messages, descriptor 3 the process's answers; stdout and stderr are the plugin's log.
+    const child = spawn(process.execPath, args, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     this.child = child;
     this.killed = undefined;
     this.log = '';
-    // The plugin can write to the channel's descriptor itself: only a message quoting this nonce,
+    // The plugin can write to descriptor 3 itself: only a message quoting this nonce,
     // which the child holds before the plugin's code runs, is the child's.
     this.nonce = randomBytes(16).toString('hex');
     const start: StartMessage = {
@@ -239,7 +243,9 @@ class PluginProcess {
       ...(this.options.allow ? { allow: this.options.allow } : {}),
       ...(this.options.redis ? { redis: this.options.redis } : {}),
     };
-    child.send(start);
+    // A process that died mid-write is reported by its exit, not by a pipe error.
+    for (const stream of child.stdio) stream?.on('error', () => undefined);
+    this.write(child, start);
     const capture = (chunk: Buffer) => {
       if (this.log.length < LOG_LIMIT) this.log += chunk.toString('utf8').slice(0, LOG_LIMIT - this.log.length);
     };
@@ -249,8 +255,16 @@ class PluginProcess {
     return new Promise<void>((resolveStart, rejectStart) => {
       let described = false;
       const timer = setTimeout(() => this.kill('load_timeout', `did not load within ${this.limits.loadTimeoutMs} ms; its process was killed`), this.limits.loadTimeoutMs);
-      child.on('message', (raw) => {
-        const message = raw as (ChildMessage & { nonce?: unknown }) | null;
+      const answers = child.stdio[3] as Socket;
+      answers.on(
+        'data',
+        jsonLines(
+          this.limits.maxMessageMb * 1024 * 1024,
+          (raw) => onMessage(raw as (ChildMessage & { nonce?: unknown }) | null),
+          (what) => this.kill('oversized', `sent ${what} to the host; its process was killed`),
+        ),
+      );
+      const onMessage = (message: (ChildMessage & { nonce?: unknown }) | null) => {
         if (message?.nonce !== this.nonce) {
           this.kill('forged', 'it wrote to the channel to the host itself (a message not from its Plugboard process); its process was killed');
           return;
@@ -269,7 +283,7 @@ class PluginProcess {
           return;
         }
         if ('id' in message) this.pending.get(message.id)?.onMessage(message);
-      });
+      };
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         const memory = /heap out of memory|Reached heap limit/i.test(this.log);
@@ -286,6 +300,10 @@ class PluginProcess {
     });
   }
 
+  private write(child: ChildProcess, message: StartMessage | HostMessage): void {
+    if (child.stdin?.writable) child.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
   /** Ends the process; what it held fails with the reason. */
   kill(reason: KillReason, message: string): void {
     if (!this.child) return;
@@ -298,7 +316,7 @@ class PluginProcess {
     const child = this.child;
     if (!child) return;
     const quiet = this.pending.size === 0;
-    for (const handle of [child, child.channel, child.stdout as Socket | null, child.stderr as Socket | null]) {
+    for (const handle of [child, ...child.stdio]) {
       const target = handle as { ref?: () => void; unref?: () => void } | null | undefined;
       if (quiet) target?.unref?.();
       else target?.ref?.();
@@ -338,7 +356,7 @@ class PluginProcess {
     this.idleWhenQuiet();
     touch();
     const send = (message: HostMessage) => {
-      if (this.child?.connected) this.child.send(message);
+      if (this.child) this.write(this.child, message);
     };
     send(build(id));
     return { id, send, touch, pause, end };

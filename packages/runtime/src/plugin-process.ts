@@ -1,5 +1,7 @@
 import { CancelledError, type Connector, createTransport, passGate, type PreparedRun, prepareRun, resumeFrom, runPrepared, type Transport } from '@plugboard/sdk';
+import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { jsonLines } from './json-lines.js';
 import { connectorOf, errorText } from './load.js';
 import type { ChildMessage, HostMessage, StartMessage, WirePlan } from './protocol.js';
 import { shareHostSdk } from './sdk-sharing.js';
@@ -8,28 +10,44 @@ import { toWire } from './wire.js';
 /**
  * The plugin's side of an isolated plugin: one process per package, started by the host with
  * an empty environment under Node's permission model. It imports the connector's entry, answers
- * with its catalogue metadata, then prepares and runs actions for the host over the IPC channel.
- * The channel's `send` and the host's nonce are taken before the plugin's code runs: the plugin
- * cannot call `send`, and what it writes to the channel's descriptor itself cannot quote the nonce.
+ * with its description, then prepares and runs actions for the host: the host's messages arrive
+ * as JSON lines on stdin, the answers leave as JSON lines on descriptor 3, and what the plugin
+ * prints on stdout and stderr is its log. The writer and the host's nonce are taken before the
+ * plugin's code runs: what the plugin writes to descriptor 3 itself cannot quote the nonce.
  */
 
-const channel = process.send?.bind(process);
-process.send = undefined;
-if (!channel) process.exit(70);
-const send = channel!;
+const out = new Socket({ fd: 3, readable: false, writable: true });
+const write = out.write.bind(out);
 
+// Pages a run may read before the host acknowledged any: the one it asked for and one ahead.
+const FIRST_CREDITS = 2;
 // Prepared runs the host may still run; the oldest are dropped past this.
 const MAX_PLANS = 1000;
+// The host's messages are its own; the bound only keeps a broken line from growing without end.
+const MAX_HOST_MESSAGE = 256 * 1024 * 1024;
 
-const start = await new Promise<StartMessage>((resolve) => process.once('message', (message) => resolve(message as StartMessage)));
-const post = (message: ChildMessage) => send({ ...message, nonce: start.nonce });
+const inbox: HostMessage[] = [];
+let deliver: ((message: HostMessage) => void) | undefined;
+process.stdin.on(
+  'data',
+  jsonLines(
+    MAX_HOST_MESSAGE,
+    (message) => (deliver ? deliver(message as HostMessage) : inbox.push(message as HostMessage)),
+    () => process.exit(71),
+  ),
+);
+// A host that ended, however it ended, ends its plugins too.
+process.stdin.on('end', () => process.exit(0));
+
+const start = await new Promise<StartMessage>((resolve) => {
+  deliver = (message) => resolve(message as unknown as StartMessage);
+});
+const post = (message: ChildMessage) => void write(`${JSON.stringify({ ...message, nonce: start.nonce })}\n`);
 
 let connector: Connector | undefined;
 let transport: Transport | undefined;
 const plans = new Map<string, PreparedRun>();
 const runs = new Map<string, { controller: AbortController; credits: number; wake?: () => void }>();
-// Pages a run may read before the host acknowledged any: the one it asked for and one ahead.
-const FIRST_CREDITS = 2;
 let nextPlan = 0;
 
 function remember(prepared: PreparedRun): WirePlan {
@@ -154,9 +172,8 @@ async function load(): Promise<ChildMessage> {
   };
 }
 
-process.on('message', (message) => handle(message as HostMessage));
-// A host that ended, however it ended, ends its plugins too.
-process.on('disconnect', () => process.exit(0));
 const loaded = await load();
 post(loaded);
-if (loaded.type === 'failed') process.disconnect();
+if (loaded.type === 'failed') process.exit(0);
+deliver = handle;
+for (const message of inbox.splice(0)) handle(message);

@@ -184,7 +184,7 @@ describe('plugins that patch what they can reach', () => {
 describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
   const list = { action: 'things.list', connectionId: 'conn_x' } as const;
 
-  test('a run that never answers, or spins on the CPU, is killed after the idle limit; the plugin starts again for its next run', async () => {
+  test('a run that never answers, or spins on the CPU, is killed after the idle limit', async () => {
     const hang = await plugin('connector-hang', `await new Promise(() => {});`, { idleTimeoutMs: 300 });
     const spin = await plugin('connector-spin', `while (true) {}`, { idleTimeoutMs: 300 });
     const run = executorFor([hang, spin]);
@@ -193,17 +193,17 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
       expect(error).toBeInstanceOf(PluginKilledError);
       expect(error).toMatchObject({ reason: 'idle_timeout', code: 'plugin_killed' });
       expect(error.message).toMatch(/went 300 ms without a page or an answer/);
-      // A fresh process runs the plugin's other action.
-      expect((await read(run, { ...list, connectorKey: key, action: 'echo.list' }))[0]!.records).toEqual([{ id: 'echo', seen: '[REDACTED]' }]);
     }
   });
 
-  test('a run that hoards memory is killed at its heap limit; one that exits ends its process; both are reported', async () => {
+  test('a run that hoards memory is killed at its heap limit; one that exits ends its process; both are reported, and the plugin starts again for its next run', async () => {
     const hoard = await plugin('connector-hoard', `const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random()));`, { maxOldSpaceMb: 32 });
     const quit = await plugin('connector-quit', `process.exit(0);`);
     const run = executorFor([hoard, quit]);
     expect(await failure(read(run, { ...list, connectorKey: 'hoard' }))).toMatchObject({ reason: 'memory', message: expect.stringMatching(/ran out of its 32 MB heap/) });
     expect(await failure(read(run, { ...list, connectorKey: 'quit' }))).toMatchObject({ reason: 'exited', message: expect.stringMatching(/exited \(code 0\)/) });
+    // A fresh process runs the plugin's other action.
+    expect((await read(run, { ...list, connectorKey: 'quit', action: 'echo.list' }))[0]!.records).toEqual([{ id: 'echo', seen: '[REDACTED]' }]);
   });
 
   test('a run that ignores cancellation is killed after the grace period; the caller gets a cancellation naming why', async () => {
@@ -233,4 +233,13 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     expect(error).toBeInstanceOf(CancelledError);
     expect(error).not.toBeInstanceOf(PluginKilledError);
   });
+
+  test('a run that writes to the host itself is killed: a message without the nonce as forged, one without end at the size bound', async () => {
+    const forger = await plugin('connector-forger', `fs.writeSync(3, JSON.stringify({ type: 'done', id: '1' }) + '\\n'); await new Promise(() => {});`);
+    const flood = await plugin('connector-flood', `const chunk = 'a'.repeat(1 << 16); for (;;) { try { fs.writeSync(3, chunk); } catch {} }`, { maxMessageMb: 2 });
+    const run = executorFor([forger, flood]);
+    expect(await failure(read(run, { ...list, connectorKey: 'forger' }))).toMatchObject({ reason: 'forged', message: expect.stringMatching(/wrote to the channel to the host itself/) });
+    expect(await failure(read(run, { ...list, connectorKey: 'flood' }))).toMatchObject({ reason: 'oversized', message: expect.stringMatching(/more than 2097152 characters/) });
+  });
 });
+
