@@ -3,7 +3,7 @@
 //
 // - cold load: `startPlugin` of each connector of the pack from a running host (the runtime
 //   already loaded): a fresh process (empty environment, permission model, heap limit)
-//   imports the connector and answers its description over IPC. Target: at most 150 ms. An
+//   imports the connector and answers its description on its pipe. Target: at most 150 ms. An
 //   empty Node process started the same way is printed beside it: the floor on this machine.
 // - a 100-page read (100 records a page) and 1,000 single-request runs through the executor,
 //   isolated and in-process, interleaved (A B A B ...) over rounds against one HTTP server on

@@ -35,7 +35,7 @@ import { fromWire } from './wire.js';
  * it imports and the SDK; no writes, child processes, workers or addons) and a heap limit. The
  * host keeps the gate, the idempotency claim, the acknowledgement and the checkpoint commit; the
  * plugin's process validates, runs the action and its HTTP pipeline, and sends pages, progress,
- * logs and failures back over the IPC channel, where the host redacts them again. What the
+ * logs and failures back on a pipe of their own, where the host redacts them again. What the
  * plugin prints is its log, never part of an answer.
  */
 
