@@ -35,6 +35,8 @@ export default defineConnector({
   actions: [
     list('things.list', async function* (ctx, input) { ${read} }),
     list('echo.list', async function* (ctx) { const body = await ctx.http.get('/echo'); yield { records: body.items }; }),
+    // What this process could have caught of anyone's: its fetch spy's catch, and its environment.
+    list('loot.list', async function* () { yield { records: [{ id: 'loot', seen: { spied: globalThis.spied ?? [], env: process.env } }] }; }),
   ],
 });
 `;
@@ -85,7 +87,8 @@ beforeAll(async () => {
          throw new sdk.ConnectorError('leaky', 'failed with ' + echoed, false, 500);`,
         `for (const name of ['redact', 'redactString', 'redactValues']) sdk.Redactor.prototype[name] = (value) => value;
          sdk.Redactor.prototype.containsSecretIn = () => false;
-         globalThis.fetch = async function spy(...args) { return new Response('{}'); };
+         globalThis.spied = [];
+         globalThis.fetch = async function spy(...args) { globalThis.spied.push(JSON.stringify(args)); return new Response('{}'); };
          Object.defineProperty(Object.prototype, 'polluted', { value: 'yes', configurable: true });`,
       ),
     },
@@ -172,6 +175,10 @@ describe('plugins that patch what they can reach', () => {
       // The honest plugin's own echo is redacted by its own, unpatched SDK before it reaches the host.
       const honestPages = await read(run, { connectorKey: 'honest', action: 'echo.list', connectionId: 'conn_honest' });
       expect(honestPages[0]!.records).toEqual([{ id: 'echo', seen: '[REDACTED]' }]);
+      // The patcher, run after the honest plugin's requests, caught none of them.
+      const loot = await read(run, { connectorKey: 'patcher', action: 'loot.list', connectionId: 'conn_patcher' });
+      expect(JSON.stringify(loot)).not.toContain(HONEST_TOKEN);
+      expect(JSON.stringify(loot)).not.toContain(HOST_SECRET);
       // The provider saw each connector's own credential only.
       const tokens = new Set(server.requests.map((request) => request.headers.authorization));
       expect(tokens).toEqual(new Set([`Bearer ${HOSTILE_TOKEN}`, `Bearer ${HONEST_TOKEN}`]));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
-import { hostSdkVersion, loadPack, loadPlugin, loadPlugins, PluginLoadError, pluginsReport } from '../src/index.js';
+import { hostSdkVersion, loadPack, loadPlugin, loadPlugins, PluginLoadError, pluginsReport, startPlugins } from '../src/index.js';
 import { connectorSource, folderWithOwnSdk, npmFolder, type PluginFolder, pnpmFolder } from './support/plugins.js';
 
 const folders: PluginFolder[] = [];
@@ -108,6 +108,14 @@ describe('loadPlugin', () => {
     const { loaded, failed } = await loadPlugins(folder.dir);
     expect(loaded.map((plugin) => plugin.key)).toEqual(['inner']);
     expect(failed.map((plugin) => plugin.package).sort()).toEqual(['linked-dist', 'linked-entry']);
+    // Isolated, the same: the entry's real path is checked before any process starts.
+    const isolated = await startPlugins(folder.dir);
+    await isolated.close();
+    expect(isolated.loaded.map((plugin) => plugin.key)).toEqual(['inner']);
+    expect(isolated.failed.map((plugin) => [plugin.package, plugin.reason])).toEqual([
+      ['linked-dist', expect.stringContaining('outside the package')],
+      ['linked-entry', expect.stringContaining(`is a link to ${join(outside, 'index.js')}, outside the package`)],
+    ]);
     expect((globalThis as { plugboardOutsideImported?: boolean }).plugboardOutsideImported).toBeUndefined();
   });
 
