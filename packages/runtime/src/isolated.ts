@@ -25,7 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FailedPlugin, findPlugins, hostSdkVersion, modulesFolder, type PluginSpec, packageDir, uniqueKeys } from './load.js';
 import { checkSdkRange, PluginLoadError, type PluginManifest, readManifest } from './manifest.js';
-import type { ChildMessage, HostMessage, SharedRedis, StartMessage, WirePlan } from './protocol.js';
+import { type ChildMessage, FIRST_PAGES, type HostMessage, MAX_RUN_NOTES, type SharedRedis, type StartMessage, type WirePlan } from './protocol.js';
 import { jsonLines } from './json-lines.js';
 import { fromWire } from './wire.js';
 
@@ -402,6 +402,9 @@ class PluginProcess {
       wake?.();
     };
     let finished = false;
+    let received = 0;
+    let allowed = FIRST_PAGES;
+    let notes = 0;
     const exchange = this.open(
       (id) => ({
         type: 'run',
@@ -418,13 +421,18 @@ class PluginProcess {
           exchange.touch();
           switch (message.type) {
             case 'page':
-              push({ page: safePage(message.page, redactor) });
+              // Its Plugboard process sends only the pages the host asked for: more means the plugin wrote them.
+              received += 1;
+              if (received > allowed) this.kill('forged', `sent more pages than the host asked for (${received} of ${allowed}); its process was killed`);
+              else push({ page: safePage(message.page, redactor) });
               break;
             case 'progress':
-              settings.onProgress?.({ ...(redactor.redact(message.event) as object), connector: key, action: plan.action.key, time: new Date().toISOString() });
-              break;
             case 'log':
-              sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
+              notes += 1;
+              if (notes > MAX_RUN_NOTES) {
+                if (notes === MAX_RUN_NOTES + 1) sink({ level: 'warn', message: `${subject}: more than ${MAX_RUN_NOTES} log entries and progress updates; the rest of this run's are dropped`, time: new Date().toISOString(), connector: key, action: plan.action.key });
+              } else if (message.type === 'log') sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
+              else settings.onProgress?.({ ...(redactor.redact(message.event) as object), connector: key, action: plan.action.key, time: new Date().toISOString() });
               break;
             case 'done':
               push({ done: true });
@@ -462,6 +470,7 @@ class PluginProcess {
         exchange.pause();
         yield item.page;
         exchange.touch();
+        allowed += 1;
         exchange.send({ type: 'pull', id: exchange.id });
       }
     } finally {

@@ -3,7 +3,7 @@ import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';
 import { connectorOf, errorText } from './load.js';
-import type { ChildMessage, HostMessage, StartMessage, WirePlan } from './protocol.js';
+import { type ChildMessage, FIRST_PAGES, type HostMessage, type StartMessage, type WirePlan } from './protocol.js';
 import { shareHostSdk } from './sdk-sharing.js';
 import { toWire } from './wire.js';
 
@@ -19,8 +19,6 @@ import { toWire } from './wire.js';
 const out = new Socket({ fd: 3, readable: false, writable: true });
 const write = out.write.bind(out);
 
-// Pages a run may read before the host acknowledged any: the one it asked for and one ahead.
-const FIRST_CREDITS = 2;
 // Prepared runs the host may still run; the oldest are dropped past this.
 const MAX_PLANS = 1000;
 // The host's messages are its own; the bound only keeps a broken line from growing without end.
@@ -73,7 +71,7 @@ function planOf(id: string): PreparedRun {
 }
 
 async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
-  const state: { controller: AbortController; credits: number; wake?: () => void } = { controller: new AbortController(), credits: FIRST_CREDITS };
+  const state: { controller: AbortController; credits: number; wake?: () => void } = { controller: new AbortController(), credits: FIRST_PAGES };
   runs.set(message.id, state);
   const { signal } = state.controller;
   try {

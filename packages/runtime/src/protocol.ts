@@ -22,6 +22,12 @@ export interface StartMessage {
   redis?: SharedRedis;
 }
 
+/** Pages a run may send before the host acknowledged any: the one it asked for and one ahead; each acknowledgement allows one more. */
+export const FIRST_PAGES = 2;
+
+/** The log entries and progress updates of one run the host passes on; the rest are dropped, and that is said once. */
+export const MAX_RUN_NOTES = 10_000;
+
 /** The Redis a plugin's budgets are shared through: plain data, as it crosses the channel. */
 export type SharedRedis = string | { url: string; prefix?: string; probeTtlMs?: number; idleTtlMs?: number };
 

@@ -248,5 +248,24 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     expect(await failure(read(run, { ...list, connectorKey: 'forger' }))).toMatchObject({ reason: 'forged', message: expect.stringMatching(/wrote to the channel to the host itself/) });
     expect(await failure(read(run, { ...list, connectorKey: 'flood' }))).toMatchObject({ reason: 'oversized', message: expect.stringMatching(/more than 2097152 characters/) });
   });
+
+  test('a plugin that steals the nonce and floods the host with pages is stopped at the pages the host asked for', async () => {
+    // It reads the nonce off its process's own writes and the run's id off the host's messages.
+    const sniff = `import * as net from 'node:net';
+      const original = net.Socket.prototype._writeGeneric;
+      net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { const found = /"nonce":"([0-9a-f]+)"/.exec(String(data)); if (found) globalThis.nonce = found[1]; return original.call(this, writev, data, ...rest); };
+      process.stdin.on('data', (chunk) => { const found = /"type":"run","id":"([^"]+)"/.exec(String(chunk)); if (found) globalThis.runId = found[1]; });`;
+    const flood = await plugin(
+      'connector-pages',
+      `for (let index = 0; index < 50; index += 1) { try { fs.writeSync(3, JSON.stringify({ type: 'page', id: globalThis.runId, page: { records: [{ id: 'forged' }] }, nonce: globalThis.nonce }) + '\\n'); } catch {} }
+       await new Promise(() => {});`,
+      {},
+      sniff,
+    );
+    const pages: Page[] = [];
+    const error = await failure(executorFor([flood]).execute({ ...list, connectorKey: 'pages', onPage: (page) => void pages.push(page) }));
+    expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/sent more pages than the host asked for \(3 of 2\)/) });
+    expect(pages.length).toBeLessThanOrEqual(2);
+  });
 });
 
