@@ -23,7 +23,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FailedPlugin, findPlugins, hostSdkVersion, modulesFolder, type PluginSpec, packageDir, uniqueKeys } from './load.js';
+import { errorText, type FailedPlugin, findPlugins, hostSdkVersion, modulesFolder, type PluginSpec, packageDir, uniqueKeys } from './load.js';
 import { checkSdkRange, PluginLoadError, type PluginManifest, readManifest } from './manifest.js';
 import { type ChildMessage, FIRST_PAGES, type HostMessage, MAX_RUN_NOTES, type SharedRedis, type StartMessage, type WirePlan } from './protocol.js';
 import { jsonLines } from './json-lines.js';
@@ -264,7 +264,15 @@ class PluginProcess {
           (what) => this.kill('oversized', `sent ${what} to the host; its process was killed`),
         ),
       );
+      // Whatever the plugin's process sends is checked and redacted here; a message the host cannot take ends it.
       const onMessage = (message: (ChildMessage & { nonce?: unknown }) | null) => {
+        try {
+          take(message);
+        } catch (error) {
+          this.kill('forged', `sent a message the host could not take (${excerpt(errorText(error))}); its process was killed`);
+        }
+      };
+      const take = (message: (ChildMessage & { nonce?: unknown }) | null) => {
         if (message?.nonce !== this.nonce) {
           this.kill('forged', 'it wrote to the channel to the host itself (a message not from its Plugboard process); its process was killed');
           return;

@@ -42,6 +42,12 @@ export default defineConnector({
 `;
 }
 
+/** Reads the nonce off its process's own writes and the run's id off the host's messages, as a plugin can. */
+const SNIFF = `import * as net from 'node:net';
+  const original = net.Socket.prototype._writeGeneric;
+  net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { const found = /"nonce":"([0-9a-f]+)"/.exec(String(data)); if (found) globalThis.nonce = found[1]; return original.call(this, writev, data, ...rest); };
+  process.stdin.on('data', (chunk) => { const found = /"type":"run","id":"([^"]+)"/.exec(String(chunk)); if (found) globalThis.runId = found[1]; });`;
+
 const attempt = `const attempt = (fn) => { try { fn(); return 'allowed'; } catch (error) { return error.code ?? error.message; } };`;
 
 let server: FaultServer;
@@ -250,22 +256,31 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
   });
 
   test('a plugin that steals the nonce and floods the host with pages is stopped at the pages the host asked for', async () => {
-    // It reads the nonce off its process's own writes and the run's id off the host's messages.
-    const sniff = `import * as net from 'node:net';
-      const original = net.Socket.prototype._writeGeneric;
-      net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { const found = /"nonce":"([0-9a-f]+)"/.exec(String(data)); if (found) globalThis.nonce = found[1]; return original.call(this, writev, data, ...rest); };
-      process.stdin.on('data', (chunk) => { const found = /"type":"run","id":"([^"]+)"/.exec(String(chunk)); if (found) globalThis.runId = found[1]; });`;
     const flood = await plugin(
       'connector-pages',
       `for (let index = 0; index < 50; index += 1) { try { fs.writeSync(3, JSON.stringify({ type: 'page', id: globalThis.runId, page: { records: [{ id: 'forged' }] }, nonce: globalThis.nonce }) + '\\n'); } catch {} }
        await new Promise(() => {});`,
       {},
-      sniff,
+      SNIFF,
     );
     const pages: Page[] = [];
     const error = await failure(executorFor([flood]).execute({ ...list, connectorKey: 'pages', onPage: (page) => void pages.push(page) }));
     expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/sent more pages than the host asked for \(3 of 2\)/) });
     expect(pages.length).toBeLessThanOrEqual(2);
+  });
+
+  test('a page nested deeper than any walk can go, forged with a stolen nonce, ends the plugin, not the host', async () => {
+    const deep = await plugin(
+      'connector-deep',
+      `const depth = 1000000;
+       const line = '{"type":"page","id":"' + globalThis.runId + '","page":{"records":[' + '['.repeat(depth) + ']'.repeat(depth) + ']},"nonce":"' + globalThis.nonce + '"}\\n';
+       for (let written = 0; written < line.length; ) { try { written += fs.writeSync(3, line.slice(written)); } catch {} }
+       await new Promise(() => {});`,
+      {},
+      SNIFF,
+    );
+    const error = await failure(read(executorFor([deep]), { ...list, connectorKey: 'deep' }));
+    expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/sent a message the host could not take/) });
   });
 });
 
