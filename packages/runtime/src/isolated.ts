@@ -18,7 +18,7 @@ import {
 } from '@plugboard/sdk';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -149,6 +149,10 @@ export function dependencyFolders(dir: string, seen = new Set<string>(), implied
   return seen;
 }
 
+// On Linux the kernel ends a plugin's process when its host ends, however the host ended: a plugin
+// spinning on the CPU would never read the end of its stdin. `setpriv` (util-linux) sets that up.
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+
 const runtimeDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const childScript = join(runtimeDir, 'dist', 'plugin-process.js');
 const sdkDir = dirname(createRequire(import.meta.url).resolve('@plugboard/sdk/package.json'));
@@ -226,7 +230,8 @@ class PluginProcess {
     const readable = new Set([...dependencyFolders(this.dir, new Set(), CONNECTOR_PEERS), ...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
     const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${this.limits.maxOldSpaceMb}`, childScript];
     // stdin carries the host's messages, descriptor 3 the process's answers; stdout and stderr are the plugin's log.
-    const child = spawn(process.execPath, args, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    const command = SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--', process.execPath, ...args] : [process.execPath, ...args];
+    const child = spawn(command[0]!, command.slice(1), { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     this.child = child;
     this.killed = undefined;
     this.log = '';

@@ -1,7 +1,9 @@
 import { CancelledError, createExecutor, type ExecuteRequest, type LogEntry, type Page } from '@plugboard/sdk';
 import { answer, type FaultServer, startFaultServer } from '@plugboard/testing';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { type IsolatedPlugin, type IsolationOptions, PluginKilledError, startPlugin, startPlugins } from '../src/index.js';
 import { npmFolder, type PluginFolder } from './support/plugins.js';
@@ -282,5 +284,32 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     const error = await failure(read(executorFor([deep]), { ...list, connectorKey: 'deep' }));
     expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/sent a message the host could not take/) });
   });
+
+  test('a plugin spinning on the CPU ends with its host, even a host killed with SIGKILL', async (context) => {
+    if (process.platform !== 'linux') context.skip();
+    const own = await npmFolder([{ name: 'connector-orphan', entry: source('orphan', `await ctx.http.get('/echo'); while (true) {}`) }]);
+    const runtime = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const sdk = fileURLToPath(new URL('../node_modules/@plugboard/sdk/dist/index.js', import.meta.url));
+    const script = `
+      const { startPlugin } = await import(${JSON.stringify(runtime)});
+      const { createExecutor } = await import(${JSON.stringify(sdk)});
+      const plugin = await startPlugin({ name: 'connector-orphan', from: ${JSON.stringify(own.dir)} });
+      const executor = createExecutor({ plugins: [{ package: plugin.package, runner: plugin.runner }], resolveConnection: (id) => ({ id, baseUrl: ${JSON.stringify(server.url)} }), resolveCredential: () => 'token' });
+      await executor.execute({ connectorKey: 'orphan', action: 'things.list', connectionId: 'c', onPage: () => undefined });`;
+    const before = server.count;
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    try {
+      // The plugin spins once its request arrived.
+      while (server.count === before) await new Promise((resolve) => setTimeout(resolve, 10));
+      const children = readFileSync(`/proc/${host.pid}/task/${host.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+      expect(children).toHaveLength(1);
+      host.kill('SIGKILL');
+      const gone = () => !existsSync(`/proc/${children[0]}`) || /^State:\s+Z/m.test(readFileSync(`/proc/${children[0]}/status`, 'utf8'));
+      while (!gone()) await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      host.kill('SIGKILL');
+      await own.cleanup();
+    }
+  }, 30_000);
 });
 
