@@ -5,6 +5,8 @@
 #   chromium      /usr/bin/chromium (Debian package chromium), or $CHROMIUM_PATH:
 #                 the catalogue site's browser test
 #   redis-server  on PATH (Debian package redis-server): the SDK's shared-budget tests
+#   setpriv       /usr/bin/setpriv or /bin/setpriv (Debian package util-linux): the runtime ends
+#                 an isolated plugin's process with its host through it; its test needs it
 #
 # Idempotent: when every program is there it installs nothing and takes well under a second.
 # A missing one is installed with apt-get (non-interactive), as root or with password-less
@@ -20,11 +22,22 @@ say() { printf 'ensure-system: %s\n' "$*"; }
 # Where the tests look for each program; each program's Debian package has its name.
 chromium_path() { printf '%s\n' "${CHROMIUM_PATH:-/usr/bin/chromium}"; }
 redis_path() { command -v redis-server 2>/dev/null || true; }
+# Where the runtime looks for it, whatever PATH says.
+setpriv_path() { for path in /usr/bin/setpriv /bin/setpriv; do [ -x "$path" ] && { printf '%s\n' "$path"; return; }; done; true; }
 
 path_of() {
   case "$1" in
     chromium) chromium_path ;;
     redis-server) redis_path ;;
+    setpriv) setpriv_path ;;
+  esac
+}
+
+# The Debian package a program comes in.
+package_of() {
+  case "$1" in
+    setpriv) printf 'util-linux\n' ;;
+    *) printf '%s\n' "$1" ;;
   esac
 }
 
@@ -40,7 +53,7 @@ present() {
   [ -n "$path" ] && [ -x "$path" ]
 }
 
-programs=(chromium redis-server)
+programs=(chromium redis-server setpriv)
 missing=()
 for program in "${programs[@]}"; do
   if present "$program"; then
@@ -52,7 +65,9 @@ for program in "${programs[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-by_hand="sudo apt-get install -y ${missing[*]}"
+packages=()
+for program in "${missing[@]}"; do packages+=("$(package_of "$program")"); done
+by_hand="sudo apt-get install -y ${packages[*]}"
 give_up() {
   for program in "${missing[@]}"; do
     if ! present "$program"; then
@@ -76,7 +91,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt=("${as_root[@]}" apt-get -o DPkg::Lock::Timeout=300 -y -q)
 
 # apt-get update once, only when apt has no candidate for a missing package yet.
-for package in "${missing[@]}"; do
+for package in "${packages[@]}"; do
   if ! apt-cache policy "$package" 2>/dev/null | grep -q 'Candidate: [^(]'; then
     say "apt-get update (apt does not know $package yet)"
     "${apt[@]}" update >&2 || give_up "apt-get update failed"
@@ -84,8 +99,8 @@ for package in "${missing[@]}"; do
   fi
 done
 
-say "installing ${missing[*]} with apt-get"
-"${apt[@]}" install "${missing[@]}" >&2 || give_up "apt-get install ${missing[*]} failed"
+say "installing ${packages[*]} with apt-get"
+"${apt[@]}" install "${packages[@]}" >&2 || give_up "apt-get install ${packages[*]} failed"
 
 for program in "${missing[@]}"; do
   present "$program" || give_up "apt-get finished, but $program is still not where the tests look"
