@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { items, reply, startShopProvider } from '@plugboard/example-connector';
-import { delay, type FaultServer } from '@plugboard/testing';
+import { delay, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seen, TOKEN } from './support.js';
 
@@ -101,14 +101,28 @@ describe('idempotency keys of the plugboard binary', () => {
   });
 
   it('a second process while the first one\'s write is in flight is refused, not sent', async () => {
-    server.next(delay(1_000, reply(201, { order_id: 'ord_slow', amount: '20.00' })));
-    const first = start([...ORDER, '--base-url', server.url, '--plugins', plugins, '--idempotency-key', 'order-2026-002']).done;
-    await until(() => writes() > 0);
-    const second = await order('order-2026-002');
-    expect(second.code).toBe(1);
-    expect(lastLine(second.stderr)).toMatchObject({ code: 'conflict', statusCode: 409, message: expect.stringContaining('has not finished') });
-    expect(await first).toMatchObject({ code: 0, stdout: '{"order_id":"ord_slow","amount":"20.00"}\n' });
-    expect(writes()).toBe(1);
+    // The provider holds the first write until the second process has ended, however long either takes to start.
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = await startFaultServer(async (request) => {
+      if (request.method !== 'POST') return reply(404, { message: 'no such path' });
+      await released;
+      return reply(201, { order_id: 'ord_slow', amount: '20.00' });
+    });
+    try {
+      const keyed = ['--base-url', held.url, '--plugins', plugins, '--idempotency-key', 'order-2026-002'];
+      const first = start([...ORDER, ...keyed]).done;
+      await until(() => held.count > 0);
+      const second = await plugboard([...ORDER, ...keyed]);
+      release();
+      expect(second.code).toBe(1);
+      expect(lastLine(second.stderr)).toMatchObject({ code: 'conflict', statusCode: 409, message: expect.stringContaining('has not finished') });
+      expect(await first).toMatchObject({ code: 0, stdout: '{"order_id":"ord_slow","amount":"20.00"}\n' });
+      expect(held.count).toBe(1);
+    } finally {
+      release();
+      await held.close();
+    }
   });
 
   it('a process killed mid-request leaves the key running; settled failed, the next run writes again', async () => {

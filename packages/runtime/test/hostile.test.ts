@@ -260,7 +260,9 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
   test('a plugin that steals the nonce and floods the host with pages is stopped at the pages the host asked for', async () => {
     const flood = await plugin(
       'connector-pages',
-      `for (let index = 0; index < 50; index += 1) { try { fs.writeSync(3, JSON.stringify({ type: 'page', id: globalThis.runId, page: { records: [{ id: 'forged' }] }, nonce: globalThis.nonce }) + '\\n'); } catch {} }
+      `const line = JSON.stringify({ type: 'page', id: globalThis.runId, page: { records: [{ id: 'forged' }] }, nonce: globalThis.nonce }) + '\\n';
+       // Whole lines: the pipe is non-blocking, so a write may take part of one, or none.
+       for (let index = 0; index < 50; index += 1) for (let written = 0; written < line.length; ) { try { written += fs.writeSync(3, line.slice(written)); } catch {} }
        await new Promise(() => {});`,
       {},
       SNIFF,
