@@ -501,14 +501,21 @@ class PluginProcess {
       if (!(prepared instanceof RemotePlan) || prepared.owner !== this) throw new TypeError(`${key}: a runner takes only the runs it prepared itself`);
       return prepared;
     };
-    const redactorOf = (settings?: { secrets?: readonly string[] }) => new Redactor(settings?.secrets);
+    // Preparing and resuming hold no secret: the plugin has none to echo yet.
+    const noSecrets = new Redactor();
     return {
       key,
       name,
       version: connectorVersion,
-      prepare: async (action, options) =>
-        this.planFrom(await this.ask((id) => ({ type: 'prepare', id, action, input: options.input, ...(options.connection ? { connection: options.connection } : {}), ...(options.environment ? { environment: options.environment } : {}) }), redactorOf())),
-      resume: async (prepared, checkpoint) => this.planFrom(await this.ask((id) => ({ type: 'resume', id, plan: own(prepared).id, checkpoint }), redactorOf())),
+      prepare: async (action, options) => {
+        const plan = await this.ask((id) => ({ type: 'prepare', id, action, input: options.input, ...(options.connection ? { connection: options.connection } : {}), ...(options.environment ? { environment: options.environment } : {}) }), noSecrets);
+        return this.planFrom(plan, { action, connectionId: options.connection?.id ?? 'default', environment: options.environment ?? 'sandbox' });
+      },
+      resume: async (prepared, checkpoint) => {
+        const before = own(prepared);
+        const plan = await this.ask((id) => ({ type: 'resume', id, plan: before.id, checkpoint }), noSecrets);
+        return this.planFrom(plan, { action: before.action.key, connectionId: before.connection.id, environment: before.environment });
+      },
       run: (prepared, settings) => {
         const plan = own(prepared);
         if (!passedGate(plan)) throw new TypeError(`${key} ${plan.action.key}: a run is handed to a plugin only after the approval gate (passGate)`);
@@ -517,7 +524,16 @@ class PluginProcess {
     };
   }
 
-  private planFrom(plan: WirePlan): RemotePlan {
+  /**
+   * The plugin's prepared run, held to what the host asked for: the digest an approver sees and the
+   * idempotency key and checkpoint stream are made of its action, connection and environment.
+   */
+  private planFrom(plan: WirePlan, asked: { action: string; connectionId: string; environment: string }): RemotePlan {
+    const kept = plan.action?.key === asked.action && plan.connection?.id === asked.connectionId && plan.environment === asked.environment;
+    if (!kept || typeof plan.id !== 'string' || (plan.action.direction !== 'source' && plan.action.direction !== 'destination')) {
+      this.kill('forged', 'prepared a run other than the one the host asked for; its process was killed');
+      throw new PluginKilledError(this.manifest.package, 'forged', 'prepared a run other than the one the host asked for; its process was killed', this.log);
+    }
     return new RemotePlan(this, plan.id, plan);
   }
 

@@ -314,5 +314,17 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
       await own.cleanup();
     }
   }, 30_000);
+
+  test('a plugin that rewrites its prepared run to another connection is ended before anything runs or is claimed', async () => {
+    // The digest an approver reviews, the idempotency key's record and the checkpoint's stream are made of the connection.
+    const rewrite = `import * as net from 'node:net';
+      const original = net.Socket.prototype._writeGeneric;
+      net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { return original.call(this, writev, String(data).replace('"connection":{"id":"conn_x"}', '"connection":{"id":"conn_victim"}'), ...rest); };`;
+    const liar = await plugin('connector-liar', `yield { records: [{ id: 'ran' }] };`, {}, rewrite);
+    const before = server.count;
+    const error = await failure(read(executorFor([liar]), { ...list, connectorKey: 'liar' }));
+    expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/prepared a run other than the one the host asked for/) });
+    expect(server.count).toBe(before);
+  });
 });
 
