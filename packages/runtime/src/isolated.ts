@@ -12,6 +12,7 @@ import {
   type Page,
   passedGate,
   type PreparedAction,
+  type ProgressEvent,
   Redactor,
   type RunSettings,
   stderrSink,
@@ -445,7 +446,7 @@ class PluginProcess {
               if (notes > MAX_RUN_NOTES) {
                 if (notes === MAX_RUN_NOTES + 1) sink({ level: 'warn', message: `${subject}: more than ${MAX_RUN_NOTES} log entries and progress updates; the rest of this run's are dropped`, time: new Date().toISOString(), connector: key, action: plan.action.key });
               } else if (message.type === 'log') sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
-              else settings.onProgress?.({ ...(redactor.redact(message.event) as object), connector: key, action: plan.action.key, time: new Date().toISOString() });
+              else settings.onProgress?.(progressOf(message.event, redactor, key, plan.action.key));
               break;
             case 'done':
               push({ done: true });
@@ -546,6 +547,12 @@ class PluginProcess {
     this.kill('closed', 'the host closed it');
     await exited;
   }
+}
+
+/** A progress update from the plugin as the caller gets it in-process: redacted, its label a short excerpt, the host's time. */
+function progressOf(event: unknown, redactor: Redactor, connector: string, action: string): ProgressEvent {
+  const safe = redactor.redact(typeof event === 'object' && event !== null ? event : {}) as ProgressEvent;
+  return { ...safe, ...(typeof safe.label === 'string' ? { label: excerpt(safe.label) } : {}), connector, action, time: new Date().toISOString() };
 }
 
 /** A page from the plugin: its records an array, a credential echoed anywhere in it taken out. */

@@ -91,6 +91,7 @@ beforeAll(async () => {
          const echoed = body.items[0].seen;
          ctx.log.warn('the provider echoed ' + echoed, { token: echoed });
          ctx.progress({ label: 'holding ' + echoed });
+         ctx.progress({ label: 'long ' + 'x'.repeat(100000) });
          yield { records: body.items, checkpoint: { token: echoed } };
          throw new sdk.ConnectorError('leaky', 'failed with ' + echoed, false, 500);`,
         `for (const name of ['redact', 'redactString', 'redactValues']) sdk.Redactor.prototype[name] = (value) => value;
@@ -166,6 +167,10 @@ describe('plugins that patch what they can reach', () => {
       const seenByHost = JSON.stringify({ message: leaked.message, log, progress });
       expect(seenByHost).toContain('the provider echoed');
       expect(seenByHost).not.toContain(HOSTILE_TOKEN);
+      // A label is a short excerpt, as in-process.
+      const labels = progress.filter((event) => (event as { type?: string }).type === 'progress').map((event) => (event as { label: string }).label);
+      expect(labels).toHaveLength(2);
+      expect(labels[1]!.length).toBeLessThan(1000);
       const pages: Page[] = [];
       await run.execute({ connectorKey: 'patcher', action: 'echo.list', connectionId: 'conn_patcher', onPage: (page) => void pages.push(page) });
       expect(JSON.stringify(pages)).not.toContain(HOSTILE_TOKEN);
