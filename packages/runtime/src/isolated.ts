@@ -158,6 +158,14 @@ const runtimeDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const childScript = join(runtimeDir, 'dist', 'plugin-process.js');
 const sdkDir = dirname(createRequire(import.meta.url).resolve('@plugboard/sdk/package.json'));
 
+let hostReadable: Set<string> | undefined;
+
+/** What every plugin's process reads besides its own package: the runtime's child script and the SDK, with their dependencies. */
+function hostFolders(): Set<string> {
+  hostReadable ??= new Set([...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
+  return hostReadable;
+}
+
 /** A prepared run whose action's code lives in a plugin's process; the digest is the host's own. */
 class RemotePlan implements PreparedAction {
   private digest: ApprovalBinding | undefined;
@@ -207,6 +215,7 @@ class PluginProcess {
   private readonly pending = new Map<string, Pending>();
   private nextId = 0;
   private readonly limits: Required<IsolationLimits>;
+  private readable: Set<string> | undefined;
 
   constructor(
     private readonly manifest: PluginManifest,
@@ -227,8 +236,9 @@ class PluginProcess {
   }
 
   private spawn(): Promise<void> {
-    // A connector imports the SDK and zod whether or not its package.json says so.
-    const readable = new Set([...dependencyFolders(this.dir, new Set(), CONNECTOR_PEERS), ...dependencyFolders(runtimeDir), ...dependencyFolders(sdkDir)]);
+    // A connector imports the SDK and zod whether or not its package.json says so. Found once, for every start.
+    this.readable ??= new Set([...dependencyFolders(this.dir, new Set(), CONNECTOR_PEERS), ...hostFolders()]);
+    const readable = this.readable;
     const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${this.limits.maxOldSpaceMb}`, childScript];
     // stdin carries the host's messages, descriptor 3 the process's answers; stdout and stderr are the plugin's log.
     const command = SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--', process.execPath, ...args] : [process.execPath, ...args];
