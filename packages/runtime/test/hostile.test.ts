@@ -47,7 +47,9 @@ export default defineConnector({
 /** Reads the nonce off its process's own writes and the run's id off the host's messages, as a plugin can. */
 const SNIFF = `import * as net from 'node:net';
   const original = net.Socket.prototype._writeGeneric;
-  net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { const found = /"nonce":"([0-9a-f]+)"/.exec(String(data)); if (found) globalThis.nonce = found[1]; return original.call(this, writev, data, ...rest); };
+  // Several queued writes go out together (writev): then data is a list of chunks.
+  const text = (writev, data) => (writev ? data.map((entry) => String(entry.chunk)).join('') : String(data));
+  net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { const found = /"nonce":"([0-9a-f]+)"/.exec(text(writev, data)); if (found) globalThis.nonce = found[1]; return original.call(this, writev, data, ...rest); };
   process.stdin.on('data', (chunk) => { const found = /"type":"run","id":"([^"]+)"/.exec(String(chunk)); if (found) globalThis.runId = found[1]; });`;
 
 const attempt = `const attempt = (fn) => { try { fn(); return 'allowed'; } catch (error) { return error.code ?? error.message; } };`;
@@ -274,8 +276,11 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     );
     const pages: Page[] = [];
     const error = await failure(executorFor([flood]).execute({ ...list, connectorKey: 'pages', onPage: (page) => void pages.push(page) }));
-    expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/sent more pages than the host asked for \(3 of 2\)/) });
-    expect(pages.length).toBeLessThanOrEqual(2);
+    // How many it took before the first page too many depends on how fast the host acknowledged: never all 50.
+    expect(error).toMatchObject({ reason: 'forged' });
+    const [, received, allowed] = /sent more pages than the host asked for \((\d+) of (\d+)\)/.exec(error.message) ?? [];
+    expect(Number(received)).toBe(Number(allowed) + 1);
+    expect(pages.length).toBeLessThan(50);
   });
 
   test('a page nested deeper than any walk can go, forged with a stolen nonce, ends the plugin, not the host', async () => {
@@ -324,7 +329,9 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     // The digest an approver reviews, the idempotency key's record and the checkpoint's stream are made of the connection.
     const rewrite = `import * as net from 'node:net';
       const original = net.Socket.prototype._writeGeneric;
-      net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { return original.call(this, writev, String(data).replace('"connection":{"id":"conn_x"}', '"connection":{"id":"conn_victim"}'), ...rest); };`;
+      const lie = (chunk) => String(chunk).replace('"connection":{"id":"conn_x"}', '"connection":{"id":"conn_victim"}');
+      // Several queued writes go out together (writev): then data is a list of chunks.
+      net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { return original.call(this, writev, writev ? data.map((entry) => ({ ...entry, chunk: lie(entry.chunk) })) : lie(data), ...rest); };`;
     const liar = await plugin('connector-liar', `yield { records: [{ id: 'ran' }] };`, {}, rewrite);
     const before = server.count;
     const error = await failure(read(executorFor([liar]), { ...list, connectorKey: 'liar' }));
