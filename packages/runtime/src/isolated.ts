@@ -24,7 +24,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { errorText, type FailedPlugin, findPlugins, hostSdkVersion, modulesFolder, type PluginSpec, packageDir, uniqueKeys } from './load.js';
+import { errorText, type FailedPlugin, folderPackages, hostSdkVersion, type PackageLocation, type PluginSpec, packageDir, uniqueKeys } from './load.js';
 import { checkSdkRange, PluginLoadError, type PluginManifest, readManifest } from './manifest.js';
 import { type ChildMessage, FIRST_PAGES, type HostMessage, MAX_RUN_NOTES, type SharedRedis, type StartMessage, type WirePlan } from './protocol.js';
 import { jsonLines } from './json-lines.js';
@@ -114,6 +114,7 @@ export interface IsolatedPlugins {
 }
 
 const LOG_LIMIT = 64 * 1024;
+const NO_SECRETS = new Redactor();
 const CONNECTOR_PEERS = ['@plugboard/sdk', 'zod'];
 const DEFAULTS = { loadTimeoutMs: 10_000, idleTimeoutMs: 300_000, cancelGraceMs: 2_000, maxOldSpaceMb: 256, maxMessageMb: 64 };
 
@@ -177,11 +178,13 @@ class RemotePlan implements PreparedAction {
   readonly checkpoint: unknown;
   readonly needsApproval: boolean;
 
+  readonly id: string;
+
   constructor(
     readonly owner: PluginProcess,
-    readonly id: string,
     plan: WirePlan,
   ) {
+    this.id = plan.id;
     this.connector = { key: owner.description.key, version: owner.description.connectorVersion };
     this.action = plan.action;
     this.input = plan.input;
@@ -297,7 +300,7 @@ class PluginProcess {
           described = true;
           clearTimeout(timer);
           if (message.type === 'described') {
-            this.description = { ...message.connector, actions: message.connector.actions, package: this.manifest.package, version: this.manifest.version, dir: this.dir };
+            this.description = { ...message.connector, package: this.manifest.package, version: this.manifest.version, dir: this.dir };
             this.idleWhenQuiet();
             resolveStart();
           } else {
@@ -386,15 +389,15 @@ class PluginProcess {
     return { id, send, touch, pause, end };
   }
 
-  /** One question, one answer: a preparation or a resumption. */
-  async ask(build: (id: string) => HostMessage, redactor: Redactor): Promise<WirePlan> {
+  /** One question, one answer: a preparation or a resumption. Neither holds a secret: the plugin has none to echo yet. */
+  async ask(build: (id: string) => HostMessage): Promise<WirePlan> {
     await this.ensure();
     return new Promise<WirePlan>((resolveAnswer, reject) => {
       const exchange = this.open(build, {
         onMessage: (message) => {
           exchange.end();
           if (message.type === 'prepared') resolveAnswer(message.plan);
-          else if (message.type === 'error') reject(fromWire(message.error, redactor, this.manifest.package));
+          else if (message.type === 'error') reject(fromWire(message.error, NO_SECRETS, this.manifest.package));
           else reject(new PluginKilledError(this.manifest.package, 'forged', `answered a preparation with '${String(message.type)}'`, ''));
         },
         onKilled: (error) => {
@@ -512,19 +515,17 @@ class PluginProcess {
       if (!(prepared instanceof RemotePlan) || prepared.owner !== this) throw new TypeError(`${key}: a runner takes only the runs it prepared itself`);
       return prepared;
     };
-    // Preparing and resuming hold no secret: the plugin has none to echo yet.
-    const noSecrets = new Redactor();
     return {
       key,
       name,
       version: connectorVersion,
       prepare: async (action, options) => {
-        const plan = await this.ask((id) => ({ type: 'prepare', id, action, input: options.input, ...(options.connection ? { connection: options.connection } : {}), ...(options.environment ? { environment: options.environment } : {}) }), noSecrets);
+        const plan = await this.ask((id) => ({ type: 'prepare', id, action, input: options.input, ...(options.connection ? { connection: options.connection } : {}), ...(options.environment ? { environment: options.environment } : {}) }));
         return this.planFrom(plan, { action, connectionId: options.connection?.id ?? 'default', environment: options.environment ?? 'sandbox' });
       },
       resume: async (prepared, checkpoint) => {
         const before = own(prepared);
-        const plan = await this.ask((id) => ({ type: 'resume', id, plan: before.id, checkpoint }), noSecrets);
+        const plan = await this.ask((id) => ({ type: 'resume', id, plan: before.id, checkpoint }));
         return this.planFrom(plan, { action: before.action.key, connectionId: before.connection.id, environment: before.environment });
       },
       run: (prepared, settings) => {
@@ -545,7 +546,7 @@ class PluginProcess {
       this.kill('forged', 'prepared a run other than the one the host asked for; its process was killed');
       throw new PluginKilledError(this.manifest.package, 'forged', 'prepared a run other than the one the host asked for; its process was killed', this.log);
     }
-    return new RemotePlan(this, plan.id, plan);
+    return new RemotePlan(this, plan);
   }
 
   async close(): Promise<void> {
@@ -574,11 +575,10 @@ function safePage(page: unknown, redactor: Redactor): Page {
   return checkpoint === undefined ? { records: clean } : { records: clean, checkpoint: redactor.redactValues(checkpoint) };
 }
 
-async function pluginProcess(spec: PluginSpec, options: IsolationOptions, folderRoot?: string): Promise<PluginProcess> {
-  const { dir, label, sdkRoots } = packageDir(spec);
+async function pluginProcess({ dir, label, sdkRoots }: PackageLocation, options: IsolationOptions): Promise<PluginProcess> {
   const manifest = await readManifest(dir, label);
   checkSdkRange(manifest, options.sdkVersion ?? hostSdkVersion());
-  const plugin = new PluginProcess(manifest, dir, folderRoot ? [dir, folderRoot] : sdkRoots, options);
+  const plugin = new PluginProcess(manifest, dir, sdkRoots, options);
   await plugin.ensure();
   return plugin;
 }
@@ -589,7 +589,7 @@ function isolated(plugin: PluginProcess): IsolatedPlugin {
 
 /** Starts one plugin package in a process of its own; throws `PluginLoadError` or `PluginKilledError`. */
 export async function startPlugin(spec: PluginSpec, options: IsolationOptions = {}): Promise<IsolatedPlugin> {
-  return isolated(await pluginProcess(spec, options));
+  return isolated(await pluginProcess(packageDir(spec), options));
 }
 
 /**
@@ -600,26 +600,20 @@ export async function startPlugin(spec: PluginSpec, options: IsolationOptions = 
 export async function startPlugins(pluginDir: string, options: IsolationOptions = {}): Promise<IsolatedPlugins> {
   const failed: Array<FailedPlugin & { killed?: KillReason }> = [];
   const claims = new Map<string, IsolatedPlugin[]>();
-  const modules = modulesFolder(resolve(pluginDir));
-  let folderRoot: string;
-  try {
-    folderRoot = realpathSync(modules);
-  } catch {
-    folderRoot = modules;
-  }
   await Promise.all(
-    (await findPlugins(pluginDir)).map(({ name, dir }) =>
-      pluginProcess({ dir }, options, folderRoot).then(
-        (plugin) => claims.set(plugin.description.key, [...(claims.get(plugin.description.key) ?? []), isolated(plugin)]),
-        (error: unknown) =>
-          failed.push({
-            package: name,
-            reason: error instanceof PluginLoadError ? error.reason : (error as Error).message,
-            dir,
-            ...(error instanceof PluginKilledError ? { killed: error.reason } : {}),
-          }),
-      ),
-    ),
+    (await folderPackages(pluginDir)).map(async ({ name, dir, location }) => {
+      try {
+        const plugin = isolated(await pluginProcess(location(), options));
+        claims.set(plugin.key, [...(claims.get(plugin.key) ?? []), plugin]);
+      } catch (error) {
+        failed.push({
+          package: name,
+          reason: error instanceof PluginLoadError ? error.reason : (error as Error).message,
+          dir,
+          ...(error instanceof PluginKilledError ? { killed: error.reason } : {}),
+        });
+      }
+    }),
   );
   const loaded = uniqueKeys(claims, failed).sort((a, b) => compareText(a.package, b.package));
   const refused = [...claims.values()].flat().filter((plugin) => !loaded.includes(plugin));

@@ -137,8 +137,15 @@ function readDir(path: string): string[] {
   }
 }
 
+/** Where a loader takes a package from: its folder (real path), the name to report failures under, and the folders whose SDK imports go to the host's. */
+export interface PackageLocation {
+  dir: string;
+  label: string;
+  sdkRoots: string[];
+}
+
 /** The package's folder, the name to report failures under, and the folders whose SDK imports go to the host's. */
-export function packageDir(spec: PluginSpec): { dir: string; label: string; sdkRoots: string[] } {
+export function packageDir(spec: PluginSpec): PackageLocation {
   if ('dir' in spec) {
     const dir = resolve(spec.dir);
     const real = realPath(dir);
@@ -175,7 +182,7 @@ export async function loadPlugin(spec: PluginSpec, options: LoadOptions = {}): P
   return loadFrom(packageDir(spec), options);
 }
 
-async function loadFrom({ dir, label, sdkRoots }: { dir: string; label: string; sdkRoots: string[] }, options: LoadOptions): Promise<LoadedPlugin> {
+async function loadFrom({ dir, label, sdkRoots }: PackageLocation, options: LoadOptions): Promise<LoadedPlugin> {
   const manifest = await readManifest(dir, label);
   checkSdkRange(manifest, options.sdkVersion ?? hostSdkVersion());
   const sharesHostSdk = options.shareHostSdk === false ? false : sdkRoots.map((root) => shareHostSdk(root)).every(Boolean);
@@ -224,6 +231,25 @@ export async function findPlugins(pluginDir: string): Promise<Array<{ name: stri
 }
 
 /**
+ * The connector packages of a plugin folder (`findPlugins`), each with where a loader takes it
+ * from; `location()` throws `PluginLoadError` for a package whose folder does not resolve.
+ */
+export async function folderPackages(pluginDir: string): Promise<Array<{ name: string; dir: string; location(): PackageLocation }>> {
+  const modules = modulesFolder(resolve(pluginDir));
+  const folderRoot = realPath(modules) ?? modules;
+  return (await findPlugins(pluginDir)).map(({ name, dir }) => ({
+    name,
+    dir,
+    location: () => {
+      const real = realPath(dir);
+      if (!real) throw new PluginLoadError(name, `cannot resolve ${dir}`);
+      // The whole plugin folder: a library the connector depends on imports the host's SDK too.
+      return { dir: real, label: name, sdkRoots: [real, folderRoot] };
+    },
+  }));
+}
+
+/**
  * Loads every connector package installed in a plugin folder. A broken plugin does not stop
  * the others: the result lists the loaded ones and the failed ones with their reasons. When
  * two packages claim one connector key, neither loads: which one the host should run is not
@@ -232,14 +258,9 @@ export async function findPlugins(pluginDir: string): Promise<Array<{ name: stri
 export async function loadPlugins(pluginDir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const failed: FailedPlugin[] = [];
   const claims = new Map<string, LoadedPlugin[]>();
-  const modules = modulesFolder(resolve(pluginDir));
-  const folderRoot = realPath(modules) ?? modules;
-  for (const { name, dir } of await findPlugins(pluginDir)) {
+  for (const { name, dir, location } of await folderPackages(pluginDir)) {
     try {
-      const real = realPath(dir);
-      if (!real) throw new PluginLoadError(name, `cannot resolve ${dir}`);
-      // The whole plugin folder: a library the connector depends on imports the host's SDK too.
-      const plugin = await loadFrom({ dir: real, label: name, sdkRoots: [real, folderRoot] }, options);
+      const plugin = await loadFrom(location(), options);
       claims.set(plugin.key, [...(claims.get(plugin.key) ?? []), plugin]);
     } catch (error) {
       const reason = error instanceof PluginLoadError ? error.reason : errorText(error);

@@ -45,7 +45,13 @@ const post = (message: ChildMessage) => void write(`${JSON.stringify({ ...messag
 let connector: Connector | undefined;
 let transport: Transport | undefined;
 const plans = new Map<string, PreparedRun>();
-const runs = new Map<string, { controller: AbortController; credits: number; wake?: () => void }>();
+/** A run in this process: how to cancel it, and how many more pages the host has asked for. */
+interface RunState {
+  controller: AbortController;
+  credits: number;
+  wake?: () => void;
+}
+const runs = new Map<string, RunState>();
 let nextPlan = 0;
 
 function remember(prepared: PreparedRun): WirePlan {
@@ -71,7 +77,7 @@ function planOf(id: string): PreparedRun {
 }
 
 async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
-  const state: { controller: AbortController; credits: number; wake?: () => void } = { controller: new AbortController(), credits: FIRST_PAGES };
+  const state: RunState = { controller: new AbortController(), credits: FIRST_PAGES };
   runs.set(message.id, state);
   const { signal } = state.controller;
   try {
@@ -139,9 +145,6 @@ function handle(message: HostMessage): void {
       state.wake?.();
       break;
     }
-    case 'forget':
-      plans.delete(message.plan);
-      break;
   }
 }
 
@@ -172,6 +175,8 @@ async function load(): Promise<ChildMessage> {
 
 const loaded = await load();
 post(loaded);
-if (loaded.type === 'failed') process.exit(0);
-deliver = handle;
-for (const message of inbox.splice(0)) handle(message);
+// A plugin that did not load is ended by the host, which has its reason; one that did serves the host.
+if (loaded.type === 'described') {
+  deliver = handle;
+  for (const message of inbox.splice(0)) handle(message);
+}

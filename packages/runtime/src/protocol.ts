@@ -47,8 +47,7 @@ export type HostMessage =
       retry?: Partial<RetrySettings>;
     }
   | { type: 'pull'; id: string }
-  | { type: 'cancel'; id: string }
-  | { type: 'forget'; plan: string };
+  | { type: 'cancel'; id: string };
 
 /** A prepared run as the plugin's process describes it; the host computes its digest itself. */
 export interface WirePlan extends Pick<PreparedAction, 'action' | 'input' | 'environment' | 'checkpoint' | 'needsApproval'> {
