@@ -28,15 +28,13 @@ import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedErro
  * at least the period (the probe's place frees no earlier). The budget then
  * keeps that window as if declared, with the run's answers already in it, which
  * never asks more of the provider than its own window allows; a 429 under a
- * learned window means it was wrong, and the budget forgets it. While
- * it knows no window (before the first refusal a window cannot be seen, or
- * after one it forgot) a budget that was paused sends one request at a time for
- * a minute, so that the provider's next refusal meets one request rather than
- * every one in flight. Declaring the budget spares even the first window's 429s.
+ * learned window means it was wrong, and the budget forgets it. While it knows
+ * no window (from its start until the provider first refuses, and again after
+ * it forgot one) an undeclared budget sends one request at a time, so that the
+ * provider's refusal meets one request rather than every one in flight: one 429
+ * teaches the window, whatever the concurrency. Declaring the budget spares even
+ * that one, and lets requests run side by side from the start.
  */
-
-/** How long an undeclared budget that knows no window stays careful after a pause. */
-const CAREFUL_MS = 60_000;
 
 /** The most admitted requests an undeclared budget counts to learn a window from; a larger window is not learned. */
 const LEARN_MAX = 10_000;
@@ -73,8 +71,6 @@ export class LocalBudget implements Budget {
   private confirmed = false;
   private probing = false;
   private pauses = 0;
-  /** Until when an undeclared budget sends one request at a time. */
-  private carefulUntil = 0;
   private readonly declared: boolean;
   /** An undeclared budget's run: when its probe was sent, and when each request the provider admitted since was answered. */
   private runStart = 0;
@@ -138,17 +134,17 @@ export class LocalBudget implements Budget {
   private blocked(at: number): Blocked {
     if (at < this.pausedUntil) return { until: this.pausedUntil };
     if (!this.confirmed && this.probing) return {};
-    if (this.running >= this.maxConcurrent || (this.running > 0 && at < this.carefulUntil)) return {};
-    if (this.windowed()) {
-      const leaves = this.leaves;
-      while (this.leavesHead < leaves.length && leaves[this.leavesHead]! <= at) this.leavesHead += 1;
-      if (this.leavesHead > 1024 && this.leavesHead * 2 > leaves.length) {
-        leaves.splice(0, this.leavesHead);
-        this.leavesHead = 0;
-      }
-      if (this.running + leaves.length - this.leavesHead >= this.limit!) {
-        return this.leavesHead < leaves.length ? { until: leaves[this.leavesHead]!, window: true } : { window: true };
-      }
+    if (this.running >= this.maxConcurrent) return {};
+    // No window known: one request at a time.
+    if (!this.windowed()) return this.running > 0 ? {} : undefined;
+    const leaves = this.leaves;
+    while (this.leavesHead < leaves.length && leaves[this.leavesHead]! <= at) this.leavesHead += 1;
+    if (this.leavesHead > 1024 && this.leavesHead * 2 > leaves.length) {
+      leaves.splice(0, this.leavesHead);
+      this.leavesHead = 0;
+    }
+    if (this.running + leaves.length - this.leavesHead >= this.limit!) {
+      return this.leavesHead < leaves.length ? { until: leaves[this.leavesHead]!, window: true } : { window: true };
     }
     return undefined;
   }
@@ -203,7 +199,6 @@ export class LocalBudget implements Budget {
     const periodMs = at + pause - this.runStart;
     this.limit = count;
     this.periodMs = periodMs;
-    this.carefulUntil = 0;
     this.leaves = this.runAnswers.map((answeredAt) => answeredAt + 1 + periodMs);
     this.leavesHead = 0;
   }
@@ -222,7 +217,6 @@ export class LocalBudget implements Budget {
     if (this.pausedUntil <= at) this.pauses += 1;
     this.pausedUntil = until;
     this.confirmed = false;
-    if (!this.windowed()) this.carefulUntil = until + CAREFUL_MS;
   }
 
   private wait(signal: AbortSignal, maxWaitMs: number, at: number): Promise<Admission> {
