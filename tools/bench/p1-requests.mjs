@@ -10,6 +10,13 @@
 //   readAll   Plugboard: one readAll of a one-request source action per request
 //   ctx.http  Plugboard: one run whose action calls ctx.http.get `--requests` times
 //             (at the concurrency, through a promise pool) and yields once at the end
+//   undeclared  readAll as above, of the same connector without its declared budget
+//
+// The connector declares its provider's limit (1,000,000 a second, which no run reaches),
+// as a connector should: a declared budget that does not bind costs nothing, and that is what
+// the targets measure. Without one the SDK cannot know the provider's window, and sends one
+// request at a time until the provider first refuses or says how many requests remain (this
+// server says neither): `undeclared` shows what that costs, with no target.
 //
 // All send the same request (accept: application/json, authorization: Bearer ...). Each
 // contender has one pool/transport for the whole run, closed at the end. Contenders are
@@ -76,39 +83,44 @@ async function main() {
   /** How many requests the last items.get_many run made. */
   let manyDone = 0;
   const itemsGet = itemsGetAction(sdk, z);
-  const connector = sdk.defineConnector({
-    key: 'bench',
-    name: 'Bench',
-    version: '1.0.0',
-    vendor: null,
-    category: 'developer',
-    status: 'beta',
-    summary: 'One item per request, for the requests-per-second benchmark.',
-    auth: sdk.bearerToken(),
-    actions: [
-      itemsGet,
-      sdk.defineAction({
-        key: 'items.get_many',
-        label: 'Get an item many times',
-        direction: 'source',
-        entity: itemsGet.entity,
-        input: z.object({ id: z.string(), count: z.number().int().min(1), concurrency: z.number().int().min(1), deadline: z.number() }),
-        async *read(ctx, input) {
-          let last;
-          const done = await pool(
-            input.count,
-            input.concurrency,
-            async () => {
-              last = await ctx.http.get(`/items/${input.id}`);
-            },
-            input.deadline,
-          );
-          manyDone = done;
-          yield { records: [last] };
-        },
-      }),
-    ],
-  });
+  const declared = benchConnector({ default: { limit: 1_000_000, per: 'second' } });
+  const undeclared = benchConnector(undefined);
+  function benchConnector(rateLimits) {
+    return sdk.defineConnector({
+      key: 'bench',
+      name: 'Bench',
+      version: '1.0.0',
+      vendor: null,
+      category: 'developer',
+      status: 'beta',
+      summary: 'One item per request, for the requests-per-second benchmark.',
+      auth: sdk.bearerToken(),
+      ...(rateLimits ? { rateLimits } : {}),
+      actions: [
+        itemsGet,
+        sdk.defineAction({
+          key: 'items.get_many',
+          label: 'Get an item many times',
+          direction: 'source',
+          entity: itemsGet.entity,
+          input: z.object({ id: z.string(), count: z.number().int().min(1), concurrency: z.number().int().min(1), deadline: z.number() }),
+          async *read(ctx, input) {
+            let last;
+            const done = await pool(
+              input.count,
+              input.concurrency,
+              async () => {
+                last = await ctx.http.get(`/items/${input.id}`);
+              },
+              input.deadline,
+            );
+            manyDone = done;
+            yield { records: [last] };
+          },
+        }),
+      ],
+    });
+  }
   const credential = () => CREDENTIAL;
   const quiet = () => undefined;
 
@@ -165,11 +177,11 @@ async function main() {
     };
   }
 
-  function readAllContender() {
+  function readAllContender(name, label, connector) {
     const transport = sdk.createTransport();
     return {
-      name: 'readAll',
-      label: 'Plugboard readAll per request',
+      name,
+      label,
       run(count, concurrency, deadline) {
         return pool(count, concurrency, async () => {
           const { records } = await sdk.readAll(connector, 'items.get', {
@@ -193,7 +205,7 @@ async function main() {
       label: 'Plugboard ctx.http.get in one run',
       async run(count, concurrency, deadline) {
         manyDone = 0;
-        const { records } = await sdk.readAll(connector, 'items.get_many', {
+        const { records } = await sdk.readAll(declared, 'items.get_many', {
           input: { id: 'a', count, concurrency, deadline },
           connection: { baseUrl },
           credential,
@@ -207,7 +219,14 @@ async function main() {
     };
   }
 
-  const contenders = [fetchContender(), undiciContender(), axiosContender(), readAllContender(), httpContender()];
+  const contenders = [
+    fetchContender(),
+    undiciContender(),
+    axiosContender(),
+    readAllContender('readAll', 'Plugboard readAll per request', declared),
+    httpContender(),
+    readAllContender('undeclared', 'Plugboard readAll per request, no budget declared', undeclared),
+  ];
   console.log(
     `bench: P1, ${thousands(requests)} GETs per contender per concurrency (${concurrencies.join(', ')}), ${rounds} rounds, server in a child process, Node ${process.versions.node}`,
   );
@@ -253,6 +272,7 @@ async function main() {
       readAllVsAxios: ratio(medians.readAll, medians.axios),
       ctxHttpVsFetch: ratio(medians.ctxHttp, medians.fetch),
       ctxHttpVsAxios: ratio(medians.ctxHttp, medians.axios),
+      undeclaredVsFetch: ratio(medians.undeclared, medians.fetch),
     };
     const ok = {
       readAll: ratios.readAllVsFetch >= 0.9 && ratios.readAllVsAxios >= 1.5,
@@ -262,7 +282,8 @@ async function main() {
     console.log(`bench: concurrency ${concurrency}, median req/s: ${contenders.map((contender) => `${contender.name} ${thousands(medians[contender.name])}`).join(', ')}`);
     console.log(
       `bench: concurrency ${concurrency}: readAll/fetch ${times(ratios.readAllVsFetch)}, readAll/axios ${times(ratios.readAllVsAxios)} (target >= 0.90x and >= 1.50x: ${ok.readAll ? 'yes' : 'NO'}); ` +
-        `ctx.http/fetch ${times(ratios.ctxHttpVsFetch)}, ctx.http/axios ${times(ratios.ctxHttpVsAxios)} (${ok.ctxHttp ? 'yes' : 'NO'})`,
+        `ctx.http/fetch ${times(ratios.ctxHttpVsFetch)}, ctx.http/axios ${times(ratios.ctxHttpVsAxios)} (${ok.ctxHttp ? 'yes' : 'NO'}); ` +
+        `no budget declared (one at a time): readAll/fetch ${times(ratios.undeclaredVsFetch)}, no target`,
     );
     results[`c${concurrency}`] = {
       rps: Object.fromEntries(Object.entries(medians).map(([name, value]) => [name, Math.round(value)])),

@@ -30,6 +30,12 @@ export interface WindowServerOptions {
   delayFirstMs?: number;
   /** Delay of the answer to the request of this index (0 for the first since start or `reset()`); wins over `delayFirstMs`. */
   delayMs?: (index: number) => number;
+  /**
+   * Publishes the limit as many providers do: every admitted answer carries
+   * `X-RateLimit-Remaining` (the places left in the window at its arrival), and
+   * the answer that took the last place also `Retry-After`.
+   */
+  remainingHeader?: boolean;
   /** The clock arrivals are stamped with, in milliseconds; default `performance.timeOrigin + performance.now()`. */
   now?: () => number;
 }
@@ -122,6 +128,11 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
   let peakInWindow = 0;
   const timers = new Set<NodeJS.Timeout>();
 
+  /** `Retry-After` at `at` with the window full: until its oldest place frees, unless fixed. */
+  function retryAfterAt(at: number): number {
+    return options.retryAfterSeconds ?? Math.max(1, Math.ceil((inWindow.first() + periodMs - at) / 1000));
+  }
+
   function answer(response: ServerResponse, ms: number, reply: () => void): void {
     if (!(ms > 0)) return reply();
     const timer = setTimeout(() => {
@@ -146,8 +157,7 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
     const delay = delayOf(index);
     if (inWindow.size >= limit) {
       rejected += 1;
-      const roomInMs = inWindow.first() + periodMs - at;
-      const retryAfter = options.retryAfterSeconds ?? Math.max(1, Math.ceil(roomInMs / 1000));
+      const retryAfter = retryAfterAt(at);
       answer(response, delay, () =>
         sendJson(
           response,
@@ -162,7 +172,13 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
     admitted += 1;
     if (inWindow.size > peakInWindow) peakInWindow = inWindow.size;
     const id = lastSegment(request);
-    answer(response, delay, () => sendJson(response, 200, { id, name: `Item ${id}`, updated_at: UPDATED_AT }));
+    const remaining = limit - inWindow.size;
+    const headers: Record<string, string> = {};
+    if (options.remainingHeader) {
+      headers['x-ratelimit-remaining'] = String(remaining);
+      if (remaining === 0) headers['retry-after'] = String(retryAfterAt(at));
+    }
+    answer(response, delay, () => sendJson(response, 200, { id, name: `Item ${id}`, updated_at: UPDATED_AT }, headers));
   });
   const loopback = await listenOnLoopback(server, () => {
     for (const timer of timers) clearTimeout(timer);

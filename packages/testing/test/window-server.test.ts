@@ -34,6 +34,29 @@ async function get(server: WindowServer, path = '/items/a') {
 }
 
 describe('startWindowServer', () => {
+  it('publishes the places left with `remainingHeader`, and Retry-After on the answer that took the last', async () => {
+    const clock = manualClock();
+    const server = await start({ limit: 3, periodMs: 2_500, remainingHeader: true, now: clock.now });
+    const seen = [];
+    for (let index = 0; index < 3; index += 1) {
+      const response = await fetch(`${server.url}/items/a`);
+      await response.body?.cancel();
+      seen.push([response.headers.get('x-ratelimit-remaining'), response.headers.get('retry-after')]);
+      clock.set(1_000_000 + (index + 1) * 100);
+    }
+    // The last place taken at +200 ms: the window has room at +2,500, 2.3 s later, 3 in whole seconds.
+    expect(seen).toEqual([
+      ['2', null],
+      ['1', null],
+      ['0', '3'],
+    ]);
+    // Without the option no answer carries it.
+    const plain = await start({ limit: 3, periodMs: 2_500 });
+    const response = await fetch(`${plain.url}/items/a`);
+    await response.body?.cancel();
+    expect(response.headers.get('x-ratelimit-remaining')).toBeNull();
+  });
+
   it('admits `limit` requests in a window, answers the next with 429 and Retry-After, and admits again once the window has room', async () => {
     const clock = manualClock();
     const server = await start({ limit: 3, periodMs: 200, now: clock.now });

@@ -1,5 +1,5 @@
 import { RateLimitedError } from '../errors.js';
-import type { HeaderReader } from './headers.js';
+import { type HeaderReader, parseRemaining } from './headers.js';
 import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedError, windowError } from './budget-rules.js';
 
 /**
@@ -50,10 +50,12 @@ interface Waiter {
   onAbort: () => void;
 }
 
-/** What a request was let in under: whether it is the probe, and the pause count when it went. */
+/** What a request was let in under: whether it is the probe, the pause count when it went, its place among the requests sent, and how many were in flight beside it. */
 interface Admission {
   probe: boolean;
   epoch: number;
+  seq: number;
+  beside: number;
 }
 
 /** Why a request may not go yet, and until when when that is known. */
@@ -71,6 +73,10 @@ export class LocalBudget implements Budget {
   private confirmed = false;
   private probing = false;
   private pauses = 0;
+  /** Requests sent so far. */
+  private sent = 0;
+  /** An undeclared budget that knows no window may send side by side while `sent` is below this (what the provider said remains, less what may reach it after). */
+  private remainingUpTo = 0;
   private readonly declared: boolean;
   /** An undeclared budget's run: when its probe was sent, and when each request the provider admitted since was answered. */
   private runStart = 0;
@@ -135,8 +141,8 @@ export class LocalBudget implements Budget {
     if (at < this.pausedUntil) return { until: this.pausedUntil };
     if (!this.confirmed && this.probing) return {};
     if (this.running >= this.maxConcurrent) return {};
-    // No window known: one request at a time.
-    if (!this.windowed()) return this.running > 0 ? {} : undefined;
+    // No window known: one request at a time, unless the provider said how many places remain.
+    if (!this.windowed()) return this.running > 0 && this.sent >= this.remainingUpTo ? {} : undefined;
     const leaves = this.leaves;
     while (this.leavesHead < leaves.length && leaves[this.leavesHead]! <= at) this.leavesHead += 1;
     if (this.leavesHead > 1024 && this.leavesHead * 2 > leaves.length) {
@@ -150,7 +156,9 @@ export class LocalBudget implements Budget {
   }
 
   private admit(): Admission {
+    const beside = this.running;
     this.running += 1;
+    this.sent += 1;
     const probe = !this.confirmed;
     if (probe) {
       this.probing = true;
@@ -159,7 +167,7 @@ export class LocalBudget implements Budget {
         this.runAnswers = [];
       }
     }
-    return { probe, epoch: this.pauses };
+    return { probe, epoch: this.pauses, seq: this.sent, beside };
   }
 
   private finish(admission: Admission, answer: { status: number; headers: HeaderReader } | undefined): void {
@@ -191,6 +199,12 @@ export class LocalBudget implements Budget {
       return;
     }
     if (admitted && this.runAnswers.length < LEARN_MAX) this.runAnswers.push(at);
+    if (admitted && pause === undefined) {
+      // The provider counted `remaining` more at this request's arrival. What may reach it later:
+      // the requests in flight beside this one when it went, and every one sent after it.
+      const remaining = parseRemaining(answer.headers);
+      if (remaining !== undefined) this.remainingUpTo = Math.max(this.remainingUpTo, admission.seq + remaining - admission.beside);
+    }
     // Only the rate's refusal or its last place, with the time to wait, tells the window; a 5xx is an outage.
     if (pause === undefined || status >= 500 || (answer.headers.get('retry-after') === null && answer.headers.get('x-ratelimit-reset') === null)) return;
     const count = this.runAnswers.length;
@@ -217,6 +231,7 @@ export class LocalBudget implements Budget {
     if (this.pausedUntil <= at) this.pauses += 1;
     this.pausedUntil = until;
     this.confirmed = false;
+    this.remainingUpTo = 0;
   }
 
   private wait(signal: AbortSignal, maxWaitMs: number, at: number): Promise<Admission> {
