@@ -1,4 +1,4 @@
-import { type SourceContext, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
+import { cursorLoop, type SourceContext, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
 import { z } from 'zod';
 
 /**
@@ -20,16 +20,9 @@ export interface CursorPageOf {
 
 type Query = Record<string, string | number | undefined>;
 
-/**
- * Every page of a cursor-paged list, in the provider's order, until `next_cursor` is absent.
- * A provider whose cursors come round in a cycle is stopped within twice the cycle's length
- * (Brent's method: one cursor remembered, replaced after 1, 2, 4, ... pages), with no memory
- * that grows with the list, as a set of every cursor seen would.
- */
+/** Every page of a cursor-paged list, in the provider's order, until `next_cursor` is absent; a provider going round in a cycle is stopped. */
 export async function* cursorPages(ctx: SourceContext<unknown>, action: string, path: string, query: Query): AsyncGenerator<CursorPageOf> {
-  let remembered: string | undefined;
-  let sinceRemembered = 0;
-  let stretch = 1;
+  const loop = cursorLoop();
   let cursor: string | undefined;
   do {
     const answer = await ctx.http.request({ method: 'GET', path, query: { ...query, cursor } });
@@ -38,15 +31,10 @@ export async function* cursorPages(ctx: SourceContext<unknown>, action: string, 
       throw new SchemaMismatchError(`descript ${action}`, zodIssues(page.error), { status: answer.status, requestId: answer.requestId });
     }
     const next = page.data.pagination?.next_cursor;
-    if (next !== undefined && next === remembered) {
+    if (loop.repeats(next)) {
       throw new SchemaMismatchError(`descript ${action}`, [{ path: 'pagination.next_cursor', message: 'the same cursor came back twice; stopping rather than looping' }], {
         requestId: answer.requestId,
       });
-    }
-    if (++sinceRemembered === stretch) {
-      remembered = next;
-      sinceRemembered = 0;
-      stretch *= 2;
     }
     yield { data: page.data.data, last: next === undefined };
     cursor = next;

@@ -35,13 +35,13 @@ describe('cursor paging against a provider that loops', () => {
     ['the same cursor again', 1, 1],
     ['a cycle of 3 after 5 pages', 5, 3],
     ['a cycle of 100 after 40 pages', 40, 100],
-  ])('stops on %s, within twice the pages of the cycle', async (_name, lead, cycle) => {
+  ])('stops on %s, within three times the pages that lead into the cycle and go round it', async (_name, lead, cycle) => {
     // Pages 1..lead lead into a cycle of `cycle` pages: lead, lead+1, ..., lead+cycle-1, lead, ...
     server = await pagedProvider((page) => (page + 1 < lead + cycle ? page + 1 : lead));
     const error = await failure(read(server.url));
     expect(error).toBeInstanceOf(SchemaMismatchError);
     expect(String(error.message)).toMatch(/same cursor came back twice/);
-    expect(server.count).toBeLessThanOrEqual(2 * (lead + cycle) + 1);
+    expect(server.count).toBeLessThanOrEqual(3 * (lead + cycle) + 2);
   });
 
   it('reads a long list to its end: no cursor is taken for a loop', async () => {

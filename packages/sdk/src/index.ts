@@ -61,6 +61,8 @@ export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from '.
 export { CIRCULAR, describeJsonType, formatJsonPath, jsonProblem, mapJson, MAX_JSON_DEPTH, someJsonString } from './json.js';
 export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
 export { excerpt, EXCERPT_LENGTH } from './excerpt.js';
+export { cursorLoop } from './paging.js';
+export type { CursorLoop } from './paging.js';
 export { createLogger, stderrSink } from './log.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { createTransport, sharedTransport } from './http/transport.js';

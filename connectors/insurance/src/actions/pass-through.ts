@@ -1,4 +1,4 @@
-import { defineAction, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
+import { cursorLoop, defineAction, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
 import { z } from 'zod';
 import { BUDGETS, PAGING } from '../contract.js';
 import { PassThroughBody } from '../entities.js';
@@ -42,7 +42,7 @@ export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
     retry: 'safe',
     budget: BUDGETS.other,
     async *read(ctx, input) {
-      const seen = new Set<string>();
+      const loop = cursorLoop();
       let cursor: string | undefined;
       do {
         const answer = await ctx.http.request({
@@ -55,12 +55,11 @@ export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
           throw new SchemaMismatchError(`insurance ${spec.key}`, zodIssues(page.error), { status: answer.status, requestId: answer.requestId });
         }
         const next = page.data[PAGING.nextCursorField] ?? undefined;
-        if (next !== undefined && seen.has(next)) {
+        if (loop.repeats(next)) {
           throw new SchemaMismatchError(`insurance ${spec.key}`, [{ path: PAGING.nextCursorField, message: `the cursor ${next} came back twice; stopping rather than looping` }], {
             requestId: answer.requestId,
           });
         }
-        if (next !== undefined) seen.add(next);
         yield { records: page.data[PAGING.dataField] as z.input<E>[] };
         cursor = next;
       } while (cursor !== undefined);
