@@ -120,12 +120,12 @@ describe('an undeclared budget against a strict sliding-window provider', () => 
   });
 
   it('sends side by side from the start, with no 429, when the provider says how many places remain', async () => {
-    server = await startWindowServer({ limit: 6, periodMs: 500, remainingHeader: true, delayMs: () => 150, now: Date.now });
+    server = await startWindowServer({ limit: 6, periodMs: 500, remainingHeader: true, delayMs: () => 250, now: Date.now });
     await callers(connectorWith(undefined), 12, 12);
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 12, rejected: 0 });
     // One at a time, each request would reach the provider only after the answer before it
-    // (150 ms): the five the first answer's `X-RateLimit-Remaining: 5` allowed went together.
-    expect(server.arrivals[5]! - server.arrivals[1]!).toBeLessThan(150);
+    // (250 ms): the five the first answer's `X-RateLimit-Remaining: 5` allowed went together.
+    expect(server.arrivals[5]! - server.arrivals[1]!).toBeLessThan(250);
   });
 
   it('forgets a learned window the provider refuses, and learns the narrower one', async () => {
