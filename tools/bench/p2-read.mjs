@@ -8,9 +8,10 @@
 // RSS (process.resourceUsage().maxRSS) is that contender's; the two are interleaved, the
 // order alternating every round, and the figures are medians over the rounds.
 // Targets: Plugboard at least 0.8x the loop's records/s, peak RSS at most 1.25x the loop's,
-// and flat in N. Not a test.
+// and flat in N. Not a test. `--via` picks how the SDK's transport sends (`createTransport({ via })`,
+// default undici, as a host's transport): Node's http module keeps a long read's memory lowest.
 //
-//   ./pbw build && node tools/bench/p2-read.mjs [--sizes 100000,300000,1000000] [--rounds 3] [--page 100]
+//   ./pbw build && node tools/bench/p2-read.mjs [--sizes 100000,300000,1000000] [--rounds 3] [--page 100] [--via undici|fetch|http]
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { built, integerList, median, positiveInteger, ratio, round2, runChild, startDescriptSimulator, thousands, times } from './lib.mjs';
@@ -18,7 +19,7 @@ import { built, integerList, median, positiveInteger, ratio, round2, runChild, s
 const self = fileURLToPath(import.meta.url);
 
 // One read, in its own process: `node p2-read.mjs --child plugboard|loop URL PAGE [MAX_PAGES]`, the token in
-// PLUGBOARD_BENCH_TOKEN. Prints { records, pages, ms, maxRssKb }.
+// PLUGBOARD_BENCH_TOKEN and the transport's `via` in PLUGBOARD_BENCH_VIA. Prints { records, pages, ms, maxRssKb }.
 if (process.argv[2] === '--child') {
   const [contender, url, pageText, maxPagesText] = process.argv.slice(3);
   const token = process.env.PLUGBOARD_BENCH_TOKEN;
@@ -31,7 +32,7 @@ if (process.argv[2] === '--child') {
 async function readWithPlugboard(url, token, page) {
   const sdk = await built('packages/sdk/dist/index.js');
   const { descript } = await built('connectors/descript/dist/index.js');
-  const transport = sdk.createTransport();
+  const transport = sdk.createTransport({ via: process.env.PLUGBOARD_BENCH_VIA });
   let records = 0;
   let pages = 0;
   const started = performance.now();
@@ -80,22 +81,25 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '100000,300000,1000000' },
     rounds: { type: 'string', default: '3' },
     page: { type: 'string', default: '100' },
+    via: { type: 'string', default: 'undici' },
   },
 });
 const sizes = integerList('sizes', values.sizes);
 const rounds = positiveInteger('rounds', values.rounds);
 const page = positiveInteger('page', values.page);
+const via = values.via;
+if (!['undici', 'fetch', 'http'].includes(via)) throw new Error(`bench: --via must be undici, fetch or http, not ${via}`);
 const contenders = ['plugboard', 'loop'];
 
 console.log(
-  `bench: P2, projects.list of the Descript simulator read whole, N = ${sizes.map(thousands).join(', ')}, page ${page}, ${rounds} rounds, each read in a fresh process, Node ${process.versions.node}`,
+  `bench: P2, projects.list of the Descript simulator read whole, N = ${sizes.map(thousands).join(', ')}, page ${page}, Plugboard via ${via}, ${rounds} rounds, each read in a fresh process, Node ${process.versions.node}`,
 );
 
 const results = [];
 let meets = true;
 for (const size of sizes) {
   const simulator = await startDescriptSimulator({ size });
-  const env = { ...process.env, PLUGBOARD_BENCH_TOKEN: simulator.token };
+  const env = { ...process.env, PLUGBOARD_BENCH_TOKEN: simulator.token, PLUGBOARD_BENCH_VIA: via };
   const figures = Object.fromEntries(contenders.map((name) => [name, { rate: [], rss: [], ms: [] }]));
   try {
     // Warms the simulator up (its first 200 pages), counted nowhere.
@@ -144,4 +148,4 @@ if (results.length > 1) {
     `bench: peak RSS at N ${thousands(last.size)} over N ${thousands(first.size)}: Plugboard ${times(growth.plugboard)}, loop ${times(growth.loop)} (flat: about 1.00x)`,
   );
 }
-console.log(JSON.stringify({ bench: 'p2-read', sizes, rounds, page, node: process.versions.node, targets: { rateRatio: 0.8, rssRatio: 1.25 }, meetsTargets: meets, rssGrowth: growth, results }));
+console.log(JSON.stringify({ bench: 'p2-read', sizes, rounds, page, via, node: process.versions.node, targets: { rateRatio: 0.8, rssRatio: 1.25 }, meetsTargets: meets, rssGrowth: growth, results }));
