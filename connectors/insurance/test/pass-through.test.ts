@@ -1,4 +1,5 @@
-import { ApprovalRequiredError, InvalidInputError, readAll, writeAction } from '@plugboard/sdk';
+import { ApprovalRequiredError, InvalidInputError, readAll, SchemaMismatchError, writeAction } from '@plugboard/sdk';
+import { answer, startFaultServer } from '@plugboard/testing';
 import { PASS_THROUGH_PATHS } from '@plugboard/simulator-insurance';
 import { describe, expect, it } from 'vitest';
 import insurance from '../src/index.js';
@@ -108,5 +109,27 @@ describe('policies bind real cover', () => {
   it('quotes need no approval in production', async () => {
     const { options } = await start();
     await writeAction(insurance, 'motor_quotes.create', options({ vehicle: { value: 1 } }, { environment: 'production' }));
+  });
+});
+
+describe('a provider whose cursor comes back', () => {
+  it('is stopped with a short, typed error however long its cursor', async () => {
+    const { transport } = await start();
+    // Long, though short enough for the provider to take back in the query.
+    const cursor = 'loop'.repeat(2_000);
+    const server = await startFaultServer(answer({ status: 200, body: { data: [{ id: 'hq_1' }], next_cursor: cursor } }));
+    try {
+      const error = await readAll(insurance, 'homeowner_quotes.list', { input: {}, connection: { baseUrl: server.url }, credential: () => 'insurance-key-123456', transport }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(SchemaMismatchError);
+      expect((error as Error).message).toMatch(/came back twice/);
+      expect((error as Error).message.length).toBeLessThan(1_000);
+      // The first answer's cursor is remembered, the second repeats it.
+      expect(server.count).toBe(2);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { cursorLoop, defineAction, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
+import { cursorLoop, defineAction, excerpt, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
 import { z } from 'zod';
 import { BUDGETS, PAGING } from '../contract.js';
 import { PassThroughBody } from '../entities.js';
@@ -56,7 +56,7 @@ export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
         }
         const next = page.data[PAGING.nextCursorField] ?? undefined;
         if (loop.repeats(next)) {
-          throw new SchemaMismatchError(`insurance ${spec.key}`, [{ path: PAGING.nextCursorField, message: `the cursor ${next} came back twice; stopping rather than looping` }], {
+          throw new SchemaMismatchError(`insurance ${spec.key}`, [{ path: PAGING.nextCursorField, message: `the cursor ${excerpt(JSON.stringify(next))} came back twice; stopping rather than looping` }], {
             requestId: answer.requestId,
           });
         }
