@@ -119,8 +119,7 @@ describe('a provider whose cursor comes back', () => {
     const cursor = 'loop'.repeat(2_000);
     const server = await startFaultServer(answer({ status: 200, body: { data: [{ id: 'hq_1' }], next_cursor: cursor } }));
     try {
-      const error = await readAll(insurance, 'homeowner_quotes.list', { input: {}, connection: { baseUrl: server.url }, credential: () => 'insurance-key-123456', transport }).then(
-        () => undefined,
+      const error = await readAll(insurance, 'homeowner_quotes.list', { input: {}, connection: { baseUrl: server.url }, credential: () => 'insurance-key-123456', transport }).catch(
         (caught: unknown) => caught,
       );
       expect(error).toBeInstanceOf(SchemaMismatchError);

@@ -30,7 +30,8 @@ import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedErro
  * never asks more of the provider than its own window allows; a 429 under a
  * learned window means it was wrong, and the budget forgets it. While it knows
  * no window (from its start until the provider first refuses, and again after
- * it forgot one) an undeclared budget sends one request at a time, so that the
+ * it forgot one) an undeclared budget sends one request at a time (or as many as
+ * the provider's latest `X-RateLimit-Remaining` leaves room for), so that the
  * provider's refusal meets one request rather than every one in flight: one 429
  * teaches the window, whatever the concurrency. Declaring the budget spares even
  * that one, and lets requests run side by side from the start.
