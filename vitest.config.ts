@@ -17,7 +17,10 @@ const projects: TestProjectConfiguration[] = folders.map((folder) =>
     ? folder
     : {
         extends: true,
-        test: { name: (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name: string }).name, root: folder },
+        test: {
+          name: (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name: string }).name,
+          root: folder,
+        },
       },
 );
 

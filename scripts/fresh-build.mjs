@@ -23,7 +23,11 @@ export function workspacePackages(root = ROOT) {
     .filter(Boolean);
   for (const glob of globs) {
     const base = glob.replace(/\/\*$/, '');
-    const folders = glob.endsWith('/*') ? readdirSync(join(root, base), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${base}/${entry.name}`) : [base];
+    const folders = glob.endsWith('/*')
+      ? readdirSync(join(root, base), { withFileTypes: true })
+          .filter((entry) => entry.isDirectory())
+          .map((entry) => `${base}/${entry.name}`)
+      : [base];
     for (const folder of folders) {
       const file = join(root, folder, 'package.json');
       if (!existsSync(file)) continue;
@@ -61,7 +65,9 @@ function builtAt(dir) {
 
 /** What a package's build is made from (and the build every package shares), as of its newest change. */
 export function sourcesChangedAt(dir, root = ROOT) {
-  const inputs = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'tsconfig.build.json'].map((input) => join(dir, input));
+  const inputs = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'tsconfig.build.json'].map((input) =>
+    join(dir, input),
+  );
   return Math.max(newest(join(root, 'tsup.package.ts')), ...inputs.map(newest));
 }
 

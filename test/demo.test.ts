@@ -18,13 +18,19 @@ let output = '';
 
 beforeAll(async () => {
   await assertBuilt(['tools/demo', 'packages/cli', 'connectors/descript', 'tools/simulators/descript']);
-  demo = spawn(process.execPath, [join(ROOT, 'tools', 'demo', 'dist', 'main.js'), '--keep-running'], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  demo = spawn(process.execPath, [join(ROOT, 'tools', 'demo', 'dist', 'main.js'), '--keep-running'], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   demo.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   demo.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
     const check = () => (/keeps running/.test(output) ? resolve() : undefined);
     demo.stdout!.on('data', check);
-    demo.once('exit', (code) => reject(new Error(`the demo exited (${code}) before keeping its simulator running:\n${output}`)));
+    demo.once('exit', (code) =>
+      reject(new Error(`the demo exited (${code}) before keeping its simulator running:\n${output}`)),
+    );
   });
 });
 
@@ -35,12 +41,16 @@ afterAll(() => {
 describe('./pbw demo --keep-running', () => {
   test('shows a resumed read, a billable import refused without approval and for self-approval, approved by another and replayed, a recording replayed offline, the catalogue', () => {
     expect(output).toMatch(/\d+ projects, as JSON lines on stdout/);
-    expect(output).toMatch(/exit 3, approval required: the approver quotes sha256:[0-9a-f]{64}; nothing was sent \(0 requests\)/);
+    expect(output).toMatch(
+      /exit 3, approval required: the approver quotes sha256:[0-9a-f]{64}; nothing was sent \(0 requests\)/,
+    );
     expect(output).toMatch(/ada@example\.com approved their own request/);
     expect(output).toMatch(/approved by ben@example\.com: job .*; the provider saw 1 request/);
     expect(output).toContain('the same key again: the same result, replayed; the provider still saw 1 request');
     expect(output).toMatch(/resumed from the checkpoint in .*; 1 new record/);
-    expect(output).toMatch(/replayed scenario 'status' from .* with the network closed \(1 calls, 1 records in 1 pages\)/);
+    expect(output).toMatch(
+      /replayed scenario 'status' from .* with the network closed \(1 calls, 1 records in 1 pages\)/,
+    );
     expect(output).toMatch(/catalogue: 1 connector, \d+ operations/);
   });
 
@@ -52,7 +62,10 @@ describe('./pbw demo --keep-running', () => {
     const exports = printed.filter((line) => line.startsWith('export ')).map((line) => line.replace(/\s+#.*$/, ''));
     // The replayed import (the last import command), the resumed read, the replay and the catalogue.
     const imports = printed.filter((line) => line.includes('media_imports.create'));
-    const chosen = [imports.at(-1)!, ...printed.filter((line) => / (projects\.list|replay|catalogue) /.test(line)).slice(-3)];
+    const chosen = [
+      imports.at(-1)!,
+      ...printed.filter((line) => / (projects\.list|replay|catalogue) /.test(line)).slice(-3),
+    ];
     expect(chosen).toHaveLength(4);
     const shell = new GuideShell(await mkdtemp(join(tmpdir(), 'plugboard-demo-shell-')), cleanEnv(), ROOT);
     for (const command of chosen) {

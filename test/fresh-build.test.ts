@@ -19,7 +19,10 @@ async function writePackage(folder: string, name: string, dependencies: Record<s
   await writeFile(join(dir, 'src', 'index.js'), 'export {};\n');
   // The build appends a line to a log outside dist/ and writes dist/index.js.
   const build = `node -e "const fs=require('fs');fs.appendFileSync('../../builds.log','${name}\\\\n');fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/index.js','')"`;
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', scripts: { build }, dependencies }));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', scripts: { build }, dependencies }),
+  );
 }
 
 async function builds(): Promise<string[]> {

@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type BackgroundStep, GuideShell, guideSteps } from './support/guide.js';
-import { assertBuilt, cleanEnv, packInstalled, packWorkspace, publishTarballs, ROOT, thirdPartyClosure } from './support/packages.js';
+import {
+  assertBuilt,
+  cleanEnv,
+  packInstalled,
+  packWorkspace,
+  publishTarballs,
+  ROOT,
+  thirdPartyClosure,
+} from './support/packages.js';
 import { type LocalRegistry, startRegistry } from './support/registry.js';
 
 /**
@@ -34,7 +42,14 @@ beforeAll(async () => {
   const packed: string[] = [];
   for (const folder of PACKAGES) packed.push(await packWorkspace(folder, tarballs));
   const thirdParty = await thirdPartyClosure(PACKAGES, AUTHOR_TOOLS);
-  packed.push(...(await packInstalled(thirdParty.map(({ dir }) => dir), tarballs, registry.npmrc, registry.globalNpmrc)));
+  packed.push(
+    ...(await packInstalled(
+      thirdParty.map(({ dir }) => dir),
+      tarballs,
+      registry.npmrc,
+      registry.globalNpmrc,
+    )),
+  );
   await publishTarballs(registry, packed);
 });
 
@@ -47,58 +62,85 @@ afterAll(async () => {
 /** The end of npm's newest debug log, where a failed install says which request failed. */
 async function npmLogTail(): Promise<string> {
   const logs = join(npmConfig.cache, '_logs');
-  const newest = (await readdir(logs).catch(() => [] as string[])).filter((name) => name.endsWith('-debug-0.log')).sort().at(-1);
+  const newest = (await readdir(logs).catch(() => [] as string[]))
+    .filter((name) => name.endsWith('-debug-0.log'))
+    .sort()
+    .at(-1);
   if (!newest) return '';
   const lines = (await readFile(join(logs, newest), 'utf8')).split('\n');
   return `\n--- ${newest} (last 40 lines) ---\n${lines.slice(-40).join('\n')}`;
 }
 
 describe('docs/authoring.md, followed step by step outside the repository', () => {
-  test('every sh block runs as written: new, install, test, a local stand-in, record, run, catalogue, publish', async () => {
-    const steps = guideSteps(await readFile(join(ROOT, 'docs', 'authoring.md'), 'utf8'));
-    expect(steps.length).toBeGreaterThan(0);
-    const home = join(tmp, 'home');
-    const work = join(tmp, 'work');
-    await mkdir(home);
-    await mkdir(work);
-    await mkdir(join(tmp, 'shell'));
-    const env = cleanEnv({
-      HOME: home,
-      // The reader's Node is the one running this test (Node 22.20 or newer), and npm finds it.
-      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-      npm_config_userconfig: npmConfig.npmrc,
-      npm_config_globalconfig: npmConfig.globalNpmrc,
-      npm_config_cache: npmConfig.cache,
-      npm_config_update_notifier: 'false',
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      CI: 'true',
-    });
-    delete env.PLUGBOARD_CREDENTIAL;
-    const shell = new GuideShell(join(tmp, 'shell'), env, work);
-    for (const step of steps) {
-      if (step.background) {
-        const server = shell.begin(step.script);
-        started.push(server);
-        await server.waitFor(/http:\/\/127\.0\.0\.1:\d+/);
-        continue;
+  test(
+    'every sh block runs as written: new, install, test, a local stand-in, record, run, catalogue, publish',
+    async () => {
+      const steps = guideSteps(await readFile(join(ROOT, 'docs', 'authoring.md'), 'utf8'));
+      expect(steps.length).toBeGreaterThan(0);
+      const home = join(tmp, 'home');
+      const work = join(tmp, 'work');
+      await mkdir(home);
+      await mkdir(work);
+      await mkdir(join(tmp, 'shell'));
+      const env = cleanEnv({
+        HOME: home,
+        // The reader's Node is the one running this test (Node 22.20 or newer), and npm finds it.
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+        npm_config_userconfig: npmConfig.npmrc,
+        npm_config_globalconfig: npmConfig.globalNpmrc,
+        npm_config_cache: npmConfig.cache,
+        npm_config_update_notifier: 'false',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        CI: 'true',
+      });
+      delete env.PLUGBOARD_CREDENTIAL;
+      const shell = new GuideShell(join(tmp, 'shell'), env, work);
+      for (const step of steps) {
+        if (step.background) {
+          const server = shell.begin(step.script);
+          started.push(server);
+          await server.waitFor(/http:\/\/127\.0\.0\.1:\d+/);
+          continue;
+        }
+        const result = await shell.run(step.script, 5 * 60_000);
+        const registryLog =
+          result.code === 0
+            ? ''
+            : `\n--- the registry's log (last 40 lines) ---\n${registry.log.join('').split('\n').slice(-40).join('\n')}`;
+        expect(
+          result.code,
+          `docs/authoring.md line ${step.line}:\n${step.script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}${registryLog}`,
+        ).toBe(0);
       }
-      const result = await shell.run(step.script, 5 * 60_000);
-      const registryLog = result.code === 0 ? '' : `\n--- the registry's log (last 40 lines) ---\n${registry.log.join('').split('\n').slice(-40).join('\n')}`;
-      expect(result.code, `docs/authoring.md line ${step.line}:\n${step.script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}${registryLog}`).toBe(0);
-    }
 
-    // What the reader has at the end: the package on the registry, its own fixtures (the second
-    // incremental scenario read nothing again), its catalogue entry.
-    const acme = join(work, 'acme');
-    const packument = (await (await fetch(`${registry.url}plugboard-connector-acme`)).json()) as { versions?: Record<string, { plugboard?: unknown }> };
-    expect(Object.keys(packument.versions ?? {})).toEqual(['0.2.0']);
-    expect(packument.versions?.['0.2.0']?.plugboard).toEqual({ connector: './dist/index.js', sdk: expect.stringMatching(/^\^/) });
-    const fixture = async (name: string) => JSON.parse(await readFile(join(acme, 'test', 'fixtures', `${name}.json`), 'utf8')) as { outcome: { records?: unknown[] } };
-    expect((await fixture('items-full')).outcome.records).toHaveLength(2);
-    expect((await fixture('items-since')).outcome.records).toEqual([]);
-    const entry = JSON.parse(await readFile(join(acme, 'catalogue', 'connectors', 'acme.json'), 'utf8')) as { key: string; operations: Array<{ key: string }> };
-    expect({ key: entry.key, operations: entry.operations.map((operation) => operation.key).sort() }).toEqual({ key: 'acme', operations: ['items.create', 'items.list'] });
-    // Two npm installs, two builds and two test runs on a small machine.
-  }, 10 * 60_000);
+      // What the reader has at the end: the package on the registry, its own fixtures (the second
+      // incremental scenario read nothing again), its catalogue entry.
+      const acme = join(work, 'acme');
+      const packument = (await (await fetch(`${registry.url}plugboard-connector-acme`)).json()) as {
+        versions?: Record<string, { plugboard?: unknown }>;
+      };
+      expect(Object.keys(packument.versions ?? {})).toEqual(['0.2.0']);
+      expect(packument.versions?.['0.2.0']?.plugboard).toEqual({
+        connector: './dist/index.js',
+        sdk: expect.stringMatching(/^\^/),
+      });
+      const fixture = async (name: string) =>
+        JSON.parse(await readFile(join(acme, 'test', 'fixtures', `${name}.json`), 'utf8')) as {
+          outcome: { records?: unknown[] };
+        };
+      expect((await fixture('items-full')).outcome.records).toHaveLength(2);
+      expect((await fixture('items-since')).outcome.records).toEqual([]);
+      const entry = JSON.parse(await readFile(join(acme, 'catalogue', 'connectors', 'acme.json'), 'utf8')) as {
+        key: string;
+        operations: Array<{ key: string }>;
+      };
+      expect({ key: entry.key, operations: entry.operations.map((operation) => operation.key).sort() }).toEqual({
+        key: 'acme',
+        operations: ['items.create', 'items.list'],
+      });
+      // Two npm installs, two builds and two test runs on a small machine.
+    },
+    10 * 60_000,
+  );
 });

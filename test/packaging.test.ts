@@ -35,11 +35,18 @@ afterAll(async () => {
 /** Runs a checker; resolves with its exit code and everything it printed. */
 async function check(command: string, args: string[], cwd = tmp): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd, env: cleanEnv({ NO_COLOR: '1', FORCE_COLOR: '0' }), maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(command, args, {
+      cwd,
+      env: cleanEnv({ NO_COLOR: '1', FORCE_COLOR: '0' }),
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failed.code === 'number' ? failed.code : 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : 1,
+      output: `${failed.stdout ?? ''}${failed.stderr ?? ''}`,
+    };
   }
 }
 
@@ -52,7 +59,13 @@ describe.each(FOLDERS)('%s, packed', (folder) => {
   // The packages are ES modules only: Node 22.12 and later require() them, so a CommonJS
   // caller is served (checked below), which TypeScript's node16-cjs model cannot see.
   test('arethetypeswrong finds nothing for an ES-module-only package', async () => {
-    const result = await check(bin('attw'), [tarballs.get(folder)!, '--profile', 'esm-only', '--format', 'table-flipped']);
+    const result = await check(bin('attw'), [
+      tarballs.get(folder)!,
+      '--profile',
+      'esm-only',
+      '--format',
+      'table-flipped',
+    ]);
     expect(result.code, result.output).toBe(0);
   });
 

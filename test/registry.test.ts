@@ -58,15 +58,41 @@ beforeAll(async () => {
   const packed: string[] = [];
   for (const folder of WORKSPACE) packed.push(await packWorkspace(folder, tarballs));
   const thirdParty = await thirdPartyClosure(WORKSPACE);
-  packed.push(...(await packInstalled(thirdParty.map(({ dir }) => dir), tarballs, registry.npmrc, registry.globalNpmrc)));
+  packed.push(
+    ...(await packInstalled(
+      thirdParty.map(({ dir }) => dir),
+      tarballs,
+      registry.npmrc,
+      registry.globalNpmrc,
+    )),
+  );
   await publishTarballs(registry, packed);
-  published = [...workspace.map(({ name, version }) => ({ name, version })), ...thirdParty.map(({ name, version }) => ({ name, version }))];
+  published = [
+    ...workspace.map(({ name, version }) => ({ name, version })),
+    ...thirdParty.map(({ name, version }) => ({ name, version })),
+  ];
 
   host = join(tmp, 'host');
   await mkdir(host);
-  await writeFile(join(host, 'package.json'), `${JSON.stringify({ name: 'plugboard-e2e-host', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`);
+  await writeFile(
+    join(host, 'package.json'),
+    `${JSON.stringify({ name: 'plugboard-e2e-host', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
   const names = workspace.filter((pkg) => pkg.folder.startsWith('connectors/')).map((pkg) => pkg.name);
-  await npm(['install', ...names, '@plugboard/sdk', '@plugboard/runtime', '--registry', registry.url, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: host, ...npmConfig });
+  await npm(
+    [
+      'install',
+      ...names,
+      '@plugboard/sdk',
+      '@plugboard/runtime',
+      '--registry',
+      registry.url,
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+    ],
+    { cwd: host, ...npmConfig },
+  );
 
   // Each connector runs in a process of its own. Production runs go to the simulators on 127.0.0.1: the host lets loopback through.
   plugins = await startPlugins(host, { allow: ['127.0.0.0/8'] });
@@ -80,7 +106,9 @@ afterAll(async () => {
 
 describe('publish and install', () => {
   test('every package in the host folder came from the local registry, nowhere else', async () => {
-    const lock = JSON.parse(await readFile(join(host, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; version?: string; link?: boolean }> };
+    const lock = JSON.parse(await readFile(join(host, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { resolved?: string; version?: string; link?: boolean }>;
+    };
     const installed = Object.entries(lock.packages).filter(([path]) => path !== '');
     expect(installed.length).toBeGreaterThan(0);
     for (const [path, entry] of installed) {
@@ -109,21 +137,35 @@ describe('loading', () => {
       .filter((pkg) => pkg.folder.startsWith('connectors/'))
       .map((pkg) => ({ key: pkg.folder.replace('connectors/', ''), package: pkg.name, version: pkg.version }))
       .sort((a, b) => (a.package < b.package ? -1 : 1));
-    expect(plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version }))).toEqual(expected);
+    expect(plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version }))).toEqual(
+      expected,
+    );
     for (const plugin of plugins.loaded) expect(plugin.dir.startsWith(join(host, 'node_modules'))).toBe(true);
     const imported = await loadPlugins(host);
-    expect(imported.loaded.map(({ key, package: name, version, dir }) => ({ key, package: name, version, dir }))).toEqual(plugins.loaded.map(({ key, package: name, version, dir }) => ({ key, package: name, version, dir })));
+    expect(
+      imported.loaded.map(({ key, package: name, version, dir }) => ({ key, package: name, version, dir })),
+    ).toEqual(plugins.loaded.map(({ key, package: name, version, dir }) => ({ key, package: name, version, dir })));
     for (const plugin of imported.loaded) expect(plugin.sharesHostSdk).toBe(true);
   });
 
   test('pluginsReport, what plugboard plugins --dir prints, gives the same list', async () => {
-    expect(await pluginsReport(host)).toEqual({ loaded: plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version })), failed: [] });
+    expect(await pluginsReport(host)).toEqual({
+      loaded: plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version })),
+      failed: [],
+    });
   });
 
   test('the runtime installed from the registry loads them too, in a process of its own', async () => {
-    const script = "import { pluginsReport } from '@plugboard/runtime'; process.stdout.write(JSON.stringify(await pluginsReport('.')));";
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: host, env: cleanEnv() });
-    expect(JSON.parse(stdout)).toEqual({ loaded: plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version })), failed: [] });
+    const script =
+      "import { pluginsReport } from '@plugboard/runtime'; process.stdout.write(JSON.stringify(await pluginsReport('.')));";
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: host,
+      env: cleanEnv(),
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      loaded: plugins.loaded.map(({ key, package: name, version }) => ({ key, package: name, version })),
+      failed: [],
+    });
   });
 });
 
@@ -143,26 +185,56 @@ describe('insurance, installed from the registry, against its simulator', () => 
         action: 'hospital_cash_basic_quotes.create',
         input: { applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 },
       });
-      expect(quote).toMatchObject({ direction: 'destination', replayed: false, result: { premium: { currency: expect.any(String) } } });
+      expect(quote).toMatchObject({
+        direction: 'destination',
+        replayed: false,
+        result: { premium: { currency: expect.any(String) } },
+      });
 
       for (let index = 0; index < 5; index += 1) {
-        await executor.execute({ ...base, action: 'motor_quotes.create', input: { vehicle: { value: 10_000 + index }, driver_age: 30 } });
+        await executor.execute({
+          ...base,
+          action: 'motor_quotes.create',
+          input: { vehicle: { value: 10_000 + index }, driver_age: 30 },
+        });
       }
       const pages: number[] = [];
-      const listed = await executor.execute({ ...base, action: 'motor_quotes.list', input: { page_size: 2 }, onPage: (page) => void pages.push(page.records.length) });
+      const listed = await executor.execute({
+        ...base,
+        action: 'motor_quotes.list',
+        input: { page_size: 2 },
+        onPage: (page) => void pages.push(page.records.length),
+      });
       expect(pages).toEqual([2, 2, 1]);
       expect(listed).toMatchObject({ direction: 'source', records: 5 });
 
       // A policy binds real cover: in production it needs an approval by someone else, for this digest.
-      const policy: ExecuteRequest = { ...base, action: 'motor_policies.create', environment: 'production', input: { quote_id: 'q_1', holder: 'A. Person' }, idempotencyKey: 'policy-1' };
+      const policy: ExecuteRequest = {
+        ...base,
+        action: 'motor_policies.create',
+        environment: 'production',
+        input: { quote_id: 'q_1', holder: 'A. Person' },
+        idempotencyKey: 'policy-1',
+      };
       const before = sim.requests.length;
       const refused = await executor.execute(policy).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ApprovalRequiredError);
       const { digest } = refused as ApprovalRequiredError;
-      const selfApproved = await executor.execute({ ...policy, approval: { digest, requestedBy: 'ana', decidedBy: 'ana', decision: 'approved', expiresAt: null } }).catch((error: unknown) => error);
+      const selfApproved = await executor
+        .execute({
+          ...policy,
+          approval: { digest, requestedBy: 'ana', decidedBy: 'ana', decision: 'approved', expiresAt: null },
+        })
+        .catch((error: unknown) => error);
       expect(selfApproved).toMatchObject({ reason: 'self_approval' });
       expect(sim.requests.length).toBe(before);
-      const approval = { digest, requestedBy: 'ana', decidedBy: 'ben', decision: 'approved' as const, expiresAt: new Date(Date.now() + 60_000).toISOString() };
+      const approval = {
+        digest,
+        requestedBy: 'ana',
+        decidedBy: 'ben',
+        decision: 'approved' as const,
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      };
       const first = await executor.execute({ ...policy, approval });
       const again = await executor.execute({ ...policy, approval });
       expect(first.replayed).toBe(false);
@@ -172,10 +244,18 @@ describe('insurance, installed from the registry, against its simulator', () => 
       // The connector's own error classes are the host SDK's: the pipeline keeps their codes.
       sim.failNext({ kind: 'coverage_not_supported', status: 422 });
       const failure = await executor
-        .execute({ ...base, action: 'hospital_cash_plus_quotes.create', input: { applicant: { date_of_birth: '1950-01-01' }, cause: 'illness', confinement_days: 5 } })
+        .execute({
+          ...base,
+          action: 'hospital_cash_plus_quotes.create',
+          input: { applicant: { date_of_birth: '1950-01-01' }, cause: 'illness', confinement_days: 5 },
+        })
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ConnectorError);
-      expect(failure).toMatchObject({ code: 'coverage_not_supported', status: 422, requestId: expect.stringMatching(/^req_/) });
+      expect(failure).toMatchObject({
+        code: 'coverage_not_supported',
+        status: 422,
+        requestId: expect.stringMatching(/^req_/),
+      });
     } finally {
       await sim.close();
     }
@@ -194,11 +274,22 @@ describe.runIf(HAS_DESCRIPT)('descript, installed from the registry, against its
       });
       const base = { connectorKey: 'descript', connectionId: 'conn_descript' };
       const status: unknown[] = [];
-      await executor.execute({ ...base, action: 'status.get', input: {}, onPage: (page) => void status.push(...page.records) });
+      await executor.execute({
+        ...base,
+        action: 'status.get',
+        input: {},
+        onPage: (page) => void status.push(...page.records),
+      });
       expect(status).toHaveLength(1);
 
       const ids: string[] = [];
-      const list = { ...base, action: 'projects.list', input: { limit: 25 }, onPage: (page: { records: unknown[] }) => void ids.push(...page.records.map((record) => (record as { id: string }).id)) };
+      const list = {
+        ...base,
+        action: 'projects.list',
+        input: { limit: 25 },
+        onPage: (page: { records: unknown[] }) =>
+          void ids.push(...page.records.map((record) => (record as { id: string }).id)),
+      };
       const first = await executor.execute(list);
       expect(first).toMatchObject({ direction: 'source', records: 60, pages: 3 });
       expect(new Set(ids).size).toBe(60);
@@ -210,17 +301,30 @@ describe.runIf(HAS_DESCRIPT)('descript, installed from the registry, against its
         ...base,
         action: 'media_imports.create',
         environment: 'production',
-        input: { project_name: 'E2E import', add_media: { 'Clips/intro.mp4': { url: 'https://media.example.com/intro.mp4?duration=30' } } },
+        input: {
+          project_name: 'E2E import',
+          add_media: { 'Clips/intro.mp4': { url: 'https://media.example.com/intro.mp4?duration=30' } },
+        },
         idempotencyKey: 'import-1',
       };
       const before = sim.requests.length;
       const refused = await executor.execute(importing).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ApprovalRequiredError);
       expect(sim.requests.length).toBe(before);
-      const approval = { digest: (refused as ApprovalRequiredError).digest, requestedBy: 'ana', decidedBy: 'ben', decision: 'approved' as const, expiresAt: null };
+      const approval = {
+        digest: (refused as ApprovalRequiredError).digest,
+        requestedBy: 'ana',
+        decidedBy: 'ben',
+        decision: 'approved' as const,
+        expiresAt: null,
+      };
       const started = await executor.execute({ ...importing, approval });
       const replayed = await executor.execute({ ...importing, approval });
-      expect(started).toMatchObject({ direction: 'destination', replayed: false, result: { job_id: expect.any(String) } });
+      expect(started).toMatchObject({
+        direction: 'destination',
+        replayed: false,
+        result: { job_id: expect.any(String) },
+      });
       expect(replayed).toEqual({ ...started, replayed: true });
       expect(sim.requests.length).toBe(before + 1);
     } finally {

@@ -59,7 +59,9 @@ export class GuideShell {
   }
 
   private script(step: string): string {
-    const restore = this.saved ? `source "$GUIDE_STATE/env"\ncd "$(cat "$GUIDE_STATE/cwd")"\n` : `cd ${quote(this.start)}\n`;
+    const restore = this.saved
+      ? `source "$GUIDE_STATE/env"\ncd "$(cat "$GUIDE_STATE/cwd")"\n`
+      : `cd ${quote(this.start)}\n`;
     return `${restore}${step}\n`;
   }
 
@@ -107,7 +109,11 @@ export class GuideShell {
               resolve();
             } else if (child.exitCode !== null || child.signalCode !== null) {
               listeners.delete(check);
-              reject(new Error(`the step exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${output}`));
+              reject(
+                new Error(
+                  `the step exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${output}`,
+                ),
+              );
             }
           };
           listeners.add(check);
@@ -125,7 +131,11 @@ export class GuideShell {
 
   private spawn(script: string): ChildProcess {
     // Its own process group, so that stopping it stops what it started.
-    return spawn('bash', ['-euo', 'pipefail', '-c', script], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    return spawn('bash', ['-euo', 'pipefail', '-c', script], {
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
   }
 }
 

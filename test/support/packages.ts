@@ -62,13 +62,19 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export async function assertBuilt(folders: string[]): Promise<void> {
   const stale = folders.filter((folder) => isStale(join(ROOT, folder)));
   if (stale.length > 0) {
-    throw new Error(`not built, or built before their sources last changed: ${stale.join(', ')}; run ./pbw build (or pnpm -r run build) first`);
+    throw new Error(
+      `not built, or built before their sources last changed: ${stale.join(', ')}; run ./pbw build (or pnpm -r run build) first`,
+    );
   }
 }
 
 /** `pnpm pack`s a workspace package (pnpm turns `workspace:` ranges into versions). Returns the tarball. */
 export async function packWorkspace(folder: string, destination: string): Promise<string> {
-  const { stdout } = await run('pnpm', ['pack', '--pack-destination', destination], { cwd: join(ROOT, folder), env: cleanEnv(), maxBuffer: 32 * 1024 * 1024 });
+  const { stdout } = await run('pnpm', ['pack', '--pack-destination', destination], {
+    cwd: join(ROOT, folder),
+    env: cleanEnv(),
+    maxBuffer: 32 * 1024 * 1024,
+  });
   const tarball = stdout
     .trim()
     .split('\n')
@@ -97,11 +103,18 @@ async function findInstalled(name: string, from: string): Promise<string | undef
  * author's tools, such as typescript and vitest) and theirs: publishing these copies lets npm
  * install everything from the local registry alone.
  */
-export async function thirdPartyClosure(folders: string[], tools: string[] = []): Promise<Array<{ name: string; version: string; dir: string }>> {
+export async function thirdPartyClosure(
+  folders: string[],
+  tools: string[] = [],
+): Promise<Array<{ name: string; version: string; dir: string }>> {
   const found = new Map<string, { name: string; version: string; dir: string }>();
   const visit = async (dir: string, isWorkspace: boolean) => {
     const pkg = await readPackage(dir);
-    const optionalPeers = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([name]) => name));
+    const optionalPeers = new Set(
+      Object.entries(pkg.peerDependenciesMeta ?? {})
+        .filter(([, meta]) => meta.optional)
+        .map(([name]) => name),
+    );
     const wanted = [
       ...Object.keys(pkg.dependencies ?? {}),
       ...Object.keys(pkg.peerDependencies ?? {}).filter((name) => !optionalPeers.has(name)),
@@ -112,7 +125,9 @@ export async function thirdPartyClosure(folders: string[], tools: string[] = [])
       const installed = await findInstalled(name, dir);
       if (!installed) {
         if (pkg.optionalDependencies?.[name]) continue;
-        throw new Error(`${pkg.name}${isWorkspace ? '' : `@${pkg.version}`} needs ${name}, which is not installed in the workspace`);
+        throw new Error(
+          `${pkg.name}${isWorkspace ? '' : `@${pkg.version}`} needs ${name}, which is not installed in the workspace`,
+        );
       }
       const dependency = await readPackage(installed);
       const id = `${dependency.name}@${dependency.version}`;
@@ -137,18 +152,32 @@ export async function thirdPartyClosure(folders: string[], tools: string[] = [])
  * Each folder is copied out of pnpm's store first: npm 11 does not finish packing some
  * packages in place there.
  */
-export async function packInstalled(dirs: string[], destination: string, npmrc: string, globalNpmrc: string): Promise<string[]> {
+export async function packInstalled(
+  dirs: string[],
+  destination: string,
+  npmrc: string,
+  globalNpmrc: string,
+): Promise<string[]> {
   if (dirs.length === 0) return [];
   const copies: string[] = [];
   for (const dir of dirs) {
     const pkg = await readPackage(dir);
     const copy = join(destination, '.copies', `${pkg.name.replace('/', '+')}@${pkg.version}`);
-    await cp(dir, copy, { recursive: true, dereference: true, filter: (source) => !source.slice(dir.length).split(/[\\/]/).includes('node_modules') });
+    await cp(dir, copy, {
+      recursive: true,
+      dereference: true,
+      filter: (source) => !source.slice(dir.length).split(/[\\/]/).includes('node_modules'),
+    });
     copies.push(copy);
   }
-  const { stdout } = await npm(['pack', ...copies, '--pack-destination', destination, '--ignore-scripts', '--json'], { cwd: destination, npmrc, globalNpmrc });
+  const { stdout } = await npm(['pack', ...copies, '--pack-destination', destination, '--ignore-scripts', '--json'], {
+    cwd: destination,
+    npmrc,
+    globalNpmrc,
+  });
   const packed = JSON.parse(stdout) as Array<{ filename: string }>;
-  if (packed.length !== dirs.length) throw new Error(`npm pack of ${dirs.length} folders printed ${packed.length} tarballs`);
+  if (packed.length !== dirs.length)
+    throw new Error(`npm pack of ${dirs.length} folders printed ${packed.length} tarballs`);
   return packed.map(({ filename }) => join(destination, filename));
 }
 
@@ -182,7 +211,9 @@ export async function publishTarballs(registry: { url: string; token: string }, 
           },
         },
       },
-      _attachments: { [filename]: { content_type: 'application/octet-stream', data: data.toString('base64'), length: data.length } },
+      _attachments: {
+        [filename]: { content_type: 'application/octet-stream', data: data.toString('base64'), length: data.length },
+      },
     });
     // A registry on a busy machine may answer a write with a passing 5xx: it is tried again.
     for (let attempt = 1; ; attempt += 1) {
@@ -193,7 +224,8 @@ export async function publishTarballs(registry: { url: string; token: string }, 
       });
       if (answer.ok) return;
       const text = await answer.text();
-      if (answer.status < 500 || attempt === 5) throw new Error(`publishing ${manifest.name}@${manifest.version} failed: ${answer.status} ${text}`);
+      if (answer.status < 500 || attempt === 5)
+        throw new Error(`publishing ${manifest.name}@${manifest.version} failed: ${answer.status} ${text}`);
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
   };
@@ -227,7 +259,14 @@ export async function npm(args: string[], options: NpmOptions): Promise<{ stdout
     npm_config_fund: 'false',
     ...(options.cache ? { npm_config_cache: options.cache } : {}),
   });
-  const full = [...args, '--userconfig', options.npmrc, '--globalconfig', options.globalNpmrc, ...(options.cache ? ['--cache', options.cache] : [])];
+  const full = [
+    ...args,
+    '--userconfig',
+    options.npmrc,
+    '--globalconfig',
+    options.globalNpmrc,
+    ...(options.cache ? ['--cache', options.cache] : []),
+  ];
   try {
     return await run('npm', full, { cwd: options.cwd, env, maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {

@@ -51,7 +51,10 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
   await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`);
 
   const server = join(import.meta.dirname, 'verdaccio-server.mjs');
-  const child: ChildProcess = spawn(process.execPath, [server, configFile], { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+  const child: ChildProcess = spawn(process.execPath, [server, configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir,
+  });
   const log: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
   // Never outlive the test process, however it ends.
@@ -92,10 +95,17 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
     const answer = await fetch(`${url}-/user/org.couchdb.user:e2e`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'e2e', password: `throwaway-${process.pid}-${Date.now()}`, type: 'user', roles: [], date: new Date().toISOString() }),
+      body: JSON.stringify({
+        name: 'e2e',
+        password: `throwaway-${process.pid}-${Date.now()}`,
+        type: 'user',
+        roles: [],
+        date: new Date().toISOString(),
+      }),
     });
     const body = (await answer.json()) as { token?: string; error?: string };
-    if (!answer.ok || !body.token) throw new Error(`registering the throwaway user failed: ${answer.status} ${JSON.stringify(body)}`);
+    if (!answer.ok || !body.token)
+      throw new Error(`registering the throwaway user failed: ${answer.status} ${JSON.stringify(body)}`);
     const npmrc = join(dir, 'npmrc');
     // Everything but this registry goes to a proxy on a closed local port: a request for any
     // other host fails here instead of leaving the machine.

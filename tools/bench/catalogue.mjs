@@ -15,7 +15,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, synthetic: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '7' }, synthetic: { type: 'string', default: '10' } },
+});
 const runs = Math.max(1, Number(values.runs));
 const syntheticCount = Math.max(0, Number(values.synthetic));
 const LIMIT_MS = 2000;
@@ -35,7 +37,13 @@ const sdk = await built('packages/sdk/dist/index.js');
 const { z } = await built('packages/sdk/node_modules/zod/index.js');
 
 function isConnector(value) {
-  return value && typeof value === 'object' && typeof value.key === 'string' && Array.isArray(value.actions) && typeof value.action === 'function';
+  return (
+    value &&
+    typeof value === 'object' &&
+    typeof value.key === 'string' &&
+    Array.isArray(value.actions) &&
+    typeof value.action === 'function'
+  );
 }
 
 const pack = [];
@@ -72,10 +80,34 @@ function syntheticConnector(index) {
   );
   const actions = Array.from({ length: 14 }, (_, a) => {
     const entity = types[a % types.length];
-    const input = z.object({ id: z.string().optional(), limit: z.number().int().min(1).max(100).default(50), query: z.string().optional() });
+    const input = z.object({
+      id: z.string().optional(),
+      limit: z.number().int().min(1).max(100).default(50),
+      query: z.string().optional(),
+    });
     return a < 12
-      ? sdk.defineAction({ key: `things${a}.list`, label: `List things ${a}`, direction: 'source', entity, input, incremental: { cursorField: 'updated_at' }, async *read() {} })
-      : sdk.defineAction({ key: `things${a}.create`, label: `Create thing ${a}`, direction: 'destination', entity, input, billable: true, retry: 'never', approval: 'production', async write() { return {}; } });
+      ? sdk.defineAction({
+          key: `things${a}.list`,
+          label: `List things ${a}`,
+          direction: 'source',
+          entity,
+          input,
+          incremental: { cursorField: 'updated_at' },
+          async *read() {},
+        })
+      : sdk.defineAction({
+          key: `things${a}.create`,
+          label: `Create thing ${a}`,
+          direction: 'destination',
+          entity,
+          input,
+          billable: true,
+          retry: 'never',
+          approval: 'production',
+          async write() {
+            return {};
+          },
+        });
   });
   return sdk.defineConnector({
     key,
@@ -115,9 +147,24 @@ try {
 }
 
 const sorted = [...times].sort((a, b) => a - b);
-const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+const median =
+  sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
 const max = sorted[sorted.length - 1];
 const ms = (value) => `${value.toFixed(0)} ms`;
 console.log(`bench: ${files} files per run; runs: ${times.map(ms).join(', ')}`);
-console.log(`bench: first (cold) ${ms(times[0])}, median ${ms(median)}, max ${ms(max)}; under ${LIMIT_MS} ms: ${max < LIMIT_MS ? 'yes' : 'NO'}`);
-console.log(JSON.stringify({ bench: 'catalogue', connectors: connectors.length, operations, files, runs, firstMs: Math.round(times[0]), medianMs: Math.round(median), maxMs: Math.round(max), underLimit: max < LIMIT_MS }));
+console.log(
+  `bench: first (cold) ${ms(times[0])}, median ${ms(median)}, max ${ms(max)}; under ${LIMIT_MS} ms: ${max < LIMIT_MS ? 'yes' : 'NO'}`,
+);
+console.log(
+  JSON.stringify({
+    bench: 'catalogue',
+    connectors: connectors.length,
+    operations,
+    files,
+    runs,
+    firstMs: Math.round(times[0]),
+    medianMs: Math.round(median),
+    maxMs: Math.round(max),
+    underLimit: max < LIMIT_MS,
+  }),
+);

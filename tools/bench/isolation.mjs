@@ -25,7 +25,9 @@ const READ_LIMIT = 1.2;
 const PAGES = 100;
 const PAGE_SIZE = 100;
 const SINGLE_RUNS = 1000;
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '11' }, rounds: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '11' }, rounds: { type: 'string', default: '7' } },
+});
 const runs = positiveInteger('runs', values.runs);
 const rounds = positiveInteger('rounds', values.rounds);
 const { startPlugin, loadPlugin } = await built('packages/runtime/dist/index.js');
@@ -33,14 +35,18 @@ const { createExecutor, createTransport } = await built('packages/sdk/dist/index
 
 const spawnTime = async (args) => {
   const started = performance.now();
-  await new Promise((resolve, reject) => spawn(process.execPath, args, { stdio: 'ignore' }).once('exit', resolve).once('error', reject));
+  await new Promise((resolve, reject) =>
+    spawn(process.execPath, args, { stdio: 'ignore' }).once('exit', resolve).once('error', reject),
+  );
   return performance.now() - started;
 };
 
 // What any process costs here: an empty Node started and ended the same way, beside the plugins.
 const empty = [];
 for (let index = 0; index < runs; index += 1) empty.push(await spawnTime(['-e', '']));
-console.log(`bench: an empty Node process, started and ended, over ${runs} runs: median ${round1(median(empty))} ms (the floor of any cold load here)`);
+console.log(
+  `bench: an empty Node process, started and ended, over ${runs} runs: median ${round1(median(empty))} ms (the floor of any cold load here)`,
+);
 
 // Each connector: isolated (startPlugin until it answered) and, interleaved with it, a fresh Node
 // process that only imports the same entry, with no isolation at all: what isolation itself adds.
@@ -56,9 +62,18 @@ for (const name of readdirSync(join(root, 'connectors')).sort()) {
     plugin = await startPlugin({ dir });
     spent.push(performance.now() - started);
     await plugin.close();
-    plain.push(await spawnTime(['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(entry).href)})`]));
+    plain.push(
+      await spawnTime(['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(entry).href)})`]),
+    );
   }
-  const result = { connector: plugin.key, actions: plugin.actions.length, runs, medianMs: round1(median(spent)), maxMs: round1(Math.max(...spent)), plainImportMs: round1(median(plain)) };
+  const result = {
+    connector: plugin.key,
+    actions: plugin.actions.length,
+    runs,
+    medianMs: round1(median(spent)),
+    maxMs: round1(Math.max(...spent)),
+    plainImportMs: round1(median(plain)),
+  };
   cold.push(result);
   console.log(
     `bench: ${result.connector} (${result.actions} actions), isolated cold load over ${runs} runs: median ${result.medianMs} ms, max ${result.maxMs} ms; median within ${COLD_LIMIT_MS} ms: ${result.medianMs <= COLD_LIMIT_MS ? 'yes' : 'NO'}; a plain Node process importing it: ${result.plainImportMs} ms (isolation adds ${round1(result.medianMs - result.plainImportMs)} ms)`,
@@ -87,9 +102,20 @@ const modules = join(folder, 'node_modules');
 const pkg = join(modules, 'bench-connector');
 await mkdir(join(modules, '@plugboard'), { recursive: true });
 await mkdir(pkg);
-await symlink(await realpath(join(root, 'packages', 'runtime', 'node_modules', '@plugboard', 'sdk')), join(modules, '@plugboard', 'sdk'));
+await symlink(
+  await realpath(join(root, 'packages', 'runtime', 'node_modules', '@plugboard', 'sdk')),
+  join(modules, '@plugboard', 'sdk'),
+);
 await symlink(await realpath(join(root, 'packages', 'sdk', 'node_modules', 'zod')), join(modules, 'zod'));
-await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'bench-connector', version: '1.0.0', type: 'module', plugboard: { connector: './index.js', sdk: '^0.1.0' } }));
+await writeFile(
+  join(pkg, 'package.json'),
+  JSON.stringify({
+    name: 'bench-connector',
+    version: '1.0.0',
+    type: 'module',
+    plugboard: { connector: './index.js', sdk: '^0.1.0' },
+  }),
+);
 await writeFile(
   join(pkg, 'index.js'),
   `import { z } from 'zod';
@@ -111,7 +137,11 @@ export default defineConnector({
 const isolated = await startPlugin({ name: 'bench-connector', from: folder });
 const local = await loadPlugin({ name: 'bench-connector', from: folder });
 const transport = createTransport();
-const common = { resolveConnection: (id) => ({ id, baseUrl }), resolveCredential: () => 'bench-token', log: () => undefined };
+const common = {
+  resolveConnection: (id) => ({ id, baseUrl }),
+  resolveCredential: () => 'bench-token',
+  log: () => undefined,
+};
 const contenders = {
   'in-process': createExecutor({ ...common, connectors: [local.connector], transport }),
   isolated: createExecutor({ ...common, plugins: [{ package: isolated.package, runner: isolated.runner }] }),
@@ -119,15 +149,21 @@ const contenders = {
 
 async function read(executor) {
   let count = 0;
-  await executor.execute({ connectorKey: 'bench', action: 'rows.list', connectionId: 'c', onPage: (page) => void (count += page.records.length) });
+  await executor.execute({
+    connectorKey: 'bench',
+    action: 'rows.list',
+    connectionId: 'c',
+    onPage: (page) => void (count += page.records.length),
+  });
   if (count !== PAGES * PAGE_SIZE) throw new Error(`read ${count} records`);
 }
 async function singles(executor) {
-  for (let index = 0; index < SINGLE_RUNS; index += 1) await executor.execute({ connectorKey: 'bench', action: 'ping.get', connectionId: 'c', onPage: () => undefined });
+  for (let index = 0; index < SINGLE_RUNS; index += 1)
+    await executor.execute({ connectorKey: 'bench', action: 'ping.get', connectionId: 'c', onPage: () => undefined });
 }
 
 const spent = { read: { 'in-process': [], isolated: [] }, singles: { 'in-process': [], isolated: [] } };
-for (const [name, executor] of Object.entries(contenders)) {
+for (const [_name, executor] of Object.entries(contenders)) {
   await read(executor); // warm both: pools, JIT
   await singles(executor);
 }
@@ -161,7 +197,19 @@ console.log(
   JSON.stringify({
     bench: 'isolation',
     cold: { limitMs: COLD_LIMIT_MS, emptyNodeMs: round1(median(empty)), results: cold },
-    read: { pages: PAGES, records: PAGES * PAGE_SIZE, rounds, inProcessMs: round1(median(spent.read['in-process'])), isolatedMs: round1(median(spent.read.isolated)), ratio: round1(readRatio * 100) / 100 },
-    singles: { runs: SINGLE_RUNS, rounds, inProcessUs: Math.round(perRun['in-process']), isolatedUs: Math.round(perRun.isolated) },
+    read: {
+      pages: PAGES,
+      records: PAGES * PAGE_SIZE,
+      rounds,
+      inProcessMs: round1(median(spent.read['in-process'])),
+      isolatedMs: round1(median(spent.read.isolated)),
+      ratio: round1(readRatio * 100) / 100,
+    },
+    singles: {
+      runs: SINGLE_RUNS,
+      rounds,
+      inProcessUs: Math.round(perRun['in-process']),
+      isolatedUs: Math.round(perRun.isolated),
+    },
   }),
 );

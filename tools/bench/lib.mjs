@@ -36,7 +36,9 @@ export function builtPath(relative) {
 export function median(list) {
   if (list.length === 0) return Number.NaN;
   const sorted = [...list].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  return sorted.length % 2
+    ? sorted[(sorted.length - 1) / 2]
+    : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
 }
 
 export function positiveInteger(name, text) {
@@ -100,7 +102,8 @@ export function startChild(args, { env, name = 'child' } = {}) {
   child.stderr.on('data', (chunk) => void (stderr += chunk.toString('utf8')));
   const lines = createInterface({ input: child.stdout });
   return new Promise((resolve, reject) => {
-    const onExit = (code, signal) => reject(new Error(`bench: ${name} exited (${code ?? signal}) before it was ready\n${stderr}`));
+    const onExit = (code, signal) =>
+      reject(new Error(`bench: ${name} exited (${code ?? signal}) before it was ready\n${stderr}`));
     child.once('exit', onExit);
     lines.once('line', (line) => {
       child.off('exit', onExit);
@@ -132,22 +135,29 @@ export function startChild(args, { env, name = 'child' } = {}) {
 /** The Descript simulator (tools/simulators/descript) in a child process: `{ url, token, stop() }`. */
 export async function startDescriptSimulator({ size = 100, seed = 1 } = {}) {
   const main = builtPath('tools/simulators/descript/dist/main.js');
-  const { info, stop, child } = await startChild([main, '--size', String(size), '--seed', String(seed)], { name: 'the Descript simulator' });
+  const { info, stop, child } = await startChild([main, '--size', String(size), '--seed', String(seed)], {
+    name: 'the Descript simulator',
+  });
   return { url: info.url, token: info.token, pid: child.pid, stop };
 }
 
 /** Runs a Node child process to its end; resolves with the last stdout line as JSON. */
 export function runChild(args, { env, timeoutMs = 30 * 60_000, name = 'child' } = {}) {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { env: env ?? process.env, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`bench: ${name} failed: ${error.message}\n${stderr}`));
-      const last = stdout.trim().split('\n').pop() ?? '';
-      try {
-        resolve(JSON.parse(last));
-      } catch {
-        reject(new Error(`bench: ${name} printed no JSON result\n${stdout}\n${stderr}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      args,
+      { env: env ?? process.env, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`bench: ${name} failed: ${error.message}\n${stderr}`));
+        const last = stdout.trim().split('\n').pop() ?? '';
+        try {
+          resolve(JSON.parse(last));
+        } catch {
+          reject(new Error(`bench: ${name} printed no JSON result\n${stdout}\n${stderr}`));
+        }
+      },
+    );
   });
 }
 
@@ -159,11 +169,30 @@ const run = promisify(execFile);
  * package. Resolves with `{ url, stop() }`.
  */
 export async function startRedis() {
-  const { stdout } = await run('bash', ['-c', `bash "$1" >&2 && command -v redis-server`, 'ensure', join(root, 'scripts/ensure-system.sh')], { timeout: 15 * 60_000 });
+  const { stdout } = await run(
+    'bash',
+    ['-c', `bash "$1" >&2 && command -v redis-server`, 'ensure', join(root, 'scripts/ensure-system.sh')],
+    { timeout: 15 * 60_000 },
+  );
   const binary = stdout.trim().split('\n').pop();
   const dir = await mkdtemp(join(tmpdir(), 'plugboard-bench-redis-'));
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+  ];
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => void (stderr += chunk.toString('utf8')));

@@ -30,7 +30,19 @@
 import { Agent as HttpAgent, createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { built, integerList, itemsGetAction, median, pool, positiveInteger, ratio, round2, startChild, thousands, times } from './lib.mjs';
+import {
+  built,
+  integerList,
+  itemsGetAction,
+  median,
+  pool,
+  positiveInteger,
+  ratio,
+  round2,
+  startChild,
+  thousands,
+  times,
+} from './lib.mjs';
 
 const BODY = JSON.stringify({ id: 'a', name: 'A', updated_at: '2026-11-01T00:00:00Z' });
 const CREDENTIAL = 'bench-credential-123456';
@@ -46,7 +58,9 @@ if (process.argv[2] === '--serve') {
   });
   // Idle keep-alive sockets stay open longer than any client keeps them.
   server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`),
+  );
   process.once('SIGTERM', () => {
     server.closeAllConnections();
     server.close(() => process.exit(0));
@@ -103,7 +117,12 @@ async function main() {
           label: 'Get an item many times',
           direction: 'source',
           entity: itemsGet.entity,
-          input: z.object({ id: z.string(), count: z.number().int().min(1), concurrency: z.number().int().min(1), deadline: z.number() }),
+          input: z.object({
+            id: z.string(),
+            count: z.number().int().min(1),
+            concurrency: z.number().int().min(1),
+            deadline: z.number(),
+          }),
           async *read(ctx, input) {
             let last;
             const done = await pool(
@@ -126,35 +145,56 @@ async function main() {
 
   /** Each contender: `run(count, concurrency, deadline)` makes up to `count` GETs, checks what came back, and resolves with how many it made. */
   function fetchContender() {
-    const agent = new undici.Agent({ connect: { timeout: 10_000 }, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 4_000 });
+    const agent = new undici.Agent({
+      connect: { timeout: 10_000 },
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+      keepAliveTimeout: 4_000,
+    });
     const dispatcher = new undici.Dispatcher1Wrapper(agent);
     const url = `${baseUrl}/items/a`;
     return {
       name: 'fetch',
       label: 'fetch + undici Agent (Dispatcher1Wrapper)',
       run(count, concurrency, deadline) {
-        return pool(count, concurrency, async () => {
-          const response = await fetch(url, { headers: HEADERS, dispatcher });
-          const body = await response.json();
-          if (response.status !== 200 || body.id !== 'a') throw new Error(`fetch: unexpected answer ${response.status}`);
-        }, deadline);
+        return pool(
+          count,
+          concurrency,
+          async () => {
+            const response = await fetch(url, { headers: HEADERS, dispatcher });
+            const body = await response.json();
+            if (response.status !== 200 || body.id !== 'a')
+              throw new Error(`fetch: unexpected answer ${response.status}`);
+          },
+          deadline,
+        );
       },
       close: () => agent.close(),
     };
   }
 
   function undiciContender() {
-    const agent = new undici.Agent({ connect: { timeout: 10_000 }, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 4_000 });
+    const agent = new undici.Agent({
+      connect: { timeout: 10_000 },
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+      keepAliveTimeout: 4_000,
+    });
     const url = `${baseUrl}/items/a`;
     return {
       name: 'undici',
       label: 'undici.request',
       run(count, concurrency, deadline) {
-        return pool(count, concurrency, async () => {
-          const { statusCode, body } = await undici.request(url, { headers: HEADERS, dispatcher: agent });
-          const data = await body.json();
-          if (statusCode !== 200 || data.id !== 'a') throw new Error(`undici: unexpected answer ${statusCode}`);
-        }, deadline);
+        return pool(
+          count,
+          concurrency,
+          async () => {
+            const { statusCode, body } = await undici.request(url, { headers: HEADERS, dispatcher: agent });
+            const data = await body.json();
+            if (statusCode !== 200 || data.id !== 'a') throw new Error(`undici: unexpected answer ${statusCode}`);
+          },
+          deadline,
+        );
       },
       close: () => agent.close(),
     };
@@ -168,10 +208,15 @@ async function main() {
       name: 'axios',
       label: 'axios + axios-retry',
       run(count, concurrency, deadline) {
-        return pool(count, concurrency, async () => {
-          const { status, data } = await client.get('/items/a');
-          if (status !== 200 || data.id !== 'a') throw new Error(`axios: unexpected answer ${status}`);
-        }, deadline);
+        return pool(
+          count,
+          concurrency,
+          async () => {
+            const { status, data } = await client.get('/items/a');
+            if (status !== 200 || data.id !== 'a') throw new Error(`axios: unexpected answer ${status}`);
+          },
+          deadline,
+        );
       },
       close: async () => httpAgent.destroy(),
     };
@@ -183,16 +228,21 @@ async function main() {
       name,
       label,
       run(count, concurrency, deadline) {
-        return pool(count, concurrency, async () => {
-          const { records } = await sdk.readAll(connector, 'items.get', {
-            input: { id: 'a' },
-            connection: { baseUrl },
-            credential,
-            transport,
-            log: quiet,
-          });
-          if (records.length !== 1 || records[0].id !== 'a') throw new Error('readAll: unexpected records');
-        }, deadline);
+        return pool(
+          count,
+          concurrency,
+          async () => {
+            const { records } = await sdk.readAll(connector, 'items.get', {
+              input: { id: 'a' },
+              connection: { baseUrl },
+              credential,
+              transport,
+              log: quiet,
+            });
+            if (records.length !== 1 || records[0].id !== 'a') throw new Error('readAll: unexpected records');
+          },
+          deadline,
+        );
       },
       close: () => transport.close(),
     };
@@ -230,11 +280,18 @@ async function main() {
   console.log(
     `bench: P1, ${thousands(requests)} GETs per contender per concurrency (${concurrencies.join(', ')}), ${rounds} rounds, server in a child process, Node ${process.versions.node}`,
   );
-  console.log(`bench: contenders: ${contenders.map((contender) => `${contender.name} (${contender.label})`).join('; ')}`);
+  console.log(
+    `bench: contenders: ${contenders.map((contender) => `${contender.name} (${contender.label})`).join('; ')}`,
+  );
 
   const capped = new Set();
   // rps[concurrency][contender] = per-round requests per second
-  const rps = Object.fromEntries(concurrencies.map((concurrency) => [concurrency, Object.fromEntries(contenders.map((contender) => [contender.name, []]))]));
+  const rps = Object.fromEntries(
+    concurrencies.map((concurrency) => [
+      concurrency,
+      Object.fromEntries(contenders.map((contender) => [contender.name, []])),
+    ]),
+  );
   try {
     if (warmup > 0) {
       for (const contender of contenders) {
@@ -262,11 +319,16 @@ async function main() {
     await server.stop();
   }
 
-  if (capped.size > 0) console.log(`bench: stopped at ${maxMs / 1000} s before ${thousands(requests)} requests: ${[...capped].join(', ')}`);
+  if (capped.size > 0)
+    console.log(
+      `bench: stopped at ${maxMs / 1000} s before ${thousands(requests)} requests: ${[...capped].join(', ')}`,
+    );
   const results = {};
   let meets = true;
   for (const concurrency of concurrencies) {
-    const medians = Object.fromEntries(contenders.map((contender) => [contender.name, median(rps[concurrency][contender.name])]));
+    const medians = Object.fromEntries(
+      contenders.map((contender) => [contender.name, median(rps[concurrency][contender.name])]),
+    );
     const ratios = {
       readAllVsFetch: ratio(medians.readAll, medians.fetch),
       readAllVsAxios: ratio(medians.readAll, medians.axios),
@@ -279,7 +341,9 @@ async function main() {
       ctxHttp: ratios.ctxHttpVsFetch >= 0.9 && ratios.ctxHttpVsAxios >= 1.5,
     };
     meets &&= ok.readAll && ok.ctxHttp;
-    console.log(`bench: concurrency ${concurrency}, median req/s: ${contenders.map((contender) => `${contender.name} ${thousands(medians[contender.name])}`).join(', ')}`);
+    console.log(
+      `bench: concurrency ${concurrency}, median req/s: ${contenders.map((contender) => `${contender.name} ${thousands(medians[contender.name])}`).join(', ')}`,
+    );
     console.log(
       `bench: concurrency ${concurrency}: readAll/fetch ${times(ratios.readAllVsFetch)}, readAll/axios ${times(ratios.readAllVsAxios)} (target >= 0.90x and >= 1.50x: ${ok.readAll ? 'yes' : 'NO'}); ` +
         `ctx.http/fetch ${times(ratios.ctxHttpVsFetch)}, ctx.http/axios ${times(ratios.ctxHttpVsAxios)} (${ok.ctxHttp ? 'yes' : 'NO'}); ` +
@@ -291,5 +355,17 @@ async function main() {
       meetsTargets: ok.readAll && ok.ctxHttp,
     };
   }
-  console.log(JSON.stringify({ bench: 'p1-requests', requests, rounds, maxSeconds: maxMs / 1000, capped: [...capped], node: process.versions.node, targets: { vsFetch: 0.9, vsAxios: 1.5 }, meetsTargets: meets, results }));
+  console.log(
+    JSON.stringify({
+      bench: 'p1-requests',
+      requests,
+      rounds,
+      maxSeconds: maxMs / 1000,
+      capped: [...capped],
+      node: process.versions.node,
+      targets: { vsFetch: 0.9, vsAxios: 1.5 },
+      meetsTargets: meets,
+      results,
+    }),
+  );
 }

@@ -14,7 +14,18 @@
 //   ./pbw build && node tools/bench/p2-read.mjs [--sizes 100000,300000,1000000] [--rounds 3] [--page 100] [--via undici|fetch|http]
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { built, integerList, median, positiveInteger, ratio, round2, runChild, startDescriptSimulator, thousands, times } from './lib.mjs';
+import {
+  built,
+  integerList,
+  median,
+  positiveInteger,
+  ratio,
+  round2,
+  runChild,
+  startDescriptSimulator,
+  thousands,
+  times,
+} from './lib.mjs';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -24,7 +35,10 @@ if (process.argv[2] === '--child') {
   const [contender, url, pageText, maxPagesText] = process.argv.slice(3);
   const token = process.env.PLUGBOARD_BENCH_TOKEN;
   const page = Number(pageText);
-  const result = contender === 'plugboard' ? await readWithPlugboard(url, token, page) : await readWithLoop(url, token, page, Number(maxPagesText ?? Infinity));
+  const result =
+    contender === 'plugboard'
+      ? await readWithPlugboard(url, token, page)
+      : await readWithLoop(url, token, page, Number(maxPagesText ?? Infinity));
   process.stdout.write(`${JSON.stringify({ ...result, maxRssKb: process.resourceUsage().maxRSS })}\n`);
   process.exit(0);
 }
@@ -88,7 +102,8 @@ const sizes = integerList('sizes', values.sizes);
 const rounds = positiveInteger('rounds', values.rounds);
 const page = positiveInteger('page', values.page);
 const via = values.via;
-if (!['undici', 'fetch', 'http'].includes(via)) throw new Error(`bench: --via must be undici, fetch or http, not ${via}`);
+if (!['undici', 'fetch', 'http'].includes(via))
+  throw new Error(`bench: --via must be undici, fetch or http, not ${via}`);
 const contenders = ['plugboard', 'loop'];
 
 console.log(
@@ -108,13 +123,18 @@ for (const size of sizes) {
       const order = round % 2 === 0 ? contenders : [...contenders].reverse();
       const line = [];
       for (const name of order) {
-        const result = await runChild([self, '--child', name, simulator.url, String(page)], { env, name: `${name} read of ${size}` });
+        const result = await runChild([self, '--child', name, simulator.url, String(page)], {
+          env,
+          name: `${name} read of ${size}`,
+        });
         if (result.records !== size) throw new Error(`bench: ${name} read ${result.records} records of ${size}`);
         const rate = result.records / (result.ms / 1000);
         figures[name].rate.push(rate);
         figures[name].rss.push(result.maxRssKb / 1024);
         figures[name].ms.push(result.ms);
-        line.push(`${name} ${thousands(rate)} records/s, ${(result.ms / 1000).toFixed(1)} s, peak RSS ${(result.maxRssKb / 1024).toFixed(1)} MB`);
+        line.push(
+          `${name} ${thousands(rate)} records/s, ${(result.ms / 1000).toFixed(1)} s, peak RSS ${(result.maxRssKb / 1024).toFixed(1)} MB`,
+        );
       }
       console.log(`bench: N ${thousands(size)}, round ${round + 1}: ${line.join('; ')}`);
     }
@@ -123,7 +143,11 @@ for (const size of sizes) {
   }
   const result = { size };
   for (const name of contenders) {
-    result[name] = { recordsPerSecond: Math.round(median(figures[name].rate)), peakRssMb: Math.round(median(figures[name].rss) * 10) / 10, seconds: round2(median(figures[name].ms) / 1000) };
+    result[name] = {
+      recordsPerSecond: Math.round(median(figures[name].rate)),
+      peakRssMb: Math.round(median(figures[name].rss) * 10) / 10,
+      seconds: round2(median(figures[name].ms) / 1000),
+    };
   }
   result.rateRatio = round2(ratio(result.plugboard.recordsPerSecond, result.loop.recordsPerSecond));
   result.rssRatio = round2(ratio(result.plugboard.peakRssMb, result.loop.peakRssMb));
@@ -148,4 +172,17 @@ if (results.length > 1) {
     `bench: peak RSS at N ${thousands(last.size)} over N ${thousands(first.size)}: Plugboard ${times(growth.plugboard)}, loop ${times(growth.loop)} (flat: about 1.00x)`,
   );
 }
-console.log(JSON.stringify({ bench: 'p2-read', sizes, rounds, page, via, node: process.versions.node, targets: { rateRatio: 0.8, rssRatio: 1.25 }, meetsTargets: meets, rssGrowth: growth, results }));
+console.log(
+  JSON.stringify({
+    bench: 'p2-read',
+    sizes,
+    rounds,
+    page,
+    via,
+    node: process.versions.node,
+    targets: { rateRatio: 0.8, rssRatio: 1.25 },
+    meetsTargets: meets,
+    rssGrowth: growth,
+    results,
+  }),
+);

@@ -28,7 +28,17 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { built, builtPath, itemsGetAction, integerList, positiveInteger, round1, round2, startRedis, thousands } from './lib.mjs';
+import {
+  built,
+  builtPath,
+  itemsGetAction,
+  integerList,
+  positiveInteger,
+  round1,
+  round2,
+  startRedis,
+  thousands,
+} from './lib.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const CREDENTIAL = 'bench-credential-123456';
@@ -49,9 +59,7 @@ function windowConnector(budget) {
     summary: 'One item per request, against a sliding-window provider.',
     auth: sdk.bearerToken(),
     ...(budget ? { rateLimits: { default: budget } } : {}),
-    actions: [
-      itemsGetAction(sdk, z),
-    ],
+    actions: [itemsGetAction(sdk, z)],
   });
 }
 
@@ -163,7 +171,12 @@ async function child() {
   const lines = createInterface({ input: process.stdin });
   await new Promise((resolve) => lines.once('line', resolve));
   lines.close();
-  const counts = await runCallers({ ...base, callers: settings.callers, seconds: settings.seconds, tag: `p${process.pid}-` });
+  const counts = await runCallers({
+    ...base,
+    callers: settings.callers,
+    seconds: settings.seconds,
+    tag: `p${process.pid}-`,
+  });
   await transport.close();
   process.stdout.write(`${JSON.stringify(counts)}\n`);
   process.exit(0);
@@ -183,7 +196,10 @@ async function main() {
     },
   });
   const seconds = positiveInteger('seconds', values.seconds ?? (values.quick ? '10' : '30'));
-  const minuteSeconds = positiveInteger('per-minute-seconds', values['per-minute-seconds'] ?? (values.quick ? '70' : '180'));
+  const minuteSeconds = positiveInteger(
+    'per-minute-seconds',
+    values['per-minute-seconds'] ?? (values.quick ? '70' : '180'),
+  );
   const callers = positiveInteger('callers', values.callers);
   const noBudgetCallers = integerList('no-budget-callers', values['no-budget-callers']);
   const processes = positiveInteger('processes', values.processes);
@@ -262,7 +278,13 @@ async function main() {
       const transport = sdk.createTransport();
       try {
         begin();
-        return await runCallers({ connector: windowConnector(declared ? budget : undefined), transport, baseUrl: server.url, callers: count, seconds: length });
+        return await runCallers({
+          connector: windowConnector(declared ? budget : undefined),
+          transport,
+          baseUrl: server.url,
+          callers: count,
+          seconds: length,
+        });
       } finally {
         await transport.close();
       }
@@ -274,7 +296,9 @@ async function main() {
     return async (server, begin) => {
       const children = Array.from({ length: processes }, () => {
         const settings = { baseUrl: server.url, redis: redisUrl, budget, callers: perChild, seconds: length };
-        const child = spawn(process.execPath, [self, '--child', JSON.stringify(settings)], { stdio: ['pipe', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [self, '--child', JSON.stringify(settings)], {
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         let stderr = '';
         child.stderr.on('data', (chunk) => void (stderr += chunk.toString('utf8')));
         const lines = [];
@@ -282,14 +306,16 @@ async function main() {
         const waiters = [];
         reader.on('line', (line) => {
           lines.push(line);
-          waiters.splice(0).forEach((wake) => wake());
+          for (const wake of waiters.splice(0)) wake();
         });
         const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
         const nextLine = async (index, timeoutMs) => {
           const deadline = Date.now() + timeoutMs;
           while (lines.length <= index) {
-            if (child.exitCode !== null || child.signalCode !== null) throw new Error(`bench: a Redis child exited early\n${stderr}`);
-            if (Date.now() > deadline) throw new Error(`bench: a Redis child said nothing in ${timeoutMs / 1000} s\n${stderr}`);
+            if (child.exitCode !== null || child.signalCode !== null)
+              throw new Error(`bench: a Redis child exited early\n${stderr}`);
+            if (Date.now() > deadline)
+              throw new Error(`bench: a Redis child said nothing in ${timeoutMs / 1000} s\n${stderr}`);
             await Promise.race([new Promise((wake) => waiters.push(wake)), sleep(100)]);
           }
           return JSON.parse(lines[index]);
@@ -305,10 +331,20 @@ async function main() {
         const results = await Promise.all(children.map((child) => child.nextLine(1, (length + 120) * 1000)));
         const ended = performance.now();
         const exits = await Promise.all(
-          children.map(({ exited, child }) => Promise.race([exited, sleep(30_000, undefined, { ref: false }).then(() => (child.kill('SIGKILL'), { code: 'did not exit by itself in 30 s' }))])),
+          children.map(({ exited, child }) =>
+            Promise.race([
+              exited,
+              sleep(30_000, undefined, { ref: false }).then(
+                () => (child.kill('SIGKILL'), { code: 'did not exit by itself in 30 s' }),
+              ),
+            ]),
+          ),
         );
         const notClean = exits.filter((exit) => exit.code !== 0);
-        if (notClean.length > 0) console.log(`bench: Redis children that did not end cleanly: ${notClean.map((exit) => exit.code ?? exit.signal).join(', ')}`);
+        if (notClean.length > 0)
+          console.log(
+            `bench: Redis children that did not end cleanly: ${notClean.map((exit) => exit.code ?? exit.signal).join(', ')}`,
+          );
         const counts = { ok: 0, cancelled: 0, errors: {}, endedAt: ended };
         for (const result of results) {
           counts.ok += result.ok;
@@ -317,16 +353,35 @@ async function main() {
         }
         return counts;
       } finally {
-        for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        for (const { child } of children)
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
     };
   }
 
   const cases = [];
   const perSecond = { limit: 100, per: 'second' };
-  cases.push(await measure({ name: 'declared', budget: perSecond, declared: true, callers, seconds, run: inProcess({ budget: perSecond, declared: true, callers, seconds }) }));
+  cases.push(
+    await measure({
+      name: 'declared',
+      budget: perSecond,
+      declared: true,
+      callers,
+      seconds,
+      run: inProcess({ budget: perSecond, declared: true, callers, seconds }),
+    }),
+  );
   for (const count of noBudgetCallers) {
-    cases.push(await measure({ name: 'none', budget: perSecond, declared: false, callers: count, seconds, run: inProcess({ budget: perSecond, declared: false, callers: count, seconds }) }));
+    cases.push(
+      await measure({
+        name: 'none',
+        budget: perSecond,
+        declared: false,
+        callers: count,
+        seconds,
+        run: inProcess({ budget: perSecond, declared: false, callers: count, seconds }),
+      }),
+    );
   }
   if (!values['skip-redis']) {
     const redis = await startRedis();
@@ -349,15 +404,39 @@ async function main() {
   if (!values['skip-minute']) {
     const perMinute = { limit: 60, per: 'minute' };
     cases.push(
-      await measure({ name: 'declared', budget: perMinute, declared: true, callers, seconds: minuteSeconds, run: inProcess({ budget: perMinute, declared: true, callers, seconds: minuteSeconds }) }),
+      await measure({
+        name: 'declared',
+        budget: perMinute,
+        declared: true,
+        callers,
+        seconds: minuteSeconds,
+        run: inProcess({ budget: perMinute, declared: true, callers, seconds: minuteSeconds }),
+      }),
     );
     cases.push(
-      await measure({ name: 'none', budget: perMinute, declared: false, callers, seconds: minuteSeconds, run: inProcess({ budget: perMinute, declared: false, callers, seconds: minuteSeconds }) }),
+      await measure({
+        name: 'none',
+        budget: perMinute,
+        declared: false,
+        callers,
+        seconds: minuteSeconds,
+        run: inProcess({ budget: perMinute, declared: false, callers, seconds: minuteSeconds }),
+      }),
     );
   }
 
-  const meets = cases.every((result) => (result.declared ? result.rejected === 0 && result.usedOfMostPercent >= 90 : result.rejectedPerWindow <= 1.5));
-  console.log(JSON.stringify({ bench: 'p3-window', quick: values.quick, node: process.versions.node, meetsTargets: meets, cases }));
+  const meets = cases.every((result) =>
+    result.declared ? result.rejected === 0 && result.usedOfMostPercent >= 90 : result.rejectedPerWindow <= 1.5,
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'p3-window',
+      quick: values.quick,
+      node: process.versions.node,
+      meetsTargets: meets,
+      cases,
+    }),
+  );
 }
 
 if (process.argv[2] === '--serve') await serve();

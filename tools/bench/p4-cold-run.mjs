@@ -40,7 +40,8 @@ function timed(args, env) {
     child.once('error', reject);
     child.once('close', (code) => {
       const ms = performance.now() - started;
-      if (code !== 0) return reject(new Error(`bench: node ${args.slice(0, 4).join(' ')} exited with ${code}\n${stderr}`));
+      if (code !== 0)
+        return reject(new Error(`bench: node ${args.slice(0, 4).join(' ')} exited with ${code}\n${stderr}`));
       resolve({ ms, stdout });
     });
   });
@@ -51,19 +52,44 @@ const out = await mkdtemp(join(tmpdir(), 'plugboard-bench-catalogue-'));
 const env = { ...process.env, PLUGBOARD_CREDENTIAL: simulator.token };
 const drive = (stdout) => typeof JSON.parse(stdout.trim().split('\n').pop()).drive_id === 'string';
 const contenders = [
-  { name: 'plugboard', label: 'plugboard run descript status.get', target: 2, args: [cli, 'run', 'descript', 'status.get', '--base-url', simulator.url], prints: drive },
-  { name: 'help', label: 'plugboard --help', target: 1.5, args: [cli, '--help'], prints: (stdout) => stdout.includes('Usage: plugboard') },
-  { name: 'catalogue', label: 'plugboard catalogue descript insurance', args: [cli, 'catalogue', 'descript', 'insurance', '--out', out], prints: (stdout) => stdout.startsWith('catalogue: 2 connectors') },
-  { name: 'fetch', label: 'node, one fetch', args: ['--input-type=module', '-e', FETCH_ONCE, simulator.url], prints: drive },
+  {
+    name: 'plugboard',
+    label: 'plugboard run descript status.get',
+    target: 2,
+    args: [cli, 'run', 'descript', 'status.get', '--base-url', simulator.url],
+    prints: drive,
+  },
+  {
+    name: 'help',
+    label: 'plugboard --help',
+    target: 1.5,
+    args: [cli, '--help'],
+    prints: (stdout) => stdout.includes('Usage: plugboard'),
+  },
+  {
+    name: 'catalogue',
+    label: 'plugboard catalogue descript insurance',
+    args: [cli, 'catalogue', 'descript', 'insurance', '--out', out],
+    prints: (stdout) => stdout.startsWith('catalogue: 2 connectors'),
+  },
+  {
+    name: 'fetch',
+    label: 'node, one fetch',
+    args: ['--input-type=module', '-e', FETCH_ONCE, simulator.url],
+    prints: drive,
+  },
 ];
-console.log(`bench: P4, cold whole-process commands (the run against the Descript simulator), ${runs} runs each, interleaved, Node ${process.versions.node}`);
+console.log(
+  `bench: P4, cold whole-process commands (the run against the Descript simulator), ${runs} runs each, interleaved, Node ${process.versions.node}`,
+);
 
 const wall = Object.fromEntries(contenders.map((contender) => [contender.name, []]));
 try {
   for (const contender of contenders) {
     // Warm-up, not counted; also checks that each printed what it should.
     const { stdout } = await timed(contender.args, env);
-    if (!contender.prints(stdout)) throw new Error(`bench: ${contender.label} printed something else: ${stdout.slice(0, 500)}`);
+    if (!contender.prints(stdout))
+      throw new Error(`bench: ${contender.label} printed something else: ${stdout.slice(0, 500)}`);
   }
   for (let run = 0; run < runs; run += 1) {
     const order = run % 2 === 0 ? contenders : [...contenders].reverse();
@@ -75,7 +101,8 @@ try {
 }
 
 const ms = (value) => `${value.toFixed(0)} ms`;
-for (const contender of contenders) console.log(`bench: ${contender.label}: ${wall[contender.name].map(ms).join(', ')}`);
+for (const contender of contenders)
+  console.log(`bench: ${contender.label}: ${wall[contender.name].map(ms).join(', ')}`);
 const fetchMs = median(wall.fetch);
 const figures = {};
 let meets = true;
@@ -84,8 +111,25 @@ for (const contender of contenders.filter((one) => one.name !== 'fetch')) {
   const factor = ratio(medianMs, fetchMs);
   const ok = contender.target === undefined || factor <= contender.target;
   meets &&= ok;
-  figures[contender.name] = { medianMs: round1(medianMs), maxMs: round1(Math.max(...wall[contender.name])), ratio: round2(factor) };
-  const target = contender.target === undefined ? '' : ` (target <= ${contender.target.toFixed(2)}x): ${ok ? 'yes' : 'NO'}`;
-  console.log(`bench: median wall: ${contender.label} ${ms(medianMs)}, node + fetch ${ms(fetchMs)}; ratio ${times(factor)}${target}`);
+  figures[contender.name] = {
+    medianMs: round1(medianMs),
+    maxMs: round1(Math.max(...wall[contender.name])),
+    ratio: round2(factor),
+  };
+  const target =
+    contender.target === undefined ? '' : ` (target <= ${contender.target.toFixed(2)}x): ${ok ? 'yes' : 'NO'}`;
+  console.log(
+    `bench: median wall: ${contender.label} ${ms(medianMs)}, node + fetch ${ms(fetchMs)}; ratio ${times(factor)}${target}`,
+  );
 }
-console.log(JSON.stringify({ bench: 'p4-cold-run', runs, node: process.versions.node, targets: { plugboard: 2, help: 1.5 }, meetsTargets: meets, fetchMedianMs: round1(fetchMs), figures }));
+console.log(
+  JSON.stringify({
+    bench: 'p4-cold-run',
+    runs,
+    node: process.versions.node,
+    targets: { plugboard: 2, help: 1.5 },
+    meetsTargets: meets,
+    fetchMedianMs: round1(fetchMs),
+    figures,
+  }),
+);

@@ -33,7 +33,9 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 }
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '11' }, connector: { type: 'string', default: 'all' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '11' }, connector: { type: 'string', default: 'all' } },
+});
 const runs = Math.max(1, Number(values.runs));
 const run = promisify(execFile);
 
@@ -51,14 +53,18 @@ const connectors = readdirSync(join(root, 'connectors'))
   })
   .sort();
 if (connectors.length === 0) {
-  console.error(`bench: no built connector${values.connector === 'all' ? '' : ` named ${values.connector}`}; run 'pnpm build' first`);
+  console.error(
+    `bench: no built connector${values.connector === 'all' ? '' : ` named ${values.connector}`}; run 'pnpm build' first`,
+  );
   process.exit(1);
 }
 
 const ms = (value) => `${value.toFixed(1)} ms`;
 const median = (list) => {
   const sorted = [...list].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  return sorted.length % 2
+    ? sorted[(sorted.length - 1) / 2]
+    : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
 };
 
 const self = fileURLToPath(import.meta.url);
@@ -77,7 +83,14 @@ for (const name of connectors) {
     key = measured.key;
     actions = measured.actions;
   }
-  const result = { connector: key, actions, runs, medianMs: median(loads), maxMs: Math.max(...loads), hostStartMedianMs: median(starts) };
+  const result = {
+    connector: key,
+    actions,
+    runs,
+    medianMs: median(loads),
+    maxMs: Math.max(...loads),
+    hostStartMedianMs: median(starts),
+  };
   results.push(result);
   console.log(`bench: ${key} (${actions} actions), ${runs} fresh processes: ${loads.map(ms).join(', ')}`);
   console.log(
@@ -90,6 +103,11 @@ console.log(
     bench: 'plugin-load',
     limitMs: LIMIT_MS,
     underLimit: worst < LIMIT_MS,
-    results: results.map((result) => ({ ...result, medianMs: Math.round(result.medianMs * 10) / 10, maxMs: Math.round(result.maxMs * 10) / 10, hostStartMedianMs: Math.round(result.hostStartMedianMs * 10) / 10 })),
+    results: results.map((result) => ({
+      ...result,
+      medianMs: Math.round(result.medianMs * 10) / 10,
+      maxMs: Math.round(result.maxMs * 10) / 10,
+      hostStartMedianMs: Math.round(result.hostStartMedianMs * 10) / 10,
+    })),
   }),
 );

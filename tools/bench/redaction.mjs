@@ -13,7 +13,9 @@ import { parseArgs } from 'node:util';
 import { built, integerList, median, positiveInteger } from './lib.mjs';
 
 const TARGET_MS = 100;
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000,1000000' }, runs: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '10000,100000,1000000' }, runs: { type: 'string', default: '7' } },
+});
 const sizes = integerList('sizes', values.sizes);
 const runs = positiveInteger('runs', values.runs);
 
@@ -26,7 +28,9 @@ const redactor = new sdk.Redactor([SECRET, 'other-secret-0042']);
 
 /** The hostile texts of one size (characters). */
 function inputs(size) {
-  const base64 = Buffer.alloc(Math.ceil((size * 3) / 4), 0xfb).toString('base64').slice(0, size);
+  const base64 = Buffer.alloc(Math.ceil((size * 3) / 4), 0xfb)
+    .toString('base64')
+    .slice(0, size);
   const core = Buffer.from(`x${SECRET}`).toString('base64');
   const half = Math.max(0, Math.floor((size - core.length) / 2));
   const repeatTo = (unit) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
@@ -44,12 +48,21 @@ function inputs(size) {
 /** The text as a record of many small strings and keys: what a page of records looks like to a walk. */
 function asRecord(text) {
   const record = {};
-  for (let at = 0, index = 0; at < text.length; at += 64, index += 1) record[`field_${index}`] = [text.slice(at, at + 32), { note: text.slice(at + 32, at + 64) }];
+  for (let at = 0, index = 0; at < text.length; at += 64, index += 1)
+    record[`field_${index}`] = [text.slice(at, at + 32), { note: text.slice(at + 32, at + 64) }];
   return record;
 }
 
 function failure(body, message) {
-  return { status: 402, headers: new Headers(), body, message, requestId: 'req_1', retryAfterMs: undefined, operation: 'POST /jobs/import/project_media' };
+  return {
+    status: 402,
+    headers: new Headers(),
+    body,
+    message,
+    requestId: 'req_1',
+    retryAfterMs: undefined,
+    operation: 'POST /jobs/import/project_media',
+  };
 }
 
 const operations = {
@@ -58,7 +71,7 @@ const operations = {
   'containsSecretIn (one string)': (text) => redactor.containsSecretIn({ data: [text] }),
   'containsSecretIn (a record of small strings)': (text, record) => redactor.containsSecretIn(record),
   'isSecretKey (the text as a key)': (text) => sdk.isSecretKey(text),
-  'the client\'s failure path (redact, message, classify)': (text) => {
+  "the client's failure path (redact, message, classify)": (text) => {
     const body = redactor.redact({ error: 'payment_required', message: text, detail: { text } });
     return sdk.classifyByStatus(failure(body, redactor.redactString(sdk.providerMessage(402, body))));
   },
@@ -66,7 +79,8 @@ const operations = {
     const body = { error: 'payment_required', message: text };
     return sdk.classifyByStatus(failure(body, sdk.providerMessage(402, body)));
   },
-  'providerMessage + classifyByStatus (bare text)': (text) => sdk.classifyByStatus(failure(text, sdk.providerMessage(402, text))),
+  'providerMessage + classifyByStatus (bare text)': (text) =>
+    sdk.classifyByStatus(failure(text, sdk.providerMessage(402, text))),
   descriptQuota: (text) => descript.descriptQuota(text),
   'classifyDescriptFailure (402)': (text) => {
     const body = { message: text };
@@ -93,13 +107,17 @@ for (const size of sizes) {
       if (medianMs > worst.medianMs) worst = { input, medianMs };
     }
     results.push({ size, operation, worstInput: worst.input, medianMs: worst.medianMs });
-    console.log(`bench: ${String(size).padStart(8)} chars  ${operation.padEnd(48)} ${ms(worst.medianMs).padStart(10)}  (slowest input: ${worst.input})`);
+    console.log(
+      `bench: ${String(size).padStart(8)} chars  ${operation.padEnd(48)} ${ms(worst.medianMs).padStart(10)}  (slowest input: ${worst.input})`,
+    );
   }
 }
 
 const largest = Math.max(...sizes);
 const slowest = results.filter((result) => result.size === largest).reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
-console.log(`bench: slowest at ${largest} characters: ${slowest.operation} on ${slowest.worstInput}, ${ms(slowest.medianMs)}; under ${TARGET_MS} ms: ${slowest.medianMs < TARGET_MS ? 'yes' : 'NO'}`);
+console.log(
+  `bench: slowest at ${largest} characters: ${slowest.operation} on ${slowest.worstInput}, ${ms(slowest.medianMs)}; under ${TARGET_MS} ms: ${slowest.medianMs < TARGET_MS ? 'yes' : 'NO'}`,
+);
 console.log(
   JSON.stringify({
     bench: 'redaction',

@@ -35,7 +35,15 @@ export const TRANSCRIPT_CONTENT_TYPES: Record<TranscriptFormat, string> = {
 
 export const TEAM_ACCESS = ['edit', 'comment', 'view', 'none'] as const;
 export const JOB_TYPES = ['import/project_media', 'agent'] as const;
-export const SEARCH_TYPES = ['project', 'video', 'image', 'audio', 'project_folder', 'media_library_folder', 'layout_pack'] as const;
+export const SEARCH_TYPES = [
+  'project',
+  'video',
+  'image',
+  'audio',
+  'project_folder',
+  'media_library_folder',
+  'layout_pack',
+] as const;
 export const SEARCH_MATCHES = ['name', 'content', 'visual'] as const;
 export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
 export const SPEAKER_LABELS = ['off', 'changes', 'every_paragraph'] as const;

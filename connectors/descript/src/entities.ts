@@ -12,25 +12,44 @@ import { z } from 'zod';
 
 const id = (what: string) => z.string().min(1).describe(what);
 const timestamp = (what: string) => z.string().min(1).describe(`${what} (ISO 8601)`);
-const known = (values: readonly string[], what: string) => z.string().min(1).describe(`${what}: ${values.join(', ')} (as documented; newer values pass through)`);
+const known = (values: readonly string[], what: string) =>
+  z
+    .string()
+    .min(1)
+    .describe(`${what}: ${values.join(', ')} (as documented; newer values pass through)`);
 
 export const DriveStatus = z
   .looseObject({
-    drive_id: id('The drive the token is tied to').nullable().describe('The drive the token is tied to; null when the token has none'),
+    drive_id: id('The drive the token is tied to')
+      .nullable()
+      .describe('The drive the token is tied to; null when the token has none'),
     drive_name: z.string().nullable().describe('Name of the drive (workspace), when known'),
     api_version: z.string().min(1).describe('The provider API version, e.g. "1.2"'),
   })
-  .meta({ id: 'DriveStatus', description: 'What a token reaches: its one drive, and the provider API version (GET /status).' });
+  .meta({
+    id: 'DriveStatus',
+    description: 'What a token reaches: its one drive, and the provider API version (GET /status).',
+  });
 
 export const AgentModel = z
   .looseObject({
     id: id('Model or alias id, accepted as `model` by agent_edits.create'),
-    kind: z.enum(['model', 'alias']).describe('`model`: an entry of availableModels; `alias`: an entry of aliases, which resolves to a model'),
+    kind: z
+      .enum(['model', 'alias'])
+      .describe('`model`: an entry of availableModels; `alias`: an entry of aliases, which resolves to a model'),
     cost: known(['low', 'medium', 'high'], 'Relative cost tier'),
-    resolvesTo: z.string().min(1).optional().describe('Aliases only: the canonical model id the alias resolves to today'),
+    resolvesTo: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Aliases only: the canonical model id the alias resolves to today'),
     description: z.string().optional().describe('Aliases only: what the alias tracks'),
   })
-  .meta({ id: 'AgentModel', description: 'An agent model or alias of GET /agent/models with its relative cost tier (`auto` is a medium-cost model).' });
+  .meta({
+    id: 'AgentModel',
+    description:
+      'An agent model or alias of GET /agent/models with its relative cost tier (`auto` is a medium-cost model).',
+  });
 
 const projectFields = {
   id: id('Project id'),
@@ -42,7 +61,7 @@ const projectFields = {
 
 export const Project = z
   .looseObject(projectFields)
-  .meta({ id: 'Project', description: 'A project of the token\'s drive, as GET /projects lists it.' });
+  .meta({ id: 'Project', description: "A project of the token's drive, as GET /projects lists it." });
 
 const mediaFileInfo = z.looseObject({
   type: known(['audio', 'video', 'image', 'sequence', 'other'], 'Media type'),
@@ -79,7 +98,8 @@ export const ProjectDetail = z
   })
   .meta({
     id: 'ProjectDetail',
-    description: 'One project as GET /projects/{project_id} answers it, with the counts of its media files, compositions and share pages.',
+    description:
+      'One project as GET /projects/{project_id} answers it, with the counts of its media files, compositions and share pages.',
   });
 
 export const Composition = z
@@ -89,18 +109,29 @@ export const Composition = z
 export const MediaFile = z
   .looseObject({
     project_id: id('The project holding the file'),
-    display_path: z.string().min(1).describe('The key of the file in the project\'s media_files, e.g. "Recordings/camera1.mp4"'),
+    display_path: z
+      .string()
+      .min(1)
+      .describe('The key of the file in the project\'s media_files, e.g. "Recordings/camera1.mp4"'),
     ...mediaFileInfo.shape,
   })
-  .meta({ id: 'MediaFile', description: 'A media file of a project (an entry of media_files, keyed by display path), from GET /projects/{project_id}.' });
+  .meta({
+    id: 'MediaFile',
+    description:
+      'A media file of a project (an entry of media_files, keyed by display path), from GET /projects/{project_id}.',
+  });
 
-export const Publish = z
-  .looseObject({ project_id: id('The project published from'), ...publishFields })
-  .meta({ id: 'Publish', description: 'A share page already published from a project, from GET /projects/{project_id}; read only.' });
+export const Publish = z.looseObject({ project_id: id('The project published from'), ...publishFields }).meta({
+  id: 'Publish',
+  description: 'A share page already published from a project, from GET /projects/{project_id}; read only.',
+});
 
 export const DriveItem = z
   .looseObject({
-    type: known(['project', 'video', 'image', 'audio', 'project_folder', 'media_library_folder', 'layout_pack'], 'Result type'),
+    type: known(
+      ['project', 'video', 'image', 'audio', 'project_folder', 'media_library_folder', 'layout_pack'],
+      'Result type',
+    ),
     name: z.string().describe('Name of the project, file, folder or layout pack'),
     url: z.string().min(1).describe('Opens the item in Descript'),
     updated_at: timestamp('When the item was last modified'),
@@ -113,13 +144,19 @@ export const DriveItem = z
     thumbnail_url: z.string().min(1).optional().describe('Time-limited preview image of video and image files'),
     duration: z.number().optional().describe('Seconds, for audio and video'),
   })
-  .meta({ id: 'DriveItem', description: 'A ranked search result of GET /search: a project, media file, folder or layout pack of the drive.' });
+  .meta({
+    id: 'DriveItem',
+    description: 'A ranked search result of GET /search: a project, media file, folder or layout pack of the drive.',
+  });
 
 export const Job = z
   .looseObject({
     job_id: id('Job id'),
     job_type: known(['import/project_media', 'agent', 'publish'], 'Job type'),
-    job_state: known(['queued', 'running', 'stopped', 'cancelled'], 'Job state; a finished job is `stopped`, its outcome is result.status'),
+    job_state: known(
+      ['queued', 'running', 'stopped', 'cancelled'],
+      'Job state; a finished job is `stopped`, its outcome is result.status',
+    ),
     created_at: timestamp('When the job was created'),
     stopped_at: timestamp('When the job stopped or was cancelled').optional(),
     drive_id: id('The drive of the job'),
@@ -136,7 +173,11 @@ export const Job = z
         'Once stopped. Imports: media_status per display path, media_seconds_used, created_compositions, or error_message/error_code. Agent edits: agent_response, project_changed, ai_credits_used, resolved_model, conversation_id, or error_message/error_code. Publishes: share_url, download_url, or error_message.',
       ),
   })
-  .meta({ id: 'Job', description: 'An import, agent or publish job (GET /jobs/{job_id}, GET /jobs): state, progress, per-file import results, credits used.' });
+  .meta({
+    id: 'Job',
+    description:
+      'An import, agent or publish job (GET /jobs/{job_id}, GET /jobs): state, progress, per-file import results, credits used.',
+  });
 
 export const PublishedProject = z
   .looseObject({
@@ -152,10 +193,18 @@ export const PublishedProject = z
       published_by: z.looseObject({ first_name: z.string().optional(), last_name: z.string().optional() }).optional(),
     }),
     subtitles: z.string().describe('WebVTT subtitles'),
-    download_url: z.string().min(1).optional().describe('Time-limited link to the published media, when the provider signs one'),
+    download_url: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Time-limited link to the published media, when the provider signs one'),
     download_url_expires_at: z.string().optional(),
   })
-  .meta({ id: 'PublishedProject', description: 'Share-page metadata by slug (GET /published_projects/{slug}): title, duration, type, privacy, subtitles.' });
+  .meta({
+    id: 'PublishedProject',
+    description:
+      'Share-page metadata by slug (GET /published_projects/{slug}): title, duration, type, privacy, subtitles.',
+  });
 
 export const Transcript = z
   .object({
@@ -165,7 +214,11 @@ export const Transcript = z
     file_name: z.string().min(1).nullable().describe('The file name the provider gave (Content-Disposition)'),
     text: z.string().describe('The transcript file as text'),
   })
-  .meta({ id: 'Transcript', description: 'A composition\'s transcript exported as plain text, Markdown, HTML, RTF or SRT subtitles (POST /export/transcript).' });
+  .meta({
+    id: 'Transcript',
+    description:
+      "A composition's transcript exported as plain text, Markdown, HTML, RTF or SRT subtitles (POST /export/transcript).",
+  });
 
 export const JobReceipt = z
   .looseObject({
@@ -177,7 +230,10 @@ export const JobReceipt = z
     conversation_id: z.string().min(1).optional().describe('Agent edits: pass it back to continue the conversation'),
     resolved_model: z.string().min(1).optional().describe('Agent edits: the model that runs (`auto` for auto)'),
   })
-  .meta({ id: 'JobReceipt', description: 'A started import or agent job: its id to poll with jobs.get, and the project it works on.' });
+  .meta({
+    id: 'JobReceipt',
+    description: 'A started import or agent job: its id to poll with jobs.get, and the project it works on.',
+  });
 
 export type ProjectRecord = z.input<typeof Project>;
 export type JobRecord = z.input<typeof Job>;

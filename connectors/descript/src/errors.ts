@@ -91,13 +91,19 @@ export function classifyDescriptFailure(failure: ProviderFailure): ConnectorErro
     return new QuotaExhaustedError(text(), descriptQuota(failure.message), options);
   }
   if (failure.status === 401) {
-    return new AuthenticationError(text('check the connection\'s API token: Descript, Settings, API tokens'), options);
+    return new AuthenticationError(text("check the connection's API token: Descript, Settings, API tokens"), options);
   }
   if (failure.status === 403 && /agent usage has been disabled/i.test(failure.message)) {
-    return new AgentDisabledError(text('an admin of the drive must allow agent usage again; retrying will not help'), options);
+    return new AgentDisabledError(
+      text('an admin of the drive must allow agent usage again; retrying will not help'),
+      options,
+    );
   }
   if (failure.status === 403 && /visual search/i.test(failure.message)) {
-    return new PermissionError(text('match=visual needs a drive on the Enterprise plan; search with match name or content'), options);
+    return new PermissionError(
+      text('match=visual needs a drive on the Enterprise plan; search with match name or content'),
+      options,
+    );
   }
   if (failure.status === 409) {
     const state = bodyField(failure.body, 'state');

@@ -34,7 +34,7 @@ export const LIMITATIONS: readonly string[] = [
   'No comments, users or analytics operations exist.',
   'Each token reaches exactly one drive: a project of another drive gives a permission or not-found error naming the project.',
   'Callbacks are never set (callback_url): the status of an import or agent job is read by polling jobs.get; there are no event triggers, flows run on demand or on a schedule.',
-  'jobs.list reaches at most 30 days back, the provider\'s job history: an older checkpoint is moved to 30 days ago with a warning, and older jobs are not read.',
+  "jobs.list reaches at most 30 days back, the provider's job history: an older checkpoint is moved to 30 days ago with a warning, and older jobs are not read.",
   'Rate limits: published_projects.get has its own budget of 1,000 requests an hour per connection; the provider publishes no general figure, so other requests are paced only by its answers (a 429 pauses them until Retry-After).',
 ];
 

@@ -4,11 +4,18 @@ import { PAGE_LIMIT } from './contract.js';
 /** Input fields several actions share, under the provider's own names. */
 
 /** An id as the provider takes it: any non-empty string (its guide shows short ids, its schema uuids). */
-export const providerId = (what: string) => z.string().trim().min(1, { error: `${what} must not be empty` }).describe(what);
+export const providerId = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: `${what} must not be empty` })
+    .describe(what);
 
 /** An ISO 8601 timestamp with a zone offset, as the provider's date-time filters take it. */
 export const timestamp = (what: string) =>
-  z.iso.datetime({ offset: true, error: `${what} must be an ISO 8601 timestamp with a zone, e.g. 2026-08-01T09:30:00Z` }).describe(what);
+  z.iso
+    .datetime({ offset: true, error: `${what} must be an ISO 8601 timestamp with a zone, e.g. 2026-08-01T09:30:00Z` })
+    .describe(what);
 
 export const pageLimit = (fallback: number) =>
   z
@@ -39,11 +46,16 @@ export function checkProjectChoice(
     });
   }
   for (const field of only.existing) {
-    if (input[field] !== undefined && input.project_id === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} needs project_id` });
+    if (input[field] !== undefined && input.project_id === undefined)
+      ctx.addIssue({ code: 'custom', path: [field], message: `${field} needs project_id` });
   }
   for (const field of only.created) {
     if (input[field] !== undefined && input.project_id !== undefined) {
-      ctx.addIssue({ code: 'custom', path: [field], message: `${field} applies to a new project only (with project_name)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `${field} applies to a new project only (with project_name)`,
+      });
     }
   }
 }

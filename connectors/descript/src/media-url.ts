@@ -54,20 +54,28 @@ export const VIDEO_SHARING_HOSTS: readonly string[] = [
 /** Sites that also answer on country domains (youtube.de, youtube.co.uk, youtube.com.br), and their subdomains. */
 export const VIDEO_SHARING_COUNTRY_SITES: readonly string[] = ['youtube', 'facebook'];
 
-const COUNTRY_DOMAIN = new RegExp(`(?:^|\\.)((?:${VIDEO_SHARING_COUNTRY_SITES.join('|')})\\.(?:(?:co|com)\\.)?[a-z]{2})$`);
+const COUNTRY_DOMAIN = new RegExp(
+  `(?:^|\\.)((?:${VIDEO_SHARING_COUNTRY_SITES.join('|')})\\.(?:(?:co|com)\\.)?[a-z]{2})$`,
+);
 
 function hostOf(url: URL): string {
   // IPv6 literals come bracketed; a trailing dot names the same host.
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 function videoSharingSite(host: string): string | undefined {
-  return VIDEO_SHARING_HOSTS.find((site) => host === site || host.endsWith(`.${site}`)) ?? COUNTRY_DOMAIN.exec(host)?.[1];
+  return (
+    VIDEO_SHARING_HOSTS.find((site) => host === site || host.endsWith(`.${site}`)) ?? COUNTRY_DOMAIN.exec(host)?.[1]
+  );
 }
 
 /** What is wrong with a media URL in any environment; undefined when nothing is. */
 export function mediaUrlProblem(value: string): string | undefined {
   // Sent as given (a pre-signed URL must keep its bytes), so it must already be a valid URI.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a URL must not carry raw.
   const raw = /[\s<>"{}|\\^`\u0000-\u001f\u007f-\uffff]/u.exec(value);
   if (raw) return `contains ${JSON.stringify(raw[0])}, which a URL must percent-encode (a space as %20)`;
   let url: URL;
@@ -125,7 +133,9 @@ export function privateHostProblem(value: string): string | undefined {
       : (() => {
           // WHATWG URL already wrote decimal, hex and octal IPv4 forms as dotted quads.
           const address = isIP(host) === 0 ? undefined : classifyAddress(host);
-          return address && REFUSED_CLASSES.has(address.class) ? describeAddressClass(address.class, address.embedding) : undefined;
+          return address && REFUSED_CLASSES.has(address.class)
+            ? describeAddressClass(address.class, address.embedding)
+            : undefined;
         })();
   return kind
     ? `the host ${url.hostname} is ${kind}; in production media must come from a public or pre-signed URL the provider can reach`

@@ -18,10 +18,15 @@ const Answer = z.looseObject({
 export type ProjectAnswer = z.output<typeof Answer>;
 
 export async function projectDetail(ctx: ActionContext, action: string, projectId: string): Promise<ProjectAnswer> {
-  const answer = await aboutProject(projectId, () => ctx.http.request({ method: 'GET', path: '/projects/{project_id}', params: { project_id: projectId } }));
+  const answer = await aboutProject(projectId, () =>
+    ctx.http.request({ method: 'GET', path: '/projects/{project_id}', params: { project_id: projectId } }),
+  );
   const parsed = Answer.safeParse(answer.data);
   if (!parsed.success) {
-    throw new SchemaMismatchError(`descript ${action}`, zodIssues(parsed.error), { status: answer.status, requestId: answer.requestId });
+    throw new SchemaMismatchError(`descript ${action}`, zodIssues(parsed.error), {
+      status: answer.status,
+      requestId: answer.requestId,
+    });
   }
   return parsed.data;
 }

@@ -99,16 +99,23 @@ export class Watermark {
 
   /** The mark so far; undefined before any record or start. */
   get mark(): Mark | undefined {
-    return this.at === undefined ? undefined : { at: this.at, seen_ids: [...new Set(this.seen.slice(0, this.seenCount))].sort() };
+    return this.at === undefined
+      ? undefined
+      : { at: this.at, seen_ids: [...new Set(this.seen.slice(0, this.seenCount))].sort() };
   }
 
   private read(record: unknown, field: string): string {
     const value = record && typeof record === 'object' ? (record as Record<string, unknown>)[field] : undefined;
-    const usable = typeof value === 'string' && value !== '' && (field !== this.fields.time || !Number.isNaN(Date.parse(value)));
+    const usable =
+      typeof value === 'string' && value !== '' && (field !== this.fields.time || !Number.isNaN(Date.parse(value)));
     if (!usable) {
-      throw new SchemaMismatchError(this.fields.subject, [{ path: field, message: `a record has no usable ${field}: ${JSON.stringify(value)}` }], {
-        requestId: this.fields.requestId(),
-      });
+      throw new SchemaMismatchError(
+        this.fields.subject,
+        [{ path: field, message: `a record has no usable ${field}: ${JSON.stringify(value)}` }],
+        {
+          requestId: this.fields.requestId(),
+        },
+      );
     }
     return value;
   }

@@ -13,14 +13,16 @@ import { itWithOpenApi, OPENAPI_PATH } from './support.js';
  * without it and are skipped elsewhere, under titles naming the missing file and where it was looked for.
  */
 
-const files = readdirSync(FIXTURES_DIR).filter((name) => name.endsWith('.json')).sort();
+const files = readdirSync(FIXTURES_DIR)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
 
 function header(headers: Record<string, unknown> | undefined, name: string): string | undefined {
   const value = Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
   return typeof value === 'string' ? value : undefined;
 }
 
-describe('recorded calls conform to the provider\'s OpenAPI document', () => {
+describe("recorded calls conform to the provider's OpenAPI document", () => {
   let document: OpenApiDocument | undefined;
   const openapi = () => (document ??= loadOpenApi(OPENAPI_PATH));
 
@@ -40,9 +42,20 @@ describe('recorded calls conform to the provider\'s OpenAPI document', () => {
       for (const [index, call] of fixture.calls.entries()) {
         const url = new URL(call.request.path, 'http://provider.test');
         const where = `call ${index} ${call.request.method} ${url.pathname}`;
-        const requestProblems = openapi().validateRequest({ method: call.request.method, path: url.pathname, query: url.searchParams, body: call.request.body });
+        const requestProblems = openapi().validateRequest({
+          method: call.request.method,
+          path: url.pathname,
+          query: url.searchParams,
+          body: call.request.body,
+        });
         problems.push(...requestProblems.map((problem) => `${where} request: ${problem}`));
-        const responseProblems = openapi().validateResponse(call.request.method, url.pathname, call.response.status, header(call.response.headers, 'content-type'), call.response.body);
+        const responseProblems = openapi().validateResponse(
+          call.request.method,
+          url.pathname,
+          call.response.status,
+          header(call.response.headers, 'content-type'),
+          call.response.body,
+        );
         problems.push(...responseProblems.map((problem) => `${where} response ${call.response.status}: ${problem}`));
       }
       expect(problems).toEqual([]);

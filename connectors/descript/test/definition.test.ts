@@ -46,17 +46,28 @@ describe('the Descript connector definition', () => {
       categoryLabel: 'Media & video',
       status: 'beta',
       implemented: true,
-      authentication: { schemes: [{ type: 'bearer', header: 'Authorization', default: true }], baseUrl: 'https://descriptapi.com/v1', baseUrlOverridable: true },
+      authentication: {
+        schemes: [{ type: 'bearer', header: 'Authorization', default: true }],
+        baseUrl: 'https://descriptapi.com/v1',
+        baseUrlOverridable: true,
+      },
     });
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(manifest['plugboard']).toEqual({ connector: './dist/index.js', sdk: '^0.1.0' });
     expect(entry.version).toBe(manifest['version']);
   });
 
   it('shows 12 source actions, 2 destination actions and 12 data types', () => {
     const operations = entry.operations;
-    expect(operations.filter((operation) => operation.mode === 'source').map((operation) => operation.key)).toEqual(SOURCES);
-    expect(operations.filter((operation) => operation.mode === 'destination').map((operation) => operation.key)).toEqual(DESTINATIONS);
+    expect(operations.filter((operation) => operation.mode === 'source').map((operation) => operation.key)).toEqual(
+      SOURCES,
+    );
+    expect(
+      operations.filter((operation) => operation.mode === 'destination').map((operation) => operation.key),
+    ).toEqual(DESTINATIONS);
     expect([...new Set(operations.map((operation) => operation.entity))].sort()).toEqual(ENTITIES);
     expect(new Set(descript.actions.map((action) => entityId(action.entity))).size).toBe(12);
   });
@@ -64,9 +75,19 @@ describe('the Descript connector definition', () => {
   it('makes both destinations billable, never retried, approved before production; the sources are none of these', () => {
     for (const operation of entry.operations) {
       if (operation.mode === 'destination') {
-        expect(operation, operation.key).toMatchObject({ approvalRequired: true, approval: 'production', billable: true, retry: 'never' });
+        expect(operation, operation.key).toMatchObject({
+          approvalRequired: true,
+          approval: 'production',
+          billable: true,
+          retry: 'never',
+        });
       } else {
-        expect(operation, operation.key).toMatchObject({ approvalRequired: false, approval: 'none', billable: false, retry: 'safe' });
+        expect(operation, operation.key).toMatchObject({
+          approvalRequired: false,
+          approval: 'none',
+          billable: false,
+          retry: 'safe',
+        });
       }
     }
   });
@@ -75,7 +96,10 @@ describe('the Descript connector definition', () => {
     const byKey = new Map(entry.operations.map((operation) => [operation.key, operation]));
     expect(byKey.get('projects.list')?.incremental).toEqual({ cursorField: 'updated_at' });
     expect(byKey.get('jobs.list')?.incremental).toEqual({ cursorField: 'created_at' });
-    expect(entry.operations.filter((operation) => operation.incremental).map((operation) => operation.key)).toEqual(['jobs.list', 'projects.list']);
+    expect(entry.operations.filter((operation) => operation.incremental).map((operation) => operation.key)).toEqual([
+      'jobs.list',
+      'projects.list',
+    ]);
     expect(entry.rateLimits).toEqual({ 'published_projects.get': { limit: 1000, per: 'hour', scope: 'connection' } });
     expect(byKey.get('published_projects.get')?.rateBudget).toBe('published_projects.get');
   });

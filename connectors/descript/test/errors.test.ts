@@ -39,16 +39,39 @@ describe('media_imports.create and agent_edits.create', () => {
         add_compositions: [{ name: 'Cut', clips: [{ media: 'Multicam' }] }],
       }),
     );
-    expect(imported).toMatchObject({ job_id: expect.any(String), drive_id: h.sim.driveId, project_id: expect.any(String), project_url: expect.stringMatching(/^https:\/\//) });
-    const edited = await writeAction(h.connector, 'agent_edits.create', h.options({ project_id: (imported as { project_id: string }).project_id, prompt: 'add studio sound', model: 'claude-haiku' }));
-    expect(edited).toMatchObject({ project_id: (imported as { project_id: string }).project_id, conversation_id: expect.any(String), resolved_model: 'claude-haiku-5.5' });
-    expect(h.requestsTo('/jobs/agent')[0]?.body).toEqual({ project_id: (imported as { project_id: string }).project_id, prompt: 'add studio sound', model: 'claude-haiku' });
+    expect(imported).toMatchObject({
+      job_id: expect.any(String),
+      drive_id: h.sim.driveId,
+      project_id: expect.any(String),
+      project_url: expect.stringMatching(/^https:\/\//),
+    });
+    const edited = await writeAction(
+      h.connector,
+      'agent_edits.create',
+      h.options({
+        project_id: (imported as { project_id: string }).project_id,
+        prompt: 'add studio sound',
+        model: 'claude-haiku',
+      }),
+    );
+    expect(edited).toMatchObject({
+      project_id: (imported as { project_id: string }).project_id,
+      conversation_id: expect.any(String),
+      resolved_model: 'claude-haiku-5.5',
+    });
+    expect(h.requestsTo('/jobs/agent')[0]?.body).toEqual({
+      project_id: (imported as { project_id: string }).project_id,
+      prompt: 'add studio sound',
+      model: 'claude-haiku',
+    });
   });
 
   it('need an approval bound to the run in production, and none in the sandbox', async () => {
     const h = await harness();
     const input = { project_name: 'Approved', prompt: 'create a short intro' };
-    const refused = await failure(writeAction(h.connector, 'agent_edits.create', h.options(input, { environment: 'production' })));
+    const refused = await failure(
+      writeAction(h.connector, 'agent_edits.create', h.options(input, { environment: 'production' })),
+    );
     expect(refused).toBeInstanceOf(ApprovalRequiredError);
     expect(h.sim.requests).toHaveLength(0);
     await writeAction(h.connector, 'agent_edits.create', h.approved('agent_edits.create', input));
@@ -56,7 +79,11 @@ describe('media_imports.create and agent_edits.create', () => {
   });
 
   for (const [action, path, input] of [
-    ['media_imports.create', '/jobs/import/project_media', { project_name: 'Once', add_media: { 'a.mp4': { url: media('a.mp4', 30) } } }],
+    [
+      'media_imports.create',
+      '/jobs/import/project_media',
+      { project_name: 'Once', add_media: { 'a.mp4': { url: media('a.mp4', 30) } } },
+    ],
     ['agent_edits.create', '/jobs/agent', { project_name: 'Once', prompt: 'add captions' }],
   ] as const) {
     it(`${action} is sent exactly once on a 503 and on a 429 (billable: never retried)`, async () => {
@@ -67,7 +94,12 @@ describe('media_imports.create and agent_edits.create', () => {
       expect(down['requestId']).toBe(lastRequestId(h));
       expect(h.requestsTo(path)).toHaveLength(1);
 
-      h.sim.failNext({ status: 429, path, headers: { 'Retry-After': '1', 'X-RateLimit-Remaining': '0' }, body: RATE_LIMITED });
+      h.sim.failNext({
+        status: 429,
+        path,
+        headers: { 'Retry-After': '1', 'X-RateLimit-Remaining': '0' },
+        body: RATE_LIMITED,
+      });
       const limited = await failure(writeAction(h.connector, action, h.options(input)));
       expect(limited).toBeInstanceOf(RateLimitedError);
       expect(limited['retryAfterMs']).toBe(1000);
@@ -79,9 +111,23 @@ describe('media_imports.create and agent_edits.create', () => {
 describe('402: the quota that ran out, with the amounts', () => {
   it('media minutes for an import', async () => {
     const h = await harness({ mediaMinutes: 50 });
-    const error = await failure(writeAction(h.connector, 'media_imports.create', h.options({ project_name: 'Long', add_media: { 'long.mp4': { url: media('long.mp4', 18_000) } } })));
+    const error = await failure(
+      writeAction(
+        h.connector,
+        'media_imports.create',
+        h.options({ project_name: 'Long', add_media: { 'long.mp4': { url: media('long.mp4', 18_000) } } }),
+      ),
+    );
     expect(error).toBeInstanceOf(QuotaExhaustedError);
-    expect(error).toMatchObject({ code: 'quota_exhausted', quota: 'media_minutes', unit: 'minutes', required: 300, available: 50, retryable: false, status: 402 });
+    expect(error).toMatchObject({
+      code: 'quota_exhausted',
+      quota: 'media_minutes',
+      unit: 'minutes',
+      required: 300,
+      available: 50,
+      retryable: false,
+      status: 402,
+    });
     expect(error['requestId']).toBe(lastRequestId(h));
     expect(error.message).toMatch(/Insufficient media minutes .*300 minutes required, 50 available.*request /);
     expect(h.requestsTo('/jobs/import/project_media')).toHaveLength(1);
@@ -89,8 +135,21 @@ describe('402: the quota that ran out, with the amounts', () => {
 
   it('AI credits for an agent edit', async () => {
     const h = await harness({ aiCredits: 25 });
-    const error = await failure(writeAction(h.connector, 'agent_edits.create', h.options({ project_id: projectId(h.sim, 4), prompt: 'add captions', model: 'claude-opus' })));
-    expect(error).toMatchObject({ code: 'quota_exhausted', quota: 'ai_credits', unit: 'credits', required: 100, available: 25, status: 402 });
+    const error = await failure(
+      writeAction(
+        h.connector,
+        'agent_edits.create',
+        h.options({ project_id: projectId(h.sim, 4), prompt: 'add captions', model: 'claude-opus' }),
+      ),
+    );
+    expect(error).toMatchObject({
+      code: 'quota_exhausted',
+      quota: 'ai_credits',
+      unit: 'credits',
+      required: 100,
+      available: 25,
+      status: 402,
+    });
     expect(error['requestId']).toBe(lastRequestId(h));
   });
 });
@@ -98,7 +157,12 @@ describe('402: the quota that ran out, with the amounts', () => {
 describe('429 on a read waits for Retry-After, then reads again', () => {
   it('once, after a second', async () => {
     const h = await harness();
-    h.sim.failNext({ status: 429, path: '/status', headers: { 'Retry-After': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Consumed': '40' }, body: RATE_LIMITED });
+    h.sim.failNext({
+      status: 429,
+      path: '/status',
+      headers: { 'Retry-After': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Consumed': '40' },
+      body: RATE_LIMITED,
+    });
     const started = performance.now();
     const { records } = await readAll(h.connector, 'status.get', h.options({}));
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
@@ -106,7 +170,7 @@ describe('429 on a read waits for Retry-After, then reads again', () => {
     expect(h.requestsTo('/status').map((request) => request.status)).toEqual([429, 200]);
   });
 
-  it('under the simulator\'s own rate limit, the reads of a whole listing get through', async () => {
+  it("under the simulator's own rate limit, the reads of a whole listing get through", async () => {
     // The simulator's rate window needs a clock that moves.
     const h = await harness({ rateLimit: { limit: 3, windowMs: 1_000 }, clock: Date.now });
     const run = await readAll(h.connector, 'projects.list', h.options({ limit: 5 }));
@@ -133,11 +197,18 @@ describe('published_projects.get has its own budget of 1,000 an hour per connect
 describe('errors name what went wrong and carry the request id', () => {
   it('401 on a wrong token', async () => {
     const h = await harness();
-    const error = await failure(readAll(h.connector, 'status.get', h.options({}, { credential: () => 'dsim_not-the-token-000000000000' })));
+    const error = await failure(
+      readAll(h.connector, 'status.get', h.options({}, { credential: () => 'dsim_not-the-token-000000000000' })),
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ code: 'authentication_failed', status: 401, requestId: lastRequestId(h) });
     expect(error.message).not.toContain('dsim_not-the-token');
-    expect((error as unknown as AuthenticationError).toPlatformError('/x')).toMatchObject({ error: 'request_failed', statusCode: 401, requestId: lastRequestId(h), code: 'authentication_failed' });
+    expect((error as unknown as AuthenticationError).toPlatformError('/x')).toMatchObject({
+      error: 'request_failed',
+      statusCode: 401,
+      requestId: lastRequestId(h),
+      code: 'authentication_failed',
+    });
   });
 
   it('a project on another drive: a permission error naming the project, for reads and writes', async () => {
@@ -147,14 +218,22 @@ describe('errors name what went wrong and carry the request id', () => {
       () => readAll(h.connector, 'projects.get', h.options({ project_id: elsewhere })),
       () => readAll(h.connector, 'media_files.list', h.options({ project_id: elsewhere })),
       () => readAll(h.connector, 'transcripts.get', h.options({ project_id: elsewhere })),
-      () => writeAction(h.connector, 'agent_edits.create', h.options({ project_id: elsewhere, prompt: 'add captions' })),
-      () => writeAction(h.connector, 'media_imports.create', h.options({ project_id: elsewhere, add_media: { 'a.mp4': { url: media('a.mp4', 30) } } })),
+      () =>
+        writeAction(h.connector, 'agent_edits.create', h.options({ project_id: elsewhere, prompt: 'add captions' })),
+      () =>
+        writeAction(
+          h.connector,
+          'media_imports.create',
+          h.options({ project_id: elsewhere, add_media: { 'a.mp4': { url: media('a.mp4', 30) } } }),
+        ),
     ];
     for (const run of runs) {
       const error = await failure(run());
       expect(error).toBeInstanceOf(PermissionError);
       expect(error).toMatchObject({ code: 'permission_denied', status: 403, requestId: lastRequestId(h) });
-      expect(error.message).toContain(`project ${elsewhere} is not reachable with this token: it belongs to another drive`);
+      expect(error.message).toContain(
+        `project ${elsewhere} is not reachable with this token: it belongs to another drive`,
+      );
     }
   });
 
@@ -172,7 +251,13 @@ describe('errors name what went wrong and carry the request id', () => {
   it('agent usage disabled by an admin: its own code, not retryable, not mistaken for another drive', async () => {
     const h = await harness();
     h.sim.setAgentDisabled(true);
-    const error = await failure(writeAction(h.connector, 'agent_edits.create', h.options({ project_id: projectId(h.sim, 3), prompt: 'add captions' })));
+    const error = await failure(
+      writeAction(
+        h.connector,
+        'agent_edits.create',
+        h.options({ project_id: projectId(h.sim, 3), prompt: 'add captions' }),
+      ),
+    );
     expect(error).toBeInstanceOf(AgentDisabledError);
     expect(error).toBeInstanceOf(PermissionError);
     expect(error).toMatchObject({ code: 'agent_disabled', retryable: false, status: 403, requestId: lastRequestId(h) });
@@ -180,9 +265,13 @@ describe('errors name what went wrong and carry the request id', () => {
     expect(error.message).not.toMatch(/another drive/);
   });
 
-  it('a listed record without a usable timestamp: a schema mismatch naming the page\'s request', async () => {
+  it("a listed record without a usable timestamp: a schema mismatch naming the page's request", async () => {
     const h = await harness();
-    h.sim.failNext({ status: 200, path: '/jobs', body: { data: [{ job_id: 'j1', created_at: 'yesterday' }], pagination: {} } });
+    h.sim.failNext({
+      status: 200,
+      path: '/jobs',
+      body: { data: [{ job_id: 'j1', created_at: 'yesterday' }], pagination: {} },
+    });
     const error = await failure(readAll(h.connector, 'jobs.list', h.options({})));
     expect(error).toBeInstanceOf(SchemaMismatchError);
     expect(error).toMatchObject({ code: 'schema_mismatch', requestId: lastRequestId(h) });
@@ -191,7 +280,9 @@ describe('errors name what went wrong and carry the request id', () => {
 
   it('visual search on a drive without Enterprise: a permission error that says so', async () => {
     const h = await harness();
-    const error = await failure(readAll(h.connector, 'drive_items.search', h.options({ query: 'kitchen', match: ['visual'] })));
+    const error = await failure(
+      readAll(h.connector, 'drive_items.search', h.options({ query: 'kitchen', match: ['visual'] })),
+    );
     expect(error).toMatchObject({ code: 'permission_denied', status: 403 });
     expect(error.message).toMatch(/Enterprise/);
   });

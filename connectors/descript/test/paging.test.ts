@@ -22,27 +22,40 @@ async function pagedProvider(next: (page: number) => number | undefined): Promis
     const following = next(page);
     return answer({
       status: 200,
-      body: { data: [{ id: `p${page}`, name: `Project ${page}`, created_at: at, updated_at: at }], pagination: following === undefined ? {} : { next_cursor: `c${following}` } },
+      body: {
+        data: [{ id: `p${page}`, name: `Project ${page}`, created_at: at, updated_at: at }],
+        pagination: following === undefined ? {} : { next_cursor: `c${following}` },
+      },
     });
   });
 }
 
 const read = (url: string) =>
-  readAll(descript, 'projects.list', { input: {}, connection: { baseUrl: url }, credential: () => 'descript-token-123456', transport, retry: { retries: 0, minTimeoutMs: 1, maxTimeoutMs: 1 }, log: () => undefined });
+  readAll(descript, 'projects.list', {
+    input: {},
+    connection: { baseUrl: url },
+    credential: () => 'descript-token-123456',
+    transport,
+    retry: { retries: 0, minTimeoutMs: 1, maxTimeoutMs: 1 },
+    log: () => undefined,
+  });
 
 describe('cursor paging against a provider that loops', () => {
   it.each([
     ['the same cursor again', 1, 1],
     ['a cycle of 3 after 5 pages', 5, 3],
     ['a cycle of 100 after 40 pages', 40, 100],
-  ])('stops on %s, within three times the pages that lead into the cycle and go round it', async (_name, lead, cycle) => {
-    // Pages 1..lead lead into a cycle of `cycle` pages: lead, lead+1, ..., lead+cycle-1, lead, ...
-    server = await pagedProvider((page) => (page + 1 < lead + cycle ? page + 1 : lead));
-    const error = await failure(read(server.url));
-    expect(error).toBeInstanceOf(SchemaMismatchError);
-    expect(String(error.message)).toMatch(/same cursor came back twice/);
-    expect(server.count).toBeLessThanOrEqual(3 * (lead + cycle) + 2);
-  });
+  ])(
+    'stops on %s, within three times the pages that lead into the cycle and go round it',
+    async (_name, lead, cycle) => {
+      // Pages 1..lead lead into a cycle of `cycle` pages: lead, lead+1, ..., lead+cycle-1, lead, ...
+      server = await pagedProvider((page) => (page + 1 < lead + cycle ? page + 1 : lead));
+      const error = await failure(read(server.url));
+      expect(error).toBeInstanceOf(SchemaMismatchError);
+      expect(String(error.message)).toMatch(/same cursor came back twice/);
+      expect(server.count).toBeLessThanOrEqual(3 * (lead + cycle) + 2);
+    },
+  );
 
   it('reads a long list to its end: no cursor is taken for a loop', async () => {
     server = await pagedProvider((page) => (page < 1_000 ? page + 1 : undefined));

@@ -21,8 +21,15 @@ describe.runIf(process.env.PLUGBOARD_RECORD === '1')('recording the Descript fix
         this.now += ms;
       },
     };
-    const sim = await startDescriptSimulator({ port: 0, seed: SEED, size: SIZE, clock: () => clock.now, ...(HAS_OPENAPI ? { openapiPath: OPENAPI_PATH } : {}) });
-    for (const file of readdirSync(FIXTURES_DIR).filter((name) => name.endsWith('.json'))) rmSync(join(FIXTURES_DIR, file));
+    const sim = await startDescriptSimulator({
+      port: 0,
+      seed: SEED,
+      size: SIZE,
+      clock: () => clock.now,
+      ...(HAS_OPENAPI ? { openapiPath: OPENAPI_PATH } : {}),
+    });
+    for (const file of readdirSync(FIXTURES_DIR).filter((name) => name.endsWith('.json')))
+      rmSync(join(FIXTURES_DIR, file));
     const done = new Map<string, RecordedOutcome>();
     try {
       for (const step of recordingPlan(sim)) {

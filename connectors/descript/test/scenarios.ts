@@ -39,9 +39,13 @@ export interface RecordingStep {
 }
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const media = (name: string, seconds: number) => `https://media.example.com/uploads/${name}?duration=${seconds}&signature=presigned-example`;
+const media = (name: string, seconds: number) =>
+  `https://media.example.com/uploads/${name}?duration=${seconds}&signature=presigned-example`;
 
-function outcomeOf(done: ReadonlyMap<string, RecordedOutcome>, name: string): { records: Array<Record<string, unknown>>; checkpoint?: unknown } {
+function outcomeOf(
+  done: ReadonlyMap<string, RecordedOutcome>,
+  name: string,
+): { records: Array<Record<string, unknown>>; checkpoint?: unknown } {
   const outcome = done.get(name);
   if (!outcome || !('records' in outcome)) throw new Error(`scenario '${name}' must be recorded, successfully, first`);
   return outcome as { records: Array<Record<string, unknown>>; checkpoint?: unknown };
@@ -53,15 +57,24 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
   const otherDrive = sim.otherDrives[0]!;
   const elsewhere = projectId(sim, 0, otherDrive.driveId);
   const [slug, processingSlug, failedSlug] = sim.state.publishSlugs(3);
-  const newestComposition = ((sim.state.project(sim.state.projectCount() - 1)?.['compositions'] as Array<{ id: string }>)[0]?.id) ?? '';
-  const importJob = (done: ReadonlyMap<string, RecordedOutcome>) => String(outcomeOf(done, 'media_imports.create').records[0]?.['job_id']);
+  const newestComposition =
+    (sim.state.project(sim.state.projectCount() - 1)?.['compositions'] as Array<{ id: string }> | undefined)?.[0]?.id ??
+    '';
+  const importJob = (done: ReadonlyMap<string, RecordedOutcome>) =>
+    String(outcomeOf(done, 'media_imports.create').records[0]?.['job_id']);
   const s = (scenario: Scenario) => defineScenario(scenario);
 
   return [
     // ---- Token and models ----
     { scenario: s({ name: 'status.get', action: 'status.get', input: {} }) },
     {
-      scenario: s({ name: 'status.get.unauthorized', action: 'status.get', input: {}, expect: { error: 'authentication_failed' }, description: 'A wrong token: 401.' }),
+      scenario: s({
+        name: 'status.get.unauthorized',
+        action: 'status.get',
+        input: {},
+        expect: { error: 'authentication_failed' },
+        description: 'A wrong token: 401.',
+      }),
       credential: 'dsim_0000000000000000wrong-token',
     },
     { scenario: s({ name: 'agent_models.list', action: 'agent_models.list', input: {} }) },
@@ -82,8 +95,21 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
     },
 
     // ---- Projects (the first incremental run pages to the end: 30 projects, 10 a page) ----
-    { scenario: s({ name: 'projects.list', action: 'projects.list', input: { limit: 10 }, description: 'First run: every project over three pages, oldest update first.' }) },
-    { scenario: s({ name: 'projects.list.filtered', action: 'projects.list', input: { name: 'podcast', folder_path: 'Marketing/Social', limit: 100 } }) },
+    {
+      scenario: s({
+        name: 'projects.list',
+        action: 'projects.list',
+        input: { limit: 10 },
+        description: 'First run: every project over three pages, oldest update first.',
+      }),
+    },
+    {
+      scenario: s({
+        name: 'projects.list.filtered',
+        action: 'projects.list',
+        input: { name: 'podcast', folder_path: 'Marketing/Social', limit: 100 },
+      }),
+    },
     { scenario: s({ name: 'projects.get', action: 'projects.get', input: { project_id: published } }) },
     {
       scenario: s({
@@ -94,7 +120,14 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         description: 'A project of another drive: 403, with the project named.',
       }),
     },
-    { scenario: s({ name: 'projects.get.not-found', action: 'projects.get', input: { project_id: MISSING }, expect: { error: 'not_found' } }) },
+    {
+      scenario: s({
+        name: 'projects.get.not-found',
+        action: 'projects.get',
+        input: { project_id: MISSING },
+        expect: { error: 'not_found' },
+      }),
+    },
     { scenario: s({ name: 'compositions.list', action: 'compositions.list', input: { project_id: published } }) },
     { scenario: s({ name: 'media_files.list', action: 'media_files.list', input: { project_id: published } }) },
     { scenario: s({ name: 'publishes.list', action: 'publishes.list', input: { project_id: published } }) },
@@ -104,7 +137,14 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
       scenario: s({
         name: 'drive_items.search',
         action: 'drive_items.search',
-        input: { query: 'quarterly', type: ['project', 'video', 'audio'], match: ['name', 'content'], sort: 'newest', updated_after: '2026-01-01', limit: 10 },
+        input: {
+          query: 'quarterly',
+          type: ['project', 'video', 'audio'],
+          match: ['name', 'content'],
+          sort: 'newest',
+          updated_after: '2026-01-01',
+          limit: 10,
+        },
       }),
     },
     {
@@ -125,7 +165,8 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         action: 'published_projects.get',
         input: { slug: `https://share.descript.com/view/${processingSlug}` },
         expect: { error: 'conflict' },
-        description: 'Still processing: 409 with state processing (worth retrying later); the slug given as a share URL.',
+        description:
+          'Still processing: 409 with state processing (worth retrying later); the slug given as a share URL.',
       }),
       setup: (simulator) => simulator.setPublishState(processingSlug!, 'processing'),
     },
@@ -145,10 +186,22 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
       scenario: s({
         name: 'transcripts.get',
         action: 'transcripts.get',
-        input: { project_id: published, format: 'markdown', include_speaker_labels: 'every_paragraph', include_markers: true, timecodes: { on_paragraphs: true } },
+        input: {
+          project_id: published,
+          format: 'markdown',
+          include_speaker_labels: 'every_paragraph',
+          include_markers: true,
+          timecodes: { on_paragraphs: true },
+        },
       }),
     },
-    { scenario: s({ name: 'transcripts.get.srt', action: 'transcripts.get', input: { project_id: newest, format: 'srt', composition_id: newestComposition } }) },
+    {
+      scenario: s({
+        name: 'transcripts.get.srt',
+        action: 'transcripts.get',
+        input: { project_id: newest, format: 'srt', composition_id: newestComposition },
+      }),
+    },
     { scenario: s({ name: 'transcripts.get.txt', action: 'transcripts.get', input: { project_id: newest } }) },
     {
       scenario: s({
@@ -159,10 +212,24 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         description: 'DOCX is refused before any request.',
       }),
     },
-    { scenario: s({ name: 'transcripts.get.other-drive', action: 'transcripts.get', input: { project_id: elsewhere, format: 'txt' }, expect: { error: 'permission_denied' } }) },
+    {
+      scenario: s({
+        name: 'transcripts.get.other-drive',
+        action: 'transcripts.get',
+        input: { project_id: elsewhere, format: 'txt' },
+        expect: { error: 'permission_denied' },
+      }),
+    },
 
     // ---- Jobs before any write (the first incremental run: 7 days back, three a page) ----
-    { scenario: s({ name: 'jobs.list', action: 'jobs.list', input: { limit: 3 }, description: 'First run: the last 7 days, newest first, every page.' }) },
+    {
+      scenario: s({
+        name: 'jobs.list',
+        action: 'jobs.list',
+        input: { limit: 3 },
+        description: 'First run: the last 7 days, newest first, every page.',
+      }),
+    },
     {
       scenario: s({
         name: 'jobs.list.clamped',
@@ -172,8 +239,22 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         description: 'A checkpoint older than 30 days reads from 30 days ago (with a warning), not an error.',
       }),
     },
-    { scenario: (done) => s({ name: 'jobs.get', action: 'jobs.get', input: { job_id: String(outcomeOf(done, 'jobs.list').records[0]?.['job_id']) } }) },
-    { scenario: s({ name: 'jobs.get.not-found', action: 'jobs.get', input: { job_id: MISSING }, expect: { error: 'not_found' } }) },
+    {
+      scenario: (done) =>
+        s({
+          name: 'jobs.get',
+          action: 'jobs.get',
+          input: { job_id: String(outcomeOf(done, 'jobs.list').records[0]?.['job_id']) },
+        }),
+    },
+    {
+      scenario: s({
+        name: 'jobs.get.not-found',
+        action: 'jobs.get',
+        input: { job_id: MISSING },
+        expect: { error: 'not_found' },
+      }),
+    },
 
     // ---- Media imports ----
     {
@@ -190,18 +271,31 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
             'Recordings/camera1.mp4': { url: media('camera1.mp4', 120) },
             'Recordings/camera2.mp4': { url: media('camera2.mp4', 118) },
             'Music/theme.mp3': { url: media('theme.mp3', 60), language: 'en' },
-            Multicam: { tracks: [{ media: 'Recordings/camera1.mp4' }, { media: 'Recordings/camera2.mp4', offset: 1.5 }] },
+            Multicam: {
+              tracks: [{ media: 'Recordings/camera1.mp4' }, { media: 'Recordings/camera2.mp4', offset: 1.5 }],
+            },
           },
-          add_compositions: [{ name: 'Rough cut', width: 1920, height: 1080, clips: [{ media: 'Multicam' }, { media: 'Music/theme.mp3', mute: true }] }],
+          add_compositions: [
+            {
+              name: 'Rough cut',
+              width: 1920,
+              height: 1080,
+              clips: [{ media: 'Multicam' }, { media: 'Music/theme.mp3', mute: true }],
+            },
+          ],
         },
-        description: 'A new project from URLs and a multitrack sequence, with a composition; in production with an approval.',
+        description:
+          'A new project from URLs and a multitrack sequence, with a composition; in production with an approval.',
       }),
     },
     {
       scenario: s({
         name: 'media_imports.create.existing-project',
         action: 'media_imports.create',
-        input: { project_id: newest, add_media: { 'Interviews/guest.wav': { url: media('guest.wav', 300), language: 'en' } } },
+        input: {
+          project_id: newest,
+          add_media: { 'Interviews/guest.wav': { url: media('guest.wav', 300), language: 'en' } },
+        },
       }),
     },
     {
@@ -252,7 +346,9 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
       project_name: 'Both',
       add_media: { 'talk.mp4': { url: media('talk.mp4', 30) } },
     }),
-    ...refusal('media_imports.create.refused-no-project', 'media_imports.create', { add_media: { 'talk.mp4': { url: media('talk.mp4', 30) } } }),
+    ...refusal('media_imports.create.refused-no-project', 'media_imports.create', {
+      add_media: { 'talk.mp4': { url: media('talk.mp4', 30) } },
+    }),
     {
       scenario: s({
         name: 'media_imports.create.refused-private-host',
@@ -260,18 +356,29 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         environment: 'production',
         input: { project_name: 'Intranet', add_media: { 'talk.mp4': { url: 'http://192.168.10.20/media/talk.mp4' } } },
         expect: { error: 'invalid_input' },
-        description: 'In production a private address is refused before any request, and before an approval is asked for.',
+        description:
+          'In production a private address is refused before any request, and before an approval is asked for.',
       }),
     },
 
     // ---- Agent edits ----
-    { scenario: s({ name: 'agent_edits.create', action: 'agent_edits.create', input: { project_id: newest, prompt: 'remove all filler words', model: 'claude-haiku' } }) },
+    {
+      scenario: s({
+        name: 'agent_edits.create',
+        action: 'agent_edits.create',
+        input: { project_id: newest, prompt: 'remove all filler words', model: 'claude-haiku' },
+      }),
+    },
     {
       scenario: (done) =>
         s({
           name: 'agent_edits.create.continue',
           action: 'agent_edits.create',
-          input: { project_id: newest, conversation_id: String(outcomeOf(done, 'agent_edits.create').records[0]?.['conversation_id']), prompt: 'now also add captions' },
+          input: {
+            project_id: newest,
+            conversation_id: String(outcomeOf(done, 'agent_edits.create').records[0]?.['conversation_id']),
+            prompt: 'now also add captions',
+          },
         }),
     },
     {
@@ -280,7 +387,11 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
         action: 'agent_edits.create',
         environment: 'production',
         approvedBy: 'test-approver',
-        input: { project_name: 'Cooking tips short', team_access: 'view', prompt: 'create a 30-second video about cooking tips' },
+        input: {
+          project_name: 'Cooking tips short',
+          team_access: 'view',
+          prompt: 'create a 30-second video about cooking tips',
+        },
       }),
     },
     {
@@ -305,24 +416,47 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
       setup: (simulator) => simulator.setAgentDisabled(true),
       teardown: (simulator) => simulator.setAgentDisabled(false),
     },
-    { scenario: s({ name: 'agent_edits.create.other-drive', action: 'agent_edits.create', input: { project_id: elsewhere, prompt: 'add captions' }, expect: { error: 'permission_denied' } }) },
+    {
+      scenario: s({
+        name: 'agent_edits.create.other-drive',
+        action: 'agent_edits.create',
+        input: { project_id: elsewhere, prompt: 'add captions' },
+        expect: { error: 'permission_denied' },
+      }),
+    },
     ...refusal('agent_edits.create.refused-composition-without-project', 'agent_edits.create', {
       project_name: 'New',
       composition_id: '39677',
       prompt: 'add captions',
     }),
-    ...refusal('agent_edits.create.refused-team-access-with-project-id', 'agent_edits.create', { project_id: newest, team_access: 'edit', prompt: 'add captions' }),
+    ...refusal('agent_edits.create.refused-team-access-with-project-id', 'agent_edits.create', {
+      project_id: newest,
+      team_access: 'edit',
+      prompt: 'add captions',
+    }),
     ...refusal('agent_edits.create.refused-no-project', 'agent_edits.create', { prompt: 'add captions' }),
 
     // ---- The import job while it runs and once it stopped (jobs take 20 s) ----
     {
-      scenario: (done) => s({ name: 'jobs.get.running', action: 'jobs.get', input: { job_id: importJob(done) }, description: 'Five seconds in: running, with progress.' }),
+      scenario: (done) =>
+        s({
+          name: 'jobs.get.running',
+          action: 'jobs.get',
+          input: { job_id: importJob(done) },
+          description: 'Five seconds in: running, with progress.',
+        }),
       setup: (_simulator, clock) => {
         clock.now = T0 + 5_000;
       },
     },
     {
-      scenario: (done) => s({ name: 'jobs.get.stopped', action: 'jobs.get', input: { job_id: importJob(done) }, description: 'Thirty seconds in: stopped, with the import results.' }),
+      scenario: (done) =>
+        s({
+          name: 'jobs.get.stopped',
+          action: 'jobs.get',
+          input: { job_id: importJob(done) },
+          description: 'Thirty seconds in: stopped, with the import results.',
+        }),
       setup: (_simulator, clock) => {
         clock.now = T0 + 30_000;
       },
@@ -354,5 +488,15 @@ export function recordingPlan(sim: DescriptSimulator): RecordingStep[] {
 
 /** A scenario refused before any request: its fixture holds no call. */
 function refusal(name: string, action: string, input: unknown): RecordingStep[] {
-  return [{ scenario: defineScenario({ name, action, input, expect: { error: 'invalid_input' }, description: 'Refused before any request.' }) }];
+  return [
+    {
+      scenario: defineScenario({
+        name,
+        action,
+        input,
+        expect: { error: 'invalid_input' },
+        description: 'Refused before any request.',
+      }),
+    },
+  ];
 }

@@ -21,12 +21,14 @@ describe('status.get and agent_models.list', () => {
     const h = await harness();
     const { records } = await readAll(h.connector, 'agent_models.list', h.options({}));
     expect(records).toContainEqual({ id: 'auto', kind: 'model', cost: 'medium' });
-    expect(records).toContainEqual(expect.objectContaining({ id: 'claude-opus', kind: 'alias', resolvesTo: 'claude-opus-5.5', cost: 'high' }));
+    expect(records).toContainEqual(
+      expect.objectContaining({ id: 'claude-opus', kind: 'alias', resolvesTo: 'claude-opus-5.5', cost: 'high' }),
+    );
   });
 });
 
 describe('projects.list', () => {
-  it('pages to the end, oldest update first, with the filters under the provider\'s names', async () => {
+  it("pages to the end, oldest update first, with the filters under the provider's names", async () => {
     const h = await harness();
     const run = await readAll(h.connector, 'projects.list', h.options({ limit: 7 }));
     expect(run.pages).toBe(5);
@@ -40,7 +42,16 @@ describe('projects.list', () => {
     expect(calls.slice(1).every((call) => typeof call.query['cursor'] === 'string')).toBe(true);
 
     h.sim.clearRequests();
-    await readAll(h.connector, 'projects.list', h.options({ name: 'podcast', folder_path: 'Clients/Acme', created_by: 'me', created_after: '2024-01-01T00:00:00Z' }));
+    await readAll(
+      h.connector,
+      'projects.list',
+      h.options({
+        name: 'podcast',
+        folder_path: 'Clients/Acme',
+        created_by: 'me',
+        created_after: '2024-01-01T00:00:00Z',
+      }),
+    );
     expect(h.requestsTo('/projects')[0]?.query).toEqual({
       name: 'podcast',
       folder_path: 'Clients/Acme',
@@ -55,16 +66,33 @@ describe('projects.list', () => {
   it('reads on from its checkpoint: only the projects created or changed since, none twice', async () => {
     const h = await harness();
     const first = await readAll(h.connector, 'projects.list', h.options({ limit: 10 }));
-    expect(first.checkpoint).toEqual({ updated_after: (first.records.at(-1) as { updated_at: string }).updated_at, seen_ids: [ids(first.records).at(-1)] });
+    expect(first.checkpoint).toEqual({
+      updated_after: (first.records.at(-1) as { updated_at: string }).updated_at,
+      seen_ids: [ids(first.records).at(-1)],
+    });
 
-    const nothing = await readAll(h.connector, 'projects.list', h.options({ limit: 10 }, { checkpoint: first.checkpoint }));
+    const nothing = await readAll(
+      h.connector,
+      'projects.list',
+      h.options({ limit: 10 }, { checkpoint: first.checkpoint }),
+    );
     expect(nothing.records).toEqual([]);
     expect(nothing.checkpoint).toEqual(first.checkpoint);
 
-    const created = await writeAction(h.connector, 'media_imports.create', h.options({ project_name: 'Fresh', add_media: { 'a.mp4': { url: media('a.mp4') } } }));
-    const second = await readAll(h.connector, 'projects.list', h.options({ limit: 10 }, { checkpoint: first.checkpoint }));
+    const created = await writeAction(
+      h.connector,
+      'media_imports.create',
+      h.options({ project_name: 'Fresh', add_media: { 'a.mp4': { url: media('a.mp4') } } }),
+    );
+    const second = await readAll(
+      h.connector,
+      'projects.list',
+      h.options({ limit: 10 }, { checkpoint: first.checkpoint }),
+    );
     expect(ids(second.records)).toEqual([(created as { project_id: string }).project_id]);
-    expect(h.requestsTo('/projects').at(-1)?.query['updated_after']).toBe(new Date(Date.parse((first.checkpoint as { updated_after: string }).updated_after) - 1).toISOString());
+    expect(h.requestsTo('/projects').at(-1)?.query['updated_after']).toBe(
+      new Date(Date.parse((first.checkpoint as { updated_after: string }).updated_after) - 1).toISOString(),
+    );
   });
 
   it('neither repeats nor skips projects that share a timestamp across a page boundary', async () => {
@@ -73,13 +101,21 @@ describe('projects.list', () => {
     // Three projects created at the same instant (the simulator's clock stands still).
     const made: string[] = [];
     for (const name of ['tie-a', 'tie-b', 'tie-c']) {
-      const receipt = (await writeAction(h.connector, 'media_imports.create', h.options({ project_name: name, add_media: { 'a.mp4': { url: media(`${name}.mp4`) } } }))) as { project_id: string };
+      const receipt = (await writeAction(
+        h.connector,
+        'media_imports.create',
+        h.options({ project_name: name, add_media: { 'a.mp4': { url: media(`${name}.mp4`) } } }),
+      )) as { project_id: string };
       made.push(receipt.project_id);
     }
     // A run that stops after its first page, as a crash would: the page holds the project the first run ended on
     // (dropped, it was read) and two of the three.
     let afterOnePage: Page | undefined;
-    for await (const page of runAction(h.connector, 'projects.list', h.options({ limit: 3 }, { checkpoint: first.checkpoint }))) {
+    for await (const page of runAction(
+      h.connector,
+      'projects.list',
+      h.options({ limit: 3 }, { checkpoint: first.checkpoint }),
+    )) {
       afterOnePage = page;
       break;
     }
@@ -110,13 +146,17 @@ describe('projects.get, compositions.list, media_files.list and publishes.list r
     expect(project['publishes_count']).toBeGreaterThan(0);
 
     const compositions = await readAll(h.connector, 'compositions.list', h.options({ project_id: id }));
-    expect(compositions.records).toEqual((project['compositions'] as object[]).map((composition) => ({ project_id: id, ...composition })));
+    expect(compositions.records).toEqual(
+      (project['compositions'] as object[]).map((composition) => ({ project_id: id, ...composition })),
+    );
     const files = await readAll(h.connector, 'media_files.list', h.options({ project_id: id }));
     const paths = ids(files.records, 'display_path');
     expect(paths).toEqual(Object.keys(project['media_files'] as object).sort());
     expect(files.records[0]).toMatchObject({ project_id: id, type: expect.any(String) });
     const publishes = await readAll(h.connector, 'publishes.list', h.options({ project_id: id }));
-    expect(publishes.records).toEqual((project['publishes'] as object[]).map((publish) => ({ project_id: id, ...publish })));
+    expect(publishes.records).toEqual(
+      (project['publishes'] as object[]).map((publish) => ({ project_id: id, ...publish })),
+    );
     expect(h.requestsTo(`/projects/${id}`)).toHaveLength(4);
   });
 });
@@ -127,7 +167,14 @@ describe('drive_items.search', () => {
     const { records, pages } = await readAll(
       h.connector,
       'drive_items.search',
-      h.options({ query: 'quarterly', type: ['project', 'video'], match: ['name', 'content'], updated_after: '2026-01-01', updated_before: '2026-03-01', sort: 'newest' }),
+      h.options({
+        query: 'quarterly',
+        type: ['project', 'video'],
+        match: ['name', 'content'],
+        updated_after: '2026-01-01',
+        updated_before: '2026-03-01',
+        sort: 'newest',
+      }),
     );
     expect(pages).toBe(1);
     expect(records.length).toBeGreaterThan(0);
@@ -155,13 +202,20 @@ describe('jobs.list', () => {
     const created = run.records.map((record) => Date.parse((record as { created_at: string }).created_at));
     expect(created).toEqual([...created].sort((a, b) => b - a));
     expect(created.every((ms) => ms >= T0 - 7 * DAY)).toBe(true);
-    expect(run.checkpoint).toEqual({ created_after: (run.records[0] as { created_at: string }).created_at, seen_ids: [ids(run.records, 'job_id')[0]] });
+    expect(run.checkpoint).toEqual({
+      created_after: (run.records[0] as { created_at: string }).created_at,
+      seen_ids: [ids(run.records, 'job_id')[0]],
+    });
   });
 
   it('reads on from its checkpoint: only the jobs started since, none twice', async () => {
     const h = await harness();
     const first = await readAll(h.connector, 'jobs.list', h.options({}));
-    const receipt = (await writeAction(h.connector, 'agent_edits.create', h.options({ project_id: projectId(h.sim, 5), prompt: 'add captions' }))) as { job_id: string };
+    const receipt = (await writeAction(
+      h.connector,
+      'agent_edits.create',
+      h.options({ project_id: projectId(h.sim, 5), prompt: 'add captions' }),
+    )) as { job_id: string };
     const second = await readAll(h.connector, 'jobs.list', h.options({}, { checkpoint: first.checkpoint }));
     expect(ids(second.records, 'job_id')).toEqual([receipt.job_id]);
     const third = await readAll(h.connector, 'jobs.list', h.options({}, { checkpoint: second.checkpoint }));
@@ -171,7 +225,11 @@ describe('jobs.list', () => {
 
   it('moves a checkpoint older than 30 days to 30 days ago with a warning in the log, never an error', async () => {
     const h = await harness();
-    const run = await readAll(h.connector, 'jobs.list', h.options({}, { checkpoint: { created_after: '2025-12-01T00:00:00Z', seen_ids: [] } }));
+    const run = await readAll(
+      h.connector,
+      'jobs.list',
+      h.options({}, { checkpoint: { created_after: '2025-12-01T00:00:00Z', seen_ids: [] } }),
+    );
     const sent = h.requestsTo('/jobs')[0]?.query['created_after'] as string;
     expect(Date.parse(sent)).toBeGreaterThanOrEqual(T0 - 30 * DAY);
     expect(Date.parse(sent)).toBeLessThanOrEqual(T0 - 30 * DAY + 60_000);
@@ -179,7 +237,9 @@ describe('jobs.list', () => {
     expect(run.records.length).toBeGreaterThan(7);
     const warnings = h.logs.filter((entry) => entry.level === 'warn');
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.message).toMatch(/2025-12-01T00:00:00Z is older than the provider's 30-day job history; reading from/);
+    expect(warnings[0]?.message).toMatch(
+      /2025-12-01T00:00:00Z is older than the provider's 30-day job history; reading from/,
+    );
     expect(warnings[0]).toMatchObject({ connector: 'descript', action: 'jobs.list', from: '2025-12-01T00:00:00Z' });
   });
 
@@ -187,9 +247,15 @@ describe('jobs.list', () => {
     const h = await harness();
     const project = projectId(h.sim, 5);
     await writeAction(h.connector, 'agent_edits.create', h.options({ project_id: project, prompt: 'add captions' }));
-    const run = await readAll(h.connector, 'jobs.list', h.options({ created_after: '2025-01-01T00:00:00Z', project_id: project, type: 'agent' }));
+    const run = await readAll(
+      h.connector,
+      'jobs.list',
+      h.options({ created_after: '2025-01-01T00:00:00Z', project_id: project, type: 'agent' }),
+    );
     expect(run.records.length).toBeGreaterThan(0);
-    expect(run.records.every((record) => (record as { project_id: string; job_type: string }).project_id === project)).toBe(true);
+    expect(
+      run.records.every((record) => (record as { project_id: string; job_type: string }).project_id === project),
+    ).toBe(true);
     expect(h.requestsTo('/jobs')[0]?.query).toMatchObject({ project_id: project, type: 'agent' });
     expect(h.logs.filter((entry) => entry.level === 'warn')).toHaveLength(1);
   });
@@ -201,19 +267,33 @@ describe('jobs.get', () => {
     const receipt = (await writeAction(
       h.connector,
       'media_imports.create',
-      h.options({ project_name: 'Progress', add_media: { 'a.mp4': { url: media('a.mp4') }, 'broken.mp4': { url: 'https://media.example.com/broken.mp4' } } }),
+      h.options({
+        project_name: 'Progress',
+        add_media: { 'a.mp4': { url: media('a.mp4') }, 'broken.mp4': { url: 'https://media.example.com/broken.mp4' } },
+      }),
     )) as { job_id: string };
     h.clock.advance(8_000);
     const running = await readAll(h.connector, 'jobs.get', h.options({ job_id: receipt.job_id }));
-    expect(running.records[0]).toMatchObject({ job_id: receipt.job_id, job_state: 'running', progress: { label: expect.any(String) } });
+    expect(running.records[0]).toMatchObject({
+      job_id: receipt.job_id,
+      job_state: 'running',
+      progress: { label: expect.any(String) },
+    });
     expect(h.progress).toHaveLength(1);
-    expect(h.progress[0]).toEqual({ label: (running.records[0] as { progress: { label: string } }).progress.label, percent: expect.any(Number) });
+    expect(h.progress[0]).toEqual({
+      label: (running.records[0] as { progress: { label: string } }).progress.label,
+      percent: expect.any(Number),
+    });
 
     h.clock.advance(30_000);
     const stopped = await readAll(h.connector, 'jobs.get', h.options({ job_id: receipt.job_id }));
     expect(stopped.records[0]).toMatchObject({
       job_state: 'stopped',
-      result: { status: 'partial', media_status: { 'a.mp4': { status: 'success' }, 'broken.mp4': { status: 'failed' } }, media_seconds_used: 45 },
+      result: {
+        status: 'partial',
+        media_status: { 'a.mp4': { status: 'success' }, 'broken.mp4': { status: 'failed' } },
+        media_seconds_used: 45,
+      },
     });
     expect(h.progress).toHaveLength(1);
   });
@@ -224,9 +304,18 @@ describe('published_projects.get', () => {
     const h = await harness();
     const [slug] = h.sim.state.publishSlugs(1);
     const bySlug = await readAll(h.connector, 'published_projects.get', h.options({ slug }));
-    const byUrl = await readAll(h.connector, 'published_projects.get', h.options({ slug: `https://share.descript.com/view/${slug}` }));
+    const byUrl = await readAll(
+      h.connector,
+      'published_projects.get',
+      h.options({ slug: `https://share.descript.com/view/${slug}` }),
+    );
     expect(bySlug.records).toEqual(byUrl.records);
-    expect(bySlug.records[0]).toMatchObject({ slug, publish_type: expect.any(String), privacy: expect.any(String), subtitles: expect.stringMatching(/^WEBVTT/) });
+    expect(bySlug.records[0]).toMatchObject({
+      slug,
+      publish_type: expect.any(String),
+      privacy: expect.any(String),
+      subtitles: expect.stringMatching(/^WEBVTT/),
+    });
   });
 
   it('409 gives a conflict error with the state: processing is worth retrying later, failed is not', async () => {
@@ -255,12 +344,25 @@ describe('transcripts.get', () => {
     it(`exports ${format} with the composition id and the file name`, async () => {
       const h = await harness();
       const id = projectId(h.sim, 12);
-      const { records } = await readAll(h.connector, 'transcripts.get', h.options({ project_id: id, format, include_speaker_labels: 'off' }));
+      const { records } = await readAll(
+        h.connector,
+        'transcripts.get',
+        h.options({ project_id: id, format, include_speaker_labels: 'off' }),
+      );
       const [first] = (h.sim.state.project(12)?.['compositions'] as Array<{ id: string }>) ?? [];
       expect(records).toHaveLength(1);
-      expect(records[0]).toMatchObject({ project_id: id, composition_id: first?.id, format, file_name: expect.stringMatching(new RegExp(`\\.${format === 'markdown' ? 'md' : format}$`)) });
+      expect(records[0]).toMatchObject({
+        project_id: id,
+        composition_id: first?.id,
+        format,
+        file_name: expect.stringMatching(new RegExp(`\\.${format === 'markdown' ? 'md' : format}$`)),
+      });
       expect((records[0] as { text: string }).text).toMatch(pattern);
-      expect(h.requestsTo('/export/transcript')[0]?.body).toEqual({ project_id: id, format, include_speaker_labels: 'off' });
+      expect(h.requestsTo('/export/transcript')[0]?.body).toEqual({
+        project_id: id,
+        format,
+        include_speaker_labels: 'off',
+      });
     });
   }
 });

@@ -1,5 +1,17 @@
-import { type Connector, createTransport, type LogEntry, prepareRun, type RunOptions, type Transport } from '@plugboard/sdk';
-import { openApiReference, startDescriptSimulator, type DescriptSimulator, type DescriptSimulatorOptions } from '@plugboard/simulator-descript';
+import {
+  type Connector,
+  createTransport,
+  type LogEntry,
+  prepareRun,
+  type RunOptions,
+  type Transport,
+} from '@plugboard/sdk';
+import {
+  openApiReference,
+  startDescriptSimulator,
+  type DescriptSimulator,
+  type DescriptSimulatorOptions,
+} from '@plugboard/simulator-descript';
 import { afterEach, expect, it } from 'vitest';
 import { createDescriptConnector } from '../src/index.js';
 
@@ -10,7 +22,8 @@ import { createDescriptConnector } from '../src/index.js';
 const reference = openApiReference();
 export const OPENAPI_PATH = reference.path;
 export const HAS_OPENAPI = reference.present;
-if (!reference.present) console.warn(`${reference.missing}; the simulator does not check this file's requests against it`);
+if (!reference.present)
+  console.warn(`${reference.missing}; the simulator does not check this file's requests against it`);
 
 /**
  * A test that needs the document: run where it is present, failed on CI without it (CI always
@@ -77,7 +90,10 @@ export function useHarness(): (simulator?: DescriptSimulatorOptions) => Promise<
     });
     // Production runs go to this simulator on 127.0.0.1: the host lets loopback through.
     const transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
-    cleanups.push(() => transport.close(), () => sim.close());
+    cleanups.push(
+      () => transport.close(),
+      () => sim.close(),
+    );
     const logs: LogEntry[] = [];
     const progress: Harness['progress'] = [];
     const connector = createDescriptConnector({ clock: () => clock.now });
@@ -102,9 +118,19 @@ export function useHarness(): (simulator?: DescriptSimulatorOptions) => Promise<
       approved: (action, input, extra = {}) => {
         const run = options(input, { environment: 'production', ...extra });
         const { digest } = prepareRun(connector, action, run).binding;
-        return { ...run, approval: { digest, requestedBy: 'test-requester', decidedBy: 'test-approver', decision: 'approved', expiresAt: null } };
+        return {
+          ...run,
+          approval: {
+            digest,
+            requestedBy: 'test-requester',
+            decidedBy: 'test-approver',
+            decision: 'approved',
+            expiresAt: null,
+          },
+        };
       },
-      requestsTo: (path) => sim.requests.filter((request) => (typeof path === 'string' ? request.path === path : path.test(request.path))),
+      requestsTo: (path) =>
+        sim.requests.filter((request) => (typeof path === 'string' ? request.path === path : path.test(request.path))),
     };
   };
 }

@@ -39,15 +39,19 @@ describe('Watermark', () => {
     expect(resumeFrom('2026-03-01T11:00:00Z')).toBe('2026-03-01T10:59:59.999Z');
   });
 
-  it('refuses a record without a usable timestamp, naming the provider\'s request', () => {
+  it("refuses a record without a usable timestamp, naming the provider's request", () => {
     expect(() => new Watermark(fields).note({ id: 'a', updated_at: 'yesterday' })).toThrow(
-      expect.objectContaining({ code: 'schema_mismatch', requestId: 'req-42', message: expect.stringMatching(/\(request req-42\).*no usable updated_at/) }),
+      expect.objectContaining({
+        code: 'schema_mismatch',
+        requestId: 'req-42',
+        message: expect.stringMatching(/\(request req-42\).*no usable updated_at/),
+      }),
     );
   });
 });
 
 describe('descriptQuota', () => {
-  it('reads the quota, unit and amounts of the provider\'s 402 message', () => {
+  it("reads the quota, unit and amounts of the provider's 402 message", () => {
     expect(descriptQuota('Insufficient media minutes to start the job (300 minutes required, 50 available)')).toEqual({
       quota: 'media_minutes',
       unit: 'minutes',
@@ -68,25 +72,35 @@ describe('descriptQuota', () => {
   it('reads at most 4 KB of hostile text', () => {
     const hostile = `Insufficient ${' to ('.repeat(200_000)}${'9 x required, '.repeat(10_000)}`;
     expect(descriptQuota(hostile)).toEqual({});
-    expect(descriptQuota(`${'x'.repeat(5000)}Insufficient media minutes to start the job (300 minutes required, 50 available)`)).toEqual({});
+    expect(
+      descriptQuota(
+        `${'x'.repeat(5000)}Insufficient media minutes to start the job (300 minutes required, 50 available)`,
+      ),
+    ).toEqual({});
   });
 
   // Speed is measured by tools/bench/redaction.mjs; a test only checks that it finishes and what it gives.
-  it.each([10_000, 100_000, 1_000_000])('finishes on %i characters of hostile 402 text and gives quota details', (size) => {
-    for (const text of [
-      'A'.repeat(size),
-      `Insufficient ${'media '.repeat(size / 6)}minutes to start the job (300 minutes required, 50 available)`,
-      `Insufficient media minutes to start the job (${'1,'.repeat(size / 2)} minutes required, 50 available)`,
-      'Insufficient  to ( required, available)'.repeat(size / 40),
-    ]) {
-      const details = descriptQuota(text);
-      expect(typeof details).toBe('object');
-      expect(details).toEqual({});
-    }
-  });
+  it.each([10_000, 100_000, 1_000_000])(
+    'finishes on %i characters of hostile 402 text and gives quota details',
+    (size) => {
+      for (const text of [
+        'A'.repeat(size),
+        `Insufficient ${'media '.repeat(size / 6)}minutes to start the job (300 minutes required, 50 available)`,
+        `Insufficient media minutes to start the job (${'1,'.repeat(size / 2)} minutes required, 50 available)`,
+        'Insufficient  to ( required, available)'.repeat(size / 40),
+      ]) {
+        const details = descriptQuota(text);
+        expect(typeof details).toBe('object');
+        expect(details).toEqual({});
+      }
+    },
+  );
 
   it('names the project in at most an excerpt of its id', () => {
-    const error = explainProjectError(new NotFoundError('GET /projects/x: project not found'), 'p'.repeat(100_000)) as Error;
+    const error = explainProjectError(
+      new NotFoundError('GET /projects/x: project not found'),
+      'p'.repeat(100_000),
+    ) as Error;
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.message).toContain(`project ${'p'.repeat(200)}… (100000 characters) was not found`);
     expect(error.message.length).toBeLessThan(1000);

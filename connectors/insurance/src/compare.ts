@@ -15,23 +15,35 @@ export class IncomparableQuotesError extends Error {
  * keep the tier order), each with its maximum benefit per unit of premium, computed in integer
  * arithmetic and written as a decimal string, never through a float.
  */
-export function compareQuotes(request: HospitalCashQuoteRequest, quotes: readonly HospitalCashQuote[]): HospitalCashComparison {
+export function compareQuotes(
+  request: HospitalCashQuoteRequest,
+  quotes: readonly HospitalCashQuote[],
+): HospitalCashComparison {
   const [first] = quotes;
   if (!first) throw new IncomparableQuotesError('no quotes to compare');
   const currency = first.premium.currency;
   for (const quote of quotes) {
     for (const amount of [quote.premium, quote.maximum_benefit, quote.daily_benefit]) {
       if (amount.currency !== currency) {
-        throw new IncomparableQuotesError(`the ${quote.tier} quote ${quote.quote_id} is in ${amount.currency}, the others in ${currency}`);
+        throw new IncomparableQuotesError(
+          `the ${quote.tier} quote ${quote.quote_id} is in ${amount.currency}, the others in ${currency}`,
+        );
       }
     }
   }
   const priced = quotes.map((quote) => {
     const premium = toCents(quote.premium.amount);
-    if (premium === 0n) throw new IncomparableQuotesError(`the ${quote.tier} quote ${quote.quote_id} has a premium of zero`);
+    if (premium === 0n)
+      throw new IncomparableQuotesError(`the ${quote.tier} quote ${quote.quote_id} has a premium of zero`);
     return { quote, premium, benefitPerPremium: divide(toCents(quote.maximum_benefit.amount), premium, RATIO_PLACES) };
   });
-  priced.sort((a, b) => (a.premium === b.premium ? TIERS.indexOf(a.quote.tier) - TIERS.indexOf(b.quote.tier) : a.premium < b.premium ? -1 : 1));
+  priced.sort((a, b) =>
+    a.premium === b.premium
+      ? TIERS.indexOf(a.quote.tier) - TIERS.indexOf(b.quote.tier)
+      : a.premium < b.premium
+        ? -1
+        : 1,
+  );
   return {
     cause: request.cause,
     confinement_days: request.confinement_days,

@@ -19,7 +19,10 @@ export type Cause = (typeof CAUSES)[number];
 export const CONFINEMENT_DAYS = { min: 2, max: 20 } as const;
 
 /** Known from the failed-call log: motor quotes need `vehicle.value` and a `driver_age` from 18 to 75. */
-export const MOTOR_QUOTE = { requiredField: 'vehicle.value', driverAge: { field: 'driver_age', min: 18, max: 75 } } as const;
+export const MOTOR_QUOTE = {
+  requiredField: 'vehicle.value',
+  driverAge: { field: 'driver_age', min: 18, max: 75 },
+} as const;
 
 /** Known paths. The quote path takes the tier as `{tier}`. */
 export const PATHS = {

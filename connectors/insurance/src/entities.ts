@@ -50,7 +50,8 @@ export const HospitalCashQuoteRequest = z
   })
   .meta({
     id: 'HospitalCashQuoteRequest',
-    description: 'A hospital cash quote request (assumed field names): the applicant, the cause and the confinement period.',
+    description:
+      'A hospital cash quote request (assumed field names): the applicant, the cause and the confinement period.',
   });
 
 export const HospitalCashQuote = z
@@ -113,7 +114,11 @@ export const MotorQuoteRequest = z
       { value: z.unknown().refine(present, { error: 'is required (the insured value of the vehicle)' }) },
       { error: `an object with a value is required: ${MOTOR_QUOTE.requiredField} is missing` },
     ),
-    driver_age: z.number({ error: ageError }).min(driverAge.min, { error: ageError }).max(driverAge.max, { error: ageError }).optional(),
+    driver_age: z
+      .number({ error: ageError })
+      .min(driverAge.min, { error: ageError })
+      .max(driverAge.max, { error: ageError })
+      .optional(),
   })
   .meta({
     id: 'MotorQuoteRequest',
@@ -128,7 +133,10 @@ const passThroughRecord = (id: string, what: string) =>
       id: z.string().optional().describe('The provider-assigned id, when the answer carries one (assumed name).'),
       created_at: z.string().optional(),
     })
-    .meta({ id, description: `${what}, as the provider returns it; the payload is not known, so it is passed through unchecked.` });
+    .meta({
+      id,
+      description: `${what}, as the provider returns it; the payload is not known, so it is passed through unchecked.`,
+    });
 
 export const MotorQuote = passThroughRecord('MotorQuote', 'A motor quote');
 export const MotorPolicy = passThroughRecord('MotorPolicy', 'A motor policy');

@@ -32,7 +32,10 @@ export type InsuranceErrorCode = (typeof INSURANCE_ERROR_CODES)[keyof typeof INS
 export class ValueOutOfRangeError extends ProviderRejectedError {
   readonly range: { min: number; max: number } | undefined;
 
-  constructor(message: string, options: ConnectorErrorOptions & { field?: string | undefined; range?: { min: number; max: number } | undefined }) {
+  constructor(
+    message: string,
+    options: ConnectorErrorOptions & { field?: string | undefined; range?: { min: number; max: number } | undefined },
+  ) {
     super(message, { ...options, code: INSURANCE_ERROR_CODES.valueOutOfRange });
     this.range = options.range;
   }
@@ -43,7 +46,10 @@ export class CoverageNotSupportedError extends ProviderRejectedError {
   readonly coverage: string | undefined;
   readonly region: string | undefined;
 
-  constructor(message: string, options: ConnectorErrorOptions & { coverage?: string | undefined; region?: string | undefined }) {
+  constructor(
+    message: string,
+    options: ConnectorErrorOptions & { coverage?: string | undefined; region?: string | undefined },
+  ) {
     super(message, { ...options, code: INSURANCE_ERROR_CODES.coverageNotSupported });
     this.coverage = options.coverage;
     this.region = options.region;
@@ -59,13 +65,25 @@ type Kind = keyof typeof INSURANCE_ERROR_CODES;
 
 /** Message tests, in order: the first that matches decides. Auth and rate limits come first, as their wording also says "missing" or "exceeded". */
 const MESSAGE_RULES: ReadonlyArray<{ kind: Kind; test: (text: string) => boolean }> = [
-  { kind: 'missingAuthorization', test: (t) => /authori[sz]ation\s+header/i.test(t) && /\b(missing|absent|no)\b|not (provided|present)/i.test(t) },
+  {
+    kind: 'missingAuthorization',
+    test: (t) => /authori[sz]ation\s+header/i.test(t) && /\b(missing|absent|no)\b|not (provided|present)/i.test(t),
+  },
   { kind: 'rateLimited', test: (t) => /rate[\s_-]*limit|too many requests/i.test(t) },
   { kind: 'premiumCalculationTimeout', test: (t) => /\bpremium\b/i.test(t) && /tim(e|ed|ing)[\s_-]*out/i.test(t) },
-  { kind: 'underwritingUnavailable', test: (t) => /underwriting/i.test(t) && /unavailable|did not respond|not responding|\bdown\b/i.test(t) },
+  {
+    kind: 'underwritingUnavailable',
+    test: (t) => /underwriting/i.test(t) && /unavailable|did not respond|not responding|\bdown\b/i.test(t),
+  },
   { kind: 'coverageNotSupported', test: (t) => /coverage/i.test(t) && /not\s+supported|unsupported/i.test(t) },
-  { kind: 'valueOutOfRange', test: (t) => /out of range|between\s+-?[\d.]+\s+and\s+-?[\d.]+|(from|allowed)\s+-?[\d.]+\s+to\s+-?[\d.]+/i.test(t) },
-  { kind: 'missingRequiredField', test: (t) => /missing required field|required field\b.*\bmissing|\bis required\b/i.test(t) },
+  {
+    kind: 'valueOutOfRange',
+    test: (t) => /out of range|between\s+-?[\d.]+\s+and\s+-?[\d.]+|(from|allowed)\s+-?[\d.]+\s+to\s+-?[\d.]+/i.test(t),
+  },
+  {
+    kind: 'missingRequiredField',
+    test: (t) => /missing required field|required field\b.*\bmissing|\bis required\b/i.test(t),
+  },
 ];
 
 const CODE_KINDS: Readonly<Record<string, Kind>> = {
@@ -85,9 +103,7 @@ const MISSING_FIELD_PATTERNS = [
   new RegExp(String.raw`required field\s+${FIELD}\s+is missing`, 'i'),
   new RegExp(String.raw`^${FIELD}\s+is required`, 'i'),
 ];
-const RANGE_FIELD_PATTERNS = [
-  new RegExp(String.raw`(?:^|:\s*)${FIELD}\s+(?:must be|is out of range)`, 'i'),
-];
+const RANGE_FIELD_PATTERNS = [new RegExp(String.raw`(?:^|:\s*)${FIELD}\s+(?:must be|is out of range)`, 'i')];
 const RANGE_PATTERNS = [
   /between\s+(-?\d+(?:\.\d+)?)\s+and\s+(-?\d+(?:\.\d+)?)/i,
   /(?:from|allowed)\s+(-?\d+(?:\.\d+)?)\s+to\s+(-?\d+(?:\.\d+)?)/i,
@@ -134,13 +150,23 @@ export function classifyInsuranceFailure(failure: ProviderFailure): ConnectorErr
   const namedField = typeof bodyField === 'string' && bodyField ? bodyField : undefined;
   switch (kindOf(failure)) {
     case 'missingAuthorization':
-      return new MissingAuthorizationError(describe(failure, 'send the API key as a bearer token or in X-Api-Key'), options);
+      return new MissingAuthorizationError(
+        describe(failure, 'send the API key as a bearer token or in X-Api-Key'),
+        options,
+      );
     case 'rateLimited':
       return new RateLimitedError(describe(failure), failure.retryAfterMs, options);
     case 'premiumCalculationTimeout':
-      return new TimeoutError(describe(failure), { ...options, code: INSURANCE_ERROR_CODES.premiumCalculationTimeout, retryable: true });
+      return new TimeoutError(describe(failure), {
+        ...options,
+        code: INSURANCE_ERROR_CODES.premiumCalculationTimeout,
+        retryable: true,
+      });
     case 'underwritingUnavailable':
-      return new ProviderUnavailableError(describe(failure), { ...options, code: INSURANCE_ERROR_CODES.underwritingUnavailable });
+      return new ProviderUnavailableError(describe(failure), {
+        ...options,
+        code: INSURANCE_ERROR_CODES.underwritingUnavailable,
+      });
     case 'coverageNotSupported': {
       const match = firstMatch(COVERAGE_PATTERNS, failure.message);
       return new CoverageNotSupportedError(describe(failure), { ...options, coverage: match?.[1], region: match?.[2] });
@@ -149,7 +175,9 @@ export function classifyInsuranceFailure(failure: ProviderFailure): ConnectorErr
       const field = namedField ?? fieldIn(RANGE_FIELD_PATTERNS, failure.message);
       const bounds = firstMatch(RANGE_PATTERNS, failure.message);
       const range = bounds ? { min: Number(bounds[1]), max: Number(bounds[2]) } : undefined;
-      const detail = [field && `field ${field}`, range && `allowed ${range.min} to ${range.max}`].filter(Boolean).join(', ');
+      const detail = [field && `field ${field}`, range && `allowed ${range.min} to ${range.max}`]
+        .filter(Boolean)
+        .join(', ');
       return new ValueOutOfRangeError(describe(failure, detail), { ...options, field, range });
     }
     case 'missingRequiredField': {
@@ -162,7 +190,8 @@ export function classifyInsuranceFailure(failure: ProviderFailure): ConnectorErr
     }
     case undefined: {
       const error = classifyByStatus(failure);
-      if (failure.requestId && !error.message.includes(failure.requestId)) error.message += ` (request ${failure.requestId})`;
+      if (failure.requestId && !error.message.includes(failure.requestId))
+        error.message += ` (request ${failure.requestId})`;
       return error;
     }
   }

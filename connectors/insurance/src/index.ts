@@ -104,4 +104,14 @@ export * from './entities.js';
 export * from './errors.js';
 export { compareQuotes, IncomparableQuotesError } from './compare.js';
 export { toCents, divide } from './money.js';
-export { BUDGETS, CAUSES, CONFINEMENT_DAYS, MOTOR_QUOTE, PAGING, PATHS, TIERS, type Cause, type Tier } from './contract.js';
+export {
+  BUDGETS,
+  CAUSES,
+  CONFINEMENT_DAYS,
+  MOTOR_QUOTE,
+  PAGING,
+  PATHS,
+  TIERS,
+  type Cause,
+  type Tier,
+} from './contract.js';

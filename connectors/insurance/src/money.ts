@@ -7,7 +7,8 @@ import { MONEY_AMOUNT } from './contract.js';
 
 /** `"125.40"` as 12540n. Throws on anything but a non-negative decimal with two places. */
 export function toCents(amount: string): bigint {
-  if (!MONEY_AMOUNT.test(amount)) throw new RangeError(`not a money amount with two decimal places: ${JSON.stringify(amount)}`);
+  if (!MONEY_AMOUNT.test(amount))
+    throw new RangeError(`not a money amount with two decimal places: ${JSON.stringify(amount)}`);
   const [whole, fraction] = amount.split('.') as [string, string];
   return BigInt(whole) * 100n + BigInt(fraction);
 }

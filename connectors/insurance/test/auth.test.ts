@@ -12,7 +12,10 @@ const proxies: Array<() => Promise<void>> = [];
 afterEach(async () => {
   await Promise.all(proxies.splice(0).map((close) => close()));
 });
-async function proxy(target: string, answer?: (headers: IncomingHttpHeaders) => { status: number; body: string } | undefined) {
+async function proxy(
+  target: string,
+  answer?: (headers: IncomingHttpHeaders) => { status: number; body: string } | undefined,
+) {
   const seen: IncomingHttpHeaders[] = [];
   const server = createServer(async (req, res) => {
     seen.push(req.headers);
@@ -24,13 +27,25 @@ async function proxy(target: string, answer?: (headers: IncomingHttpHeaders) => 
       res.end(scripted.body);
       return;
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
-    const upstream = await fetch(`${target}${req.url}`, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+    ) as Record<string, string>;
+    const upstream = await fetch(`${target}${req.url}`, {
+      method: req.method!,
+      headers,
+      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+    });
     res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
     res.end(Buffer.from(await upstream.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxies.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  proxies.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
@@ -38,26 +53,39 @@ describe('authentication', () => {
   it('sends the API key as a bearer token by default', async () => {
     const { sim, options } = await start();
     const front = await proxy(sim.url);
-    await writeAction(insurance, 'hospital_cash_basic_quotes.create', options(QUOTE_REQUEST, { connection: { baseUrl: front.url } }));
+    await writeAction(
+      insurance,
+      'hospital_cash_basic_quotes.create',
+      options(QUOTE_REQUEST, { connection: { baseUrl: front.url } }),
+    );
     expect(front.seen[0]!.authorization).toBe(`Bearer ${sim.apiKey}`);
     expect(front.seen[0]!['x-api-key']).toBeUndefined();
     expect(sim.counters().quotesIssued).toBe(1);
   });
 
-  it.each(['x-api-key', 'X-Api-Key'])('sends it in X-Api-Key when the connection sets authScheme %s', async (authScheme) => {
-    const { sim, options } = await start();
-    const front = await proxy(sim.url);
-    await writeAction(insurance, 'motor_quotes.create', options({ vehicle: { value: 1 } }, { connection: { baseUrl: front.url, settings: { authScheme } } }));
-    expect(front.seen[0]!['x-api-key']).toBe(sim.apiKey);
-    expect(front.seen[0]!.authorization).toBeUndefined();
-    expect(sim.counters().created['/v2/motor/quotes']).toBe(1);
-  });
+  it.each(['x-api-key', 'X-Api-Key'])(
+    'sends it in X-Api-Key when the connection sets authScheme %s',
+    async (authScheme) => {
+      const { sim, options } = await start();
+      const front = await proxy(sim.url);
+      await writeAction(
+        insurance,
+        'motor_quotes.create',
+        options({ vehicle: { value: 1 } }, { connection: { baseUrl: front.url, settings: { authScheme } } }),
+      );
+      expect(front.seen[0]!['x-api-key']).toBe(sim.apiKey);
+      expect(front.seen[0]!.authorization).toBeUndefined();
+      expect(sim.counters().created['/v2/motor/quotes']).toBe(1);
+    },
+  );
 
   it('refuses an auth scheme it does not know', async () => {
     const { sim, options } = await start();
-    const error = await writeAction(insurance, 'motor_quotes.list', options({}, { connection: { baseUrl: sim.url, settings: { authScheme: 'basic' } } })).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await writeAction(
+      insurance,
+      'motor_quotes.list',
+      options({}, { connection: { baseUrl: sim.url, settings: { authScheme: 'basic' } } }),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConnectionConfigError);
     expect((error as Error).message).toMatch(/accepts 'bearer' or 'x-api-key'/);
     expect(sim.requests).toHaveLength(0);
@@ -65,7 +93,11 @@ describe('authentication', () => {
 
   it('reports a wrong key as an authentication failure with the request id, without the key', async () => {
     const { sim, options } = await start();
-    const error = await writeAction(insurance, 'travel_policies.create', options({ a: 1 }, { credential: () => 'wrong_key_1234567' })).catch((caught: unknown) => caught);
+    const error = await writeAction(
+      insurance,
+      'travel_policies.create',
+      options({ a: 1 }, { credential: () => 'wrong_key_1234567' }),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ status: 401, requestId: sim.requests[0]!.requestId });
     expect((error as Error).message).not.toContain('wrong_key_1234567');
@@ -86,9 +118,11 @@ describe('connections', () => {
 
   it('refuses a secret in the connection settings (platform rule 10)', async () => {
     const { sim, options } = await start();
-    const error = await writeAction(insurance, 'motor_quotes.list', options({}, { connection: { baseUrl: sim.url, settings: { apiKey: sim.apiKey } } })).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await writeAction(
+      insurance,
+      'motor_quotes.list',
+      options({}, { connection: { baseUrl: sim.url, settings: { apiKey: sim.apiKey } } }),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConnectionConfigError);
     expect((error as Error).message).not.toContain(sim.apiKey);
     expect(sim.requests).toHaveLength(0);
@@ -98,11 +132,22 @@ describe('connections', () => {
 describe('the secret never appears in an error', () => {
   it('even when the provider echoes the credential in its error message', async () => {
     const { sim, options } = await start();
-    const front = await proxy(sim.url, (headers) => ({ status: 400, body: `Missing required field: vehicle.value (you sent ${headers.authorization} and ${headers['x-api-key']})` }));
+    const front = await proxy(sim.url, (headers) => ({
+      status: 400,
+      body: `Missing required field: vehicle.value (you sent ${headers.authorization} and ${headers['x-api-key']})`,
+    }));
     for (const settings of [{}, { authScheme: 'x-api-key' }]) {
-      const error = await writeAction(insurance, 'motor_policies.create', options({ a: 1 }, { connection: { baseUrl: front.url, settings } })).catch((caught: unknown) => caught);
+      const error = await writeAction(
+        insurance,
+        'motor_policies.create',
+        options({ a: 1 }, { connection: { baseUrl: front.url, settings } }),
+      ).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ConnectorError);
-      expect(error).toMatchObject({ code: 'missing_required_field', field: 'vehicle.value', requestId: 'req_feedc0de' });
+      expect(error).toMatchObject({
+        code: 'missing_required_field',
+        field: 'vehicle.value',
+        requestId: 'req_feedc0de',
+      });
       expect((error as Error).message).not.toContain(sim.apiKey);
       expect(JSON.stringify((error as ConnectorError).toPlatformError('/x'))).not.toContain(sim.apiKey);
       expect((error as Error).message).toContain('[REDACTED]');
@@ -112,7 +157,9 @@ describe('the secret never appears in an error', () => {
   it.each(['missing_auth', 'underwriting_unavailable', 'rate_limited'] as const)('in a %s failure', async (kind) => {
     const { sim, options } = await start();
     sim.failNext({ kind, status: 503, retryAfterSeconds: null });
-    const error = (await writeAction(insurance, 'hospital_cash_policies.create', options({ q: 1 })).catch((caught: unknown) => caught)) as ConnectorError;
+    const error = (await writeAction(insurance, 'hospital_cash_policies.create', options({ q: 1 })).catch(
+      (caught: unknown) => caught,
+    )) as ConnectorError;
     expect(error.requestId).toMatch(REQUEST_ID);
     expect(`${error.message} ${JSON.stringify(error)} ${String(error.stack)}`).not.toContain(sim.apiKey);
   });

@@ -13,7 +13,7 @@ function peak(times: readonly number[], windowMs: number): number {
 }
 
 describe('the compare action keeps to the hospital cash quote budget', () => {
-  it('draws three requests per run from the budget the quote actions share, within the provider\'s sliding window', async () => {
+  it("draws three requests per run from the budget the quote actions share, within the provider's sliding window", async () => {
     // The same actions with a smaller declared budget (6 a second instead of 60 a minute), so the
     // test takes a couple of seconds (14 quotes: the budget binds twice), against a provider that
     // counts the same budget over a sliding window.
@@ -29,7 +29,12 @@ describe('the compare action keeps to the hospital cash quote budget', () => {
     expect(sim.counters().byStatus).toEqual({ 201: 14 });
     expect(sim.counters().budgets.quotes.rejected).toBe(0);
     expect(sim.counters().budgets.quotes.peakInWindow).toBeLessThanOrEqual(6);
-    expect(peak(sim.requests.map((request) => request.at), 1000)).toBeLessThanOrEqual(6);
+    expect(
+      peak(
+        sim.requests.map((request) => request.at),
+        1000,
+      ),
+    ).toBeLessThanOrEqual(6);
   });
 
   it('leaves the other budget alone', async () => {
@@ -38,7 +43,11 @@ describe('the compare action keeps to the hospital cash quote budget', () => {
     await compare(connector, options(QUOTE_REQUEST));
     // The quote budget is spent for a minute: a fourth quote waits, a motor quote does not.
     const waiting = new AbortController();
-    const fourth = writeAction(connector, 'hospital_cash_basic_quotes.create', options(QUOTE_REQUEST, { signal: waiting.signal })).catch((error: unknown) => error);
+    const fourth = writeAction(
+      connector,
+      'hospital_cash_basic_quotes.create',
+      options(QUOTE_REQUEST, { signal: waiting.signal }),
+    ).catch((error: unknown) => error);
     await writeAction(connector, 'motor_quotes.create', options({ vehicle: { value: 1 } }));
     expect(sim.counters().budgets.other.admitted).toBe(1);
     expect(sim.counters().budgets.quotes.admitted).toBe(3);

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import insurance, { createInsuranceConnector, divide, toCents } from '../src/index.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; plugboard: unknown };
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  plugboard: unknown;
+};
 
 /** The schema a named type's JSON Schema points at (`$ref` into `$defs`). */
 function root(schema: any): any {
@@ -12,9 +15,19 @@ function root(schema: any): any {
   return ref ? schema.$defs[ref] : schema;
 }
 
-const QUOTES = ['hospital_cash_basic_quotes.create', 'hospital_cash_classic_quotes.create', 'hospital_cash_plus_quotes.create'];
+const QUOTES = [
+  'hospital_cash_basic_quotes.create',
+  'hospital_cash_classic_quotes.create',
+  'hospital_cash_plus_quotes.create',
+];
 const POLICIES = ['motor_policies.create', 'travel_policies.create', 'hospital_cash_policies.create'];
-const LISTS = ['motor_quotes.list', 'motor_policies.list', 'travel_policies.list', 'homeowner_quotes.list', 'hospital_cash_policies.list'];
+const LISTS = [
+  'motor_quotes.list',
+  'motor_policies.list',
+  'travel_policies.list',
+  'homeowner_quotes.list',
+  'hospital_cash_policies.list',
+];
 const OTHER_QUOTES = ['motor_quotes.create', 'homeowner_quotes.create'];
 
 describe('the definition', () => {
@@ -27,23 +40,38 @@ describe('the definition', () => {
     expect(pkg.plugboard).toEqual({ connector: './dist/index.js', sdk: '^0.1.0' });
   });
 
-  it.each([...QUOTES, 'hospital_cash_quotes.compare'])('%s: a safe, unapproved destination on the quote budget', (key) => {
-    const action = insurance.action(key)!;
-    expect(action).toMatchObject({ direction: 'destination', budget: 'hospital_cash_quotes' });
-    expect(action.billable ?? false).toBe(false);
-    expect(retryPolicy(action)).toBe('safe');
-    expect(needsApproval(action, 'production')).toBe(false);
-  });
+  it.each([...QUOTES, 'hospital_cash_quotes.compare'])(
+    '%s: a safe, unapproved destination on the quote budget',
+    (key) => {
+      const action = insurance.action(key)!;
+      expect(action).toMatchObject({ direction: 'destination', budget: 'hospital_cash_quotes' });
+      expect(action.billable ?? false).toBe(false);
+      expect(retryPolicy(action)).toBe('safe');
+      expect(needsApproval(action, 'production')).toBe(false);
+    },
+  );
 
   it.each(POLICIES)('%s: billable, never retried, approved before production', (key) => {
     const action = insurance.action(key)!;
-    expect(action).toMatchObject({ direction: 'destination', billable: true, retry: 'never', approval: 'production', budget: 'default' });
+    expect(action).toMatchObject({
+      direction: 'destination',
+      billable: true,
+      retry: 'never',
+      approval: 'production',
+      budget: 'default',
+    });
     expect(needsApproval(action, 'production')).toBe(true);
     expect(needsApproval(action, 'sandbox')).toBe(false);
   });
 
   it.each(OTHER_QUOTES)('%s: a safe destination on the other budget', (key) => {
-    expect(insurance.action(key)).toMatchObject({ direction: 'destination', retry: 'safe', approval: 'none', billable: false, budget: 'default' });
+    expect(insurance.action(key)).toMatchObject({
+      direction: 'destination',
+      retry: 'safe',
+      approval: 'none',
+      billable: false,
+      budget: 'default',
+    });
   });
 
   it.each(LISTS)('%s: a source on the other budget', (key) => {
@@ -53,7 +81,10 @@ describe('the definition', () => {
   });
 
   it('declares 60 quotes a minute shared by the quote actions and 120 for the rest', () => {
-    expect(insurance.rateLimits).toEqual({ hospital_cash_quotes: { limit: 60, per: 'minute' }, default: { limit: 120, per: 'minute' } });
+    expect(insurance.rateLimits).toEqual({
+      hospital_cash_quotes: { limit: 60, per: 'minute' },
+      default: { limit: 120, per: 'minute' },
+    });
     const small = createInsuranceConnector({ rateLimits: { hospital_cash_quotes: { limit: 6, per: 'second' } } });
     expect(small.rateLimits.hospital_cash_quotes).toEqual({ limit: 6, per: 'second' });
     expect(small.actions).toEqual(insurance.actions);
@@ -62,7 +93,15 @@ describe('the definition', () => {
   it('names every data type, and turns each into JSON Schema', () => {
     const ids = new Set(insurance.actions.map((action) => entityId(action.entity)));
     expect([...ids].sort()).toEqual(
-      ['HomeownerQuote', 'HospitalCashComparison', 'HospitalCashPolicy', 'HospitalCashQuote', 'MotorPolicy', 'MotorQuote', 'TravelPolicy'].sort(),
+      [
+        'HomeownerQuote',
+        'HospitalCashComparison',
+        'HospitalCashPolicy',
+        'HospitalCashQuote',
+        'MotorPolicy',
+        'MotorQuote',
+        'TravelPolicy',
+      ].sort(),
     );
     for (const action of insurance.actions) {
       expect(() => z.toJSONSchema(action.entity)).not.toThrow();
@@ -71,7 +110,8 @@ describe('the definition', () => {
     const quote = root(z.toJSONSchema(insurance.action('hospital_cash_basic_quotes.create')!.input, { io: 'input' }));
     expect(quote.properties.confinement_days).toMatchObject({ type: 'integer', minimum: 2, maximum: 20 });
     expect(quote.required).toEqual(['applicant', 'cause', 'confinement_days']);
-    const money = root(z.toJSONSchema(insurance.action('hospital_cash_basic_quotes.create')!.entity)).properties.premium.properties.amount;
+    const money = root(z.toJSONSchema(insurance.action('hospital_cash_basic_quotes.create')!.entity)).properties.premium
+      .properties.amount;
     expect(money).toMatchObject({ type: 'string', pattern: '^\\d+\\.\\d{2}$' });
   });
 
@@ -87,7 +127,9 @@ describe('the definition', () => {
       baseUrl: null,
       baseUrlOverridable: true,
     });
-    expect(entry.operations.filter((operation) => operation.approvalRequired).map((operation) => operation.key)).toEqual(POLICIES.sort());
+    expect(
+      entry.operations.filter((operation) => operation.approvalRequired).map((operation) => operation.key),
+    ).toEqual(POLICIES.sort());
   });
 });
 
@@ -99,7 +141,9 @@ describe('money without floats', () => {
     ['90071992547409.93', 9007199254740993n],
   ])('%s is %s cents', (amount, cents) => expect(toCents(amount)).toBe(cents));
 
-  it.each(['96.4', '1e3', '-1.00', ' 1.00', '1.000', 'NaN'])('refuses %j', (amount) => expect(() => toCents(amount)).toThrow(RangeError));
+  it.each(['96.4', '1e3', '-1.00', ' 1.00', '1.000', 'NaN'])('refuses %j', (amount) =>
+    expect(() => toCents(amount)).toThrow(RangeError),
+  );
 
   it.each([
     [525000n, 9640n, 4, '54.4606'],

@@ -8,10 +8,18 @@ import { REQUEST_ID, useHarness } from './support.js';
 const start = useHarness();
 
 const RESOURCES = [
-  { resource: 'motor_quotes', path: '/v2/motor/quotes', body: { vehicle: { value: '185000.00', make: 'Toyota' }, driver_age: 34 } },
+  {
+    resource: 'motor_quotes',
+    path: '/v2/motor/quotes',
+    body: { vehicle: { value: '185000.00', make: 'Toyota' }, driver_age: 34 },
+  },
   { resource: 'motor_policies', path: '/v2/motor/policies', body: { quote_id: 'mq_1', start: '2026-12-01' } },
   { resource: 'travel_policies', path: '/v1/travel/policies', body: { traveller: { name: 'Ada' }, destination: 'PT' } },
-  { resource: 'homeowner_quotes', path: '/v1/homeowner/quotes', body: { property: { value: { amount: '2500000.00', currency: 'ZAR' } } } },
+  {
+    resource: 'homeowner_quotes',
+    path: '/v1/homeowner/quotes',
+    body: { property: { value: { amount: '2500000.00', currency: 'ZAR' } } },
+  },
   { resource: 'hospital_cash_policies', path: '/v1/hospital-cash/policies', body: { quote_id: 'hcq_7f3a9c21' } },
 ] as const;
 
@@ -35,11 +43,14 @@ describe.each(RESOURCES)('$resource', ({ resource, path, body }) => {
 
   it('reads every page with the cursor', async () => {
     const { sim, options } = await start();
-    for (let index = 0; index < 5; index += 1) await writeAction(insurance, `${resource}.create`, options({ ...body, n: index }));
+    for (let index = 0; index < 5; index += 1)
+      await writeAction(insurance, `${resource}.create`, options({ ...body, n: index }));
     const { records, pages } = await readAll(insurance, `${resource}.list`, options({ page_size: 2 }));
     expect(records.map((record) => (record as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
     expect(pages).toBe(3);
-    const queries = sim.requests.filter((request) => request.method === 'GET').map((request) => new URLSearchParams(request.query));
+    const queries = sim.requests
+      .filter((request) => request.method === 'GET')
+      .map((request) => new URLSearchParams(request.query));
     expect(queries.map((query) => query.get('limit'))).toEqual(['2', '2', '2']);
     expect(queries[0]!.get('cursor')).toBeNull();
     expect(queries[1]!.get('cursor')).toBe((records[1] as { id: string }).id);
@@ -65,33 +76,46 @@ describe('motor quote checks before sending', () => {
 
   it.each([18, 75, undefined])('accepts a driver age of %s', async (age) => {
     const { sim, options } = await start();
-    await writeAction(insurance, 'motor_quotes.create', options({ vehicle: { value: 1000 }, ...(age === undefined ? {} : { driver_age: age }) }));
+    await writeAction(
+      insurance,
+      'motor_quotes.create',
+      options({ vehicle: { value: 1000 }, ...(age === undefined ? {} : { driver_age: age }) }),
+    );
     expect(sim.counters().created['/v2/motor/quotes']).toBe(1);
   });
 });
 
 describe('policies bind real cover', () => {
-  it.each(['motor_policies', 'travel_policies', 'hospital_cash_policies'])('%s.create is sent exactly once on a 503', async (resource) => {
-    const { sim, options } = await start();
-    sim.failNext({ kind: 'underwriting_unavailable', status: 503 });
-    const error = await writeAction(insurance, `${resource}.create`, options({ quote_id: 'q1' })).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'underwriting_unavailable', retryable: true, status: 503 });
-    expect((error as { requestId: string }).requestId).toMatch(REQUEST_ID);
-    expect(sim.counters().policyWrites).toBe(1);
-    expect(sim.counters().policiesCreated).toBe(0);
-    expect(sim.requests).toHaveLength(1);
-  });
+  it.each(['motor_policies', 'travel_policies', 'hospital_cash_policies'])(
+    '%s.create is sent exactly once on a 503',
+    async (resource) => {
+      const { sim, options } = await start();
+      sim.failNext({ kind: 'underwriting_unavailable', status: 503 });
+      const error = await writeAction(insurance, `${resource}.create`, options({ quote_id: 'q1' })).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toMatchObject({ code: 'underwriting_unavailable', retryable: true, status: 503 });
+      expect((error as { requestId: string }).requestId).toMatch(REQUEST_ID);
+      expect(sim.counters().policyWrites).toBe(1);
+      expect(sim.counters().policiesCreated).toBe(0);
+      expect(sim.requests).toHaveLength(1);
+    },
+  );
 
   it('is not retried on a premium timeout either, while a quote is', async () => {
     const { sim, options } = await start();
     sim.failNext({ kind: 'premium_timeout', status: 503 });
-    await expect(writeAction(insurance, 'hospital_cash_policies.create', options({ quote_id: 'q1' }))).rejects.toMatchObject({
+    await expect(
+      writeAction(insurance, 'hospital_cash_policies.create', options({ quote_id: 'q1' })),
+    ).rejects.toMatchObject({
       code: 'premium_calculation_timeout',
     });
     expect(sim.counters().policyWrites).toBe(1);
     sim.failNext({ kind: 'premium_timeout', status: 503 });
     await writeAction(insurance, 'homeowner_quotes.create', options({ property: {} }));
-    expect(sim.requests.filter((request) => request.path === '/v1/homeowner/quotes').map((request) => request.status)).toEqual([503, 201]);
+    expect(
+      sim.requests.filter((request) => request.path === '/v1/homeowner/quotes').map((request) => request.status),
+    ).toEqual([503, 201]);
   });
 
   it('needs an approval in production, bound to the digest of exactly what runs', async () => {
@@ -101,14 +125,24 @@ describe('policies bind real cover', () => {
     expect(error).toBeInstanceOf(ApprovalRequiredError);
     expect(sim.requests).toHaveLength(0);
     // The approver reviews the digest the refusal quotes, and someone other than the requester decides.
-    const approval = { digest: (error as ApprovalRequiredError).digest, requestedBy: 'test-requester', decidedBy: 'test-approver', decision: 'approved' as const, expiresAt: null };
+    const approval = {
+      digest: (error as ApprovalRequiredError).digest,
+      requestedBy: 'test-requester',
+      decidedBy: 'test-approver',
+      decision: 'approved' as const,
+      expiresAt: null,
+    };
     await writeAction(insurance, 'travel_policies.create', { ...run, approval });
     expect(sim.counters().policiesCreated).toBe(1);
   });
 
   it('quotes need no approval in production', async () => {
     const { options } = await start();
-    await writeAction(insurance, 'motor_quotes.create', options({ vehicle: { value: 1 } }, { environment: 'production' }));
+    await writeAction(
+      insurance,
+      'motor_quotes.create',
+      options({ vehicle: { value: 1 } }, { environment: 'production' }),
+    );
   });
 });
 
@@ -117,11 +151,16 @@ describe('a provider whose cursor comes back', () => {
     const { transport } = await start();
     // Long, though short enough for the provider to take back in the query.
     const cursor = 'loop'.repeat(2_000);
-    const server = await startFaultServer(answer({ status: 200, body: { data: [{ id: 'hq_1' }], next_cursor: cursor } }));
+    const server = await startFaultServer(
+      answer({ status: 200, body: { data: [{ id: 'hq_1' }], next_cursor: cursor } }),
+    );
     try {
-      const error = await readAll(insurance, 'homeowner_quotes.list', { input: {}, connection: { baseUrl: server.url }, credential: () => 'insurance-key-123456', transport }).catch(
-        (caught: unknown) => caught,
-      );
+      const error = await readAll(insurance, 'homeowner_quotes.list', {
+        input: {},
+        connection: { baseUrl: server.url },
+        credential: () => 'insurance-key-123456',
+        transport,
+      }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(SchemaMismatchError);
       expect((error as Error).message).toMatch(/came back twice/);
       expect((error as Error).message.length).toBeLessThan(1_000);

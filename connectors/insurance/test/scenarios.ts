@@ -20,12 +20,23 @@ interface Recorded {
 }
 
 const recorded: Recorded[] = [
-  { scenario: defineScenario({ name: 'hospital_cash_basic_quotes.create', action: 'hospital_cash_basic_quotes.create', input: quote }) },
+  {
+    scenario: defineScenario({
+      name: 'hospital_cash_basic_quotes.create',
+      action: 'hospital_cash_basic_quotes.create',
+      input: quote,
+    }),
+  },
   {
     scenario: defineScenario({
       name: 'hospital_cash_classic_quotes.create',
       action: 'hospital_cash_classic_quotes.create',
-      input: { applicant: { date_of_birth: '1961-09-30' }, cause: 'accidental_injury', confinement_days: 2, cover_start: '2099-01-01' },
+      input: {
+        applicant: { date_of_birth: '1961-09-30' },
+        cause: 'accidental_injury',
+        confinement_days: 2,
+        cover_start: '2099-01-01',
+      },
     }),
   },
   {
@@ -44,16 +55,24 @@ const recorded: Recorded[] = [
     }),
     setup: (sim) => sim.failNext({ kind: 'premium_timeout', status: 503 }),
   },
-  { scenario: defineScenario({ name: 'hospital_cash_quotes.compare', action: 'hospital_cash_quotes.compare', input: quote }) },
+  {
+    scenario: defineScenario({
+      name: 'hospital_cash_quotes.compare',
+      action: 'hospital_cash_quotes.compare',
+      input: quote,
+    }),
+  },
   {
     scenario: defineScenario({
       name: 'hospital_cash_quotes.compare.coverage-not-supported',
       action: 'hospital_cash_quotes.compare',
       input: quote,
       expect: { error: 'coverage_not_supported' },
-      description: 'The plus tier is refused in the region (with a 400): the comparison fails, naming the tier\'s request id.',
+      description:
+        "The plus tier is refused in the region (with a 400): the comparison fails, naming the tier's request id.",
     }),
-    setup: (sim) => sim.failNext({ kind: 'coverage_not_supported', status: 400, path: '/v1/hospital-cash/plus/quotes' }),
+    setup: (sim) =>
+      sim.failNext({ kind: 'coverage_not_supported', status: 400, path: '/v1/hospital-cash/plus/quotes' }),
   },
   {
     scenario: defineScenario({
@@ -91,7 +110,13 @@ const recorded: Recorded[] = [
     }),
     setup: (sim) => sim.failNext({ kind: 'underwriting_unavailable', status: 503 }),
   },
-  { scenario: defineScenario({ name: 'travel_policies.create', action: 'travel_policies.create', input: { traveller: { name: 'Ada' }, destination: 'PT' } }) },
+  {
+    scenario: defineScenario({
+      name: 'travel_policies.create',
+      action: 'travel_policies.create',
+      input: { traveller: { name: 'Ada' }, destination: 'PT' },
+    }),
+  },
   {
     scenario: defineScenario({
       name: 'homeowner_quotes.create',
@@ -107,13 +132,22 @@ const recorded: Recorded[] = [
       expect: { error: 'missing_required_field' },
       description: 'A bare-text error body with a 400 is classified by its message.',
     }),
-    setup: (sim) => sim.failNext({ kind: 'missing_field', status: 400, format: 'text', field: 'property.value', variant: 1 }),
+    setup: (sim) =>
+      sim.failNext({ kind: 'missing_field', status: 400, format: 'text', field: 'property.value', variant: 1 }),
   },
-  { scenario: defineScenario({ name: 'hospital_cash_policies.create', action: 'hospital_cash_policies.create', input: { quote_id: 'hcq_example' } }) },
+  {
+    scenario: defineScenario({
+      name: 'hospital_cash_policies.create',
+      action: 'hospital_cash_policies.create',
+      input: { quote_id: 'hcq_example' },
+    }),
+  },
   { scenario: defineScenario({ name: 'motor_quotes.list', action: 'motor_quotes.list', input: {} }) },
   { scenario: defineScenario({ name: 'motor_policies.list', action: 'motor_policies.list', input: {} }) },
   { scenario: defineScenario({ name: 'travel_policies.list', action: 'travel_policies.list', input: {} }) },
-  { scenario: defineScenario({ name: 'hospital_cash_policies.list', action: 'hospital_cash_policies.list', input: {} }) },
+  {
+    scenario: defineScenario({ name: 'hospital_cash_policies.list', action: 'hospital_cash_policies.list', input: {} }),
+  },
   {
     scenario: defineScenario({
       name: 'homeowner_quotes.list',

@@ -1,5 +1,9 @@
 import { createTransport, type RunOptions, type Transport } from '@plugboard/sdk';
-import { startInsuranceSimulator, type InsuranceSimulator, type InsuranceSimulatorOptions } from '@plugboard/simulator-insurance';
+import {
+  startInsuranceSimulator,
+  type InsuranceSimulator,
+  type InsuranceSimulatorOptions,
+} from '@plugboard/simulator-insurance';
 import { afterEach } from 'vitest';
 
 export const REQUEST_ID = /^req_[0-9a-f]+$/;
@@ -8,7 +12,11 @@ export const REQUEST_ID = /^req_[0-9a-f]+$/;
 export const FAST_RETRY = { retries: 3, minTimeoutMs: 5, maxTimeoutMs: 20 };
 
 /** Applicant born 1988-04-12 asking for seven days of illness cover: the contract's example. */
-export const QUOTE_REQUEST = { applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 } as const;
+export const QUOTE_REQUEST = {
+  applicant: { date_of_birth: '1988-04-12' },
+  cause: 'illness',
+  confinement_days: 7,
+} as const;
 
 export interface Harness {
   sim: InsuranceSimulator;
@@ -27,7 +35,10 @@ export function useHarness(): (simulator?: InsuranceSimulatorOptions) => Promise
     const sim = await startInsuranceSimulator(simulator);
     // Production runs go to this simulator on 127.0.0.1: the host lets loopback through.
     const transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
-    cleanups.push(() => transport.close(), () => sim.close());
+    cleanups.push(
+      () => transport.close(),
+      () => sim.close(),
+    );
     return {
       sim,
       transport,

@@ -12,12 +12,22 @@ import { chromium } from 'playwright-core';
 
 const [dir, out] = process.argv.slice(2);
 if (!dir || !out || !existsSync(join(dir, 'index.html'))) {
-  console.error('usage: screenshot-site.mjs CATALOGUE_DIR OUT.png   (CATALOGUE_DIR holds the index.html of `plugboard catalogue --out`)');
+  console.error(
+    'usage: screenshot-site.mjs CATALOGUE_DIR OUT.png   (CATALOGUE_DIR holds the index.html of `plugboard catalogue --out`)',
+  );
   process.exit(2);
 }
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });

@@ -27,21 +27,33 @@ export const CATALOGUE_RULES = {
   'approval-turned-off': { breaking: true, rule: 'a check the workspace relies on disappears' },
   'approval-turned-on': { breaking: true, rule: 'unattended runs now stop for a person to approve' },
   'billable-turned-on': { breaking: true, rule: 'runs now cost money where they did not' },
-  'rate-budget-tightened': { breaking: true, rule: 'a lower limit, a longer period or a shared scope: runs that fit today may be throttled' },
+  'rate-budget-tightened': {
+    breaking: true,
+    rule: 'a lower limit, a longer period or a shared scope: runs that fit today may be throttled',
+  },
   'authentication-changed': { breaking: true, rule: 'existing connections were made for the old authentication' },
   'connector-added': { breaking: false, rule: 'nobody depends on it yet' },
   'operation-added': { breaking: false, rule: 'nobody calls it yet' },
   'billable-turned-off': { breaking: false, rule: 'runs cost less' },
-  'rate-budget-loosened': { breaking: false, rule: 'a higher limit or a shorter period lets every run through that passed before' },
+  'rate-budget-loosened': {
+    breaking: false,
+    rule: 'a higher limit or a shorter period lets every run through that passed before',
+  },
 } as const satisfies Record<string, { breaking: boolean; rule: string }>;
 
 export type CatalogueKind = keyof typeof CATALOGUE_RULES;
 /** Kinds that always break. */
-export const BREAKING_KINDS = (Object.keys(CATALOGUE_RULES) as CatalogueKind[]).filter((kind) => CATALOGUE_RULES[kind].breaking);
+export const BREAKING_KINDS = (Object.keys(CATALOGUE_RULES) as CatalogueKind[]).filter(
+  (kind) => CATALOGUE_RULES[kind].breaking,
+);
 /** Kinds that never break. */
-export const ADDITION_KINDS = (Object.keys(CATALOGUE_RULES) as CatalogueKind[]).filter((kind) => !CATALOGUE_RULES[kind].breaking);
+export const ADDITION_KINDS = (Object.keys(CATALOGUE_RULES) as CatalogueKind[]).filter(
+  (kind) => !CATALOGUE_RULES[kind].breaking,
+);
 
-export type BreakingKind = { [K in CatalogueKind]: (typeof CATALOGUE_RULES)[K]['breaking'] extends true ? K : never }[CatalogueKind];
+export type BreakingKind = {
+  [K in CatalogueKind]: (typeof CATALOGUE_RULES)[K]['breaking'] extends true ? K : never;
+}[CatalogueKind];
 export type AdditionKind = Exclude<CatalogueKind, BreakingKind>;
 export type ChangeKind = CatalogueKind | SchemaChangeKind;
 
@@ -125,7 +137,8 @@ export class CatalogueMismatchError extends CatalogueReadError {
  */
 export async function readCatalogue(dir: string): Promise<CatalogueSnapshot> {
   const index = (await readJson(join(dir, INDEX_FILE))) as { connectors?: unknown };
-  if (!index || !Array.isArray(index.connectors)) throw new CatalogueReadError(`${join(dir, INDEX_FILE)} has no list of connectors`);
+  if (!index || !Array.isArray(index.connectors))
+    throw new CatalogueReadError(`${join(dir, INDEX_FILE)} has no list of connectors`);
   const listed = index.connectors as CatalogueEntry[];
   let names: string[];
   try {
@@ -135,7 +148,8 @@ export async function readCatalogue(dir: string): Promise<CatalogueSnapshot> {
     names = [];
   }
   const files = new Map<string, CatalogueEntry>();
-  for (const name of names) files.set(`connectors/${name}`, (await readJson(join(dir, 'connectors', name))) as CatalogueEntry);
+  for (const name of names)
+    files.set(`connectors/${name}`, (await readJson(join(dir, 'connectors', name))) as CatalogueEntry);
   const problems: string[] = [];
   const claimed = new Set<string>();
   for (const entry of listed) {
@@ -143,13 +157,18 @@ export async function readCatalogue(dir: string): Promise<CatalogueSnapshot> {
     claimed.add(path);
     const file = files.get(path);
     if (!file) problems.push(`connector '${String(entry?.key)}' is in index.json but ${path} is missing`);
-    else if (file.key !== entry.key) problems.push(`${path} holds connector '${String(file.key)}', index.json lists '${entry.key}'`);
+    else if (file.key !== entry.key)
+      problems.push(`${path} holds connector '${String(file.key)}', index.json lists '${entry.key}'`);
     else if (stableJson(file) !== stableJson(entry)) {
-      const versions = file.version === entry.version ? '' : ` (version ${String(entry.version)} in index.json, ${String(file.version)} in the file)`;
+      const versions =
+        file.version === entry.version
+          ? ''
+          : ` (version ${String(entry.version)} in index.json, ${String(file.version)} in the file)`;
       problems.push(`connector '${entry.key}' differs between index.json and ${path}${versions}`);
     }
   }
-  for (const [path, file] of files) if (!claimed.has(path)) problems.push(`${path} (connector '${String(file?.key)}') is not in index.json`);
+  for (const [path, file] of files)
+    if (!claimed.has(path)) problems.push(`${path} (connector '${String(file?.key)}') is not in index.json`);
   if (problems.length > 0) throw new CatalogueMismatchError(dir, problems);
 
   const entries = listed.map((entry) => files.get(connectorFile(entry.key)) as CatalogueEntry);
@@ -179,7 +198,10 @@ function dataTypeSchemaOf(snapshot: CatalogueSnapshot, entry: CatalogueEntry, na
   return snapshot.schemas.get(entry.dataTypes?.[name] ?? dataTypeFile(entry.key, name));
 }
 
-function pairRenames(removed: CatalogueOperation[], added: CatalogueOperation[]): Array<[CatalogueOperation, CatalogueOperation]> {
+function pairRenames(
+  removed: CatalogueOperation[],
+  added: CatalogueOperation[],
+): Array<[CatalogueOperation, CatalogueOperation]> {
   const pairs: Array<[CatalogueOperation, CatalogueOperation]> = [];
   const free = new Set(added);
   const take = (old: CatalogueOperation, test: (candidate: CatalogueOperation) => boolean) => {
@@ -189,7 +211,9 @@ function pairRenames(removed: CatalogueOperation[], added: CatalogueOperation[])
     free.delete(candidates[0] as CatalogueOperation);
     return true;
   };
-  const left = removed.filter((old) => !take(old, (candidate) => candidate.label.trim().toLowerCase() === old.label.trim().toLowerCase()));
+  const left = removed.filter(
+    (old) => !take(old, (candidate) => candidate.label.trim().toLowerCase() === old.label.trim().toLowerCase()),
+  );
   for (const old of left) take(old, (candidate) => candidate.mode === old.mode && candidate.entity === old.entity);
   return pairs;
 }
@@ -214,13 +238,19 @@ function periodMs(per: string): number {
  * A budget tightens when a limit appears, the limit drops, the period grows, or
  * it becomes shared by the whole connector; it loosens the other way round.
  */
-function compareBudgets(was: Budget | undefined, now: Budget | undefined): { kind: 'rate-budget-tightened' | 'rate-budget-loosened'; from: string; to: string } | undefined {
+function compareBudgets(
+  was: Budget | undefined,
+  now: Budget | undefined,
+): { kind: 'rate-budget-tightened' | 'rate-budget-loosened'; from: string; to: string } | undefined {
   const from = budgetText(was);
   const to = budgetText(now);
   if (from === to) return undefined;
   if (!was) return { kind: 'rate-budget-tightened', from, to };
   if (!now) return { kind: 'rate-budget-loosened', from, to };
-  const tighter = now.limit < was.limit || periodMs(now.per) > periodMs(was.per) || ((was.scope ?? 'connection') === 'connection' && now.scope === 'connector');
+  const tighter =
+    now.limit < was.limit ||
+    periodMs(now.per) > periodMs(was.per) ||
+    ((was.scope ?? 'connection') === 'connection' && now.scope === 'connector');
   return { kind: tighter ? 'rate-budget-tightened' : 'rate-budget-loosened', from, to };
 }
 
@@ -293,43 +323,112 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
       const renamed = renamedFrom.get(operation.key);
       if (same) pairs.push([operation, same]);
       else if (renamed) {
-        add({ kind: 'operation-renamed', operation: operation.key, from: operation.key, to: renamed.key, message: `operation '${operation.key}' was renamed to '${renamed.key}'` });
+        add({
+          kind: 'operation-renamed',
+          operation: operation.key,
+          from: operation.key,
+          to: renamed.key,
+          message: `operation '${operation.key}' was renamed to '${renamed.key}'`,
+        });
         pairs.push([operation, renamed]);
-      } else add({ kind: 'operation-removed', operation: operation.key, message: `operation '${operation.key}' was removed` });
+      } else
+        add({
+          kind: 'operation-removed',
+          operation: operation.key,
+          message: `operation '${operation.key}' was removed`,
+        });
     }
     for (const operation of fresh) {
-      if (!renamedTo.has(operation.key)) add({ kind: 'operation-added', operation: operation.key, message: `operation '${operation.key}' was added` });
+      if (!renamedTo.has(operation.key))
+        add({ kind: 'operation-added', operation: operation.key, message: `operation '${operation.key}' was added` });
     }
 
     for (const [was, now] of pairs) {
       const at = now.key;
       if (was.mode !== now.mode) {
-        add({ kind: 'mode-changed', operation: at, from: was.mode, to: now.mode, message: `operation '${at}' changed mode from ${was.mode} to ${now.mode}` });
+        add({
+          kind: 'mode-changed',
+          operation: at,
+          from: was.mode,
+          to: now.mode,
+          message: `operation '${at}' changed mode from ${was.mode} to ${now.mode}`,
+        });
       }
       if (was.entity !== now.entity) {
-        add({ kind: 'entity-changed', operation: at, from: String(was.entity), to: String(now.entity), message: `operation '${at}' changed entity from ${String(was.entity)} to ${String(now.entity)}` });
+        add({
+          kind: 'entity-changed',
+          operation: at,
+          from: String(was.entity),
+          to: String(now.entity),
+          message: `operation '${at}' changed entity from ${String(was.entity)} to ${String(now.entity)}`,
+        });
       }
       if (was.approvalRequired && !now.approvalRequired) {
-        add({ kind: 'approval-turned-off', operation: at, from: was.approval ?? 'required', to: now.approval ?? 'none', message: `operation '${at}' no longer requires approval` });
+        add({
+          kind: 'approval-turned-off',
+          operation: at,
+          from: was.approval ?? 'required',
+          to: now.approval ?? 'none',
+          message: `operation '${at}' no longer requires approval`,
+        });
       } else if (was.approval === 'always' && now.approval === 'production') {
-        add({ kind: 'approval-turned-off', operation: at, from: 'always', to: 'production', message: `operation '${at}' requires approval only before production now (was always)` });
+        add({
+          kind: 'approval-turned-off',
+          operation: at,
+          from: 'always',
+          to: 'production',
+          message: `operation '${at}' requires approval only before production now (was always)`,
+        });
       } else if (!was.approvalRequired && now.approvalRequired) {
-        add({ kind: 'approval-turned-on', operation: at, from: was.approval ?? 'none', to: now.approval ?? 'required', message: `operation '${at}' requires approval now` });
+        add({
+          kind: 'approval-turned-on',
+          operation: at,
+          from: was.approval ?? 'none',
+          to: now.approval ?? 'required',
+          message: `operation '${at}' requires approval now`,
+        });
       } else if (was.approval === 'production' && now.approval === 'always') {
-        add({ kind: 'approval-turned-on', operation: at, from: 'production', to: 'always', message: `operation '${at}' requires approval always now (was before production only)` });
+        add({
+          kind: 'approval-turned-on',
+          operation: at,
+          from: 'production',
+          to: 'always',
+          message: `operation '${at}' requires approval always now (was before production only)`,
+        });
       }
       if (was.billable !== true && now.billable === true) {
-        add({ kind: 'billable-turned-on', operation: at, from: 'not billable', to: 'billable', message: `operation '${at}' is billable now` });
+        add({
+          kind: 'billable-turned-on',
+          operation: at,
+          from: 'not billable',
+          to: 'billable',
+          message: `operation '${at}' is billable now`,
+        });
       } else if (was.billable === true && now.billable !== true) {
-        add({ kind: 'billable-turned-off', operation: at, from: 'billable', to: 'not billable', message: `operation '${at}' is no longer billable` });
+        add({
+          kind: 'billable-turned-off',
+          operation: at,
+          from: 'billable',
+          to: 'not billable',
+          message: `operation '${at}' is no longer billable`,
+        });
       }
       const budget = compareBudgets(budgetOf(old, was), budgetOf(next, now));
       if (budget) {
         const verb = budget.kind === 'rate-budget-tightened' ? 'tightened' : 'loosened';
-        add({ kind: budget.kind, operation: at, from: budget.from, to: budget.to, message: `operation '${at}' rate budget ${verb} from ${budget.from} to ${budget.to}` });
+        add({
+          kind: budget.kind,
+          operation: at,
+          from: budget.from,
+          to: budget.to,
+          message: `operation '${at}' rate budget ${verb} from ${budget.from} to ${budget.to}`,
+        });
       }
       for (const change of compareSchemas(inputSchemaOf(before, old, was), inputSchemaOf(after, next, now), 'input')) {
-        const message = change.kind === 'required-input-added' ? `operation '${at}' requires the input field '${change.field}'` : schemaMessage(change, `the input of operation '${at}'`);
+        const message =
+          change.kind === 'required-input-added'
+            ? `operation '${at}' requires the input field '${change.field}'`
+            : schemaMessage(change, `the input of operation '${at}'`);
         add({ ...fromSchema(change, message), operation: at });
       }
     }
@@ -337,10 +436,15 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
       add({ kind: 'authentication-changed', message: `connector '${old.key}' changed its authentication` });
     }
 
-    const oldTypes = Object.keys(old.dataTypes ?? Object.fromEntries(old.operations.filter((o) => o.entity !== null).map((o) => [o.entity, ''])));
+    const oldTypes = Object.keys(
+      old.dataTypes ?? Object.fromEntries(old.operations.filter((o) => o.entity !== null).map((o) => [o.entity, ''])),
+    );
     for (const name of oldTypes.sort(compareText)) {
       const was = dataTypeSchemaOf(before, old, name);
-      const now = next.dataTypes?.[name] === undefined && next.dataTypes !== undefined ? undefined : dataTypeSchemaOf(after, next, name);
+      const now =
+        next.dataTypes?.[name] === undefined && next.dataTypes !== undefined
+          ? undefined
+          : dataTypeSchemaOf(after, next, name);
       if (!was || !now) continue; // a data type that left with its operations is reported through them
       for (const change of compareSchemas(was, now, 'output')) {
         add({ ...fromSchema(change, schemaMessage(change, `data type '${name}'`)), entity: name });
@@ -349,7 +453,13 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
   }
   for (const entry of [...after.entries].sort((a, b) => compareText(a.key, b.key))) {
     if (!beforeByKey.has(entry.key)) {
-      changes.push({ kind: 'connector-added', breaking: false, connector: entry.key, package: entry.package ?? defaultPackageName(entry.key), message: `connector '${entry.key}' was added` });
+      changes.push({
+        kind: 'connector-added',
+        breaking: false,
+        connector: entry.key,
+        package: entry.package ?? defaultPackageName(entry.key),
+        message: `connector '${entry.key}' was added`,
+      });
     }
   }
   const breaking = changes.filter((change) => change.breaking);
@@ -364,8 +474,10 @@ export async function diffCatalogues(oldDir: string, newDir: string): Promise<Ca
 }
 
 function subject(change: CatalogueChange): string {
-  if (change.entity !== undefined) return `${change.connector} ${change.entity}${change.field ? `.${change.field}` : ''}`;
-  if (change.operation !== undefined) return `${change.connector} ${change.operation}${change.field ? ` ${change.field}` : ''}`;
+  if (change.entity !== undefined)
+    return `${change.connector} ${change.entity}${change.field ? `.${change.field}` : ''}`;
+  if (change.operation !== undefined)
+    return `${change.connector} ${change.operation}${change.field ? ` ${change.field}` : ''}`;
   return change.connector;
 }
 
@@ -383,7 +495,8 @@ export function formatDiff(diff: CatalogueDiff): string {
     `catalogue diff: ${diff.breaking.length} breaking change${diff.breaking.length === 1 ? '' : 's'}, ${additions} non-breaking change${additions === 1 ? '' : 's'}`,
   );
   for (const change of diff.breaking) lines.push(`BREAKING ${change.kind} ${subject(change)}: ${change.message}`);
-  for (const change of diff.changes.filter((item) => !item.breaking)) lines.push(`added ${change.kind} ${subject(change)}: ${change.message}`);
+  for (const change of diff.changes.filter((item) => !item.breaking))
+    lines.push(`added ${change.kind} ${subject(change)}: ${change.message}`);
   for (const pkg of diff.majorPackages) {
     const count = diff.breaking.filter((change) => change.package === pkg).length;
     lines.push(`major changeset needed: ${pkg} (${count} breaking change${count === 1 ? '' : 's'})`);

@@ -1,4 +1,14 @@
-import { type Connector, catalogueEntry, compareText, entityId, findSecretKeys, formatJsonPath, type PublicConnector, type PublicOperation, someJsonString } from '@plugboard/sdk';
+import {
+  type Connector,
+  catalogueEntry,
+  compareText,
+  entityId,
+  findSecretKeys,
+  formatJsonPath,
+  type PublicConnector,
+  type PublicOperation,
+  someJsonString,
+} from '@plugboard/sdk';
 import { defaultPackageName } from './constants.js';
 import { dataTypeFile, inputSchemaFile, typesFile } from './paths.js';
 import { sortedRecord } from './write.js';
@@ -104,7 +114,8 @@ function strings(value: unknown, root: string): Array<[string, string]> {
 export function secretProblems(authentication: unknown): string[] {
   const problems = findSecretKeys(authentication).map((path) => `authentication.${path}: a secret-like field name`);
   for (const [path, value] of strings(authentication, 'authentication')) {
-    if (SECRET_VALUE_PATTERNS.some((pattern) => pattern.test(value))) problems.push(`${path}: the value looks like a credential`);
+    if (SECRET_VALUE_PATTERNS.some((pattern) => pattern.test(value)))
+      problems.push(`${path}: the value looks like a credential`);
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
       try {
         const url = new URL(value);

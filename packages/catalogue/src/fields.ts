@@ -81,7 +81,12 @@ function ownView(schema: JsonObject): ObjectView | undefined {
   if (!isObject(schema.properties)) return undefined;
   const properties: Record<string, JsonObject> = {};
   for (const [key, value] of Object.entries(schema.properties)) if (isObject(value)) properties[key] = value;
-  return { properties, required: new Set(Array.isArray(schema.required) ? schema.required.filter((key): key is string => typeof key === 'string') : []) };
+  return {
+    properties,
+    required: new Set(
+      Array.isArray(schema.required) ? schema.required.filter((key): key is string => typeof key === 'string') : [],
+    ),
+  };
 }
 
 /**
@@ -117,7 +122,7 @@ function objectBehind(
     const merged: ObjectView = ownView(target) ?? { properties: {}, required: new Set() };
     for (const part of target.allOf.filter(isObject)) {
       const view = objectBehind(document, part, '', depth + 1);
-      if (!view || view.suffix !== '') continue;
+      if (view?.suffix !== '') continue;
       Object.assign(merged.properties, view.schema.properties);
       for (const key of view.schema.required) merged.required.add(key);
     }
@@ -125,7 +130,8 @@ function objectBehind(
   }
   const own = ownView(target);
   if (own) return { schema: own, suffix, name };
-  if (target.type === 'array' && isObject(target.items)) return objectBehind(document, target.items, `${suffix}[]`, depth + 1);
+  if (target.type === 'array' && isObject(target.items))
+    return objectBehind(document, target.items, `${suffix}[]`, depth + 1);
   return undefined;
 }
 
@@ -140,13 +146,22 @@ function description(schema: JsonObject, document: JsonObject): string | null {
  * inside it (dotted). A field of a named type shows the type's name; that type
  * has a table of its own (`follow: true` walks into named types too).
  */
-export function fieldRows(document: JsonObject, schema: JsonObject = document, options: { follow?: boolean; prefix?: string } = {}): FieldRow[] {
+export function fieldRows(
+  document: JsonObject,
+  schema: JsonObject = document,
+  options: { follow?: boolean; prefix?: string } = {},
+): FieldRow[] {
   const rows: FieldRow[] = [];
   const walk = (object: ObjectView, prefix: string, stack: readonly string[]) => {
     if (stack.length > 8) return;
     for (const [key, value] of Object.entries(object.properties)) {
       const field = `${prefix}${key}`;
-      rows.push({ field, type: typeLabel(document, value), required: object.required.has(key), description: description(value, document) });
+      rows.push({
+        field,
+        type: typeLabel(document, value),
+        required: object.required.has(key),
+        description: description(value, document),
+      });
       const inner = objectBehind(document, value);
       if (!inner) continue;
       if (inner.name !== undefined && (!options.follow || stack.includes(inner.name))) continue;
@@ -154,7 +169,16 @@ export function fieldRows(document: JsonObject, schema: JsonObject = document, o
     }
   };
   const root = objectBehind(document, schema);
-  if (root) walk(root.schema, options.prefix ?? '', root.name !== undefined ? [root.name] : schema === document && typeof document.title === 'string' ? [document.title] : []);
+  if (root)
+    walk(
+      root.schema,
+      options.prefix ?? '',
+      root.name !== undefined
+        ? [root.name]
+        : schema === document && typeof document.title === 'string'
+          ? [document.title]
+          : [],
+    );
   return rows;
 }
 

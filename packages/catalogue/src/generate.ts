@@ -5,7 +5,15 @@ import { API_VERSION } from './constants.js';
 import { type CatalogueEntry, connectorEntry, secretProblems } from './entry.js';
 import { fieldRows } from './fields.js';
 import { openApiDocument } from './openapi.js';
-import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile, OPENAPI_FILE, SITE_FILE, typesFile } from './paths.js';
+import {
+  connectorFile,
+  dataTypeFile,
+  INDEX_FILE,
+  inputSchemaFile,
+  OPENAPI_FILE,
+  SITE_FILE,
+  typesFile,
+} from './paths.js';
 import { assertValidEntry, CatalogueValidationError, type JsonObject } from './public-connector-schema.js';
 import { DefinitionSet, schemaFile, schemaParts } from './schemas.js';
 import { sampleOf } from './sample.js';
@@ -43,7 +51,10 @@ export interface GeneratedCatalogue extends Catalogue {
 }
 
 /** `generatedAt` as ISO 8601: given, else from `SOURCE_DATE_EPOCH` (seconds since the epoch), else now. */
-export function resolveGeneratedAt(given: string | Date | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function resolveGeneratedAt(
+  given: string | Date | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
   if (given instanceof Date) return given.toISOString();
   if (typeof given === 'string') {
     const date = new Date(given);
@@ -52,7 +63,8 @@ export function resolveGeneratedAt(given: string | Date | undefined, env: Readon
   }
   const epoch = env.SOURCE_DATE_EPOCH?.trim();
   if (epoch !== undefined && epoch !== '') {
-    if (!/^\d+$/.test(epoch)) throw new Error(`SOURCE_DATE_EPOCH must be a whole number of seconds, not ${JSON.stringify(epoch)}`);
+    if (!/^\d+$/.test(epoch))
+      throw new Error(`SOURCE_DATE_EPOCH must be a whole number of seconds, not ${JSON.stringify(epoch)}`);
     return new Date(Number(epoch) * 1000).toISOString();
   }
   return new Date().toISOString();
@@ -62,7 +74,8 @@ function connectorList(connectors: CatalogueOptions['connectors']): Connector[] 
   const list = connectors instanceof Map ? [...connectors.values()] : [...(connectors as Iterable<Connector>)];
   const sorted = list.sort((a, b) => compareText(a.key, b.key));
   for (let index = 1; index < sorted.length; index += 1) {
-    if (sorted[index]?.key === sorted[index - 1]?.key) throw new Error(`connector '${sorted[index]?.key}' is in the pack twice`);
+    if (sorted[index]?.key === sorted[index - 1]?.key)
+      throw new Error(`connector '${sorted[index]?.key}' is in the pack twice`);
   }
   return sorted;
 }
@@ -115,7 +128,13 @@ async function connectorOutput(connector: Connector, packageName: string | undef
       name: id,
       file: path,
       nested: false,
-      tables: [{ name: id, description: typeof file.description === 'string' ? file.description : null, rows: fieldRows(file) }],
+      tables: [
+        {
+          name: id,
+          description: typeof file.description === 'string' ? file.description : null,
+          rows: fieldRows(file),
+        },
+      ],
     });
     for (const [name, def] of Object.entries((file.$defs ?? {}) as Record<string, JsonObject>)) {
       if (entities.has(name) || nestedTypes.has(name)) continue;
@@ -123,7 +142,13 @@ async function connectorOutput(connector: Connector, packageName: string | undef
         name,
         file: path,
         nested: true,
-        tables: [{ name, description: typeof def.description === 'string' ? def.description : null, rows: fieldRows(file, def) }],
+        tables: [
+          {
+            name,
+            description: typeof def.description === 'string' ? def.description : null,
+            rows: fieldRows(file, def),
+          },
+        ],
       });
     }
   }
@@ -135,7 +160,10 @@ async function connectorOutput(connector: Connector, packageName: string | undef
     inputNames.set(action.key, definitions.add(parts, name, 'Input'));
     inputs[action.key] = fieldRows(file, file, { follow: true });
     const entity = entityId(action.entity);
-    examples[action.key] = { input: sampleOf(file, { requiredOnly: true }), record: entity === undefined ? null : sampleOf(entityFiles.get(entity)) };
+    examples[action.key] = {
+      input: sampleOf(file, { requiredOnly: true }),
+      record: entity === undefined ? null : sampleOf(entityFiles.get(entity)),
+    };
   }
   const declarations = await typeDeclarations({
     connectorKey: connector.key,
@@ -153,7 +181,9 @@ async function connectorOutput(connector: Connector, packageName: string | undef
 export async function buildCatalogue(options: CatalogueOptions): Promise<Catalogue> {
   const generatedAt = resolveGeneratedAt(options.generatedAt, options.env);
   const connectors = connectorList(options.connectors);
-  const outputs = await Promise.all(connectors.map((connector) => connectorOutput(connector, packageOf(options.packages, connector.key))));
+  const outputs = await Promise.all(
+    connectors.map((connector) => connectorOutput(connector, packageOf(options.packages, connector.key))),
+  );
   const entries = outputs.map((output) => output.entry);
   const files = new Map<string, string>(outputs.flatMap((output) => output.files));
   files.set(

@@ -31,9 +31,25 @@ export {
   BREAKING_KINDS,
   ADDITION_KINDS,
 } from './diff.js';
-export type { CatalogueDiff, CatalogueChange, CatalogueSnapshot, ChangeKind, CatalogueKind, BreakingKind, AdditionKind } from './diff.js';
+export type {
+  CatalogueDiff,
+  CatalogueChange,
+  CatalogueSnapshot,
+  ChangeKind,
+  CatalogueKind,
+  BreakingKind,
+  AdditionKind,
+} from './diff.js';
 export { compareSchemas, SCHEMA_RULES } from './schema-diff.js';
 export type { SchemaChange, SchemaChangeKind, SchemaIo } from './schema-diff.js';
 export { stableJson, prepareOutDir, writeFiles } from './write.js';
 export type { CatalogueFiles } from './write.js';
-export { connectorFile, dataTypeFile, inputSchemaFile, typesFile, INDEX_FILE, OPENAPI_FILE, SITE_FILE } from './paths.js';
+export {
+  connectorFile,
+  dataTypeFile,
+  inputSchemaFile,
+  typesFile,
+  INDEX_FILE,
+  OPENAPI_FILE,
+  SITE_FILE,
+} from './paths.js';

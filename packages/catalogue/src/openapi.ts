@@ -15,7 +15,11 @@ const ERROR_SCHEMA: JsonObject = {
   title: 'Error',
   required: ['error', 'message', 'statusCode', 'requestId', 'path'],
   properties: {
-    error: { type: 'string', enum: ['request_failed', 'internal_server_error'], description: '`request_failed` for 4xx, `internal_server_error` for 5xx.' },
+    error: {
+      type: 'string',
+      enum: ['request_failed', 'internal_server_error'],
+      description: '`request_failed` for 4xx, `internal_server_error` for 5xx.',
+    },
     message: { type: 'string' },
     statusCode: { type: 'integer' },
     requestId: { type: 'string', description: 'Same as the `X-Request-ID` header.' },
@@ -61,7 +65,9 @@ export function openApiDocument(entries: readonly CatalogueEntry[]): JsonObject 
               required: true,
               description: 'Stable key of the connector.',
               schema: { type: 'string', pattern: '^[a-z][a-z0-9_-]*$' },
-              ...(entries.length > 0 ? { examples: Object.fromEntries(entries.map((entry) => [entry.key, { value: entry.key }])) } : {}),
+              ...(entries.length > 0
+                ? { examples: Object.fromEntries(entries.map((entry) => [entry.key, { value: entry.key }])) }
+                : {}),
             },
           ],
           responses: {
@@ -77,7 +83,10 @@ export function openApiDocument(entries: readonly CatalogueEntry[]): JsonObject 
             },
             '404': errorResponse('No connector has this key.'),
             '429': errorResponse('Too many requests; wait the number of seconds in `Retry-After`, then retry.', {
-              'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+              'Retry-After': {
+                description: 'Seconds to wait before retrying.',
+                schema: { type: 'integer', minimum: 0 },
+              },
             }),
             '500': errorResponse('The platform could not complete the request; safe to retry.'),
             '503': errorResponse('A needed service is switched off or busy; retry later.'),
@@ -92,7 +101,10 @@ export function openApiDocument(entries: readonly CatalogueEntry[]): JsonObject 
         Error: ERROR_SCHEMA,
       },
       headers: {
-        'X-Request-ID': { description: 'Identifier of the request, the same as `requestId` in an error.', schema: { type: 'string' } },
+        'X-Request-ID': {
+          description: 'Identifier of the request, the same as `requestId` in an error.',
+          schema: { type: 'string' },
+        },
       },
     },
   };

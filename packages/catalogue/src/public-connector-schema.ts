@@ -50,7 +50,11 @@ export function publicOperationSchema(strictness: Strictness = 'open'): JsonObje
       // Plugboard's optional facts.
       approval: { type: 'string', enum: ['none', 'production', 'always'], description: 'When an approval is needed.' },
       billable: { type: 'boolean', description: "Spends the customer's money or credits." },
-      retry: { type: 'string', enum: ['safe', 'never'], description: '`never`: a failure is reported, not repeated automatically.' },
+      retry: {
+        type: 'string',
+        enum: ['safe', 'never'],
+        description: '`never`: a failure is reported, not repeated automatically.',
+      },
       incremental: {
         type: 'object',
         required: ['cursorField'],
@@ -58,9 +62,16 @@ export function publicOperationSchema(strictness: Strictness = 'open'): JsonObje
         ...closed(strictness),
         description: 'Reads from a checkpoint on, in the order of the cursor field.',
       },
-      rateBudget: { type: 'string', minLength: 1, description: 'Name of the rate budget (see `rateLimits`) the operation draws on.' },
+      rateBudget: {
+        type: 'string',
+        minLength: 1,
+        description: 'Name of the rate budget (see `rateLimits`) the operation draws on.',
+      },
       implemented: { type: 'boolean', description: 'False while the operation is declared but not yet implemented.' },
-      inputSchema: { ...schemaPath, description: 'JSON Schema of the operation input, relative to the catalogue folder.' },
+      inputSchema: {
+        ...schemaPath,
+        description: 'JSON Schema of the operation input, relative to the catalogue folder.',
+      },
       entitySchema: { ...schemaPath, description: 'JSON Schema of the entity, relative to the catalogue folder.' },
     },
     ...closed(strictness),
@@ -92,7 +103,10 @@ const authenticationSchema: JsonObject = {
   additionalProperties: false,
 };
 
-export function publicConnectorSchema(strictness: Strictness = 'open', operation: JsonObject = publicOperationSchema(strictness)): JsonObject {
+export function publicConnectorSchema(
+  strictness: Strictness = 'open',
+  operation: JsonObject = publicOperationSchema(strictness),
+): JsonObject {
   return {
     type: 'object',
     title: 'PublicConnector',
@@ -122,7 +136,8 @@ export function publicConnectorSchema(strictness: Strictness = 'open', operation
       implemented: { type: 'boolean', description: 'True only when every declared operation is implemented.' },
       limitations: { type: 'array', items: { type: 'string' } },
       operations: { type: 'array', items: operation },
-      authentication: strictness === 'strict' ? authenticationSchema : { description: authenticationSchema.description },
+      authentication:
+        strictness === 'strict' ? authenticationSchema : { description: authenticationSchema.description },
       // Plugboard's optional facts.
       package: { type: 'string', minLength: 1, description: 'npm package the connector is published in.' },
       version: { type: 'string', minLength: 1, description: 'Version of the connector package.' },
@@ -169,7 +184,8 @@ export class CatalogueValidationError extends Error {
 
   constructor(connector: string, problems: readonly EntryProblem[]) {
     const lines = problems.map(
-      (problem) => `field '${problem.field}'${problem.operation ? ` (operation '${problem.operation}')` : ''}: ${problem.message}`,
+      (problem) =>
+        `field '${problem.field}'${problem.operation ? ` (operation '${problem.operation}')` : ''}: ${problem.message}`,
     );
     super(`catalogue entry of connector '${connector}' is invalid: ${lines.join('; ')}`);
     this.name = 'CatalogueValidationError';
@@ -179,7 +195,9 @@ export class CatalogueValidationError extends Error {
 }
 
 // ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 let strictValidator: ValidateFunction | undefined;
 
@@ -205,7 +223,8 @@ function fieldOf(error: ErrorObject): string {
         : undefined;
   if (extra !== undefined) segments.push(extra);
   let field = '';
-  for (const segment of segments) field += /^\d+$/.test(segment) ? `[${segment}]` : field === '' ? segment : `.${segment}`;
+  for (const segment of segments)
+    field += /^\d+$/.test(segment) ? `[${segment}]` : field === '' ? segment : `.${segment}`;
   return field === '' ? '(entry)' : field;
 }
 
@@ -238,7 +257,9 @@ export function entryProblems(entry: unknown): EntryProblem[] {
     seen.add(`${field}\0${message}`);
     const index = /^operations\[(\d+)\]/.exec(field)?.[1];
     const operationKey =
-      index !== undefined && Array.isArray(operations) ? (operations[Number(index)] as { key?: unknown } | undefined)?.key : undefined;
+      index !== undefined && Array.isArray(operations)
+        ? (operations[Number(index)] as { key?: unknown } | undefined)?.key
+        : undefined;
     problems.push({ field, ...(typeof operationKey === 'string' ? { operation: operationKey } : {}), message });
   }
   return problems.sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
@@ -248,6 +269,8 @@ export function entryProblems(entry: unknown): EntryProblem[] {
 export function assertValidEntry(entry: unknown, connectorKey?: string): void {
   const problems = entryProblems(entry);
   if (problems.length === 0) return;
-  const key = connectorKey ?? (typeof (entry as { key?: unknown })?.key === 'string' ? (entry as { key: string }).key : '(unknown)');
+  const key =
+    connectorKey ??
+    (typeof (entry as { key?: unknown })?.key === 'string' ? (entry as { key: string }).key : '(unknown)');
   throw new CatalogueValidationError(key, problems);
 }

@@ -45,7 +45,10 @@ function resolved(schema: Schema | undefined, root: Schema | undefined): Schema 
       .slice(2)
       .split('/')
       .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
-    current = path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Schema)[key] : undefined), root) as Schema | undefined;
+    current = path.reduce<unknown>(
+      (at, key) => (at && typeof at === 'object' ? (at as Schema)[key] : undefined),
+      root,
+    ) as Schema | undefined;
   }
   return current;
 }
@@ -63,7 +66,9 @@ function sample(given: Schema | undefined, depth: number, root: Schema | undefin
   const next = (part: Schema | undefined, deeper = 0) => sample(part, depth + deeper, root, options);
   if (Array.isArray(schema.allOf)) return mergeAll((schema.allOf as Schema[]).map((part) => next(part)));
   for (const key of ['oneOf', 'anyOf'] as const) {
-    const first = Array.isArray(schema[key]) ? (schema[key] as Schema[]).find((part) => resolved(part, root)?.type !== 'null') : undefined;
+    const first = Array.isArray(schema[key])
+      ? (schema[key] as Schema[]).find((part) => resolved(part, root)?.type !== 'null')
+      : undefined;
     if (first) return next(first);
   }
   switch (typeOf(schema)) {
@@ -96,7 +101,12 @@ function typeOf(schema: Schema): string | undefined {
   return undefined;
 }
 
-function objectSample(schema: Schema, depth: number, next: (part: Schema | undefined, deeper?: number) => unknown, options: SampleOptions): Record<string, unknown> {
+function objectSample(
+  schema: Schema,
+  depth: number,
+  next: (part: Schema | undefined, deeper?: number) => unknown,
+  options: SampleOptions,
+): Record<string, unknown> {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
@@ -131,13 +141,22 @@ function stringSample(schema: Schema): string {
 
 function numberSample(schema: Schema, integer: boolean): number {
   const minimum = typeof schema.minimum === 'number' ? schema.minimum : undefined;
-  const exclusive = typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : schema.exclusiveMinimum === true ? minimum : undefined;
-  let value = exclusive !== undefined ? exclusive + 1 : (minimum ?? (typeof schema.maximum === 'number' ? Math.min(0, schema.maximum) : 0));
+  const exclusive =
+    typeof schema.exclusiveMinimum === 'number'
+      ? schema.exclusiveMinimum
+      : schema.exclusiveMinimum === true
+        ? minimum
+        : undefined;
+  let value =
+    exclusive !== undefined
+      ? exclusive + 1
+      : (minimum ?? (typeof schema.maximum === 'number' ? Math.min(0, schema.maximum) : 0));
   if (integer) value = Math.ceil(value);
   return value;
 }
 
 function mergeAll(parts: unknown[]): unknown {
-  if (parts.every((part) => part !== null && typeof part === 'object' && !Array.isArray(part))) return Object.assign({}, ...parts);
+  if (parts.every((part) => part !== null && typeof part === 'object' && !Array.isArray(part)))
+    return Object.assign({}, ...parts);
   return parts.find((part) => part !== null) ?? null;
 }

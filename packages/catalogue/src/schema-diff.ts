@@ -32,21 +32,69 @@ export interface SchemaChange {
 
 /** Each kind with its rule and verdict for an output and for an input. */
 export const SCHEMA_RULES = {
-  'field-removed': { output: true, input: true, rule: 'consumers read the field / callers that send it may be refused' },
+  'field-removed': {
+    output: true,
+    input: true,
+    rule: 'consumers read the field / callers that send it may be refused',
+  },
   'field-added': { output: false, input: false, rule: 'an output field added: consumers ignore what they do not know' },
-  'required-input-added': { output: true, input: true, rule: 'callers that do not send the new required field are refused' },
+  'required-input-added': {
+    output: true,
+    input: true,
+    rule: 'callers that do not send the new required field are refused',
+  },
   'optional-input-added': { output: false, input: false, rule: 'callers may leave an optional field out' },
   'field-made-optional': { output: true, input: false, rule: 'consumers relying on an output field may now miss it' },
-  'type-changed': { output: true, input: true, rule: 'neither type covers the other (string -> number): breaks both sides' },
-  'type-narrowed': { output: false, input: true, rule: 'a type or union member dropped: callers sending it are refused; consumers see fewer shapes' },
-  'type-widened': { output: true, input: false, rule: 'a type or union member (or null) added: consumers meet a shape they do not handle' },
-  'enum-value-added': { output: true, input: false, rule: 'an output may carry a value consumers do not know; an input accepts one more' },
-  'enum-value-removed': { output: true, input: true, rule: 'an input refuses a value callers send; consumers that act on an output value never see it again' },
-  'object-closed': { output: true, input: true, rule: 'additionalProperties closed: callers sending extra fields are refused, and consumers lose the fields the provider sent beyond the listed ones' },
-  'format-changed': { output: true, input: true, rule: 'a format set or changed on an input, or dropped or changed on an output' },
-  'pattern-changed': { output: true, input: true, rule: 'a pattern set or changed on an input, or dropped or changed on an output' },
-  'limit-tightened': { output: false, input: true, rule: 'a min raised or a max lowered: inputs in range today may be refused' },
-  'limit-loosened': { output: true, input: false, rule: 'a min lowered or a max raised (or dropped): outputs may leave the range consumers expect' },
+  'type-changed': {
+    output: true,
+    input: true,
+    rule: 'neither type covers the other (string -> number): breaks both sides',
+  },
+  'type-narrowed': {
+    output: false,
+    input: true,
+    rule: 'a type or union member dropped: callers sending it are refused; consumers see fewer shapes',
+  },
+  'type-widened': {
+    output: true,
+    input: false,
+    rule: 'a type or union member (or null) added: consumers meet a shape they do not handle',
+  },
+  'enum-value-added': {
+    output: true,
+    input: false,
+    rule: 'an output may carry a value consumers do not know; an input accepts one more',
+  },
+  'enum-value-removed': {
+    output: true,
+    input: true,
+    rule: 'an input refuses a value callers send; consumers that act on an output value never see it again',
+  },
+  'object-closed': {
+    output: true,
+    input: true,
+    rule: 'additionalProperties closed: callers sending extra fields are refused, and consumers lose the fields the provider sent beyond the listed ones',
+  },
+  'format-changed': {
+    output: true,
+    input: true,
+    rule: 'a format set or changed on an input, or dropped or changed on an output',
+  },
+  'pattern-changed': {
+    output: true,
+    input: true,
+    rule: 'a pattern set or changed on an input, or dropped or changed on an output',
+  },
+  'limit-tightened': {
+    output: false,
+    input: true,
+    rule: 'a min raised or a max lowered: inputs in range today may be refused',
+  },
+  'limit-loosened': {
+    output: true,
+    input: false,
+    rule: 'a min lowered or a max raised (or dropped): outputs may leave the range consumers expect',
+  },
 } as const satisfies Record<string, { output: boolean; input: boolean; rule: string }>;
 
 export type SchemaChangeKind = keyof typeof SCHEMA_RULES;
@@ -109,7 +157,8 @@ function enumOf(document: JsonObject, raw: JsonObject, depth = 0): Set<string> |
     }
     return values.size > 0 ? values : undefined;
   }
-  if (Array.isArray(schema.enum)) return new Set(schema.enum.filter((value) => value !== null).map((value) => JSON.stringify(value)));
+  if (Array.isArray(schema.enum))
+    return new Set(schema.enum.filter((value) => value !== null).map((value) => JSON.stringify(value)));
   if (schema.const !== undefined && schema.const !== null) return new Set([JSON.stringify(schema.const)]);
   return undefined;
 }
@@ -139,7 +188,13 @@ export function compareSchemas(beforeDoc: JsonObject, afterDoc: JsonObject, io: 
   const changes: SchemaChange[] = [];
   const seen = new Set<string>();
   const add = (kind: SchemaChangeKind, field: string, from?: string, to?: string) =>
-    changes.push({ kind, breaking: SCHEMA_RULES[kind][io], field, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) });
+    changes.push({
+      kind,
+      breaking: SCHEMA_RULES[kind][io],
+      field,
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+    });
 
   const walk = (rawBefore: JsonObject, rawAfter: JsonObject, path: string, depth: number): void => {
     if (depth > 32) return;
@@ -161,10 +216,14 @@ export function compareSchemas(beforeDoc: JsonObject, afterDoc: JsonObject, io: 
     const wasEnum = enumOf(beforeDoc, rawBefore);
     const nowEnum = enumOf(afterDoc, rawAfter);
     if (wasEnum && nowEnum) {
-      for (const value of [...nowEnum].filter((item) => !wasEnum.has(item)).sort(compareText)) add('enum-value-added', path, undefined, value);
-      for (const value of [...wasEnum].filter((item) => !nowEnum.has(item)).sort(compareText)) add('enum-value-removed', path, value, undefined);
-    } else if (wasEnum && !nowEnum && io === 'output' && !gained) add('enum-value-added', path, [...wasEnum].join(' | '), 'any value');
-    else if (!wasEnum && nowEnum && io === 'input' && !lost) add('enum-value-removed', path, 'any value', [...nowEnum].join(' | '));
+      for (const value of [...nowEnum].filter((item) => !wasEnum.has(item)).sort(compareText))
+        add('enum-value-added', path, undefined, value);
+      for (const value of [...wasEnum].filter((item) => !nowEnum.has(item)).sort(compareText))
+        add('enum-value-removed', path, value, undefined);
+    } else if (wasEnum && !nowEnum && io === 'output' && !gained)
+      add('enum-value-added', path, [...wasEnum].join(' | '), 'any value');
+    else if (!wasEnum && nowEnum && io === 'input' && !lost)
+      add('enum-value-removed', path, 'any value', [...nowEnum].join(' | '));
 
     const before = core(beforeDoc, rawBefore);
     const after = core(afterDoc, rawAfter);
@@ -192,7 +251,12 @@ export function compareSchemas(beforeDoc: JsonObject, afterDoc: JsonObject, io: 
       if (from === to) continue;
       const lower = (LOWER_BOUNDS as readonly string[]).includes(keyword);
       const tighter = from === undefined ? true : to === undefined ? false : lower ? to > from : to < from;
-      add(tighter ? 'limit-tightened' : 'limit-loosened', path, `${keyword} ${from ?? 'none'}`, `${keyword} ${to ?? 'none'}`);
+      add(
+        tighter ? 'limit-tightened' : 'limit-loosened',
+        path,
+        `${keyword} ${from ?? 'none'}`,
+        `${keyword} ${to ?? 'none'}`,
+      );
     }
 
     // Objects.

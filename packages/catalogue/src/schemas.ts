@@ -27,7 +27,13 @@ export interface SchemaParts {
 const DEFS_PREFIX = '#/$defs/';
 
 export function schemaParts(schema: z.ZodType, io: Io): SchemaParts {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', cycles: 'ref', reused: 'inline', target: 'draft-2020-12' }) as JsonObject;
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    cycles: 'ref',
+    reused: 'inline',
+    target: 'draft-2020-12',
+  }) as JsonObject;
   const { $schema: _dialect, $defs, ...rest } = json;
   const defs = { ...($defs as Record<string, JsonObject> | undefined) };
   const ref = typeof rest.$ref === 'string' && Object.keys(rest).length === 1 ? rest.$ref : undefined;
@@ -44,7 +50,9 @@ export function schemaParts(schema: z.ZodType, io: Io): SchemaParts {
 
 /** Deep copy of a schema with every `$ref` passed through `rewrite`. */
 export function mapRefs(value: unknown, rewrite: (ref: string) => string): unknown {
-  return mapJson(value, { member: (key, inner) => (key === '$ref' && typeof inner === 'string' ? rewrite(inner) : undefined) });
+  return mapJson(value, {
+    member: (key, inner) => (key === '$ref' && typeof inner === 'string' ? rewrite(inner) : undefined),
+  });
 }
 
 /** The stand-alone JSON Schema file of a data type or an input. */
@@ -80,7 +88,10 @@ export class DefinitionSet {
     for (const [id, def] of [...pending].sort(byKey)) {
       renames.set(id, this.freeName(id, JSON.stringify(def), suffix));
     }
-    const rootName = parts.rootId === undefined ? this.freeName(name, JSON.stringify(parts.root), '') : (renames.get(parts.rootId) as string);
+    const rootName =
+      parts.rootId === undefined
+        ? this.freeName(name, JSON.stringify(parts.root), '')
+        : (renames.get(parts.rootId) as string);
     const rewrite = (ref: string) => {
       if (!ref.startsWith(DEFS_PREFIX)) return ref;
       const id = decodeURIComponent(ref.slice(DEFS_PREFIX.length));

@@ -60,7 +60,9 @@ export async function typeDeclarations(input: TypesInput): Promise<string> {
   const defs = Object.fromEntries(
     [...input.defs.keys()].sort(compareText).map((name) => {
       const { title, description, ...body } = input.defs.get(name) as JsonObject;
-      const text = [title, description].filter((part) => typeof part === 'string' && part !== '' && part !== name).join('\n\n');
+      const text = [title, description]
+        .filter((part) => typeof part === 'string' && part !== '' && part !== name)
+        .join('\n\n');
       return [name, { ...body, ...(text === '' ? {} : { description: text }) }];
     }),
   );

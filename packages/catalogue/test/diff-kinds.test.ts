@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { apiKeyHeader, type Connector, defineAction, defineConnector } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type CatalogueChange, CatalogueMismatchError, diffCatalogues, formatDiff, generateCatalogue } from '../src/index.js';
+import {
+  type CatalogueChange,
+  CatalogueMismatchError,
+  diffCatalogues,
+  formatDiff,
+  generateCatalogue,
+} from '../src/index.js';
 import { Item, itemsList, Order, ordersCreate, shop } from './support/connectors.js';
 import { tempDir } from './support/run.js';
 
@@ -29,7 +35,9 @@ async function changes(before: Connector, after: Connector): Promise<string[]> {
 }
 
 function brief(change: CatalogueChange): string {
-  return [change.breaking ? 'BREAKING' : 'ok', change.kind, change.operation ?? change.entity, change.field].filter(Boolean).join(' ');
+  return [change.breaking ? 'BREAKING' : 'ok', change.kind, change.operation ?? change.entity, change.field]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** The items.list action with another data type and input. */
@@ -44,7 +52,11 @@ function orders(input: z.ZodType, entity: z.ZodType = Order): typeof ordersCreat
 describe('catalogue diff: each kind of change and its verdict', () => {
   it('the three breaking changes of one release: a data-type field retyped, approval and billing on for a source, an input field removed', async () => {
     const Retyped = Item.extend({ id: z.number() }).meta({ id: 'Item' });
-    const gated = defineAction({ ...items(Retyped), approval: 'always', billable: true } as unknown as typeof itemsList);
+    const gated = defineAction({
+      ...items(Retyped),
+      approval: 'always',
+      billable: true,
+    } as unknown as typeof itemsList);
     const noNote = orders(z.object({ lines: z.array(z.object({ item_id: z.string(), quantity: z.number().int() })) }));
     const before = await catalogueOf([shop]);
     const after = await catalogueOf([shopWith([gated, noNote])]);
@@ -55,7 +67,10 @@ describe('catalogue diff: each kind of change and its verdict', () => {
       'BREAKING field-removed orders.create note',
       'BREAKING type-changed Item id',
     ]);
-    expect(diff.breaking.find((change) => change.kind === 'type-changed')).toMatchObject({ from: 'string', to: 'number' });
+    expect(diff.breaking.find((change) => change.kind === 'type-changed')).toMatchObject({
+      from: 'string',
+      to: 'number',
+    });
     expect(diff.majorPackages).toEqual(['@plugboard/connector-shop']);
     expect(formatDiff(diff)).toContain('catalogue diff: 4 breaking changes');
   });
@@ -82,10 +97,16 @@ describe('catalogue diff: each kind of change and its verdict', () => {
   });
 
   it('data types: a new or a dropped enum value, or a looser limit or format, breaks consumers; a tighter limit does not', async () => {
-    const StatusPlus = Order.extend({ status: z.enum(['placed', 'paid', 'shipped', 'cancelled']) }).meta({ id: 'Order' });
-    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusPlus)]))).toEqual(['BREAKING enum-value-added Order status']);
+    const StatusPlus = Order.extend({ status: z.enum(['placed', 'paid', 'shipped', 'cancelled']) }).meta({
+      id: 'Order',
+    });
+    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusPlus)]))).toEqual([
+      'BREAKING enum-value-added Order status',
+    ]);
     const StatusLess = Order.extend({ status: z.enum(['placed', 'paid']) }).meta({ id: 'Order' });
-    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusLess)]))).toEqual(['BREAKING enum-value-removed Order status']);
+    expect(await changes(shop, shopWith([itemsList, orders(ordersCreate.input, StatusLess)]))).toEqual([
+      'BREAKING enum-value-removed Order status',
+    ]);
     const Looser = Item.extend({ tags: z.array(z.string()).max(20), updated_at: z.string() }).meta({ id: 'Item' });
     expect(await changes(shop, shopWith([items(Looser), ordersCreate]))).toEqual([
       'BREAKING limit-loosened Item tags',
@@ -96,7 +117,13 @@ describe('catalogue diff: each kind of change and its verdict', () => {
   });
 
   it('inputs (written by callers): a union losing a member, a dropped enum value, a closed object, a tighter format, pattern or limit break', async () => {
-    const wide = z.object({ name: z.union([z.string(), z.number()]).optional(), sort: z.enum(['asc', 'desc']), since: z.string(), code: z.string(), pageSize: z.number().int().max(100) });
+    const wide = z.object({
+      name: z.union([z.string(), z.number()]).optional(),
+      sort: z.enum(['asc', 'desc']),
+      since: z.string(),
+      code: z.string(),
+      pageSize: z.number().int().max(100),
+    });
     const narrow = z.strictObject({
       name: z.string().optional(),
       sort: z.enum(['asc']),
@@ -104,7 +131,9 @@ describe('catalogue diff: each kind of change and its verdict', () => {
       code: z.string().regex(/^[a-z]+$/),
       pageSize: z.number().int().max(50),
     });
-    expect(await changes(shopWith([items(Item, wide), ordersCreate]), shopWith([items(Item, narrow), ordersCreate]))).toEqual([
+    expect(
+      await changes(shopWith([items(Item, wide), ordersCreate]), shopWith([items(Item, narrow), ordersCreate])),
+    ).toEqual([
       'BREAKING pattern-changed items.list code',
       'BREAKING type-narrowed items.list name',
       'BREAKING limit-tightened items.list pageSize',
@@ -123,7 +152,9 @@ describe('catalogue diff: each kind of change and its verdict', () => {
       since: z.string().optional(),
       store: z.string(),
     });
-    expect(await changes(shopWith([items(Item, before), ordersCreate]), shopWith([items(Item, after), ordersCreate]))).toEqual([
+    expect(
+      await changes(shopWith([items(Item, before), ordersCreate]), shopWith([items(Item, after), ordersCreate])),
+    ).toEqual([
       'ok type-widened items.list name',
       'ok limit-loosened items.list pageSize',
       'ok enum-value-added items.list sort',
@@ -142,20 +173,33 @@ describe('catalogue diff: each kind of change and its verdict', () => {
 
   it('rate budgets: a lower limit, a longer period or a shared scope break; a higher limit does not', async () => {
     const budgets = (rateLimits: ShopDefinition['rateLimits']) => shopWith([itemsList, ordersCreate], { rateLimits });
-    const base = { default: { limit: 10, per: 'second' }, 'orders.create': { limit: 60, per: 'minute', scope: 'connector' } } as const;
-    expect(await changes(shop, budgets({ ...base, default: { limit: 5, per: 'second' } }))).toEqual(['BREAKING rate-budget-tightened items.list']);
-    expect(await changes(shop, budgets({ ...base, default: { limit: 10, per: 'minute' } }))).toEqual(['BREAKING rate-budget-tightened items.list']);
-    expect(await changes(shop, budgets({ ...base, default: { limit: 10, per: 'second', scope: 'connector' } }))).toEqual([
+    const base = {
+      default: { limit: 10, per: 'second' },
+      'orders.create': { limit: 60, per: 'minute', scope: 'connector' },
+    } as const;
+    expect(await changes(shop, budgets({ ...base, default: { limit: 5, per: 'second' } }))).toEqual([
       'BREAKING rate-budget-tightened items.list',
     ]);
-    const looser = await diffCatalogues(await catalogueOf([shop]), await catalogueOf([budgets({ ...base, default: { limit: 20, per: 'second' } })]));
+    expect(await changes(shop, budgets({ ...base, default: { limit: 10, per: 'minute' } }))).toEqual([
+      'BREAKING rate-budget-tightened items.list',
+    ]);
+    expect(
+      await changes(shop, budgets({ ...base, default: { limit: 10, per: 'second', scope: 'connector' } })),
+    ).toEqual(['BREAKING rate-budget-tightened items.list']);
+    const looser = await diffCatalogues(
+      await catalogueOf([shop]),
+      await catalogueOf([budgets({ ...base, default: { limit: 20, per: 'second' } })]),
+    );
     expect(looser.changes.map(brief)).toEqual(['ok rate-budget-loosened items.list']);
     expect(looser.changes[0]).toMatchObject({ from: '10 per second (connection)', to: '20 per second (connection)' });
     expect(looser.majorPackages).toEqual([]);
   });
 
   it('authentication changed breaks', async () => {
-    const diff = await diffCatalogues(await catalogueOf([shop]), await catalogueOf([shopWith([itemsList, ordersCreate], { auth: apiKeyHeader('X-Other-Key') })]));
+    const diff = await diffCatalogues(
+      await catalogueOf([shop]),
+      await catalogueOf([shopWith([itemsList, ordersCreate], { auth: apiKeyHeader('X-Other-Key') })]),
+    );
     expect(diff.changes.map(brief)).toEqual(['BREAKING authentication-changed']);
     expect(diff.breaking[0]?.message).toBe("connector 'shop' changed its authentication");
   });

@@ -7,7 +7,10 @@ import { tempDir } from './support/run.js';
 
 const AT = '2026-10-01T00:00:00Z';
 
-function shopWith(actions: Connector['actions'], extra: Partial<Parameters<typeof defineConnector>[0]> = {}): Connector {
+function shopWith(
+  actions: Connector['actions'],
+  extra: Partial<Parameters<typeof defineConnector>[0]> = {},
+): Connector {
   const { action: _lookup, ...definition } = shop;
   return defineConnector({ ...definition, actions, ...extra });
 }
@@ -20,21 +23,31 @@ async function catalogueOf(connectors: Connector[]): Promise<string> {
 
 const BASE = [shop, notes, clips];
 
-async function changesAgainstBase(next: Connector[]): Promise<{ breaking: CatalogueChange[]; additions: CatalogueChange[]; majorPackages: string[] }> {
+async function changesAgainstBase(
+  next: Connector[],
+): Promise<{ breaking: CatalogueChange[]; additions: CatalogueChange[]; majorPackages: string[] }> {
   const diff = await diffCatalogues(await catalogueOf(BASE), await catalogueOf(next));
-  return { breaking: diff.breaking, additions: diff.changes.filter((change) => !change.breaking), majorPackages: diff.majorPackages };
+  return {
+    breaking: diff.breaking,
+    additions: diff.changes.filter((change) => !change.breaking),
+    majorPackages: diff.majorPackages,
+  };
 }
 
 /** The breaking changes in the short form `kind connector subject`. */
 function brief(changes: CatalogueChange[]): string[] {
-  return changes.map((change) => [change.kind, change.connector, change.operation ?? change.entity, change.field].filter(Boolean).join(' '));
+  return changes.map((change) =>
+    [change.kind, change.connector, change.operation ?? change.entity, change.field].filter(Boolean).join(' '),
+  );
 }
 
 describe('plugboard catalogue diff OLD NEW', () => {
   it('finds nothing between two runs of the same pack', async () => {
     const diff = await diffCatalogues(await catalogueOf(BASE), await catalogueOf(BASE));
     expect(diff.changes).toEqual([]);
-    expect(formatDiff(diff)).toBe('catalogue diff: 0 breaking changes, 0 non-breaking changes\nno major changeset needed\n');
+    expect(formatDiff(diff)).toBe(
+      'catalogue diff: 0 breaking changes, 0 non-breaking changes\nno major changeset needed\n',
+    );
   });
 
   it('breaking: an operation removed', async () => {
@@ -48,7 +61,11 @@ describe('plugboard catalogue diff OLD NEW', () => {
     const renamed = defineAction({ ...itemsList, key: 'items.read' });
     const { breaking, additions } = await changesAgainstBase([shopWith([renamed, ordersCreate]), notes, clips]);
     expect(brief(breaking)).toEqual(['operation-renamed shop items.list']);
-    expect(breaking[0]).toMatchObject({ from: 'items.list', to: 'items.read', message: "operation 'items.list' was renamed to 'items.read'" });
+    expect(breaking[0]).toMatchObject({
+      from: 'items.list',
+      to: 'items.read',
+      message: "operation 'items.list' was renamed to 'items.read'",
+    });
     expect(additions).toEqual([]);
   });
 
@@ -66,7 +83,11 @@ describe('plugboard catalogue diff OLD NEW', () => {
         yield { records: [] };
       },
     });
-    const { breaking } = await changesAgainstBase([shop, notes, defineConnector({ ...definition, actions: [asSource] })]);
+    const { breaking } = await changesAgainstBase([
+      shop,
+      notes,
+      defineConnector({ ...definition, actions: [asSource] }),
+    ]);
     expect(brief(breaking)).toEqual(['mode-changed clips clips.render']);
     expect(breaking[0]).toMatchObject({ from: 'destination', to: 'source', package: '@plugboard/connector-clips' });
   });
@@ -76,15 +97,26 @@ describe('plugboard catalogue diff OLD NEW', () => {
     const products = defineAction({ ...itemsList, entity: Product });
     const { breaking } = await changesAgainstBase([shopWith([products, ordersCreate]), notes, clips]);
     expect(brief(breaking)).toEqual(['entity-changed shop items.list']);
-    expect(breaking[0]).toMatchObject({ from: 'Item', to: 'Product', message: "operation 'items.list' changed entity from Item to Product" });
+    expect(breaking[0]).toMatchObject({
+      from: 'Item',
+      to: 'Product',
+      message: "operation 'items.list' changed entity from Item to Product",
+    });
   });
 
   it('breaking: approval turned off, or narrowed from always to production', async () => {
     const unapproved = defineAction({ ...ordersCreate, billable: false, approval: 'none' });
     const { action: _lookup, ...definition } = clips;
     const render = defineAction({ ...(clips.action('clips.render') as typeof ordersCreate), approval: 'production' });
-    const { breaking } = await changesAgainstBase([shopWith([itemsList, unapproved]), notes, defineConnector({ ...definition, actions: [render] })]);
-    expect(brief(breaking)).toEqual(['approval-turned-off clips clips.render', 'approval-turned-off shop orders.create']);
+    const { breaking } = await changesAgainstBase([
+      shopWith([itemsList, unapproved]),
+      notes,
+      defineConnector({ ...definition, actions: [render] }),
+    ]);
+    expect(brief(breaking)).toEqual([
+      'approval-turned-off clips clips.render',
+      'approval-turned-off shop orders.create',
+    ]);
     expect(breaking.map((change) => change.message)).toEqual([
       "operation 'clips.render' requires approval only before production now (was always)",
       "operation 'orders.create' no longer requires approval",
@@ -92,10 +124,16 @@ describe('plugboard catalogue diff OLD NEW', () => {
   });
 
   it('breaking: a required input field added (a new one, or an optional one made required)', async () => {
-    const stricter = defineAction({ ...itemsList, input: z.object({ name: z.string(), pageSize: z.number().int().default(50), store: z.string() }) });
+    const stricter = defineAction({
+      ...itemsList,
+      input: z.object({ name: z.string(), pageSize: z.number().int().default(50), store: z.string() }),
+    });
     const nested = defineAction({
       ...ordersCreate,
-      input: z.object({ lines: z.array(z.object({ item_id: z.string(), quantity: z.number().int(), warehouse: z.string() })), note: z.string().optional() }),
+      input: z.object({
+        lines: z.array(z.object({ item_id: z.string(), quantity: z.number().int(), warehouse: z.string() })),
+        note: z.string().optional(),
+      }),
     });
     const { breaking } = await changesAgainstBase([shopWith([stricter, nested]), notes, clips]);
     expect(brief(breaking)).toEqual([
@@ -116,7 +154,10 @@ describe('plugboard catalogue diff OLD NEW', () => {
     const SlimOrder = Order.extend({ total: SlimMoney }).meta({ id: 'Order' });
     const before = await catalogueOf(BASE);
     const after = await catalogueOf([
-      shopWith([defineAction({ ...itemsList, entity: SlimItem }), defineAction({ ...ordersCreate, entity: SlimOrder })]),
+      shopWith([
+        defineAction({ ...itemsList, entity: SlimItem }),
+        defineAction({ ...ordersCreate, entity: SlimOrder }),
+      ]),
       notes,
       clips,
     ]);
@@ -141,7 +182,11 @@ describe('plugboard catalogue diff OLD NEW', () => {
     const wider = defineAction({
       ...itemsList,
       entity: Wider,
-      input: z.object({ name: z.string().optional(), pageSize: z.number().int().default(50), since: z.string().optional() }),
+      input: z.object({
+        name: z.string().optional(),
+        pageSize: z.number().int().default(50),
+        since: z.string().optional(),
+      }),
     } as unknown as typeof itemsList);
     const refund = defineAction({ ...ordersCreate, key: 'refunds.create', label: 'Refund an order' });
     const extra = defineConnector({ ...notes, key: 'notes2', name: 'Notes 2', actions: notes.actions });
@@ -159,7 +204,7 @@ describe('plugboard catalogue diff OLD NEW', () => {
     ]);
     const text = formatDiff(diff);
     expect(text).toContain('catalogue diff: 0 breaking changes, 5 non-breaking changes');
-    expect(text).toContain('added operation-added shop refunds.create: operation \'refunds.create\' was added');
+    expect(text).toContain("added operation-added shop refunds.create: operation 'refunds.create' was added");
     expect(text).toContain('no major changeset needed');
   });
 
@@ -175,14 +220,22 @@ describe('plugboard catalogue diff OLD NEW', () => {
         '',
       ].join('\n'),
     );
-    expect(diff).toMatchObject({ majorPackages: ['@plugboard/connector-shop'], breaking: [{ kind: 'operation-removed' }] });
+    expect(diff).toMatchObject({
+      majorPackages: ['@plugboard/connector-shop'],
+      breaking: [{ kind: 'operation-removed' }],
+    });
   });
 
   it('names the package the entry was published in', async () => {
     const before = await tempDir();
     const after = await tempDir();
     await generateCatalogue({ connectors: BASE, outDir: before, generatedAt: AT, packages: { shop: '@acme/shop' } });
-    await generateCatalogue({ connectors: [shopWith([itemsList]), notes, clips], outDir: after, generatedAt: AT, packages: { shop: '@acme/shop' } });
+    await generateCatalogue({
+      connectors: [shopWith([itemsList]), notes, clips],
+      outDir: after,
+      generatedAt: AT,
+      packages: { shop: '@acme/shop' },
+    });
     expect((await diffCatalogues(before, after)).majorPackages).toEqual(['@acme/shop']);
   });
 });

@@ -53,9 +53,16 @@ describe('field tables of JSON Schemas', () => {
       children: Folder[];
     }
     const Folder: z.ZodType<Folder> = z
-      .object({ name: z.string(), get children() { return z.array(Folder); } })
+      .object({
+        name: z.string(),
+        get children() {
+          return z.array(Folder);
+        },
+      })
       .meta({ id: 'Folder' });
-    const Drive = z.object({ root: Folder, owner: z.object({ id: z.string() }).meta({ id: 'Owner' }) }).meta({ id: 'Drive' });
+    const Drive = z
+      .object({ root: Folder, owner: z.object({ id: z.string() }).meta({ id: 'Owner' }) })
+      .meta({ id: 'Drive' });
     expect(rows(Drive)).toEqual(['root: Folder', 'owner: Owner']);
     expect(rows(Drive, 'output', true)).toEqual([
       'root: Folder',

@@ -49,25 +49,40 @@ describe('plugboard catalogue --out DIR', () => {
       const entry = await readJson<CatalogueEntry>(join(outDir, 'connectors', `${key}.json`));
       expect(validate(entry), JSON.stringify(validate.errors)).toBe(true);
       expect(entryProblems(entry)).toEqual([]);
-      for (const field of ['key', 'name', 'category', 'categoryLabel', 'summary', 'status']) expect(typeof entry[field as keyof CatalogueEntry]).toBe('string');
+      for (const field of ['key', 'name', 'category', 'categoryLabel', 'summary', 'status'])
+        expect(typeof entry[field as keyof CatalogueEntry]).toBe('string');
       expect(entry.vendor === null || typeof entry.vendor === 'string').toBe(true);
       expect(entry.documentationUrl === null || typeof entry.documentationUrl === 'string').toBe(true);
       expect(typeof entry.implemented).toBe('boolean');
       expect(entry.limitations.every((text) => typeof text === 'string')).toBe(true);
       for (const operation of entry.operations) {
-        expect(Object.keys(operation).slice(0, 6)).toEqual(['key', 'label', 'description', 'entity', 'mode', 'approvalRequired']);
+        expect(Object.keys(operation).slice(0, 6)).toEqual([
+          'key',
+          'label',
+          'description',
+          'entity',
+          'mode',
+          'approvalRequired',
+        ]);
         expect(['source', 'destination']).toContain(operation.mode);
         expect(typeof operation.approvalRequired).toBe('boolean');
         // Every schema reference points at a file that exists.
         await expect(readFile(join(outDir, operation.inputSchema as string), 'utf8')).resolves.toContain('"$schema"');
-        await expect(readFile(join(outDir, operation.entitySchema as string), 'utf8')).resolves.toContain(`"title": "${operation.entity}"`);
+        await expect(readFile(join(outDir, operation.entitySchema as string), 'utf8')).resolves.toContain(
+          `"title": "${operation.entity}"`,
+        );
       }
     }
   });
 
   it('takes facts from the definitions: category label, direction, approval, billable, budgets, implemented', async () => {
     const outDir = await tempDir();
-    await generateCatalogue({ connectors: PACK, outDir, generatedAt: FIXED, packages: { shop: '@acme/shop-connector' } });
+    await generateCatalogue({
+      connectors: PACK,
+      outDir,
+      generatedAt: FIXED,
+      packages: { shop: '@acme/shop-connector' },
+    });
     const shop = await readJson<CatalogueEntry>(join(outDir, 'connectors/shop.json'));
     const notes = await readJson<CatalogueEntry>(join(outDir, 'connectors/notes.json'));
     const clips = await readJson<CatalogueEntry>(join(outDir, 'connectors/clips.json'));
@@ -81,9 +96,25 @@ describe('plugboard catalogue --out DIR', () => {
       ['orders.create', 'destination', 'Order'],
     ]);
     const [list, create] = shop.operations;
-    expect(list).toMatchObject({ approvalRequired: false, billable: false, retry: 'safe', incremental: { cursorField: 'updated_at' }, rateBudget: 'default' });
-    expect(create).toMatchObject({ approvalRequired: true, approval: 'production', billable: true, retry: 'never', rateBudget: 'orders.create' });
-    expect(clips.operations[0]).toMatchObject({ approvalRequired: true, approval: 'always', rateBudget: 'clips.render' });
+    expect(list).toMatchObject({
+      approvalRequired: false,
+      billable: false,
+      retry: 'safe',
+      incremental: { cursorField: 'updated_at' },
+      rateBudget: 'default',
+    });
+    expect(create).toMatchObject({
+      approvalRequired: true,
+      approval: 'production',
+      billable: true,
+      retry: 'never',
+      rateBudget: 'orders.create',
+    });
+    expect(clips.operations[0]).toMatchObject({
+      approvalRequired: true,
+      approval: 'always',
+      rateBudget: 'clips.render',
+    });
     expect(shop.rateLimits).toEqual({
       default: { limit: 10, per: 'second', scope: 'connection' },
       'orders.create': { limit: 60, per: 'minute', scope: 'connector' },
@@ -118,7 +149,11 @@ describe('plugboard catalogue --out DIR', () => {
     }
     // The guard itself catches what a leaked credential looks like.
     expect(
-      secretProblems({ schemes: [{ type: 'bearer', header: 'Authorization', default: true, token: 'x' }], baseUrl: 'https://user:pw@host.invalid', example: 'Bearer abcdef' }),
+      secretProblems({
+        schemes: [{ type: 'bearer', header: 'Authorization', default: true, token: 'x' }],
+        baseUrl: 'https://user:pw@host.invalid',
+        example: 'Bearer abcdef',
+      }),
     ).toEqual([
       'authentication.schemes[0].token: a secret-like field name',
       'authentication.baseUrl: the URL carries user information',
@@ -129,7 +164,13 @@ describe('plugboard catalogue --out DIR', () => {
   it('writes the list with the API version, the package and the entries', async () => {
     const outDir = await tempDir();
     await generateCatalogue({ connectors: PACK, outDir, generatedAt: FIXED });
-    const index = await readJson<{ apiVersion: string; generatedAt: string; generator: { name: string }; count: number; connectors: CatalogueEntry[] }>(join(outDir, 'index.json'));
+    const index = await readJson<{
+      apiVersion: string;
+      generatedAt: string;
+      generator: { name: string };
+      count: number;
+      connectors: CatalogueEntry[];
+    }>(join(outDir, 'index.json'));
     expect(index.apiVersion).toBe('2026-10-01');
     expect(API_VERSION).toBe('2026-10-01');
     expect(index.generatedAt).toBe(FIXED);
@@ -154,14 +195,26 @@ describe('plugboard catalogue --out DIR', () => {
     // Every schema file compiles.
     const ajv = new Ajv2020({ strict: false, allowUnionTypes: true, validateFormats: false });
     const validateItem = ajv.compile(item);
-    expect(validateItem({ id: '1', name: 'n', price: { amount: '1', currency: 'EUR' }, tags: [], updated_at: '2026-01-01T00:00:00Z' })).toBe(true);
-    expect(validateItem({ id: '1', name: 'n', price: { amount: '1' }, tags: [], updated_at: '2026-01-01T00:00:00Z' })).toBe(false);
+    expect(
+      validateItem({
+        id: '1',
+        name: 'n',
+        price: { amount: '1', currency: 'EUR' },
+        tags: [],
+        updated_at: '2026-01-01T00:00:00Z',
+      }),
+    ).toBe(true);
+    expect(
+      validateItem({ id: '1', name: 'n', price: { amount: '1' }, tags: [], updated_at: '2026-01-01T00:00:00Z' }),
+    ).toBe(false);
   });
 
   it('refuses to write into a folder that holds something else, and replaces an earlier catalogue', async () => {
     const outDir = await tempDir();
     await writeFile(join(outDir, 'notes.txt'), 'mine');
-    await expect(generateCatalogue({ connectors: PACK, outDir, generatedAt: FIXED })).rejects.toThrow(/not empty and holds no Plugboard catalogue/);
+    await expect(generateCatalogue({ connectors: PACK, outDir, generatedAt: FIXED })).rejects.toThrow(
+      /not empty and holds no Plugboard catalogue/,
+    );
     const catalogueDir = await tempDir();
     await generateCatalogue({ connectors: PACK, outDir: catalogueDir, generatedAt: FIXED });
     await generateCatalogue({ connectors: [PACK.get('shop')!], outDir: catalogueDir, generatedAt: FIXED });
@@ -191,7 +244,11 @@ describe('every entry is validated against the PublicConnector schema', () => {
         expect.arrayContaining([
           { field: 'categoryLabel', message: 'is required but missing' },
           { field: 'vendor', message: 'must be of type string or null' },
-          { field: 'operations[1].mode', operation: 'orders.create', message: 'must be one of "source", "destination"' },
+          {
+            field: 'operations[1].mode',
+            operation: 'orders.create',
+            message: 'must be one of "source", "destination"',
+          },
         ]),
       );
       expect(failure.message).toContain("catalogue entry of connector 'shop' is invalid");
@@ -233,7 +290,8 @@ describe('output is deterministic', () => {
     const index = await readJson<{ generatedAt: string }>(join(first, 'index.json'));
     expect(index.generatedAt).toBe(new Date(1790000000 * 1000).toISOString());
     expect(a.get('index.html')!.toString()).toContain(index.generatedAt);
-    for (const [path, bytes] of a) if (path.endsWith('.json')) expect(bytes.toString().endsWith('}\n'), path).toBe(true);
+    for (const [path, bytes] of a)
+      if (path.endsWith('.json')) expect(bytes.toString().endsWith('}\n'), path).toBe(true);
   });
 
   it('uses the time now without SOURCE_DATE_EPOCH, and refuses a malformed one', async () => {
@@ -241,6 +299,8 @@ describe('output is deterministic', () => {
     const outDir = await tempDir();
     const catalogue = await generateCatalogue({ connectors: PACK, outDir, env: {} });
     expect(Date.parse(catalogue.generatedAt)).toBeGreaterThanOrEqual(before - 1000);
-    await expect(generateCatalogue({ connectors: PACK, outDir: await tempDir(), env: { SOURCE_DATE_EPOCH: 'yesterday' } })).rejects.toThrow(/SOURCE_DATE_EPOCH/);
+    await expect(
+      generateCatalogue({ connectors: PACK, outDir: await tempDir(), env: { SOURCE_DATE_EPOCH: 'yesterday' } }),
+    ).rejects.toThrow(/SOURCE_DATE_EPOCH/);
   });
 });

@@ -13,9 +13,18 @@ describe('the insurance connector in the catalogue', () => {
     const entry = await readJson<CatalogueEntry>(join(outDir, 'connectors/insurance.json'));
     expect(entryProblems(entry)).toEqual([]);
     expect(secretProblems(entry.authentication)).toEqual([]);
-    expect(entry).toMatchObject({ key: 'insurance', category: 'insurance', categoryLabel: 'Insurance', package: '@plugboard/connector-insurance' });
-    expect(entry.operations.map((operation) => operation.key)).toEqual(insurance.actions.map((action) => action.key).sort());
-    expect(entry.implemented).toBe(insurance.actions.every((action) => (action.direction === 'source' ? action.read : action.write) !== undefined));
+    expect(entry).toMatchObject({
+      key: 'insurance',
+      category: 'insurance',
+      categoryLabel: 'Insurance',
+      package: '@plugboard/connector-insurance',
+    });
+    expect(entry.operations.map((operation) => operation.key)).toEqual(
+      insurance.actions.map((action) => action.key).sort(),
+    );
+    expect(entry.implemented).toBe(
+      insurance.actions.every((action) => (action.direction === 'source' ? action.read : action.write) !== undefined),
+    );
     for (const operation of entry.operations) {
       const action = insurance.action(operation.key)!;
       expect(operation.mode).toBe(action.direction);
@@ -25,7 +34,17 @@ describe('the insurance connector in the catalogue', () => {
       expect(catalogue.files.has(operation.entitySchema!)).toBe(true);
     }
     // The ES2022 library only: the declarations need no DOM types, and checking those costs seconds.
-    const program = ts.createProgram([join(outDir, 'types/insurance.d.ts')], { strict: true, noEmit: true, types: [], target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts'] });
-    expect(ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))).toEqual([]);
+    const program = ts.createProgram([join(outDir, 'types/insurance.d.ts')], {
+      strict: true,
+      noEmit: true,
+      types: [],
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts'],
+    });
+    expect(
+      ts
+        .getPreEmitDiagnostics(program)
+        .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')),
+    ).toEqual([]);
   });
 });

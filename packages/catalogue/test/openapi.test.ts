@@ -15,8 +15,13 @@ describe('openapi.json', () => {
     const get = document.paths['/api/public/connect/connectors/{connectorKey}'].get;
     expect(get.security).toEqual([]);
     expect(get.parameters[0]).toMatchObject({ name: 'connectorKey', in: 'path', required: true });
-    expect(get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PublicConnector' });
-    expect(get.responses['200'].content['application/json'].examples.shop).toEqual({ summary: 'Shop', externalValue: 'connectors/shop.json' });
+    expect(get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PublicConnector',
+    });
+    expect(get.responses['200'].content['application/json'].examples.shop).toEqual({
+      summary: 'Shop',
+      externalValue: 'connectors/shop.json',
+    });
     const connector = document.components.schemas.PublicConnector;
     expect(connector.required).toEqual([
       'key',
@@ -32,9 +37,19 @@ describe('openapi.json', () => {
       'operations',
     ]);
     expect(connector.properties.operations.items).toEqual({ $ref: '#/components/schemas/PublicOperation' });
-    expect(document.components.schemas.PublicOperation.required).toEqual(['key', 'label', 'description', 'entity', 'mode', 'approvalRequired']);
+    expect(document.components.schemas.PublicOperation.required).toEqual([
+      'key',
+      'label',
+      'description',
+      'entity',
+      'mode',
+      'approvalRequired',
+    ]);
     expect(get.responses['429'].headers['Retry-After']).toBeDefined();
-    expect(document.components.schemas.Error.properties.error.enum).toEqual(['request_failed', 'internal_server_error']);
+    expect(document.components.schemas.Error.properties.error.enum).toEqual([
+      'request_failed',
+      'internal_server_error',
+    ]);
 
     // Valid against the OpenAPI 3.1 schema itself.
     const validator = new Validator();

@@ -21,7 +21,9 @@ afterAll(async () => {
 });
 
 async function visibleKeys(page: Page): Promise<string[]> {
-  return page.locator('#connector-list > li.connector:visible').evaluateAll((items) => items.map((item) => item.getAttribute('data-key') ?? ''));
+  return page
+    .locator('#connector-list > li.connector:visible')
+    .evaluateAll((items) => items.map((item) => item.getAttribute('data-key') ?? ''));
 }
 
 describe('the static catalogue site (index.html) in headless Chromium', () => {
@@ -84,7 +86,16 @@ describe('the static catalogue site (index.html) in headless Chromium', () => {
     expect(await shop.locator('table.rate-budgets').textContent()).toContain('60 per minute');
     const item = shop.locator('section.data-type[data-name="Item"] table.fields').first();
     const itemFields = await item.locator('tbody tr td:first-child').allTextContents();
-    expect(itemFields).toEqual(['id', 'name', 'price', 'tags', 'dimensions', 'dimensions.width', 'dimensions.height', 'updated_at']);
+    expect(itemFields).toEqual([
+      'id',
+      'name',
+      'price',
+      'tags',
+      'dimensions',
+      'dimensions.width',
+      'dimensions.height',
+      'updated_at',
+    ]);
     expect(await item.textContent()).toContain('string (date-time)');
     const notes = page.locator('li.connector[data-key="notes"]');
     expect(await notes.locator('.badge.todo').first().textContent()).toBe('partly implemented');
@@ -113,7 +124,8 @@ const hostile = defineConnector({
     defineAction({
       key: 'notes.list',
       label: 'List notes',
-      description: 'Reads notes.\n\n- first item\n- see [the docs](https://marked.invalid/docs)\n\n[click](javascript:window.pwned=2) <script>window.pwned=3</script>',
+      description:
+        'Reads notes.\n\n- first item\n- see [the docs](https://marked.invalid/docs)\n\n[click](javascript:window.pwned=2) <script>window.pwned=3</script>',
       direction: 'source',
       entity: z.object({ id: z.string(), title: z.string() }).meta({ id: 'MarkedNote' }),
       input: z.object({ folder: z.string().min(1), limit: z.number().int().min(1).optional() }),
@@ -138,12 +150,22 @@ describe('cards, addresses, Markdown and examples', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const base = pathToFileURL(join(outDir, 'index.html')).href;
     await page.goto(`${base}#connector-shop`);
-    const open = (key: string) => page.locator(`li.connector[data-key="${key}"] > details`).evaluate((details) => (details as unknown as { open: boolean }).open);
+    const open = (key: string) =>
+      page
+        .locator(`li.connector[data-key="${key}"] > details`)
+        .evaluate((details) => (details as unknown as { open: boolean }).open);
     await expect.poll(() => open('shop')).toBe(true);
     expect(await open('notes')).toBe(false);
 
     const notes = page.locator('li.connector[data-key="notes"] > details > summary');
-    expect(await notes.evaluate((summary) => (globalThis as unknown as { getComputedStyle(element: unknown): { cursor: string } }).getComputedStyle(summary).cursor)).toBe('pointer');
+    expect(
+      await notes.evaluate(
+        (summary) =>
+          (globalThis as unknown as { getComputedStyle(element: unknown): { cursor: string } }).getComputedStyle(
+            summary,
+          ).cursor,
+      ),
+    ).toBe('pointer');
     expect(await notes.locator('.open-hint').innerText()).toMatch(/Show operations/);
     await notes.click();
     expect(await open('notes')).toBe(true);
@@ -158,7 +180,9 @@ describe('cards, addresses, Markdown and examples', () => {
     await clips.focus();
     await page.keyboard.press('Enter');
     expect(await open('clips')).toBe(true);
-    expect(await page.locator('li.connector[data-key="clips"] a.permalink').getAttribute('href')).toBe('#connector-clips');
+    expect(await page.locator('li.connector[data-key="clips"] a.permalink').getAttribute('href')).toBe(
+      '#connector-clips',
+    );
     await page.close();
   });
 
@@ -175,7 +199,11 @@ describe('cards, addresses, Markdown and examples', () => {
     expect(await card.locator('.summary-text').innerText()).toContain('<img src=x onerror="window.pwned=1">');
     const description = card.locator('tr.operation .description');
     expect(await description.locator('li').allInnerTexts()).toEqual(['first item', 'see the docs']);
-    const links = await description.locator('a').evaluateAll((anchors) => anchors.map((anchor) => ({ href: anchor.getAttribute('href'), rel: anchor.getAttribute('rel') })));
+    const links = await description
+      .locator('a')
+      .evaluateAll((anchors) =>
+        anchors.map((anchor) => ({ href: anchor.getAttribute('href'), rel: anchor.getAttribute('rel') })),
+      );
     expect(links).toEqual([{ href: 'https://marked.invalid/docs', rel: 'noreferrer noopener' }]);
     expect(await card.locator('img, script').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
@@ -195,12 +223,20 @@ describe('cards, addresses, Markdown and examples', () => {
     // Only what the input requires: the smallest input that runs.
     expect(line).toBe(`plugboard run marked notes.list --input '{"folder":"string"}'`);
     await example.locator('button.copy').click();
-    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(line);
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ).toBe(line);
     await expect.poll(() => example.locator('button.copy').innerText()).toBe('Copied');
     expect(JSON.parse(await example.locator('.example-record').innerText())).toEqual({ id: 'string', title: 'string' });
 
     // Every operation of the insurance connector: its example input passes the action's own input schema.
-    const lines = await page.locator('li.connector[data-key="insurance"] button.copy').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-copy') ?? ''));
+    const lines = await page
+      .locator('li.connector[data-key="insurance"] button.copy')
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-copy') ?? ''));
     expect(lines.length).toBe(insurance.actions.length);
     for (const text of lines) {
       const { action, input } = commandInput(text);

@@ -33,7 +33,9 @@ host.getSourceFile = (fileName, language) => {
 function diagnostics(files: string[]): string[] {
   const program = ts.createProgram(files, options, host);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file ? `${diagnostic.file.fileName.split('/').slice(-2).join('/')}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}` : '';
+    const where = diagnostic.file
+      ? `${diagnostic.file.fileName.split('/').slice(-2).join('/')}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}`
+      : '';
     return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
   });
 }

@@ -1,4 +1,10 @@
-import { ConnectionConfigError, type ConnectionInput, type Connector, type Environment, type LogSink } from '@plugboard/sdk';
+import {
+  ConnectionConfigError,
+  type ConnectionInput,
+  type Connector,
+  type Environment,
+  type LogSink,
+} from '@plugboard/sdk';
 import type { IsolatedPlugin } from '@plugboard/runtime';
 import { type FoundConnector, isolatedIn } from './connectors.js';
 import { allowedNetwork } from './network.js';
@@ -33,17 +39,28 @@ export async function runArgs(invocation: Invocation): Promise<ActionArgs | Isol
   if (!values.plugins) return actionArgs(invocation);
   const { key } = actionTarget(invocation.args);
   const redis = invocation.io.env.PLUGBOARD_REDIS_URL;
-  const plugin = await isolatedIn(invocation.io, values.plugins, key, { allow: allowedNetwork(invocation.io.env), ...(redis ? { redis } : {}) });
+  const plugin = await isolatedIn(invocation.io, values.plugins, key, {
+    allow: allowedNetwork(invocation.io.env),
+    ...(redis ? { redis } : {}),
+  });
   const found = { key: plugin.key, actions: plugin.actions };
   return { ...(await actionArgs(invocation, found)), plugin } as IsolatedActionArgs;
 }
 
 export async function actionArgs(invocation: Invocation): Promise<ActionArgs>;
-export async function actionArgs(invocation: Invocation, isolated: ActionArgs['target']): Promise<Omit<ActionArgs, 'connector'>>;
-export async function actionArgs({ args, values: given, io, findConnector }: Invocation, isolated?: ActionArgs['target']): Promise<Omit<ActionArgs, 'connector'> & { connector?: Connector }> {
+export async function actionArgs(
+  invocation: Invocation,
+  isolated: ActionArgs['target'],
+): Promise<Omit<ActionArgs, 'connector'>>;
+export async function actionArgs(
+  { args, values: given, io, findConnector }: Invocation,
+  isolated?: ActionArgs['target'],
+): Promise<Omit<ActionArgs, 'connector'> & { connector?: Connector }> {
   const values = given as Record<string, string | undefined>;
   const { key, action } = actionTarget(args);
-  const found: Partial<FoundConnector> = isolated ? {} : await findConnector({ key, connector: values.connector, plugins: values.plugins });
+  const found: Partial<FoundConnector> = isolated
+    ? {}
+    : await findConnector({ key, connector: values.connector, plugins: values.plugins });
   const settings = jsonOption('--connection', values.connection, undefined);
   if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings))) {
     throw new UsageError('--connection must be a JSON object of connection settings');
@@ -79,6 +96,9 @@ export async function actionArgs({ args, values: given, io, findConnector }: Inv
 
 /** The connector key and action of `[connector] <action>`: one argument is the action. */
 export function actionTarget(args: string[]): { key: string | undefined; action: string } {
-  if (args.length === 0) throw new UsageError('name the action, e.g. plugboard run descript status.get, or plugboard run status.get in a connector package folder');
+  if (args.length === 0)
+    throw new UsageError(
+      'name the action, e.g. plugboard run descript status.get, or plugboard run status.get in a connector package folder',
+    );
   return args.length >= 2 ? { key: args[0], action: args[1]! } : { key: undefined, action: args[0]! };
 }

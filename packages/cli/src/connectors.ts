@@ -41,7 +41,9 @@ export function connectorFinder(io: CliIo, given?: ReadonlyMap<string, Connector
   return async (choice) => {
     const found = given && !choice.connector && !choice.plugins ? fromGiven(given, choice.key) : await find(io, choice);
     if (choice.key !== undefined && found.connector.key !== choice.key) {
-      throw new UsageError(`the connector found is '${found.connector.key}', not '${excerpt(choice.key)}'${found.dir ? ` (${found.dir})` : ''}`);
+      throw new UsageError(
+        `the connector found is '${found.connector.key}', not '${excerpt(choice.key)}'${found.dir ? ` (${found.dir})` : ''}`,
+      );
     }
     return found;
   };
@@ -50,7 +52,10 @@ export function connectorFinder(io: CliIo, given?: ReadonlyMap<string, Connector
 function fromGiven(given: ReadonlyMap<string, Connector>, key: string | undefined): FoundConnector {
   // No key: the one connector given, when there is exactly one.
   const connector = key === undefined ? (given.size === 1 ? [...given.values()][0] : undefined) : given.get(key);
-  if (!connector) throw new UsageError(`no connector '${excerpt(key ?? '')}'; available: ${[...given.keys()].sort().join(', ') || 'none'}`);
+  if (!connector)
+    throw new UsageError(
+      `no connector '${excerpt(key ?? '')}'; available: ${[...given.keys()].sort().join(', ') || 'none'}`,
+    );
   return { connector };
 }
 
@@ -61,21 +66,28 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
       const plugin = await runtime.loadPlugin({ dir });
       return { connector: plugin.connector, dir: plugin.dir };
     } catch (error) {
-      if (error instanceof runtime.PluginLoadError) throw new UsageError(`${dir} is not a connector package Plugboard can load: ${error.message}`);
+      if (error instanceof runtime.PluginLoadError)
+        throw new UsageError(`${dir} is not a connector package Plugboard can load: ${error.message}`);
       throw error;
     }
   };
   if (choice.plugins) {
     const connectors = await connectorsIn(io, choice.plugins);
     const connector = choice.key === undefined ? undefined : connectors.get(choice.key);
-    if (!connector) throw new UsageError(`no connector '${excerpt(choice.key ?? '')}' in --plugins ${excerpt(choice.plugins)}; it has ${[...connectors.keys()].sort().join(', ') || 'none'}`);
+    if (!connector)
+      throw new UsageError(
+        `no connector '${excerpt(choice.key ?? '')}' in --plugins ${excerpt(choice.plugins)}; it has ${[...connectors.keys()].sort().join(', ') || 'none'}`,
+      );
     return { connector };
   }
   if (choice.connector) {
     const path = resolve(io.cwd, choice.connector);
     if (isPath(choice.connector) || existsSync(join(path, 'package.json'))) return load(path);
     const dir = installed(choice.connector, io.cwd);
-    if (!dir) throw new UsageError(`--connector ${excerpt(choice.connector)}: no such folder, and no package of that name installed here`);
+    if (!dir)
+      throw new UsageError(
+        `--connector ${excerpt(choice.connector)}: no such folder, and no package of that name installed here`,
+      );
     return load(dir);
   }
   const here = connectorPackageAbove(io.cwd);
@@ -83,21 +95,26 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
     const found = await load(here);
     if (choice.key === undefined || found.connector.key === choice.key) return found;
   } else if (choice.key === undefined) {
-    throw new UsageError('no connector package here: run in a connector package folder (its package.json has a "plugboard" manifest), or name one with --connector DIR');
+    throw new UsageError(
+      'no connector package here: run in a connector package folder (its package.json has a "plugboard" manifest), or name one with --connector DIR',
+    );
   }
   const names = [`@plugboard/connector-${choice.key!}`, `plugboard-connector-${choice.key!}`];
   for (const name of names) {
     const dir = installed(name, io.cwd);
     if (dir) return load(dir);
   }
-  throw new UsageError(`no connector '${excerpt(choice.key!)}': not this folder's package, and neither ${names.join(' nor ')} is installed; name one with --connector DIR or --plugins DIR`);
+  throw new UsageError(
+    `no connector '${excerpt(choice.key!)}': not this folder's package, and neither ${names.join(' nor ')} is installed; name one with --connector DIR or --plugins DIR`,
+  );
 }
 
 /** Every connector package in a plugin folder; each one that did not load is said on stderr. */
 export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<string, Connector>> {
   const { loadPack } = await import('@plugboard/runtime');
   const { connectors, failed } = await loadPack(resolve(io.cwd, dir));
-  for (const plugin of failed) writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
+  for (const plugin of failed)
+    writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
   return connectors;
 }
 
@@ -106,13 +123,27 @@ export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<
  * third-party connectors: every package of the folder is started isolated (none is imported
  * here), the others are ended, and each one that did not start is said on stderr.
  */
-export async function isolatedIn(io: CliIo, dir: string, key: string | undefined, options: IsolationOptions): Promise<IsolatedPlugin> {
+export async function isolatedIn(
+  io: CliIo,
+  dir: string,
+  key: string | undefined,
+  options: IsolationOptions,
+): Promise<IsolatedPlugin> {
   const { startPlugins } = await import('@plugboard/runtime');
   const { loaded, failed } = await startPlugins(resolve(io.cwd, dir), options);
-  for (const plugin of failed) writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
+  for (const plugin of failed)
+    writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
   const chosen = loaded.find((plugin) => plugin.key === key);
   await Promise.all(loaded.filter((plugin) => plugin !== chosen).map((plugin) => plugin.close()));
-  if (!chosen) throw new UsageError(`no connector '${excerpt(key ?? '')}' in --plugins ${excerpt(dir)}; it has ${loaded.map((plugin) => plugin.key).sort().join(', ') || 'none'}`);
+  if (!chosen)
+    throw new UsageError(
+      `no connector '${excerpt(key ?? '')}' in --plugins ${excerpt(dir)}; it has ${
+        loaded
+          .map((plugin) => plugin.key)
+          .sort()
+          .join(', ') || 'none'
+      }`,
+    );
   return chosen;
 }
 

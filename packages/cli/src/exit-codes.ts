@@ -6,10 +6,22 @@
  */
 export const EXIT_CODES = [
   { code: 0, meaning: 'done' },
-  { code: 1, meaning: 'anything else: a network failure, a timeout, the provider down, a breaking change found by catalogue diff' },
-  { code: 2, meaning: 'refused before any request: usage, invalid input or connection, unknown connector or action, a refused address' },
+  {
+    code: 1,
+    meaning:
+      'anything else: a network failure, a timeout, the provider down, a breaking change found by catalogue diff',
+  },
+  {
+    code: 2,
+    meaning:
+      'refused before any request: usage, invalid input or connection, unknown connector or action, a refused address',
+  },
   { code: 3, meaning: 'approval required: the action needs a decision by someone else on this digest (--approval)' },
-  { code: 4, meaning: 'the provider refused the request (a 4xx answer: authentication, permission, not found, conflict, rejected)' },
+  {
+    code: 4,
+    meaning:
+      'the provider refused the request (a 4xx answer: authentication, permission, not found, conflict, rejected)',
+  },
   { code: 5, meaning: 'quota exhausted (402): the provider says the account has not enough credits or minutes' },
 ] as const;
 

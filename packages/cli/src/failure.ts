@@ -24,7 +24,14 @@ import { UsageError } from './usage.js';
  */
 
 /** Failures raised before any request leaves: the provider did nothing. */
-const REFUSED_BEFORE_SENDING = [InvalidInputError, ConnectionConfigError, UnknownActionError, UnknownConnectorError, IdempotencyKeyReusedError, AddressRefusedError];
+const REFUSED_BEFORE_SENDING = [
+  InvalidInputError,
+  ConnectionConfigError,
+  UnknownActionError,
+  UnknownConnectorError,
+  IdempotencyKeyReusedError,
+  AddressRefusedError,
+];
 
 export function exitCodeOf(error: unknown): ExitCode {
   if (!(error instanceof ConnectorError)) return 1;
@@ -36,21 +43,25 @@ export function exitCodeOf(error: unknown): ExitCode {
   return 1;
 }
 
-
 /** What to do next after a failure, for a person at a terminal; undefined when the message says it all. */
 export function hintFor(error: unknown): string | undefined {
   if (error instanceof ApprovalRequiredError) {
     return `someone other than you approves digest ${error.digest}; then run the same command with --approval '{"digest":"${error.digest}","requestedBy":"YOU","decidedBy":"THEM","decision":"approved","expiresAt":null}'`;
   }
-  if (error instanceof ConnectionConfigError && /PLUGBOARD_CREDENTIAL|credential/.test(error.message)) return 'export PLUGBOARD_CREDENTIAL=... (the token or key of the connection), then run again';
+  if (error instanceof ConnectionConfigError && /PLUGBOARD_CREDENTIAL|credential/.test(error.message))
+    return 'export PLUGBOARD_CREDENTIAL=... (the token or key of the connection), then run again';
   if (error instanceof AuthenticationError) return 'the provider refused the credential: check PLUGBOARD_CREDENTIAL';
-  if (error instanceof QuotaExhaustedError) return 'top up the account with the provider, or wait for the quota to renew';
-  if (error instanceof AddressRefusedError) return 'a local provider or stand-in? PLUGBOARD_ALLOW_NETWORK=127.0.0.0/8 lets loopback through';
-  if (error instanceof NetworkError || error instanceof TimeoutError) return 'check --base-url and that the provider is reachable from here';
+  if (error instanceof QuotaExhaustedError)
+    return 'top up the account with the provider, or wait for the quota to renew';
+  if (error instanceof AddressRefusedError)
+    return 'a local provider or stand-in? PLUGBOARD_ALLOW_NETWORK=127.0.0.0/8 lets loopback through';
+  if (error instanceof NetworkError || error instanceof TimeoutError)
+    return 'check --base-url and that the provider is reachable from here';
   if (error instanceof UnknownActionError) return 'plugboard catalogue --out DIR lists every action with its inputs';
   // The CLI's own refusals (a port in use, a folder not empty, a bad document) say what to do.
   if (error instanceof UsageError) return undefined;
-  if (error instanceof InvalidInputError) return 'see the command\'s --help; the catalogue lists each action\'s input schema';
+  if (error instanceof InvalidInputError)
+    return "see the command's --help; the catalogue lists each action's input schema";
   return undefined;
 }
 
@@ -67,19 +78,27 @@ export function report(error: unknown, words: string[], io: CliIo, asJson: boole
   if (!asJson) {
     // The CLI's own input errors already begin with `plugboard: `: said once.
     const message = excerpt(error instanceof Error ? error.message : String(error), 1000).replace(/^plugboard: /, '');
-    const hint = error instanceof UsageFailure ? `see plugboard ${words.slice(0, 1).join(' ')} --help`.replace('  ', ' ') : hintFor(error);
+    const hint =
+      error instanceof UsageFailure
+        ? `see plugboard ${words.slice(0, 1).join(' ')} --help`.replace('  ', ' ')
+        : hintFor(error);
     io.stderr.write(`plugboard: ${message}\n${hint ? `hint: ${hint}\n` : ''}`);
     return code;
   }
   // The provider's request id when it gave one, else one for this invocation.
-  const requestId = (error instanceof ConnectorError ? error.requestId : undefined) ?? `cli_${randomBytes(6).toString('hex')}`;
+  const requestId =
+    (error instanceof ConnectorError ? error.requestId : undefined) ?? `cli_${randomBytes(6).toString('hex')}`;
   if (error instanceof ConnectorError) {
     io.stderr.write(`${JSON.stringify(error.toPlatformError(path, requestId))}\n`);
   } else if (error instanceof UsageFailure) {
-    io.stderr.write(`${JSON.stringify({ error: 'request_failed', message: excerpt(error.message, 1000), statusCode: 400, requestId, path, code: 'invalid_input' })}\n`);
+    io.stderr.write(
+      `${JSON.stringify({ error: 'request_failed', message: excerpt(error.message, 1000), statusCode: 400, requestId, path, code: 'invalid_input' })}\n`,
+    );
   } else {
     const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
-    io.stderr.write(`${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId, path })}\n`);
+    io.stderr.write(
+      `${JSON.stringify({ error: 'internal_server_error', message, statusCode: 500, requestId, path })}\n`,
+    );
   }
   return code;
 }

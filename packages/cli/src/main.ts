@@ -5,7 +5,9 @@ import { MIN_NODE, nodeTooOld } from './node-version.js';
 
 // Before anything that needs a newer Node is loaded: a clear word, not a crash inside a dependency.
 if (nodeTooOld()) {
-  process.stderr.write(`plugboard: Node ${process.versions.node} is too old; Plugboard needs Node ${MIN_NODE} or newer (https://nodejs.org)\n`);
+  process.stderr.write(
+    `plugboard: Node ${process.versions.node} is too old; Plugboard needs Node ${MIN_NODE} or newer (https://nodejs.org)\n`,
+  );
   process.exit(2);
 }
 // Compiled code is kept in the system's temporary folder: later starts skip compiling.

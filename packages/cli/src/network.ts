@@ -13,6 +13,9 @@ export function allowedNetwork(env: Record<string, string | undefined>): string[
     .map((range) => range.trim())
     .filter((range) => range !== '');
   const wrong = ranges.find((range) => !isAddressRange(range));
-  if (wrong !== undefined) throw new UsageError(`PLUGBOARD_ALLOW_NETWORK: ${JSON.stringify(wrong)} is not an address range (CIDR such as 127.0.0.0/8, or one address)`);
+  if (wrong !== undefined)
+    throw new UsageError(
+      `PLUGBOARD_ALLOW_NETWORK: ${JSON.stringify(wrong)} is not an address range (CIDR such as 127.0.0.0/8, or one address)`,
+    );
   return ranges;
 }

@@ -1,4 +1,12 @@
-import { type Method, type OpenApiDocument, type Operation, operationsOf, type Parameter, pointerTo, type Schema } from './openapi-document.js';
+import {
+  type Method,
+  type OpenApiDocument,
+  type Operation,
+  operationsOf,
+  type Parameter,
+  pointerTo,
+  type Schema,
+} from './openapi-document.js';
 import { UsageError } from './usage.js';
 import { propertyKey, zodSource } from './zod-source.js';
 
@@ -41,14 +49,21 @@ function words(text: string): string[] {
 }
 
 const snake = (text: string) => words(text).join('_') || 'operation';
-const camel = (text: string) => words(text).map((word, index) => (index === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join('');
-const pascal = (text: string) => words(text).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+const camel = (text: string) =>
+  words(text)
+    .map((word, index) => (index === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join('');
+const pascal = (text: string) =>
+  words(text)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
 
 /** `resource.verb` from the path and method: GET /items answering a list is items.list, GET /items/{id} items.get. */
 function actionKey(path: string, method: Method, operationId: string, taken: Set<string>, list: boolean): string {
   const segments = path.split('/').filter(Boolean);
   const resource = snake(segments.filter((segment) => !segment.startsWith('{')).at(-1) ?? operationId);
-  const verb = method === 'get' ? (list && !segments.at(-1)?.startsWith('{') ? 'list' : 'get') : (VERBS[method] ?? method);
+  const verb =
+    method === 'get' ? (list && !segments.at(-1)?.startsWith('{') ? 'list' : 'get') : (VERBS[method] ?? method);
   let key = `${/^[a-z]/.test(resource) ? resource : `op_${resource}`}.${verb}`;
   if (taken.has(key)) key = `${key.split('.')[0]}.${snake(operationId)}`;
   taken.add(key);
@@ -62,18 +77,27 @@ function jsonContent<T>(content: Record<string, T> | undefined): { type: string;
 }
 
 /** The first success answer's JSON schema, and where it lies in the document as written. */
-function successSchema(path: string, method: Method, operation: Operation): { schema: Schema | undefined; at: string[] } {
+function successSchema(
+  path: string,
+  method: Method,
+  operation: Operation,
+): { schema: Schema | undefined; at: string[] } {
   const status = Object.keys(operation.responses ?? {})
     .filter((code) => /^2\d\d$/.test(code))
     .sort()[0];
   const content = status === undefined ? undefined : jsonContent(operation.responses?.[status]?.content);
-  return { schema: content?.media.schema, at: ['paths', path, method, 'responses', status ?? '', 'content', content?.type ?? '', 'schema'] };
+  return {
+    schema: content?.media.schema,
+    at: ['paths', path, method, 'responses', status ?? '', 'content', content?.type ?? '', 'schema'],
+  };
 }
 
 /** The component name a `$ref` at `at` in the document as written points to, if it does. */
 function refName(document: OpenApiDocument, at: string[]): string | undefined {
   const pointer = pointerTo(document.source, at);
-  return pointer?.startsWith('#/components/schemas/') ? decodeURIComponent(pointer.slice('#/components/schemas/'.length)).split('/')[0] : undefined;
+  return pointer?.startsWith('#/components/schemas/')
+    ? decodeURIComponent(pointer.slice('#/components/schemas/'.length)).split('/')[0]
+    : undefined;
 }
 
 /**
@@ -81,18 +105,27 @@ function refName(document: OpenApiDocument, at: string[]): string | undefined {
  * `items`, `results` ... array, or the only array of a small envelope (`{ projects: [...], next }`).
  * An answer about one thing (a path ending in its id) is one record, arrays inside it or not.
  */
-function recordsOf(schema: Schema | undefined, path: string): { property: string | undefined; item: Schema | undefined; many: boolean } {
+function recordsOf(
+  schema: Schema | undefined,
+  path: string,
+): { property: string | undefined; item: Schema | undefined; many: boolean } {
   const one = { property: undefined, item: schema, many: false };
   if (/\}\/?$/.test(path)) return one;
-  if (schema?.type === 'array' || schema?.items) return { property: undefined, item: schema.items as Schema | undefined, many: true };
+  if (schema?.type === 'array' || schema?.items)
+    return { property: undefined, item: schema.items as Schema | undefined, many: true };
   const properties = Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
   const arrays = properties.filter(([, property]) => property?.type === 'array');
   const preferred = ['data', 'items', 'results', 'records', 'entries'];
-  const found = arrays.find(([name]) => preferred.includes(name)) ?? (arrays.length === 1 && properties.length <= 3 ? arrays[0] : undefined);
+  const found =
+    arrays.find(([name]) => preferred.includes(name)) ??
+    (arrays.length === 1 && properties.length <= 3 ? arrays[0] : undefined);
   return found ? { property: found[0], item: found[1].items as Schema | undefined, many: true } : one;
 }
 
-function inputSchema(parameters: Parameter[], body: Schema | undefined): { schema: Schema; bodyKeys: string[]; bodyField: string | undefined } {
+function inputSchema(
+  parameters: Parameter[],
+  body: Schema | undefined,
+): { schema: Schema; bodyKeys: string[]; bodyField: string | undefined } {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
   for (const parameter of parameters) {
@@ -105,7 +138,11 @@ function inputSchema(parameters: Parameter[], body: Schema | undefined): { schem
   if (body && body.type === 'object' && !collides && Object.keys(bodyProperties).length > 0) {
     Object.assign(properties, bodyProperties);
     required.push(...((body.required as string[] | undefined) ?? []));
-    return { schema: { type: 'object', properties, required }, bodyKeys: Object.keys(bodyProperties), bodyField: undefined };
+    return {
+      schema: { type: 'object', properties, required },
+      bodyKeys: Object.keys(bodyProperties),
+      bodyField: undefined,
+    };
   }
   // A body that is not a plain object of its own fields travels as `body`.
   if (body) {
@@ -121,13 +158,18 @@ function comment(text: string | undefined): string {
 
 export function generateActions(document: OpenApiDocument, operationIds: readonly string[]): GeneratedConnector {
   const operations = operationsOf(document);
-  const byId = new Map(operations.flatMap((entry) => (entry.operation.operationId ? [[entry.operation.operationId, entry] as const] : [])));
+  const byId = new Map(
+    operations.flatMap((entry) => (entry.operation.operationId ? [[entry.operation.operationId, entry] as const] : [])),
+  );
   const unknown = operationIds.filter((id) => !byId.has(id));
   if (unknown.length > 0) {
     const known = [...byId.keys()].sort();
-    throw new UsageError(`--operations: no operation ${unknown.map((id) => `'${id}'`).join(', ')} in the document; it has ${known.slice(0, 60).join(', ')}${known.length > 60 ? ` and ${known.length - 60} more` : ''}`);
+    throw new UsageError(
+      `--operations: no operation ${unknown.map((id) => `'${id}'`).join(', ')} in the document; it has ${known.slice(0, 60).join(', ')}${known.length > 60 ? ` and ${known.length - 60} more` : ''}`,
+    );
   }
-  if (operationIds.length === 0) throw new UsageError('--operations: name at least one operationId of the document, comma-separated');
+  if (operationIds.length === 0)
+    throw new UsageError('--operations: name at least one operationId of the document, comma-separated');
 
   const taken = new Set<string>();
   const entities = new Map<string, string>();
@@ -140,11 +182,19 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
     const name = camel(key);
     const direction = method === 'get' ? 'source' : 'destination';
     const entitySchema = direction === 'source' ? records.item : answer.schema;
-    const entityAt = records.property === undefined ? (records.many ? [...answer.at, 'items'] : answer.at) : [...answer.at, 'properties', records.property, 'items'];
+    const entityAt =
+      records.property === undefined
+        ? records.many
+          ? [...answer.at, 'items']
+          : answer.at
+        : [...answer.at, 'properties', records.property, 'items'];
     const named = refName(document, direction === 'source' ? entityAt : answer.at);
     const entityName = (named ? pascal(named) : '') || `${pascal(key)}${direction === 'source' ? 'Record' : 'Result'}`;
     if (!entities.has(entityName)) {
-      entities.set(entityName, `export const ${entityName} = ${zodSource(entitySchema, { loose: true })}.meta({ id: ${JSON.stringify(entityName)} });`);
+      entities.set(
+        entityName,
+        `export const ${entityName} = ${zodSource(entitySchema, { loose: true })}.meta({ id: ${JSON.stringify(entityName)} });`,
+      );
     }
     const body = jsonContent(operation.requestBody?.content)?.media.schema;
     const input = inputSchema(parameters, body);
@@ -155,14 +205,21 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
     const primitive = (param: string) => {
       const schema = (parameters.find((parameter) => parameter.name === param)?.schema ?? {}) as Schema;
       const items = (schema.items ?? {}) as Schema;
-      return ['string', 'integer', 'number', 'boolean'].includes(String(schema.type)) || (schema.type === 'array' && ['string', 'integer', 'number', 'boolean'].includes(String(items.type)));
+      return (
+        ['string', 'integer', 'number', 'boolean'].includes(String(schema.type)) ||
+        (schema.type === 'array' && ['string', 'integer', 'number', 'boolean'].includes(String(items.type)))
+      );
     };
     const request = [
       `method: ${JSON.stringify(method.toUpperCase())}`,
       `path: ${JSON.stringify(path)}`,
       ...(pathParams.length ? [`params: ${from(pathParams, (value) => `String(${value})`)}`] : []),
       // A query value that is not a plain value or list of them goes as JSON text.
-      ...(queryParams.length ? [`query: ${from(queryParams, (value, param) => (primitive(param) ? value : `(${value} === undefined ? undefined : JSON.stringify(${value}))`))}`] : []),
+      ...(queryParams.length
+        ? [
+            `query: ${from(queryParams, (value, param) => (primitive(param) ? value : `(${value} === undefined ? undefined : JSON.stringify(${value}))`))}`,
+          ]
+        : []),
       ...(input.bodyField ? ['json: input.body'] : input.bodyKeys.length ? [`json: ${from(input.bodyKeys)}`] : []),
     ].join(', ');
     const call = `ctx.http.request<z.input<typeof ${direction === 'source' && records.property === undefined && !records.many ? entityName : 'Answer'}>>({ ${request} })`;
@@ -172,7 +229,9 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       "import { z } from 'zod';",
       `import { ${entityName} } from '../entities.js';`,
       '',
-      ...(direction === 'source' && (records.many || records.property !== undefined) ? [`const Answer = ${zodSource(answer.schema, { loose: true })};`, ''] : []),
+      ...(direction === 'source' && (records.many || records.property !== undefined)
+        ? [`const Answer = ${zodSource(answer.schema, { loose: true })};`, '']
+        : []),
       ...(direction === 'destination' ? [`const Answer = ${entityName};`, ''] : []),
       `/** ${method.toUpperCase()} ${path} (${id}). */`,
       `export const ${name} = defineAction({`,
@@ -183,7 +242,9 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       `  entity: ${entityName},`,
       ...(direction === 'destination'
         ? [
-            method === 'post' ? "  // Sent once: a retry could do it twice. Add `billable: true` and `approval: 'production'` when it spends the customer's money." : "  // Repeating it leaves the same state: safe to retry.",
+            method === 'post'
+              ? "  // Sent once: a retry could do it twice. Add `billable: true` and `approval: 'production'` when it spends the customer's money."
+              : '  // Repeating it leaves the same state: safe to retry.',
             `  retry: ${method === 'post' ? "'never'" : "'safe'"},`,
           ]
         : []),
@@ -200,7 +261,15 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       '});',
       '',
     ];
-    actions.push({ key, name, file: `src/actions/${key}.ts`, source: lines.join('\n'), direction, operationId: id, inputSchema: input.schema });
+    actions.push({
+      key,
+      name,
+      file: `src/actions/${key}.ts`,
+      source: lines.join('\n'),
+      direction,
+      operationId: id,
+      inputSchema: input.schema,
+    });
   }
   const entitiesSource = [
     "import { z } from 'zod';",

@@ -58,17 +58,25 @@ export async function loadOpenApiDocument(file: string): Promise<OpenApiDocument
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new OpenApiDocumentError(`${file}: cannot read the OpenAPI document (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new OpenApiDocumentError(
+      `${file}: cannot read the OpenAPI document (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   const validator = new Validator();
   // The validator takes a string without a line break for a file name: a one-line document is still a document.
   const result = await validator.validate(`${text}\n`);
   const version = validator.version;
   if (!result.valid) {
-    const errors = typeof result.errors === 'string' ? [result.errors] : (result.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`.trim());
+    const errors =
+      typeof result.errors === 'string'
+        ? [result.errors]
+        : (result.errors ?? [])
+            .slice(0, 3)
+            .map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`.trim());
     throw new OpenApiDocumentError(`${file}: not a valid OpenAPI document: ${errors.join('; ') || 'unknown reason'}`);
   }
-  if (!/^3\.[01]/.test(String(version))) throw new OpenApiDocumentError(`${file}: OpenAPI ${version} is not supported; give an OpenAPI 3.0 or 3.1 document`);
+  if (!/^3\.[01]/.test(String(version)))
+    throw new OpenApiDocumentError(`${file}: OpenAPI ${version} is not supported; give an OpenAPI 3.0 or 3.1 document`);
   // Resolving replaces the references in place: the source is kept apart first.
   const source = structuredClone(validator.specification);
   return { ...(validator.resolveRefs() as unknown as Omit<OpenApiDocument, 'source'>), source };
@@ -79,16 +87,23 @@ export async function loadOpenApiDocument(file: string): Promise<OpenApiDocument
  * each `$ref` met on the way: a JSON pointer a validator holding the source can compile.
  */
 export function pointerTo(source: Record<string, unknown>, path: readonly string[]): string | undefined {
-  const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
-  const unescape = (key: string) => key.replace(/~1/g, '/').replace(/~0/g, '~');
+  const escapeKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+  const unescapeKey = (key: string) => key.replace(/~1/g, '/').replace(/~0/g, '~');
   let node: unknown = source;
   let pointer: string[] = [];
   const follow = () => {
-    for (let hops = 0; hops < 32 && node && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string'; hops += 1) {
+    for (
+      let hops = 0;
+      hops < 32 && node && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string';
+      hops += 1
+    ) {
       const ref = (node as { $ref: string }).$ref;
       if (!ref.startsWith('#/')) return false;
-      pointer = ref.slice(2).split('/').map(unescape);
-      node = pointer.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), source);
+      pointer = ref.slice(2).split('/').map(unescapeKey);
+      node = pointer.reduce<unknown>(
+        (at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined),
+        source,
+      );
     }
     return true;
   };
@@ -98,11 +113,13 @@ export function pointerTo(source: Record<string, unknown>, path: readonly string
     pointer.push(key);
   }
   if (node === undefined) return undefined;
-  return `#/${pointer.map(escape).join('/')}`;
+  return `#/${pointer.map(escapeKey).join('/')}`;
 }
 
 /** Every operation of a document with its path, method and the parameters of its path item. */
-export function operationsOf(document: OpenApiDocument): Array<{ path: string; method: Method; operation: Operation; parameters: Parameter[] }> {
+export function operationsOf(
+  document: OpenApiDocument,
+): Array<{ path: string; method: Method; operation: Operation; parameters: Parameter[] }> {
   const found = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
@@ -110,7 +127,9 @@ export function operationsOf(document: OpenApiDocument): Array<{ path: string; m
       if (!operation) continue;
       // An operation's own parameter overrides its path item's of the same name and place.
       const own = operation.parameters ?? [];
-      const inherited = (item.parameters ?? []).filter((shared) => !own.some((parameter) => parameter.name === shared.name && parameter.in === shared.in));
+      const inherited = (item.parameters ?? []).filter(
+        (shared) => !own.some((parameter) => parameter.name === shared.name && parameter.in === shared.in),
+      );
       found.push({ path, method, operation, parameters: [...inherited, ...own] });
     }
   }

@@ -55,12 +55,26 @@ function actionOptions(command: Command): Command {
   return command
     .option('--input <json>', 'the action input, a JSON object', '{}')
     .option('--base-url <url>', "the provider's base URL for this connection (a local stand-in, a simulator)")
-    .addOption(new Option('--environment <env>', 'where the run counts').choices(['sandbox', 'production']).default('sandbox'))
-    .option('--connection <json>', 'connection settings, a JSON object (no secrets: those come from PLUGBOARD_CREDENTIAL)')
-    .option('--connection-id <id>', 'the connection id idempotency keys and checkpoints are kept under (default: default)')
-    .option('--connector <dir|package>', 'the connector package: a folder, or an installed package name (default: this folder\'s package)')
+    .addOption(
+      new Option('--environment <env>', 'where the run counts').choices(['sandbox', 'production']).default('sandbox'),
+    )
+    .option(
+      '--connection <json>',
+      'connection settings, a JSON object (no secrets: those come from PLUGBOARD_CREDENTIAL)',
+    )
+    .option(
+      '--connection-id <id>',
+      'the connection id idempotency keys and checkpoints are kept under (default: default)',
+    )
+    .option(
+      '--connector <dir|package>',
+      "the connector package: a folder, or an installed package name (default: this folder's package)",
+    )
     .option('--plugins <dir>', 'a folder npm or pnpm installed connector packages into')
-    .option('--state <dir>', 'keep checkpoints and idempotency keys in this folder (a source resumes where the last run ended)');
+    .option(
+      '--state <dir>',
+      'keep checkpoints and idempotency keys in this folder (a source resumes where the last run ended)',
+    );
 }
 
 function examples(lines: string[]): string {
@@ -79,7 +93,8 @@ export interface ProgramHooks {
 function valuesOf(command: Command): Invocation['values'] {
   const opts = command.opts();
   const values: Invocation['values'] = {};
-  for (const option of command.options) values[(option.long ?? option.short ?? '').replace(/^-+/, '')] = opts[option.attributeName()];
+  for (const option of command.options)
+    values[(option.long ?? option.short ?? '').replace(/^-+/, '')] = opts[option.attributeName()];
   return values;
 }
 
@@ -112,13 +127,23 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .description(
       'Create a connector package in a new folder: package.json (scripts, dependencies, engines), tsconfig, the connector with an incremental source and a destination (one file per action), the standard suite with its recorded fixtures, openapi.yaml for plugboard mock, and a README. It builds and its tests pass after npm install.',
     )
-    .argument('<name>', 'the connector key: lower case letters, digits and dashes (the package is plugboard-connector-<name>)')
+    .argument(
+      '<name>',
+      'the connector key: lower case letters, digits and dashes (the package is plugboard-connector-<name>)',
+    )
     .option('--dir <dir>', 'the folder to create (default: ./<name>); it may exist if empty')
-    .option('--from-openapi <file>', 'generate the actions, with zod schemas, from operations of this OpenAPI 3.0 or 3.1 document (JSON or YAML)')
+    .option(
+      '--from-openapi <file>',
+      'generate the actions, with zod schemas, from operations of this OpenAPI 3.0 or 3.1 document (JSON or YAML)',
+    )
     .option('--operations <ids>', 'with --from-openapi: the operationIds to generate, comma-separated')
     .addHelpText(
       'after',
-      examples(['plugboard new acme', 'npx @plugboard/cli new acme --dir ./connectors/acme', 'plugboard new acme --from-openapi ./acme-openapi.yaml --operations listProjects,getProject,createImport']),
+      examples([
+        'plugboard new acme',
+        'npx @plugboard/cli new acme --dir ./connectors/acme',
+        'plugboard new acme --from-openapi ./acme-openapi.yaml --operations listProjects,getProject,createImport',
+      ]),
     )
     .action(action('new'));
 
@@ -133,13 +158,19 @@ export function buildProgram(hooks: ProgramHooks): Command {
       .argument('[connector]', 'the connector key (default: the connector package of this folder, or --connector)')
       .argument('[action]', 'the action key, e.g. projects.list (required)'),
   )
-    .option('--idempotency-key <key>', 'a destination runs once under this key; a repeat returns the first result without sending')
-    .option('--approval <json>', 'the decision of someone else on this run: {"digest","requestedBy","decidedBy","decision","expiresAt"}')
+    .option(
+      '--idempotency-key <key>',
+      'a destination runs once under this key; a repeat returns the first result without sending',
+    )
+    .option(
+      '--approval <json>',
+      'the decision of someone else on this run: {"digest","requestedBy","decidedBy","decision","expiresAt"}',
+    )
     .addHelpText(
       'after',
       examples([
-        "plugboard run descript projects.list --input '{\"limit\":20}' --state ./state",
-        "plugboard run projects.list --connector ./my-connector --base-url http://127.0.0.1:4010",
+        'plugboard run descript projects.list --input \'{"limit":20}\' --state ./state',
+        'plugboard run projects.list --connector ./my-connector --base-url http://127.0.0.1:4010',
         'plugboard run descript media_imports.create --environment production --input \'{"project_name":"Demo","add_media":{"a.mp4":{"url":"https://example.com/a.mp4"}}}\' --idempotency-key import-1',
       ]),
     )
@@ -148,7 +179,7 @@ export function buildProgram(hooks: ProgramHooks): Command {
   actionOptions(
     program
       .command('record')
-      .summary('record a scenario into the connector\'s test/fixtures')
+      .summary("record a scenario into the connector's test/fixtures")
       .description(
         "Run an action against the real provider (or a local stand-in) and record every exchange, secrets redacted before anything is written, into the connector package's test/fixtures/<scenario>.json, which the standard suite replays offline. An incremental source records its second scenario from where the first ended: --state DIR (the same folder for both), or --checkpoint JSON.",
       )
@@ -158,14 +189,14 @@ export function buildProgram(hooks: ProgramHooks): Command {
   )
     .requiredOption('--scenario <name>', 'the scenario name: letters, digits, dot, dash, underscore')
     .option('--checkpoint <json>', 'resume an incremental source from this checkpoint')
-    .option('--fixtures <dir>', 'write the fixture here instead of the connector package\'s test/fixtures')
+    .option('--fixtures <dir>', "write the fixture here instead of the connector package's test/fixtures")
     .option('--expect-error <code>', 'the scenario is about this failure: record it rather than fail')
     .addHelpText(
       'after',
       examples([
-        "plugboard record projects.list --scenario projects-first --input '{\"limit\":2}' --state .record-state --base-url http://127.0.0.1:4010",
-        "plugboard record projects.list --scenario projects-incremental --input '{\"limit\":2}' --state .record-state --base-url http://127.0.0.1:4010",
-        "plugboard record status.get --scenario bad-token --expect-error authentication_failed",
+        'plugboard record projects.list --scenario projects-first --input \'{"limit":2}\' --state .record-state --base-url http://127.0.0.1:4010',
+        'plugboard record projects.list --scenario projects-incremental --input \'{"limit":2}\' --state .record-state --base-url http://127.0.0.1:4010',
+        'plugboard record status.get --scenario bad-token --expect-error authentication_failed',
       ]),
     )
     .action(action('record'));
@@ -174,21 +205,32 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .command('replay')
     .summary('replay a recorded scenario with the network closed')
     .description(
-      "Run a recorded scenario again from its fixture with the network closed, as the standard suite does, and print its records as JSON lines. A request the recording does not hold, or a recorded request not made, fails it.",
+      'Run a recorded scenario again from its fixture with the network closed, as the standard suite does, and print its records as JSON lines. A request the recording does not hold, or a recorded request not made, fails it.',
     )
     .usage('[connector] --scenario <name> [options]')
     .argument('[connector]', 'the connector key (default: the connector package of this folder, or --connector)')
     .requiredOption('--scenario <name>', 'the recorded scenario')
     .option('--fixtures <dir>', "where the fixture is (default: the connector package's test/fixtures)")
-    .option('--connector <dir|package>', "the connector package: a folder, or an installed package name (default: this folder's package)")
+    .option(
+      '--connector <dir|package>',
+      "the connector package: a folder, or an installed package name (default: this folder's package)",
+    )
     .option('--plugins <dir>', 'a folder npm or pnpm installed connector packages into')
-    .addHelpText('after', examples(['plugboard replay --scenario items-full', 'plugboard replay descript --scenario status --fixtures ./fixtures']))
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard replay --scenario items-full',
+        'plugboard replay descript --scenario status --fixtures ./fixtures',
+      ]),
+    )
     .action(action('replay'));
 
   program
     .command('test')
     .summary("run the connector package's own tests (its standard suite)")
-    .description("Run the test script of the connector package (npm test in its folder), which replays the recorded fixtures through the standard suite; exits with its code.")
+    .description(
+      'Run the test script of the connector package (npm test in its folder), which replays the recorded fixtures through the standard suite; exits with its code.',
+    )
     .option('--connector <dir>', "the connector package folder (default: this folder's package)")
     .addHelpText('after', examples(['plugboard test', 'plugboard test --connector ./my-connector']))
     .action(action('test'));
@@ -205,25 +247,40 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .option('--connector <dir|package...>', 'connector packages: folders or installed package names')
     .option('--plugins <dir>', 'every connector package installed in this folder')
     .option('--package <key=name...>', 'the npm package name to show for a connector key')
-    .addHelpText('after', examples(['plugboard catalogue --out ./catalogue', 'plugboard catalogue descript insurance --out ./catalogue', 'plugboard catalogue diff ./old-catalogue ./new-catalogue']))
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard catalogue --out ./catalogue',
+        'plugboard catalogue descript insurance --out ./catalogue',
+        'plugboard catalogue diff ./old-catalogue ./new-catalogue',
+      ]),
+    )
     .action(action('catalogue'));
   catalogue
     .command('diff')
     .summary('compare two catalogues and find the breaking changes')
     .description(
-      'OLD and NEW are catalogue folders or connector packages (a package folder, or a package name installed in --plugins DIR, default this folder; loaded in this process, so trusted ones only). Exits 1 when a change breaks users and names the package that needs a major changeset, 0 otherwise, 2 when a folder\'s index.json disagrees with its connector files.',
+      "OLD and NEW are catalogue folders or connector packages (a package folder, or a package name installed in --plugins DIR, default this folder; loaded in this process, so trusted ones only). Exits 1 when a change breaks users and names the package that needs a major changeset, 0 otherwise, 2 when a folder's index.json disagrees with its connector files.",
     )
     .argument('<old>', 'the catalogue or package before')
     .argument('<new>', 'the catalogue or package after')
     .option('--json', 'print the result as JSON')
     .option('--plugins <dir>', 'where package names are installed (default: this folder)')
-    .addHelpText('after', examples(['plugboard catalogue diff ./catalogue-1.2.0 ./catalogue', 'plugboard catalogue diff ./node_modules/plugboard-connector-acme .']))
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard catalogue diff ./catalogue-1.2.0 ./catalogue',
+        'plugboard catalogue diff ./node_modules/plugboard-connector-acme .',
+      ]),
+    )
     .action(action('catalogue diff'));
 
   program
     .command('plugins')
     .summary('list the connector packages a plugin folder holds')
-    .description('Load every package installed in DIR whose package.json has a plugboard manifest and print {"loaded": [...], "failed": [{"package", "reason"}]} as one JSON line.')
+    .description(
+      'Load every package installed in DIR whose package.json has a plugboard manifest and print {"loaded": [...], "failed": [{"package", "reason"}]} as one JSON line.',
+    )
     .requiredOption('--dir <dir>', 'the folder npm or pnpm installed the connector packages into')
     .addHelpText('after', examples(['plugboard plugins --dir ./plugins']))
     .action(action('plugins'));
@@ -231,8 +288,14 @@ export function buildProgram(hooks: ProgramHooks): Command {
   const idempotency = program
     .command('idempotency')
     .summary('look at and settle idempotency keys')
-    .description('What is kept under an idempotency key, and an operator\'s decision on a key whose run was left running (its process died) or uncertain.');
-  const stateOption = () => new Option('--state <dir>', 'the state folder (default: $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else ~/.local/state/plugboard)');
+    .description(
+      "What is kept under an idempotency key, and an operator's decision on a key whose run was left running (its process died) or uncertain.",
+    );
+  const stateOption = () =>
+    new Option(
+      '--state <dir>',
+      'the state folder (default: $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else ~/.local/state/plugboard)',
+    );
   idempotency
     .command('show')
     .summary('print what is kept under a key')
@@ -247,14 +310,23 @@ export function buildProgram(hooks: ProgramHooks): Command {
       'Once the provider showed what happened: failed releases the key (the next run with it runs again); succeeded keeps --result (default null), which the next run returns without sending anything. Refused for a key that succeeded, and for a running key younger than --min-age unless --force. Who, when, why and what the key was before are kept with it.',
     )
     .argument('<key>', 'the idempotency key')
-    .addOption(new Option('--as <outcome>', 'what the provider shows the run did').choices(['succeeded', 'failed']).makeOptionMandatory())
+    .addOption(
+      new Option('--as <outcome>', 'what the provider shows the run did')
+        .choices(['succeeded', 'failed'])
+        .makeOptionMandatory(),
+    )
     .requiredOption('--by <name>', 'who decides')
     .requiredOption('--reason <text>', 'why, e.g. what the provider shows')
     .option('--result <json>', 'with --as succeeded: the result the next run returns')
     .option('--min-age <duration>', 'refuse a running key younger than this: 90s, 15m, 2h, 1d (default 1h)')
     .option('--force', 'settle a running key however young')
     .addOption(stateOption())
-    .addHelpText('after', examples(['plugboard idempotency settle import-1 --as failed --by ana --reason "the provider shows no import" --state ./state']))
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard idempotency settle import-1 --as failed --by ana --reason "the provider shows no import" --state ./state',
+      ]),
+    )
     .action(action('idempotency settle'));
 
   program
@@ -270,7 +342,7 @@ export function buildProgram(hooks: ProgramHooks): Command {
       'after',
       examples([
         'plugboard mock openapi.yaml --port 4010',
-        "PLUGBOARD_CREDENTIAL=test-token plugboard record items.list --scenario items-full --base-url http://127.0.0.1:4010/v1",
+        'PLUGBOARD_CREDENTIAL=test-token plugboard record items.list --scenario items-full --base-url http://127.0.0.1:4010/v1',
       ]),
     )
     .action(action('mock'));
@@ -278,7 +350,9 @@ export function buildProgram(hooks: ProgramHooks): Command {
   program
     .command('simulate', { hidden: !hooks.simulators })
     .summary('start a provider simulator of the Plugboard repository')
-    .description('Start the local simulator of a pack connector on 127.0.0.1 and print {"provider","url","credential"} as one JSON line; runs until interrupted. Available inside the Plugboard repository.')
+    .description(
+      'Start the local simulator of a pack connector on 127.0.0.1 and print {"provider","url","credential"} as one JSON line; runs until interrupted. Available inside the Plugboard repository.',
+    )
     .argument('<provider>', 'descript or insurance')
     .option('--port <n>', 'the port (default: a free one)', '0')
     .option('--seed <n>', 'the seed of the simulated data')
@@ -288,9 +362,11 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .action(action('simulate'));
 
   // --json after the command too: `plugboard run ... --json`.
-  const leaves = (command: Command): Command[] => (command.commands.length === 0 ? [command] : command.commands.flatMap(leaves));
+  const leaves = (command: Command): Command[] =>
+    command.commands.length === 0 ? [command] : command.commands.flatMap(leaves);
   for (const command of [...program.commands.flatMap(leaves), catalogue]) {
-    if (!command.options.some((option) => option.long === '--json')) command.option('--json', 'print failures as platform Error JSON on stderr');
+    if (!command.options.some((option) => option.long === '--json'))
+      command.option('--json', 'print failures as platform Error JSON on stderr');
   }
   return program;
 }

@@ -20,7 +20,12 @@ export function createProgress(stderr: CliIo['stderr']): Progress {
   return {
     update(event) {
       const label = event.label ?? 'working';
-      const counts = event.total !== undefined ? ` ${event.done ?? 0}/${event.total}` : event.done !== undefined ? ` ${event.done}` : '';
+      const counts =
+        event.total !== undefined
+          ? ` ${event.done ?? 0}/${event.total}`
+          : event.done !== undefined
+            ? ` ${event.done}`
+            : '';
       let line: string;
       if (event.percent !== undefined) {
         const percent = Math.max(0, Math.min(100, event.percent));

@@ -59,7 +59,8 @@ function quoted(text: string): string {
 /** The template's own pair: an incremental items.list and items.create, with recorded fixtures. */
 function exampleTokens(name: string): Record<string, string> {
   return {
-    imports: "import { itemsCreate } from './actions/items-create.js';\nimport { itemsList } from './actions/items-list.js';",
+    imports:
+      "import { itemsCreate } from './actions/items-create.js';\nimport { itemsList } from './actions/items-list.js';",
     actionList: 'itemsList, itemsCreate',
     summary: JSON.stringify('Items of the API: an incremental list and a create.'),
     baseUrl: JSON.stringify(`https://api.${name}.example/v1`),
@@ -70,15 +71,19 @@ function exampleTokens(name: string): Record<string, string> {
       `npx plugboard record items.list --scenario items-since --state .record-state --base-url ${STAND_IN}/v1`,
       `npx plugboard record items.create --input '{"name":"New item"}' --scenario items-create --base-url ${STAND_IN}/v1`,
     ].join('\n'),
-    recordNote: 'The second `items.list` scenario starts where the first ended (the same `--state` folder): the\nstandard suite checks that it reads nothing twice. ',
+    recordNote:
+      'The second `items.list` scenario starts where the first ended (the same `--state` folder): the\nstandard suite checks that it reads nothing twice. ',
   };
 }
 
 export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions): Promise<Scaffold> {
   if (!NAME.test(name)) {
-    throw new UsageError(`<name> '${name}' must start with a lower case letter and hold only lower case letters, digits and dashes (at most 50): it is the connector key and part of the package name`);
+    throw new UsageError(
+      `<name> '${name}' must start with a lower case letter and hold only lower case letters, digits and dashes (at most 50): it is the connector key and part of the package name`,
+    );
   }
-  if (existsSync(dir) && (await readdir(dir)).length > 0) throw new UsageError(`${dir} is not empty: scaffold into a new or empty folder (--dir)`);
+  if (existsSync(dir) && (await readdir(dir)).length > 0)
+    throw new UsageError(`${dir} is not empty: scaffold into a new or empty folder (--dir)`);
   const title = name
     .split('-')
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
@@ -93,19 +98,32 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
     const server = document.servers?.[0]?.url;
     const info = (document.source.info ?? {}) as { title?: unknown };
     tokens = {
-      imports: connector.actions.map((action) => `import { ${action.name} } from './actions/${action.key}.js';`).join('\n'),
+      imports: connector.actions
+        .map((action) => `import { ${action.name} } from './actions/${action.key}.js';`)
+        .join('\n'),
       actionList: connector.actions.map((action) => action.name).join(', '),
-      summary: JSON.stringify(`${typeof info.title === 'string' ? info.title.slice(0, 100) : title}: ${connector.actions.map((action) => action.key).join(', ')}.`),
+      summary: JSON.stringify(
+        `${typeof info.title === 'string' ? info.title.slice(0, 100) : title}: ${connector.actions.map((action) => action.key).join(', ')}.`,
+      ),
       baseUrl: JSON.stringify(server && /^https?:\/\//.test(server) ? server : `https://api.${name}.example`),
       incremental: '',
       actionSummary: connector.actions.map((action) => `\`${action.key}\` (${action.direction})`).join(', '),
       recordCommands: connector.actions
-        .map((action) => `npx plugboard record ${action.key} --input ${quoted(JSON.stringify(sampleOf(action.inputSchema, { requiredOnly: true })))} --scenario ${action.key} --base-url ${standIn}`)
+        .map(
+          (action) =>
+            `npx plugboard record ${action.key} --input ${quoted(JSON.stringify(sampleOf(action.inputSchema, { requiredOnly: true })))} --scenario ${action.key} --base-url ${standIn}`,
+        )
         .join('\n'),
       recordNote: 'Each action needs a scenario with a successful run before the standard suite passes. ',
     };
-    generated.push(['src/entities.ts', connector.entities], ...connector.actions.map((action) => [action.file, action.source] as [string, string]));
-    generated.push([`openapi${extname(openapi.file) === '.json' ? '.json' : '.yaml'}`, await readFile(openapi.file, 'utf8')]);
+    generated.push(
+      ['src/entities.ts', connector.entities],
+      ...connector.actions.map((action) => [action.file, action.source] as [string, string]),
+    );
+    generated.push([
+      `openapi${extname(openapi.file) === '.json' ? '.json' : '.yaml'}`,
+      await readFile(openapi.file, 'utf8'),
+    ]);
   }
   const values: Record<string, string> = {
     ...tokens,
@@ -120,14 +138,19 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
   // Every source file reads alike, filled-in tokens and generated code included: laid out by prettier.
   const { format } = await import('prettier');
   const write = async (target: string, text: string) => {
-    const source = target.endsWith('.ts') ? await format(text, { parser: 'typescript', printWidth: 120, singleQuote: true }) : text;
+    const source = target.endsWith('.ts')
+      ? await format(text, { parser: 'typescript', printWidth: 120, singleQuote: true })
+      : text;
     await mkdir(join(dir, dirname(target)), { recursive: true });
     await writeFile(join(dir, target), source, { flag: 'wx' });
     files.push(target);
   };
   for (const file of await filesUnder(TEMPLATE)) {
     if (openapi && EXAMPLE_ONLY.test(file)) continue;
-    const text = (await readFile(join(TEMPLATE, file), 'utf8')).replace(/\{\{(\w+)\}\}/g, (whole, token: string) => values[token] ?? whole);
+    const text = (await readFile(join(TEMPLATE, file), 'utf8')).replace(
+      /\{\{(\w+)\}\}/g,
+      (whole, token: string) => values[token] ?? whole,
+    );
     await write(join(dirname(file), targetName(basename(file))), text);
   }
   for (const [file, text] of generated) await write(file, text);

@@ -19,7 +19,8 @@ export function defaultStateFolder(io: CliIo): StateFolder | undefined {
   const { PLUGBOARD_STATE, XDG_STATE_HOME, HOME } = io.env;
   if (PLUGBOARD_STATE) return { dir: resolve(io.cwd, PLUGBOARD_STATE), from: 'PLUGBOARD_STATE' };
   // The XDG base directory rules ignore a relative path.
-  if (XDG_STATE_HOME && isAbsolute(XDG_STATE_HOME)) return { dir: join(XDG_STATE_HOME, 'plugboard'), from: 'XDG_STATE_HOME' };
+  if (XDG_STATE_HOME && isAbsolute(XDG_STATE_HOME))
+    return { dir: join(XDG_STATE_HOME, 'plugboard'), from: 'XDG_STATE_HOME' };
   if (HOME && isAbsolute(HOME)) return { dir: join(HOME, '.local', 'state', 'plugboard'), from: 'HOME' };
   return undefined;
 }
@@ -31,7 +32,10 @@ export function stateFolder(io: CliIo, given: string | undefined, purpose: strin
     return { dir: resolve(io.cwd, given), from: '--state' };
   }
   const found = defaultStateFolder(io);
-  if (!found) throw new UsageError(`${purpose} needs a state folder: pass --state DIR, or set PLUGBOARD_STATE (neither XDG_STATE_HOME nor HOME is set)`);
+  if (!found)
+    throw new UsageError(
+      `${purpose} needs a state folder: pass --state DIR, or set PLUGBOARD_STATE (neither XDG_STATE_HOME nor HOME is set)`,
+    );
   return found;
 }
 
@@ -43,6 +47,8 @@ export async function ensureWritable(folder: StateFolder, purpose: string): Prom
     await access(keys, constants.W_OK);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`${purpose} cannot be kept: the state folder ${folder.dir} (from ${folder.from}) cannot be written (${reason}); pass --state DIR naming a folder that can`);
+    throw new UsageError(
+      `${purpose} cannot be kept: the state folder ${folder.dir} (from ${folder.from}) cannot be written (${reason}); pass --state DIR naming a folder that can`,
+    );
   }
 }

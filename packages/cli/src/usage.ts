@@ -1,4 +1,11 @@
-import { describeJsonType, excerpt, formatJsonPath, InvalidInputError, jsonProblem, MAX_JSON_DEPTH } from '@plugboard/sdk';
+import {
+  describeJsonType,
+  excerpt,
+  formatJsonPath,
+  InvalidInputError,
+  jsonProblem,
+  MAX_JSON_DEPTH,
+} from '@plugboard/sdk';
 
 /** The longest usage message: each value it quotes is an excerpt already; this bounds the rest. */
 const MAX_USAGE_MESSAGE = 1000;
@@ -21,7 +28,9 @@ export function jsonOption(option: string, text: string | undefined, fallback: u
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new InvalidInputError('plugboard', [{ path: option, message: `not valid JSON (${excerpt((error as Error).message)})` }]);
+    throw new InvalidInputError('plugboard', [
+      { path: option, message: `not valid JSON (${excerpt((error as Error).message)})` },
+    ]);
   }
 }
 
@@ -30,11 +39,19 @@ export function jsonOption(option: string, text: string | undefined, fallback: u
  * number is refused, and so is nesting deeper than `MAX_JSON_DEPTH` levels, naming the path,
  * before anything walks the value.
  */
-export function jsonObjectOption(option: string, text: string | undefined, fallback: Record<string, unknown>): Record<string, unknown> {
+export function jsonObjectOption(
+  option: string,
+  text: string | undefined,
+  fallback: Record<string, unknown>,
+): Record<string, unknown> {
   const value = jsonOption(option, text, fallback);
   const kind = describeJsonType(value);
-  if (kind !== 'an object') throw new InvalidInputError('plugboard', [{ path: option, message: `must be a JSON object, not ${kind}` }]);
+  if (kind !== 'an object')
+    throw new InvalidInputError('plugboard', [{ path: option, message: `must be a JSON object, not ${kind}` }]);
   const problem = jsonProblem(value, MAX_JSON_DEPTH);
-  if (problem) throw new InvalidInputError('plugboard', [{ path: option, message: `${excerpt(formatJsonPath(problem.path))}: ${problem.message}` }]);
+  if (problem)
+    throw new InvalidInputError('plugboard', [
+      { path: option, message: `${excerpt(formatJsonPath(problem.path))}: ${problem.message}` },
+    ]);
   return value as Record<string, unknown>;
 }

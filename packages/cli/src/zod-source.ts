@@ -29,7 +29,9 @@ export function propertyKey(name: string): string {
 }
 
 function withDescription(code: string, schema: Schema): string {
-  return typeof schema.description === 'string' && schema.description.trim() !== '' ? `${code}.describe(${literal(schema.description.trim().slice(0, 500))})` : code;
+  return typeof schema.description === 'string' && schema.description.trim() !== ''
+    ? `${code}.describe(${literal(schema.description.trim().slice(0, 500))})`
+    : code;
 }
 
 function nullable(schema: Schema): boolean {
@@ -49,13 +51,20 @@ function typeOf(schema: Schema): string | undefined {
 
 function source(schema: Schema | undefined, options: ZodSourceOptions, stack: Schema[], depth: number): string {
   if (!schema || typeof schema !== 'object') return 'z.unknown()';
-  if (stack.includes(schema) || depth > MAX_DEPTH) return 'z.unknown() /* recursive in the document: narrow it by hand */';
+  if (stack.includes(schema) || depth > MAX_DEPTH)
+    return 'z.unknown() /* recursive in the document: narrow it by hand */';
   const inner = [...stack, schema];
   const next = (part: Schema | undefined) => source(part, options, inner, depth + 1);
   let code: string;
   if (schema.const !== undefined) code = `z.literal(${literal(schema.const)})`;
-  else if (Array.isArray(schema.enum) && schema.enum.length > 0 && schema.enum.every((value) => typeof value === 'string')) code = `z.enum(${literal(schema.enum)})`;
-  else if (Array.isArray(schema.enum) && schema.enum.length > 0) code = `z.union([${schema.enum.map((value) => `z.literal(${literal(value)})`).join(', ')}])`;
+  else if (
+    Array.isArray(schema.enum) &&
+    schema.enum.length > 0 &&
+    schema.enum.every((value) => typeof value === 'string')
+  )
+    code = `z.enum(${literal(schema.enum)})`;
+  else if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    code = `z.union([${schema.enum.map((value) => `z.literal(${literal(value)})`).join(', ')}])`;
   else if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
     code = (schema.allOf as Schema[]).map(next).reduce((left, right) => `z.intersection(${left}, ${right})`);
   } else if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
@@ -93,7 +102,11 @@ function objectSource(schema: Schema, options: ZodSourceOptions, next: (part: Sc
   const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
   if (properties.length === 0) {
     const values = schema.additionalProperties;
-    return values && typeof values === 'object' ? `z.record(z.string(), ${next(values as Schema)})` : options.loose ? 'z.looseObject({})' : 'z.record(z.string(), z.unknown())';
+    return values && typeof values === 'object'
+      ? `z.record(z.string(), ${next(values as Schema)})`
+      : options.loose
+        ? 'z.looseObject({})'
+        : 'z.record(z.string(), z.unknown())';
   }
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const fields = properties.map(([name, property]) => {

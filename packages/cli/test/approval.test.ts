@@ -16,10 +16,25 @@ const policy = JSON.stringify({ quote_id: 'mq_1', holder: { name: 'Ada' } });
 const run = async (...extra: string[]) => {
   // Production against the simulator on 127.0.0.1: the host lets loopback through.
   const buffers = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey, PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' });
-  const argv = ['run', 'insurance', 'motor_policies.create', '--input', policy, '--base-url', simulator.url, '--environment', 'production', ...extra];
+  const argv = [
+    'run',
+    'insurance',
+    'motor_policies.create',
+    '--input',
+    policy,
+    '--base-url',
+    simulator.url,
+    '--environment',
+    'production',
+    ...extra,
+  ];
   const code = await runCli(argv, buffers.io, { pack: PACK });
   const stderr = buffers.stderr().trim().split('\n').at(-1) ?? '';
-  return { code, stdout: buffers.stdout(), error: stderr ? (JSON.parse(stderr) as { code: string; message: string }) : undefined };
+  return {
+    code,
+    stdout: buffers.stdout(),
+    error: stderr ? (JSON.parse(stderr) as { code: string; message: string }) : undefined,
+  };
 };
 const approval = (digest: string, decidedBy: string, expiresAt = '2999-01-01T00:00:00Z') =>
   JSON.stringify({ digest, requestedBy: 'ada@example.com', decidedBy, decision: 'approved', expiresAt });

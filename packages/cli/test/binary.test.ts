@@ -33,8 +33,15 @@ describe('the plugboard binary', () => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'insurance', '--port', '0']);
     const { url, credential } = await firstLine(simulator);
     try {
-      const input = JSON.stringify({ applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 });
-      const result = await run(['run', 'insurance', 'hospital_cash_quotes.compare', '--input', input, '--base-url', url], { PLUGBOARD_CREDENTIAL: credential });
+      const input = JSON.stringify({
+        applicant: { date_of_birth: '1988-04-12' },
+        cause: 'illness',
+        confinement_days: 7,
+      });
+      const result = await run(
+        ['run', 'insurance', 'hospital_cash_quotes.compare', '--input', input, '--base-url', url],
+        { PLUGBOARD_CREDENTIAL: credential },
+      );
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const lines = result.stdout.trim().split('\n');
@@ -55,9 +62,18 @@ describe('the plugboard binary', () => {
     const { url, credential } = await firstLine(simulator);
     const ran: string[] = [];
     const descript = async (action: string, input: unknown) => {
-      const result = await run(['run', 'descript', action, '--input', JSON.stringify(input), '--base-url', url], { PLUGBOARD_CREDENTIAL: credential });
+      const result = await run(['run', 'descript', action, '--input', JSON.stringify(input), '--base-url', url], {
+        PLUGBOARD_CREDENTIAL: credential,
+      });
       ran.push(action);
-      return { ...result, records: result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>) };
+      return {
+        ...result,
+        records: result.stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, any>),
+      };
     };
     const ok = async (action: string, input: unknown) => {
       const result = await descript(action, input);
@@ -76,11 +92,18 @@ describe('the plugboard binary', () => {
       await ok('compositions.list', { project_id: projectId });
       await ok('media_files.list', { project_id: projectId });
       await ok('drive_items.search', { query: String(projects[0]!.name).split(' ')[0] });
-      const receipt = (await ok('media_imports.create', { project_name: 'CLI import', add_media: { 'a.mp4': { url: 'https://media.example.com/a.mp4' } } }))[0]!;
+      const receipt = (
+        await ok('media_imports.create', {
+          project_name: 'CLI import',
+          add_media: { 'a.mp4': { url: 'https://media.example.com/a.mp4' } },
+        })
+      )[0]!;
       expect((await ok('jobs.get', { job_id: receipt.job_id }))[0]).toHaveProperty('job_id', receipt.job_id);
       await ok('jobs.list', {});
       await ok('agent_edits.create', { project_id: receipt.project_id, prompt: 'tighten the intro' });
-      expect((await ok('transcripts.get', { project_id: projectId, format: 'srt' }))[0]).toMatchObject({ format: 'srt' });
+      expect((await ok('transcripts.get', { project_id: projectId, format: 'srt' }))[0]).toMatchObject({
+        format: 'srt',
+      });
       // Some seeded share pages are still processing or failed (409): find a published one.
       let published: Record<string, any>[] | undefined;
       for (const project of projects) {
@@ -88,7 +111,11 @@ describe('the plugboard binary', () => {
         for (const publish of publishes) {
           const attempt = await descript('published_projects.get', { slug: publish.share_url });
           if (attempt.code === 0) published = attempt.records;
-          else expect(JSON.parse(attempt.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'conflict', statusCode: 409 });
+          else
+            expect(JSON.parse(attempt.stderr.trim().split('\n').at(-1)!)).toMatchObject({
+              code: 'conflict',
+              statusCode: 409,
+            });
           if (published) break;
         }
         if (published) break;
@@ -101,17 +128,33 @@ describe('the plugboard binary', () => {
   });
 
   it('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async () => {
-    const bad = await run(['run', 'insurance', 'hospital_cash_basic_quotes.create', '--input', '{"confinement_days":1}', '--base-url', 'http://127.0.0.1:9'], {
+    const bad = await run(
+      [
+        'run',
+        'insurance',
+        'hospital_cash_basic_quotes.create',
+        '--input',
+        '{"confinement_days":1}',
+        '--base-url',
+        'http://127.0.0.1:9',
+      ],
+      {
+        PLUGBOARD_CREDENTIAL: 'x-credential-1',
+      },
+    );
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stderr.trim().split('\n').at(-1)!)).toMatchObject({
+      error: 'request_failed',
+      code: 'invalid_input',
+    });
+    const failed = await run(['run', 'insurance', 'motor_quotes.list', '--base-url', 'http://127.0.0.1:9'], {
       PLUGBOARD_CREDENTIAL: 'x-credential-1',
     });
-    expect(bad.code).toBe(2);
-    expect(JSON.parse(bad.stderr.trim().split('\n').at(-1)!)).toMatchObject({ error: 'request_failed', code: 'invalid_input' });
-    const failed = await run(
-      ['run', 'insurance', 'motor_quotes.list', '--base-url', 'http://127.0.0.1:9'],
-      { PLUGBOARD_CREDENTIAL: 'x-credential-1' },
-    );
     expect(failed.code).toBe(1);
-    expect(JSON.parse(failed.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'network_error', statusCode: 502 });
+    expect(JSON.parse(failed.stderr.trim().split('\n').at(-1)!)).toMatchObject({
+      code: 'network_error',
+      statusCode: 502,
+    });
     expect(failed.stdout).toBe('');
   });
 
@@ -119,9 +162,13 @@ describe('the plugboard binary', () => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '300']);
     const { url, credential } = await firstLine(simulator);
     try {
-      const child = spawn(process.execPath, [BIN, 'run', 'descript', 'projects.list', '--input', '{"limit":100}', '--base-url', url], {
-        env: { ...process.env, PLUGBOARD_CREDENTIAL: credential },
-      });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', 'descript', 'projects.list', '--input', '{"limit":100}', '--base-url', url],
+        {
+          env: { ...process.env, PLUGBOARD_CREDENTIAL: credential },
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       // Like `| head -n 1`: read one line, then close the pipe.
@@ -169,7 +216,9 @@ describe.skipIf(!OLD_NODE)('the plugboard binary on a Node older than it needs',
       });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(/^plugboard: Node \d+\.\d+\.\d+ is too old; Plugboard needs Node 22\.20\.0 or newer \(https:\/\/nodejs\.org\)\n$/);
+      expect(result.stderr).toMatch(
+        /^plugboard: Node \d+\.\d+\.\d+ is too old; Plugboard needs Node 22\.20\.0 or newer \(https:\/\/nodejs\.org\)\n$/,
+      );
     }
   });
 });

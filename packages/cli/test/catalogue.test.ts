@@ -30,7 +30,12 @@ const withExport = shopWith([
   }),
 ]);
 
-async function catalogueCli(argv: string[], cwd: string, pack: ReadonlyMap<string, Connector> = new Map(), env: Record<string, string> = {}) {
+async function catalogueCli(
+  argv: string[],
+  cwd: string,
+  pack: ReadonlyMap<string, Connector> = new Map(),
+  env: Record<string, string> = {},
+) {
   const buffers = bufferIo(env);
   const code = await runCli(['catalogue', ...argv], { ...buffers.io, cwd }, { pack });
   return { code, stdout: buffers.stdout(), stderr: buffers.stderr() };
@@ -41,14 +46,22 @@ const tempDir = () => mkdtemp(join(tmpdir(), 'plugboard-cli-catalogue-'));
 describe('plugboard catalogue --out DIR', () => {
   it('generates, prints a summary, and honours SOURCE_DATE_EPOCH from its environment', async () => {
     const cwd = await tempDir();
-    const result = await catalogueCli(['--out', 'site', '--package', 'shop=@acme/shop'], cwd, new Map([['shop', withExport]]), { SOURCE_DATE_EPOCH: '0' });
+    const result = await catalogueCli(
+      ['--out', 'site', '--package', 'shop=@acme/shop'],
+      cwd,
+      new Map([['shop', withExport]]),
+      { SOURCE_DATE_EPOCH: '0' },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^catalogue: 1 connector, 6 operations, \d+ files in /);
     expect(result.stdout).toContain('generated 1970-01-01T00:00:00.000Z');
     expect(result.stdout).toContain('shop: 6 operations, 4 data types (not every operation is implemented)');
     expect(result.stdout).toContain('implemented: false for shop');
     expect(result.stdout).toContain(`site: ${join(cwd, 'site', 'index.html')}`);
-    const index = JSON.parse(await readFile(join(cwd, 'site', 'index.json'), 'utf8')) as { generatedAt: string; connectors: Array<{ package?: string }> };
+    const index = JSON.parse(await readFile(join(cwd, 'site', 'index.json'), 'utf8')) as {
+      generatedAt: string;
+      connectors: Array<{ package?: string }>;
+    };
     expect(index.generatedAt).toBe('1970-01-01T00:00:00.000Z');
     expect(JSON.stringify(index)).toContain('@acme/shop');
   });
@@ -63,7 +76,15 @@ describe('plugboard catalogue --out DIR', () => {
 
   it('answers usage errors with exit code 2 and the usage, and --help with 0', async () => {
     const cwd = await tempDir();
-    for (const argv of [[], ['--out'], ['--bogus'], ['stray'], ['diff', 'one'], ['--out', 'x', '--package', 'nokey'], ['--out', 'x', '--package', 'key=']]) {
+    for (const argv of [
+      [],
+      ['--out'],
+      ['--bogus'],
+      ['stray'],
+      ['diff', 'one'],
+      ['--out', 'x', '--package', 'nokey'],
+      ['--out', 'x', '--package', 'key='],
+    ]) {
       const result = await catalogueCli(argv, cwd);
       expect(result.code, argv.join(' ')).toBe(2);
       expect(JSON.parse(result.stderr)).toMatchObject({ code: 'invalid_input', statusCode: 400 });
@@ -89,7 +110,9 @@ describe('plugboard catalogue diff OLD NEW', () => {
 
   it('exits 0 when nothing breaks, listing the additions', async () => {
     const before = await catalogueOf(shop);
-    const after = await catalogueOf(shopWith([...shop.actions, defineAction({ ...ordersCreate, key: 'orders.repeat', label: 'Repeat an order' })]));
+    const after = await catalogueOf(
+      shopWith([...shop.actions, defineAction({ ...ordersCreate, key: 'orders.repeat', label: 'Repeat an order' })]),
+    );
     const result = await catalogueCli(['diff', before, after], await tempDir());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('catalogue diff: 0 breaking changes, 1 non-breaking change');
@@ -113,13 +136,23 @@ describe('plugboard catalogue diff OLD NEW', () => {
     );
     const json = await catalogueCli(['diff', before, after, '--json'], cwd);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ majorPackages: ['@plugboard/connector-shop'], breaking: [{ kind: 'operation-removed' }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      majorPackages: ['@plugboard/connector-shop'],
+      breaking: [{ kind: 'operation-removed' }],
+    });
   });
   it('sees a retyped data-type field and approval and billing switched on for a source, and exits 1', async () => {
     const Retyped = Item.extend({ name: z.number() }).meta({ id: 'ShopItem' });
-    const gated = defineAction({ ...itemsList, entity: Retyped, approval: 'always', billable: true } as unknown as typeof itemsList);
+    const gated = defineAction({
+      ...itemsList,
+      entity: Retyped,
+      approval: 'always',
+      billable: true,
+    } as unknown as typeof itemsList);
     const before = await catalogueOf(shop);
-    const after = await catalogueOf(shopWith(shop.actions.map((action) => (action.key === 'items.list' ? gated : action))));
+    const after = await catalogueOf(
+      shopWith(shop.actions.map((action) => (action.key === 'items.list' ? gated : action))),
+    );
     const result = await catalogueCli(['diff', before, after], await tempDir());
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('catalogue diff: 3 breaking changes');
@@ -148,11 +181,17 @@ describe('plugboard catalogue diff OLD NEW', () => {
     expect(byFolder.stdout).toContain('catalogue diff: 0 breaking changes, 0 non-breaking changes');
     const { action: _find, ...rest } = descript;
     const fewer = await catalogueOf(defineConnector({ ...rest, actions: descript.actions.slice(1) }));
-    const byName = await catalogueCli(['diff', '@plugboard/connector-descript', fewer, '--plugins', cliDir], await tempDir());
+    const byName = await catalogueCli(
+      ['diff', '@plugboard/connector-descript', fewer, '--plugins', cliDir],
+      await tempDir(),
+    );
     expect(byName.code).toBe(1);
     expect(byName.stdout).toContain(`BREAKING operation-removed descript ${descript.actions[0]?.key}`);
     expect(byName.stdout).toContain('major changeset needed: @plugboard/connector-descript (1 breaking change)');
-    const missing = await catalogueCli(['diff', '@plugboard/connector-nothing', fewer, '--plugins', cliDir], await tempDir());
+    const missing = await catalogueCli(
+      ['diff', '@plugboard/connector-nothing', fewer, '--plugins', cliDir],
+      await tempDir(),
+    );
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('neither a catalogue folder nor an installed connector package');
   });

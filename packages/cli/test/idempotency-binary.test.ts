@@ -23,7 +23,9 @@ beforeAll(async () => {
   plugins = join(home, 'plugins');
   const shopPackage = join(plugins, 'node_modules', 'shop-connector');
   await mkdir(shopPackage, { recursive: true });
-  const sdk = JSON.parse(await readFile(fileURLToPath(new URL('../../sdk/package.json', import.meta.url)), 'utf8')) as { version: string };
+  const sdk = JSON.parse(await readFile(fileURLToPath(new URL('../../sdk/package.json', import.meta.url)), 'utf8')) as {
+    version: string;
+  };
   await writeFile(
     join(shopPackage, 'package.json'),
     JSON.stringify({
@@ -62,14 +64,15 @@ function start(args: string[]) {
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { child, done };
 }
 
 const plugboard = (args: string[]) => start(args).done;
-const order = (key: string) => plugboard([...ORDER, '--base-url', server.url, '--plugins', plugins, '--idempotency-key', key]);
+const order = (key: string) =>
+  plugboard([...ORDER, '--base-url', server.url, '--plugins', plugins, '--idempotency-key', key]);
 const writes = () => seen(server).filter((line) => line === 'POST /orders').length;
 const lastLine = (text: string) => JSON.parse(text.trim().split('\n').at(-1)!) as Record<string, any>;
 
@@ -90,17 +93,27 @@ describe('idempotency keys of the plugboard binary', () => {
   it('two processes, one key, no --state: the provider sees one write, the second process prints the replayed result', async () => {
     const first = await order('order-2026-001');
     expect(first.code).toBe(0);
-    const kept = { level: 'info', message: `idempotency key order-2026-001 is kept in ${state} (from PLUGBOARD_STATE; --state DIR keeps it elsewhere)` };
-    expect(first.stderr.trim().split('\n').map((line) => JSON.parse(line))).toEqual([kept]);
+    const kept = {
+      level: 'info',
+      message: `idempotency key order-2026-001 is kept in ${state} (from PLUGBOARD_STATE; --state DIR keeps it elsewhere)`,
+    };
+    expect(
+      first.stderr
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([kept]);
     const second = await order('order-2026-001');
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     expect(JSON.parse(second.stdout)).toEqual({ order_id: expect.stringMatching(/^ord_/), amount: '20.00' });
-    expect(second.stderr).toContain('replayed: the first result under idempotency key order-2026-001; nothing was sent');
+    expect(second.stderr).toContain(
+      'replayed: the first result under idempotency key order-2026-001; nothing was sent',
+    );
     expect(writes()).toBe(1);
   });
 
-  it('a second process while the first one\'s write is in flight is refused, not sent', async () => {
+  it("a second process while the first one's write is in flight is refused, not sent", async () => {
     // The provider holds the first write until the second process has ended, however long either takes to start.
     let release = () => undefined as void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -116,7 +129,11 @@ describe('idempotency keys of the plugboard binary', () => {
       const second = await plugboard([...ORDER, ...keyed]);
       release();
       expect(second.code).toBe(1);
-      expect(lastLine(second.stderr)).toMatchObject({ code: 'conflict', statusCode: 409, message: expect.stringContaining('has not finished') });
+      expect(lastLine(second.stderr)).toMatchObject({
+        code: 'conflict',
+        statusCode: 409,
+        message: expect.stringContaining('has not finished'),
+      });
       expect(await first).toMatchObject({ code: 0, stdout: '{"order_id":"ord_slow","amount":"20.00"}\n' });
       expect(held.count).toBe(1);
     } finally {
@@ -129,25 +146,49 @@ describe('idempotency keys of the plugboard binary', () => {
     await killedMidRequest('order-2026-003');
     const shown = await plugboard(['idempotency', 'show', 'order-2026-003']);
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ key: 'order-2026-003', state: 'running', connector: 'shop', action: 'orders.create', digest: expect.stringMatching(/^sha256:/), startedAt: expect.any(String), decisions: [] });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      key: 'order-2026-003',
+      state: 'running',
+      connector: 'shop',
+      action: 'orders.create',
+      digest: expect.stringMatching(/^sha256:/),
+      startedAt: expect.any(String),
+      decisions: [],
+    });
     expect((await order('order-2026-003')).code).toBe(1);
 
-    const settle = ['idempotency', 'settle', 'order-2026-003', '--as', 'failed', '--by', 'ops@example.com', '--reason', 'no such order in the provider console'];
+    const settle = [
+      'idempotency',
+      'settle',
+      'order-2026-003',
+      '--as',
+      'failed',
+      '--by',
+      'ops@example.com',
+      '--reason',
+      'no such order in the provider console',
+    ];
     const refused = await plugboard(settle);
     expect(refused.code).toBe(1);
     expect(lastLine(refused.stderr)).toMatchObject({ code: 'conflict', message: expect.stringContaining('--force') });
     const settled = await plugboard([...settle, '--force']);
     expect(settled.code).toBe(0);
-    expect(JSON.parse(settled.stdout)).toMatchObject({ state: 'released', decisions: [{ as: 'failed', by: 'ops@example.com', before: { state: 'running' } }] });
+    expect(JSON.parse(settled.stdout)).toMatchObject({
+      state: 'released',
+      decisions: [{ as: 'failed', by: 'ops@example.com', before: { state: 'running' } }],
+    });
 
     const again = await order('order-2026-003');
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ amount: '20.00' });
     expect(writes()).toBe(2);
-    expect(JSON.parse((await plugboard(['idempotency', 'show', 'order-2026-003'])).stdout)).toMatchObject({ state: 'succeeded', decisions: [{ as: 'failed' }] });
+    expect(JSON.parse((await plugboard(['idempotency', 'show', 'order-2026-003'])).stdout)).toMatchObject({
+      state: 'succeeded',
+      decisions: [{ as: 'failed' }],
+    });
   });
 
-  it('a process killed mid-request, settled succeeded with the provider\'s order: the next run replays it and writes nothing', async () => {
+  it("a process killed mid-request, settled succeeded with the provider's order: the next run replays it and writes nothing", async () => {
     await killedMidRequest('order-2026-004');
     const found = { order_id: 'ord_seen_in_console', amount: '20.00' };
     const settled = await plugboard([
@@ -165,7 +206,11 @@ describe('idempotency keys of the plugboard binary', () => {
       '--force',
     ]);
     expect(settled.code).toBe(0);
-    expect(JSON.parse(settled.stdout)).toMatchObject({ state: 'succeeded', result: found, decision: { as: 'succeeded', by: 'ops@example.com' } });
+    expect(JSON.parse(settled.stdout)).toMatchObject({
+      state: 'succeeded',
+      result: found,
+      decision: { as: 'succeeded', by: 'ops@example.com' },
+    });
     const repeat = await order('order-2026-004');
     expect(repeat.code).toBe(0);
     expect(JSON.parse(repeat.stdout)).toEqual(found);

@@ -10,7 +10,12 @@ import { bufferIo, seen, TOKEN } from './support.js';
 
 const pack = new Map([['shop', shop]]);
 const ORDER = ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}'];
-const lines = (text: string) => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+const lines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>);
 const lastError = (text: string) => lines(text).at(-1)!;
 const HOURS_AGO = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
@@ -42,7 +47,12 @@ describe('plugboard run --idempotency-key without --state', () => {
   it('keeps the key in PLUGBOARD_STATE, says so on stderr in one line, and a second command replays', async () => {
     const first = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-1']);
     expect(first.code).toBe(0);
-    expect(lines(first.stderr)).toEqual([{ level: 'info', message: `idempotency key order-1 is kept in ${state} (from PLUGBOARD_STATE; --state DIR keeps it elsewhere)` }]);
+    expect(lines(first.stderr)).toEqual([
+      {
+        level: 'info',
+        message: `idempotency key order-1 is kept in ${state} (from PLUGBOARD_STATE; --state DIR keeps it elsewhere)`,
+      },
+    ]);
     expect(await readdir(join(state, 'idempotency'))).toHaveLength(1);
     const second = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-1']);
     expect(second.code).toBe(0);
@@ -53,11 +63,17 @@ describe('plugboard run --idempotency-key without --state', () => {
 
   it('falls back to $XDG_STATE_HOME/plugboard, then ~/.local/state/plugboard; a relative XDG_STATE_HOME is ignored', async () => {
     const xdg = join(home, 'xdg');
-    const viaXdg = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'k-xdg'], env({ XDG_STATE_HOME: xdg }));
+    const viaXdg = await cli(
+      [...ORDER, '--base-url', server.url, '--idempotency-key', 'k-xdg'],
+      env({ XDG_STATE_HOME: xdg }),
+    );
     expect(viaXdg.code).toBe(0);
     expect(viaXdg.stderr).toContain(`kept in ${join(xdg, 'plugboard')} (from XDG_STATE_HOME`);
     expect(await readdir(join(xdg, 'plugboard', 'idempotency'))).toHaveLength(1);
-    const viaHome = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'k-home'], env({ XDG_STATE_HOME: 'relative/state' }));
+    const viaHome = await cli(
+      [...ORDER, '--base-url', server.url, '--idempotency-key', 'k-home'],
+      env({ XDG_STATE_HOME: 'relative/state' }),
+    );
     expect(viaHome.code).toBe(0);
     expect(viaHome.stderr).toContain(`kept in ${join(home, '.local', 'state', 'plugboard')} (from HOME`);
     expect(await readdir(join(home, '.local', 'state', 'plugboard', 'idempotency'))).toHaveLength(1);
@@ -78,9 +94,17 @@ describe('plugboard run --idempotency-key without --state', () => {
   ])('refuses a key it cannot keep (%s): exit 2 naming --state, nothing sent', async (_case, environment) => {
     await writeFile(join(home, 'blocked'), 'a file, not a folder');
     const buffers = bufferIo(environment);
-    const code = await runCli([...ORDER, '--base-url', server.url, '--idempotency-key', 'k'], { ...buffers.io, cwd: home }, { pack });
+    const code = await runCli(
+      [...ORDER, '--base-url', server.url, '--idempotency-key', 'k'],
+      { ...buffers.io, cwd: home },
+      { pack },
+    );
     expect(code).toBe(2);
-    expect(lastError(buffers.stderr())).toMatchObject({ code: 'invalid_input', statusCode: 400, message: expect.stringContaining('--state DIR') });
+    expect(lastError(buffers.stderr())).toMatchObject({
+      code: 'invalid_input',
+      statusCode: 400,
+      message: expect.stringContaining('--state DIR'),
+    });
     expect(buffers.stdout()).toBe('');
     expect(server.requests).toEqual([]);
   });
@@ -93,7 +117,17 @@ describe('plugboard run --idempotency-key without --state', () => {
   });
 
   it('keeps no checkpoint for a source without --state, a key and PLUGBOARD_STATE notwithstanding', async () => {
-    const argv = ['run', 'shop', 'items.list', '--input', '{"limit":3}', '--base-url', server.url, '--idempotency-key', 'k'];
+    const argv = [
+      'run',
+      'shop',
+      'items.list',
+      '--input',
+      '{"limit":3}',
+      '--base-url',
+      server.url,
+      '--idempotency-key',
+      'k',
+    ];
     expect((await cli(argv)).code).toBe(0);
     const again = await cli(argv);
     expect(lines(again.stdout)).toHaveLength(5);
@@ -108,7 +142,12 @@ describe('plugboard idempotency', () => {
     // The fingerprint and digest of exactly ORDER: from a first run under another key.
     expect((await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'template'])).code).toBe(0);
     const template = (await fileStore(state).idempotency.get('template'))!;
-    const { state: _state, result: _result, finishedAt: _finished, ...first } = template as Extract<typeof template, { state: 'succeeded' }>;
+    const {
+      state: _state,
+      result: _result,
+      finishedAt: _finished,
+      ...first
+    } = template as Extract<typeof template, { state: 'succeeded' }>;
     await fileStore(state).idempotency.claim(key, { ...first, state: 'running', startedAt });
     server.clear();
   }
@@ -131,13 +170,33 @@ describe('plugboard idempotency', () => {
     // The run meanwhile is refused, as before.
     const blocked = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-9']);
     expect(blocked.code).toBe(1);
-    expect(lastError(blocked.stderr)).toMatchObject({ code: 'conflict', statusCode: 409, message: expect.stringContaining('settle the key') });
-    expect(lastError(blocked.stderr).message).toMatch(/; see plugboard idempotency show order-9, and plugboard idempotency settle --help$/);
+    expect(lastError(blocked.stderr)).toMatchObject({
+      code: 'conflict',
+      statusCode: 409,
+      message: expect.stringContaining('settle the key'),
+    });
+    expect(lastError(blocked.stderr).message).toMatch(
+      /; see plugboard idempotency show order-9, and plugboard idempotency settle --help$/,
+    );
 
-    const settle = ['idempotency', 'settle', 'order-9', '--as', 'failed', '--by', 'ops@example.com', '--reason', 'no order in the provider console'];
+    const settle = [
+      'idempotency',
+      'settle',
+      'order-9',
+      '--as',
+      'failed',
+      '--by',
+      'ops@example.com',
+      '--reason',
+      'no order in the provider console',
+    ];
     const early = await cli(settle);
     expect(early.code).toBe(1);
-    expect(lastError(early.stderr)).toMatchObject({ code: 'conflict', statusCode: 409, message: expect.stringContaining('5 min ago, less than 1 h') });
+    expect(lastError(early.stderr)).toMatchObject({
+      code: 'conflict',
+      statusCode: 409,
+      message: expect.stringContaining('5 min ago, less than 1 h'),
+    });
     expect(lastError(early.stderr).message).toContain('(--force)');
     expect(lastError(early.stderr).message).toContain('--min-age');
     expect((await cli([...settle, '--min-age', '10m'])).code).toBe(1);
@@ -168,10 +227,22 @@ describe('plugboard idempotency', () => {
     expect(after).toMatchObject({ state: 'succeeded', result: JSON.parse(again.stdout), decisions: report.decisions });
   });
 
-  it('settles a running key succeeded with the provider\'s result: a repeat replays it and sends nothing', async () => {
+  it("settles a running key succeeded with the provider's result: a repeat replays it and sends nothing", async () => {
     await leftRunning('order-10', HOURS_AGO(2));
     const result = { order_id: 'ord_77', amount: '10.00' };
-    const settled = await cli(['idempotency', 'settle', 'order-10', '--as', 'succeeded', '--by', 'ops', '--reason', 'ord_77 in the console', '--result', JSON.stringify(result)]);
+    const settled = await cli([
+      'idempotency',
+      'settle',
+      'order-10',
+      '--as',
+      'succeeded',
+      '--by',
+      'ops',
+      '--reason',
+      'ord_77 in the console',
+      '--result',
+      JSON.stringify(result),
+    ]);
     expect(settled.code).toBe(0);
     expect(JSON.parse(settled.stdout)).toMatchObject({
       state: 'succeeded',
@@ -185,22 +256,56 @@ describe('plugboard idempotency', () => {
     expect(repeat.stderr).toContain('replayed');
     expect(posts()).toEqual([]);
     // Settled once: refused now.
-    const twice = await cli(['idempotency', 'settle', 'order-10', '--as', 'failed', '--by', 'ops', '--reason', 'changed my mind', '--force']);
+    const twice = await cli([
+      'idempotency',
+      'settle',
+      'order-10',
+      '--as',
+      'failed',
+      '--by',
+      'ops',
+      '--reason',
+      'changed my mind',
+      '--force',
+    ]);
     expect(twice.code).toBe(1);
-    expect(lastError(twice.stderr)).toMatchObject({ code: 'conflict', message: expect.stringContaining('settled by ops') });
+    expect(lastError(twice.stderr)).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('settled by ops'),
+    });
   });
 
-  it('shows an uncertain key with the error code and the provider\'s request id, and settles it without waiting', async () => {
-    server.otherwise((request) => (request.method === 'POST' ? reply(503, { error: 'unavailable', message: 'try later' }) : shopAnswer(request, { token: TOKEN })));
+  it("shows an uncertain key with the error code and the provider's request id, and settles it without waiting", async () => {
+    server.otherwise((request) =>
+      request.method === 'POST'
+        ? reply(503, { error: 'unavailable', message: 'try later' })
+        : shopAnswer(request, { token: TOKEN }),
+    );
     const failed = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-11']);
     expect(failed.code).toBe(1);
     const refused = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-11', '--state', state]);
     expect(refused.code).toBe(1);
     expect(lastError(refused.stderr).message).toContain(`see plugboard idempotency show order-11 --state ${state}`);
     const shown = JSON.parse((await cli(['idempotency', 'show', 'order-11'])).stdout);
-    expect(shown).toMatchObject({ state: 'uncertain', connector: 'shop', action: 'orders.create', finishedAt: expect.any(String), error: { code: expect.any(String), requestId: expect.stringMatching(/^req_/) } });
+    expect(shown).toMatchObject({
+      state: 'uncertain',
+      connector: 'shop',
+      action: 'orders.create',
+      finishedAt: expect.any(String),
+      error: { code: expect.any(String), requestId: expect.stringMatching(/^req_/) },
+    });
     expect(shown.error.requestId).toBe(lastError(failed.stderr).requestId);
-    const settled = await cli(['idempotency', 'settle', 'order-11', '--as', 'failed', '--by', 'ops', '--reason', `no ${shown.error.requestId} in the console`]);
+    const settled = await cli([
+      'idempotency',
+      'settle',
+      'order-11',
+      '--as',
+      'failed',
+      '--by',
+      'ops',
+      '--reason',
+      `no ${shown.error.requestId} in the console`,
+    ]);
     expect(settled.code).toBe(0);
     expect(JSON.parse(settled.stdout).decisions[0].before).toMatchObject({ state: 'uncertain', error: shown.error });
   });
@@ -209,18 +314,38 @@ describe('plugboard idempotency', () => {
     server.next(delay(10_000));
     const controller = new AbortController();
     const buffers = bufferIo(env({ PLUGBOARD_STATE: state }));
-    const running = runCli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-12'], buffers.io, { pack, signal: controller.signal });
+    const running = runCli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-12'], buffers.io, {
+      pack,
+      signal: controller.signal,
+    });
     while (posts().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     expect(await running).toBe(1);
-    expect(JSON.parse((await cli(['idempotency', 'show', 'order-12'])).stdout)).toMatchObject({ state: 'uncertain', error: { code: 'cancelled' } });
+    expect(JSON.parse((await cli(['idempotency', 'show', 'order-12'])).stdout)).toMatchObject({
+      state: 'uncertain',
+      error: { code: 'cancelled' },
+    });
   });
 
-  it('checks a given result against the action\'s data type when the connector is at hand', async () => {
+  it("checks a given result against the action's data type when the connector is at hand", async () => {
     await leftRunning('order-13', HOURS_AGO(2));
-    const wrong = await cli(['idempotency', 'settle', 'order-13', '--as', 'succeeded', '--by', 'ops', '--reason', 'r', '--result', '{"order":"x"}']);
+    const wrong = await cli([
+      'idempotency',
+      'settle',
+      'order-13',
+      '--as',
+      'succeeded',
+      '--by',
+      'ops',
+      '--reason',
+      'r',
+      '--result',
+      '{"order":"x"}',
+    ]);
     expect(wrong.code).toBe(2);
-    expect(lastError(wrong.stderr).message).toContain('--result is not a result of shop orders.create: result.order_id');
+    expect(lastError(wrong.stderr).message).toContain(
+      '--result is not a result of shop orders.create: result.order_id',
+    );
     expect(JSON.parse((await cli(['idempotency', 'show', 'order-13'])).stdout).state).toBe('running');
   });
 
@@ -230,10 +355,19 @@ describe('plugboard idempotency', () => {
     [['settle', 'k', '--as', 'maybe', '--by', 'ops', '--reason', 'r'], 'Allowed choices are succeeded, failed'],
     [['settle', 'k', '--as', 'failed', '--reason', 'r'], "required option '--by <name>' not specified"],
     [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', ' '], '--reason TEXT must say why'],
-    [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--result', '{}'], '--result goes with --as succeeded'],
+    [
+      ['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--result', '{}'],
+      '--result goes with --as succeeded',
+    ],
     [['settle', 'k', '--as', 'succeeded', '--by', 'ops', '--reason', 'r', '--result', '{nope'], '--result'],
-    [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--min-age', 'soon'], '--min-age takes a duration'],
-    [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--min-age', '1h', '--force'], '--force and --min-age exclude each other'],
+    [
+      ['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--min-age', 'soon'],
+      '--min-age takes a duration',
+    ],
+    [
+      ['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--min-age', '1h', '--force'],
+      '--force and --min-age exclude each other',
+    ],
     [['settle', 'k', '--as', 'failed', '--by', 'ops', '--reason', 'r', '--by-force'], "unknown option '--by-force'"],
     [['forget', 'k'], "unknown command 'forget'"],
   ])('exits 2 on %j', async (argv, mention) => {
@@ -244,10 +378,17 @@ describe('plugboard idempotency', () => {
   });
 
   it('exits 1 for a key nothing is kept under, naming the folder looked in', async () => {
-    for (const verb of [['show', 'nope'], ['settle', 'nope', '--as', 'failed', '--by', 'ops', '--reason', 'r']]) {
+    for (const verb of [
+      ['show', 'nope'],
+      ['settle', 'nope', '--as', 'failed', '--by', 'ops', '--reason', 'r'],
+    ]) {
       const run = await cli(['idempotency', ...verb]);
       expect(run.code).toBe(1);
-      expect(lastError(run.stderr)).toMatchObject({ code: 'idempotency_key_unknown', statusCode: 404, message: expect.stringContaining(state) });
+      expect(lastError(run.stderr)).toMatchObject({
+        code: 'idempotency_key_unknown',
+        statusCode: 404,
+        message: expect.stringContaining(state),
+      });
     }
   });
 

@@ -22,7 +22,10 @@ const ITEMS = {
   servers: [{ url: 'https://api.items.example/v2' }],
   security: [{ bearer: [] }],
   components: {
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer' },
+      key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+    },
     schemas: {
       Item: {
         type: 'object',
@@ -50,7 +53,14 @@ const ITEMS = {
             description: 'A page of items',
             content: {
               'application/json': {
-                schema: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Item' } }, next_cursor: { type: 'string' } } },
+                schema: {
+                  type: 'object',
+                  required: ['data'],
+                  properties: {
+                    data: { type: 'array', items: { $ref: '#/components/schemas/Item' } },
+                    next_cursor: { type: 'string' },
+                  },
+                },
               },
             },
           },
@@ -61,10 +71,26 @@ const ITEMS = {
         security: [{ key: [] }],
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, size: { type: 'integer' } } } } },
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['name'],
+                properties: { name: { type: 'string', minLength: 1 }, size: { type: 'integer' } },
+              },
+            },
+          },
         },
         responses: {
-          '201': { description: 'Created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' }, example: { id: 'it_1', name: 'First', updated_at: '2026-01-02T03:04:05Z' } } } },
+          '201': {
+            description: 'Created',
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Item' },
+                example: { id: 'it_1', name: 'First', updated_at: '2026-01-02T03:04:05Z' },
+              },
+            },
+          },
         },
       },
     },
@@ -90,7 +116,7 @@ afterEach(async () => {
 const bearer = { authorization: 'Bearer test-token' };
 
 describe('startMockServer', () => {
-  it('answers every operation under the first server\'s path, with the example or a sample that matches the schema', async () => {
+  it("answers every operation under the first server's path, with the example or a sample that matches the schema", async () => {
     const document = await loadOpenApiDocument(await documentFile(ITEMS));
     server = await startMockServer(document);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
@@ -102,47 +128,88 @@ describe('startMockServer', () => {
     // Item is recursive (parent): checked against the document as written.
     const ajv = new Ajv({ strict: false, validateFormats: false });
     ajv.addSchema(document.source, 'items');
-    const pointer = pointerTo(document.source, ['paths', '/items', 'get', 'responses', '200', 'content', 'application/json', 'schema']);
+    const pointer = pointerTo(document.source, [
+      'paths',
+      '/items',
+      'get',
+      'responses',
+      '200',
+      'content',
+      'application/json',
+      'schema',
+    ]);
     expect(ajv.validate({ $ref: `items${pointer}` }, page), JSON.stringify(ajv.errors)).toBe(true);
     // The sample is the last page: a client that follows next_cursor stops.
     expect(page).not.toHaveProperty('next_cursor');
-    expect(page.data[0]).toMatchObject({ id: '00000000-0000-4000-8000-000000000000', updated_at: '2026-01-01T00:00:00Z', tags: ['red'] });
+    expect(page.data[0]).toMatchObject({
+      id: '00000000-0000-4000-8000-000000000000',
+      updated_at: '2026-01-01T00:00:00Z',
+      tags: ['red'],
+    });
 
-    const created = await fetch(`${server.url}/items`, { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'A' }) });
+    const created = await fetch(`${server.url}/items`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'k', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'A' }),
+    });
     expect(created.status).toBe(201);
     expect(await created.json()).toEqual({ id: 'it_1', name: 'First', updated_at: '2026-01-02T03:04:05Z' });
 
     const deleted = await fetch(`${server.url}/items/it_1`, { method: 'DELETE', headers: bearer });
     expect(deleted.status).toBe(204);
     expect(await deleted.text()).toBe('');
-    expect(server.requests.map((request) => `${request.method} ${request.status} ${request.operationId}`)).toEqual(['GET 200 listItems', 'POST 201 createItem', 'DELETE 204 deleteItem']);
+    expect(server.requests.map((request) => `${request.method} ${request.status} ${request.operationId}`)).toEqual([
+      'GET 200 listItems',
+      'POST 201 createItem',
+      'DELETE 204 deleteItem',
+    ]);
   });
 
   it('refuses what the document does not allow, naming the field', async () => {
     server = await startMockServer(await loadOpenApiDocument(await documentFile(ITEMS)));
     const refusal = async (path: string, init: RequestInit = {}) => {
       const answer = await fetch(`${server!.url}${path}`, init);
-      return { status: answer.status, allow: answer.headers.get('allow'), ...((await answer.json()) as { error: string; message: string }) };
+      return {
+        status: answer.status,
+        allow: answer.headers.get('allow'),
+        ...((await answer.json()) as { error: string; message: string }),
+      };
     };
     expect(await refusal('/items')).toMatchObject({ status: 401, error: 'unauthorized' });
     // The operation's own security wins over the document's: a bearer token is not its API key.
     expect(await refusal('/items', { method: 'POST', headers: bearer, body: '{}' })).toMatchObject({ status: 401 });
-    expect(await refusal('/items?limit=many', { headers: bearer })).toMatchObject({ status: 400, message: 'query.limit must be an integer' });
-    expect(await refusal('/items?limit=500', { headers: bearer })).toMatchObject({ status: 400, message: 'query.limit must be at most 100' });
-    const post = (body: string) => refusal('/items', { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body });
+    expect(await refusal('/items?limit=many', { headers: bearer })).toMatchObject({
+      status: 400,
+      message: 'query.limit must be an integer',
+    });
+    expect(await refusal('/items?limit=500', { headers: bearer })).toMatchObject({
+      status: 400,
+      message: 'query.limit must be at most 100',
+    });
+    const post = (body: string) =>
+      refusal('/items', { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body });
     expect(await post('')).toMatchObject({ status: 400, message: 'body is required' });
     expect(await post('{"size":1}')).toMatchObject({ status: 400, message: 'body.name is required' });
-    expect(await post('{"name":"A","size":"big"}')).toMatchObject({ status: 400, message: 'body.size must be integer' });
+    expect(await post('{"name":"A","size":"big"}')).toMatchObject({
+      status: 400,
+      message: 'body.size must be integer',
+    });
     expect(await post('{"name":')).toMatchObject({ status: 400, message: 'body is not JSON' });
     expect(await post(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }))).toMatchObject({ status: 413 });
-    expect(await refusal('/things', { headers: bearer })).toMatchObject({ status: 404, message: 'no operation at /v2/things' });
+    expect(await refusal('/things', { headers: bearer })).toMatchObject({
+      status: 404,
+      message: 'no operation at /v2/things',
+    });
     expect(await refusal('/elsewhere', { headers: bearer })).toMatchObject({ status: 404 });
-    expect(await refusal('/items/a', { method: 'PUT', headers: bearer })).toMatchObject({ status: 405, allow: 'DELETE' });
+    expect(await refusal('/items/a', { method: 'PUT', headers: bearer })).toMatchObject({
+      status: 405,
+      allow: 'DELETE',
+    });
   });
 });
 
-describe('Descript\'s published document', () => {
-  it('samples every success answer\'s schema into a value that schema accepts', async () => {
+describe("Descript's published document", () => {
+  it("samples every success answer's schema into a value that schema accepts", async () => {
     const document = await loadOpenApiDocument(DESCRIPT);
     const ajv = new Ajv({ strict: false, validateFormats: false });
     let checked = 0;
@@ -150,7 +217,10 @@ describe('Descript\'s published document', () => {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const media = response.content?.['application/json'];
         if (!/^2/.test(status) || !media?.schema) continue;
-        expect(ajv.validate(media.schema, sampleOf(media.schema as Schema)), `${operation.operationId} ${status}: ${JSON.stringify(ajv.errors)}`).toBe(true);
+        expect(
+          ajv.validate(media.schema, sampleOf(media.schema as Schema)),
+          `${operation.operationId} ${status}: ${JSON.stringify(ajv.errors)}`,
+        ).toBe(true);
         checked += 1;
       }
     }
@@ -160,10 +230,16 @@ describe('Descript\'s published document', () => {
   it('stands in for Descript: the connector runs status.get and projects.list through plugboard run', async () => {
     server = await startMockServer(await loadOpenApiDocument(DESCRIPT));
     const status = bufferIo({ PLUGBOARD_CREDENTIAL: 'mock-token-1234' });
-    expect(await runCli(['run', 'descript', 'status.get', '--base-url', server.url], status.io, { pack: PACK }), status.stderr()).toBe(0);
+    expect(
+      await runCli(['run', 'descript', 'status.get', '--base-url', server.url], status.io, { pack: PACK }),
+      status.stderr(),
+    ).toBe(0);
     expect(JSON.parse(status.stdout())).toMatchObject({ drive_id: expect.any(String) });
     const list = bufferIo({ PLUGBOARD_CREDENTIAL: 'mock-token-1234' });
-    expect(await runCli(['run', 'descript', 'projects.list', '--base-url', server.url], list.io, { pack: PACK }), list.stderr()).toBe(0);
+    expect(
+      await runCli(['run', 'descript', 'projects.list', '--base-url', server.url], list.io, { pack: PACK }),
+      list.stderr(),
+    ).toBe(0);
     expect(list.stdout().trim().split('\n').length).toBeGreaterThanOrEqual(1);
     expect(server.requests.map((request) => `${request.method} ${request.status}`)).toEqual(['GET 200', 'GET 200']);
   });
@@ -175,7 +251,12 @@ describe('plugboard mock', () => {
     expect(await runCli(['mock', await documentFile('title: nothing\n', 'x.yaml')], notOpenApi.io)).toBe(2);
     expect(notOpenApi.stderr()).toMatch(/x\.yaml: not a valid OpenAPI document/);
     const swagger = bufferIo();
-    expect(await runCli(['mock', await documentFile({ swagger: '2.0', info: { title: 't', version: '1' }, paths: {} })], swagger.io)).toBe(2);
+    expect(
+      await runCli(
+        ['mock', await documentFile({ swagger: '2.0', info: { title: 't', version: '1' }, paths: {} })],
+        swagger.io,
+      ),
+    ).toBe(2);
     expect(swagger.stderr()).toMatch(/OpenAPI 2\.0 is not supported/);
     const missing = bufferIo();
     expect(await runCli(['mock', '/nonexistent/openapi.yaml'], missing.io)).toBe(2);
@@ -189,8 +270,12 @@ describe('plugboard mock', () => {
     server = await startMockServer(await loadOpenApiDocument(await documentFile(ITEMS)));
     const port = new URL(server.url).port;
     const taken = bufferIo({}, true);
-    expect(await runCli(['mock', DESCRIPT, '--port', port], { ...taken.io, stdout: { write: () => true, isTTY: true } })).toBe(2);
-    expect(taken.stderr()).toBe(`plugboard: arguments: --port ${port}: the port is in use; pick another, or --port 0 for a free one\n`);
+    expect(
+      await runCli(['mock', DESCRIPT, '--port', port], { ...taken.io, stdout: { write: () => true, isTTY: true } }),
+    ).toBe(2);
+    expect(taken.stderr()).toBe(
+      `plugboard: arguments: --port ${port}: the port is in use; pick another, or --port 0 for a free one\n`,
+    );
   });
 
   it('serves until its signal ends it, printing where and each request', async () => {

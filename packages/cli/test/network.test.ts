@@ -13,11 +13,28 @@ afterAll(async () => {
 });
 
 const run = async (environment: 'sandbox' | 'production', allow?: string) => {
-  const buffers = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey, ...(allow === undefined ? {} : { PLUGBOARD_ALLOW_NETWORK: allow }) });
-  const argv = ['run', 'insurance', 'motor_quotes.create', '--input', JSON.stringify({ vehicle: { value: 1 } }), '--base-url', simulator.url, '--environment', environment];
+  const buffers = bufferIo({
+    PLUGBOARD_CREDENTIAL: simulator.apiKey,
+    ...(allow === undefined ? {} : { PLUGBOARD_ALLOW_NETWORK: allow }),
+  });
+  const argv = [
+    'run',
+    'insurance',
+    'motor_quotes.create',
+    '--input',
+    JSON.stringify({ vehicle: { value: 1 } }),
+    '--base-url',
+    simulator.url,
+    '--environment',
+    environment,
+  ];
   const code = await runCli(argv, buffers.io, { pack: PACK });
   const stderr = buffers.stderr().trim().split('\n').at(-1) ?? '';
-  return { code, stdout: buffers.stdout(), error: stderr ? (JSON.parse(stderr) as { code: string; message: string; statusCode: number }) : undefined };
+  return {
+    code,
+    stdout: buffers.stdout(),
+    error: stderr ? (JSON.parse(stderr) as { code: string; message: string; statusCode: number }) : undefined,
+  };
 };
 
 describe('plugboard run and the network policy', () => {

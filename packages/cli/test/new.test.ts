@@ -13,7 +13,12 @@ import { bufferIo } from './support.js';
  * (test/guide.test.ts), against a local registry.
  */
 
-const workspaceVersion = async (folder: string) => (JSON.parse(await readFile(join(import.meta.dirname, '..', '..', folder, 'package.json'), 'utf8')) as { version: string }).version;
+const workspaceVersion = async (folder: string) =>
+  (
+    JSON.parse(await readFile(join(import.meta.dirname, '..', '..', folder, 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 
 describe('plugboard new', () => {
   it('writes a connector package named after the key, on the versions of Plugboard it came with', async () => {
@@ -22,7 +27,11 @@ describe('plugboard new', () => {
     expect(await runCli(['new', 'acme-crm'], { ...io, cwd })).toBe(0);
     const dir = join(cwd, 'acme-crm');
     expect(stdout()).toContain(`files in ${dir}`);
-    expect((await readdir(dir, { recursive: true })).filter((file) => !file.endsWith('actions') && !file.endsWith('fixtures') && file !== 'src' && file !== 'test').sort()).toEqual([
+    expect(
+      (await readdir(dir, { recursive: true }))
+        .filter((file) => !file.endsWith('actions') && !file.endsWith('fixtures') && file !== 'src' && file !== 'test')
+        .sort(),
+    ).toEqual([
       '.gitignore',
       'README.md',
       'openapi.yaml',
@@ -38,13 +47,22 @@ describe('plugboard new', () => {
       'tsconfig.build.json',
       'tsconfig.json',
     ]);
-    const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { name: string; plugboard: { sdk: string }; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      plugboard: { sdk: string };
+      devDependencies: Record<string, string>;
+    };
     expect(pkg.name).toBe('plugboard-connector-acme-crm');
     expect(pkg.plugboard.sdk).toBe(`^${await workspaceVersion('sdk')}`);
-    expect(pkg.devDependencies).toMatchObject({ '@plugboard/cli': `^${await workspaceVersion('cli')}`, '@plugboard/testing': `^${await workspaceVersion('testing')}` });
+    expect(pkg.devDependencies).toMatchObject({
+      '@plugboard/cli': `^${await workspaceVersion('cli')}`,
+      '@plugboard/testing': `^${await workspaceVersion('testing')}`,
+    });
     expect(await readFile(join(dir, 'src', 'index.ts'), 'utf8')).toContain("key: 'acme-crm',\n  name: 'Acme Crm',");
     // The recorded fixtures belong to this connector, not to the template's placeholder.
-    const fixture = JSON.parse(await readFile(join(dir, 'test', 'fixtures', 'items-full.json'), 'utf8')) as { connector: { key: string } };
+    const fixture = JSON.parse(await readFile(join(dir, 'test', 'fixtures', 'items-full.json'), 'utf8')) as {
+      connector: { key: string };
+    };
     expect(fixture.connector.key).toBe('acme-crm');
     expect(await readFile(join(dir, 'README.md'), 'utf8')).not.toMatch(/\{\{\w+\}\}/);
   });
@@ -75,19 +93,32 @@ async function linkDependencies(dir: string): Promise<void> {
   const modules = join(dir, 'node_modules');
   await mkdir(join(modules, '@plugboard'), { recursive: true });
   await mkdir(join(modules, '@types'), { recursive: true });
-  for (const name of ['sdk', 'testing', 'cli']) await symlink(join(WORKSPACE, 'packages', name), join(modules, '@plugboard', name));
+  for (const name of ['sdk', 'testing', 'cli'])
+    await symlink(join(WORKSPACE, 'packages', name), join(modules, '@plugboard', name));
   await symlink(await realpath(join(WORKSPACE, 'packages', 'sdk', 'node_modules', 'zod')), join(modules, 'zod'));
-  for (const name of ['typescript', 'vitest', '@types/node']) await symlink(await realpath(join(WORKSPACE, 'node_modules', name)), join(modules, name));
+  for (const name of ['typescript', 'vitest', '@types/node'])
+    await symlink(await realpath(join(WORKSPACE, 'node_modules', name)), join(modules, name));
 }
 
 describe('plugboard new --from-openapi', () => {
-  it('generates actions with zod schemas from operations of Descript\'s document: it builds, records against plugboard mock, and passes the standard suite', async () => {
+  it("generates actions with zod schemas from operations of Descript's document: it builds, records against plugboard mock, and passes the standard suite", async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-openapi-'));
     const created = bufferIo();
     const operations = ['listProjects', 'getProject', 'importProjectMedia', 'getStatus'];
-    expect(await runCli(['new', 'descript-gen', '--from-openapi', DESCRIPT_OPENAPI, '--operations', operations.join(',')], { ...created.io, cwd }), created.stderr()).toBe(0);
+    expect(
+      await runCli(['new', 'descript-gen', '--from-openapi', DESCRIPT_OPENAPI, '--operations', operations.join(',')], {
+        ...created.io,
+        cwd,
+      }),
+      created.stderr(),
+    ).toBe(0);
     const dir = join(cwd, 'descript-gen');
-    expect((await readdir(join(dir, 'src', 'actions'))).sort()).toEqual(['project_media.create.ts', 'projects.get.ts', 'projects.list.ts', 'status.get.ts']);
+    expect((await readdir(join(dir, 'src', 'actions'))).sort()).toEqual([
+      'project_media.create.ts',
+      'projects.get.ts',
+      'projects.list.ts',
+      'status.get.ts',
+    ]);
     const list = await readFile(join(dir, 'src', 'actions', 'projects.list.ts'), 'utf8');
     expect(list).toContain("direction: 'source',");
     expect(list).toContain('limit: z.number().int().min(1).max(100).optional(),');
@@ -104,27 +135,58 @@ describe('plugboard new --from-openapi', () => {
     const mock = await startMockServer(await loadOpenApiDocument(join(dir, 'openapi.yaml')));
     try {
       const readme = await readFile(join(dir, 'README.md'), 'utf8');
-      const commands = [...readme.matchAll(/^npx plugboard record (\S+) --input '([^']*)' --scenario (\S+) --base-url http:\/\/127\.0\.0\.1:4010\/v1$/gm)];
-      expect(commands.map((command) => command[1])).toEqual(['projects.list', 'projects.get', 'project_media.create', 'status.get']);
+      const commands = [
+        ...readme.matchAll(
+          /^npx plugboard record (\S+) --input '([^']*)' --scenario (\S+) --base-url http:\/\/127\.0\.0\.1:4010\/v1$/gm,
+        ),
+      ];
+      expect(commands.map((command) => command[1])).toEqual([
+        'projects.list',
+        'projects.get',
+        'project_media.create',
+        'status.get',
+      ]);
       for (const [, action, input, scenario] of commands) {
         const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: 'stand-in-token' });
-        const argv = ['record', action!, '--input', input!, '--scenario', scenario!, '--base-url', mock.url, '--connector', dir];
+        const argv = [
+          'record',
+          action!,
+          '--input',
+          input!,
+          '--scenario',
+          scenario!,
+          '--base-url',
+          mock.url,
+          '--connector',
+          dir,
+        ];
         expect(await runCli(argv, { ...recorded.io, cwd: dir }), recorded.stderr()).toBe(0);
       }
     } finally {
       await mock.close();
     }
-    const suite = await execFileAsync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, env: { ...process.env, CI: 'true' } }).catch(
-      (error: { stdout: string; stderr: string }) => ({ stdout: `${error.stdout}\n${error.stderr}`, failed: true }),
-    );
+    const suite = await execFileAsync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+      cwd: dir,
+      env: { ...process.env, CI: 'true' },
+    }).catch((error: { stdout: string; stderr: string }) => ({
+      stdout: `${error.stdout}\n${error.stderr}`,
+      failed: true,
+    }));
     expect('failed' in suite ? suite.stdout : '').toBe('');
   }, 120_000);
 
   it('refuses an operationId the document lacks, naming those it has, before writing anything', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-openapi-'));
     const refused = bufferIo();
-    expect(await runCli(['new', 'gen', '--from-openapi', DESCRIPT_OPENAPI, '--operations', 'listProjects,nope'], { ...refused.io, cwd })).toBe(2);
-    expect(refused.stderr()).toMatch(/--operations: no operation 'nope' in the document; it has agentEditJob, cancelJob, .*listProjects/);
+    expect(
+      await runCli(['new', 'gen', '--from-openapi', DESCRIPT_OPENAPI, '--operations', 'listProjects,nope'], {
+        ...refused.io,
+        cwd,
+      }),
+    ).toBe(2);
+    expect(refused.stderr()).toMatch(
+      /--operations: no operation 'nope' in the document; it has agentEditJob, cancelJob, .*listProjects/,
+    );
     expect(JSON.parse(refused.stderr().trim()).path).toBe('/cli/new/gen');
     expect(await readdir(cwd)).toEqual([]);
   });

@@ -17,11 +17,20 @@ beforeAll(async () => {
   pluginDir = await mkdtemp(join(tmpdir(), 'plugboard-plugins-'));
   const modules = join(pluginDir, 'node_modules');
   await mkdir(join(modules, '@plugboard'), { recursive: true });
-  await symlink(fileURLToPath(new URL('../../../connectors/insurance', import.meta.url)), join(modules, '@plugboard', 'connector-insurance'), 'dir');
+  await symlink(
+    fileURLToPath(new URL('../../../connectors/insurance', import.meta.url)),
+    join(modules, '@plugboard', 'connector-insurance'),
+    'dir',
+  );
   await mkdir(join(modules, 'broken-connector'));
   await writeFile(
     join(modules, 'broken-connector', 'package.json'),
-    JSON.stringify({ name: 'broken-connector', version: '2.0.0', type: 'module', plugboard: { connector: './index.js', sdk: '^0.1.0' } }),
+    JSON.stringify({
+      name: 'broken-connector',
+      version: '2.0.0',
+      type: 'module',
+      plugboard: { connector: './index.js', sdk: '^0.1.0' },
+    }),
   );
   await writeFile(join(modules, 'broken-connector', 'index.js'), "throw new Error('boom at import');\n");
 });
@@ -41,10 +50,28 @@ describe('plugboard plugins and run --plugins', () => {
     const simulator = await startInsuranceSimulator({ port: 0 });
     try {
       const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey });
-      const input = JSON.stringify({ applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 });
-      const code = await runCli(['run', 'insurance', 'hospital_cash_classic_quotes.create', '--input', input, '--base-url', simulator.url, '--plugins', pluginDir], io, {
-        pack: new Map(),
+      const input = JSON.stringify({
+        applicant: { date_of_birth: '1988-04-12' },
+        cause: 'illness',
+        confinement_days: 7,
       });
+      const code = await runCli(
+        [
+          'run',
+          'insurance',
+          'hospital_cash_classic_quotes.create',
+          '--input',
+          input,
+          '--base-url',
+          simulator.url,
+          '--plugins',
+          pluginDir,
+        ],
+        io,
+        {
+          pack: new Map(),
+        },
+      );
       expect(code).toBe(0);
       expect(JSON.parse(stdout())).toMatchObject({ tier: 'classic', confinement_days: 7 });
       expect(stderr()).toContain('plugin broken-connector not loaded');
@@ -57,10 +84,28 @@ describe('plugboard plugins and run --plugins', () => {
     const simulator = await startInsuranceSimulator({ port: 0 });
     try {
       const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'not-the-api-key' });
-      const input = JSON.stringify({ applicant: { date_of_birth: '1988-04-12' }, cause: 'illness', confinement_days: 7 });
-      const argv = ['run', 'insurance', 'hospital_cash_classic_quotes.create', '--input', input, '--base-url', simulator.url, '--plugins', pluginDir];
+      const input = JSON.stringify({
+        applicant: { date_of_birth: '1988-04-12' },
+        cause: 'illness',
+        confinement_days: 7,
+      });
+      const argv = [
+        'run',
+        'insurance',
+        'hospital_cash_classic_quotes.create',
+        '--input',
+        input,
+        '--base-url',
+        simulator.url,
+        '--plugins',
+        pluginDir,
+      ];
       expect(await runCli(argv, io, { pack: new Map() })).toBe(4);
-      expect(JSON.parse(stderr().trim().split('\n').at(-1)!)).toMatchObject({ error: 'request_failed', statusCode: 401, code: expect.stringMatching(/auth/) });
+      expect(JSON.parse(stderr().trim().split('\n').at(-1)!)).toMatchObject({
+        error: 'request_failed',
+        statusCode: 401,
+        code: expect.stringMatching(/auth/),
+      });
     } finally {
       await simulator.close();
     }
@@ -83,7 +128,11 @@ describe('plugboard plugins and run --plugins', () => {
     const { io, stdout, stderr } = bufferIo();
     expect(await runCli(['plugins', ...argv], { ...io, cwd: pluginDir }, { pack: new Map() })).toBe(2);
     expect(stdout()).toBe('');
-    expect(JSON.parse(stderr())).toMatchObject({ code: 'invalid_input', statusCode: 400, message: expect.stringContaining(mention) });
+    expect(JSON.parse(stderr())).toMatchObject({
+      code: 'invalid_input',
+      statusCode: 400,
+      message: expect.stringContaining(mention),
+    });
   });
 
   it('a plugin that spins on the CPU in its read does not hold the command: Ctrl-C ends it after the grace period, with the reason', async () => {
@@ -92,10 +141,22 @@ describe('plugboard plugins and run --plugins', () => {
     try {
       const modules = join(folder, 'node_modules');
       await mkdir(join(modules, '@plugboard'), { recursive: true });
-      await symlink(fileURLToPath(new URL('../node_modules/@plugboard/sdk', import.meta.url)), join(modules, '@plugboard', 'sdk'), 'dir');
+      await symlink(
+        fileURLToPath(new URL('../node_modules/@plugboard/sdk', import.meta.url)),
+        join(modules, '@plugboard', 'sdk'),
+        'dir',
+      );
       await symlink(fileURLToPath(new URL('../../sdk/node_modules/zod', import.meta.url)), join(modules, 'zod'), 'dir');
       await mkdir(join(modules, 'spin-connector'));
-      await writeFile(join(modules, 'spin-connector', 'package.json'), JSON.stringify({ name: 'spin-connector', version: '1.0.0', type: 'module', plugboard: { connector: './index.js', sdk: '^0.1.0' } }));
+      await writeFile(
+        join(modules, 'spin-connector', 'package.json'),
+        JSON.stringify({
+          name: 'spin-connector',
+          version: '1.0.0',
+          type: 'module',
+          plugboard: { connector: './index.js', sdk: '^0.1.0' },
+        }),
+      );
       await writeFile(
         join(modules, 'spin-connector', 'index.js'),
         `import { z } from 'zod';
@@ -105,7 +166,11 @@ export default defineConnector({ key: 'spin', name: 'Spin', version: '1.0.0', ve
     async *read(ctx) { await ctx.http.get('/first'); while (true) {} } })] });
 `,
       );
-      const child = spawn(process.execPath, [BIN, 'run', 'spin', 'things.list', '--base-url', server.url, '--plugins', folder], { env: { ...process.env, PLUGBOARD_CREDENTIAL: 'token' } });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', 'spin', 'things.list', '--base-url', server.url, '--plugins', folder],
+        { env: { ...process.env, PLUGBOARD_CREDENTIAL: 'token' } },
+      );
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -113,11 +178,12 @@ export default defineConnector({ key: 'spin', name: 'Spin', version: '1.0.0', ve
       while (server.count === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       child.kill('SIGINT');
       expect(await exited).toBe(1);
-      expect(stderr).toMatch(/the run was cancelled; spin-connector: did not stop its run within 2000 ms of being cancelled/);
+      expect(stderr).toMatch(
+        /the run was cancelled; spin-connector: did not stop its run within 2000 ms of being cancelled/,
+      );
     } finally {
       await server.close();
       await rm(folder, { recursive: true, force: true });
     }
   }, 30_000);
 });
-

@@ -12,7 +12,8 @@ import { buildProgram } from '../src/program.js';
 import { bufferIo, TOKEN } from './support.js';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const VERSION = (JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 const pack = new Map([['shop', shop]]);
 
 let server: FaultServer;
@@ -46,7 +47,8 @@ describe('help and version', () => {
       expect(await runCli([...path, '--help'], io), path.join(' ')).toBe(0);
       expect(stdout(), path.join(' ')).toContain(`Usage: plugboard ${path.join(' ')}`);
       // A command of subcommands lists them; every other one shows how it is used.
-      if (!['idempotency'].includes(path.join(' '))) expect(stdout(), path.join(' ')).toContain('Examples:\n  $ plugboard');
+      if (!['idempotency'].includes(path.join(' ')))
+        expect(stdout(), path.join(' ')).toContain('Examples:\n  $ plugboard');
     }
   });
 
@@ -59,7 +61,10 @@ describe('help and version', () => {
   it('suggests the closest command and option', async () => {
     const command = bufferIo();
     expect(await runCli(['recrod'], command.io)).toBe(2);
-    expect(JSON.parse(command.stderr())).toMatchObject({ code: 'invalid_input', message: "unknown command 'recrod'\n(Did you mean record?)" });
+    expect(JSON.parse(command.stderr())).toMatchObject({
+      code: 'invalid_input',
+      message: "unknown command 'recrod'\n(Did you mean record?)",
+    });
     const option = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(['run', 'shop', 'items.list', '--bsae-url', server.url], option.io, { pack })).toBe(2);
     expect(JSON.parse(option.stderr()).message).toBe("unknown option '--bsae-url'\n(Did you mean --base-url?)");
@@ -74,7 +79,17 @@ describe('output for people and for programs', () => {
   };
 
   it('tells a person at a terminal what failed and what to do next; a program gets the platform Error JSON', async () => {
-    const argv = ['run', 'shop', 'orders.create', '--environment', 'production', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url];
+    const argv = [
+      'run',
+      'shop',
+      'orders.create',
+      '--environment',
+      'production',
+      '--input',
+      '{"sku":"A1","quantity":1}',
+      '--base-url',
+      server.url,
+    ];
     const env = { PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' };
     const person = tty(env);
     expect(await runCli(argv, person.io, { pack })).toBe(3);
@@ -85,19 +100,30 @@ describe('output for people and for programs', () => {
     expect(hint).toContain(`--approval '{"digest":"${digest}"`);
     const program = tty(env);
     expect(await runCli([...argv, '--json'], program.io, { pack })).toBe(3);
-    expect(JSON.parse(program.stderr())).toMatchObject({ error: 'request_failed', code: 'approval_required', statusCode: 403 });
+    expect(JSON.parse(program.stderr())).toMatchObject({
+      error: 'request_failed',
+      code: 'approval_required',
+      statusCode: 403,
+    });
     expect(server.requests).toEqual([]);
   });
 
   it('names the refused option once at a terminal, not after a second plugboard prefix', async () => {
     const person = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'shop', 'items.list', '--input', '[]', '--base-url', server.url], person.io, { pack })).toBe(2);
+    expect(
+      await runCli(['run', 'shop', 'items.list', '--input', '[]', '--base-url', server.url], person.io, { pack }),
+    ).toBe(2);
     expect(person.stderr().split('\n')[0]).toBe('plugboard: --input: must be a JSON object, not an array');
     expect(server.requests).toEqual([]);
   });
 
   it('exits 5 when the provider says the quota is exhausted, and 4 when it refuses otherwise', async () => {
-    const quota = await startFaultServer(() => answer({ status: 402, body: { error: 'payment_required', message: 'not enough credits: 5 needed, 0 available' } }));
+    const quota = await startFaultServer(() =>
+      answer({
+        status: 402,
+        body: { error: 'payment_required', message: 'not enough credits: 5 needed, 0 available' },
+      }),
+    );
     try {
       const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
       expect(await runCli(['run', 'shop', 'items.list', '--base-url', quota.url], io, { pack })).toBe(5);
@@ -118,7 +144,10 @@ describe('output for people and for programs', () => {
     const again = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(argv, again.io, { pack })).toBe(0);
     expect(again.stdout()).toBe('');
-    expect(JSON.parse(again.stderr())).toMatchObject({ level: 'info', message: expect.stringMatching(/^resumed from the checkpoint in .*\{"updated_after":".+"\}; 0 new records$/) });
+    expect(JSON.parse(again.stderr())).toMatchObject({
+      level: 'info',
+      message: expect.stringMatching(/^resumed from the checkpoint in .*\{"updated_after":".+"\}; 0 new records$/),
+    });
   });
 });
 
@@ -155,9 +184,16 @@ async function authorPackage(root: string, name = 'plugboard-connector-shop'): P
   await mkdir(join(dir, 'node_modules', '@plugboard'), { recursive: true });
   const sdk = dirname(createRequire(import.meta.url).resolve('@plugboard/sdk/package.json'));
   await symlink(sdk, join(dir, 'node_modules', '@plugboard', 'sdk'), 'dir');
-  await symlink(dirname(createRequire(join(sdk, 'package.json')).resolve('zod/package.json')), join(dir, 'node_modules', 'zod'), 'dir');
+  await symlink(
+    dirname(createRequire(join(sdk, 'package.json')).resolve('zod/package.json')),
+    join(dir, 'node_modules', 'zod'),
+    'dir',
+  );
   await writeFile(join(dir, 'index.js'), AUTHOR_CONNECTOR);
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'module', plugboard: { connector: './index.js', sdk: '>=0.1.0' } }));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', type: 'module', plugboard: { connector: './index.js', sdk: '>=0.1.0' } }),
+  );
   return dir;
 }
 
@@ -165,17 +201,38 @@ describe('a connector in the working folder or named by path', () => {
   it('runs and records the connector package of the working folder, its fixtures into its own test/fixtures', async () => {
     const dir = await authorPackage(await mkdtemp(join(tmpdir(), 'plugboard-author-')));
     const run = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'items.list', '--input', '{"limit":5}', '--base-url', server.url], { ...run.io, cwd: dir })).toBe(0);
+    expect(
+      await runCli(['run', 'items.list', '--input', '{"limit":5}', '--base-url', server.url], { ...run.io, cwd: dir }),
+    ).toBe(0);
     expect(run.stdout().trim().split('\n')).toHaveLength(5);
     const record = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    const argv = ['record', 'items.list', '--input', '{"limit":2}', '--scenario', 'items-first', '--base-url', server.url];
+    const argv = [
+      'record',
+      'items.list',
+      '--input',
+      '{"limit":2}',
+      '--scenario',
+      'items-first',
+      '--base-url',
+      server.url,
+    ];
     expect(await runCli(argv, { ...record.io, cwd: join(dir, 'node_modules') })).toBe(0);
     expect(await readdir(join(dir, 'test', 'fixtures'))).toEqual(['items-first.json']);
     // The same by path, from elsewhere, with the key checked.
     const byPath = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'shop', 'items.list', '--connector', dir, '--base-url', server.url], { ...byPath.io, cwd: tmpdir() })).toBe(0);
+    expect(
+      await runCli(['run', 'shop', 'items.list', '--connector', dir, '--base-url', server.url], {
+        ...byPath.io,
+        cwd: tmpdir(),
+      }),
+    ).toBe(0);
     const wrongKey = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'acme', 'items.list', '--connector', dir, '--base-url', server.url], { ...wrongKey.io, cwd: tmpdir() })).toBe(2);
+    expect(
+      await runCli(['run', 'acme', 'items.list', '--connector', dir, '--base-url', server.url], {
+        ...wrongKey.io,
+        cwd: tmpdir(),
+      }),
+    ).toBe(2);
     expect(JSON.parse(wrongKey.stderr()).message).toContain("the connector found is 'shop', not 'acme'");
   });
 
@@ -183,9 +240,20 @@ describe('a connector in the working folder or named by path', () => {
     const dir = await authorPackage(await mkdtemp(join(tmpdir(), 'plugboard-author-')));
     const record = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     const checkpoint = JSON.stringify({ updated_after: items(5)[2]!.updated_at });
-    const argv = ['record', 'items.list', '--scenario', 'items-since', '--checkpoint', checkpoint, '--base-url', server.url];
+    const argv = [
+      'record',
+      'items.list',
+      '--scenario',
+      'items-since',
+      '--checkpoint',
+      checkpoint,
+      '--base-url',
+      server.url,
+    ];
     expect(await runCli(argv, { ...record.io, cwd: dir })).toBe(0);
-    const fixture = JSON.parse(await readFile(join(dir, 'test', 'fixtures', 'items-since.json'), 'utf8')) as { scenario: { checkpoint: unknown } };
+    const fixture = JSON.parse(await readFile(join(dir, 'test', 'fixtures', 'items-since.json'), 'utf8')) as {
+      scenario: { checkpoint: unknown };
+    };
     expect(fixture.scenario.checkpoint).toEqual(JSON.parse(checkpoint));
   });
 
@@ -204,10 +272,16 @@ describe('a connector in the working folder or named by path', () => {
 function loadedBy(args: string[], cwd: string, env: Record<string, string> = {}) {
   const hook = `import { registerHooks } from 'node:module'; const seen = []; registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } }); process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(seen) + '\\n'));`;
   return new Promise<{ code: number | null; loaded: string[] }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, BIN, ...args], { cwd, env: { ...process.env, ...env } });
+    const child = spawn(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, BIN, ...args],
+      { cwd, env: { ...process.env, ...env } },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, loaded: JSON.parse(/LOADED (.*)/.exec(stderr)?.[1] ?? '[]') as string[] }));
+    child.on('close', (code) =>
+      resolve({ code, loaded: JSON.parse(/LOADED (.*)/.exec(stderr)?.[1] ?? '[]') as string[] }),
+    );
   });
 }
 

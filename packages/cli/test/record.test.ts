@@ -23,13 +23,27 @@ describe('plugboard record', () => {
   it('runs the action and writes a redacted fixture for the scenario', async () => {
     const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     const code = await runCli(
-      ['record', 'shop', 'items.list', '--input', '{"limit":2}', '--scenario', 'items-all', '--base-url', server.url, '--fixtures', fixtures],
+      [
+        'record',
+        'shop',
+        'items.list',
+        '--input',
+        '{"limit":2}',
+        '--scenario',
+        'items-all',
+        '--base-url',
+        server.url,
+        '--fixtures',
+        fixtures,
+      ],
       io,
       { pack },
     );
     expect(code).toBe(0);
     expect(stdout().trim().split('\n')).toHaveLength(5);
-    expect(stderr()).toContain(`recorded scenario 'items-all' (3 calls, 5 records in 3 pages) to ${join(fixtures, 'items-all.json')}`);
+    expect(stderr()).toContain(
+      `recorded scenario 'items-all' (3 calls, 5 records in 3 pages) to ${join(fixtures, 'items-all.json')}`,
+    );
     const text = await readFile(join(fixtures, 'items-all.json'), 'utf8');
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(Buffer.from(TOKEN).toString('base64').slice(0, 12));
@@ -40,10 +54,23 @@ describe('plugboard record', () => {
 
   it('records a failure only as an expected error scenario; an unexpected one writes nothing and exits 4 (the provider refused)', async () => {
     const unexpected = bufferIo({ PLUGBOARD_CREDENTIAL: 'a-wrong-token-77' });
-    const argv = ['record', 'shop', 'items.list', '--scenario', 'unauthorized', '--base-url', server.url, '--fixtures', fixtures];
+    const argv = [
+      'record',
+      'shop',
+      'items.list',
+      '--scenario',
+      'unauthorized',
+      '--base-url',
+      server.url,
+      '--fixtures',
+      fixtures,
+    ];
     expect(await runCli(argv, unexpected.io, { pack })).toBe(4);
     expect(unexpected.stderr()).toContain('nothing was written');
-    expect(JSON.parse(unexpected.stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'authentication_failed', statusCode: 401 });
+    expect(JSON.parse(unexpected.stderr().trim().split('\n').at(-1)!)).toMatchObject({
+      code: 'authentication_failed',
+      statusCode: 401,
+    });
     expect(await readdir(fixtures)).toEqual([]);
 
     const expected = bufferIo({ PLUGBOARD_CREDENTIAL: 'a-wrong-token-77' });
@@ -58,9 +85,28 @@ describe('plugboard record', () => {
     const state = await mkdtemp(join(tmpdir(), 'plugboard-record-state-'));
     const record = async (scenario: string) => {
       const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-      const argv = ['record', 'shop', 'items.list', '--input', '{"limit":2}', '--scenario', scenario, '--base-url', server.url, '--fixtures', fixtures, '--state', state];
+      const argv = [
+        'record',
+        'shop',
+        'items.list',
+        '--input',
+        '{"limit":2}',
+        '--scenario',
+        scenario,
+        '--base-url',
+        server.url,
+        '--fixtures',
+        fixtures,
+        '--state',
+        state,
+      ];
       expect(await runCli(argv, io, { pack })).toBe(0);
-      return { stderr: stderr(), fixture: JSON.parse(await readFile(join(fixtures, `${scenario}.json`), 'utf8')) as { scenario: { checkpoint?: unknown } } };
+      return {
+        stderr: stderr(),
+        fixture: JSON.parse(await readFile(join(fixtures, `${scenario}.json`), 'utf8')) as {
+          scenario: { checkpoint?: unknown };
+        },
+      };
     };
     const first = await record('items-all');
     expect(first.stderr).toContain('5 records');
@@ -71,7 +117,21 @@ describe('plugboard record', () => {
   });
 
   it('records production against a local provider only where PLUGBOARD_ALLOW_NETWORK lets it through', async () => {
-    const argv = ['record', 'shop', 'items.list', '--input', '{"limit":5}', '--environment', 'production', '--scenario', 'items-production', '--base-url', server.url, '--fixtures', fixtures];
+    const argv = [
+      'record',
+      'shop',
+      'items.list',
+      '--input',
+      '{"limit":5}',
+      '--environment',
+      'production',
+      '--scenario',
+      'items-production',
+      '--base-url',
+      server.url,
+      '--fixtures',
+      fixtures,
+    ];
     const refused = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(argv, refused.io, { pack })).toBe(2);
     expect(JSON.parse(refused.stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'address_refused' });
@@ -98,21 +158,40 @@ describe('plugboard record', () => {
 describe('plugboard replay', () => {
   it('replays a recorded scenario with the provider gone, and fails when the recording does not hold what the run asks', async () => {
     const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    const argv = ['record', 'shop', 'items.list', '--input', '{"limit":2}', '--scenario', 'items-all', '--base-url', server.url, '--fixtures', fixtures];
+    const argv = [
+      'record',
+      'shop',
+      'items.list',
+      '--input',
+      '{"limit":2}',
+      '--scenario',
+      'items-all',
+      '--base-url',
+      server.url,
+      '--fixtures',
+      fixtures,
+    ];
     expect(await runCli(argv, recorded.io, { pack })).toBe(0);
     await server.close();
 
     const replayed = bufferIo();
-    expect(await runCli(['replay', 'shop', '--scenario', 'items-all', '--fixtures', fixtures], replayed.io, { pack }), replayed.stderr()).toBe(0);
+    expect(
+      await runCli(['replay', 'shop', '--scenario', 'items-all', '--fixtures', fixtures], replayed.io, { pack }),
+      replayed.stderr(),
+    ).toBe(0);
     expect(replayed.stdout()).toBe(recorded.stdout());
-    expect(replayed.stderr()).toContain(`replayed scenario 'items-all' from ${join(fixtures, 'items-all.json')} with the network closed (3 calls, 5 records in 3 pages)`);
+    expect(replayed.stderr()).toContain(
+      `replayed scenario 'items-all' from ${join(fixtures, 'items-all.json')} with the network closed (3 calls, 5 records in 3 pages)`,
+    );
 
     // A recording short of its last page: the run asks for a request nobody recorded.
     const file = join(fixtures, 'items-all.json');
     const fixture = JSON.parse(await readFile(file, 'utf8')) as { calls: unknown[] };
     await writeFile(file, JSON.stringify({ ...fixture, calls: fixture.calls.slice(0, 2) }));
     const short = bufferIo();
-    expect(await runCli(['replay', 'shop', '--scenario', 'items-all', '--fixtures', fixtures], short.io, { pack })).toBe(1);
+    expect(
+      await runCli(['replay', 'shop', '--scenario', 'items-all', '--fixtures', fixtures], short.io, { pack }),
+    ).toBe(1);
     expect(short.stderr()).toMatch(/GET \/items\?limit=2&cursor=/);
   });
 });

@@ -17,20 +17,31 @@ afterEach(async () => {
 });
 
 const pack = new Map([['shop', shop]]);
-const lines = (text: string) => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('plugboard run', () => {
-  it('prints a source\'s records as JSON lines, every page', async () => {
+  it("prints a source's records as JSON lines, every page", async () => {
     const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    const code = await runCli(['run', 'shop', 'items.list', '--input', '{"limit":2}', '--base-url', server.url], io, { pack });
+    const code = await runCli(['run', 'shop', 'items.list', '--input', '{"limit":2}', '--base-url', server.url], io, {
+      pack,
+    });
     expect(code).toBe(0);
     expect(lines(stdout()).map((record) => record.id)).toEqual(ITEMS.map((item) => item.id));
     expect(stderr()).toBe('');
   });
 
-  it('prints a destination\'s result as one JSON line', async () => {
+  it("prints a destination's result as one JSON line", async () => {
     const { io, stdout } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    const code = await runCli(['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":2}', '--base-url', server.url], io, { pack });
+    const code = await runCli(
+      ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":2}', '--base-url', server.url],
+      io,
+      { pack },
+    );
     expect(code).toBe(0);
     expect(stdout()).toBe('{"order_id":"ord_1","amount":"20.00"}\n');
   });
@@ -56,7 +67,10 @@ describe('plugboard run', () => {
   it.each([
     [['run', 'shop', 'orders.create', '--input', '{"sku":"","quantity":1}'], 'sku'],
     [['run', 'shop', 'orders.create', '--input', '{not json'], '--input'],
-    [['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--environment', 'staging'], 'environment'],
+    [
+      ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--environment', 'staging'],
+      'environment',
+    ],
     [['run', 'shop', 'orders.drop', '--input', '{}'], "no action 'orders.drop'"],
     [['run', 'nope', 'items.list'], "no connector 'nope'; available: shop"],
     [['run', 'shop', 'items.list', '--connection', '{"apiKey":"x"}'], 'settings.apiKey'],
@@ -80,13 +94,25 @@ describe('plugboard run', () => {
     expect(server.requests).toEqual([]);
   });
 
-  it('with --state, resumes a source where the last run\'s printed pages end', async () => {
+  it("with --state, resumes a source where the last run's printed pages end", async () => {
     const state = await mkdtemp(join(tmpdir(), 'plugboard-cli-'));
     const first = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'shop', 'items.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], first.io, { pack })).toBe(0);
+    expect(
+      await runCli(
+        ['run', 'shop', 'items.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state],
+        first.io,
+        { pack },
+      ),
+    ).toBe(0);
     expect(lines(first.stdout())).toHaveLength(5);
     const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
-    expect(await runCli(['run', 'shop', 'items.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state], second.io, { pack })).toBe(0);
+    expect(
+      await runCli(
+        ['run', 'shop', 'items.list', '--input', '{"limit":3}', '--base-url', server.url, '--state', state],
+        second.io,
+        { pack },
+      ),
+    ).toBe(0);
     expect(second.stdout()).toBe('');
     expect(seen(server).at(-1)).toBe(`GET /items?limit=3&updated_after=${encodeURIComponent(ITEMS[4]!.updated_at)}`);
     expect(await readdir(join(state, 'checkpoints'))).toHaveLength(1);
@@ -94,7 +120,19 @@ describe('plugboard run', () => {
 
   it('with --state and --idempotency-key, a repeated write returns the first result without a second call', async () => {
     const state = await mkdtemp(join(tmpdir(), 'plugboard-cli-'));
-    const argv = ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url, '--state', state, '--idempotency-key', 'order-1'];
+    const argv = [
+      'run',
+      'shop',
+      'orders.create',
+      '--input',
+      '{"sku":"A1","quantity":1}',
+      '--base-url',
+      server.url,
+      '--state',
+      state,
+      '--idempotency-key',
+      'order-1',
+    ];
     const first = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(argv, first.io, { pack })).toBe(0);
     const second = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
@@ -107,7 +145,13 @@ describe('plugboard run', () => {
   it('shares rate budgets through the Redis PLUGBOARD_REDIS_URL names', async () => {
     // Nothing listens there: the run fails on the shared budget store, which shows it was asked.
     const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_REDIS_URL: 'redis://127.0.0.1:9' });
-    expect(await runCli(['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url], io, { pack })).toBe(1);
+    expect(
+      await runCli(
+        ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url],
+        io,
+        { pack },
+      ),
+    ).toBe(1);
     expect(JSON.parse(stderr().trim().split('\n').at(-1)!)).toMatchObject({ code: 'budget_store_unavailable' });
     expect(server.requests).toEqual([]);
   });

@@ -9,7 +9,9 @@ export const TOKEN = 'cli-test-token-5e1d';
 
 /** The requests a provider saw, as `METHOD /path?query`. */
 export function seen(server: FaultServer): string[] {
-  return server.requests.map((request) => `${request.method} ${request.path}${request.query.size > 0 ? `?${request.query}` : ''}`);
+  return server.requests.map(
+    (request) => `${request.method} ${request.path}${request.query.size > 0 ? `?${request.query}` : ''}`,
+  );
 }
 
 /** Buffers standing in for the process streams. */
@@ -26,4 +28,6 @@ export function bufferIo(env: Record<string, string | undefined> = {}, tty = fal
 }
 
 /** The pack's connectors by key, as a host program passes connectors to runCli. */
-export const PACK: ReadonlyMap<string, Connector> = new Map([descript, insurance].map((connector) => [connector.key, connector]));
+export const PACK: ReadonlyMap<string, Connector> = new Map(
+  [descript, insurance].map((connector) => [connector.key, connector]),
+);

@@ -6,6 +6,21 @@ export { canShareHostSdk } from './sdk-sharing.js';
 export { fileStore } from './stores.js';
 export { pluginsReport } from './report.js';
 export type { PluginsReport, ReportOptions } from './report.js';
-export { describePlugin, describePlugins, dependencyFolders, PluginKilledError, startPlugin, startPlugins } from './isolated.js';
+export {
+  describePlugin,
+  describePlugins,
+  dependencyFolders,
+  PluginKilledError,
+  startPlugin,
+  startPlugins,
+} from './isolated.js';
 export type { SharedRedis } from './protocol.js';
-export type { DescribedAction, IsolatedPlugin, IsolatedPlugins, IsolationLimits, IsolationOptions, KillReason, PluginDescription } from './isolated.js';
+export type {
+  DescribedAction,
+  IsolatedPlugin,
+  IsolatedPlugins,
+  IsolationLimits,
+  IsolationOptions,
+  KillReason,
+  PluginDescription,
+} from './isolated.js';

@@ -24,9 +24,26 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { errorText, type FailedPlugin, folderPackages, hostSdkVersion, type PackageLocation, type PluginSpec, packageDir, uniqueKeys } from './load.js';
+import {
+  errorText,
+  type FailedPlugin,
+  folderPackages,
+  hostSdkVersion,
+  type PackageLocation,
+  type PluginSpec,
+  packageDir,
+  uniqueKeys,
+} from './load.js';
 import { checkSdkRange, PluginLoadError, type PluginManifest, readManifest } from './manifest.js';
-import { type ChildMessage, FIRST_PAGES, type HostMessage, MAX_RUN_NOTES, type SharedRedis, type StartMessage, type WirePlan } from './protocol.js';
+import {
+  type ChildMessage,
+  FIRST_PAGES,
+  type HostMessage,
+  MAX_RUN_NOTES,
+  type SharedRedis,
+  type StartMessage,
+  type WirePlan,
+} from './protocol.js';
 import { jsonLines } from './json-lines.js';
 import { fromWire } from './wire.js';
 
@@ -40,7 +57,15 @@ import { fromWire } from './wire.js';
  * plugin prints is its log, never part of an answer.
  */
 
-export type KillReason = 'load_timeout' | 'idle_timeout' | 'memory' | 'cancel_ignored' | 'exited' | 'forged' | 'oversized' | 'closed';
+export type KillReason =
+  | 'load_timeout'
+  | 'idle_timeout'
+  | 'memory'
+  | 'cancel_ignored'
+  | 'exited'
+  | 'forged'
+  | 'oversized'
+  | 'closed';
 
 /** A plugin's process the host ended, or that ended on its own; the runs it held fail with this. */
 export class PluginKilledError extends ConnectorError {
@@ -116,7 +141,13 @@ export interface IsolatedPlugins {
 const LOG_LIMIT = 64 * 1024;
 const NO_SECRETS = new Redactor();
 const CONNECTOR_PEERS = ['@plugboard/sdk', 'zod'];
-const DEFAULTS = { loadTimeoutMs: 10_000, idleTimeoutMs: 300_000, cancelGraceMs: 2_000, maxOldSpaceMb: 256, maxMessageMb: 64 };
+const DEFAULTS = {
+  loadTimeoutMs: 10_000,
+  idleTimeoutMs: 300_000,
+  cancelGraceMs: 2_000,
+  maxOldSpaceMb: 256,
+  maxMessageMb: 64,
+};
 
 /** The folder of the package whose `package.json` is found from `from` by Node's lookup. */
 function findPackage(name: string, from: string): string | undefined {
@@ -143,7 +174,10 @@ export function dependencyFolders(dir: string, seen = new Set<string>(), implied
   } catch {
     return seen;
   }
-  const names = new Set([...implied, ...[pkg.dependencies, pkg.peerDependencies, pkg.optionalDependencies].flatMap((deps) => Object.keys(deps ?? {}))]);
+  const names = new Set([
+    ...implied,
+    ...[pkg.dependencies, pkg.peerDependencies, pkg.optionalDependencies].flatMap((deps) => Object.keys(deps ?? {})),
+  ]);
   for (const name of names) {
     const found = findPackage(name, real) ?? findPackage(name, dir);
     if (found) dependencyFolders(found, seen);
@@ -195,7 +229,13 @@ class RemotePlan implements PreparedAction {
   }
 
   get binding(): ApprovalBinding {
-    this.digest ??= approvalDigest({ connector: this.connector, action: this.action.key, connectionId: this.connection.id, environment: this.environment, input: this.input });
+    this.digest ??= approvalDigest({
+      connector: this.connector,
+      action: this.action.key,
+      connectionId: this.connection.id,
+      environment: this.environment,
+      input: this.input,
+    });
     return this.digest;
   }
 }
@@ -226,7 +266,10 @@ class PluginProcess {
     private readonly sdkRoots: string[],
     private readonly options: IsolationOptions,
   ) {
-    this.limits = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) } as Required<IsolationLimits>;
+    this.limits = {
+      ...DEFAULTS,
+      ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
+    } as Required<IsolationLimits>;
   }
 
   /** Starts the process (if it is not running) and waits for its description. */
@@ -242,9 +285,16 @@ class PluginProcess {
     // A connector imports the SDK and zod whether or not its package.json says so. Found once, for every start.
     this.readable ??= new Set([...dependencyFolders(this.dir, new Set(), CONNECTOR_PEERS), ...hostFolders()]);
     const readable = this.readable;
-    const args = ['--permission', ...[...readable].map((path) => `--allow-fs-read=${path}`), `--max-old-space-size=${this.limits.maxOldSpaceMb}`, childScript];
+    const args = [
+      '--permission',
+      ...[...readable].map((path) => `--allow-fs-read=${path}`),
+      `--max-old-space-size=${this.limits.maxOldSpaceMb}`,
+      childScript,
+    ];
     // stdin carries the host's messages, descriptor 3 the process's answers; stdout and stderr are the plugin's log.
-    const command = SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--', process.execPath, ...args] : [process.execPath, ...args];
+    const command = SETPRIV
+      ? [SETPRIV, '--pdeathsig', 'KILL', '--', process.execPath, ...args]
+      : [process.execPath, ...args];
     const child = spawn(command[0]!, command.slice(1), { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     this.child = child;
     this.killed = undefined;
@@ -273,7 +323,10 @@ class PluginProcess {
 
     return new Promise<void>((resolveStart, rejectStart) => {
       let described = false;
-      const timer = setTimeout(() => this.kill('load_timeout', `did not load within ${this.limits.loadTimeoutMs} ms; its process was killed`), this.limits.loadTimeoutMs);
+      const timer = setTimeout(
+        () => this.kill('load_timeout', `did not load within ${this.limits.loadTimeoutMs} ms; its process was killed`),
+        this.limits.loadTimeoutMs,
+      );
       const answers = child.stdio[3] as Socket;
       answers.on(
         'data',
@@ -288,24 +341,42 @@ class PluginProcess {
         try {
           take(message);
         } catch (error) {
-          this.kill('forged', `sent a message the host could not take (${excerpt(errorText(error))}); its process was killed`);
+          this.kill(
+            'forged',
+            `sent a message the host could not take (${excerpt(errorText(error))}); its process was killed`,
+          );
         }
       };
       const take = (message: (ChildMessage & { nonce?: unknown }) | null) => {
         if (message?.nonce !== this.nonce) {
-          this.kill('forged', 'it wrote to the channel to the host itself (a message not from its Plugboard process); its process was killed');
+          this.kill(
+            'forged',
+            'it wrote to the channel to the host itself (a message not from its Plugboard process); its process was killed',
+          );
           return;
         }
         if (!described) {
           described = true;
           clearTimeout(timer);
           if (message.type === 'described') {
-            this.description = { ...message.connector, package: this.manifest.package, version: this.manifest.version, dir: this.dir };
+            this.description = {
+              ...message.connector,
+              package: this.manifest.package,
+              version: this.manifest.version,
+              dir: this.dir,
+            };
             this.idleWhenQuiet();
             resolveStart();
           } else {
             this.kill('closed', 'not loaded');
-            rejectStart(new PluginLoadError(this.manifest.package, message.type === 'failed' ? excerpt(String(message.reason), 2000) : 'it answered something other than its description'));
+            rejectStart(
+              new PluginLoadError(
+                this.manifest.package,
+                message.type === 'failed'
+                  ? excerpt(String(message.reason), 2000)
+                  : 'it answered something other than its description',
+              ),
+            );
           }
           return;
         }
@@ -314,13 +385,26 @@ class PluginProcess {
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         const memory = /heap out of memory|Reached heap limit/i.test(this.log);
-        const ended = this.killed ?? (memory ? { reason: 'memory' as const, message: `ran out of its ${this.limits.maxOldSpaceMb} MB heap; its process ended` } : { reason: 'exited' as const, message: `its process exited (${signal ?? `code ${code}`})` });
+        const ended =
+          this.killed ??
+          (memory
+            ? {
+                reason: 'memory' as const,
+                message: `ran out of its ${this.limits.maxOldSpaceMb} MB heap; its process ended`,
+              }
+            : { reason: 'exited' as const, message: `its process exited (${signal ?? `code ${code}`})` });
         if (this.child === child) {
           this.child = undefined;
           this.starting = undefined;
         }
-        const error = new PluginKilledError(this.manifest.package, ended.reason, described ? ended.message : ended.message.replace('its process', 'while loading: its process'), this.log);
-        if (!described) rejectStart(ended.reason === 'closed' ? new PluginLoadError(this.manifest.package, 'not loaded') : error);
+        const error = new PluginKilledError(
+          this.manifest.package,
+          ended.reason,
+          described ? ended.message : ended.message.replace('its process', 'while loading: its process'),
+          this.log,
+        );
+        if (!described)
+          rejectStart(ended.reason === 'closed' ? new PluginLoadError(this.manifest.package, 'not loaded') : error);
         for (const pending of [...this.pending.values()]) pending.onKilled(error);
         this.pending.clear();
       });
@@ -351,7 +435,10 @@ class PluginProcess {
   }
 
   /** Sends a message for a new exchange and registers its handler; the idle timer runs until it ends. */
-  open(build: (id: string) => HostMessage, pending: Omit<Pending, 'idle'>): { id: string; send(message: HostMessage): void; touch(): void; pause(): void; end(): void } {
+  open(
+    build: (id: string) => HostMessage,
+    pending: Omit<Pending, 'idle'>,
+  ): { id: string; send(message: HostMessage): void; touch(): void; pause(): void; end(): void } {
     const id = String((this.nextId += 1));
     const entry: Pending = { ...pending };
     const limit = this.limits.idleTimeoutMs;
@@ -361,7 +448,8 @@ class PluginProcess {
     const check = () => {
       const quiet = performance.now() - last;
       if (paused) entry.idle = undefined;
-      else if (quiet >= limit) this.kill('idle_timeout', `went ${limit} ms without a page or an answer; its process was killed`);
+      else if (quiet >= limit)
+        this.kill('idle_timeout', `went ${limit} ms without a page or an answer; its process was killed`);
       else entry.idle = setTimeout(check, limit - quiet);
     };
     const touch = () => {
@@ -398,7 +486,15 @@ class PluginProcess {
           exchange.end();
           if (message.type === 'prepared') resolveAnswer(message.plan);
           else if (message.type === 'error') reject(fromWire(message.error, NO_SECRETS, this.manifest.package));
-          else reject(new PluginKilledError(this.manifest.package, 'forged', `answered a preparation with '${String(message.type)}'`, ''));
+          else
+            reject(
+              new PluginKilledError(
+                this.manifest.package,
+                'forged',
+                `answered a preparation with '${String(message.type)}'`,
+                '',
+              ),
+            );
         },
         onKilled: (error) => {
           exchange.end();
@@ -413,7 +509,10 @@ class PluginProcess {
     const { key } = this.description;
     const subject = `${key} ${plan.action.key}`;
     const credential = await settings.credential?.();
-    if (!credential) throw new ConnectionConfigError(`connector '${key}': the connection has no credential; the host's secret resolver returned none`);
+    if (!credential)
+      throw new ConnectionConfigError(
+        `connector '${key}': the connection has no credential; the host's secret resolver returned none`,
+      );
     // The host's own secrets stay here: the plugin's process gets this run's credential only.
     const redactor = new Redactor(settings.secrets);
     redactor.add(credential);
@@ -450,15 +549,27 @@ class PluginProcess {
             case 'page':
               // Its Plugboard process sends only the pages the host asked for: more means the plugin wrote them.
               received += 1;
-              if (received > allowed) this.kill('forged', `sent more pages than the host asked for (${received} of ${allowed}); its process was killed`);
+              if (received > allowed)
+                this.kill(
+                  'forged',
+                  `sent more pages than the host asked for (${received} of ${allowed}); its process was killed`,
+                );
               else push({ page: safePage(message.page, redactor) });
               break;
             case 'progress':
             case 'log':
               notes += 1;
               if (notes > MAX_RUN_NOTES) {
-                if (notes === MAX_RUN_NOTES + 1) sink({ level: 'warn', message: `${subject}: more than ${MAX_RUN_NOTES} log entries and progress updates; the rest of this run's are dropped`, time: new Date().toISOString(), connector: key, action: plan.action.key });
-              } else if (message.type === 'log') sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
+                if (notes === MAX_RUN_NOTES + 1)
+                  sink({
+                    level: 'warn',
+                    message: `${subject}: more than ${MAX_RUN_NOTES} log entries and progress updates; the rest of this run's are dropped`,
+                    time: new Date().toISOString(),
+                    connector: key,
+                    action: plan.action.key,
+                  });
+              } else if (message.type === 'log')
+                sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
               else settings.onProgress?.(progressOf(message.event, redactor, key, plan.action.key));
               break;
             case 'done':
@@ -468,10 +579,20 @@ class PluginProcess {
               push({ error: fromWire(message.error, redactor, this.manifest.package) });
               break;
             default:
-              push({ error: new PluginKilledError(this.manifest.package, 'forged', `sent '${String(message.type)}' during a run`, '') });
+              push({
+                error: new PluginKilledError(
+                  this.manifest.package,
+                  'forged',
+                  `sent '${String(message.type)}' during a run`,
+                  '',
+                ),
+              });
           }
         },
-        onKilled: (error) => push({ error: cancelRequested ? new CancelledError(`${subject}: the run was cancelled; ${error.message}`) : error }),
+        onKilled: (error) =>
+          push({
+            error: cancelRequested ? new CancelledError(`${subject}: the run was cancelled; ${error.message}`) : error,
+          }),
       },
     );
     let cancelRequested = false;
@@ -479,7 +600,14 @@ class PluginProcess {
     const cancel = () => {
       cancelRequested = true;
       exchange.send({ type: 'cancel', id: exchange.id });
-      grace = setTimeout(() => this.kill('cancel_ignored', `did not stop its run within ${this.limits.cancelGraceMs} ms of being cancelled; its process was killed`), this.limits.cancelGraceMs);
+      grace = setTimeout(
+        () =>
+          this.kill(
+            'cancel_ignored',
+            `did not stop its run within ${this.limits.cancelGraceMs} ms of being cancelled; its process was killed`,
+          ),
+        this.limits.cancelGraceMs,
+      );
     };
     signal?.addEventListener('abort', cancel, { once: true });
     try {
@@ -512,7 +640,8 @@ class PluginProcess {
   runner(): ConnectorRunner {
     const { key, name, connectorVersion } = this.description;
     const own = (prepared: PreparedAction): RemotePlan => {
-      if (!(prepared instanceof RemotePlan) || prepared.owner !== this) throw new TypeError(`${key}: a runner takes only the runs it prepared itself`);
+      if (!(prepared instanceof RemotePlan) || prepared.owner !== this)
+        throw new TypeError(`${key}: a runner takes only the runs it prepared itself`);
       return prepared;
     };
     return {
@@ -520,17 +649,35 @@ class PluginProcess {
       name,
       version: connectorVersion,
       prepare: async (action, options) => {
-        const plan = await this.ask((id) => ({ type: 'prepare', id, action, input: options.input, ...(options.connection ? { connection: options.connection } : {}), ...(options.environment ? { environment: options.environment } : {}) }));
-        return this.planFrom(plan, { action, connectionId: options.connection?.id ?? 'default', environment: options.environment ?? 'sandbox' });
+        const plan = await this.ask((id) => ({
+          type: 'prepare',
+          id,
+          action,
+          input: options.input,
+          ...(options.connection ? { connection: options.connection } : {}),
+          ...(options.environment ? { environment: options.environment } : {}),
+        }));
+        return this.planFrom(plan, {
+          action,
+          connectionId: options.connection?.id ?? 'default',
+          environment: options.environment ?? 'sandbox',
+        });
       },
       resume: async (prepared, checkpoint) => {
         const before = own(prepared);
         const plan = await this.ask((id) => ({ type: 'resume', id, plan: before.id, checkpoint }));
-        return this.planFrom(plan, { action: before.action.key, connectionId: before.connection.id, environment: before.environment });
+        return this.planFrom(plan, {
+          action: before.action.key,
+          connectionId: before.connection.id,
+          environment: before.environment,
+        });
       },
       run: (prepared, settings) => {
         const plan = own(prepared);
-        if (!passedGate(plan)) throw new TypeError(`${key} ${plan.action.key}: a run is handed to a plugin only after the approval gate (passGate)`);
+        if (!passedGate(plan))
+          throw new TypeError(
+            `${key} ${plan.action.key}: a run is handed to a plugin only after the approval gate (passGate)`,
+          );
         return this.run(plan, settings);
       },
     };
@@ -541,10 +688,22 @@ class PluginProcess {
    * idempotency key and checkpoint stream are made of its action, connection and environment.
    */
   private planFrom(plan: WirePlan, asked: { action: string; connectionId: string; environment: string }): RemotePlan {
-    const kept = plan.action?.key === asked.action && plan.connection?.id === asked.connectionId && plan.environment === asked.environment;
-    if (!kept || typeof plan.id !== 'string' || (plan.action.direction !== 'source' && plan.action.direction !== 'destination')) {
+    const kept =
+      plan.action?.key === asked.action &&
+      plan.connection?.id === asked.connectionId &&
+      plan.environment === asked.environment;
+    if (
+      !kept ||
+      typeof plan.id !== 'string' ||
+      (plan.action.direction !== 'source' && plan.action.direction !== 'destination')
+    ) {
       this.kill('forged', 'prepared a run other than the one the host asked for; its process was killed');
-      throw new PluginKilledError(this.manifest.package, 'forged', 'prepared a run other than the one the host asked for; its process was killed', this.log);
+      throw new PluginKilledError(
+        this.manifest.package,
+        'forged',
+        'prepared a run other than the one the host asked for; its process was killed',
+        this.log,
+      );
     }
     return new RemotePlan(this, plan);
   }
@@ -563,7 +722,13 @@ class PluginProcess {
 /** A progress update from the plugin as the caller gets it in-process: redacted, its label a short excerpt, the host's time. */
 function progressOf(event: unknown, redactor: Redactor, connector: string, action: string): ProgressEvent {
   const safe = redactor.redact(typeof event === 'object' && event !== null ? event : {}) as ProgressEvent;
-  return { ...safe, ...(typeof safe.label === 'string' ? { label: excerpt(safe.label) } : {}), connector, action, time: new Date().toISOString() };
+  return {
+    ...safe,
+    ...(typeof safe.label === 'string' ? { label: excerpt(safe.label) } : {}),
+    connector,
+    action,
+    time: new Date().toISOString(),
+  };
 }
 
 /** A page from the plugin: its records an array, a credential echoed anywhere in it taken out. */
@@ -572,10 +737,15 @@ function safePage(page: unknown, redactor: Redactor): Page {
   if (!Array.isArray(records)) throw new TypeError('a page from the plugin has no records array');
   const checkpoint = (page as { checkpoint?: unknown }).checkpoint;
   const clean = redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records;
-  return checkpoint === undefined ? { records: clean } : { records: clean, checkpoint: redactor.redactValues(checkpoint) };
+  return checkpoint === undefined
+    ? { records: clean }
+    : { records: clean, checkpoint: redactor.redactValues(checkpoint) };
 }
 
-async function pluginProcess({ dir, label, sdkRoots }: PackageLocation, options: IsolationOptions): Promise<PluginProcess> {
+async function pluginProcess(
+  { dir, label, sdkRoots }: PackageLocation,
+  options: IsolationOptions,
+): Promise<PluginProcess> {
   const manifest = await readManifest(dir, label);
   checkSdkRange(manifest, options.sdkVersion ?? hostSdkVersion());
   const plugin = new PluginProcess(manifest, dir, sdkRoots, options);
@@ -638,7 +808,10 @@ export async function describePlugin(spec: PluginSpec, options: IsolationOptions
 }
 
 /** Describes every plugin in a plugin folder, each in a process of its own, then ends them. */
-export async function describePlugins(pluginDir: string, options: IsolationOptions = {}): Promise<{ described: PluginDescription[]; failed: IsolatedPlugins['failed'] }> {
+export async function describePlugins(
+  pluginDir: string,
+  options: IsolationOptions = {},
+): Promise<{ described: PluginDescription[]; failed: IsolatedPlugins['failed'] }> {
   const { loaded, failed, close } = await startPlugins(pluginDir, options);
   await close();
   return { described: loaded.map(description), failed };

@@ -5,7 +5,11 @@ import { StringDecoder } from 'node:string_decoder';
  * characters is refused as soon as it is longer, before it is whole, so a peer that writes without
  * end cannot make the reader hold more than `limit`. Returns the function to give each chunk.
  */
-export function jsonLines(limit: number, onMessage: (message: unknown) => void, onRefused: (reason: string) => void): (chunk: Buffer) => void {
+export function jsonLines(
+  limit: number,
+  onMessage: (message: unknown) => void,
+  onRefused: (reason: string) => void,
+): (chunk: Buffer) => void {
   const decoder = new StringDecoder('utf8');
   let partial = '';
   let refused = false;

@@ -3,7 +3,14 @@ import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkSdkRange, hasManifest, PluginLoadError, type PluginManifest, readManifest, readPackageJson } from './manifest.js';
+import {
+  checkSdkRange,
+  hasManifest,
+  PluginLoadError,
+  type PluginManifest,
+  readManifest,
+  readPackageJson,
+} from './manifest.js';
 import { shareHostSdk } from './sdk-sharing.js';
 
 /**
@@ -73,7 +80,9 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') {
     const keys = Object.keys(value as object);
-    return keys.length === 0 ? 'an empty object' : `an object with ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;
+    return keys.length === 0
+      ? 'an empty object'
+      : `an object with ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;
   }
   return typeof value;
 }
@@ -111,7 +120,8 @@ export function connectorOf(value: unknown): { connector: Connector } | { proble
   if (problems.length > 0) return { problem: `invalid connector definition: ${problems.join('; ')}` };
   const connector = value as unknown as Connector;
   for (const action of connector.actions) {
-    if (connector.action(action.key) !== action) return notConnector(`action('${action.key}') does not find its own action`);
+    if (connector.action(action.key) !== action)
+      return notConnector(`action('${action.key}') does not find its own action`);
   }
   return { connector };
 }
@@ -166,7 +176,11 @@ async function importConnector(manifest: PluginManifest): Promise<Connector> {
   try {
     module = (await import(pathToFileURL(manifest.entryPath).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new PluginLoadError(manifest.package, `the entry ${manifest.connector} threw on import: ${errorText(error)}`, { cause: error });
+    throw new PluginLoadError(
+      manifest.package,
+      `the entry ${manifest.connector} threw on import: ${errorText(error)}`,
+      { cause: error },
+    );
   }
   const found = connectorOf(module.default);
   if ('problem' in found) throw new PluginLoadError(manifest.package, found.problem);
@@ -185,9 +199,18 @@ export async function loadPlugin(spec: PluginSpec, options: LoadOptions = {}): P
 async function loadFrom({ dir, label, sdkRoots }: PackageLocation, options: LoadOptions): Promise<LoadedPlugin> {
   const manifest = await readManifest(dir, label);
   checkSdkRange(manifest, options.sdkVersion ?? hostSdkVersion());
-  const sharesHostSdk = options.shareHostSdk === false ? false : sdkRoots.map((root) => shareHostSdk(root)).every(Boolean);
+  const sharesHostSdk =
+    options.shareHostSdk === false ? false : sdkRoots.map((root) => shareHostSdk(root)).every(Boolean);
   const connector = await importConnector(manifest);
-  return { key: connector.key, package: manifest.package, version: manifest.version, dir, sdk: manifest.sdk, sharesHostSdk, connector };
+  return {
+    key: connector.key,
+    package: manifest.package,
+    version: manifest.version,
+    dir,
+    sdk: manifest.sdk,
+    sharesHostSdk,
+    connector,
+  };
 }
 
 function isDirectory(path: string): boolean {
@@ -202,7 +225,8 @@ async function packagesIn(modules: string): Promise<Array<{ name: string; dir: s
     const path = join(modules, entry);
     if (entry.startsWith('@')) {
       for (const inner of readDir(path).sort()) {
-        if (!inner.startsWith('.') && isDirectory(join(path, inner))) found.push({ name: `${entry}/${inner}`, dir: join(path, inner) });
+        if (!inner.startsWith('.') && isDirectory(join(path, inner)))
+          found.push({ name: `${entry}/${inner}`, dir: join(path, inner) });
       }
     } else if (isDirectory(path)) {
       found.push({ name: entry, dir: path });
@@ -234,7 +258,9 @@ export async function findPlugins(pluginDir: string): Promise<Array<{ name: stri
  * The connector packages of a plugin folder (`findPlugins`), each with where a loader takes it
  * from; `location()` throws `PluginLoadError` for a package whose folder does not resolve.
  */
-export async function folderPackages(pluginDir: string): Promise<Array<{ name: string; dir: string; location(): PackageLocation }>> {
+export async function folderPackages(
+  pluginDir: string,
+): Promise<Array<{ name: string; dir: string; location(): PackageLocation }>> {
   const modules = modulesFolder(resolve(pluginDir));
   const folderRoot = realPath(modules) ?? modules;
   return (await findPlugins(pluginDir)).map(({ name, dir }) => ({
@@ -275,7 +301,10 @@ export async function loadPlugins(pluginDir: string, options: LoadOptions = {}):
  * The plugins whose connector key no other package claims; each of the others goes to `failed`
  * with a reason naming every claimant.
  */
-export function uniqueKeys<T extends { package: string; version: string; dir: string }>(claims: Map<string, T[]>, failed: FailedPlugin[]): T[] {
+export function uniqueKeys<T extends { package: string; version: string; dir: string }>(
+  claims: Map<string, T[]>,
+  failed: FailedPlugin[],
+): T[] {
   const loaded: T[] = [];
   for (const [key, plugins] of claims) {
     if (plugins.length === 1) {

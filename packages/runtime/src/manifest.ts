@@ -54,7 +54,12 @@ export async function readPackageJson(dir: string, label: string = dir): Promise
     text = readFileSync(join(dir, 'package.json'), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new PluginLoadError(label, code === 'ENOENT' ? `no package.json in ${dir}` : `cannot read ${join(dir, 'package.json')}: ${(error as Error).message}`);
+    throw new PluginLoadError(
+      label,
+      code === 'ENOENT'
+        ? `no package.json in ${dir}`
+        : `cannot read ${join(dir, 'package.json')}: ${(error as Error).message}`,
+    );
   }
   let parsed: unknown;
   try {
@@ -62,7 +67,8 @@ export async function readPackageJson(dir: string, label: string = dir): Promise
   } catch (error) {
     throw new PluginLoadError(label, `package.json is not valid JSON: ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PluginLoadError(label, 'package.json is not a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new PluginLoadError(label, 'package.json is not a JSON object');
   return parsed as PackageJson;
 }
 
@@ -83,28 +89,43 @@ export async function readManifest(dir: string, label?: string): Promise<PluginM
     throw new PluginLoadError(name, reason);
   };
   if (typeof pkg.name !== 'string' || !pkg.name) fail('package.json has no name');
-  if (typeof pkg.version !== 'string' || !valid(pkg.version)) fail(`package.json version must be a semantic version, not ${JSON.stringify(pkg.version)}`);
+  if (typeof pkg.version !== 'string' || !valid(pkg.version))
+    fail(`package.json version must be a semantic version, not ${JSON.stringify(pkg.version)}`);
   if (pkg.plugboard === undefined) {
-    fail('no plugboard manifest: package.json has no "plugboard" field (expected "plugboard": { "connector": "./dist/index.js", "sdk": "^0.1.0" })');
+    fail(
+      'no plugboard manifest: package.json has no "plugboard" field (expected "plugboard": { "connector": "./dist/index.js", "sdk": "^0.1.0" })',
+    );
   }
   const manifest = pkg.plugboard;
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
     return fail('the "plugboard" field of package.json must be an object { "connector", "sdk" }');
   }
   const { connector, sdk } = manifest as Record<string, unknown>;
-  if (typeof connector !== 'string' || !connector) fail('the plugboard manifest has no "connector" entry (the path of the module whose default export is the connector)');
-  if (typeof sdk !== 'string' || !sdk) fail('the plugboard manifest has no "sdk" range (the @plugboard/sdk versions the connector works with)');
+  if (typeof connector !== 'string' || !connector)
+    fail(
+      'the plugboard manifest has no "connector" entry (the path of the module whose default export is the connector)',
+    );
+  if (typeof sdk !== 'string' || !sdk)
+    fail('the plugboard manifest has no "sdk" range (the @plugboard/sdk versions the connector works with)');
   const range = sdk as string;
-  if (validRange(range) === null) fail(`the plugboard manifest's sdk range ${JSON.stringify(range)} is not a valid semver range`);
+  if (validRange(range) === null)
+    fail(`the plugboard manifest's sdk range ${JSON.stringify(range)} is not a valid semver range`);
   const entry = connector as string;
-  if (isAbsolute(entry)) fail(`the plugboard manifest's connector entry must be a path relative to the package, not ${JSON.stringify(entry)}`);
-  if (!isInside(dir, resolve(dir, entry))) fail(`the plugboard manifest's connector entry ${JSON.stringify(entry)} points outside the package`);
+  if (isAbsolute(entry))
+    fail(
+      `the plugboard manifest's connector entry must be a path relative to the package, not ${JSON.stringify(entry)}`,
+    );
+  if (!isInside(dir, resolve(dir, entry)))
+    fail(`the plugboard manifest's connector entry ${JSON.stringify(entry)} points outside the package`);
   const found = statSync(resolve(dir, entry), { throwIfNoEntry: false });
-  if (!found?.isFile()) fail(`the connector entry ${entry} does not exist in the package (was the package built before it was packed?)`);
+  if (!found?.isFile())
+    fail(`the connector entry ${entry} does not exist in the package (was the package built before it was packed?)`);
   // The path as written may stay inside while a symlink on the way leads out: what is imported is the real file.
   const entryPath = realpathSync(resolve(dir, entry));
   if (!isInside(realpathSync(dir), entryPath)) {
-    fail(`the plugboard manifest's connector entry ${JSON.stringify(entry)} is a link to ${entryPath}, outside the package`);
+    fail(
+      `the plugboard manifest's connector entry ${JSON.stringify(entry)} is a link to ${entryPath}, outside the package`,
+    );
   }
   return { package: name, version: pkg.version as string, dir, connector: entry, entryPath, sdk: range };
 }

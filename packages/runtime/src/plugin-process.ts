@@ -1,4 +1,14 @@
-import { CancelledError, type Connector, createTransport, passGate, type PreparedRun, prepareRun, resumeFrom, runPrepared, type Transport } from '@plugboard/sdk';
+import {
+  CancelledError,
+  type Connector,
+  createTransport,
+  passGate,
+  type PreparedRun,
+  prepareRun,
+  resumeFrom,
+  runPrepared,
+  type Transport,
+} from '@plugboard/sdk';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';
@@ -61,7 +71,12 @@ function remember(prepared: PreparedRun): WirePlan {
   const { action } = prepared;
   return {
     id,
-    action: { key: action.key, direction: action.direction, ...(action.retry ? { retry: action.retry } : {}), ...(action.billable ? { billable: true } : {}) },
+    action: {
+      key: action.key,
+      direction: action.direction,
+      ...(action.retry ? { retry: action.retry } : {}),
+      ...(action.billable ? { billable: true } : {}),
+    },
     input: prepared.input,
     connection: { id: prepared.connection.id },
     environment: prepared.environment,
@@ -72,7 +87,10 @@ function remember(prepared: PreparedRun): WirePlan {
 
 function planOf(id: string): PreparedRun {
   const prepared = plans.get(id);
-  if (!prepared) throw new Error(`the prepared run ${id} is no longer held by the plugin's process (it restarted, or held too many); prepare it again`);
+  if (!prepared)
+    throw new Error(
+      `the prepared run ${id} is no longer held by the plugin's process (it restarted, or held too many); prepare it again`,
+    );
   return prepared;
 }
 
@@ -85,7 +103,10 @@ async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void
     plans.delete(message.plan);
     // The host's gate let this run through; the same gate here holds the plugin to the digest the host approved.
     const gated = passGate(prepared, message.approval, new Date(message.now));
-    transport ??= createTransport({ ...(start.allow ? { network: { allow: start.allow } } : {}), ...(start.redis ? { redis: start.redis } : {}) });
+    transport ??= createTransport({
+      ...(start.allow ? { network: { allow: start.allow } } : {}),
+      ...(start.redis ? { redis: start.redis } : {}),
+    });
     const pages = runPrepared(gated, {
       credential: () => message.credential,
       signal,
@@ -128,7 +149,15 @@ function handle(message: HostMessage): void {
   const loaded = connector!;
   switch (message.type) {
     case 'prepare':
-      answer(message.id, () => remember(prepareRun(loaded, message.action, { input: message.input, connection: message.connection, environment: message.environment })));
+      answer(message.id, () =>
+        remember(
+          prepareRun(loaded, message.action, {
+            input: message.input,
+            connection: message.connection,
+            environment: message.environment,
+          }),
+        ),
+      );
       break;
     case 'resume':
       answer(message.id, () => remember(resumeFrom(planOf(message.plan), message.checkpoint)));
@@ -157,7 +186,10 @@ async function load(): Promise<ChildMessage> {
   } catch (error) {
     // A refusal of the permission model names what was refused: the fix is in the plugin's dependencies.
     const resource = (error as { resource?: unknown }).resource;
-    return { type: 'failed', reason: `the entry ${start.entry} threw on import: ${errorText(error)}${typeof resource === 'string' ? ` (${resource})` : ''}` };
+    return {
+      type: 'failed',
+      reason: `the entry ${start.entry} threw on import: ${errorText(error)}${typeof resource === 'string' ? ` (${resource})` : ''}`,
+    };
   }
   const found = connectorOf(module.default);
   if ('problem' in found) return { type: 'failed', reason: found.problem };
@@ -168,7 +200,11 @@ async function load(): Promise<ChildMessage> {
       key: connector.key,
       name: connector.name,
       connectorVersion: connector.version,
-      actions: connector.actions.map((action) => ({ key: action.key, label: action.label, direction: action.direction })),
+      actions: connector.actions.map((action) => ({
+        key: action.key,
+        label: action.label,
+        direction: action.direction,
+      })),
     },
   };
 }

@@ -1,4 +1,14 @@
-import type { ApprovalDecision, ConnectionInput, Environment, LogEntry, LogLevel, Page, PreparedAction, ProgressEvent, RetrySettings } from '@plugboard/sdk';
+import type {
+  ApprovalDecision,
+  ConnectionInput,
+  Environment,
+  LogEntry,
+  LogLevel,
+  Page,
+  PreparedAction,
+  ProgressEvent,
+  RetrySettings,
+} from '@plugboard/sdk';
 import type { WireError } from './wire.js';
 
 /**
@@ -32,7 +42,14 @@ export const MAX_RUN_NOTES = 10_000;
 export type SharedRedis = string | { url: string; prefix?: string; probeTtlMs?: number; idleTtlMs?: number };
 
 export type HostMessage =
-  | { type: 'prepare'; id: string; action: string; input: unknown; connection?: ConnectionInput; environment?: Environment }
+  | {
+      type: 'prepare';
+      id: string;
+      action: string;
+      input: unknown;
+      connection?: ConnectionInput;
+      environment?: Environment;
+    }
   | { type: 'resume'; id: string; plan: string; checkpoint: unknown }
   | {
       type: 'run';
@@ -50,7 +67,8 @@ export type HostMessage =
   | { type: 'cancel'; id: string };
 
 /** A prepared run as the plugin's process describes it; the host computes its digest itself. */
-export interface WirePlan extends Pick<PreparedAction, 'action' | 'input' | 'environment' | 'checkpoint' | 'needsApproval'> {
+export interface WirePlan
+  extends Pick<PreparedAction, 'action' | 'input' | 'environment' | 'checkpoint' | 'needsApproval'> {
   id: string;
   connection: { id: string };
 }

@@ -17,7 +17,10 @@ export interface ReportOptions extends LoadOptions, IsolationLimits {
 
 /** Reports each package of a plugin folder: key and version when it loaded, the reason when not. */
 export async function pluginsReport(dir: string, options: ReportOptions = {}): Promise<PluginsReport> {
-  const { loaded, failed } = options.isolation === 'none' ? await loadPlugins(dir, options) : await describePlugins(dir, options).then(({ described, failed }) => ({ loaded: described, failed }));
+  const { loaded, failed } =
+    options.isolation === 'none'
+      ? await loadPlugins(dir, options)
+      : await describePlugins(dir, options).then(({ described, failed }) => ({ loaded: described, failed }));
   return {
     loaded: loaded.map(({ key, package: name, version }) => ({ key, package: name, version })),
     failed: failed.map(({ package: name, reason }) => ({ package: name, reason })),

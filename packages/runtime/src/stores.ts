@@ -1,7 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConflictError, type IdempotencyDecision, type IdempotencyRecord, recordAfterDecision, recordsEqual, type Stores } from '@plugboard/sdk';
+import {
+  ConflictError,
+  type IdempotencyDecision,
+  type IdempotencyRecord,
+  recordAfterDecision,
+  recordsEqual,
+  type Stores,
+} from '@plugboard/sdk';
 
 /** The executor's stores as files in a folder (the CLI's): they survive a crash and are written atomically. */
 
@@ -102,9 +109,15 @@ async function lockFile(file: string, subject: string): Promise<() => Promise<vo
       return () => removeFile(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const since = await stat(file).then((found) => Date.now() - found.mtimeMs, () => STALE_LOCK_MS);
+      const since = await stat(file).then(
+        (found) => Date.now() - found.mtimeMs,
+        () => STALE_LOCK_MS,
+      );
       if (attempt > 0 || since < STALE_LOCK_MS) {
-        throw new ConflictError(`another decision on ${subject} is being recorded; look at the key again, then decide`, { state: 'idempotency_deciding', retryable: true });
+        throw new ConflictError(
+          `another decision on ${subject} is being recorded; look at the key again, then decide`,
+          { state: 'idempotency_deciding', retryable: true },
+        );
       }
       await removeFile(file);
     }
@@ -130,9 +143,12 @@ export function fileStore(dir: string): Stores {
     }
     return made;
   };
-  const record = (key: string, value: unknown) => `${JSON.stringify({ key, value, savedAt: new Date().toISOString() })}\n`;
-  const recordOf = async (key: string) => (await readJson(fileFor(keyDir, key)))?.value as IdempotencyRecord | undefined;
-  const decisionsOf = async (key: string) => ((await readJson(fileFor(decisionDir, key)))?.value as IdempotencyDecision[] | undefined) ?? [];
+  const record = (key: string, value: unknown) =>
+    `${JSON.stringify({ key, value, savedAt: new Date().toISOString() })}\n`;
+  const recordOf = async (key: string) =>
+    (await readJson(fileFor(keyDir, key)))?.value as IdempotencyRecord | undefined;
+  const decisionsOf = async (key: string) =>
+    ((await readJson(fileFor(decisionDir, key)))?.value as IdempotencyDecision[] | undefined) ?? [];
 
   return {
     checkpoints: {
@@ -161,7 +177,10 @@ export function fileStore(dir: string): Stores {
         }
         const existing = await readJson(file);
         // Released between our link and our read: try once more.
-        if (existing === undefined) return (await createFileOnce(file, record(key, running))) ? undefined : ((await readJson(file))?.value as IdempotencyRecord);
+        if (existing === undefined)
+          return (await createFileOnce(file, record(key, running)))
+            ? undefined
+            : ((await readJson(file))?.value as IdempotencyRecord);
         return existing.value as IdempotencyRecord;
       },
       async settle(key, outcome) {

@@ -40,7 +40,11 @@ const FIELDS = [
 const MAX_MESSAGE = 2000;
 
 export function toWire(error: unknown): WireError {
-  if (error instanceof Error && typeof (error as ConnectorError).code === 'string' && typeof (error as ConnectorError).retryable === 'boolean') {
+  if (
+    error instanceof Error &&
+    typeof (error as ConnectorError).code === 'string' &&
+    typeof (error as ConnectorError).retryable === 'boolean'
+  ) {
     const failure = error as ConnectorError & Record<string, unknown>;
     const fields: Record<string, unknown> = {};
     for (const field of FIELDS) if (failure[field] !== undefined) fields[field] = failure[field];
@@ -56,12 +60,22 @@ export function toWire(error: unknown): WireError {
     };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { name: 'ConnectorError', code: 'connector_failed', message, retryable: false, platformStatus: 500, fields: {} };
+  return {
+    name: 'ConnectorError',
+    code: 'connector_failed',
+    message,
+    retryable: false,
+    platformStatus: 500,
+    fields: {},
+  };
 }
 
 /** The SDK's error classes by name: a plugin's failure comes back as one of them, or as a plain ConnectorError. */
 const CLASSES = new Map<string, { prototype: ConnectorError }>(
-  Object.entries(sdk).filter(([, value]) => typeof value === 'function' && (value === ConnectorError || value.prototype instanceof ConnectorError)) as Array<[string, { prototype: ConnectorError }]>,
+  Object.entries(sdk).filter(
+    ([, value]) =>
+      typeof value === 'function' && (value === ConnectorError || value.prototype instanceof ConnectorError),
+  ) as Array<[string, { prototype: ConnectorError }]>,
 );
 
 /** A string from the plugin, redacted whole (a cut could split a secret), then cut to size. */
@@ -72,7 +86,10 @@ function text(value: unknown, fallback: string, redactor: Redactor, limit = MAX_
 /** Rebuilds a failure the plugin's process sent; whatever it holds is checked, cut to size and redacted. */
 export function fromWire(data: unknown, redactor: Redactor, plugin: string): ConnectorError {
   const wire = (typeof data === 'object' && data !== null ? data : {}) as Partial<WireError>;
-  const platformStatus = Number.isInteger(wire.platformStatus) && wire.platformStatus! >= 400 && wire.platformStatus! < 600 ? wire.platformStatus! : 500;
+  const platformStatus =
+    Number.isInteger(wire.platformStatus) && wire.platformStatus! >= 400 && wire.platformStatus! < 600
+      ? wire.platformStatus!
+      : 500;
   const error = new ConnectorError(
     text(wire.code, 'connector_failed', redactor, 100),
     text(wire.message, `${plugin}: the plugin failed and sent no message`, redactor),
@@ -89,9 +106,11 @@ export function fromWire(data: unknown, redactor: Redactor, plugin: string): Con
     Object.setPrototypeOf(error, known.prototype);
     error.name = name;
   }
-  const fields = typeof wire.fields === 'object' && wire.fields !== null ? (wire.fields as Record<string, unknown>) : {};
+  const fields =
+    typeof wire.fields === 'object' && wire.fields !== null ? (wire.fields as Record<string, unknown>) : {};
   for (const field of FIELDS) {
-    if (fields[field] !== undefined) Object.defineProperty(error, field, { value: redactor.redact(fields[field]), enumerable: true });
+    if (fields[field] !== undefined)
+      Object.defineProperty(error, field, { value: redactor.redact(fields[field]), enumerable: true });
   }
   return error;
 }

@@ -36,8 +36,19 @@ interface Message {
   pages?: number;
 }
 
-function runHost(hangAt?: number): Promise<{ messages: Message[]; signal: NodeJS.Signals | null; code: number | null }> {
-  const args = ['--store', join(dir, 'store'), '--out', join(dir, 'delivered.txt'), '--url', server.url, '--runtime', pathToFileURL(runtime).href];
+function runHost(
+  hangAt?: number,
+): Promise<{ messages: Message[]; signal: NodeJS.Signals | null; code: number | null }> {
+  const args = [
+    '--store',
+    join(dir, 'store'),
+    '--out',
+    join(dir, 'delivered.txt'),
+    '--url',
+    server.url,
+    '--runtime',
+    pathToFileURL(runtime).href,
+  ];
   if (hangAt !== undefined) args.push('--hang-at', String(hangAt));
   const child = fork(host, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: Message[] = [];

@@ -5,7 +5,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { type IsolatedPlugin, type IsolationOptions, PluginKilledError, startPlugin, startPlugins } from '../src/index.js';
+import {
+  type IsolatedPlugin,
+  type IsolationOptions,
+  PluginKilledError,
+  startPlugin,
+  startPlugins,
+} from '../src/index.js';
 import { npmFolder, type PluginFolder } from './support/plugins.js';
 
 /**
@@ -64,7 +70,10 @@ beforeAll(async () => {
   process.env.AWS_SECRET_ACCESS_KEY = HOST_SECRET;
   // A provider that echoes the credential it was sent, as a hostile one would.
   server = await startFaultServer((request) =>
-    answer({ status: 200, body: { items: [{ id: 'echo', seen: String(request.headers.authorization ?? '').replace(/^Bearer /, '') }] } }),
+    answer({
+      status: 200,
+      body: { items: [{ id: 'echo', seen: String(request.headers.authorization ?? '').replace(/^Bearer /, '') }] },
+    }),
   );
   folder = await npmFolder([
     {
@@ -107,7 +116,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const [name, value] of [['PLUGBOARD_CREDENTIAL', saved.credential], ['AWS_SECRET_ACCESS_KEY', saved.aws]] as const) {
+  for (const [name, value] of [
+    ['PLUGBOARD_CREDENTIAL', saved.credential],
+    ['AWS_SECRET_ACCESS_KEY', saved.aws],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -162,7 +174,12 @@ describe('plugins that patch what they can reach', () => {
       const run = executorFor(loaded, log);
 
       const leaked = await failure(
-        read(run, { connectorKey: 'patcher', action: 'things.list', connectionId: 'conn_patcher', onProgress: (event) => void progress.push(event) }).then(() => undefined),
+        read(run, {
+          connectorKey: 'patcher',
+          action: 'things.list',
+          connectionId: 'conn_patcher',
+          onProgress: (event) => void progress.push(event),
+        }).then(() => undefined),
       );
       // Its credential came back in a record, a checkpoint, a log line, a progress label and an error: the host redacted each.
       expect(leaked).toMatchObject({ code: 'leaky' });
@@ -170,11 +187,18 @@ describe('plugins that patch what they can reach', () => {
       expect(seenByHost).toContain('the provider echoed');
       expect(seenByHost).not.toContain(HOSTILE_TOKEN);
       // A label is a short excerpt, as in-process.
-      const labels = progress.filter((event) => (event as { type?: string }).type === 'progress').map((event) => (event as { label: string }).label);
+      const labels = progress
+        .filter((event) => (event as { type?: string }).type === 'progress')
+        .map((event) => (event as { label: string }).label);
       expect(labels).toHaveLength(2);
       expect(labels[1]!.length).toBeLessThan(1000);
       const pages: Page[] = [];
-      await run.execute({ connectorKey: 'patcher', action: 'echo.list', connectionId: 'conn_patcher', onPage: (page) => void pages.push(page) });
+      await run.execute({
+        connectorKey: 'patcher',
+        action: 'echo.list',
+        connectionId: 'conn_patcher',
+        onPage: (page) => void pages.push(page),
+      });
       expect(JSON.stringify(pages)).not.toContain(HOSTILE_TOKEN);
 
       // The host is untouched.
@@ -182,8 +206,17 @@ describe('plugins that patch what they can reach', () => {
       expect(globalThis.fetch).toBe(hostFetch);
 
       // The honest plugin, in its own process, sees none of it and none of the host's or the other connector's secrets.
-      const [report] = (await read(run, { connectorKey: 'honest', action: 'things.list', connectionId: 'conn_honest' }))[0]!.records as Array<{ seen: Record<string, unknown> }>;
-      expect(report!.seen).toMatchObject({ polluted: 'undefined', fetchPatched: false, redacts: true, write: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', other: 'ERR_ACCESS_DENIED' });
+      const [report] = (
+        await read(run, { connectorKey: 'honest', action: 'things.list', connectionId: 'conn_honest' })
+      )[0]!.records as Array<{ seen: Record<string, unknown> }>;
+      expect(report!.seen).toMatchObject({
+        polluted: 'undefined',
+        fetchPatched: false,
+        redacts: true,
+        write: 'ERR_ACCESS_DENIED',
+        spawn: 'ERR_ACCESS_DENIED',
+        other: 'ERR_ACCESS_DENIED',
+      });
       expect(JSON.stringify(report!.seen.env)).not.toContain(HOST_SECRET);
       expect(JSON.stringify(report)).not.toContain(HOSTILE_TOKEN);
       expect(existsSync(join(folder.modules, 'connector-honest', 'written.txt'))).toBe(false);
@@ -219,17 +252,31 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
   });
 
   test('a run that hoards memory is killed at its heap limit; one that exits ends its process; both are reported, and the plugin starts again for its next run', async () => {
-    const hoard = await plugin('connector-hoard', `const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random()));`, { maxOldSpaceMb: 32 });
+    const hoard = await plugin(
+      'connector-hoard',
+      `const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random()));`,
+      { maxOldSpaceMb: 32 },
+    );
     const quit = await plugin('connector-quit', `process.exit(0);`);
     const run = executorFor([hoard, quit]);
-    expect(await failure(read(run, { ...list, connectorKey: 'hoard' }))).toMatchObject({ reason: 'memory', message: expect.stringMatching(/ran out of its 32 MB heap/) });
-    expect(await failure(read(run, { ...list, connectorKey: 'quit' }))).toMatchObject({ reason: 'exited', message: expect.stringMatching(/exited \(code 0\)/) });
+    expect(await failure(read(run, { ...list, connectorKey: 'hoard' }))).toMatchObject({
+      reason: 'memory',
+      message: expect.stringMatching(/ran out of its 32 MB heap/),
+    });
+    expect(await failure(read(run, { ...list, connectorKey: 'quit' }))).toMatchObject({
+      reason: 'exited',
+      message: expect.stringMatching(/exited \(code 0\)/),
+    });
     // A fresh process runs the plugin's other action.
-    expect((await read(run, { ...list, connectorKey: 'quit', action: 'echo.list' }))[0]!.records).toEqual([{ id: 'echo', seen: '[REDACTED]' }]);
+    expect((await read(run, { ...list, connectorKey: 'quit', action: 'echo.list' }))[0]!.records).toEqual([
+      { id: 'echo', seen: '[REDACTED]' },
+    ]);
   });
 
   test('a run that ignores cancellation is killed after the grace period; the caller gets a cancellation naming why', async () => {
-    const deaf = await plugin('connector-deaf', `ctx.progress({ label: 'started' }); await new Promise(() => {});`, { cancelGraceMs: 200 });
+    const deaf = await plugin('connector-deaf', `ctx.progress({ label: 'started' }); await new Promise(() => {});`, {
+      cancelGraceMs: 200,
+    });
     const controller = new AbortController();
     const error = await failure(
       read(executorFor([deaf]), {
@@ -246,22 +293,46 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
   });
 
   test('a run that honours cancellation ends without its process being killed', async () => {
-    const polite = await plugin('connector-polite', `ctx.progress({ label: 'started' }); await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)); throw new Error('stopped');`, {
-      cancelGraceMs: 60_000,
-    });
+    const polite = await plugin(
+      'connector-polite',
+      `ctx.progress({ label: 'started' }); await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)); throw new Error('stopped');`,
+      {
+        cancelGraceMs: 60_000,
+      },
+    );
     const controller = new AbortController();
     const run = executorFor([polite]);
-    const error = await failure(read(run, { ...list, connectorKey: 'polite', signal: controller.signal, onProgress: (event) => event.type === 'progress' && controller.abort() }));
+    const error = await failure(
+      read(run, {
+        ...list,
+        connectorKey: 'polite',
+        signal: controller.signal,
+        onProgress: (event) => event.type === 'progress' && controller.abort(),
+      }),
+    );
     expect(error).toBeInstanceOf(CancelledError);
     expect(error).not.toBeInstanceOf(PluginKilledError);
   });
 
   test('a run that writes to the host itself is killed: a message without the nonce as forged, one without end at the size bound', async () => {
-    const forger = await plugin('connector-forger', `fs.writeSync(3, JSON.stringify({ type: 'done', id: '1' }) + '\\n'); await new Promise(() => {});`);
-    const flood = await plugin('connector-flood', `const chunk = 'a'.repeat(1 << 16); for (;;) { try { fs.writeSync(3, chunk); } catch {} }`, { maxMessageMb: 2 });
+    const forger = await plugin(
+      'connector-forger',
+      `fs.writeSync(3, JSON.stringify({ type: 'done', id: '1' }) + '\\n'); await new Promise(() => {});`,
+    );
+    const flood = await plugin(
+      'connector-flood',
+      `const chunk = 'a'.repeat(1 << 16); for (;;) { try { fs.writeSync(3, chunk); } catch {} }`,
+      { maxMessageMb: 2 },
+    );
     const run = executorFor([forger, flood]);
-    expect(await failure(read(run, { ...list, connectorKey: 'forger' }))).toMatchObject({ reason: 'forged', message: expect.stringMatching(/wrote to the channel to the host itself/) });
-    expect(await failure(read(run, { ...list, connectorKey: 'flood' }))).toMatchObject({ reason: 'oversized', message: expect.stringMatching(/more than 2097152 characters/) });
+    expect(await failure(read(run, { ...list, connectorKey: 'forger' }))).toMatchObject({
+      reason: 'forged',
+      message: expect.stringMatching(/wrote to the channel to the host itself/),
+    });
+    expect(await failure(read(run, { ...list, connectorKey: 'flood' }))).toMatchObject({
+      reason: 'oversized',
+      message: expect.stringMatching(/more than 2097152 characters/),
+    });
   });
 
   test('a plugin that steals the nonce and floods the host with pages is stopped at the pages the host asked for', async () => {
@@ -275,10 +346,13 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
       SNIFF,
     );
     const pages: Page[] = [];
-    const error = await failure(executorFor([flood]).execute({ ...list, connectorKey: 'pages', onPage: (page) => void pages.push(page) }));
+    const error = await failure(
+      executorFor([flood]).execute({ ...list, connectorKey: 'pages', onPage: (page) => void pages.push(page) }),
+    );
     // How many it took before the first page too many depends on how fast the host acknowledged: never all 50.
     expect(error).toMatchObject({ reason: 'forged' });
-    const [, received, allowed] = /sent more pages than the host asked for \((\d+) of (\d+)\)/.exec(error.message) ?? [];
+    const [, received, allowed] =
+      /sent more pages than the host asked for \((\d+) of (\d+)\)/.exec(error.message) ?? [];
     expect(Number(received)).toBe(Number(allowed) + 1);
     expect(pages.length).toBeLessThan(50);
   });
@@ -294,13 +368,19 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
       SNIFF,
     );
     const error = await failure(read(executorFor([deep]), { ...list, connectorKey: 'deep' }));
-    expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/sent a message the host could not take/) });
+    expect(error).toMatchObject({
+      reason: 'forged',
+      message: expect.stringMatching(/sent a message the host could not take/),
+    });
   });
 
   test('a plugin spinning on the CPU ends with its host, even a host killed with SIGKILL', async (context) => {
     // The kernel's parent-death signal, set by util-linux's setpriv: Linux only.
-    if (process.platform !== 'linux' || !['/usr/bin/setpriv', '/bin/setpriv'].some((path) => existsSync(path))) context.skip();
-    const own = await npmFolder([{ name: 'connector-orphan', entry: source('orphan', `await ctx.http.get('/echo'); while (true) {}`) }]);
+    if (process.platform !== 'linux' || !['/usr/bin/setpriv', '/bin/setpriv'].some((path) => existsSync(path)))
+      context.skip();
+    const own = await npmFolder([
+      { name: 'connector-orphan', entry: source('orphan', `await ctx.http.get('/echo'); while (true) {}`) },
+    ]);
     const runtime = fileURLToPath(new URL('../dist/index.js', import.meta.url));
     const sdk = fileURLToPath(new URL('../node_modules/@plugboard/sdk/dist/index.js', import.meta.url));
     const script = `
@@ -314,10 +394,14 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     try {
       // The plugin spins once its request arrived.
       while (server.count === before) await new Promise((resolve) => setTimeout(resolve, 10));
-      const children = readFileSync(`/proc/${host.pid}/task/${host.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+      const children = readFileSync(`/proc/${host.pid}/task/${host.pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .map(Number);
       expect(children).toHaveLength(1);
       host.kill('SIGKILL');
-      const gone = () => !existsSync(`/proc/${children[0]}`) || /^State:\s+Z/m.test(readFileSync(`/proc/${children[0]}/status`, 'utf8'));
+      const gone = () =>
+        !existsSync(`/proc/${children[0]}`) || /^State:\s+Z/m.test(readFileSync(`/proc/${children[0]}/status`, 'utf8'));
       while (!gone()) await new Promise((resolve) => setTimeout(resolve, 10));
     } finally {
       host.kill('SIGKILL');
@@ -335,8 +419,10 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     const liar = await plugin('connector-liar', `yield { records: [{ id: 'ran' }] };`, {}, rewrite);
     const before = server.count;
     const error = await failure(read(executorFor([liar]), { ...list, connectorKey: 'liar' }));
-    expect(error).toMatchObject({ reason: 'forged', message: expect.stringMatching(/prepared a run other than the one the host asked for/) });
+    expect(error).toMatchObject({
+      reason: 'forged',
+      message: expect.stringMatching(/prepared a run other than the one the host asked for/),
+    });
     expect(server.count).toBe(before);
   });
 });
-

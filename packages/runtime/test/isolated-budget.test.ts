@@ -26,8 +26,14 @@ beforeAll(async () => {
   redis = result.server;
   server = await startFaultServer(answer({ status: 200, body: { id: 'x' } }));
   const budgeted = connectorSource('budgeted')
-    .replace("baseUrl: 'http://127.0.0.1:9',", `baseUrl: 'http://127.0.0.1:9', rateLimits: { default: { limit: ${LIMIT}, per: 'second' } },`)
-    .replace('async *read() { yield { records: [{ id: \'1\' }] }; }', "async *read(ctx) { yield { records: [await ctx.http.get('/thing')] }; }");
+    .replace(
+      "baseUrl: 'http://127.0.0.1:9',",
+      `baseUrl: 'http://127.0.0.1:9', rateLimits: { default: { limit: ${LIMIT}, per: 'second' } },`,
+    )
+    .replace(
+      "async *read() { yield { records: [{ id: '1' }] }; }",
+      "async *read(ctx) { yield { records: [await ctx.http.get('/thing')] }; }",
+    );
   folder = await npmFolder([{ name: 'connector-budgeted', entry: budgeted }]);
 }, 15 * 60_000);
 
@@ -40,8 +46,14 @@ afterAll(async () => {
 describe('budgets of isolated plugins', () => {
   test('two processes of one connector share its declared budget through Redis: no more than the limit arrives in any second', async (context) => {
     if (!redis) context.skip();
-    const options = { allow: ['127.0.0.0/8'], redis: { url: redis!.url, prefix: `plugboard-isolated-${process.pid}:` } };
-    const plugins: IsolatedPlugin[] = [await startPlugin({ name: 'connector-budgeted', from: folder.dir }, options), await startPlugin({ name: 'connector-budgeted', from: folder.dir }, options)];
+    const options = {
+      allow: ['127.0.0.0/8'],
+      redis: { url: redis!.url, prefix: `plugboard-isolated-${process.pid}:` },
+    };
+    const plugins: IsolatedPlugin[] = [
+      await startPlugin({ name: 'connector-budgeted', from: folder.dir }, options),
+      await startPlugin({ name: 'connector-budgeted', from: folder.dir }, options),
+    ];
     try {
       const executors = plugins.map((plugin) =>
         createExecutor({
@@ -52,12 +64,18 @@ describe('budgets of isolated plugins', () => {
         }),
       );
       const runs = Array.from({ length: LIMIT + 3 }, (_, index) =>
-        executors[index % 2]!.execute({ connectorKey: 'budgeted', action: 'things.list', connectionId: 'conn_1', onPage: () => undefined }),
+        executors[index % 2]!.execute({
+          connectorKey: 'budgeted',
+          action: 'things.list',
+          connectionId: 'conn_1',
+          onPage: () => undefined,
+        }),
       );
       await Promise.all(runs);
       const arrivals = server.requests.map((request) => request.at).sort((a, b) => a - b);
       expect(arrivals).toHaveLength(LIMIT + 3);
-      for (let index = 0; index + LIMIT < arrivals.length; index += 1) expect(arrivals[index + LIMIT]! - arrivals[index]!).toBeGreaterThanOrEqual(1000);
+      for (let index = 0; index + LIMIT < arrivals.length; index += 1)
+        expect(arrivals[index + LIMIT]! - arrivals[index]!).toBeGreaterThanOrEqual(1000);
     } finally {
       await Promise.all(plugins.map((plugin) => plugin.close()));
     }

@@ -18,7 +18,10 @@ beforeEach(() => {
   process.env.AWS_SECRET_ACCESS_KEY = HOST_SECRET;
 });
 afterEach(async () => {
-  for (const [name, value] of [['PLUGBOARD_CREDENTIAL', saved.credential], ['AWS_SECRET_ACCESS_KEY', saved.aws]] as const) {
+  for (const [name, value] of [
+    ['PLUGBOARD_CREDENTIAL', saved.credential],
+    ['AWS_SECRET_ACCESS_KEY', saved.aws],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -41,10 +44,20 @@ function spySource(key: string, probe: string): string {
 
 describe('describePlugins (each plugin in its own process)', () => {
   test('lists a connector with its actions, without importing it into the host', async () => {
-    const folder = await track(npmFolder([{ name: 'connector-alpha', version: '2.0.0', entry: `globalThis.plugboardAlphaImported = true;\n${connectorSource('alpha')}` }]));
+    const folder = await track(
+      npmFolder([
+        {
+          name: 'connector-alpha',
+          version: '2.0.0',
+          entry: `globalThis.plugboardAlphaImported = true;\n${connectorSource('alpha')}`,
+        },
+      ]),
+    );
     const { described, failed } = await describePlugins(folder.dir);
     expect(failed).toEqual([]);
-    expect(described).toMatchObject([{ key: 'alpha', name: 'Fixture alpha', connectorVersion: '1.0.0', package: 'connector-alpha', version: '2.0.0' }]);
+    expect(described).toMatchObject([
+      { key: 'alpha', name: 'Fixture alpha', connectorVersion: '1.0.0', package: 'connector-alpha', version: '2.0.0' },
+    ]);
     expect(described[0]!.actions).toEqual([{ key: 'things.list', label: 'List things', direction: 'source' }]);
     expect((globalThis as { plugboardAlphaImported?: boolean }).plugboardAlphaImported).toBeUndefined();
   });
@@ -77,8 +90,18 @@ describe('describePlugins (each plugin in its own process)', () => {
   });
 
   test('printing on import is the plugin log, never part of the answer', async () => {
-    const forged = JSON.stringify({ type: 'described', connector: { key: 'forged', name: 'forged', version: '9.9.9', actions: [] } });
-    const folder = await track(npmFolder([{ name: 'connector-noisy', entry: `console.log(${JSON.stringify(forged)});\nprocess.stdout.write('{"key":"forged"}\\n');\n${connectorSource('noisy')}` }]));
+    const forged = JSON.stringify({
+      type: 'described',
+      connector: { key: 'forged', name: 'forged', version: '9.9.9', actions: [] },
+    });
+    const folder = await track(
+      npmFolder([
+        {
+          name: 'connector-noisy',
+          entry: `console.log(${JSON.stringify(forged)});\nprocess.stdout.write('{"key":"forged"}\\n');\n${connectorSource('noisy')}`,
+        },
+      ]),
+    );
     const { described } = await describePlugins(folder.dir);
     expect(described.map((plugin) => plugin.key)).toEqual(['noisy']);
   });
@@ -88,10 +111,19 @@ describe('describePlugins (each plugin in its own process)', () => {
       npmFolder([
         { name: 'connector-good', entry: connectorSource('good') },
         { name: 'connector-loop', entry: `while (true) {}\n${connectorSource('loop')}` },
-        { name: 'connector-pending', entry: `setInterval(() => {}, 1000);\nawait new Promise(() => {});\n${connectorSource('pending')}` },
+        {
+          name: 'connector-pending',
+          entry: `setInterval(() => {}, 1000);\nawait new Promise(() => {});\n${connectorSource('pending')}`,
+        },
         { name: 'connector-exit', entry: `process.exit(0);\n${connectorSource('exit')}` },
-        { name: 'connector-forge', entry: `process.send?.({ type: 'described', connector: { key: 'forged', actions: [] } });\nexport default {};` },
-        { name: 'connector-heap', entry: `const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random()));\n${connectorSource('heap')}` },
+        {
+          name: 'connector-forge',
+          entry: `process.send?.({ type: 'described', connector: { key: 'forged', actions: [] } });\nexport default {};`,
+        },
+        {
+          name: 'connector-heap',
+          entry: `const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random()));\n${connectorSource('heap')}`,
+        },
       ]),
     );
     const { described, failed } = await describePlugins(folder.dir, { loadTimeoutMs: 4000, maxOldSpaceMb: 32 });
@@ -118,14 +150,18 @@ describe('describePlugins (each plugin in its own process)', () => {
     const isolated = await pluginsReport(folder.dir);
     expect(isolated.loaded).toEqual([{ key: 'solo', package: 'connector-solo', version: '1.0.0' }]);
     expect(isolated.failed.map((plugin) => plugin.package)).toEqual(['twin-a', 'twin-b']);
-    expect(isolated.failed[0]!.reason).toMatch(/connector key 'twin' is claimed by 2 packages \(twin-a@1.0.0, twin-b@2.0.0\)/);
+    expect(isolated.failed[0]!.reason).toMatch(
+      /connector key 'twin' is claimed by 2 packages \(twin-a@1.0.0, twin-b@2.0.0\)/,
+    );
     expect((globalThis as { plugboardReportImported?: boolean }).plugboardReportImported).toBeUndefined();
     expect(await pluginsReport(folder.dir, { isolation: 'none' })).toEqual(isolated);
     expect((globalThis as { plugboardReportImported?: boolean }).plugboardReportImported).toBe(true);
   });
 
   test('a killed plugin names the reason and the package', async () => {
-    const folder = await track(npmFolder([{ name: 'connector-exit', entry: `console.error('leaving now');\nprocess.exit(3);` }]));
+    const folder = await track(
+      npmFolder([{ name: 'connector-exit', entry: `console.error('leaving now');\nprocess.exit(3);` }]),
+    );
     const error = await killed(describePlugin({ name: 'connector-exit', from: folder.dir }));
     expect(error).toMatchObject({ plugin: 'connector-exit', reason: 'exited' });
     expect(error.message).toMatch(/code 3/);
@@ -136,7 +172,10 @@ describe('describePlugins (each plugin in its own process)', () => {
 
 describe('the channel to the host', () => {
   test('an answer the plugin writes itself, straight to the channel, is refused, not taken for its description', async () => {
-    const forged = JSON.stringify({ type: 'described', connector: { key: 'forged', name: 'Forged', connectorVersion: '9.9.9', actions: [] } });
+    const forged = JSON.stringify({
+      type: 'described',
+      connector: { key: 'forged', name: 'Forged', connectorVersion: '9.9.9', actions: [] },
+    });
     const folder = await track(
       npmFolder([
         {
@@ -147,6 +186,8 @@ describe('the channel to the host', () => {
     );
     const { described, failed } = await describePlugins(folder.dir);
     expect(described.map((plugin) => plugin.key)).not.toContain('forged');
-    expect(failed).toMatchObject([{ package: 'connector-forger', reason: expect.stringMatching(/wrote to the channel to the host itself/) }]);
+    expect(failed).toMatchObject([
+      { package: 'connector-forger', reason: expect.stringMatching(/wrote to the channel to the host itself/) },
+    ]);
   });
 });

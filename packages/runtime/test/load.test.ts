@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
-import { hostSdkVersion, loadPack, loadPlugin, loadPlugins, PluginLoadError, pluginsReport, startPlugins } from '../src/index.js';
+import {
+  hostSdkVersion,
+  loadPack,
+  loadPlugin,
+  loadPlugins,
+  PluginLoadError,
+  pluginsReport,
+  startPlugins,
+} from '../src/index.js';
 import { connectorSource, folderWithOwnSdk, npmFolder, type PluginFolder, pnpmFolder } from './support/plugins.js';
 
 const folders: PluginFolder[] = [];
@@ -35,7 +43,13 @@ describe('loadPlugin', () => {
       ]),
     );
     const byName = await loadPlugin({ name: '@acme/connector-alpha', from: folder.dir });
-    expect(byName).toMatchObject({ key: 'alpha', package: '@acme/connector-alpha', version: '2.3.4', sdk: '^0.1.0', sharesHostSdk: true });
+    expect(byName).toMatchObject({
+      key: 'alpha',
+      package: '@acme/connector-alpha',
+      version: '2.3.4',
+      sdk: '^0.1.0',
+      sharesHostSdk: true,
+    });
     expect(byName.connector.action('things.list')?.direction).toBe('source');
     const byDir = await loadPlugin({ dir: join(folder.modules, 'connector-beta') });
     expect(byDir.key).toBe('beta');
@@ -49,7 +63,9 @@ describe('loadPlugin', () => {
 
   test('refuses a package that is not installed, or has no manifest', async () => {
     const folder = await track(npmFolder([{ name: 'plain-lib', plugboard: null, entry: 'export default 1;' }]));
-    expect((await refusal(loadPlugin({ name: 'missing-pkg', from: folder.dir }))).reason).toMatch(/not installed in .*there is no .*missing-pkg/);
+    expect((await refusal(loadPlugin({ name: 'missing-pkg', from: folder.dir }))).reason).toMatch(
+      /not installed in .*there is no .*missing-pkg/,
+    );
     const noManifest = await refusal(loadPlugin({ name: 'plain-lib', from: folder.dir }));
     expect(noManifest.package).toBe('plain-lib');
     expect(noManifest.reason).toMatch(/^no plugboard manifest: package.json has no "plugboard" field/);
@@ -57,11 +73,23 @@ describe('loadPlugin', () => {
   });
 
   test('refuses an incompatible SDK range, naming the range and the host version', async () => {
-    const folder = await track(npmFolder([{ name: 'connector-future', plugboard: { connector: './index.js', sdk: '^9.0.0' }, entry: 'throw new Error("must not be imported")' }]));
+    const folder = await track(
+      npmFolder([
+        {
+          name: 'connector-future',
+          plugboard: { connector: './index.js', sdk: '^9.0.0' },
+          entry: 'throw new Error("must not be imported")',
+        },
+      ]),
+    );
     const error = await refusal(loadPlugin({ name: 'connector-future', from: folder.dir }));
-    expect(error.reason).toBe(`incompatible SDK range: the connector needs @plugboard/sdk ^9.0.0, the host has ${hostSdkVersion()}`);
+    expect(error.reason).toBe(
+      `incompatible SDK range: the connector needs @plugboard/sdk ^9.0.0, the host has ${hostSdkVersion()}`,
+    );
     // The same range passes on a host whose SDK is in it.
-    await expect(loadPlugin({ name: 'connector-future', from: folder.dir }, { sdkVersion: '9.1.0' })).rejects.toThrow(/threw on import: must not be imported/);
+    await expect(loadPlugin({ name: 'connector-future', from: folder.dir }, { sdkVersion: '9.1.0' })).rejects.toThrow(
+      /threw on import: must not be imported/,
+    );
   });
 
   test('refuses malformed manifests', async () => {
@@ -71,13 +99,19 @@ describe('loadPlugin', () => {
         { name: 'no-entry-field', plugboard: { sdk: '^0.1.0' }, entry: connectorSource('x2') },
         { name: 'missing-entry', plugboard: { connector: './dist/index.js', sdk: '^0.1.0' } },
         { name: 'escaping-entry', plugboard: { connector: '../other/index.js', sdk: '^0.1.0' } },
-        { name: 'manifest-string', plugboard: './index.js' as unknown as Record<string, unknown>, entry: connectorSource('x3') },
+        {
+          name: 'manifest-string',
+          plugboard: './index.js' as unknown as Record<string, unknown>,
+          entry: connectorSource('x3'),
+        },
       ]),
     );
     const reason = async (name: string) => (await refusal(loadPlugin({ name, from: folder.dir }))).reason;
     expect(await reason('bad-range')).toMatch(/sdk range "not a range" is not a valid semver range/);
     expect(await reason('no-entry-field')).toMatch(/has no "connector" entry/);
-    expect(await reason('missing-entry')).toMatch(/the connector entry .\/dist\/index.js does not exist in the package/);
+    expect(await reason('missing-entry')).toMatch(
+      /the connector entry .\/dist\/index.js does not exist in the package/,
+    );
     expect(await reason('escaping-entry')).toMatch(/points outside the package/);
     expect(await reason('manifest-string')).toMatch(/must be an object/);
   });
@@ -120,7 +154,9 @@ describe('loadPlugin', () => {
   });
 
   test('refuses an entry that throws on import, with the error', async () => {
-    const folder = await track(npmFolder([{ name: 'connector-throws', entry: 'throw new TypeError("boom at import");\nexport default {};' }]));
+    const folder = await track(
+      npmFolder([{ name: 'connector-throws', entry: 'throw new TypeError("boom at import");\nexport default {};' }]),
+    );
     const error = await refusal(loadPlugin({ name: 'connector-throws', from: folder.dir }));
     expect(error.reason).toBe('the entry ./index.js threw on import: TypeError: boom at import');
     expect((error.cause as Error).message).toBe('boom at import');
@@ -142,11 +178,15 @@ export default Object.freeze({ key: 'Bad Key', name: 'Bad', version: 'one', vend
       ]),
     );
     const reason = async (name: string) => (await refusal(loadPlugin({ name, from: folder.dir }))).reason;
-    expect(await reason('no-default')).toMatch(/default export is not a connector made by defineConnector \(it is undefined\)/);
-    expect(await reason('plain-object')).toMatch(/default export is not a connector made by defineConnector .*missing action/);
+    expect(await reason('no-default')).toMatch(
+      /default export is not a connector made by defineConnector \(it is undefined\)/,
+    );
+    expect(await reason('plain-object')).toMatch(
+      /default export is not a connector made by defineConnector .*missing action/,
+    );
     const invalid = await reason('frozen-invalid');
     expect(invalid).toMatch(/^invalid connector definition: /);
-    expect(invalid).toContain("the key must be lower case letters");
+    expect(invalid).toContain('the key must be lower case letters');
     expect(invalid).toContain('version must be a semantic version');
     expect(invalid).toContain("action 'things': the key must look like `resource.verb`");
     expect(invalid).toContain('a label is required');
@@ -162,13 +202,22 @@ export default Object.freeze({ key: 'Bad Key', name: 'Bad', version: 'one', vend
     // A library in the plugin folder that the connector uses gets the host's SDK as well.
     const withHelper = await track(
       folderWithOwnSdk([
-        { name: 'plugboard-helpers', plugboard: null, entry: "export { ConnectorError as HelperError } from '@plugboard/sdk';" },
-        { name: 'connector-helped', entry: connectorSource('helped', { extra: "export { HelperError } from 'plugboard-helpers';" }) },
+        {
+          name: 'plugboard-helpers',
+          plugboard: null,
+          entry: "export { ConnectorError as HelperError } from '@plugboard/sdk';",
+        },
+        {
+          name: 'connector-helped',
+          entry: connectorSource('helped', { extra: "export { HelperError } from 'plugboard-helpers';" }),
+        },
       ]),
     );
     const result = await loadPlugins(withHelper.dir);
     expect(result.loaded.map((loaded) => loaded.key)).toEqual(['helped']);
-    const helped = (await import(pathToFileURL(join(result.loaded[0]!.dir, 'index.js')).href)) as { HelperError: unknown };
+    const helped = (await import(pathToFileURL(join(result.loaded[0]!.dir, 'index.js')).href)) as {
+      HelperError: unknown;
+    };
     expect(helped.HelperError).toBe(sdk.ConnectorError);
 
     const own = await track(folderWithOwnSdk([{ name: 'connector-own', entry: connectorSource('own') }]));
@@ -186,7 +235,11 @@ describe('loadPlugins', () => {
         { name: '@acme/connector-alpha', entry: connectorSource('alpha') },
         { name: 'connector-beta', version: '0.2.0', entry: connectorSource('beta') },
         { name: 'connector-throws', entry: 'throw new Error("no network here");' },
-        { name: 'connector-old-sdk', plugboard: { connector: './index.js', sdk: '^9.0.0' }, entry: connectorSource('old') },
+        {
+          name: 'connector-old-sdk',
+          plugboard: { connector: './index.js', sdk: '^9.0.0' },
+          entry: connectorSource('old'),
+        },
         { name: 'connector-invalid', entry: 'export default { key: 1 };' },
         { name: 'left-pad', plugboard: null, entry: 'export default (s) => s;' },
       ]),
@@ -197,9 +250,15 @@ describe('loadPlugins', () => {
       { key: 'beta', package: 'connector-beta', version: '0.2.0' },
     ]);
     // Packages without a manifest (the SDK, zod, left-pad) are not plugins: not listed.
-    expect(result.failed.map((failure) => failure.package)).toEqual(['connector-invalid', 'connector-old-sdk', 'connector-throws']);
+    expect(result.failed.map((failure) => failure.package)).toEqual([
+      'connector-invalid',
+      'connector-old-sdk',
+      'connector-throws',
+    ]);
     const [invalid, oldSdk, throws] = result.failed.map((failure) => failure.reason);
-    expect(invalid).toMatch(/^the entry's default export is not a connector made by defineConnector \(it is an object with key; missing name, /);
+    expect(invalid).toMatch(
+      /^the entry's default export is not a connector made by defineConnector \(it is an object with key; missing name, /,
+    );
     expect(oldSdk).toMatch(/^incompatible SDK range: the connector needs @plugboard\/sdk \^9.0.0/);
     expect(throws).toBe('the entry ./index.js threw on import: no network here');
   });
@@ -214,7 +273,8 @@ describe('loadPlugins', () => {
     );
     const result = await loadPlugins(folder.dir);
     expect(result.loaded.map((plugin) => plugin.package)).toEqual(['connector-single']);
-    const reason = "connector key 'twin' is claimed by 2 packages (connector-twin-a@1.0.0, connector-twin-b@3.1.0); none is loaded: keep one of them in the plugin folder";
+    const reason =
+      "connector key 'twin' is claimed by 2 packages (connector-twin-a@1.0.0, connector-twin-b@3.1.0); none is loaded: keep one of them in the plugin folder";
     expect(result.failed.map(({ package: name, reason: why }) => ({ name, why }))).toEqual([
       { name: 'connector-twin-a', why: reason },
       { name: 'connector-twin-b', why: reason },
@@ -252,7 +312,15 @@ describe('loadPlugins', () => {
     const dir = await realpath(await mkdtemp(join(tmpdir(), 'plugboard-dir-')));
     try {
       await mkdir(join(dir, 'dist'));
-      await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'connector-local', version: '0.0.1', type: 'module', plugboard: { connector: './dist/index.js', sdk: '>=0.1.0 <1' } }));
+      await writeFile(
+        join(dir, 'package.json'),
+        JSON.stringify({
+          name: 'connector-local',
+          version: '0.0.1',
+          type: 'module',
+          plugboard: { connector: './dist/index.js', sdk: '>=0.1.0 <1' },
+        }),
+      );
       // No zod or SDK beside it: the SDK comes from the host, and the entry needs nothing else.
       await writeFile(
         join(dir, 'dist', 'index.js'),
@@ -287,7 +355,11 @@ describe('CLI-ready functions', () => {
     const folder = await track(
       npmFolder([
         { name: 'connector-beta', entry: connectorSource('beta') },
-        { name: 'connector-old-sdk', plugboard: { connector: './index.js', sdk: '^9.0.0' }, entry: connectorSource('old') },
+        {
+          name: 'connector-old-sdk',
+          plugboard: { connector: './index.js', sdk: '^9.0.0' },
+          entry: connectorSource('old'),
+        },
       ]),
     );
     const pack = await loadPack(folder.dir);

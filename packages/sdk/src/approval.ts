@@ -86,7 +86,12 @@ export function checkApproval(approval: ApprovalDecision | undefined, check: App
   const id = typeof approval.id === 'string' ? approval.id : undefined;
   const named = id ? `approval ${excerpt(id)}` : 'the approval';
   const refuse = (reason: ApprovalRefusal, why: string): never => {
-    throw new ApprovalRefusedError(reason, `${subject}: ${named} does not allow this run: ${why}; ${review}`, binding, id);
+    throw new ApprovalRefusedError(
+      reason,
+      `${subject}: ${named} does not allow this run: ${why}; ${review}`,
+      binding,
+      id,
+    );
   };
   const requester = person(approval.requestedBy);
   const decider = person(approval.decidedBy);
@@ -95,16 +100,24 @@ export function checkApproval(approval: ApprovalDecision | undefined, check: App
     typeof approval.digest === 'string' && approval.digest ? undefined : 'digest',
     requester ? undefined : 'requestedBy',
     decider ? undefined : 'decidedBy',
-    approval.decision === 'approved' || approval.decision === 'rejected' ? undefined : "decision ('approved' or 'rejected')",
+    approval.decision === 'approved' || approval.decision === 'rejected'
+      ? undefined
+      : "decision ('approved' or 'rejected')",
     expiresAt === undefined ? 'expiresAt (an ISO timestamp, or null when it does not expire)' : undefined,
   ].filter((field) => field !== undefined);
   if (missing.length > 0) refuse('incomplete', `it lacks a valid ${missing.join(', ')}`);
   if (approval.decision !== 'approved') refuse('rejected', `it was rejected by ${excerpt(approval.decidedBy.trim())}`);
   if (requester === decider) {
-    refuse('self_approval', `${excerpt(approval.decidedBy.trim())} approved their own request; an approval must be decided by someone other than the requester`);
+    refuse(
+      'self_approval',
+      `${excerpt(approval.decidedBy.trim())} approved their own request; an approval must be decided by someone other than the requester`,
+    );
   }
   if (approval.digest !== binding.digest) {
-    refuse('digest_mismatch', `it approves digest ${excerpt(approval.digest)}, which is not the digest of what would run (the connector version, action, connection, environment or input differ)`);
+    refuse(
+      'digest_mismatch',
+      `it approves digest ${excerpt(approval.digest)}, which is not the digest of what would run (the connector version, action, connection, environment or input differ)`,
+    );
   }
   if (expiresAt !== null && expiresAt !== undefined && now.getTime() >= expiresAt.getTime()) {
     refuse('expired', `it expired at ${expiresAt.toISOString()}`);

@@ -75,7 +75,9 @@ function operation(connector: Connector, action: Action): PublicOperation {
     approval: approvalOf(action),
     billable: action.billable ?? false,
     retry: retryPolicy(action),
-    ...(action.direction === 'source' && action.incremental ? { incremental: { cursorField: action.incremental.cursorField } } : {}),
+    ...(action.direction === 'source' && action.incremental
+      ? { incremental: { cursorField: action.incremental.cursorField } }
+      : {}),
     ...(budget ? { rateBudget: budget } : {}),
     implemented: isImplemented(action),
   };
@@ -93,8 +95,14 @@ export function catalogueEntry(connector: Connector): PublicConnector {
     documentationUrl: connector.documentationUrl ?? null,
     implemented: connector.actions.every(isImplemented),
     limitations: [...connector.limitations],
-    operations: [...connector.actions].sort((a, b) => compareText(a.key, b.key)).map((action) => operation(connector, action)),
-    authentication: { schemes: connector.auth.map(publicScheme), baseUrl: connector.baseUrl ?? null, baseUrlOverridable: true },
+    operations: [...connector.actions]
+      .sort((a, b) => compareText(a.key, b.key))
+      .map((action) => operation(connector, action)),
+    authentication: {
+      schemes: connector.auth.map(publicScheme),
+      baseUrl: connector.baseUrl ?? null,
+      baseUrlOverridable: true,
+    },
     version: connector.version,
     rateLimits: Object.fromEntries(
       Object.entries(connector.rateLimits)

@@ -38,7 +38,9 @@ export function checkConnectionSettings(settings: unknown): void {
   // Plain JSON of a bounded depth first: the search below walks it recursively.
   const problem = jsonProblem(settings, MAX_JSON_DEPTH);
   if (problem) {
-    throw new ConnectionConfigError(`connection settings must be plain JSON data: ${excerpt(formatJsonPath(problem.path, 'settings'))}: ${problem.message}`);
+    throw new ConnectionConfigError(
+      `connection settings must be plain JSON data: ${excerpt(formatJsonPath(problem.path, 'settings'))}: ${problem.message}`,
+    );
   }
   const keys = findSecretKeys(settings);
   if (keys.length > 0) {
@@ -77,10 +79,17 @@ export function resolveConnection(connector: Connector, input: ConnectionInput =
   let parsedSettings: Record<string, unknown> = settings;
   if (connector.settings) {
     const result = connector.settings.safeParse(settings);
-    if (!result.success) throw new InvalidInputError(`connector '${connector.key}': connection settings`, zodIssues(result.error, 'settings'));
+    if (!result.success)
+      throw new InvalidInputError(
+        `connector '${connector.key}': connection settings`,
+        zodIssues(result.error, 'settings'),
+      );
     parsedSettings = result.data as Record<string, unknown>;
   }
-  const scheme = authScheme === undefined ? connector.auth[0] : connector.auth.find((candidate) => candidate.id === String(authScheme).toLowerCase());
+  const scheme =
+    authScheme === undefined
+      ? connector.auth[0]
+      : connector.auth.find((candidate) => candidate.id === String(authScheme).toLowerCase());
   if (!scheme) {
     throw new ConnectionConfigError(
       `settings.authScheme: connector '${connector.key}' accepts ${connector.auth.map((candidate) => `'${candidate.id}'`).join(' or ')}, not ${excerpt(JSON.stringify(authScheme) ?? String(authScheme))}`,
@@ -88,7 +97,9 @@ export function resolveConnection(connector: Connector, input: ConnectionInput =
   }
   const baseUrl = input.baseUrl ?? connector.baseUrl;
   if (!baseUrl) {
-    throw new ConnectionConfigError(`connection baseUrl: connector '${connector.key}' has no public default base URL; the connection must set one`);
+    throw new ConnectionConfigError(
+      `connection baseUrl: connector '${connector.key}' has no public default base URL; the connection must set one`,
+    );
   }
   return {
     id: input.id ?? 'default',

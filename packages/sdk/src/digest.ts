@@ -58,6 +58,8 @@ function approvalObject(subject: RunSubject): Record<string, unknown> {
 }
 
 export function approvalDigest(subject: RunSubject): ApprovalBinding {
-  const hex = createHash('sha256').update(canonicalJson(approvalObject(subject)), 'utf8').digest('hex');
+  const hex = createHash('sha256')
+    .update(canonicalJson(approvalObject(subject)), 'utf8')
+    .digest('hex');
   return { digest: `sha256:${hex}`, shortDigest: hex.slice(0, 12) };
 }

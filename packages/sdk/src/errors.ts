@@ -126,7 +126,10 @@ export class ConflictError extends ConnectorError {
   /** The provider's name for the state, when it gave one. */
   readonly state: string | undefined;
 
-  constructor(message: string, options: ConnectorErrorOptions & { state?: string | undefined; retryable?: boolean } = {}) {
+  constructor(
+    message: string,
+    options: ConnectorErrorOptions & { state?: string | undefined; retryable?: boolean } = {},
+  ) {
     super(options.code ?? 'conflict', message, options.retryable ?? false, 409, options);
     this.state = options.state;
   }
@@ -204,7 +207,13 @@ export class SchemaMismatchError extends ConnectorError {
   constructor(action: string, issues: readonly InputIssue[], options: ConnectorErrorOptions = {}) {
     const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
     const where = options.requestId ? ` (request ${options.requestId})` : '';
-    super('schema_mismatch', `${action}: the provider's answer does not match the declared schema${where}: ${list}`, false, 502, options);
+    super(
+      'schema_mismatch',
+      `${action}: the provider's answer does not match the declared schema${where}: ${list}`,
+      false,
+      502,
+      options,
+    );
     this.action = action;
     this.issues = issues;
   }

@@ -119,7 +119,14 @@ export type ExecutionEvent =
   | (EventBase & { type: 'started'; environment: Environment; digest?: string; stream?: string; checkpoint?: unknown })
   | (EventBase & { type: 'replayed'; idempotencyKey: string })
   | ({ type: 'progress' } & ProgressEvent)
-  | (EventBase & { type: 'page'; index: number; records: number; totalRecords: number; committed: boolean; checkpoint?: unknown })
+  | (EventBase & {
+      type: 'page';
+      index: number;
+      records: number;
+      totalRecords: number;
+      committed: boolean;
+      checkpoint?: unknown;
+    })
   | (EventBase & { type: 'finished'; pages?: number; records?: number });
 
 export interface PreparedExecution {
@@ -144,7 +151,12 @@ export interface Executor {
 
 export class UnknownConnectorError extends ConnectorError {
   constructor(key: string, known: readonly string[]) {
-    super('unknown_connector', `no connector '${key}'; the executor has ${known.length ? known.join(', ') : 'none'}`, false, 404);
+    super(
+      'unknown_connector',
+      `no connector '${key}'; the executor has ${known.length ? known.join(', ') : 'none'}`,
+      false,
+      404,
+    );
   }
 }
 
@@ -169,13 +181,22 @@ export class IdempotencyUnsettledError extends ConflictError {
         : record.state === 'uncertain'
           ? `the run with idempotency key ${JSON.stringify(key)} failed at ${record.finishedAt} after its request may have reached the provider (${record.error.code}: ${record.error.message}); it is not run again under this key: check with the provider${record.error.requestId ? ` (request ${record.error.requestId})` : ''}, then settle the key as succeeded or failed, or use a new key`
           : `idempotency key ${JSON.stringify(key)} is settled`;
-    super(message, { state: record.state === 'running' ? 'idempotency_in_progress' : 'idempotency_outcome_unknown', retryable: record.state === 'running' });
+    super(message, {
+      state: record.state === 'running' ? 'idempotency_in_progress' : 'idempotency_outcome_unknown',
+      retryable: record.state === 'running',
+    });
     this.record = record;
   }
 }
 
 /** Codes of failures raised before any request leaves: the provider did nothing. */
-const BEFORE_SENDING = new Set(['invalid_input', 'invalid_connection', 'approval_required', 'unknown_action', 'not_implemented']);
+const BEFORE_SENDING = new Set([
+  'invalid_input',
+  'invalid_connection',
+  'approval_required',
+  'unknown_action',
+  'not_implemented',
+]);
 
 /** True when the failed run certainly did not act at the provider (or acting again is safe). */
 function safeToForget(error: unknown, connectorAction: Parameters<typeof retryPolicy>[0]): boolean {
@@ -196,11 +217,27 @@ function hash(value: unknown): string {
  */
 function fingerprint(ready: PreparedExecution): string {
   const { action, connection, environment, input } = ready.prepared;
-  return `sha256:${createHash('sha256').update(canonicalJson({ connector: ready.runner.key, action: action.key, connectionId: connection.id, environment, input })).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(
+      canonicalJson({
+        connector: ready.runner.key,
+        action: action.key,
+        connectionId: connection.id,
+        environment,
+        input,
+      }),
+    )
+    .digest('hex')}`;
 }
 
 /** The default name of a source's checkpoint stream. */
-export function streamKey(parts: { connector: string; action: string; connectionId: string; environment: Environment; input: unknown }): string {
+export function streamKey(parts: {
+  connector: string;
+  action: string;
+  connectionId: string;
+  environment: Environment;
+  input: unknown;
+}): string {
   return `${parts.connector}/${parts.action}/${parts.connectionId}/${parts.environment}/${hash(parts.input)}`;
 }
 
@@ -210,14 +247,21 @@ function runnerMap(options: ExecutorOptions): Map<string, ConnectorRunner> {
   const sources = new Map<string, unknown>();
   const add = (given: Connector | ConnectorRunner, from: string) => {
     const existing = sources.get(given.key);
-    if (existing !== undefined && existing !== given) throw new TypeError(`createExecutor: two connectors have the key '${given.key}' (${from})`);
+    if (existing !== undefined && existing !== given)
+      throw new TypeError(`createExecutor: two connectors have the key '${given.key}' (${from})`);
     sources.set(given.key, given);
     if (existing === undefined) map.set(given.key, 'prepare' in given ? given : localRunner(given));
   };
   const given = options.connectors;
-  if (given) for (const connector of given instanceof Map ? given.values() : (given as readonly Connector[])) add(connector, 'connectors');
+  if (given)
+    for (const connector of given instanceof Map ? given.values() : (given as readonly Connector[]))
+      add(connector, 'connectors');
   const plugins = options.plugins;
-  for (const plugin of plugins === undefined ? [] : Array.isArray(plugins) ? plugins : (plugins as { loaded: readonly PluginConnector[] }).loaded) {
+  for (const plugin of plugins === undefined
+    ? []
+    : Array.isArray(plugins)
+      ? plugins
+      : (plugins as { loaded: readonly PluginConnector[] }).loaded) {
     add('runner' in plugin ? plugin.runner : plugin.connector, `plugin ${plugin.package}`);
   }
   return map;
@@ -255,7 +299,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
       throw new ConnectionConfigError(`connection ${request.connectionId}: the host's resolver returned no connection`);
     }
     if (connection.id !== request.connectionId) {
-      throw new ConnectionConfigError(`connection ${request.connectionId}: the host's resolver returned connection ${JSON.stringify(connection.id)}`);
+      throw new ConnectionConfigError(
+        `connection ${request.connectionId}: the host's resolver returned connection ${JSON.stringify(connection.id)}`,
+      );
     }
     // Rule 10: secrets come only from the credential resolver, never from settings.
     try {
@@ -266,7 +312,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
     const environment = request.environment ?? 'sandbox';
     if (connection.environment !== undefined && connection.environment !== environment) {
-      throw new ConnectionConfigError(`connection ${connection.id} is a ${connection.environment} connection; it cannot run ${runner.key} in ${environment}`);
+      throw new ConnectionConfigError(
+        `connection ${connection.id} is a ${connection.environment} connection; it cannot run ${runner.key} in ${environment}`,
+      );
     }
     return connection;
   }
@@ -277,7 +325,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const connection = await resolveHostConnection(runner, request);
     const prepared = await runner.prepare(request.action, {
       input: request.input,
-      connection: { id: connection.id, ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }), ...(connection.settings ? { settings: connection.settings } : {}) },
+      connection: {
+        id: connection.id,
+        ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }),
+        ...(connection.settings ? { settings: connection.settings } : {}),
+      },
       environment: request.environment ?? 'sandbox',
     });
     return {
@@ -332,7 +384,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
     };
   }
 
-  async function writeOnce(request: ExecuteRequest, ready: PreparedExecution, run: PreparedAction, credential: string): Promise<unknown> {
+  async function writeOnce(
+    request: ExecuteRequest,
+    ready: PreparedExecution,
+    run: PreparedAction,
+    credential: string,
+  ): Promise<unknown> {
     for await (const page of ready.runner.run(run, settings(request, credential))) return page.records[0];
     return undefined;
   }
@@ -357,17 +414,34 @@ export function createExecutor(options: ExecutorOptions): Executor {
     cancelled(request.signal, `${ready.runner.key} ${action.key}`);
 
     if (key === undefined) {
-      request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, ...digestOf(ready) });
+      request.onProgress?.({
+        ...baseEvent(ready),
+        type: 'started',
+        environment: ready.prepared.environment,
+        ...digestOf(ready),
+      });
       const result = await writeOnce(request, ready, run, credential);
       request.onProgress?.({ ...baseEvent(ready), type: 'finished' });
       return { direction: 'destination', result, replayed: false, ...digestOf(ready) };
     }
 
-    const running: RunningRecord = { state: 'running', fingerprint: fingerprint(ready), digest: ready.digest, connector: ready.runner.key, action: action.key, startedAt: now() };
+    const running: RunningRecord = {
+      state: 'running',
+      fingerprint: fingerprint(ready),
+      digest: ready.digest,
+      connector: ready.runner.key,
+      action: action.key,
+      startedAt: now(),
+    };
     const existing = await idempotency.claim(key, running);
     if (existing) return replay(existing);
 
-    request.onProgress?.({ ...baseEvent(ready), type: 'started', environment: ready.prepared.environment, digest: ready.digest });
+    request.onProgress?.({
+      ...baseEvent(ready),
+      type: 'started',
+      environment: ready.prepared.environment,
+      digest: ready.digest,
+    });
     let result: unknown;
     try {
       result = await writeOnce(request, ready, run, credential);
@@ -398,11 +472,24 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const { action, environment, input } = ready.prepared;
     const onPage = request.onPage;
     if (typeof onPage !== 'function') {
-      throw new TypeError(`${ready.runner.key} ${action.key} is a source: execute() needs onPage, the host's acknowledgement of each page`);
+      throw new TypeError(
+        `${ready.runner.key} ${action.key} is a source: execute() needs onPage, the host's acknowledgement of each page`,
+      );
     }
-    const stream = request.stream ?? streamKey({ connector: ready.runner.key, action: action.key, connectionId: ready.connection.id, environment, input });
+    const stream =
+      request.stream ??
+      streamKey({
+        connector: ready.runner.key,
+        action: action.key,
+        connectionId: ready.connection.id,
+        environment,
+        input,
+      });
     let checkpoint = await checkpoints.get(stream);
-    const run = gate(request, checkpoint === undefined ? ready.prepared : await ready.runner.resume(ready.prepared, checkpoint));
+    const run = gate(
+      request,
+      checkpoint === undefined ? ready.prepared : await ready.runner.resume(ready.prepared, checkpoint),
+    );
     const credential = await credentialFor(ready.connection.id);
     cancelled(request.signal, `${ready.runner.key} ${action.key}`);
     request.onProgress?.({

@@ -42,7 +42,11 @@ export class IdempotencySettleRefusedError extends ConflictError {
   readonly record: IdempotencyRecord | undefined;
 
   constructor(message: string, refusal: SettleRefusal, record: IdempotencyRecord | undefined) {
-    super(message, { state: { succeeded: 'idempotency_settled', recent: 'idempotency_in_progress', changed: 'idempotency_changed' }[refusal] });
+    super(message, {
+      state: { succeeded: 'idempotency_settled', recent: 'idempotency_in_progress', changed: 'idempotency_changed' }[
+        refusal
+      ],
+    });
     this.refusal = refusal;
     this.record = record;
   }
@@ -60,11 +64,16 @@ export function formatDuration(ms: number): string {
 
 function checkOptions(options: SettleKeyOptions): InputIssue[] {
   const issues: InputIssue[] = [];
-  if (options.as !== 'succeeded' && options.as !== 'failed') issues.push({ path: 'as', message: `must be succeeded or failed, not ${JSON.stringify(options.as)}` });
-  if (typeof options.by !== 'string' || options.by.trim() === '') issues.push({ path: 'by', message: 'required: who decides' });
-  if (typeof options.reason !== 'string' || options.reason.trim() === '') issues.push({ path: 'reason', message: 'required: why, e.g. what the provider showed' });
-  if (options.as === 'failed' && options.result !== undefined) issues.push({ path: 'result', message: 'only a succeeded run has a result' });
-  if (options.minAgeMs !== undefined && !(Number.isFinite(options.minAgeMs) && options.minAgeMs >= 0)) issues.push({ path: 'minAgeMs', message: 'must be a number of milliseconds, 0 or more' });
+  if (options.as !== 'succeeded' && options.as !== 'failed')
+    issues.push({ path: 'as', message: `must be succeeded or failed, not ${JSON.stringify(options.as)}` });
+  if (typeof options.by !== 'string' || options.by.trim() === '')
+    issues.push({ path: 'by', message: 'required: who decides' });
+  if (typeof options.reason !== 'string' || options.reason.trim() === '')
+    issues.push({ path: 'reason', message: 'required: why, e.g. what the provider showed' });
+  if (options.as === 'failed' && options.result !== undefined)
+    issues.push({ path: 'result', message: 'only a succeeded run has a result' });
+  if (options.minAgeMs !== undefined && !(Number.isFinite(options.minAgeMs) && options.minAgeMs >= 0))
+    issues.push({ path: 'minAgeMs', message: 'must be a number of milliseconds, 0 or more' });
   return issues;
 }
 
@@ -75,16 +84,27 @@ function checkOptions(options: SettleKeyOptions): InputIssue[] {
  * its record changed while the decision was being made; `NotFoundError`
  * (`idempotency_key_unknown`) when nothing is kept under the key.
  */
-export async function settleIdempotencyKey(store: IdempotencyStore, key: string, options: SettleKeyOptions): Promise<IdempotencyReport> {
+export async function settleIdempotencyKey(
+  store: IdempotencyStore,
+  key: string,
+  options: SettleKeyOptions,
+): Promise<IdempotencyReport> {
   const issues = checkOptions(options);
   const named = `idempotency key ${JSON.stringify(excerpt(key))}`;
   if (issues.length > 0) throw new InvalidInputError(`settling ${named}`, issues);
   const now = (options.clock ?? (() => new Date()))();
   const { record } = await store.inspect(key);
-  if (!record) throw new NotFoundError(`nothing is kept under ${named}: there is nothing to settle`, { code: 'idempotency_key_unknown' });
+  if (!record)
+    throw new NotFoundError(`nothing is kept under ${named}: there is nothing to settle`, {
+      code: 'idempotency_key_unknown',
+    });
   if (record.state === 'succeeded') {
     const by = record.decision ? ` (settled by ${excerpt(record.decision.by)})` : '';
-    throw new IdempotencySettleRefusedError(`the run under ${named} succeeded at ${record.finishedAt}${by}; a repeat returns its result, there is nothing to settle`, 'succeeded', record);
+    throw new IdempotencySettleRefusedError(
+      `the run under ${named} succeeded at ${record.finishedAt}${by}; a repeat returns its result, there is nothing to settle`,
+      'succeeded',
+      record,
+    );
   }
   if (record.state === 'running' && options.force !== true) {
     const minAge = options.minAgeMs ?? DEFAULT_SETTLE_MIN_AGE_MS;
@@ -98,7 +118,13 @@ export async function settleIdempotencyKey(store: IdempotencyStore, key: string,
       );
     }
   }
-  const decision: IdempotencyDecision = { as: options.as, by: options.by.trim(), reason: options.reason.trim(), at: now.toISOString(), before: record };
+  const decision: IdempotencyDecision = {
+    as: options.as,
+    by: options.by.trim(),
+    reason: options.reason.trim(),
+    at: now.toISOString(),
+    before: record,
+  };
   const outcome = await store.decide(key, decision, options.as === 'succeeded' ? (options.result ?? null) : undefined);
   if (!outcome.applied) {
     throw new IdempotencySettleRefusedError(

@@ -19,12 +19,29 @@ export type { Category } from './definition/categories.js';
 export type { ActionContext, SourceContext, ProgressEvent, ProgressUpdate } from './context.js';
 export { checkConnectionSettings, resolveConnection } from './connection.js';
 export type { ConnectionInput, ResolvedConnection, SecretResolver } from './connection.js';
-export { runAction, runPrepared, prepareRun, passGate, passedGate, resumeFrom, writeAction, readAll, UnknownActionError, NotImplementedError } from './run.js';
+export {
+  runAction,
+  runPrepared,
+  prepareRun,
+  passGate,
+  passedGate,
+  resumeFrom,
+  writeAction,
+  readAll,
+  UnknownActionError,
+  NotImplementedError,
+} from './run.js';
 export type { RunOptions, RunSettings, PreparedAction, PreparedRun } from './run.js';
 export { localRunner } from './runner.js';
 export type { ConnectorRunner, LocalRunner } from './runner.js';
 export { ApprovalRequiredError, ApprovalRefusedError, checkApproval } from './approval.js';
-export { createExecutor, streamKey, UnknownConnectorError, IdempotencyKeyReusedError, IdempotencyUnsettledError } from './executor.js';
+export {
+  createExecutor,
+  streamKey,
+  UnknownConnectorError,
+  IdempotencyKeyReusedError,
+  IdempotencyUnsettledError,
+} from './executor.js';
 export type {
   Executor,
   ExecutorOptions,
@@ -58,7 +75,15 @@ export { approvalDigest, canonicalJson } from './digest.js';
 export { compareText, byKey } from './order.js';
 export type { ApprovalBinding, RunSubject } from './digest.js';
 export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from './secrets.js';
-export { CIRCULAR, describeJsonType, formatJsonPath, jsonProblem, mapJson, MAX_JSON_DEPTH, someJsonString } from './json.js';
+export {
+  CIRCULAR,
+  describeJsonType,
+  formatJsonPath,
+  jsonProblem,
+  mapJson,
+  MAX_JSON_DEPTH,
+  someJsonString,
+} from './json.js';
 export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
 export { excerpt, EXCERPT_LENGTH } from './excerpt.js';
 export { cursorLoop } from './paging.js';
@@ -67,11 +92,31 @@ export { createLogger, stderrSink } from './log.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { createTransport, sharedTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
-export { addressRefusal, classifyAddress, describeAddressClass, isAddressRange, METADATA_ADDRESSES, NetworkPolicy } from './http/network-policy.js';
-export type { AddressClass, AddressClassification, AddressEmbedding, AddressRefusal, NetworkOptions } from './http/network-policy.js';
+export {
+  addressRefusal,
+  classifyAddress,
+  describeAddressClass,
+  isAddressRange,
+  METADATA_ADDRESSES,
+  NetworkPolicy,
+} from './http/network-policy.js';
+export type {
+  AddressClass,
+  AddressClassification,
+  AddressEmbedding,
+  AddressRefusal,
+  NetworkOptions,
+} from './http/network-policy.js';
 export { BudgetRegistry } from './http/budget.js';
 export type { Budget, BudgetState } from './http/budget-rules.js';
-export type { BudgetBackend, BudgetEntry, BudgetKey, BudgetStateStore, ProbeClaim, WindowPlace } from './http/shared-budget.js';
+export type {
+  BudgetBackend,
+  BudgetEntry,
+  BudgetKey,
+  BudgetStateStore,
+  ProbeClaim,
+  WindowPlace,
+} from './http/shared-budget.js';
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
 export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRY_AFTER_SECONDS } from './http/client.js';
 export type { HttpClient, HttpRequest, HttpResponse, RequestOptions, RetrySettings } from './http/client.js';

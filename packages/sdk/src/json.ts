@@ -33,7 +33,10 @@ function isContainer(value: unknown): value is Record<string, unknown> | unknown
  * returns true stops the walk, and `someJsonString` returns true. The path
  * array is reused: copy it to keep it.
  */
-export function someJsonString(value: unknown, visit: (text: string, path: JsonPath, isKey: boolean) => boolean | void): boolean {
+export function someJsonString(
+  value: unknown,
+  visit: (text: string, path: JsonPath, isKey: boolean) => boolean | void,
+): boolean {
   const path: (string | number)[] = [];
   const ancestors = new Set<object>();
   const walk = (current: unknown): boolean => {
@@ -118,7 +121,10 @@ export interface JsonProblem {
 function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value) as object | null;
   if (prototype === null || prototype === Object.prototype) return true;
-  return Object.getPrototypeOf(prototype) === null && (prototype as { constructor?: { name?: unknown } }).constructor?.name === 'Object';
+  return (
+    Object.getPrototypeOf(prototype) === null &&
+    (prototype as { constructor?: { name?: unknown } }).constructor?.name === 'Object'
+  );
 }
 
 /** `null`, `an array`, `a string`, `a Date`, `a Widget instance`: what a value is, for a message. */

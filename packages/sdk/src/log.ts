@@ -32,7 +32,12 @@ export const stderrSink: LogSink = (entry) => {
 };
 
 /** A logger whose entries below `level` are dropped before anything is built. */
-export function createLogger(sink: LogSink, redactor: Redactor, base: Record<string, unknown> = {}, level: LogLevel = 'debug'): Logger {
+export function createLogger(
+  sink: LogSink,
+  redactor: Redactor,
+  base: Record<string, unknown> = {},
+  level: LogLevel = 'debug',
+): Logger {
   return new RunLogger(sink, redactor, base, RANK[level]);
 }
 

@@ -22,12 +22,47 @@ export type RecordTest = (value: unknown) => boolean;
 const MAX_SCHEMA_DEPTH = 32;
 
 /** Check kinds that only test a value (zod's `_zod.def.check`); `overwrite` (trim, case), `custom` (refine) and others are left to zod. */
-const TESTING_CHECKS = new Set(['min_length', 'max_length', 'length_equals', 'greater_than', 'less_than', 'multiple_of', 'number_format', 'string_format']);
+const TESTING_CHECKS = new Set([
+  'min_length',
+  'max_length',
+  'length_equals',
+  'greater_than',
+  'less_than',
+  'multiple_of',
+  'number_format',
+  'string_format',
+]);
 
 /** String formats whose check only tests the text (`url` may normalise it, so it is left to zod). */
 const TESTING_FORMATS = new Set([
-  'datetime', 'date', 'time', 'duration', 'uuid', 'guid', 'email', 'regex', 'ipv4', 'ipv6', 'cidrv4', 'cidrv6', 'cuid', 'cuid2', 'ulid', 'nanoid', 'xid', 'ksuid',
-  'e164', 'emoji', 'base64', 'base64url', 'lowercase', 'uppercase', 'starts_with', 'ends_with', 'includes', 'hex',
+  'datetime',
+  'date',
+  'time',
+  'duration',
+  'uuid',
+  'guid',
+  'email',
+  'regex',
+  'ipv4',
+  'ipv6',
+  'cidrv4',
+  'cidrv6',
+  'cuid',
+  'cuid2',
+  'ulid',
+  'nanoid',
+  'xid',
+  'ksuid',
+  'e164',
+  'emoji',
+  'base64',
+  'base64url',
+  'lowercase',
+  'uppercase',
+  'starts_with',
+  'ends_with',
+  'includes',
+  'hex',
 ]);
 
 /** The parts of zod's internals the test reads (`zod/v4/core`, stable for library authors). */
@@ -48,7 +83,10 @@ interface ZodLike {
   _zod: Internals;
 }
 interface Check {
-  _zod: { def: { check: string; format?: string; when?: (payload: Payload) => boolean }; check(payload: Payload): unknown };
+  _zod: {
+    def: { check: string; format?: string; when?: (payload: Payload) => boolean };
+    check(payload: Payload): unknown;
+  };
 }
 interface Payload {
   value: unknown;

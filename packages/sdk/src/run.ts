@@ -7,7 +7,13 @@ import { NOT_IN_HEADER } from './http/headers.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
-import { CancelledError, ConnectionConfigError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
+import {
+  CancelledError,
+  ConnectionConfigError,
+  ConnectorError,
+  InvalidInputError,
+  SchemaMismatchError,
+} from './errors.js';
 import { createHttpClient, DEFAULT_RETRY, NEVER, type RetrySettings } from './http/client.js';
 import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
@@ -80,17 +86,31 @@ export interface PreparedRun extends PreparedAction {
 
 export class UnknownActionError extends ConnectorError {
   constructor(connector: Connector, key: string) {
-    super('unknown_action', `connector '${connector.key}' has no action '${excerpt(key)}'; it has ${connector.actions.map((action) => action.key).join(', ')}`, false, 404);
+    super(
+      'unknown_action',
+      `connector '${connector.key}' has no action '${excerpt(key)}'; it has ${connector.actions.map((action) => action.key).join(', ')}`,
+      false,
+      404,
+    );
   }
 }
 
 export class NotImplementedError extends ConnectorError {
   constructor(connector: Connector, action: Action) {
-    super('not_implemented', `connector '${connector.key}': action '${action.key}' is declared but not implemented yet`, false, 501);
+    super(
+      'not_implemented',
+      `connector '${connector.key}': action '${action.key}' is declared but not implemented yet`,
+      false,
+      501,
+    );
   }
 }
 
-function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, onIssues: (error: z.ZodError) => Error): z.output<S> {
+function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  onIssues: (error: z.ZodError) => Error,
+): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw onIssues(result.error);
   return result.data;
@@ -108,10 +128,16 @@ function issuePath(prefix: string | undefined, path: JsonPath): string {
  */
 function checkJson(value: unknown, subject: string, prefix: string | undefined, object: boolean): void {
   if (object && describeJsonType(value) !== 'an object') {
-    throw new InvalidInputError(subject, [{ path: prefix ?? '', message: `must be a JSON object, not ${describeJsonType(value)}` }]);
+    throw new InvalidInputError(subject, [
+      { path: prefix ?? '', message: `must be a JSON object, not ${describeJsonType(value)}` },
+    ]);
   }
   const problem = jsonProblem(value, MAX_JSON_DEPTH);
-  if (problem) throw new InvalidInputError(subject, boundedIssues([{ path: issuePath(prefix, problem.path), message: problem.message }]));
+  if (problem)
+    throw new InvalidInputError(
+      subject,
+      boundedIssues([{ path: issuePath(prefix, problem.path), message: problem.message }]),
+    );
 }
 
 /**
@@ -137,7 +163,15 @@ export function prepareRun(
   const input = parseOrThrow(action.input, raw, (error) => new InvalidInputError(subject, zodIssues(error)));
   const issues = action.check?.(input, { environment }) ?? [];
   if (issues.length > 0) throw new InvalidInputError(subject, boundedIssues(issues));
-  return new Prepared(connector, action, input, connection, environment, checkpointOf(connector, action, options.checkpoint), needsApproval(action, environment));
+  return new Prepared(
+    connector,
+    action,
+    input,
+    connection,
+    environment,
+    checkpointOf(connector, action, options.checkpoint),
+    needsApproval(action, environment),
+  );
 }
 
 /** The prepared runs that passed the gate; only `passGate` adds to it. */
@@ -179,13 +213,25 @@ function checkpointOf(connector: Connector, action: Action, checkpoint: unknown)
   const subject = `${connector.key} ${action.key}: checkpoint`;
   checkJson(checkpoint, subject, 'checkpoint', false);
   if (!action.incremental?.checkpoint) return checkpoint;
-  return parseOrThrow(action.incremental.checkpoint, checkpoint, (error) => new InvalidInputError(subject, zodIssues(error, 'checkpoint')));
+  return parseOrThrow(
+    action.incremental.checkpoint,
+    checkpoint,
+    (error) => new InvalidInputError(subject, zodIssues(error, 'checkpoint')),
+  );
 }
 
 /** The prepared run, resuming from a checkpoint (checked against the action's checkpoint schema). */
 export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): PreparedRun {
   const { connector, action, input, connection, environment, needsApproval: approval } = prepared;
-  return new Prepared(connector, action, input, connection, environment, checkpointOf(connector, action, checkpoint), approval);
+  return new Prepared(
+    connector,
+    action,
+    input,
+    connection,
+    environment,
+    checkpointOf(connector, action, checkpoint),
+    approval,
+  );
 }
 
 /**
@@ -194,7 +240,11 @@ export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): Prepared
  * digest of exactly this run and has not expired (`checkApproval`). A run that
  * needs none passes as it is.
  */
-export function passGate<P extends PreparedAction>(prepared: P, approval: ApprovalDecision | undefined, now: Date = new Date()): P {
+export function passGate<P extends PreparedAction>(
+  prepared: P,
+  approval: ApprovalDecision | undefined,
+  now: Date = new Date(),
+): P {
   if (prepared.needsApproval) {
     checkApproval(approval, {
       subject: `${prepared.connector.key} ${prepared.action.key} in ${prepared.environment}`,
@@ -215,20 +265,33 @@ export async function* runAction(connector: Connector, actionKey: string, option
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
 export async function* runPrepared(prepared: PreparedRun, options: RunSettings): AsyncGenerator<Page> {
   const { connector, action, connection } = prepared;
-  if (!(prepared instanceof Prepared) || !passed.has(prepared)) throw new TypeError(`${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`);
+  if (!(prepared instanceof Prepared) || !passed.has(prepared))
+    throw new TypeError(
+      `${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`,
+    );
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
 
   const redactor = new Redactor(options.secrets);
   const credential = await options.credential?.();
-  if (!credential) throw new ConnectionConfigError(`connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`);
+  if (!credential)
+    throw new ConnectionConfigError(
+      `connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`,
+    );
   // A credential read from a file often ends in a line break: no header can carry it, and no retry would.
   if (NOT_IN_HEADER.test(credential)) {
-    throw new ConnectionConfigError(`connector '${connector.key}': the credential holds a line break or another character an HTTP header cannot carry (a trailing newline from a file?); nothing was sent`);
+    throw new ConnectionConfigError(
+      `connector '${connector.key}': the credential holds a line break or another character an HTTP header cannot carry (a trailing newline from a file?); nothing was sent`,
+    );
   }
   redactor.add(credential);
 
   const signal = options.signal ?? NEVER;
-  const log = createLogger(options.log ?? stderrSink, redactor, { connector: connector.key, action: action.key }, options.logLevel ?? (options.log ? 'info' : 'warn'));
+  const log = createLogger(
+    options.log ?? stderrSink,
+    redactor,
+    { connector: connector.key, action: action.key },
+    options.logLevel ?? (options.log ? 'info' : 'warn'),
+  );
   const http = createHttpClient({
     connector,
     action,
@@ -253,16 +316,26 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
 
   // A provider that echoes the credential must not pass it on into the flow's data.
   // One walk over the page finds an echoed secret; only a page that holds one is copied record by record.
-  const withoutSecrets = (records: unknown[]) => (redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records);
+  const withoutSecrets = (records: unknown[]) =>
+    redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records;
   // A record a plain entity schema accepts as it is goes on as it is; zod parses the rest (record-check.ts).
   const inPlace = recordTest(action.entity);
   const validRecords = (records: unknown[]) =>
     withoutSecrets(records).map((record, index) =>
-      inPlace?.(record) ? record : parseOrThrow(action.entity, record, (error) =>
-        new SchemaMismatchError(`${connector.key} ${action.key}`, zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined), {
-          requestId: http.lastRequestId,
-        }),
-      ),
+      inPlace?.(record)
+        ? record
+        : parseOrThrow(
+            action.entity,
+            record,
+            (error) =>
+              new SchemaMismatchError(
+                `${connector.key} ${action.key}`,
+                zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined),
+                {
+                  requestId: http.lastRequestId,
+                },
+              ),
+          ),
     );
 
   try {
@@ -276,11 +349,18 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       signal.throwIfAborted();
       const checkpointSchema = action.incremental?.checkpoint;
       if (checkpointSchema && page.checkpoint !== undefined) {
-        parseOrThrow(checkpointSchema, page.checkpoint, (error) =>
-          new SchemaMismatchError(`${connector.key} ${action.key} (checkpoint)`, zodIssues(error, 'checkpoint'), { requestId: http.lastRequestId }),
+        parseOrThrow(
+          checkpointSchema,
+          page.checkpoint,
+          (error) =>
+            new SchemaMismatchError(`${connector.key} ${action.key} (checkpoint)`, zodIssues(error, 'checkpoint'), {
+              requestId: http.lastRequestId,
+            }),
         );
       }
-      yield page.checkpoint === undefined ? { records: validRecords(page.records) } : { records: validRecords(page.records), checkpoint: page.checkpoint };
+      yield page.checkpoint === undefined
+        ? { records: validRecords(page.records) }
+        : { records: validRecords(page.records), checkpoint: page.checkpoint };
     }
   } catch (error) {
     throw safeError(error, redactor, connector, action, signal);
@@ -291,7 +371,12 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
  * A progress update as the caller gets it: an action's label may quote what the provider
  * said, so every string in it passes the redactor, and the label is cut to a short excerpt.
  */
-function progressEvent(update: ProgressUpdate, redactor: Redactor, connector: Connector, action: Action): ProgressEvent {
+function progressEvent(
+  update: ProgressUpdate,
+  redactor: Redactor,
+  connector: Connector,
+  action: Action,
+): ProgressEvent {
   const safe = redactor.redact({ ...update }) as ProgressUpdate;
   if (typeof safe.label === 'string') safe.label = excerpt(safe.label);
   return { ...safe, connector: connector.key, action: action.key, time: new Date().toISOString() };
@@ -306,7 +391,13 @@ function lowerName(header: [string, string] | undefined): [string, string] | und
 const MAX_ERROR_MESSAGE = 2000;
 
 /** Whatever escapes a run is a ConnectorError with no secret in it, and no whole provider answer. */
-function safeError(error: unknown, redactor: Redactor, connector: Connector, action: Action, signal: AbortSignal): ConnectorError {
+function safeError(
+  error: unknown,
+  redactor: Redactor,
+  connector: Connector,
+  action: Action,
+  signal: AbortSignal,
+): ConnectorError {
   if (error instanceof ConnectorError) {
     error.message = excerpt(redactor.redactString(error.message), MAX_ERROR_MESSAGE);
     return error;
@@ -315,7 +406,12 @@ function safeError(error: unknown, redactor: Redactor, connector: Connector, act
     return new CancelledError(`${connector.key} ${action.key}: the run was cancelled`);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ConnectorError('connector_failed', `${connector.key} ${action.key}: ${excerpt(redactor.redactString(message))}`, false, 500);
+  return new ConnectorError(
+    'connector_failed',
+    `${connector.key} ${action.key}: ${excerpt(redactor.redactString(message))}`,
+    false,
+    500,
+  );
 }
 
 /** Runs a destination and returns its result. */
@@ -325,7 +421,11 @@ export async function writeAction(connector: Connector, actionKey: string, optio
 }
 
 /** Runs a source to the end and returns every record with the last checkpoint. */
-export async function readAll(connector: Connector, actionKey: string, options: RunOptions): Promise<{ records: unknown[]; checkpoint: unknown; pages: number }> {
+export async function readAll(
+  connector: Connector,
+  actionKey: string,
+  options: RunOptions,
+): Promise<{ records: unknown[]; checkpoint: unknown; pages: number }> {
   const records: unknown[] = [];
   let checkpoint: unknown = options.checkpoint;
   let pages = 0;

@@ -14,7 +14,10 @@ export interface ConnectorRunner {
   readonly name: string;
   readonly version: string;
   /** Validates a run, once (input, connection settings, the action's checks); nothing is sent. */
-  prepare(actionKey: string, options: { input: unknown; connection?: ConnectionInput; environment?: Environment }): Promise<PreparedAction>;
+  prepare(
+    actionKey: string,
+    options: { input: unknown; connection?: ConnectionInput; environment?: Environment },
+  ): Promise<PreparedAction>;
   /** The prepared run resuming from a checkpoint, checked against the action's checkpoint schema. */
   resume(prepared: PreparedAction, checkpoint: unknown): Promise<PreparedAction>;
   /** Runs a prepared run that passed the gate (`passGate`) and yields its pages; a destination yields one page holding its result. */

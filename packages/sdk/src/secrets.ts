@@ -27,7 +27,18 @@ export const REDACTED = '[REDACTED]';
  */
 
 /** Secret wherever they stand: a word equal to one, or ending with one; `password`, `passwd`, `passphrase`, `passcode` and `credential` anywhere in a word. */
-const SECRET_ANYWHERE = ['password', 'passwords', 'passwd', 'passphrase', 'passcode', 'secret', 'secrets', 'credential', 'credentials', 'creds'];
+const SECRET_ANYWHERE = [
+  'password',
+  'passwords',
+  'passwd',
+  'passphrase',
+  'passcode',
+  'secret',
+  'secrets',
+  'credential',
+  'credentials',
+  'creds',
+];
 const SECRET_WITHIN = ['password', 'passwd', 'passphrase', 'passcode', 'credential'];
 const SECRET_ENDING = ['secret', 'secrets'];
 
@@ -86,7 +97,27 @@ const SECRET_NAMES = [
 ];
 
 /** Trailing words that say how a value is written, not what it is: `token_value`, `private_key_pem`, `api_key_2`. */
-const FORMAT_WORDS = new Set(['value', 'val', 'string', 'str', 'text', 'raw', 'plain', 'plaintext', 'encoded', 'enc', 'encrypted', 'b64', 'base64', 'base64url', 'hex', 'pem', 'der', 'bytes', 'data']);
+const FORMAT_WORDS = new Set([
+  'value',
+  'val',
+  'string',
+  'str',
+  'text',
+  'raw',
+  'plain',
+  'plaintext',
+  'encoded',
+  'enc',
+  'encrypted',
+  'b64',
+  'base64',
+  'base64url',
+  'hex',
+  'pem',
+  'der',
+  'bytes',
+  'data',
+]);
 
 const ANYWHERE = new Set(SECRET_ANYWHERE);
 const NAMES = new Set(SECRET_NAMES);
@@ -99,13 +130,93 @@ const NAME_ENDINGS = SECRET_NAMES.filter((name) => name.length >= 5);
  */
 const CONFUSABLES: Record<string, string> = {
   // Cyrillic
-  а: 'a', в: 'b', е: 'e', ё: 'e', з: '3', і: 'i', ї: 'i', ј: 'j', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w', ӏ: 'l', ɡ: 'g',
-  А: 'A', В: 'B', Е: 'E', Ё: 'E', З: '3', І: 'I', Ї: 'I', Ј: 'J', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', У: 'Y', Х: 'X', Ѕ: 'S', Һ: 'H', Ԁ: 'D', Ԛ: 'Q', Ԝ: 'W', Ӏ: 'I',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  з: '3',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  ѕ: 's',
+  һ: 'h',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  ӏ: 'l',
+  ɡ: 'g',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  Ё: 'E',
+  З: '3',
+  І: 'I',
+  Ї: 'I',
+  Ј: 'J',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  У: 'Y',
+  Х: 'X',
+  Ѕ: 'S',
+  Һ: 'H',
+  Ԁ: 'D',
+  Ԛ: 'Q',
+  Ԝ: 'W',
+  Ӏ: 'I',
   // Greek
-  α: 'a', β: 'b', γ: 'y', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', σ: 'o', τ: 't', υ: 'u', χ: 'x', ω: 'w',
-  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  α: 'a',
+  β: 'b',
+  γ: 'y',
+  ε: 'e',
+  η: 'n',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  σ: 'o',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ω: 'w',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
   // Latin letters that are not plain ASCII after NFKD
-  ı: 'i', ȷ: 'j', ß: 'ss', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ł: 'l', Ł: 'L',
+  ı: 'i',
+  ȷ: 'j',
+  ß: 'ss',
+  ø: 'o',
+  Ø: 'O',
+  đ: 'd',
+  Đ: 'D',
+  ł: 'l',
+  Ł: 'L',
 };
 
 const INVISIBLE = /[\p{M}\p{Default_Ignorable_Code_Point}]/gu;
@@ -119,12 +230,17 @@ function isAscii(text: string): boolean {
 /** A key with compatibility forms, accents, invisible characters and look-alike letters made plain; case kept. */
 function plainKey(key: string): string {
   if (isAscii(key)) return key;
-  return key.normalize('NFKD').replace(INVISIBLE, '').replace(CONFUSABLE, (char) => CONFUSABLES[char]!);
+  return key
+    .normalize('NFKD')
+    .replace(INVISIBLE, '')
+    .replace(CONFUSABLE, (char) => CONFUSABLES[char]!);
 }
 
 /** `apiKey`, `api_key`, `API-KEY`, `x-api-key`, `аpiKey` (Cyrillic а) and `accessToken` all normalise to text a known word is found in. */
 export function normaliseKey(key: string): string {
-  return plainKey(key).toLowerCase().replace(/[^a-z0-9]/g, '');
+  return plainKey(key)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 }
 
 const UPPER = /\p{Lu}/u;
@@ -185,7 +301,11 @@ const SHORTEST_ANYWHERE = Math.min(...SECRET_ANYWHERE.map((word) => word.length)
 
 function isSecretWord(word: string): boolean {
   if (word.length < 4) return false;
-  return ANYWHERE.has(word) || SECRET_WITHIN.some((stem) => word.includes(stem)) || SECRET_ENDING.some((stem) => word.endsWith(stem));
+  return (
+    ANYWHERE.has(word) ||
+    SECRET_WITHIN.some((stem) => word.includes(stem)) ||
+    SECRET_ENDING.some((stem) => word.endsWith(stem))
+  );
 }
 
 function isFormatWord(word: string): boolean {
@@ -212,7 +332,13 @@ function judgeKey(key: string): boolean {
       const two = before1.length + word.length;
       if (two >= SHORTEST_ANYWHERE && two <= LONGEST_ANYWHERE && ANYWHERE.has(before1 + word)) return true;
       const three = two + before2.length;
-      if (before2 !== '' && three >= SHORTEST_ANYWHERE && three <= LONGEST_ANYWHERE && ANYWHERE.has(before2 + before1 + word)) return true;
+      if (
+        before2 !== '' &&
+        three >= SHORTEST_ANYWHERE &&
+        three <= LONGEST_ANYWHERE &&
+        ANYWHERE.has(before2 + before1 + word)
+      )
+        return true;
     }
     if (!isFormatWord(word)) {
       third = before2;
@@ -313,7 +439,13 @@ function formsOf(secret: string): SecretForms {
 /** A character of base64 or base64url text. */
 function isBase64Char(code: number): boolean {
   return (
-    (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 95 || code === 45
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 47 ||
+    code === 95 ||
+    code === 45
   );
 }
 
@@ -364,7 +496,8 @@ export class Redactor {
     if (text.length < this.shortest) return text;
     const spans: Array<[number, number]> = [];
     for (const form of this.plain) {
-      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length)) spans.push([at, at + form.length]);
+      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
+        spans.push([at, at + form.length]);
     }
     for (const form of this.encoded) {
       for (let at = text.indexOf(form); at >= 0; ) {
@@ -405,7 +538,9 @@ export class Redactor {
   /** True when a known secret occurs in any string or key of a JSON-like value. */
   containsSecretIn(value: unknown): boolean {
     if (this.secrets.size === 0) return false;
-    return typeof value === 'string' ? this.containsSecret(value) : someJsonString(value, (text) => this.containsSecret(text));
+    return typeof value === 'string'
+      ? this.containsSecret(value)
+      : someJsonString(value, (text) => this.containsSecret(text));
   }
 
   /** A deep copy with secret-like keys blanked and secret values hidden in every string and key. */
@@ -413,7 +548,8 @@ export class Redactor {
     return mapJson(value, {
       text: (text) => this.redactString(text),
       key: (key) => this.redactString(key),
-      member: (key, inner) => (this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '' ? REDACTED : undefined),
+      member: (key, inner) =>
+        this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '' ? REDACTED : undefined,
       other: (other) => (other instanceof Error ? this.redactString(other.message) : other),
     }) as T;
   }

@@ -76,7 +76,9 @@ export interface IdempotencyReport {
 }
 
 /** What `decide` did: applied, or not because the key's record is no longer `decision.before`. */
-export type DecideOutcome = { applied: true; record?: SucceededRecord } | { applied: false; record?: IdempotencyRecord };
+export type DecideOutcome =
+  | { applied: true; record?: SucceededRecord }
+  | { applied: false; record?: IdempotencyRecord };
 
 export interface IdempotencyStore {
   get(key: string): Promise<IdempotencyRecord | undefined>;
@@ -164,7 +166,11 @@ export function memoryStore(): Stores {
       },
       async inspect(key) {
         const found = record(key);
-        return { key, ...(found ? { record: found } : {}), decisions: (decisions.get(key) ?? []).map((text) => JSON.parse(text) as IdempotencyDecision) };
+        return {
+          key,
+          ...(found ? { record: found } : {}),
+          decisions: (decisions.get(key) ?? []).map((text) => JSON.parse(text) as IdempotencyDecision),
+        };
       },
       async decide(key, decision, result) {
         const found = record(key);

@@ -11,7 +11,9 @@ export const MAX_ISSUES = 20;
  * in one last issue.
  */
 export function boundedIssues(issues: readonly InputIssue[], total: number = issues.length): InputIssue[] {
-  const listed = issues.slice(0, MAX_ISSUES).map((issue) => ({ path: excerpt(issue.path), message: excerpt(issue.message) }));
+  const listed = issues
+    .slice(0, MAX_ISSUES)
+    .map((issue) => ({ path: excerpt(issue.path), message: excerpt(issue.message) }));
   if (total > MAX_ISSUES) listed.push({ path: '...', message: `${total - MAX_ISSUES} more issues not listed` });
   return listed;
 }

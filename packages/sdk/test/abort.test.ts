@@ -46,7 +46,11 @@ describe('cancellation through AbortSignal', () => {
   it('stops while backing off between retries', async () => {
     const server = await h.start((req, res) => json(res, 503, { message: 'down' }));
     const controller = new AbortController();
-    const pending = read(example, 'a', server.url, controller.signal, { retries: 5, minTimeoutMs: 10_000, maxTimeoutMs: 10_000 });
+    const pending = read(example, 'a', server.url, controller.signal, {
+      retries: 5,
+      minTimeoutMs: 10_000,
+      maxTimeoutMs: 10_000,
+    });
     await until(() => server.requests.length === 1);
     const started = Date.now();
     controller.abort();

@@ -25,7 +25,11 @@ describe('an answer that arrives in chunks', () => {
     });
     const transport = createTransport({ via });
     try {
-      const { records } = await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: h.server.url }, transport }));
+      const { records } = await readAll(
+        example,
+        'items.get',
+        h.options({ input: { id: 'a' }, connection: { baseUrl: h.server.url }, transport }),
+      );
       expect(records).toEqual([{ id: 'a', name, updated_at: '2026-01-01T00:00:00Z' }]);
     } finally {
       await transport.close();

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { bearerToken, catalogueEntry, defineAction, defineConnector, DefinitionError, type ConnectorDefinition } from '../src/index.js';
+import {
+  bearerToken,
+  catalogueEntry,
+  defineAction,
+  defineConnector,
+  DefinitionError,
+  type ConnectorDefinition,
+} from '../src/index.js';
 import { example, Item, itemsList, ordersCreate } from './support/connector.js';
 
 const base: Omit<ConnectorDefinition, 'actions'> = {
@@ -33,24 +40,38 @@ describe('definitions are checked when they are made', () => {
   });
 
   it('refuses duplicate action keys, naming connector and action', () => {
-    expect(problemsOf({ ...base, actions: [itemsList, itemsList] })).toContain("connector 'shop': action 'items.list': the key is declared twice");
+    expect(problemsOf({ ...base, actions: [itemsList, itemsList] })).toContain(
+      "connector 'shop': action 'items.list': the key is declared twice",
+    );
   });
 
   it('refuses an incremental destination', () => {
     const bad = { ...ordersCreate, incremental: { cursorField: 'order_id' } } as unknown as typeof ordersCreate;
-    expect(problemsOf({ ...base, actions: [bad] })).toContain("connector 'shop': action 'orders.create': a destination cannot be incremental");
+    expect(problemsOf({ ...base, actions: [bad] })).toContain(
+      "connector 'shop': action 'orders.create': a destination cannot be incremental",
+    );
   });
 
   it('refuses a billable action with automatic retry, or without approval', () => {
     const retried = defineAction({ ...ordersCreate, retry: 'safe' });
     const unapproved = defineAction({ ...ordersCreate, key: 'orders.place', approval: 'none' });
     const problems = problemsOf({ ...base, actions: [retried, unapproved] });
-    expect(problems).toContain("connector 'shop': action 'orders.create': a billable action cannot be retried automatically: set retry: 'never'");
-    expect(problems.some((problem) => problem.startsWith("connector 'shop': action 'orders.place': a billable action must be approved"))).toBe(true);
+    expect(problems).toContain(
+      "connector 'shop': action 'orders.create': a billable action cannot be retried automatically: set retry: 'never'",
+    );
+    expect(
+      problems.some((problem) =>
+        problem.startsWith("connector 'shop': action 'orders.place': a billable action must be approved"),
+      ),
+    ).toBe(true);
   });
 
   it('refuses unnamed entities, unknown cursor fields, undeclared budgets and bad keys', () => {
-    const unnamed = defineAction({ ...itemsList, key: 'things.list', entity: z.object({ id: z.string(), updated_at: z.string() }) });
+    const unnamed = defineAction({
+      ...itemsList,
+      key: 'things.list',
+      entity: z.object({ id: z.string(), updated_at: z.string() }),
+    });
     const cursor = defineAction({ ...itemsList, key: 'items.scan', incremental: { cursorField: 'modified' } });
     const budget = defineAction({ ...itemsList, key: 'items.page', budget: 'bulk' });
     const key = defineAction({ ...itemsList, key: 'List Items' });
@@ -87,19 +108,41 @@ describe('definitions are checked when they are made', () => {
 
   it('gives the catalogue entry of a connector with direction and approval per operation', () => {
     const entry = catalogueEntry(example);
-    expect(entry).toMatchObject({ key: 'example', categoryLabel: 'Developer tools', implemented: true, vendor: null, documentationUrl: null });
-    expect(entry.operations.map((operation) => [operation.key, operation.mode, operation.approvalRequired, operation.entity])).toEqual([
+    expect(entry).toMatchObject({
+      key: 'example',
+      categoryLabel: 'Developer tools',
+      implemented: true,
+      vendor: null,
+      documentationUrl: null,
+    });
+    expect(
+      entry.operations.map((operation) => [
+        operation.key,
+        operation.mode,
+        operation.approvalRequired,
+        operation.entity,
+      ]),
+    ).toEqual([
       ['items.get', 'source', false, 'Item'],
       ['items.list', 'source', false, 'Item'],
       ['orders.create', 'destination', true, 'Order'],
     ]);
-    expect(entry.operations.find((operation) => operation.key === 'orders.create')).toMatchObject({ billable: true, retry: 'never' });
+    expect(entry.operations.find((operation) => operation.key === 'orders.create')).toMatchObject({
+      billable: true,
+      retry: 'never',
+    });
     expect(JSON.stringify(entry.authentication)).not.toMatch(/secret|token"/i);
     expect(Item.meta()?.id).toBe('Item');
   });
 
   it('marks a connector with a declared but unwritten action as not implemented', () => {
-    const planned = defineAction({ key: 'items.archive', label: 'Archive', direction: 'destination', entity: Item, input: z.object({}) });
+    const planned = defineAction({
+      key: 'items.archive',
+      label: 'Archive',
+      direction: 'destination',
+      entity: Item,
+      input: z.object({}),
+    });
     const connector = defineConnector({ ...base, actions: [itemsList, planned] });
     expect(catalogueEntry(connector).implemented).toBe(false);
   });

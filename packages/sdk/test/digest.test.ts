@@ -36,14 +36,19 @@ describe('approval digest', () => {
 
   it('binds the validated input, so a default applied is part of what is approved', () => {
     const a = prepareRun(example, 'items.list', { input: {}, connection: { baseUrl: 'http://127.0.0.1:1' } });
-    const b = prepareRun(example, 'items.list', { input: { limit: 10 }, connection: { baseUrl: 'http://127.0.0.1:1' } });
+    const b = prepareRun(example, 'items.list', {
+      input: { limit: 10 },
+      connection: { baseUrl: 'http://127.0.0.1:1' },
+    });
     expect(a.binding).toEqual(b.binding);
     expect(a.input).toEqual({ limit: 10 });
   });
 
   it('refuses input with a lone surrogate before anything is digested, as RFC 8785 has no form for it', () => {
     const connection = { baseUrl: 'http://127.0.0.1:1' };
-    expect(() => prepareRun(example, 'items.list', { input: { note: 'half \ud83d' }, connection })).toThrow(/note: .*lone surrogate/);
+    expect(() => prepareRun(example, 'items.list', { input: { note: 'half \ud83d' }, connection })).toThrow(
+      /note: .*lone surrogate/,
+    );
     expect(() => prepareRun(example, 'items.list', { input: { ['\ude00']: 1 }, connection })).toThrow(/lone surrogate/);
   });
 

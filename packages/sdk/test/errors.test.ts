@@ -24,29 +24,69 @@ const order = { customer: { email: 'ada@example.com', name: 'Ada' }, quantity: 2
 
 async function failureOf(status: number, body: unknown, headers: Record<string, string> = {}): Promise<ConnectorError> {
   const server = await h.start((req, res) => json(res, status, body, { 'x-request-id': 'req_4f2a', ...headers }));
-  const error = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url }, retry: fast })).catch(
-    (caught: unknown) => caught,
-  );
+  const error = await readAll(
+    example,
+    'items.get',
+    h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url }, retry: fast }),
+  ).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(ConnectorError);
   return error as ConnectorError;
 }
 
 describe('402 quota exhausted', () => {
   it.each([
-    ['at the top', { error: 'payment_required', message: 'Out of minutes', quota: 'Media minutes', unit: 'minutes', required: 300, available: 50 }, 'media_minutes', 'minutes', 300, 50],
-    ['under error', { error: { message: 'Out of credits', quota: 'ai_credits', unit: 'credits', required: 100, available: 25 } }, 'ai_credits', 'credits', 100, 25],
-  ])('names the quota the body gives as fields (%s) and is never retried', async (_where, body, quota, unit, required, available) => {
-    const server = await h.start((req, res) => json(res, 402, body, { 'x-request-id': 'req_402' }));
-    const error = await writeAction(example, 'orders.create', h.options({ input: order, connection: { baseUrl: server.url } })).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(QuotaExhaustedError);
-    expect(error).toMatchObject({ code: 'quota_exhausted', retryable: false, quota, unit, required, available, status: 402, requestId: 'req_402' });
-    expect(server.requests).toHaveLength(1);
-  });
+    [
+      'at the top',
+      {
+        error: 'payment_required',
+        message: 'Out of minutes',
+        quota: 'Media minutes',
+        unit: 'minutes',
+        required: 300,
+        available: 50,
+      },
+      'media_minutes',
+      'minutes',
+      300,
+      50,
+    ],
+    [
+      'under error',
+      { error: { message: 'Out of credits', quota: 'ai_credits', unit: 'credits', required: 100, available: 25 } },
+      'ai_credits',
+      'credits',
+      100,
+      25,
+    ],
+  ])(
+    'names the quota the body gives as fields (%s) and is never retried',
+    async (_where, body, quota, unit, required, available) => {
+      const server = await h.start((req, res) => json(res, 402, body, { 'x-request-id': 'req_402' }));
+      const error = await writeAction(
+        example,
+        'orders.create',
+        h.options({ input: order, connection: { baseUrl: server.url } }),
+      ).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(QuotaExhaustedError);
+      expect(error).toMatchObject({
+        code: 'quota_exhausted',
+        retryable: false,
+        quota,
+        unit,
+        required,
+        available,
+        status: 402,
+        requestId: 'req_402',
+      });
+      expect(server.requests).toHaveLength(1);
+    },
+  );
 
-  it('is not retried on a read either; a provider\'s words alone name no quota (its connector reads them)', async () => {
-    const error = await failureOf(402, { error: 'payment_required', message: 'Insufficient media minutes to start the job (300 minutes required, 50 available)' });
+  it("is not retried on a read either; a provider's words alone name no quota (its connector reads them)", async () => {
+    const error = await failureOf(402, {
+      error: 'payment_required',
+      message: 'Insufficient media minutes to start the job (300 minutes required, 50 available)',
+    });
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(error).toMatchObject({ quota: undefined, unit: undefined, required: undefined, available: undefined });
     expect(h.server.requests).toHaveLength(1);
@@ -61,7 +101,11 @@ describe('5xx', () => {
       if (calls < 3) json(res, 503, { error: 'unavailable', message: 'try later' });
       else json(res, 200, { id: 'p1', name: 'One', updated_at: '2026-11-01T00:00:00Z' });
     });
-    const { records } = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url }, retry: fast }));
+    const { records } = await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url }, retry: fast }),
+    );
     expect(records).toHaveLength(1);
     expect(server.requests).toHaveLength(3);
   });
@@ -73,14 +117,21 @@ describe('5xx', () => {
     expect(h.server.requests).toHaveLength(1 + fast.retries);
   });
 
-  it.each([500, 503, 429])('is never retried for a billable write (%i): the server sees exactly one request', async (status) => {
-    const server = await h.start((req, res) => json(res, status, { error: 'x', message: 'failed' }, { 'retry-after': '0' }));
-    const error = await writeAction(example, 'orders.create', h.options({ input: order, connection: { baseUrl: server.url }, retry: fast })).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(status === 429 ? RateLimitedError : ProviderUnavailableError);
-    expect(server.requests).toHaveLength(1);
-  });
+  it.each([500, 503, 429])(
+    'is never retried for a billable write (%i): the server sees exactly one request',
+    async (status) => {
+      const server = await h.start((req, res) =>
+        json(res, status, { error: 'x', message: 'failed' }, { 'retry-after': '0' }),
+      );
+      const error = await writeAction(
+        example,
+        'orders.create',
+        h.options({ input: order, connection: { baseUrl: server.url }, retry: fast }),
+      ).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(status === 429 ? RateLimitedError : ProviderUnavailableError);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
 });
 
 describe('status mapping', () => {
@@ -98,7 +149,11 @@ describe('status mapping', () => {
   });
 
   it('409 carries the state; processing may be retried later, failed may not', async () => {
-    const processing = await failureOf(409, { error: 'conflict', message: 'Publish is processing', state: 'processing' });
+    const processing = await failureOf(409, {
+      error: 'conflict',
+      message: 'Publish is processing',
+      state: 'processing',
+    });
     expect(processing).toBeInstanceOf(ConflictError);
     expect(processing).toMatchObject({ state: 'processing', retryable: true });
     const failed = await failureOf(409, { error: 'conflict', message: 'Publish failed', state: 'failed' });
@@ -110,11 +165,15 @@ describe('status mapping', () => {
   it('takes the request id from the body when no header carries it', async () => {
     const server = await h.start((req, res) => {
       res.writeHead(422, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'invalid', message: 'bad field', request_id: 'req_9b1c', field: 'vehicle.value' }));
+      res.end(
+        JSON.stringify({ error: 'invalid', message: 'bad field', request_id: 'req_9b1c', field: 'vehicle.value' }),
+      );
     });
-    const error = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } })).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ requestId: 'req_9b1c', field: 'vehicle.value' });
   });
 
@@ -123,23 +182,39 @@ describe('status mapping', () => {
       res.writeHead(400, { 'content-type': 'text/plain' });
       res.end('something went wrong upstream');
     });
-    const error = await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } })).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught);
     expect((error as Error).message).toBe('GET /items/p1: something went wrong upstream');
   });
 
   it('names action, field path and request id when the answer does not match the schema', async () => {
     const server = await h.start((req, res) =>
-      json(res, 200, { data: [{ id: 'a', name: 'A', updated_at: '2026-11-01' }, { id: 'b', name: 42, updated_at: '2026-11-02' }] }, { 'x-request-id': 'req_77' }),
+      json(
+        res,
+        200,
+        {
+          data: [
+            { id: 'a', name: 'A', updated_at: '2026-11-01' },
+            { id: 'b', name: 42, updated_at: '2026-11-02' },
+          ],
+        },
+        { 'x-request-id': 'req_77' },
+      ),
     );
-    const error = await readAll(example, 'items.list', h.options({ input: {}, connection: { baseUrl: server.url } })).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await readAll(
+      example,
+      'items.list',
+      h.options({ input: {}, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SchemaMismatchError);
     expect(error).toMatchObject({ action: 'example items.list', requestId: 'req_77' });
     expect((error as SchemaMismatchError).issues.map((issue) => issue.path)).toEqual(['records.1.name']);
-    expect((error as Error).message).toMatch(/example items\.list: the provider's answer does not match the declared schema \(request req_77\): records\.1\.name: /);
+    expect((error as Error).message).toMatch(
+      /example items\.list: the provider's answer does not match the declared schema \(request req_77\): records\.1\.name: /,
+    );
   });
 });
 
@@ -149,14 +224,20 @@ describe('the platform Error shape', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_bad' });
       res.end('{"id": ');
     });
-    const error = (await readAll(example, 'items.get', h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } })).catch(
-      (caught: unknown) => caught,
-    )) as SchemaMismatchError;
+    const error = (await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'p1' }, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught)) as SchemaMismatchError;
     expect(error).toBeInstanceOf(SchemaMismatchError);
     expect(error.message).toMatch(/^example items\.get: .*GET \/items\/p1: the answer is not valid JSON/);
-    expect(error.toPlatformError('/p')).toMatchObject({ error: 'internal_server_error', statusCode: 502, requestId: 'req_bad', code: 'schema_mismatch' });
+    expect(error.toPlatformError('/p')).toMatchObject({
+      error: 'internal_server_error',
+      statusCode: 502,
+      requestId: 'req_bad',
+      code: 'schema_mismatch',
+    });
   });
-
 
   it('maps 4xx to request_failed and 5xx to internal_server_error with status, request id, path and code', async () => {
     const notFound = await failureOf(404, { error: 'not_found', message: 'no such project' });
@@ -169,7 +250,11 @@ describe('the platform Error shape', () => {
       code: 'not_found',
     });
     const unavailable = await failureOf(503, { message: 'down' });
-    expect(unavailable.toPlatformError('/p')).toMatchObject({ error: 'internal_server_error', statusCode: 503, code: 'provider_unavailable' });
+    expect(unavailable.toPlatformError('/p')).toMatchObject({
+      error: 'internal_server_error',
+      statusCode: 503,
+      code: 'provider_unavailable',
+    });
   });
 
   it('reports errors without a provider answer with a fitting status', () => {
@@ -182,6 +267,9 @@ describe('the platform Error shape', () => {
       path: '/p',
       code: 'invalid_input',
     });
-    expect(new RateLimitedError('wait', 5000).toPlatformError('/p')).toMatchObject({ statusCode: 429, error: 'request_failed' });
+    expect(new RateLimitedError('wait', 5000).toPlatformError('/p')).toMatchObject({
+      statusCode: 429,
+      error: 'request_failed',
+    });
   });
 });

@@ -34,7 +34,9 @@ const h = useHarness();
 function hostile(size: number): Record<string, string> {
   return {
     letters: 'A'.repeat(size),
-    base64: Buffer.alloc(Math.ceil((size * 3) / 4), 0xfb).toString('base64').slice(0, size),
+    base64: Buffer.alloc(Math.ceil((size * 3) / 4), 0xfb)
+      .toString('base64')
+      .slice(0, size),
     quota: `Insufficient ${'media '.repeat(size / 6)}minutes to start the job (300 minutes required, 50 available)`,
     almost: 'canary-7f3'.repeat(size / 10),
     separators: '_-.'.repeat(size / 3),
@@ -48,7 +50,9 @@ describe('excerpt', () => {
     const cut = excerpt('y'.repeat(1_000_000));
     expect(cut).toBe(`${'y'.repeat(EXCERPT_LENGTH)}… (1000000 characters)`);
     // Never half of a surrogate pair.
-    expect(excerpt(`${'a'.repeat(EXCERPT_LENGTH - 1)}😀😀`)).toBe(`${'a'.repeat(EXCERPT_LENGTH - 1)}… (${EXCERPT_LENGTH + 3} characters)`);
+    expect(excerpt(`${'a'.repeat(EXCERPT_LENGTH - 1)}😀😀`)).toBe(
+      `${'a'.repeat(EXCERPT_LENGTH - 1)}… (${EXCERPT_LENGTH + 3} characters)`,
+    );
   });
 });
 
@@ -64,7 +68,15 @@ describe('hostile text through the redactor and the classifier', () => {
       expect(isSecretKey(`${text}_password`)).toBe(true);
       const message = providerMessage(402, { message: text });
       expect(message.length).toBeLessThan(EXCERPT_LENGTH + 40);
-      const error = classifyByStatus({ status: 402, headers: new Headers(), body: { message: text }, message, requestId: undefined, retryAfterMs: undefined, operation: 'POST /jobs' });
+      const error = classifyByStatus({
+        status: 402,
+        headers: new Headers(),
+        body: { message: text },
+        message,
+        requestId: undefined,
+        retryAfterMs: undefined,
+        operation: 'POST /jobs',
+      });
       expect(error).toBeInstanceOf(QuotaExhaustedError);
       expect(error.message.length).toBeLessThan(EXCERPT_LENGTH + 60);
     }
@@ -78,8 +90,14 @@ describe('hostile text through the redactor and the classifier', () => {
   });
 
   it('an error answer of a megabyte gives an error of a short message', async () => {
-    const server = await h.start((req, res) => json(res, 422, { message: `bad ${'q'.repeat(1_000_000)}`, request_id: 'r'.repeat(10_000) }));
-    const error = (await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url } })).catch((caught: unknown) => caught)) as ConnectorError;
+    const server = await h.start((req, res) =>
+      json(res, 422, { message: `bad ${'q'.repeat(1_000_000)}`, request_id: 'r'.repeat(10_000) }),
+    );
+    const error = (await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'a' }, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught)) as ConnectorError;
     expect(error).toBeInstanceOf(ConnectorError);
     expect(error.message.length).toBeLessThan(300);
     expect(error.message).toContain('(1000004 characters)');
@@ -107,7 +125,11 @@ describe('hostile text through the redactor and the classifier', () => {
     // One record with 502 problems: its id, 500 tags and a key of 5,000 characters the schema does not know.
     const records = [{ id: 1, tags: Array.from({ length: 500 }, (_, index) => index), [`k${'e'.repeat(5000)}`]: 1 }];
     const server = await h.start((req, res) => json(res, 200, records));
-    const error = (await readAll(strict, 'things.list', h.options({ input: {}, connection: { baseUrl: server.url } })).catch((caught: unknown) => caught)) as SchemaMismatchError;
+    const error = (await readAll(
+      strict,
+      'things.list',
+      h.options({ input: {}, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught)) as SchemaMismatchError;
     expect(error).toBeInstanceOf(SchemaMismatchError);
     expect(error.issues).toHaveLength(MAX_ISSUES + 1);
     expect(error.issues.at(-1)).toEqual({ path: '...', message: `${502 - MAX_ISSUES} more issues not listed` });
@@ -127,13 +149,26 @@ describe('hostile text through the redactor and the classifier', () => {
 describe('a provider that echoes the credential', () => {
   const canary = 'canary-7f3a9c21d4e5b6a70c1d';
   const hex = Buffer.from(canary).toString('hex');
-  const forms = [canary, hex, hex.toUpperCase(), Buffer.from(canary).toString('base64').replace(/=+$/, ''), encodeURIComponent(canary)];
+  const forms = [
+    canary,
+    hex,
+    hex.toUpperCase(),
+    Buffer.from(canary).toString('base64').replace(/=+$/, ''),
+    encodeURIComponent(canary),
+  ];
   const expectNoCanary = (text: string) => {
     for (const form of forms) expect(text).not.toContain(form);
   };
 
   // An action that reports the provider's job status as progress and yields the job's data.
-  const Job = z.object({ id: z.string(), status: z.string(), data: z.record(z.string(), z.string()), request: z.string().optional() }).meta({ id: 'EchoJob' });
+  const Job = z
+    .object({
+      id: z.string(),
+      status: z.string(),
+      data: z.record(z.string(), z.string()),
+      request: z.string().optional(),
+    })
+    .meta({ id: 'EchoJob' });
   const echo = defineConnector({
     key: 'echo',
     name: 'Echo',
@@ -152,17 +187,33 @@ describe('a provider that echoes the credential', () => {
         entity: Job,
         input: z.object({ id: z.string() }),
         async *read(ctx, input) {
-          const answer = await ctx.http.request<{ status: string; note: string; data: Record<string, string> }>({ path: '/jobs/{id}', params: { id: input.id } });
+          const answer = await ctx.http.request<{ status: string; note: string; data: Record<string, string> }>({
+            path: '/jobs/{id}',
+            params: { id: input.id },
+          });
           ctx.progress({ label: `job ${answer.data.status}: ${answer.data.note}`, done: 1, total: 2 });
           ctx.log.warn('job state', { status: answer.data.status, requestId: answer.requestId });
-          yield { records: [{ id: input.id, status: answer.data.status, data: answer.data.data, request: answer.requestId ?? '' }] };
+          yield {
+            records: [
+              { id: input.id, status: answer.data.status, data: answer.data.data, request: answer.requestId ?? '' },
+            ],
+          };
         },
       }),
     ],
   });
 
   const run = (baseUrl: string, progress: ProgressEvent[] = []) =>
-    readAll(echo, 'jobs.get', h.options({ input: { id: 'j1' }, connection: { baseUrl }, credential: () => canary, onProgress: (event) => void progress.push(event) }));
+    readAll(
+      echo,
+      'jobs.get',
+      h.options({
+        input: { id: 'j1' },
+        connection: { baseUrl },
+        credential: () => canary,
+        onProgress: (event) => void progress.push(event),
+      }),
+    );
 
   it('keeps it out of request ids, progress, log entries and records', async () => {
     const server = await h.start((req, res) => {
@@ -170,14 +221,37 @@ describe('a provider that echoes the credential', () => {
       json(
         res,
         200,
-        { status: `running for ${token}`, note: `token=${token}`, data: { [token]: 'as a key', hex: Buffer.from(token).toString('hex'), HEX: Buffer.from(token).toString('hex').toUpperCase() } },
+        {
+          status: `running for ${token}`,
+          note: `token=${token}`,
+          data: {
+            [token]: 'as a key',
+            hex: Buffer.from(token).toString('hex'),
+            HEX: Buffer.from(token).toString('hex').toUpperCase(),
+          },
+        },
         { 'x-request-id': `req-${token}` },
       );
     });
     const progress: ProgressEvent[] = [];
     const { records } = await run(server.url, progress);
-    expect(records).toEqual([{ id: 'j1', status: `running for ${REDACTED}`, data: { [REDACTED]: 'as a key', hex: REDACTED, HEX: REDACTED }, request: `req-${REDACTED}` }]);
-    expect(progress).toMatchObject([{ label: `job running for ${REDACTED}: token=${REDACTED}`, done: 1, total: 2, connector: 'echo', action: 'jobs.get' }]);
+    expect(records).toEqual([
+      {
+        id: 'j1',
+        status: `running for ${REDACTED}`,
+        data: { [REDACTED]: 'as a key', hex: REDACTED, HEX: REDACTED },
+        request: `req-${REDACTED}`,
+      },
+    ]);
+    expect(progress).toMatchObject([
+      {
+        label: `job running for ${REDACTED}: token=${REDACTED}`,
+        done: 1,
+        total: 2,
+        connector: 'echo',
+        action: 'jobs.get',
+      },
+    ]);
     expect(h.logs).toMatchObject([{ message: 'job state', requestId: `req-${REDACTED}` }]);
     expectNoCanary(JSON.stringify({ records, progress, logs: h.logs }));
   });
@@ -186,21 +260,26 @@ describe('a provider that echoes the credential', () => {
     ['the x-request-id header', { 'x-request-id': 'ECHO' }, {}],
     ['the request_id of the error body', {}, { request_id: 'ECHO' }],
     ['a header and the body', { 'request-id': 'id ECHO' }, { requestId: 'ECHO' }],
-  ])('keeps it out of an error\'s request id when %s carries it', async (_, headers, body) => {
+  ])("keeps it out of an error's request id when %s carries it", async (_, headers, body) => {
     const server = await h.start((req, res) => {
       const token = String(req.headers.authorization).replace('Bearer ', '');
-      const fill = (record: Record<string, string>) => Object.fromEntries(Object.entries(record).map(([key, value]) => [key, value.replace('ECHO', token)]));
+      const fill = (record: Record<string, string>) =>
+        Object.fromEntries(Object.entries(record).map(([key, value]) => [key, value.replace('ECHO', token)]));
       json(res, 403, { message: `token ${token} may not`, ...fill(body) }, fill(headers));
     });
     const error = (await run(server.url).catch((caught: unknown) => caught)) as ConnectorError;
     expect(error).toBeInstanceOf(ConnectorError);
     expect(error.requestId).toContain(REDACTED);
     expect(error.toPlatformError('/run').requestId).toContain(REDACTED);
-    expectNoCanary(`${error.message} ${error.requestId} ${JSON.stringify(error.toPlatformError('/run'))} ${JSON.stringify(error)} ${JSON.stringify(h.logs)}`);
+    expectNoCanary(
+      `${error.message} ${error.requestId} ${JSON.stringify(error.toPlatformError('/run'))} ${JSON.stringify(error)} ${JSON.stringify(h.logs)}`,
+    );
   });
 
   it('keeps it out of the request id a schema mismatch names', async () => {
-    const server = await h.start((req, res) => json(res, 200, { status: 7 }, { 'x-request-id': String(req.headers.authorization) }));
+    const server = await h.start((req, res) =>
+      json(res, 200, { status: 7 }, { 'x-request-id': String(req.headers.authorization) }),
+    );
     const error = (await run(server.url).catch((caught: unknown) => caught)) as ConnectorError;
     expect(error).toBeInstanceOf(ConnectorError);
     expectNoCanary(`${error.message} ${error.requestId} ${JSON.stringify(error.toPlatformError('/run'))}`);
@@ -234,7 +313,9 @@ describe('input that is not a JSON object', () => {
   });
 
   it('takes no input at all as an empty object', () => {
-    expect(prepareRun(example, 'items.list', { input: undefined, connection: { baseUrl: 'http://127.0.0.1:9' } }).input).toEqual({ limit: 10 });
+    expect(
+      prepareRun(example, 'items.list', { input: undefined, connection: { baseUrl: 'http://127.0.0.1:9' } }).input,
+    ).toEqual({ limit: 10 });
   });
 
   it('refuses values JSON cannot carry, naming their path', () => {
@@ -249,9 +330,21 @@ describe('input that is not a JSON object', () => {
       [{ ...order, quantity: 1n }, 'quantity', 'a bigint is not a JSON value'],
       [{ ...order, note: () => 'x' }, 'note', 'a function is not a JSON value'],
       [{ ...order, note: Symbol('x') }, 'note', 'a symbol is not a JSON value'],
-      [{ ...order, customer: { ...order.customer, tags: [1, [2, new Date(0)]] } }, 'customer.tags.1.1', 'a Date is not a JSON value; pass the time as an ISO 8601 string'],
-      [{ ...order, customer: { ...order.customer, seen: new Map() } }, 'customer.seen', 'a Map is not a JSON value; pass plain objects, arrays, strings, numbers, booleans and null'],
-      [{ ...order, note: new Widget() }, 'note', 'a Widget instance is not a JSON value; pass plain objects, arrays, strings, numbers, booleans and null'],
+      [
+        { ...order, customer: { ...order.customer, tags: [1, [2, new Date(0)]] } },
+        'customer.tags.1.1',
+        'a Date is not a JSON value; pass the time as an ISO 8601 string',
+      ],
+      [
+        { ...order, customer: { ...order.customer, seen: new Map() } },
+        'customer.seen',
+        'a Map is not a JSON value; pass plain objects, arrays, strings, numbers, booleans and null',
+      ],
+      [
+        { ...order, note: new Widget() },
+        'note',
+        'a Widget instance is not a JSON value; pass plain objects, arrays, strings, numbers, booleans and null',
+      ],
       [{ ...order, customer: cyclic }, 'customer.self.again', 'the value contains itself'],
       [
         {
@@ -279,7 +372,12 @@ describe('input that is not a JSON object', () => {
       for (let level = 1; level < depth; level += 1) at = (at.a = {}) as Record<string, unknown>;
       return root;
     };
-    expect(prepareRun(example, 'orders.create', { input: { ...order, customer: { ...order.customer, extra: nested(MAX_JSON_DEPTH - 2) } }, connection: { baseUrl: 'http://127.0.0.1:9' } })).toBeDefined();
+    expect(
+      prepareRun(example, 'orders.create', {
+        input: { ...order, customer: { ...order.customer, extra: nested(MAX_JSON_DEPTH - 2) } },
+        connection: { baseUrl: 'http://127.0.0.1:9' },
+      }),
+    ).toBeDefined();
     for (const depth of [MAX_JSON_DEPTH + 1, 2_000, 100_000]) {
       const error = refused(JSON.parse(`${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`));
       expect(error).toBeInstanceOf(InvalidInputError);
@@ -294,25 +392,45 @@ describe('input that is not a JSON object', () => {
   it('refuses such input before anything is sent, and a bad checkpoint too', async () => {
     const server = await h.start((req, res) => json(res, 201, { order_id: 'o1', amount: '1.00' }));
     for (const input of [null, [], 'x', { ...order, quantity: Number.NaN }]) {
-      await expect(writeAction(example, 'orders.create', h.options({ input, connection: { baseUrl: server.url } }))).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        writeAction(example, 'orders.create', h.options({ input, connection: { baseUrl: server.url } })),
+      ).rejects.toBeInstanceOf(InvalidInputError);
     }
-    const error = await readAll(example, 'items.list', h.options({ input: {}, checkpoint: { updated_after: 1n }, connection: { baseUrl: server.url } })).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ issues: [{ path: 'checkpoint.updated_after', message: 'a bigint is not a JSON value' }] });
+    const error = await readAll(
+      example,
+      'items.list',
+      h.options({ input: {}, checkpoint: { updated_after: 1n }, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      issues: [{ path: 'checkpoint.updated_after', message: 'a bigint is not a JSON value' }],
+    });
     expect(server.requests).toHaveLength(0);
   });
 
   it('refuses connection settings nested too deep or not JSON before rule 10 walks them', () => {
     const deep = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
-    expect(() => prepareRun(example, 'items.list', { input: {}, connection: { baseUrl: 'http://127.0.0.1:9', settings: { region: deep } } })).toThrow(
+    expect(() =>
+      prepareRun(example, 'items.list', {
+        input: {},
+        connection: { baseUrl: 'http://127.0.0.1:9', settings: { region: deep } },
+      }),
+    ).toThrow(
       `connection settings must be plain JSON data: settings.region${'.a'.repeat(MAX_JSON_DEPTH - 1)}: nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`,
     );
-    expect(() => prepareRun(example, 'items.list', { input: {}, connection: { baseUrl: 'http://127.0.0.1:9', settings: { region: Number.NaN } } })).toThrow(
-      'connection settings must be plain JSON data: settings.region: NaN is not a JSON number',
-    );
+    expect(() =>
+      prepareRun(example, 'items.list', {
+        input: {},
+        connection: { baseUrl: 'http://127.0.0.1:9', settings: { region: Number.NaN } },
+      }),
+    ).toThrow('connection settings must be plain JSON data: settings.region: NaN is not a JSON number');
   });
 
   it('quotes at most an excerpt of a long input in an issue', () => {
-    const error = refused({ ...order, customer: { email: 'x'.repeat(100_000), name: 'A' }, ['k'.repeat(100_000)]: { b: Number.NaN } });
+    const error = refused({
+      ...order,
+      customer: { email: 'x'.repeat(100_000), name: 'A' },
+      ['k'.repeat(100_000)]: { b: Number.NaN },
+    });
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error.message.length).toBeLessThan(600);
   });

@@ -14,7 +14,10 @@ describe('input validation', () => {
     const error = await writeAction(
       example,
       'orders.create',
-      h.options({ input: { customer: { email: 'not-an-email' }, quantity: 1.5, note: 7 }, connection: { baseUrl: h.server.url } }),
+      h.options({
+        input: { customer: { email: 'not-an-email' }, quantity: 1.5, note: 7 },
+        connection: { baseUrl: h.server.url },
+      }),
     ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidInputError);
     const issues = (error as InvalidInputError).issues.map((issue) => issue.path).sort();
@@ -31,7 +34,11 @@ describe('input validation', () => {
   });
 
   it('refuses a bad checkpoint before any request', async () => {
-    const error = await runAction(example, 'items.list', h.options({ input: {}, checkpoint: { updated_after: 5 }, connection: { baseUrl: h.server.url } }))
+    const error = await runAction(
+      example,
+      'items.list',
+      h.options({ input: {}, checkpoint: { updated_after: 5 }, connection: { baseUrl: h.server.url } }),
+    )
       .next()
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidInputError);
@@ -55,24 +62,31 @@ describe('checks that depend on where the run goes', () => {
       defineAction({
         ...ordersCreate,
         check: (input, { environment }) =>
-          environment === 'production' && input.note !== undefined ? [{ path: 'note', message: 'notes are not sent in production' }] : [],
+          environment === 'production' && input.note !== undefined
+            ? [{ path: 'note', message: 'notes are not sent in production' }]
+            : [],
       }),
     ],
   });
   const input = { customer: { email: 'ada@example.com', name: 'Ada' }, quantity: 1, note: 'hi' };
 
   it('refuse the input before the approval gate and before any request', async () => {
-    expect(() => prepareRun(strict, 'orders.create', { input, environment: 'production', connection: { baseUrl: h.server.url } })).toThrow(
-      'strict orders.create: input: note: notes are not sent in production',
-    );
-    const error = await writeAction(strict, 'orders.create', h.options({ input, environment: 'production', connection: { baseUrl: h.server.url } })).catch(
-      (caught: unknown) => caught,
-    );
+    expect(() =>
+      prepareRun(strict, 'orders.create', { input, environment: 'production', connection: { baseUrl: h.server.url } }),
+    ).toThrow('strict orders.create: input: note: notes are not sent in production');
+    const error = await writeAction(
+      strict,
+      'orders.create',
+      h.options({ input, environment: 'production', connection: { baseUrl: h.server.url } }),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(h.server.requests).toHaveLength(0);
   });
 
   it('let the same input through elsewhere', async () => {
-    expect(prepareRun(strict, 'orders.create', { input, environment: 'sandbox', connection: { baseUrl: h.server.url } }).input).toEqual(input);
+    expect(
+      prepareRun(strict, 'orders.create', { input, environment: 'sandbox', connection: { baseUrl: h.server.url } })
+        .input,
+    ).toEqual(input);
   });
 });

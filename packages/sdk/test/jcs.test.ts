@@ -94,7 +94,10 @@ describe('the worked example of docs/approval-digest.md', () => {
     action: 'media_imports.create',
     connectionId: 'conn_descript_prod',
     environment: 'production',
-    input: { project_name: 'Launch video', add_media: { 'Misc/intro.mp4': { url: 'https://media.example.com/intro.mp4', language: 'en' } } },
+    input: {
+      project_name: 'Launch video',
+      add_media: { 'Misc/intro.mp4': { url: 'https://media.example.com/intro.mp4', language: 'en' } },
+    },
   };
   const canonical =
     '{"action":"media_imports.create","connectionId":"conn_descript_prod","connector":"descript","connectorVersion":"0.1.0",' +
@@ -102,7 +105,14 @@ describe('the worked example of docs/approval-digest.md', () => {
 
   it('has the canonical text and digest the document gives', () => {
     expect(
-      canonicalJson({ action: subject.action, connectionId: subject.connectionId, connector: 'descript', connectorVersion: '0.1.0', environment: 'production', input: subject.input }),
+      canonicalJson({
+        action: subject.action,
+        connectionId: subject.connectionId,
+        connector: 'descript',
+        connectorVersion: '0.1.0',
+        environment: 'production',
+        input: subject.input,
+      }),
     ).toBe(canonical);
     expect(approvalDigest(subject)).toEqual({
       digest: 'sha256:87d72136abfec94e6f2422d8fbb2959acd0a4e5f8aea633c685f32439dacba14',

@@ -43,7 +43,9 @@ function transport(options: TransportOptions): Transport {
   return made;
 }
 
-async function server(handler: Parameters<typeof startServer>[0] = (req, res) => json(res, 200, item)): Promise<TestServer> {
+async function server(
+  handler: Parameters<typeof startServer>[0] = (req, res) => json(res, 200, item),
+): Promise<TestServer> {
   const started = await startServer(handler);
   opened.push(started);
   return started;
@@ -62,7 +64,11 @@ async function listener(): Promise<{ port: number; connections: () => number }> 
 }
 
 function read(baseUrl: string, environment: Environment, via: Transport) {
-  return readAll(example, 'items.get', h.options({ input: { id: 'a' }, environment, connection: { baseUrl }, transport: via, retry: fastRetry(2) }));
+  return readAll(
+    example,
+    'items.get',
+    h.options({ input: { id: 'a' }, environment, connection: { baseUrl }, transport: via, retry: fastRetry(2) }),
+  );
 }
 
 async function refused(run: Promise<unknown>): Promise<AddressRefusedError> {
@@ -138,16 +144,40 @@ describe('the address classifier', () => {
 });
 
 describe('the policy of an environment', () => {
-  const productionRefuses = ['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.0.0.1', '100.64.0.1', '169.254.1.1', 'fe80::1', 'fd00::1', '169.254.169.254', 'fd00:ec2::254', '0.0.0.0', '::', '255.255.255.255', '224.0.0.1', '240.0.0.1', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::', '::ffff:169.254.169.254'];
+  const productionRefuses = [
+    '127.0.0.1',
+    '::1',
+    '::ffff:127.0.0.1',
+    '10.0.0.1',
+    '100.64.0.1',
+    '169.254.1.1',
+    'fe80::1',
+    'fd00::1',
+    '169.254.169.254',
+    'fd00:ec2::254',
+    '0.0.0.0',
+    '::',
+    '255.255.255.255',
+    '224.0.0.1',
+    '240.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '2002:a9fe:a9fe::',
+    '::ffff:169.254.169.254',
+  ];
 
   it.each(productionRefuses)('production refuses %s', (address) => {
-    expect(addressRefusal(address, 'production')).toMatchObject({ class: expect.any(String), reason: expect.any(String) });
+    expect(addressRefusal(address, 'production')).toMatchObject({
+      class: expect.any(String),
+      reason: expect.any(String),
+    });
   });
 
   it('sandbox refuses the same but the loopback of this machine', () => {
     for (const address of productionRefuses) {
       const local = ['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(address);
-      expect(addressRefusal(address, 'sandbox'), address).toEqual(local ? undefined : expect.objectContaining({ class: expect.any(String) }));
+      expect(addressRefusal(address, 'sandbox'), address).toEqual(
+        local ? undefined : expect.objectContaining({ class: expect.any(String) }),
+      );
     }
     // Loopback through NAT64, 6to4 or Teredo is the loopback of another machine.
     expect(addressRefusal('64:ff9b::7f00:1', 'sandbox')).toMatchObject({ class: 'loopback', embedding: 'nat64' });
@@ -169,17 +199,33 @@ describe('the policy of an environment', () => {
     expect(addressRefusal('192.168.1.20', 'production', allow)).toBeUndefined();
     expect(addressRefusal('192.168.1.21', 'production', allow)).toMatchObject({ class: 'private' });
     expect(addressRefusal('172.16.0.1', 'production', allow)).toMatchObject({ class: 'private' });
-    expect(addressRefusal('169.254.169.254', 'production', allow)).toMatchObject({ class: 'metadata', reason: 'a cloud metadata address' });
+    expect(addressRefusal('169.254.169.254', 'production', allow)).toMatchObject({
+      class: 'metadata',
+      reason: 'a cloud metadata address',
+    });
   });
 
   it('names the reason, with the form that carried the address', () => {
-    expect(addressRefusal('64:ff9b::a9fe:a9fe', 'production')?.reason).toBe('a cloud metadata address inside a NAT64 address (64:ff9b::/96)');
-    expect(addressRefusal('2002:a9fe:a9fe::', 'production')?.reason).toBe('a cloud metadata address inside a 6to4 address (2002::/16)');
+    expect(addressRefusal('64:ff9b::a9fe:a9fe', 'production')?.reason).toBe(
+      'a cloud metadata address inside a NAT64 address (64:ff9b::/96)',
+    );
+    expect(addressRefusal('2002:a9fe:a9fe::', 'production')?.reason).toBe(
+      'a cloud metadata address inside a 6to4 address (2002::/16)',
+    );
   });
 
   it('takes CIDR ranges and single addresses, and refuses anything else when the transport is made', () => {
-    for (const range of ['10.0.0.0/8', '127.0.0.0/8', '192.168.1.20', 'fd00::/8', '::1', '::ffff:0:0/96']) expect(isAddressRange(range), range).toBe(true);
-    for (const range of ['10.0.0.0/33', '10/8', '0xA9FEA9FE', 'example.com', '', 'fd00::/129', '10.0.0.0/8,127.0.0.0/8']) {
+    for (const range of ['10.0.0.0/8', '127.0.0.0/8', '192.168.1.20', 'fd00::/8', '::1', '::ffff:0:0/96'])
+      expect(isAddressRange(range), range).toBe(true);
+    for (const range of [
+      '10.0.0.0/33',
+      '10/8',
+      '0xA9FEA9FE',
+      'example.com',
+      '',
+      'fd00::/129',
+      '10.0.0.0/8,127.0.0.0/8',
+    ]) {
       expect(isAddressRange(range), range).toBe(false);
       expect(() => createTransport({ network: { allow: [range] } }), range).toThrow(TypeError);
     }
@@ -214,7 +260,11 @@ describe.each(VIAS)('a base URL the policy refuses, via %s', (via) => {
     expect(error.message).toContain(`the host ${host} is a`);
     // The host, never the path, the query or the credential.
     expect(error.message).not.toMatch(/latest|meta-data|\/v1/);
-    expect(error.toPlatformError('/x')).toMatchObject({ error: 'request_failed', statusCode: 403, code: 'address_refused' });
+    expect(error.toPlatformError('/x')).toMatchObject({
+      error: 'request_failed',
+      statusCode: 403,
+      code: 'address_refused',
+    });
     expect(h.logs.filter((entry) => entry.message.includes('retrying'))).toEqual([]);
   });
 
@@ -222,7 +272,10 @@ describe.each(VIAS)('a base URL the policy refuses, via %s', (via) => {
     const tcp = await listener();
     const sending = transport({ via });
     // Twice: the second time from the verdict the policy kept on the literal.
-    for (let run = 0; run < 2; run += 1) expect((await refused(read(`http://127.0.0.1:${tcp.port}/v1`, 'production', sending))).addressClass).toBe('loopback');
+    for (let run = 0; run < 2; run += 1)
+      expect((await refused(read(`http://127.0.0.1:${tcp.port}/v1`, 'production', sending))).addressClass).toBe(
+        'loopback',
+      );
     expect(tcp.connections()).toBe(0);
     // The same literal in the sandbox, on the same transport, is let through to the listener.
     await read(`http://127.0.0.1:${tcp.port}/v1`, 'sandbox', sending).catch(() => undefined);
@@ -244,10 +297,14 @@ describe.each(VIAS)('a base URL the policy refuses, via %s', (via) => {
 describe.each(VIAS)('a name that does not resolve, via %s', (via) => {
   it('fails at once as host_not_found, naming the host, without a retry', async () => {
     const lookup = tableLookup({});
-    const error = await read('http://api.nowhere.invalid/v1', 'sandbox', transport({ via, network: { lookup } })).catch((caught: unknown) => caught);
+    const error = await read('http://api.nowhere.invalid/v1', 'sandbox', transport({ via, network: { lookup } })).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ code: 'host_not_found', retryable: false });
-    expect((error as NetworkError).message).toBe('GET /v1/items/a: the host api.nowhere.invalid does not resolve (ENOTFOUND)');
+    expect((error as NetworkError).message).toBe(
+      'GET /v1/items/a: the host api.nowhere.invalid does not resolve (ENOTFOUND)',
+    );
     // The reads of this test retry twice on a transient failure: this one is asked once.
     expect(lookup.asked.filter((name) => name === 'api.nowhere.invalid')).toHaveLength(1);
   });
@@ -261,14 +318,18 @@ describe.each(VIAS)('names, checked on the addresses they resolve to, via %s', (
     const sending = transport({ via, network: { lookup } });
     const error = await refused(read(`http://api.test:${port}/v1`, 'production', sending));
     expect(error).toMatchObject({ code: 'address_refused', addressClass: 'loopback' });
-    expect(error.message).toMatch(/^the host api\.test resolves to a loopback address, which production runs may not connect to/);
+    expect(error.message).toMatch(
+      /^the host api\.test resolves to a loopback address, which production runs may not connect to/,
+    );
     expect(error.message).not.toContain('127.0.0.1');
     // The credential never went anywhere: the server saw nothing.
     expect(local.requests).toHaveLength(0);
     expect(lookup.asked).toContain('api.test');
 
     expect((await read(`http://api.test:${port}/v1`, 'sandbox', sending)).records).toEqual([item]);
-    expect(local.requests.map((request) => [request.headers.host, request.headers.authorization])).toEqual([[`api.test:${port}`, `Bearer ${CREDENTIAL}`]]);
+    expect(local.requests.map((request) => [request.headers.host, request.headers.authorization])).toEqual([
+      [`api.test:${port}`, `Bearer ${CREDENTIAL}`],
+    ]);
   });
 
   it('a connection kept alive for a sandbox run never carries a production run to the same origin', async () => {
@@ -283,7 +344,13 @@ describe.each(VIAS)('names, checked on the addresses they resolve to, via %s', (
 
   it('a name resolving to the metadata address is refused in both environments, and nothing is connected to', async () => {
     for (const environment of ['production', 'sandbox'] as const) {
-      const error = await refused(read('http://metadata.test/latest/meta-data/iam', environment, transport({ via, network: { lookup: tableLookup({ 'metadata.test': '169.254.169.254' }) } })));
+      const error = await refused(
+        read(
+          'http://metadata.test/latest/meta-data/iam',
+          environment,
+          transport({ via, network: { lookup: tableLookup({ 'metadata.test': '169.254.169.254' }) } }),
+        ),
+      );
       expect(error).toMatchObject({ code: 'address_refused', addressClass: 'metadata' });
       expect(error.message).toContain('the host metadata.test resolves to a cloud metadata address');
       expect(error.message).not.toMatch(/169\.254|meta-data|iam/);
@@ -293,22 +360,36 @@ describe.each(VIAS)('names, checked on the addresses they resolve to, via %s', (
   it('a name resolving to a NAT64 or 6to4 form of the metadata address is refused', async () => {
     const lookup = tableLookup({ 'nat64.test': '64:ff9b::a9fe:a9fe', 'sixtofour.test': '2002:a9fe:a9fe::1' });
     const sending = transport({ via, network: { lookup } });
-    expect(await refused(read('http://nat64.test/', 'sandbox', sending))).toMatchObject({ addressClass: 'metadata', embedding: 'nat64' });
-    expect(await refused(read('http://sixtofour.test/', 'sandbox', sending))).toMatchObject({ addressClass: 'metadata', embedding: '6to4' });
+    expect(await refused(read('http://nat64.test/', 'sandbox', sending))).toMatchObject({
+      addressClass: 'metadata',
+      embedding: 'nat64',
+    });
+    expect(await refused(read('http://sixtofour.test/', 'sandbox', sending))).toMatchObject({
+      addressClass: 'metadata',
+      embedding: '6to4',
+    });
   });
 
   it('of the addresses a name resolves to, only those the policy lets through are connected to', async () => {
     const local = await server();
     const port = new URL(local.url).port;
-    const sending = transport({ via, network: { lookup: tableLookup({ 'mixed.test': ['169.254.169.254', '127.0.0.1'] }) } });
+    const sending = transport({
+      via,
+      network: { lookup: tableLookup({ 'mixed.test': ['169.254.169.254', '127.0.0.1'] }) },
+    });
     expect((await read(`http://mixed.test:${port}/v1`, 'sandbox', sending)).records).toEqual([item]);
     expect(local.requests).toHaveLength(1);
   });
 
   it('in production, a name resolving to 127.0.0.1 goes through when the host allows loopback', async () => {
     const local = await server();
-    const sending = transport({ via, network: { allow: ['127.0.0.0/8'], lookup: tableLookup({ 'api.test': '127.0.0.1' }) } });
-    expect((await read(`http://api.test:${new URL(local.url).port}/v1`, 'production', sending)).records).toEqual([item]);
+    const sending = transport({
+      via,
+      network: { allow: ['127.0.0.0/8'], lookup: tableLookup({ 'api.test': '127.0.0.1' }) },
+    });
+    expect((await read(`http://api.test:${new URL(local.url).port}/v1`, 'production', sending)).records).toEqual([
+      item,
+    ]);
     expect(local.requests).toHaveLength(1);
   });
 });
@@ -327,21 +408,29 @@ describe.each(VIAS)('redirects, checked at every hop, via %s', (via) => {
     ['http://[2002:a9fe:a9fe::]/latest/meta-data/', 'metadata', '6to4'],
     ['http://metadata.test/latest/meta-data/', 'metadata', undefined],
     ['http://intranet.test/admin', 'private', undefined],
-  ])('a sandbox run redirected from the loopback server to %s is refused at the hop', async (location, kind, embedding) => {
-    const local = await redirecting(() => location);
-    const sending = transport({ via, network: { lookup: tableLookup({ 'metadata.test': '169.254.169.254', 'intranet.test': '10.0.0.8' }) } });
-    const error = await refused(read(local.url, 'sandbox', sending));
-    expect(error).toMatchObject({ code: 'address_refused', addressClass: kind, embedding });
-    expect(error.message).not.toMatch(/meta-data|admin/);
-    expect(local.requests).toHaveLength(1);
-  });
+  ])(
+    'a sandbox run redirected from the loopback server to %s is refused at the hop',
+    async (location, kind, embedding) => {
+      const local = await redirecting(() => location);
+      const sending = transport({
+        via,
+        network: { lookup: tableLookup({ 'metadata.test': '169.254.169.254', 'intranet.test': '10.0.0.8' }) },
+      });
+      const error = await refused(read(local.url, 'sandbox', sending));
+      expect(error).toMatchObject({ code: 'address_refused', addressClass: kind, embedding });
+      expect(error.message).not.toMatch(/meta-data|admin/);
+      expect(local.requests).toHaveLength(1);
+    },
+  );
 
   it('in production with loopback allowed, a redirect to another loopback name is followed, without the credential', async () => {
     const other = await server();
     const first = await redirecting(() => `http://hop.test:${new URL(other.url).port}/elsewhere`);
     const lookup = tableLookup({ 'api.test': '127.0.0.1', 'hop.test': '127.0.0.1' });
     const sending = transport({ via, network: { allow: ['127.0.0.0/8'], lookup } });
-    expect((await read(`http://api.test:${new URL(first.url).port}/v1`, 'production', sending)).records).toEqual([item]);
+    expect((await read(`http://api.test:${new URL(first.url).port}/v1`, 'production', sending)).records).toEqual([
+      item,
+    ]);
     expect(first.requests[0]!.headers.authorization).toBe(`Bearer ${CREDENTIAL}`);
     expect(other.requests).toHaveLength(1);
     expect(JSON.stringify(other.requests[0]!.headers)).not.toContain(CREDENTIAL);
@@ -350,8 +439,13 @@ describe.each(VIAS)('redirects, checked at every hop, via %s', (via) => {
 
   it('in production with loopback allowed, a redirect to the metadata address is still refused', async () => {
     const first = await redirecting(() => 'http://169.254.169.254/latest/meta-data/');
-    const sending = transport({ via, network: { allow: ['127.0.0.0/8'], lookup: tableLookup({ 'api.test': '127.0.0.1' }) } });
-    expect(await refused(read(`http://api.test:${new URL(first.url).port}/v1`, 'production', sending))).toMatchObject({ addressClass: 'metadata' });
+    const sending = transport({
+      via,
+      network: { allow: ['127.0.0.0/8'], lookup: tableLookup({ 'api.test': '127.0.0.1' }) },
+    });
+    expect(await refused(read(`http://api.test:${new URL(first.url).port}/v1`, 'production', sending))).toMatchObject({
+      addressClass: 'metadata',
+    });
     expect(first.requests).toHaveLength(1);
   });
 });
@@ -365,7 +459,10 @@ describe('the lookup of an environment', () => {
   it('answers a private address only when the host allows its range, without connecting to it', async () => {
     const lookup = tableLookup({ 'intranet.test': '10.0.0.5' });
     const allowed = transport({ network: { allow: ['10.0.0.0/8'], lookup } }).network.lookup('production');
-    expect(await ask(allowed, 'intranet.test', true)).toMatchObject({ error: null, address: [{ address: '10.0.0.5', family: 4 }] });
+    expect(await ask(allowed, 'intranet.test', true)).toMatchObject({
+      error: null,
+      address: [{ address: '10.0.0.5', family: 4 }],
+    });
     expect(await ask(allowed, 'intranet.test', false)).toMatchObject({ error: null, address: '10.0.0.5', family: 4 });
     const closed = await ask(transport({ network: { lookup } }).network.lookup('production'), 'intranet.test', false);
     expect(closed.error).toBeInstanceOf(AddressRefusedError);
@@ -373,7 +470,11 @@ describe('the lookup of an environment', () => {
   });
 
   it('passes a resolver failure on as it is', async () => {
-    const { error } = await ask(transport({ network: { lookup: tableLookup({}) } }).network.lookup('sandbox'), 'nowhere.test', true);
+    const { error } = await ask(
+      transport({ network: { lookup: tableLookup({}) } }).network.lookup('sandbox'),
+      'nowhere.test',
+      true,
+    );
     expect(error).toMatchObject({ code: 'ENOTFOUND' });
   });
 });

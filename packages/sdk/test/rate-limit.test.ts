@@ -31,7 +31,8 @@ describe('429 and Retry-After', () => {
     let calls = 0;
     const server = await h.start((req, res) => {
       calls += 1;
-      if (calls === 1) json(res, 429, { message: 'later' }, { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
+      if (calls === 1)
+        json(res, 429, { message: 'later' }, { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
       else json(res, 200, item('a'));
     });
     await getItem('a', server.url);
@@ -46,7 +47,12 @@ describe('429 and Retry-After', () => {
     const server = await h.start((req, res) => {
       if (Date.now() < closedUntil) {
         tooMany += 1;
-        json(res, 429, { error: 'rate_limit_exceeded', message: 'Too many requests' }, { 'retry-after': '1', 'x-ratelimit-remaining': '0' });
+        json(
+          res,
+          429,
+          { error: 'rate_limit_exceeded', message: 'Too many requests' },
+          { 'retry-after': '1', 'x-ratelimit-remaining': '0' },
+        );
       } else {
         json(res, 200, item(req.path.split('/').pop()!), { 'x-ratelimit-remaining': '100' });
       }
@@ -73,7 +79,9 @@ describe('429 and Retry-After', () => {
   });
 
   it('fails at once, with the wait in the error, when Retry-After exceeds the action ceiling', async () => {
-    const server = await h.start((req, res) => json(res, 429, { message: 'hourly quota spent' }, { 'retry-after': '3600' }));
+    const server = await h.start((req, res) =>
+      json(res, 429, { message: 'hourly quota spent' }, { 'retry-after': '3600' }),
+    );
     const started = Date.now();
     const error = await getItem('a', server.url).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RateLimitedError);

@@ -21,7 +21,14 @@ const Project = z.looseObject({
   flag: z.literal(true).optional(),
 });
 
-const good = { id: 'p1', name: 'A', created_at: '2026-01-01T00:00:00Z', kind: 'model', meta: null, extra: { any: 'thing' } };
+const good = {
+  id: 'p1',
+  name: 'A',
+  created_at: '2026-01-01T00:00:00Z',
+  kind: 'model',
+  meta: null,
+  extra: { any: 'thing' },
+};
 
 const values: unknown[] = [
   good,
@@ -98,8 +105,13 @@ describe('the in-place record test', () => {
     const test = recordTest(Project)!;
     for (const value of values) {
       const parsed = Project.safeParse(value);
-      const plain = value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && !Object.hasOwn(value, '__proto__');
-      if (parsed.success && plain && JSON.stringify(parsed.data) === JSON.stringify(value)) expect(test(value), JSON.stringify(value)).toBe(true);
+      const plain =
+        value !== null &&
+        typeof value === 'object' &&
+        Object.getPrototypeOf(value) === Object.prototype &&
+        !Object.hasOwn(value, '__proto__');
+      if (parsed.success && plain && JSON.stringify(parsed.data) === JSON.stringify(value))
+        expect(test(value), JSON.stringify(value)).toBe(true);
     }
   });
 

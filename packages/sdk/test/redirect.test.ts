@@ -15,14 +15,18 @@ const item = { id: 'a', name: 'A', updated_at: '2026-11-01T00:00:00Z' };
 const order = { customer: { email: 'ada@example.com', name: 'Ada' }, quantity: 1 };
 
 describe('redirects', () => {
-  it('follows one within the provider\'s origin, credential included', async () => {
+  it("follows one within the provider's origin, credential included", async () => {
     const server = await h.start((req, res) => {
       if (req.path === '/items/a') {
         res.writeHead(307, { location: '/v2/items/a' });
         res.end();
       } else json(res, 200, item);
     });
-    const { records } = await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url } }));
+    const { records } = await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'a' }, connection: { baseUrl: server.url } }),
+    );
     expect(records).toEqual([item]);
     expect(server.requests.map((request) => [request.path, request.headers.authorization])).toEqual([
       ['/items/a', 'Bearer test-credential-1234'],
@@ -58,7 +62,11 @@ describe('redirects', () => {
         res.end();
       } else json(res, 200, { order_id: 'o1', amount: '5.00' });
     });
-    const result = await writeAction(example, 'orders.create', h.options({ input: order, connection: { baseUrl: server.url } }));
+    const result = await writeAction(
+      example,
+      'orders.create',
+      h.options({ input: order, connection: { baseUrl: server.url } }),
+    );
     expect(result).toEqual({ order_id: 'o1', amount: '5.00' });
     expect(server.requests.map((request) => [request.method, request.path, request.body])).toEqual([
       ['POST', '/orders', JSON.stringify(order)],
@@ -71,7 +79,11 @@ describe('redirects', () => {
       res.writeHead(302, { location: `/loop${server.requests.length}` });
       res.end();
     });
-    const error = await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url } })).catch((caught: unknown) => caught);
+    const error = await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'a' }, connection: { baseUrl: server.url } }),
+    ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'provider_rejected', status: 302 });
     expect(server.requests).toHaveLength(6);
   });

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkConnectionSettings, ConnectionConfigError, createTransport, defineAction, defineConnector, InvalidInputError, isSecretKey, type LogEntry, readAll, Redactor, REDACTED, writeAction } from '../src/index.js';
+import {
+  checkConnectionSettings,
+  ConnectionConfigError,
+  createTransport,
+  defineAction,
+  defineConnector,
+  InvalidInputError,
+  isSecretKey,
+  type LogEntry,
+  readAll,
+  Redactor,
+  REDACTED,
+  writeAction,
+} from '../src/index.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';
@@ -51,7 +64,10 @@ describe('platform rule 10: no secrets in connection settings', () => {
     // Homoglyphs and compatibility forms: Cyrillic а, Greek Ρ and Α, fullwidth letters, an invisible joiner, an accent.
     [{ 'p\u0430ssword': 'x' }, 'settings.p\u0430ssword'],
     [{ '\u03a1\u0391SSWORD': 'x' }, 'settings.\u03a1\u0391SSWORD'],
-    [{ '\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44': 'x' }, 'settings.\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44'],
+    [
+      { '\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44': 'x' },
+      'settings.\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44',
+    ],
     [{ 'to\u200bken': 'x' }, 'settings.to\u200bken'],
     [{ 'pa\u0301ssword': 'x' }, 'settings.pa\u0301ssword'],
     [{ 'api_k\u0435y': 'x' }, 'settings.api_k\u0435y'],
@@ -61,7 +77,15 @@ describe('platform rule 10: no secrets in connection settings', () => {
   });
 
   it('accepts ordinary settings, including the auth scheme choice', () => {
-    expect(() => checkConnectionSettings({ region: 'eu', authScheme: 'x-api-key', author: 'Ada', keyboard: 'us', folder: { path: 'Clients/Acme' } })).not.toThrow();
+    expect(() =>
+      checkConnectionSettings({
+        region: 'eu',
+        authScheme: 'x-api-key',
+        author: 'Ada',
+        keyboard: 'us',
+        folder: { path: 'Clients/Acme' },
+      }),
+    ).not.toThrow();
   });
 
   // Words that mention a token, a cookie or a signature without being one.
@@ -95,9 +119,11 @@ describe('platform rule 10: no secrets in connection settings', () => {
 
   it('refuses such settings before any request is sent', async () => {
     const server = await h.start((req, res) => json(res, 200, {}));
-    const error = await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url, settings: { apiToken: 'leaked' } } })).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await readAll(
+      example,
+      'items.get',
+      h.options({ input: { id: 'a' }, connection: { baseUrl: server.url, settings: { apiToken: 'leaked' } } }),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConnectionConfigError);
     expect((error as Error).message).not.toContain('leaked');
     expect(server.requests).toHaveLength(0);
@@ -106,7 +132,11 @@ describe('platform rule 10: no secrets in connection settings', () => {
   it('refuses a credential no header can carry (a line break read from a file) before any request, without quoting it', async () => {
     const server = await h.start((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
     for (const credential of ['k-123456789\n', 'k-1234\r\nX-Evil: 1', 'k-123456789\u0000']) {
-      const error = await readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url }, credential: () => credential })).catch((caught: unknown) => caught);
+      const error = await readAll(
+        example,
+        'items.get',
+        h.options({ input: { id: 'a' }, connection: { baseUrl: server.url }, credential: () => credential }),
+      ).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ConnectionConfigError);
       expect((error as Error).message).toMatch(/a line break or another character an HTTP header cannot carry/);
       expect((error as Error).message).not.toContain('k-1234');
@@ -134,11 +164,17 @@ describe('platform rule 10: no secrets in connection settings', () => {
     });
     for (const via of ['http', 'fetch', 'undici'] as const) {
       const transport = createTransport({ via });
-      const error = await readAll(noting, 'items.get', h.options({ input: { note: 'one\r\nX-Injected: 1' }, connection: { baseUrl: server.url }, transport }))
+      const error = await readAll(
+        noting,
+        'items.get',
+        h.options({ input: { note: 'one\r\nX-Injected: 1' }, connection: { baseUrl: server.url }, transport }),
+      )
         .catch((caught: unknown) => caught)
         .finally(() => transport.close());
       expect(error, via).toBeInstanceOf(InvalidInputError);
-      expect((error as Error).message).toContain('headers.X-Note: holds a line break or another character an HTTP header cannot carry');
+      expect((error as Error).message).toContain(
+        'headers.X-Note: holds a line break or another character an HTTP header cannot carry',
+      );
     }
     expect(server.requests).toHaveLength(0);
   });
@@ -146,13 +182,23 @@ describe('platform rule 10: no secrets in connection settings', () => {
   it('sends the credential in the header the connection chose', async () => {
     const server = await h.start((req, res) => json(res, 200, { id: 'a', name: 'A', updated_at: 'x' }));
     const run = (settings?: Record<string, unknown>) =>
-      readAll(example, 'items.get', h.options({ input: { id: 'a' }, connection: { baseUrl: server.url, settings }, credential: () => 'k-123456789' }));
+      readAll(
+        example,
+        'items.get',
+        h.options({
+          input: { id: 'a' },
+          connection: { baseUrl: server.url, settings },
+          credential: () => 'k-123456789',
+        }),
+      );
     await run();
     await run({ authScheme: 'X-Api-Key' });
     expect(server.requests[0]!.headers.authorization).toBe('Bearer k-123456789');
     expect(server.requests[1]!.headers['x-api-key']).toBe('k-123456789');
     expect(server.requests[1]!.headers.authorization).toBeUndefined();
-    await expect(run({ authScheme: 'basic' })).rejects.toThrow("settings.authScheme: connector 'example' accepts 'bearer' or 'x-api-key', not \"basic\"");
+    await expect(run({ authScheme: 'basic' })).rejects.toThrow(
+      "settings.authScheme: connector 'example' accepts 'bearer' or 'x-api-key', not \"basic\"",
+    );
   });
 });
 
@@ -177,7 +223,13 @@ describe('a planted canary credential', () => {
     const { records } = await readAll(
       example,
       'items.get',
-      h.options({ input: { id: 'a' }, connection: { baseUrl: server.url }, credential: () => canary, retry: fastRetry(2, 10), log: (entry) => logs.push(entry) }),
+      h.options({
+        input: { id: 'a' },
+        connection: { baseUrl: server.url },
+        credential: () => canary,
+        retry: fastRetry(2, 10),
+        log: (entry) => logs.push(entry),
+      }),
     );
     const error = await writeAction(
       example,
@@ -223,7 +275,9 @@ describe('Redactor', () => {
   it('hides the whole base64 run that carries a secret, edges included', () => {
     const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
     expect(redactor.redactString(`Authorization: Basic ${basic}`)).toBe(`Authorization: Basic ${REDACTED}`);
-    expect(redactor.redactString(`a=${Buffer.from('x s3cr3t-value-42 y').toString('base64url')}&b=2`)).toBe(`a=${REDACTED}&b=2`);
+    expect(redactor.redactString(`a=${Buffer.from('x s3cr3t-value-42 y').toString('base64url')}&b=2`)).toBe(
+      `a=${REDACTED}&b=2`,
+    );
   });
 
   it('blanks secret-like keys and keeps the rest', () => {

@@ -6,7 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTransport, NetworkError, type RateBudget, readAll, type RunOptions, type Transport } from '../src/index.js';
+import {
+  createTransport,
+  NetworkError,
+  type RateBudget,
+  readAll,
+  type RunOptions,
+  type Transport,
+} from '../src/index.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
 import { SharedBudget } from '../src/http/shared-budget.js';
 import { itemsGetConnector } from './support/connector.js';
@@ -67,10 +74,21 @@ function sharedTransport(options: ReturnType<typeof sharedOptions>): Transport {
 const item = (id: string) => ({ id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' });
 
 function connectorWith(budget: RateBudget) {
-  return itemsGetConnector({ key: 'shared', name: 'Shared', summary: 'A budget several transports share.', rateLimits: { default: budget } });
+  return itemsGetConnector({
+    key: 'shared',
+    name: 'Shared',
+    summary: 'A budget several transports share.',
+    rateLimits: { default: budget },
+  });
 }
 
-function getItem(connector: ReturnType<typeof connectorWith>, transport: Transport, id: string, baseUrl: string, retry?: RunOptions['retry']) {
+function getItem(
+  connector: ReturnType<typeof connectorWith>,
+  transport: Transport,
+  id: string,
+  baseUrl: string,
+  retry?: RunOptions['retry'],
+) {
   return readAll(connector, 'items.get', {
     input: { id },
     connection: { baseUrl },
@@ -104,8 +122,16 @@ interface ChildResult {
 }
 
 /** Runs test/support/shared-budget-child.mjs; `kill` ends it early. It must exit by itself once done. */
-function runChild(settings: { baseUrl: string; ids: string[]; budget: RateBudget; redis?: unknown; hideIORedis?: boolean; warmUp?: boolean }) {
-  if (!existsSync(DIST)) throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
+function runChild(settings: {
+  baseUrl: string;
+  ids: string[];
+  budget: RateBudget;
+  redis?: unknown;
+  hideIORedis?: boolean;
+  warmUp?: boolean;
+}) {
+  if (!existsSync(DIST))
+    throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
   const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -114,7 +140,11 @@ function runChild(settings: { baseUrl: string; ids: string[]; budget: RateBudget
   const result = new Promise<ChildResult>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the child process did not exit within 20 s (is something left open after transport.close()?)\n${stdout}\n${stderr}`));
+      reject(
+        new Error(
+          `the child process did not exit within 20 s (is something left open after transport.close()?)\n${stdout}\n${stderr}`,
+        ),
+      );
     }, 20_000);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
@@ -136,7 +166,9 @@ describe('rate budgets shared through Redis', () => {
     const [a, b] = [sharedTransport(options), sharedTransport(options)];
     const limited = connectorWith({ limit: 5, per: 'second' });
     const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
-    await Promise.all(Array.from({ length: 12 }, (_, index) => getItem(limited, index % 2 ? a : b, `i${index}`, server.url)));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, index) => getItem(limited, index % 2 ? a : b, `i${index}`, server.url)),
+    );
     expect(server.requests).toHaveLength(12);
     expectSlidingWindow(server.requests, 5, 1000);
     const times = server.requests.map((request) => request.at).sort((x, y) => x - y);
@@ -175,7 +207,9 @@ describe('rate budgets shared through Redis', () => {
     await getItem(narrow, c, 'second', server.url);
     expect(await inspector!.hget(settingsKey, 'maxConcurrent')).toBe('2');
     peak = 0;
-    await Promise.all(Array.from({ length: 8 }, (_, index) => getItem(narrow, index % 2 ? b : c, `i${index}`, server.url)));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, index) => getItem(narrow, index % 2 ? b : c, `i${index}`, server.url)),
+    );
     expect(server.requests).toHaveLength(10);
     expect(peak).toBe(2);
   });
@@ -202,7 +236,8 @@ describe('rate budgets shared through Redis', () => {
     const options = sharedOptions();
     const [a, b] = [sharedTransport(options), sharedTransport(options)];
     const connector = connectorWith({ limit: 1000, per: 'second' });
-    const budgetOf = (transport: Transport) => transport.budgets.get('shared', 'default', 'default', connector.rateLimits.default);
+    const budgetOf = (transport: Transport) =>
+      transport.budgets.get('shared', 'default', 'default', connector.rateLimits.default);
 
     // The provider's window is closed for a second; requests wait in both transports.
     const closedUntil = Date.now() + 1000;
@@ -213,7 +248,12 @@ describe('rate budgets shared through Redis', () => {
       if (req.path === '/items/trigger') triggered = true;
       if (closed) {
         tooMany += 1;
-        json(res, 429, { error: 'rate_limit_exceeded', message: 'Too many requests' }, { 'retry-after': '1', 'x-ratelimit-remaining': '0' });
+        json(
+          res,
+          429,
+          { error: 'rate_limit_exceeded', message: 'Too many requests' },
+          { 'retry-after': '1', 'x-ratelimit-remaining': '0' },
+        );
       } else {
         json(res, 200, item(req.path.split('/').pop()!), { 'x-ratelimit-remaining': '100' });
       }
@@ -244,7 +284,8 @@ describe('rate budgets shared through Redis', () => {
     const options = sharedOptions({ probeTtlMs: 1500 });
     const held: ServerResponse[] = [];
     const server = await h.start((req, res) => {
-      if (req.path === '/items/hang') held.push(res); // never answered: its process dies first
+      if (req.path === '/items/hang')
+        held.push(res); // never answered: its process dies first
       else json(res, 200, item(req.path.split('/').pop()!));
     });
     try {
@@ -277,11 +318,17 @@ describe('rate budgets shared through Redis', () => {
     const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 5_000 } });
     try {
       const started = Date.now();
-      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 }).catch(
-        (caught: unknown) => caught,
-      );
+      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', {
+        retries: 0,
+        minTimeoutMs: 10,
+        maxTimeoutMs: 10,
+      }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(NetworkError);
-      expect((error as Error).message).toMatch(new RegExp(`shared budget store \\(Redis\\) failed: Redis at 127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED`));
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `shared budget store \\(Redis\\) failed: Redis at 127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED`,
+        ),
+      );
       // Refused is final for this attempt: no waiting out the connect timeout.
       expect(Date.now() - started).toBeLessThan(4_000);
     } finally {
@@ -297,11 +344,17 @@ describe('rate budgets shared through Redis', () => {
     const { port } = silent.address() as AddressInfo;
     const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 } });
     try {
-      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 }).catch(
-        (caught: unknown) => caught,
-      );
+      const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', {
+        retries: 0,
+        minTimeoutMs: 10,
+        maxTimeoutMs: 10,
+      }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(NetworkError);
-      expect((error as Error).message).toMatch(new RegExp(`shared budget store \\(Redis\\) failed: no answer from Redis at 127\\.0\\.0\\.1:${port} within 500 ms`));
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `shared budget store \\(Redis\\) failed: no answer from Redis at 127\\.0\\.0\\.1:${port} within 500 ms`,
+        ),
+      );
     } finally {
       await transport.close();
       silent.closeAllConnections();
@@ -314,10 +367,18 @@ describe('rate budgets shared through Redis', () => {
     const backend = new RedisBudgets(sharedOptions());
     const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
     let attempts = 0;
-    const budget = new SharedBudget('shared/default', 5, 1_000, () => {
-      attempts += 1;
-      return attempts === 1 ? Promise.reject(new Error('no Redis yet')) : backend.limiter(key, { maxConcurrent: null });
-    }, backend.state(key));
+    const budget = new SharedBudget(
+      'shared/default',
+      5,
+      1_000,
+      () => {
+        attempts += 1;
+        return attempts === 1
+          ? Promise.reject(new Error('no Redis yet'))
+          : backend.limiter(key, { maxConcurrent: null });
+      },
+      backend.state(key),
+    );
     const answer = async () => ({ status: 200, headers: new Headers() });
     const signal = new AbortController().signal;
     try {
@@ -333,7 +394,13 @@ describe('rate budgets shared through Redis', () => {
   it('names the missing package when ioredis is not installed (a process where it cannot be resolved)', async (context) => {
     if (!existsSync(DIST)) return context.skip('dist/index.js is not built');
     const server = await h.start((req, res) => json(res, 200, item('a')));
-    const { result } = runChild({ baseUrl: server.url, ids: ['a'], budget: { limit: 5, per: 'second' }, redis: 'redis://127.0.0.1:9', hideIORedis: true });
+    const { result } = runChild({
+      baseUrl: server.url,
+      ids: ['a'],
+      budget: { limit: 5, per: 'second' },
+      redis: 'redis://127.0.0.1:9',
+      hideIORedis: true,
+    });
     const { ok, errors } = await result;
     expect(ok).toBe(0);
     expect(errors).toEqual([
@@ -345,7 +412,9 @@ describe('rate budgets shared through Redis', () => {
   });
 
   it('names the missing package when ioredis cannot be loaded', async () => {
-    const backend = new RedisBudgets('redis://127.0.0.1:6379', () => Promise.reject(new Error("Cannot find package 'ioredis'")));
+    const backend = new RedisBudgets('redis://127.0.0.1:6379', () =>
+      Promise.reject(new Error("Cannot find package 'ioredis'")),
+    );
     const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
     await expect(backend.state(key).enter()).rejects.toThrow(
       /createTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk/,

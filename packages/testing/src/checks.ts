@@ -24,13 +24,15 @@ export function catalogueProblems(connector: Connector, entry: unknown = catalog
     if (typeof record[field] !== 'string' || record[field] === '') problems.push(`${field} must be a non-empty string`);
   }
   for (const field of ['vendor', 'documentationUrl']) {
-    if (!(typeof record[field] === 'string' || record[field] === null)) problems.push(`${field} must be a string or null`);
+    if (!(typeof record[field] === 'string' || record[field] === null))
+      problems.push(`${field} must be a string or null`);
   }
   if (typeof record.implemented !== 'boolean') problems.push('implemented must be a boolean');
   if (!Array.isArray(record.limitations) || !record.limitations.every((item) => typeof item === 'string')) {
     problems.push('limitations must be a list of strings');
   }
-  if (record.key !== connector.key) problems.push(`key is ${JSON.stringify(record.key)}, the connector's is '${connector.key}'`);
+  if (record.key !== connector.key)
+    problems.push(`key is ${JSON.stringify(record.key)}, the connector's is '${connector.key}'`);
   if (!Array.isArray(record.operations)) return [...problems, 'operations must be a list'];
   const seen = new Set<string>();
   for (const [index, operation] of (record.operations as unknown[]).entries()) {
@@ -43,9 +45,11 @@ export function catalogueProblems(connector: Connector, entry: unknown = catalog
     if (typeof op.key !== 'string' || op.key === '') problems.push(`${at}.key must be a non-empty string`);
     if (typeof op.label !== 'string' || op.label === '') problems.push(`${at}.label must be a non-empty string`);
     for (const field of ['description', 'entity']) {
-      if (!(typeof op[field] === 'string' || op[field] === null)) problems.push(`${at}.${field} must be a string or null`);
+      if (!(typeof op[field] === 'string' || op[field] === null))
+        problems.push(`${at}.${field} must be a string or null`);
     }
-    if (op.mode !== 'source' && op.mode !== 'destination') problems.push(`${at}.mode must be 'source' or 'destination'`);
+    if (op.mode !== 'source' && op.mode !== 'destination')
+      problems.push(`${at}.mode must be 'source' or 'destination'`);
     if (typeof op.approvalRequired !== 'boolean') problems.push(`${at}.approvalRequired must be a boolean`);
     const key = String(op.key);
     if (seen.has(key)) problems.push(`${at}: operation '${key}' is listed twice`);
@@ -55,14 +59,19 @@ export function catalogueProblems(connector: Connector, entry: unknown = catalog
       problems.push(`${at}: operation '${key}' is not an action of the connector`);
       continue;
     }
-    if (op.mode !== action.direction) problems.push(`${at}: mode is ${JSON.stringify(op.mode)}, the action's direction is '${action.direction}'`);
+    if (op.mode !== action.direction)
+      problems.push(`${at}: mode is ${JSON.stringify(op.mode)}, the action's direction is '${action.direction}'`);
     if (op.approvalRequired !== (approvalOf(action) !== 'none')) {
-      problems.push(`${at}: approvalRequired is ${String(op.approvalRequired)}, the action's approval is '${approvalOf(action)}'`);
+      problems.push(
+        `${at}: approvalRequired is ${String(op.approvalRequired)}, the action's approval is '${approvalOf(action)}'`,
+      );
     }
   }
-  for (const action of connector.actions) if (!seen.has(action.key)) problems.push(`action '${action.key}' has no operation in the entry`);
+  for (const action of connector.actions)
+    if (!seen.has(action.key)) problems.push(`action '${action.key}' has no operation in the entry`);
   try {
-    if (canonicalJson(JSON.parse(JSON.stringify(entry))) !== canonicalJson(entry)) problems.push('the entry does not survive a JSON round trip');
+    if (canonicalJson(JSON.parse(JSON.stringify(entry))) !== canonicalJson(entry))
+      problems.push('the entry does not survive a JSON round trip');
   } catch (error) {
     problems.push(`the entry is not JSON: ${(error as Error).message}`);
   }
@@ -70,31 +79,51 @@ export function catalogueProblems(connector: Connector, entry: unknown = catalog
 }
 
 /** What a replay must give: the scenario's own expectation, else what the recording gave. */
-export function expectationOf(scenario: Scenario, fixture: Fixture): ScenarioExpectation & { pages?: number; checkpoint?: unknown } {
+export function expectationOf(
+  scenario: Scenario,
+  fixture: Fixture,
+): ScenarioExpectation & { pages?: number; checkpoint?: unknown } {
   if (scenario.expect) return scenario.expect;
   const error = outcomeError(fixture.outcome);
   if (error) return { error: error.code };
   const outcome = fixture.outcome as { pages: number; records: unknown[]; checkpoint?: unknown };
-  return { records: outcome.records, pages: outcome.pages, ...(outcome.checkpoint !== undefined ? { checkpoint: outcome.checkpoint } : {}) };
+  return {
+    records: outcome.records,
+    pages: outcome.pages,
+    ...(outcome.checkpoint !== undefined ? { checkpoint: outcome.checkpoint } : {}),
+  };
 }
 
 /** Differences between a replay and what it must give. */
-export function outcomeProblems(result: Pick<ReplayResult, 'records' | 'pages' | 'checkpoint' | 'error'>, expected: ScenarioExpectation & { pages?: number; checkpoint?: unknown }): string[] {
+export function outcomeProblems(
+  result: Pick<ReplayResult, 'records' | 'pages' | 'checkpoint' | 'error'>,
+  expected: ScenarioExpectation & { pages?: number; checkpoint?: unknown },
+): string[] {
   const problems: string[] = [];
   if (expected.error !== undefined) {
-    if (!result.error) problems.push(`expected the run to fail with ${expected.error}, it succeeded with ${result.records.length} records`);
-    else if (result.error.code !== expected.error) problems.push(`expected error ${expected.error}, got ${result.error.code}: ${result.error.message}`);
+    if (!result.error)
+      problems.push(
+        `expected the run to fail with ${expected.error}, it succeeded with ${result.records.length} records`,
+      );
+    else if (result.error.code !== expected.error)
+      problems.push(`expected error ${expected.error}, got ${result.error.code}: ${result.error.message}`);
     return problems;
   }
   if (result.error) return [`the run failed with ${result.error.code}: ${result.error.message}`];
   if (typeof expected.records === 'number') {
-    if (result.records.length !== expected.records) problems.push(`expected ${expected.records} records, got ${result.records.length}`);
+    if (result.records.length !== expected.records)
+      problems.push(`expected ${expected.records} records, got ${result.records.length}`);
   } else if (expected.records !== undefined && !valueMatches(expected.records, result.records)) {
-    problems.push(`the records differ from the recorded ones:\n  expected ${JSON.stringify(expected.records)}\n  got      ${JSON.stringify(result.records)}`);
+    problems.push(
+      `the records differ from the recorded ones:\n  expected ${JSON.stringify(expected.records)}\n  got      ${JSON.stringify(result.records)}`,
+    );
   }
-  if (expected.pages !== undefined && result.pages !== expected.pages) problems.push(`expected ${expected.pages} pages, got ${result.pages}`);
+  if (expected.pages !== undefined && result.pages !== expected.pages)
+    problems.push(`expected ${expected.pages} pages, got ${result.pages}`);
   if (expected.checkpoint !== undefined && !valueMatches(expected.checkpoint, result.checkpoint)) {
-    problems.push(`expected checkpoint ${JSON.stringify(expected.checkpoint)}, got ${JSON.stringify(result.checkpoint)}`);
+    problems.push(
+      `expected checkpoint ${JSON.stringify(expected.checkpoint)}, got ${JSON.stringify(result.checkpoint)}`,
+    );
   }
   return problems;
 }
@@ -107,7 +136,11 @@ export function outcomeProblems(result: Pick<ReplayResult, 'records' | 'pages' |
 export function pagingProblems(fixture: Fixture, nextPage?: (lastResponse: RecordedResponse) => boolean): string[] {
   const last = fixture.calls.at(-1);
   if (!last || outcomeError(fixture.outcome)) return [];
-  const marker = nextPage ? (nextPage(last.response) ? "the suite's nextPage option" : undefined) : nextPageMarker(last.response);
+  const marker = nextPage
+    ? nextPage(last.response)
+      ? "the suite's nextPage option"
+      : undefined
+    : nextPageMarker(last.response);
   if (!marker) return [];
   const { name, action } = fixture.scenario;
   return [

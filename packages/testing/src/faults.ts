@@ -66,7 +66,8 @@ export function reset(): Reset {
 
 /** Sends the headers with the full body's content-length, then only part of the body, then closes. */
 export function truncate(options: AnswerOptions & { sendBytes?: number } = {}): Truncate {
-  const body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body ?? { data: 'x'.repeat(64) });
+  const body =
+    typeof options.body === 'string' ? options.body : JSON.stringify(options.body ?? { data: 'x'.repeat(64) });
   return {
     kind: 'truncate',
     status: options.status ?? 200,
@@ -117,13 +118,16 @@ function send(response: ServerResponse, fault: Answer): void {
   const body = isText ? (fault.body as string) : JSON.stringify(fault.body);
   const headers: Record<string, string> = { ...fault.headers };
   const has = (name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
-  if (!has('content-type') && body !== '') headers['content-type'] = isText ? 'text/plain; charset=utf-8' : 'application/json';
+  if (!has('content-type') && body !== '')
+    headers['content-type'] = isText ? 'text/plain; charset=utf-8' : 'application/json';
   if (!has('content-length')) headers['content-length'] = String(Buffer.byteLength(body));
   response.writeHead(fault.status, headers);
   response.end(body);
 }
 
-export async function startFaultServer(initial: Fault | FaultHandler = answer({ status: 404, body: { message: 'no fault scripted' } })): Promise<FaultServer> {
+export async function startFaultServer(
+  initial: Fault | FaultHandler = answer({ status: 404, body: { message: 'no fault scripted' } }),
+): Promise<FaultServer> {
   const requests: SeenRequest[] = [];
   const queue: Fault[] = [];
   let fallback: Fault | FaultHandler = initial;
@@ -187,7 +191,8 @@ export async function startFaultServer(initial: Fault | FaultHandler = answer({ 
       const fault = queue.shift() ?? (typeof fallback === 'function' ? await fallback(seen) : fallback);
       await perform(fault, request, response);
     } catch (error) {
-      if (!response.headersSent) send(response, answer({ status: 500, body: { message: `fault server: ${String(error)}` } }));
+      if (!response.headersSent)
+        send(response, answer({ status: 500, body: { message: `fault server: ${String(error)}` } }));
     }
   });
   const loopback = await listenOnLoopback(server, () => {
@@ -207,7 +212,9 @@ export async function startFaultServer(initial: Fault | FaultHandler = answer({ 
     },
     delay(ms, then) {
       const current = fallback;
-      fallback = then ? delay(ms, then) : async (request) => delay(ms, typeof current === 'function' ? await current(request) : current);
+      fallback = then
+        ? delay(ms, then)
+        : async (request) => delay(ms, typeof current === 'function' ? await current(request) : current);
       return faultServer;
     },
     reset() {

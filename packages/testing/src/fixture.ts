@@ -55,9 +55,7 @@ export interface OutcomeError {
   status?: number;
 }
 
-export type RecordedOutcome =
-  | { pages: number; records: unknown[]; checkpoint?: unknown }
-  | { error: OutcomeError };
+export type RecordedOutcome = { pages: number; records: unknown[]; checkpoint?: unknown } | { error: OutcomeError };
 
 /** The scenario as stored: everything needed to run it again. */
 export type StoredScenario = Scenario;
@@ -99,15 +97,24 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function fixtureProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'the top level must be an object';
   if (value.format !== FIXTURE_FORMAT) return `format must be '${FIXTURE_FORMAT}', not ${JSON.stringify(value.format)}`;
-  if (!isRecord(value.scenario) || typeof value.scenario.name !== 'string' || typeof value.scenario.action !== 'string') {
+  if (
+    !isRecord(value.scenario) ||
+    typeof value.scenario.name !== 'string' ||
+    typeof value.scenario.action !== 'string'
+  ) {
     return 'scenario must name the scenario and its action';
   }
   if (!isRecord(value.connector) || typeof value.connector.key !== 'string') return 'connector.key is missing';
   if (typeof value.basePath !== 'string') return 'basePath must be a string';
   if (!Array.isArray(value.calls)) return 'calls must be a list';
   for (const [index, call] of value.calls.entries()) {
-    if (!isRecord(call) || !isRecord(call.request) || !isRecord(call.response)) return `calls[${index}] needs a request and a response`;
-    if (typeof call.request.method !== 'string' || typeof call.request.path !== 'string' || !call.request.path.startsWith('/')) {
+    if (!isRecord(call) || !isRecord(call.request) || !isRecord(call.response))
+      return `calls[${index}] needs a request and a response`;
+    if (
+      typeof call.request.method !== 'string' ||
+      typeof call.request.path !== 'string' ||
+      !call.request.path.startsWith('/')
+    ) {
       return `calls[${index}].request needs a method and a path starting with /`;
     }
     if (typeof call.response.status !== 'number') return `calls[${index}].response.status must be a number`;

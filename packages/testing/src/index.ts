@@ -14,14 +14,32 @@ export {
   scenariosIn,
   serializeFixture,
 } from './fixture.js';
-export type { BodyType, Fixture, OutcomeError, RecordedCall, RecordedOutcome, RecordedRequest, RecordedResponse } from './fixture.js';
+export type {
+  BodyType,
+  Fixture,
+  OutcomeError,
+  RecordedCall,
+  RecordedOutcome,
+  RecordedRequest,
+  RecordedResponse,
+} from './fixture.js';
 export { FixtureRedactor, DEFAULT_REDACT_KEYS } from './redact.js';
 export type { RedactionOptions } from './redact.js';
 export { textMatches, valueMatches, pathMatches, bodyMatches } from './match.js';
 export { catalogueProblems, defaultRecordKey, expectationOf, outcomeProblems, pagingProblems } from './checks.js';
 export { nextPageMarker } from './paging.js';
 export { answer, delay, reset, truncate, startFaultServer } from './faults.js';
-export type { Answer, AnswerOptions, Delay, Fault, FaultHandler, FaultServer, Reset, SeenRequest, Truncate } from './faults.js';
+export type {
+  Answer,
+  AnswerOptions,
+  Delay,
+  Fault,
+  FaultHandler,
+  FaultServer,
+  Reset,
+  SeenRequest,
+  Truncate,
+} from './faults.js';
 export { stableStringify, sortKeys } from './json.js';
 export {
   TestingKitError,

@@ -32,7 +32,11 @@ export function valueMatches(recorded: unknown, actual: unknown): boolean {
   if (recorded === REDACTED) return true;
   if (typeof recorded === 'string') return typeof actual === 'string' && textMatches(recorded, actual);
   if (Array.isArray(recorded)) {
-    return Array.isArray(actual) && actual.length === recorded.length && recorded.every((item, index) => valueMatches(item, actual[index]));
+    return (
+      Array.isArray(actual) &&
+      actual.length === recorded.length &&
+      recorded.every((item, index) => valueMatches(item, actual[index]))
+    );
   }
   if (recorded !== null && typeof recorded === 'object') {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
@@ -58,11 +62,14 @@ function splitPath(path: string): { pathname: string; query: [string, string][] 
 export function pathMatches(recorded: string, actual: string): boolean {
   const want = splitPath(recorded);
   const got = splitPath(actual);
-  if (!textMatches(want.pathname, got.pathname) && !textMatches(safeDecode(want.pathname), safeDecode(got.pathname))) return false;
+  if (!textMatches(want.pathname, got.pathname) && !textMatches(safeDecode(want.pathname), safeDecode(got.pathname)))
+    return false;
   if (want.query.length !== got.query.length) return false;
   const left = [...got.query];
   for (const [name, value] of want.query) {
-    const index = left.findIndex(([otherName, otherValue]) => textMatches(name, otherName) && textMatches(value, otherValue));
+    const index = left.findIndex(
+      ([otherName, otherValue]) => textMatches(name, otherName) && textMatches(value, otherValue),
+    );
     if (index === -1) return false;
     left.splice(index, 1);
   }

@@ -9,7 +9,17 @@ import type { RecordedResponse } from './fixture.js';
  */
 
 /** Names (compared without case or separators) whose non-empty value is the next page. */
-const NEXT_KEYS = new Set(['next', 'nextcursor', 'nextpage', 'nextpagetoken', 'nexttoken', 'nextlink', 'nexturl', 'nextpageurl', 'odatanextlink']);
+const NEXT_KEYS = new Set([
+  'next',
+  'nextcursor',
+  'nextpage',
+  'nextpagetoken',
+  'nexttoken',
+  'nextlink',
+  'nexturl',
+  'nextpageurl',
+  'odatanextlink',
+]);
 
 /** Names whose `true` says there is more. */
 const MORE_KEYS = new Set(['hasmore', 'hasnextpage']);

@@ -46,14 +46,23 @@ export async function runUnderFault(
   }
 }
 
-function mismatch(what: string, outcome: { error: { code: string; message: string } | undefined }, code: string): string | undefined {
+function mismatch(
+  what: string,
+  outcome: { error: { code: string; message: string } | undefined },
+  code: string,
+): string | undefined {
   if (!outcome.error) return `${what}: the run succeeded; expected ${code}`;
-  if (outcome.error.code !== code) return `${what}: expected ${code}, got ${outcome.error.code}: ${outcome.error.message}`;
+  if (outcome.error.code !== code)
+    return `${what}: expected ${code}, got ${outcome.error.code}: ${outcome.error.message}`;
   return undefined;
 }
 
 /** A billable action must fail after exactly one request on a 503 and on a 429. */
-export async function billableFaultProblems(connector: Connector, scenario: Scenario, probe: FaultProbe): Promise<string[]> {
+export async function billableFaultProblems(
+  connector: Connector,
+  scenario: Scenario,
+  probe: FaultProbe,
+): Promise<string[]> {
   const problems: string[] = [];
   const faults: { status: number; code: string; headers: Record<string, string>; body: unknown }[] = [
     { status: 503, code: 'provider_unavailable', headers: {}, body: { message: 'unavailable (fault)' } },
@@ -61,25 +70,45 @@ export async function billableFaultProblems(connector: Connector, scenario: Scen
   ];
   for (const fault of faults) {
     const what = `${scenario.action} under a ${fault.status}`;
-    const outcome = await runUnderFault(connector, scenario, probe, { status: fault.status, headers: fault.headers, body: fault.body });
+    const outcome = await runUnderFault(connector, scenario, probe, {
+      status: fault.status,
+      headers: fault.headers,
+      body: fault.body,
+    });
     const wrong = mismatch(what, outcome, fault.code);
     if (wrong) problems.push(wrong);
-    if (outcome.requests !== 1) problems.push(`${what}: ${outcome.requests} requests were sent; a billable action must send exactly one and never retry`);
+    if (outcome.requests !== 1)
+      problems.push(
+        `${what}: ${outcome.requests} requests were sent; a billable action must send exactly one and never retry`,
+      );
   }
   return problems;
 }
 
 /** 401, 402 and 429 become authentication_failed, quota_exhausted and rate_limited. */
-export async function errorMappingProblems(connector: Connector, scenario: Scenario, probe: FaultProbe): Promise<string[]> {
+export async function errorMappingProblems(
+  connector: Connector,
+  scenario: Scenario,
+  probe: FaultProbe,
+): Promise<string[]> {
   const problems: string[] = [];
   const faults: { status: number; code: string; headers: Record<string, string>; body: unknown }[] = [
     { status: 401, code: 'authentication_failed', headers: {}, body: { message: 'invalid token (fault)' } },
-    { status: 402, code: 'quota_exhausted', headers: {}, body: { message: 'Insufficient credits to run this (10 credits required, 0 available)' } },
+    {
+      status: 402,
+      code: 'quota_exhausted',
+      headers: {},
+      body: { message: 'Insufficient credits to run this (10 credits required, 0 available)' },
+    },
     // A wait longer than any action accepts: the run fails at once, whatever its retry policy.
     { status: 429, code: 'rate_limited', headers: { 'retry-after': '86400' }, body: { message: 'slow down (fault)' } },
   ];
   for (const fault of faults) {
-    const outcome = await runUnderFault(connector, scenario, probe, { status: fault.status, headers: fault.headers, body: fault.body });
+    const outcome = await runUnderFault(connector, scenario, probe, {
+      status: fault.status,
+      headers: fault.headers,
+      body: fault.body,
+    });
     const wrong = mismatch(`${scenario.action} under a ${fault.status}`, outcome, fault.code);
     if (wrong) problems.push(wrong);
   }
@@ -98,8 +127,16 @@ export interface IncrementalProbe {
  * recorded from that checkpoint, its replay must match the recording exactly
  * (so the run really started there), and no record may come twice.
  */
-export async function incrementalProblems(connector: Connector, first: Scenario, second: Scenario, probe: IncrementalProbe): Promise<string[]> {
-  if (first.action !== second.action) return [`'${first.name}' runs '${first.action}' and '${second.name}' runs '${second.action}'; a pair runs one action`];
+export async function incrementalProblems(
+  connector: Connector,
+  first: Scenario,
+  second: Scenario,
+  probe: IncrementalProbe,
+): Promise<string[]> {
+  if (first.action !== second.action)
+    return [
+      `'${first.name}' runs '${first.action}' and '${second.name}' runs '${second.action}'; a pair runs one action`,
+    ];
   const replay = (scenario: Scenario, checkpoint?: unknown) =>
     replayScenario({
       connector,
@@ -108,7 +145,7 @@ export async function incrementalProblems(connector: Connector, first: Scenario,
       ...(checkpoint !== undefined ? { checkpoint } : {}),
       ...(probe.allowHosts ? { allowHosts: probe.allowHosts } : {}),
     });
-  let firstRun;
+  let firstRun: Awaited<ReturnType<typeof replay>>;
   try {
     firstRun = await replay(first);
   } catch (error) {
@@ -122,19 +159,24 @@ export async function incrementalProblems(connector: Connector, first: Scenario,
       `'${second.name}' was recorded from checkpoint ${JSON.stringify(recordedFrom)}, but '${first.name}' ends at ${JSON.stringify(firstRun.checkpoint)}; re-record '${second.name}' from the first run's checkpoint`,
     ];
   }
-  let secondRun;
+  let secondRun: Awaited<ReturnType<typeof replay>>;
   try {
     secondRun = await replay(second, firstRun.checkpoint);
   } catch (error) {
-    return [`the second run '${second.name}', from the first run's checkpoint, does not replay: ${(error as Error).message}`];
+    return [
+      `the second run '${second.name}', from the first run's checkpoint, does not replay: ${(error as Error).message}`,
+    ];
   }
   if (secondRun.error) return [`the second run '${second.name}' failed: ${secondRun.error.message}`];
-  const key = (record: unknown) => JSON.stringify(probe.recordKey ? probe.recordKey(record, first.action) : defaultRecordKey(record));
+  const key = (record: unknown) =>
+    JSON.stringify(probe.recordKey ? probe.recordKey(record, first.action) : defaultRecordKey(record));
   const seen = new Set(firstRun.records.map(key));
   const twice = secondRun.records.map(key).filter((identity) => seen.has(identity));
   const problems: string[] = [];
   if (twice.length > 0) {
-    problems.push(`the second run read ${twice.length} record(s) the first run had read already: ${twice.slice(0, 5).join(', ')}`);
+    problems.push(
+      `the second run read ${twice.length} record(s) the first run had read already: ${twice.slice(0, 5).join(', ')}`,
+    );
   }
   if (secondRun.checkpoint === undefined) problems.push(`the second run '${second.name}' ended without a checkpoint`);
   return problems;

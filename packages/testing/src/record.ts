@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Connector, createTransport, type RetrySettings, type Transport } from '@plugboard/sdk';
 import { RecordingError, SecretLeakError } from './errors.js';
-import { FIXTURE_FORMAT, type Fixture, fixturePath as pathOf, readFixture, serializeFixture, writeFixtureText } from './fixture.js';
+import {
+  FIXTURE_FORMAT,
+  type Fixture,
+  fixturePath as pathOf,
+  readFixture,
+  serializeFixture,
+  writeFixtureText,
+} from './fixture.js';
 import { assertNockOn, exclusive, loadNock, type Nock, settle } from './nock.js';
 import { FixtureRedactor } from './redact.js';
 import { callsFromRecording, type NockRecording, originRewriter } from './recording.js';
@@ -56,7 +63,10 @@ const MIN_SECRET_LENGTH = 6;
 
 /** A shorter secret could be written unnoticed (inside a base64 Basic header, say); refuse before anything is sent. */
 function assertSearchable(scenario: string, credential: string, secrets: readonly string[]): void {
-  const short = [['the credential', credential] as const, ...secrets.map((secret, index) => [`secrets[${index}]`, secret] as const)]
+  const short = [
+    ['the credential', credential] as const,
+    ...secrets.map((secret, index) => [`secrets[${index}]`, secret] as const),
+  ]
     .filter(([, value]) => value.length < MIN_SECRET_LENGTH)
     .map(([name]) => name);
   if (short.length === 0) return;
@@ -87,7 +97,9 @@ async function record(options: RecordOptions): Promise<RecordResult> {
   const { connector, scenario } = options;
   const action = connector.action(scenario.action);
   if (!action) {
-    throw new RecordingError(`scenario '${scenario.name}': connector '${connector.key}' has no action '${scenario.action}'`);
+    throw new RecordingError(
+      `scenario '${scenario.name}': connector '${connector.key}' has no action '${scenario.action}'`,
+    );
   }
   const target = pathOf(options.fixturesDir, scenario.name);
   if ((options.mode ?? 'update') === 'record' && existsSync(target)) {
@@ -99,7 +111,9 @@ async function record(options: RecordOptions): Promise<RecordResult> {
   if (!credential) throw new RecordingError(`scenario '${scenario.name}': the credential is empty`);
   assertSearchable(scenario.name, credential, options.secrets ?? []);
   if (options.transport && options.transport.via !== 'fetch') {
-    throw new RecordingError(`scenario '${options.scenario.name}': the transport must send via 'fetch' (createTransport({ via: 'fetch' })), the way the recorder sees requests. Nothing was recorded.`);
+    throw new RecordingError(
+      `scenario '${options.scenario.name}': the transport must send via 'fetch' (createTransport({ via: 'fetch' })), the way the recorder sees requests. Nothing was recorded.`,
+    );
   }
   const baseUrl = new URL(options.baseUrl);
   const redactor = new FixtureRedactor({
@@ -156,7 +170,9 @@ async function record(options: RecordOptions): Promise<RecordResult> {
         );
       }
       if (!result.error && expected) {
-        throw new RecordingError(`scenario '${scenario.name}': the run was expected to fail with ${expected} but succeeded; nothing was written`);
+        throw new RecordingError(
+          `scenario '${scenario.name}': the run was expected to fail with ${expected} but succeeded; nothing was written`,
+        );
       }
       outcome = outcomeOf(result);
       await recorderSettled(nock);
@@ -166,10 +182,12 @@ async function record(options: RecordOptions): Promise<RecordResult> {
       if (!options.transport) await transport.close();
     }
     const { fixture, text } = done;
-    if (!fixture || text === undefined) throw new RecordingError(`scenario '${scenario.name}': nock.back wrote no recording`);
+    if (!fixture || text === undefined)
+      throw new RecordingError(`scenario '${scenario.name}': nock.back wrote no recording`);
     // nock.back wrote the redacted text to the staging folder; it moves into place whole.
     const staged = await readFile(join(staging, `${scenario.name}.json`), 'utf8');
-    if (staged !== text) throw new RecordingError(`scenario '${scenario.name}': the staged recording differs from the redacted one`);
+    if (staged !== text)
+      throw new RecordingError(`scenario '${scenario.name}': the staged recording differs from the redacted one`);
     await writeFixtureText(target, staged);
     return { fixturePath: target, written: true, fixture, text };
   } finally {

@@ -35,7 +35,14 @@ const NOISY_REQUEST_HEADERS = new Set([
 ]);
 
 /** Response headers that change on every recording or no longer fit the stored body. */
-const NOISY_RESPONSE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
+const NOISY_RESPONSE_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-encoding',
+]);
 
 /** `http://host:port` with the default port spelled out, as nock keys scopes. */
 export function normalOrigin(url: string | URL): string {
@@ -44,14 +51,20 @@ export function normalOrigin(url: string | URL): string {
   return `${parsed.protocol}//${parsed.hostname}:${port}`;
 }
 
-function headerRecord(raw: NockRecording['rawHeaders'] | NockRecording['reqheaders'], noisy: ReadonlySet<string>): Record<string, string> | undefined {
+function headerRecord(
+  raw: NockRecording['rawHeaders'] | NockRecording['reqheaders'],
+  noisy: ReadonlySet<string>,
+): Record<string, string> | undefined {
   const entries: [string, string][] = [];
   if (Array.isArray(raw)) {
     for (let index = 0; index + 1 < raw.length; index += 2) entries.push([String(raw[index]), String(raw[index + 1])]);
   } else if (raw) {
-    for (const [name, value] of Object.entries(raw)) entries.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+    for (const [name, value] of Object.entries(raw))
+      entries.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
   }
-  const kept = entries.map(([name, value]) => [name.toLowerCase(), value] as [string, string]).filter(([name]) => !noisy.has(name));
+  const kept = entries
+    .map(([name, value]) => [name.toLowerCase(), value] as [string, string])
+    .filter(([name]) => !noisy.has(name));
   return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
@@ -135,7 +148,9 @@ export function callsFromRecording(recordings: readonly NockRecording[], provide
       request: {
         method: (recording.method ?? 'GET').toUpperCase(),
         path: String(recording.path),
-        ...headersField(headerRecord(recording.reqheaders as Record<string, string> | undefined, NOISY_REQUEST_HEADERS)),
+        ...headersField(
+          headerRecord(recording.reqheaders as Record<string, string> | undefined, NOISY_REQUEST_HEADERS),
+        ),
         ...requestBody(recording.body),
       },
       response: {

@@ -58,7 +58,7 @@ export class FixtureRedactor {
     if (!secret || secret === REDACTED) return;
     const forms = new Set<string>([secret]);
     forms.add(new URLSearchParams({ v: secret }).toString().slice(2));
-    forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escaped) => escaped.toLowerCase()));
     forms.add(JSON.stringify(secret).slice(1, -1));
     for (const form of forms) this.values.add(form);
   }
@@ -174,7 +174,12 @@ export class FixtureRedactor {
     let body = request.body;
     if (request.bodyType === 'json') body = this.redactJson(body);
     else if (typeof body === 'string') body = this.redactText(isFormBody(request) ? this.redactQueryText(body) : body);
-    return definedOnly({ ...request, path: this.redactPath(request.path), headers: this.redactHeaders(request.headers), body });
+    return definedOnly({
+      ...request,
+      path: this.redactPath(request.path),
+      headers: this.redactHeaders(request.headers),
+      body,
+    });
   }
 
   private redactResponse(response: RecordedResponse): RecordedResponse {
@@ -192,7 +197,11 @@ export class FixtureRedactor {
   }
 
   redactCall(call: RecordedCall): RecordedCall {
-    return definedOnly({ ...call, request: this.redactRequest(call.request), response: this.redactResponse(call.response) });
+    return definedOnly({
+      ...call,
+      request: this.redactRequest(call.request),
+      response: this.redactResponse(call.response),
+    });
   }
 
   /** Learns from the whole fixture first, then redacts all of it. */
@@ -216,7 +225,8 @@ export class FixtureRedactor {
       if (this.containsSecret(text)) found.add(path);
       if (!isKey && at.at(-1) === 'body' && /^(?:[0-9a-f]{2})+$/.test(text)) {
         const bytes = Buffer.from(text, 'hex');
-        if (this.containsSecret(bytes.toString('latin1')) || this.containsSecret(bytes.toString('utf8'))) found.add(`${path} (binary)`);
+        if (this.containsSecret(bytes.toString('latin1')) || this.containsSecret(bytes.toString('utf8')))
+          found.add(`${path} (binary)`);
       }
     });
     return [...found];

@@ -1,7 +1,14 @@
 import { existsSync } from 'node:fs';
 import { type Connector, type ConnectorError, createTransport, type RetrySettings } from '@plugboard/sdk';
 import { FixtureNotFoundError, TestingKitError, UnrecordedRequestError, UnusedRecordingError } from './errors.js';
-import { type Fixture, fixturePath as pathOf, type RecordedCall, type RecordedResponse, readFixture, REPLAY_ORIGIN } from './fixture.js';
+import {
+  type Fixture,
+  fixturePath as pathOf,
+  type RecordedCall,
+  type RecordedResponse,
+  readFixture,
+  REPLAY_ORIGIN,
+} from './fixture.js';
 import { bodyMatches, pathMatches } from './match.js';
 import { assertNockOn, exclusive, loadNock, type Nock, settle } from './nock.js';
 import { runScenario } from './run.js';
@@ -59,7 +66,12 @@ function shortBody(body: string): string {
 /** `POST /v1/orders body {"quantity":3}` as the person fixing the test needs it. */
 export function describeCall(call: RecordedCall): string {
   const where = call.origin ? `${call.origin}${call.request.path}` : call.request.path;
-  const body = call.request.body === undefined ? '' : typeof call.request.body === 'string' ? call.request.body : JSON.stringify(call.request.body);
+  const body =
+    call.request.body === undefined
+      ? ''
+      : typeof call.request.body === 'string'
+        ? call.request.body
+        : JSON.stringify(call.request.body);
   return `${call.request.method} ${where}${body ? ` body ${shortBody(body)}` : ''}`;
 }
 
@@ -84,14 +96,18 @@ function replyBody(response: RecordedResponse): string | Buffer {
 function hostAllowed(allowHosts: readonly (string | RegExp)[], url: URL): boolean {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const candidates = [url.hostname, `${url.hostname}:${port}`];
-  return allowHosts.some((host) => candidates.some((candidate) => (typeof host === 'string' ? host === candidate : host.test(candidate))));
+  return allowHosts.some((host) =>
+    candidates.some((candidate) => (typeof host === 'string' ? host === candidate : host.test(candidate))),
+  );
 }
 
 function intercept(nock: Nock, call: RecordedCall) {
   const scope = nock(call.origin ?? REPLAY_ORIGIN);
   scope
-    .intercept((path: string) => pathMatches(call.request.path, path), call.request.method, (body: unknown) =>
-      bodyMatches(call.request.body, call.request.bodyType, body),
+    .intercept(
+      (path: string) => pathMatches(call.request.path, path),
+      call.request.method,
+      (body: unknown) => bodyMatches(call.request.body, call.request.bodyType, body),
     )
     .reply(call.response.status, replyBody(call.response), call.response.headers ?? {});
   return scope;
@@ -124,7 +140,8 @@ async function replay(options: ReplayOptions): Promise<ReplayResult> {
   settle(nock);
   nock.activate();
   nock.disableNetConnect();
-  if (allowHosts.length > 0) nock.enableNetConnect((host: string) => hostAllowed(allowHosts, new URL(`http://${host}`)));
+  if (allowHosts.length > 0)
+    nock.enableNetConnect((host: string) => hostAllowed(allowHosts, new URL(`http://${host}`)));
 
   const controller = new AbortController();
   const unrecorded: Promise<string>[] = [];

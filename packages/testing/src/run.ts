@@ -1,4 +1,12 @@
-import { type ApprovalDecision, type Connector, ConnectorError, createExecutor, memoryStore, type RetrySettings, type Transport } from '@plugboard/sdk';
+import {
+  type ApprovalDecision,
+  type Connector,
+  ConnectorError,
+  createExecutor,
+  memoryStore,
+  type RetrySettings,
+  type Transport,
+} from '@plugboard/sdk';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 
@@ -43,7 +51,11 @@ export async function runScenario(connector: Connector, scenario: Scenario, run:
   const connectionId = scenario.connection?.id ?? 'default';
   const executor = createExecutor({
     connectors: [connector],
-    resolveConnection: (id) => ({ id, baseUrl: run.baseUrl, ...(scenario.connection?.settings ? { settings: scenario.connection.settings } : {}) }),
+    resolveConnection: (id) => ({
+      id,
+      baseUrl: run.baseUrl,
+      ...(scenario.connection?.settings ? { settings: scenario.connection.settings } : {}),
+    }),
     resolveCredential: () => run.credential,
     stores,
     transport: run.transport,
@@ -67,7 +79,8 @@ export async function runScenario(connector: Connector, scenario: Scenario, run:
     },
   };
   try {
-    const approval = scenario.approvedBy === undefined ? undefined : await approvalBy(scenario.approvedBy, executor, request);
+    const approval =
+      scenario.approvedBy === undefined ? undefined : await approvalBy(scenario.approvedBy, executor, request);
     const outcome = await executor.execute({ ...request, ...(approval ? { approval } : {}) });
     if (outcome.direction === 'destination') {
       records.push(outcome.result);
@@ -101,5 +114,9 @@ export function outcomeErrorOf(error: ConnectorError): OutcomeError {
 
 export function outcomeOf(result: RunResult): RecordedOutcome {
   if (result.error) return { error: outcomeErrorOf(result.error) };
-  return { pages: result.pages, records: result.records, ...(result.checkpoint !== undefined ? { checkpoint: result.checkpoint } : {}) };
+  return {
+    pages: result.pages,
+    records: result.records,
+    ...(result.checkpoint !== undefined ? { checkpoint: result.checkpoint } : {}),
+  };
 }

@@ -38,13 +38,22 @@ const NAME = /^[a-z0-9][a-z0-9._-]*$/;
 export function scenarioProblems(scenario: Scenario): string[] {
   const problems: string[] = [];
   if (typeof scenario.name !== 'string' || !NAME.test(scenario.name) || scenario.name.includes('..')) {
-    problems.push(`name ${JSON.stringify(scenario.name)} must be lower case letters, digits, '.', '_' or '-' (it names the fixture file)`);
+    problems.push(
+      `name ${JSON.stringify(scenario.name)} must be lower case letters, digits, '.', '_' or '-' (it names the fixture file)`,
+    );
   }
   if (typeof scenario.action !== 'string' || scenario.action === '') problems.push('an action key is required');
-  if (scenario.approvedBy !== undefined && (typeof scenario.approvedBy !== 'string' || scenario.approvedBy.trim() === '')) {
+  if (
+    scenario.approvedBy !== undefined &&
+    (typeof scenario.approvedBy !== 'string' || scenario.approvedBy.trim() === '')
+  ) {
     problems.push('approvedBy must name the approver');
   }
-  if (scenario.environment !== undefined && scenario.environment !== 'sandbox' && scenario.environment !== 'production') {
+  if (
+    scenario.environment !== undefined &&
+    scenario.environment !== 'sandbox' &&
+    scenario.environment !== 'production'
+  ) {
     problems.push("environment must be 'sandbox' or 'production'");
   }
   return problems;

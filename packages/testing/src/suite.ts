@@ -3,7 +3,14 @@ import { type Action, type Connector, isImplemented } from '@plugboard/sdk';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { catalogueProblems, expectationOf, outcomeProblems, pagingProblems } from './checks.js';
 import { type FaultServer, startFaultServer } from './faults.js';
-import { type Fixture, fixturePath, outcomeError, type RecordedResponse, readFixtureSync, scenariosIn } from './fixture.js';
+import {
+  type Fixture,
+  fixturePath,
+  outcomeError,
+  type RecordedResponse,
+  readFixtureSync,
+  scenariosIn,
+} from './fixture.js';
 import { billableFaultProblems, errorMappingProblems, incrementalProblems } from './probes.js';
 import { replayScenario } from './replay.js';
 import type { Scenario } from './scenario.js';
@@ -66,7 +73,8 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
   };
   const hasFixture = (scenario: Scenario) => existsSync(fixturePath(fixturesDir, scenario.name));
   const succeeds = (scenario: Scenario) =>
-    hasFixture(scenario) && (scenario.expect ? scenario.expect.error === undefined : outcomeError(fixtureOf(scenario).outcome) === undefined);
+    hasFixture(scenario) &&
+    (scenario.expect ? scenario.expect.error === undefined : outcomeError(fixtureOf(scenario).outcome) === undefined);
   const scenariosOf = (action: Action) => scenarios.filter((scenario) => scenario.action === action.key);
   const replay = (scenario: Scenario | string, checkpoint?: unknown) =>
     replayScenario({
@@ -79,7 +87,10 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
 
   describe(`${connector.name} (${connector.key}): standard connector suite`, () => {
     it('has a valid catalogue entry', () => {
-      fail(catalogueProblems(connector), `connector '${connector.key}': the catalogue entry is not a valid PublicConnector`);
+      fail(
+        catalogueProblems(connector),
+        `connector '${connector.key}': the catalogue entry is not a valid PublicConnector`,
+      );
     });
 
     it('has a replayable scenario with a successful run for every action', () => {
@@ -88,16 +99,24 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
       for (const scenario of scenarios) {
         if (names.has(scenario.name)) problems.push(`scenario '${scenario.name}' is declared twice`);
         names.add(scenario.name);
-        if (!connector.action(scenario.action)) problems.push(`scenario '${scenario.name}' runs '${scenario.action}', which is not an action of the connector`);
-        if (!hasFixture(scenario)) problems.push(`scenario '${scenario.name}' has no fixture at ${fixturePath(fixturesDir, scenario.name)}; record it`);
+        if (!connector.action(scenario.action))
+          problems.push(
+            `scenario '${scenario.name}' runs '${scenario.action}', which is not an action of the connector`,
+          );
+        if (!hasFixture(scenario))
+          problems.push(
+            `scenario '${scenario.name}' has no fixture at ${fixturePath(fixturesDir, scenario.name)}; record it`,
+          );
       }
       for (const action of connector.actions) {
         if (!isImplemented(action)) continue;
-        if (!scenariosOf(action).some(succeeds)) problems.push(`action '${action.key}' has no recorded scenario with a successful run`);
+        if (!scenariosOf(action).some(succeeds))
+          problems.push(`action '${action.key}' has no recorded scenario with a successful run`);
       }
       if (options.scenarios && existsSync(fixturesDir)) {
         for (const file of readdirSync(fixturesDir).filter((name) => name.endsWith('.json'))) {
-          if (!names.has(file.slice(0, -'.json'.length))) problems.push(`${file} belongs to no scenario of the suite; remove it or add the scenario`);
+          if (!names.has(file.slice(0, -'.json'.length)))
+            problems.push(`${file} belongs to no scenario of the suite; remove it or add the scenario`);
         }
       }
       fail(problems, `connector '${connector.key}': scenario coverage`);
@@ -106,7 +125,8 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
     describe('replay with the network closed', () => {
       for (const scenario of scenarios) {
         it(`${describeScenario(scenario)} replays and gives what was recorded`, async () => {
-          if (!connector.action(scenario.action)) throw new Error(`scenario '${scenario.name}': no action '${scenario.action}'`);
+          if (!connector.action(scenario.action))
+            throw new Error(`scenario '${scenario.name}': no action '${scenario.action}'`);
           // Strict replay: an unrecorded request, or a recorded call not made (a source that stopped paging early), throws here.
           const result = await replay(scenario);
           // The SDK validated the records, the checkpoint and a destination's one result during the run.
@@ -118,7 +138,9 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
     const { nextPage } = options;
     if (nextPage !== false) {
       it('sources page to the end: the last recorded answer of every successful source run offers no further page', () => {
-        const sources = scenarios.filter((scenario) => connector.action(scenario.action)?.direction === 'source' && succeeds(scenario));
+        const sources = scenarios.filter(
+          (scenario) => connector.action(scenario.action)?.direction === 'source' && succeeds(scenario),
+        );
         fail(
           sources.flatMap((scenario) => pagingProblems(fixtureOf(scenario), nextPage)),
           `connector '${connector.key}': sources that stopped paging early`,
@@ -126,11 +148,15 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
       });
     }
 
-    const incrementalSources = connector.actions.filter((action) => action.direction === 'source' && action.incremental && isImplemented(action));
+    const incrementalSources = connector.actions.filter(
+      (action) => action.direction === 'source' && action.incremental && isImplemented(action),
+    );
     if (incrementalSources.length > 0) {
       describe('incremental sources', () => {
         for (const action of incrementalSources) {
-          const pairs = (options.incremental ?? []).filter((pair) => scenarios.find((scenario) => scenario.name === pair.first)?.action === action.key);
+          const pairs = (options.incremental ?? []).filter(
+            (pair) => scenarios.find((scenario) => scenario.name === pair.first)?.action === action.key,
+          );
           it(`${action.key} runs twice from fixtures: the second run starts at the first run's checkpoint and reads no record twice`, async () => {
             if (pairs.length === 0) {
               throw new Error(
@@ -168,7 +194,8 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
           await server?.close();
         });
 
-        const exampleOf = (action: Action): Scenario | undefined => scenariosOf(action).find(succeeds) ?? scenariosOf(action).find(hasFixture);
+        const exampleOf = (action: Action): Scenario | undefined =>
+          scenariosOf(action).find(succeeds) ?? scenariosOf(action).find(hasFixture);
         const probeFor = (scenario: Scenario) => ({ server, basePath: fixtureOf(scenario).basePath });
 
         for (const action of connector.actions.filter(isImplemented)) {
@@ -176,7 +203,10 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
             it(`${action.key} is billable: a 503 and a 429 fail after exactly one request, never retried`, async () => {
               const scenario = exampleOf(action);
               if (!scenario) throw new Error(`billable action '${action.key}' has no scenario to run under a fault`);
-              fail(await billableFaultProblems(connector, scenario, probeFor(scenario)), `billable action '${action.key}'`);
+              fail(
+                await billableFaultProblems(connector, scenario, probeFor(scenario)),
+                `billable action '${action.key}'`,
+              );
             });
           }
           it(`${action.key} maps 401, 402 and 429 to authentication_failed, quota_exhausted and rate_limited`, async () => {
@@ -189,4 +219,3 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
     }
   });
 }
-

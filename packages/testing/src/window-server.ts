@@ -65,7 +65,8 @@ class TimeQueue {
   push(value: number): void {
     if (this.size === this.items.length) {
       const grown = new Float64Array(this.items.length * 2);
-      for (let index = 0; index < this.size; index += 1) grown[index] = this.items[(this.head + index) % this.items.length]!;
+      for (let index = 0; index < this.size; index += 1)
+        grown[index] = this.items[(this.head + index) % this.items.length]!;
       this.items = grown;
       this.head = 0;
     }
@@ -93,7 +94,11 @@ const UPDATED_AT = '2026-11-01T00:00:00Z';
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   response.end(text);
 }
 
@@ -109,7 +114,8 @@ function lastSegment(request: IncomingMessage): string {
 
 export async function startWindowServer(options: WindowServerOptions): Promise<WindowServer> {
   const { limit, periodMs } = options;
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a whole number of at least 1, not ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`limit must be a whole number of at least 1, not ${limit}`);
   if (!(periodMs > 0)) throw new RangeError(`periodMs must be more than zero, not ${periodMs}`);
   if (options.retryAfterSeconds !== undefined && !(options.retryAfterSeconds >= 0)) {
     throw new RangeError(`retryAfterSeconds must be zero or more, not ${options.retryAfterSeconds}`);
@@ -134,7 +140,10 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
   }
 
   function answer(response: ServerResponse, ms: number, reply: () => void): void {
-    if (!(ms > 0)) return reply();
+    if (!(ms > 0)) {
+      reply();
+      return;
+    }
     const timer = setTimeout(() => {
       timers.delete(timer);
       if (!response.destroyed) reply();
@@ -162,7 +171,11 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
         sendJson(
           response,
           429,
-          { error: 'rate_limited', message: `at most ${limit} requests in ${periodMs} ms`, retry_after_seconds: retryAfter },
+          {
+            error: 'rate_limited',
+            message: `at most ${limit} requests in ${periodMs} ms`,
+            retry_after_seconds: retryAfter,
+          },
           { 'retry-after': String(retryAfter) },
         ),
       );

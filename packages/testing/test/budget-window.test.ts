@@ -1,4 +1,13 @@
-import { bearerToken, createTransport, RateLimitedError, defineAction, defineConnector, type RateBudget, readAll, type Transport } from '@plugboard/sdk';
+import {
+  bearerToken,
+  createTransport,
+  RateLimitedError,
+  defineAction,
+  defineConnector,
+  type RateBudget,
+  readAll,
+  type Transport,
+} from '@plugboard/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startWindowServer, type WindowServer } from '../src/window-server.js';
@@ -61,7 +70,13 @@ async function callers(connector: ReturnType<typeof connectorWith>, count: numbe
         // A refused request is sent again (the server counts each 429) until it is admitted.
         for (;;) {
           try {
-            await readAll(connector, 'items.get', { input: { id }, connection: { baseUrl: server!.url }, credential: () => 'window-credential-1234', transport, log: () => undefined });
+            await readAll(connector, 'items.get', {
+              input: { id },
+              connection: { baseUrl: server!.url },
+              credential: () => 'window-credential-1234',
+              transport,
+              log: () => undefined,
+            });
             break;
           } catch (error) {
             if (!(error instanceof RateLimitedError)) throw error;
@@ -120,7 +135,13 @@ describe('an undeclared budget against a strict sliding-window provider', () => 
   });
 
   it('sends side by side from the start, with no 429, when the provider says how many places remain', async () => {
-    server = await startWindowServer({ limit: 6, periodMs: 500, remainingHeader: true, delayMs: () => 250, now: Date.now });
+    server = await startWindowServer({
+      limit: 6,
+      periodMs: 500,
+      remainingHeader: true,
+      delayMs: () => 250,
+      now: Date.now,
+    });
     await callers(connectorWith(undefined), 12, 12);
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 12, rejected: 0 });
     // One at a time, each request would reach the provider only after the answer before it

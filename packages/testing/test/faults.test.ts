@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearerToken, createTransport, defineAction, defineConnector, prepareRun, readAll, type Transport, writeAction } from '@plugboard/sdk';
+import {
+  bearerToken,
+  createTransport,
+  defineAction,
+  defineConnector,
+  prepareRun,
+  readAll,
+  type Transport,
+  writeAction,
+} from '@plugboard/sdk';
 import { z } from 'zod';
 import { answer, delay, type FaultServer, reset, startFaultServer, truncate } from '../src/index.js';
 
@@ -66,13 +75,28 @@ afterEach(async () => {
   await server.close();
 });
 
-const options = () => ({ input: {}, connection: { baseUrl: server.url }, credential: () => 'fault-test-token', transport, retry: { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 5 }, log: () => undefined });
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as { code: string; message: string });
+const options = () => ({
+  input: {},
+  connection: { baseUrl: server.url },
+  credential: () => 'fault-test-token',
+  transport,
+  retry: { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 5 },
+  log: () => undefined,
+});
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as { code: string; message: string },
+  );
 
 describe('answer', () => {
   it('answers with the given status, headers and JSON body, and keeps every request', async () => {
     server.answer({ status: 418, headers: { 'x-fault': 'yes' }, body: { message: 'teapot' } });
-    const response = await fetch(`${server.url}/brew?cup=1`, { method: 'POST', body: 'earl grey', headers: { 'x-client': 'test' } });
+    const response = await fetch(`${server.url}/brew?cup=1`, {
+      method: 'POST',
+      body: 'earl grey',
+      headers: { 'x-client': 'test' },
+    });
     expect(response.status).toBe(418);
     expect(response.headers.get('x-fault')).toBe('yes');
     expect(response.headers.get('content-type')).toBe('application/json');
@@ -91,7 +115,9 @@ describe('answer', () => {
   });
 
   it('plays queued faults one request each, then the default again; a function may decide', async () => {
-    server.next(answer({ status: 503 }), answer({ status: 502 })).otherwise((request) => answer({ status: 200, body: { path: request.path } }));
+    server
+      .next(answer({ status: 503 }), answer({ status: 502 }))
+      .otherwise((request) => answer({ status: 200, body: { path: request.path } }));
     const statuses = [];
     for (let index = 0; index < 3; index += 1) statuses.push((await fetch(`${server.url}/p${index}`)).status);
     expect(statuses).toEqual([503, 502, 200]);
@@ -135,8 +161,16 @@ describe('reset', () => {
     expect(server.count).toBe(3);
     server.clear();
     const { digest } = prepareRun(connector, 'things.buy', { input: {}, connection: { baseUrl: server.url } }).binding;
-    const approval = { digest, requestedBy: 'test-requester', decidedBy: 'test-approver', decision: 'approved' as const, expiresAt: null };
-    expect((await failure(writeAction(connector, 'things.buy', { ...options(), approval })))?.code).toBe('network_error');
+    const approval = {
+      digest,
+      requestedBy: 'test-requester',
+      decidedBy: 'test-approver',
+      decision: 'approved' as const,
+      expiresAt: null,
+    };
+    expect((await failure(writeAction(connector, 'things.buy', { ...options(), approval })))?.code).toBe(
+      'network_error',
+    );
     expect(server.count).toBe(1);
   });
 });

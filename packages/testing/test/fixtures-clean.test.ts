@@ -29,7 +29,9 @@ describe('no fixture in the repository holds a canary secret', () => {
   const files = fixtureFiles(ROOT);
 
   it('finds the fixture files, the committed sample fixtures among them', () => {
-    expect(files.some((file) => file.endsWith(join('packages', 'testing', 'test', 'fixtures', 'tasks-full.json')))).toBe(true);
+    expect(
+      files.some((file) => file.endsWith(join('packages', 'testing', 'test', 'fixtures', 'tasks-full.json'))),
+    ).toBe(true);
   });
 
   it('the planted canary is absent in every form, and no canary-<hex> credential appears', () => {
@@ -37,7 +39,8 @@ describe('no fixture in the repository holds a canary secret', () => {
     const leaks: string[] = [];
     for (const file of files) {
       const text = readFileSync(file, 'latin1');
-      for (const form of forms) if (text.includes(form)) leaks.push(`${file}: ${form.length} characters of the planted canary`);
+      for (const form of forms)
+        if (text.includes(form)) leaks.push(`${file}: ${form.length} characters of the planted canary`);
       if (/canary-[0-9a-f]{12}/.test(text)) leaks.push(`${file}: a canary-<hex> credential`);
     }
     expect(leaks).toEqual([]);

@@ -20,7 +20,7 @@ describe('matching with the redaction marker as a wildcard', () => {
   it('texts in linear time, however many markers and however long the text', () => {
     // Milliseconds for a linear scan; a matcher that backtracks, or only goes quadratic
     // (10^14 steps here), would not finish within the test's timeout, loaded machine or not.
-    const recorded = Array.from({ length: 20 }, () => REDACTED).join('a') + 'b';
+    const recorded = `${Array.from({ length: 20 }, () => REDACTED).join('a')}b`;
     expect(textMatches(recorded, 'a'.repeat(10_000_000))).toBe(false);
   });
 

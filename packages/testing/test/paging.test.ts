@@ -4,14 +4,27 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAction, defineConnector, REDACTED } from '@plugboard/sdk';
 import { z } from 'zod';
-import { type Fixture, nextPageMarker, pagingProblems, readFixtureSync, recordScenario, replayScenario, scenariosIn } from '../src/index.js';
+import {
+  type Fixture,
+  nextPageMarker,
+  pagingProblems,
+  readFixtureSync,
+  recordScenario,
+  replayScenario,
+  scenariosIn,
+} from '../src/index.js';
 import { accountGet, invoicesCreate, sample, Task } from './sample/connector.js';
 import { startSampleProvider } from './sample/provider.js';
 import { FIXTURES_DIR, tasksFull } from './sample/scenarios.js';
 
 /** Sources page to the end: a successful source run whose last recorded answer offers another page stopped early. */
 
-const json = (body: unknown, headers?: Record<string, string>) => ({ status: 200, body, bodyType: 'json' as const, ...(headers ? { headers } : {}) });
+const json = (body: unknown, headers?: Record<string, string>) => ({
+  status: 200,
+  body,
+  bodyType: 'json' as const,
+  ...(headers ? { headers } : {}),
+});
 
 describe('next-page detection', () => {
   it.each([
@@ -48,7 +61,9 @@ describe('next-page detection', () => {
   it('reads a Link header with rel="next", and ignores one without', () => {
     const link = '<https://api.test/items?page=1>; rel="prev", <https://api.test/items?page=3>; rel="next"';
     expect(nextPageMarker(json({ data: [] }, { link }))).toBe('Link rel="next"');
-    expect(nextPageMarker(json([], { Link: '<https://api.test/items?page=3>; type="x"; rel=next' }))).toBe('Link rel="next"');
+    expect(nextPageMarker(json([], { Link: '<https://api.test/items?page=3>; type="x"; rel=next' }))).toBe(
+      'Link rel="next"',
+    );
     expect(nextPageMarker(json([], { link: '<https://api.test/items?page=1>; rel="prev first"' }))).toBeUndefined();
     expect(nextPageMarker({ status: 200, body: 'next_cursor: c2', bodyType: 'text' })).toBeUndefined();
   });
@@ -76,7 +91,15 @@ describe('a source that stops after the first page', () => {
     const token = 'paging-token-0123456789';
     const provider = await startSampleProvider({ token });
     try {
-      fixture = (await recordScenario({ connector: stopsEarly, scenario, fixturesDir: dir, baseUrl: provider.baseUrl, credential: token })).fixture;
+      fixture = (
+        await recordScenario({
+          connector: stopsEarly,
+          scenario,
+          fixturesDir: dir,
+          baseUrl: provider.baseUrl,
+          credential: token,
+        })
+      ).fixture;
     } finally {
       await provider.close();
     }
@@ -94,7 +117,7 @@ describe('a source that stops after the first page', () => {
     expect(JSON.stringify(fixture.calls[0]!.response.body)).toContain(`access_token=${REDACTED}`);
   });
 
-  it('follows the connector\'s nextPage option instead of the detection', () => {
+  it("follows the connector's nextPage option instead of the detection", () => {
     expect(pagingProblems(fixture, () => false)).toEqual([]);
     const seen: unknown[] = [];
     const problems = pagingProblems(fixture, (response) => {
@@ -108,7 +131,9 @@ describe('a source that stops after the first page', () => {
 
 describe('the committed sample fixtures', () => {
   it('end on an answer that offers no further page', () => {
-    const fixtures = scenariosIn(FIXTURES_DIR).map((scenario) => readFixtureSync(join(FIXTURES_DIR, `${scenario.name}.json`)));
+    const fixtures = scenariosIn(FIXTURES_DIR).map((scenario) =>
+      readFixtureSync(join(FIXTURES_DIR, `${scenario.name}.json`)),
+    );
     expect(fixtures).toHaveLength(5);
     expect(fixtures.flatMap((fixture) => pagingProblems(fixture))).toEqual([]);
   });

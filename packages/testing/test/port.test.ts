@@ -34,7 +34,10 @@ describe('recordings do not depend on the port or the credential', () => {
     for (const file of files) {
       const a = await readFile(join(first.dir, file), 'utf8');
       expect(await readFile(join(second.dir, file), 'utf8'), file).toBe(a);
-      expect(await readFile(join(FIXTURES_DIR, file), 'utf8'), `${file}: the committed fixture is out of date; re-record it`).toBe(a);
+      expect(
+        await readFile(join(FIXTURES_DIR, file), 'utf8'),
+        `${file}: the committed fixture is out of date; re-record it`,
+      ).toBe(a);
       expect(a).not.toMatch(/127\.0\.0\.1|localhost/);
     }
   });

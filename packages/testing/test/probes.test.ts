@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueEntry, ConnectorError, defineAction, defineConnector, ProviderRejectedError } from '@plugboard/sdk';
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   billableFaultProblems,
   catalogueProblems,
@@ -14,7 +14,7 @@ import {
   recordScenario,
   startFaultServer,
 } from '../src/index.js';
-import { accountGet, Invoice, invoicesCreate, sample, Task, tasksList } from './sample/connector.js';
+import { accountGet, type Invoice, invoicesCreate, sample, type Task, tasksList } from './sample/connector.js';
 import { startSampleProvider } from './sample/provider.js';
 import { FIXTURES_DIR, invoiceCreate, tasksFull, tasksSince } from './sample/scenarios.js';
 
@@ -63,11 +63,14 @@ describe('401, 402 and 429 mapping', () => {
   it('catches a connector that classifies every failure as a rejection', async () => {
     const muddled = defineConnector({
       ...sample,
-      classifyError: (failure) => new ProviderRejectedError(`${failure.operation}: rejected`, { status: failure.status }),
+      classifyError: (failure) =>
+        new ProviderRejectedError(`${failure.operation}: rejected`, { status: failure.status }),
     });
     const problems = await errorMappingProblems(muddled, tasksFull, { server, basePath: '/v1' });
     expect(problems).toHaveLength(3);
-    expect(problems[0]).toBe('tasks.list under a 401: expected authentication_failed, got provider_rejected: GET /v1/tasks: rejected');
+    expect(problems[0]).toBe(
+      'tasks.list under a 401: expected authentication_failed, got provider_rejected: GET /v1/tasks: rejected',
+    );
     expect(problems[1]).toContain('expected quota_exhausted, got provider_rejected');
     expect(problems[2]).toContain('expected rate_limited, got provider_rejected');
   });
@@ -90,7 +93,8 @@ describe('incremental pairs', () => {
     const token = 'incremental-token-123';
     const provider = await startSampleProvider({ token, inclusiveSince: true });
     try {
-      const record = (scenario: typeof tasksFull) => recordScenario({ connector: sample, scenario, fixturesDir: dir, baseUrl: provider.baseUrl, credential: token });
+      const record = (scenario: typeof tasksFull) =>
+        recordScenario({ connector: sample, scenario, fixturesDir: dir, baseUrl: provider.baseUrl, credential: token });
       await record(tasksFull);
       provider.addTasks(2);
       await record(tasksSince);
@@ -108,7 +112,9 @@ describe('incremental pairs', () => {
       async *read(ctx, input) {
         let query: Record<string, string | number> = { limit: input.limit };
         for (;;) {
-          const page = await ctx.http.get<{ data: z.input<typeof Task>[]; paging: { next: string | null } }>('/tasks', { query });
+          const page = await ctx.http.get<{ data: z.input<typeof Task>[]; paging: { next: string | null } }>('/tasks', {
+            query,
+          });
           yield { records: page.data, checkpoint: { updated_after: page.data.at(-1)?.updated_at ?? '' } };
           if (!page.paging.next) return;
           query = Object.fromEntries(new URL(page.paging.next).searchParams);
@@ -120,11 +126,18 @@ describe('incremental pairs', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain("the second run 'tasks-since', from the first run's checkpoint, does not replay");
     expect(problems[0]).toContain('GET /v1/tasks?limit=2 (no body)');
-    expect(problems[0]).toContain('Recorded calls not used yet:\n  GET /v1/tasks?limit=2&updated_after=2026-01-05T09%3A00%3A00.000Z');
+    expect(problems[0]).toContain(
+      'Recorded calls not used yet:\n  GET /v1/tasks?limit=2&updated_after=2026-01-05T09%3A00%3A00.000Z',
+    );
   });
 
   it('catch a second fixture recorded from another checkpoint', async () => {
-    const problems = await incrementalProblems(sample, tasksFull, { ...tasksSince, name: 'tasks-full' }, { fixturesDir: FIXTURES_DIR });
+    const problems = await incrementalProblems(
+      sample,
+      tasksFull,
+      { ...tasksSince, name: 'tasks-full' },
+      { fixturesDir: FIXTURES_DIR },
+    );
     expect(problems[0]).toContain("was recorded from checkpoint undefined, but 'tasks-full' ends at");
   });
 });
@@ -142,7 +155,11 @@ describe('catalogue entry and outcome checks', () => {
       summary: 42,
       vendor: undefined,
       limitations: ['ok', 3],
-      operations: [{ ...operations[0], mode: 'write', description: 7 }, { ...operations[1], approvalRequired: 'no' }, { ...operations[1] }],
+      operations: [
+        { ...operations[0], mode: 'write', description: 7 },
+        { ...operations[1], approvalRequired: 'no' },
+        { ...operations[1] },
+      ],
     };
     expect(catalogueProblems(sample, bad)).toEqual([
       'summary must be a non-empty string',
@@ -160,12 +177,29 @@ describe('catalogue entry and outcome checks', () => {
 
   it('compare a replay with what it must give', () => {
     const error = new ConnectorError('quota_exhausted', 'out of credits', false, 402);
-    expect(outcomeProblems({ records: [], pages: 1, checkpoint: undefined, error }, { error: 'quota_exhausted' })).toEqual([]);
-    expect(outcomeProblems({ records: [{ id: 1 }], pages: 1, checkpoint: undefined, error: undefined }, { error: 'quota_exhausted' })).toEqual([
-      'expected the run to fail with quota_exhausted, it succeeded with 1 records',
-    ]);
-    expect(outcomeProblems({ records: [{ id: 1 }], pages: 2, checkpoint: { c: 2 }, error: undefined }, { records: [{ id: 1 }], pages: 2, checkpoint: { c: 2 } })).toEqual([]);
-    expect(outcomeProblems({ records: [{ id: 2 }], pages: 1, checkpoint: { c: 1 }, error: undefined }, { records: [{ id: 1 }], pages: 2, checkpoint: { c: 2 } })).toHaveLength(3);
-    expect(outcomeProblems({ records: [{ id: 2 }], pages: 1, checkpoint: undefined, error: undefined }, { records: 1 })).toEqual([]);
+    expect(
+      outcomeProblems({ records: [], pages: 1, checkpoint: undefined, error }, { error: 'quota_exhausted' }),
+    ).toEqual([]);
+    expect(
+      outcomeProblems(
+        { records: [{ id: 1 }], pages: 1, checkpoint: undefined, error: undefined },
+        { error: 'quota_exhausted' },
+      ),
+    ).toEqual(['expected the run to fail with quota_exhausted, it succeeded with 1 records']);
+    expect(
+      outcomeProblems(
+        { records: [{ id: 1 }], pages: 2, checkpoint: { c: 2 }, error: undefined },
+        { records: [{ id: 1 }], pages: 2, checkpoint: { c: 2 } },
+      ),
+    ).toEqual([]);
+    expect(
+      outcomeProblems(
+        { records: [{ id: 2 }], pages: 1, checkpoint: { c: 1 }, error: undefined },
+        { records: [{ id: 1 }], pages: 2, checkpoint: { c: 2 } },
+      ),
+    ).toHaveLength(3);
+    expect(
+      outcomeProblems({ records: [{ id: 2 }], pages: 1, checkpoint: undefined, error: undefined }, { records: 1 }),
+    ).toEqual([]);
   });
 });

@@ -33,7 +33,9 @@ afterAll(async () => {
 
 describe('recording the sample connector against its local provider', () => {
   it('writes one readable fixture per scenario and returns its path', async () => {
-    expect(results.map((result) => result.fixturePath)).toEqual(scenarios.map((scenario) => join(dir, `${scenario.name}.json`)));
+    expect(results.map((result) => result.fixturePath)).toEqual(
+      scenarios.map((scenario) => join(dir, `${scenario.name}.json`)),
+    );
     expect(results.every((result) => result.written)).toBe(true);
     expect((await readdir(dir)).sort()).toEqual(scenarios.map((scenario) => `${scenario.name}.json`).sort());
     for (const result of results) {
@@ -58,10 +60,19 @@ describe('recording the sample connector against its local provider', () => {
     const tasks = await readFixture(join(dir, 'tasks-full.json'));
     expect(tasks.calls).toHaveLength(3);
     const [first, second] = tasks.calls;
-    expect(first!.request).toMatchObject({ method: 'GET', path: '/v1/tasks?limit=2', headers: { authorization: `Bearer ${REDACTED}` } });
-    expect(first!.response.headers).toMatchObject({ 'x-echo-authorization': `Bearer ${REDACTED}`, 'set-cookie': `session=${REDACTED}; Path=/; HttpOnly` });
+    expect(first!.request).toMatchObject({
+      method: 'GET',
+      path: '/v1/tasks?limit=2',
+      headers: { authorization: `Bearer ${REDACTED}` },
+    });
+    expect(first!.response.headers).toMatchObject({
+      'x-echo-authorization': `Bearer ${REDACTED}`,
+      'set-cookie': `session=${REDACTED}; Path=/; HttpOnly`,
+    });
     // The next-page link: origin rewritten to the replay origin, token redacted by name.
-    expect((first!.response.body as { paging: { next: string } }).paging.next).toBe(`http://provider.test/v1/tasks?cursor=2&limit=2&access_token=${REDACTED}`);
+    expect((first!.response.body as { paging: { next: string } }).paging.next).toBe(
+      `http://provider.test/v1/tasks?cursor=2&limit=2&access_token=${REDACTED}`,
+    );
     expect(second!.request.path).toBe(`/v1/tasks?cursor=2&limit=2&access_token=${REDACTED}`);
     expect(first!.response.headers?.date).toBeUndefined();
 

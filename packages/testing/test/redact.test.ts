@@ -87,7 +87,10 @@ describe('redaction by name', () => {
 
   it('leaves names listed in keepKeys alone', () => {
     const keeping = new FixtureRedactor({ keepKeys: ['next_page_token'] });
-    expect(keeping.redactJson({ next_page_token: 'p2', token: 't' })).toEqual({ next_page_token: 'p2', token: REDACTED });
+    expect(keeping.redactJson({ next_page_token: 'p2', token: 't' })).toEqual({
+      next_page_token: 'p2',
+      token: REDACTED,
+    });
   });
 });
 
@@ -138,7 +141,13 @@ describe('redaction by value', () => {
   it('hides form fields in url-encoded request bodies', () => {
     const fixture = fixtureWith([
       {
-        request: { method: 'POST', path: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, bodyType: 'text', body: 'user=ada&password=pw-0123456' },
+        request: {
+          method: 'POST',
+          path: '/login',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          bodyType: 'text',
+          body: 'user=ada&password=pw-0123456',
+        },
         response: { status: 204 },
       },
     ]);
@@ -148,7 +157,12 @@ describe('redaction by value', () => {
 
   it('overwrites an ASCII secret inside a binary body', () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from(SECRET), Buffer.from([0xfe])]);
-    const fixture = fixtureWith([{ request: { method: 'GET', path: '/blob' }, response: { status: 200, bodyType: 'hex', body: bytes.toString('hex') } }]);
+    const fixture = fixtureWith([
+      {
+        request: { method: 'GET', path: '/blob' },
+        response: { status: 200, bodyType: 'hex', body: bytes.toString('hex') },
+      },
+    ]);
     const redacted = redactor.redactFixture(fixture);
     const body = Buffer.from(redacted.calls[0]!.response.body as string, 'hex');
     expect(body.includes(Buffer.from(SECRET))).toBe(false);
@@ -156,7 +170,12 @@ describe('redaction by value', () => {
   });
 
   it('reports where a secret is left, without quoting it', () => {
-    const fixture = fixtureWith([{ request: { method: 'GET', path: `/x?q=${SECRET}` }, response: { status: 200, bodyType: 'json', body: { deep: [{ v: SECRET }] } } }]);
+    const fixture = fixtureWith([
+      {
+        request: { method: 'GET', path: `/x?q=${SECRET}` },
+        response: { status: 200, bodyType: 'json', body: { deep: [{ v: SECRET }] } },
+      },
+    ]);
     expect(redactor.leaks(fixture)).toEqual(['calls[0].request.path', 'calls[0].response.body.deep[0].v']);
     expect(redactor.leaks(redactor.redactFixture(fixture))).toEqual([]);
   });
@@ -222,9 +241,13 @@ describe('recording fails loudly rather than write a secret', () => {
   it('a run that fails unexpectedly writes nothing', async () => {
     const provider = await startSampleProvider({ token: 'the-right-token-123' });
     try {
-      const error = await recordScenario({ connector: sample, scenario: account, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'a-wrong-token-456' }).catch(
-        (caught: unknown) => caught,
-      );
+      const error = await recordScenario({
+        connector: sample,
+        scenario: account,
+        fixturesDir: dir,
+        baseUrl: provider.baseUrl,
+        credential: 'a-wrong-token-456',
+      }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(RecordingError);
       expect((error as Error).message).toContain('authentication_failed');
       expect((error as Error).message).not.toContain('a-wrong-token-456');
@@ -238,15 +261,26 @@ describe('recording fails loudly rather than write a secret', () => {
     const provider = await startSampleProvider({ token: 'tok42' });
     try {
       const short = { name: 'account-short', action: 'account.get', input: {} };
-      const error = await recordScenario({ connector: sample, scenario: short, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'tok42' }).catch(
-        (caught: unknown) => caught,
-      );
+      const error = await recordScenario({
+        connector: sample,
+        scenario: short,
+        fixturesDir: dir,
+        baseUrl: provider.baseUrl,
+        credential: 'tok42',
+      }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(RecordingError);
       const message = (error as Error).message;
       expect(message).toContain("scenario 'account-short': the credential is shorter than 6 characters");
       expect(message).not.toContain('tok42');
       const secrets = ['a-long-enough-secret', 'pw1'];
-      const fromSecrets = recordScenario({ connector: sample, scenario: short, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'a-long-credential', secrets });
+      const fromSecrets = recordScenario({
+        connector: sample,
+        scenario: short,
+        fixturesDir: dir,
+        baseUrl: provider.baseUrl,
+        credential: 'a-long-credential',
+        secrets,
+      });
       await expect(fromSecrets).rejects.toThrow(/: secrets\[1\] is shorter than 6 characters/);
       await expect(fromSecrets).rejects.not.toThrow(/pw1|a-long/);
       expect(provider.requests).toEqual([]);
@@ -259,7 +293,13 @@ describe('recording fails loudly rather than write a secret', () => {
   it('records with a secret of exactly that length, and keeps it out of the fixture', async () => {
     const provider = await startSampleProvider({ token: 'tok426' });
     try {
-      const result = await recordScenario({ connector: sample, scenario: { ...account, name: 'account-six' }, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'tok426' });
+      const result = await recordScenario({
+        connector: sample,
+        scenario: { ...account, name: 'account-six' },
+        fixturesDir: dir,
+        baseUrl: provider.baseUrl,
+        credential: 'tok426',
+      });
       expect(result.text).not.toContain('tok426');
       expect(provider.requests).toEqual(['GET /v1/account']);
     } finally {
@@ -270,9 +310,22 @@ describe('recording fails loudly rather than write a secret', () => {
   it("mode 'record' leaves an existing fixture alone and sends nothing", async () => {
     const provider = await startSampleProvider({ token: 'the-right-token-123' });
     try {
-      const first = await recordScenario({ connector: sample, scenario: account, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'the-right-token-123' });
+      const first = await recordScenario({
+        connector: sample,
+        scenario: account,
+        fixturesDir: dir,
+        baseUrl: provider.baseUrl,
+        credential: 'the-right-token-123',
+      });
       expect(first.written).toBe(true);
-      const again = await recordScenario({ connector: sample, scenario: account, fixturesDir: dir, baseUrl: provider.baseUrl, credential: 'the-right-token-123', mode: 'record' });
+      const again = await recordScenario({
+        connector: sample,
+        scenario: account,
+        fixturesDir: dir,
+        baseUrl: provider.baseUrl,
+        credential: 'the-right-token-123',
+        mode: 'record',
+      });
       expect(again).toMatchObject({ written: false, fixturePath: first.fixturePath, text: first.text });
       expect(provider.requests).toHaveLength(1);
     } finally {

@@ -37,7 +37,11 @@ afterEach(async () => {
 
 describe('a request that was not recorded', () => {
   it('fails the replay naming its method and path, and lists the recorded calls left', async () => {
-    const error = await replayScenario({ connector: sample, scenario: { ...tasksFull, input: { limit: 3 } }, fixturesDir: FIXTURES_DIR }).catch((caught: unknown) => caught);
+    const error = await replayScenario({
+      connector: sample,
+      scenario: { ...tasksFull, input: { limit: 3 } },
+      fixturesDir: FIXTURES_DIR,
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnrecordedRequestError);
     const message = (error as Error).message;
     expect(message).toContain("scenario 'tasks-full'");
@@ -48,10 +52,16 @@ describe('a request that was not recorded', () => {
 
   it('names the body when the body differs', async () => {
     const changed = { ...invoiceCreate, input: { customer: 'cus_42', amount_cents: 999, memo: 'March' } };
-    const error = await replayScenario({ connector: sample, scenario: changed, fixturesDir: FIXTURES_DIR }).catch((caught: unknown) => caught);
+    const error = await replayScenario({ connector: sample, scenario: changed, fixturesDir: FIXTURES_DIR }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UnrecordedRequestError);
-    expect((error as Error).message).toContain('POST /v1/invoices body {"customer":"cus_42","amount_cents":999,"memo":"March"}');
-    expect((error as Error).message).toContain('POST /v1/invoices body {"amount_cents":1250,"customer":"cus_42","memo":"March"}');
+    expect((error as Error).message).toContain(
+      'POST /v1/invoices body {"customer":"cus_42","amount_cents":999,"memo":"March"}',
+    );
+    expect((error as Error).message).toContain(
+      'POST /v1/invoices body {"amount_cents":1250,"customer":"cus_42","memo":"March"}',
+    );
   });
 
   it('is blocked from the network: a direct fetch to a live local server fails the replay and never arrives', async () => {
@@ -90,13 +100,20 @@ describe('a request that was not recorded', () => {
     } as const;
     await writeFile(join(dir, 'thing.json'), serializeFixture(structuredClone(fixture) as never));
 
-    const error = await replayScenario({ connector: sneaky, scenario: 'thing', fixturesDir: dir }).catch((caught: unknown) => caught);
+    const error = await replayScenario({ connector: sneaky, scenario: 'thing', fixturesDir: dir }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UnrecordedRequestError);
     expect((error as Error).message).toContain(`POST ${target} body hello`);
     expect(server.count).toBe(0);
 
     // A host the caller allows on purpose is reachable.
-    const allowed = await replayScenario({ connector: sneaky, scenario: 'thing', fixturesDir: dir, allowHosts: ['127.0.0.1'] });
+    const allowed = await replayScenario({
+      connector: sneaky,
+      scenario: 'thing',
+      fixturesDir: dir,
+      allowHosts: ['127.0.0.1'],
+    });
     expect(allowed.records).toEqual([{ id: 'x' }]);
     expect(server.count).toBe(1);
   });
@@ -116,7 +133,9 @@ describe('a recorded call the run never made', () => {
       },
     });
     const stopsEarly = defineConnector({ ...sample, actions: [firstPageOnly, accountGet, invoicesCreate] });
-    const error = await replayScenario({ connector: stopsEarly, scenario: tasksFull, fixturesDir: FIXTURES_DIR }).catch((caught: unknown) => caught);
+    const error = await replayScenario({ connector: stopsEarly, scenario: tasksFull, fixturesDir: FIXTURES_DIR }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UnusedRecordingError);
     const message = (error as Error).message;
     expect(message).toContain('2 recorded calls were never made');
@@ -127,14 +146,22 @@ describe('a recorded call the run never made', () => {
 
 describe('fixtures that do not fit', () => {
   it('a scenario never recorded fails with where the fixture should be and how to record it', async () => {
-    const error = await replayScenario({ connector: sample, scenario: { name: 'nope', action: 'account.get' }, fixturesDir: dir }).catch((caught: unknown) => caught);
+    const error = await replayScenario({
+      connector: sample,
+      scenario: { name: 'nope', action: 'account.get' },
+      fixturesDir: dir,
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(FixtureNotFoundError);
     expect((error as Error).message).toContain(join(dir, 'nope.json'));
     expect((error as Error).message).toContain('plugboard record');
   });
 
   it('a fixture recorded for another action is refused', async () => {
-    const error = await replayScenario({ connector: sample, scenario: { ...tasksFull, action: 'account.get' }, fixturesDir: FIXTURES_DIR }).catch((caught: unknown) => caught);
+    const error = await replayScenario({
+      connector: sample,
+      scenario: { ...tasksFull, action: 'account.get' },
+      fixturesDir: FIXTURES_DIR,
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TestingKitError);
     expect((error as Error).message).toContain("recorded for action 'tasks.list'");
   });
@@ -159,7 +186,11 @@ describe('redacted values match anything at replay', () => {
         entity: Login,
         input: z.object({ user: z.string(), password: z.string(), apiKey: z.string() }),
         async write(ctx, input) {
-          return ctx.http.post('/login', { user: input.user, password: input.password, note: `pw is ${input.password}` }, { query: { api_key: input.apiKey, user: input.user } });
+          return ctx.http.post(
+            '/login',
+            { user: input.user, password: input.password, note: `pw is ${input.password}` },
+            { query: { api_key: input.apiKey, user: input.user } },
+          );
         },
       }),
     ],
@@ -170,7 +201,14 @@ describe('redacted values match anything at replay', () => {
 
   it('records the secrets from the input as redacted, then matches them as wildcards', async () => {
     server = await startFaultServer(answer({ body: { ok: true, user: 'ada' } }));
-    const recorded = await recordScenario({ connector: vault, scenario, fixturesDir: dir, baseUrl: server.url, credential: 'vault-token-123456', secrets: [password, apiKey] });
+    const recorded = await recordScenario({
+      connector: vault,
+      scenario,
+      fixturesDir: dir,
+      baseUrl: server.url,
+      credential: 'vault-token-123456',
+      secrets: [password, apiKey],
+    });
     const text = await readFile(recorded.fixturePath, 'utf8');
     expect(text).not.toContain(password);
     expect(text).not.toContain(apiKey);
@@ -185,13 +223,21 @@ describe('redacted values match anything at replay', () => {
     const again = await replayScenario({ connector: vault, scenario, fixturesDir: dir });
     expect(again.records).toEqual([{ ok: true, user: 'ada' }]);
     // Other values too: a redacted value is a wildcard.
-    const other = await replayScenario({ connector: vault, scenario: { ...scenario, input: { user: 'ada', password: 'another-password', apiKey: 'ak_other_987654' } }, fixturesDir: dir });
+    const other = await replayScenario({
+      connector: vault,
+      scenario: { ...scenario, input: { user: 'ada', password: 'another-password', apiKey: 'ak_other_987654' } },
+      fixturesDir: dir,
+    });
     expect(other.records).toEqual([{ ok: true, user: 'ada' }]);
     // The scenario stored in the fixture (its secrets redacted) replays as well.
     expect((await replayScenario({ connector: vault, scenario: 'login', fixturesDir: dir })).records).toHaveLength(1);
     // What was not redacted still has to match.
-    await expect(replayScenario({ connector: vault, scenario: { ...scenario, input: { user: 'bob', password, apiKey } }, fixturesDir: dir })).rejects.toThrow(
-      UnrecordedRequestError,
-    );
+    await expect(
+      replayScenario({
+        connector: vault,
+        scenario: { ...scenario, input: { user: 'bob', password, apiKey } },
+        fixturesDir: dir,
+      }),
+    ).rejects.toThrow(UnrecordedRequestError);
   });
 });

@@ -30,7 +30,11 @@ function manualClock(start = 1_000_000) {
 
 async function get(server: WindowServer, path = '/items/a') {
   const response = await fetch(`${server.url}${path}`);
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 describe('startWindowServer', () => {
@@ -157,7 +161,9 @@ describe('startWindowServer', () => {
 
   it('delays the first window of answers with delayFirstMs, and still answers them', async () => {
     const server = await start({ limit: 2, periodMs: 60_000, delayFirstMs: 20 });
-    const statuses = await Promise.all([get(server), get(server), get(server)]).then((answers) => answers.map((answer) => answer.status).sort());
+    const statuses = await Promise.all([get(server), get(server), get(server)]).then((answers) =>
+      answers.map((answer) => answer.status).sort(),
+    );
     expect(statuses).toEqual([200, 200, 429]);
   });
 

@@ -43,11 +43,16 @@ interface Outcome {
 function plugboard(...args: string[]): Promise<Outcome> {
   say(`   $ ./pbw plugboard ${args.map(quote).join(' ')}`);
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      if (code === -1) reject(error);
-      else resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        if (code === -1) reject(error);
+        else resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -72,7 +77,9 @@ let failed = false;
 try {
   say('Plugboard demo: the Descript connector against its local simulator, through the plugboard command.');
   say(`Simulator at ${simulator.url}; the demo's files in ${work}.`);
-  say('Every command below runs as printed (from the repository root) while the simulator is up: ./pbw demo --keep-running.');
+  say(
+    'Every command below runs as printed (from the repository root) while the simulator is up: ./pbw demo --keep-running.',
+  );
   say(`   $ export PLUGBOARD_CREDENTIAL=${env.PLUGBOARD_CREDENTIAL}`);
   say(`   $ export PLUGBOARD_ALLOW_NETWORK=${env.PLUGBOARD_ALLOW_NETWORK}   # production runs may reach 127.0.0.1`);
 
@@ -83,36 +90,70 @@ try {
   say(`   ${lines(first.stdout).length} projects, as JSON lines on stdout`);
 
   say('\n2. A media import in production is billable: it needs an approval of exactly this run, by someone else');
-  const media = { project_name: 'Demo interview', add_media: { 'interview.mp4': { url: 'https://media.example.com/interview.mp4?duration=95' } } };
-  const importing = ['run', 'descript', 'media_imports.create', '--environment', 'production', '--input', JSON.stringify(media), '--idempotency-key', 'demo-import', '--state', state, ...base];
+  const media = {
+    project_name: 'Demo interview',
+    add_media: { 'interview.mp4': { url: 'https://media.example.com/interview.mp4?duration=95' } },
+  };
+  const importing = [
+    'run',
+    'descript',
+    'media_imports.create',
+    '--environment',
+    'production',
+    '--input',
+    JSON.stringify(media),
+    '--idempotency-key',
+    'demo-import',
+    '--state',
+    state,
+    ...base,
+  ];
   const before = simulator.requests.length;
   const asked = await plugboard(...importing);
   expectCode(asked, 3, 'the import without approval');
   const digest = /digest (sha256:[0-9a-f]{64})/.exec(refusal(asked).message ?? '')?.[1];
   if (!digest) throw new Error(`the refused import names no digest:\n${asked.stderr}`);
-  say(`   exit 3, approval required: the approver quotes ${digest}; nothing was sent (${simulator.requests.length - before} requests)`);
-  const decision = (decidedBy: string) => JSON.stringify({ digest, requestedBy: 'ada@example.com', decidedBy, decision: 'approved', expiresAt: null });
+  say(
+    `   exit 3, approval required: the approver quotes ${digest}; nothing was sent (${simulator.requests.length - before} requests)`,
+  );
+  const decision = (decidedBy: string) =>
+    JSON.stringify({ digest, requestedBy: 'ada@example.com', decidedBy, decision: 'approved', expiresAt: null });
   const self = await plugboard(...importing, '--approval', decision('ada@example.com'));
   expectCode(self, 3, 'the self-approved import');
   say(`   exit 3, ${refusal(self).message}`);
   const approved = await plugboard(...importing, '--approval', decision('ben@example.com'));
   expectCode(approved, 0, 'the approved import');
   const receipt = JSON.parse(approved.stdout) as { job_id: string; project_id: string };
-  say(`   approved by ben@example.com: job ${receipt.job_id}, project ${receipt.project_id}; the provider saw ${simulator.requests.length - before} request`);
+  say(
+    `   approved by ben@example.com: job ${receipt.job_id}, project ${receipt.project_id}; the provider saw ${simulator.requests.length - before} request`,
+  );
   const again = await plugboard(...importing, '--approval', decision('ben@example.com'));
   expectCode(again, 0, 'the repeated import');
   const same = again.stdout === approved.stdout;
-  say(`   the same key again: ${same ? 'the same result, replayed' : 'a different result'}; the provider still saw ${simulator.requests.length - before} request`);
+  say(
+    `   the same key again: ${same ? 'the same result, replayed' : 'a different result'}; the provider still saw ${simulator.requests.length - before} request`,
+  );
 
   say('\n3. Read again from the checkpoint: only what changed since, the imported project');
   const second = await plugboard(...list);
   expectCode(second, 0, 'projects.list again');
   const resumed = lines(second.stderr).find((line) => line.includes('resumed from the checkpoint'));
-  say(`   ${resumed ? (JSON.parse(resumed) as { message: string }).message : `${lines(second.stdout).length} records`}`);
+  say(
+    `   ${resumed ? (JSON.parse(resumed) as { message: string }).message : `${lines(second.stdout).length} records`}`,
+  );
 
   say('\n4. Record a scenario, then replay it with the network closed');
   const fixtures = join(work, 'fixtures');
-  const recorded = await plugboard('record', 'descript', 'status.get', '--scenario', 'status', '--fixtures', fixtures, ...base);
+  const recorded = await plugboard(
+    'record',
+    'descript',
+    'status.get',
+    '--scenario',
+    'status',
+    '--fixtures',
+    fixtures,
+    ...base,
+  );
   expectCode(recorded, 0, 'record');
   say(`   ${lines(recorded.stderr).at(-1)}`);
   const replayed = await plugboard('replay', 'descript', '--scenario', 'status', '--fixtures', fixtures);
@@ -131,7 +172,9 @@ try {
 }
 
 if (values['keep-running'] && !failed) {
-  say(`\nThe simulator keeps running at ${simulator.url}: paste any command above. Ctrl+C stops it and removes ${work}.`);
+  say(
+    `\nThe simulator keeps running at ${simulator.url}: paste any command above. Ctrl+C stops it and removes ${work}.`,
+  );
   await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
 }
 await simulator.close();

@@ -32,7 +32,10 @@ export const itemsList = defineAction({
 });
 
 /** A destination that posts its input to `path` and returns the provider's order. */
-function postsOrder<I extends z.ZodType>(path: string, action: Omit<DestinationAction<I, typeof Order>, 'direction' | 'entity' | 'write'>) {
+function postsOrder<I extends z.ZodType>(
+  path: string,
+  action: Omit<DestinationAction<I, typeof Order>, 'direction' | 'entity' | 'write'>,
+) {
   return defineAction<I, typeof Order>({
     ...action,
     direction: 'destination',
@@ -64,7 +67,12 @@ export const refundsCreate = postsOrder('/refunds', {
 });
 
 /** Safe to repeat: a failed run's key may run again. */
-export const quotesCreate = postsOrder('/quotes', { key: 'quotes.create', label: 'Price a quote', retry: 'safe', input: z.object({ sku: z.string() }) });
+export const quotesCreate = postsOrder('/quotes', {
+  key: 'quotes.create',
+  label: 'Price a quote',
+  retry: 'safe',
+  input: z.object({ sku: z.string() }),
+});
 
 /** A long job reporting progress, then waiting on a slow answer. */
 export const jobsRun = defineAction({
@@ -75,7 +83,13 @@ export const jobsRun = defineAction({
   retry: 'never',
   input: z.object({ steps: z.number().int().min(0).default(2) }),
   async write(ctx, input) {
-    for (let step = 1; step <= input.steps; step += 1) ctx.progress({ label: 'Working', done: step, total: input.steps, percent: Math.round((step / input.steps) * 100) });
+    for (let step = 1; step <= input.steps; step += 1)
+      ctx.progress({
+        label: 'Working',
+        done: step,
+        total: input.steps,
+        percent: Math.round((step / input.steps) * 100),
+      });
     return ctx.http.post('/jobs', input);
   },
 });

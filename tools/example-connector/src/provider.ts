@@ -53,7 +53,8 @@ export function shopAnswer(request: SeenRequest, options: ShopProviderOptions = 
   if (options.token !== undefined && request.headers.authorization !== `Bearer ${options.token}`) {
     return reply(401, { error: 'unauthorized', message: 'bad token' });
   }
-  if (request.method === 'GET' && request.path === '/items') return reply(200, itemsPage(options.items ?? items(5), request.query));
+  if (request.method === 'GET' && request.path === '/items')
+    return reply(200, itemsPage(options.items ?? items(5), request.query));
   if (request.method !== 'POST') return reply(404, { error: 'not_found', message: `no ${request.path}` });
   if (request.path === '/jobs') return reply(201, { job_id: `job_${sequence}`, state: 'done' });
   const body = JSON.parse(request.body || '{}') as Record<string, unknown>;

@@ -18,7 +18,10 @@ export const agentModelsList = defineAction({
   async *read(ctx) {
     const answer = await ctx.http.request({ method: 'GET', path: '/agent/models' });
     const parsed = Answer.safeParse(answer.data);
-    if (!parsed.success) throw new SchemaMismatchError('descript agent_models.list', zodIssues(parsed.error), { requestId: answer.requestId });
+    if (!parsed.success)
+      throw new SchemaMismatchError('descript agent_models.list', zodIssues(parsed.error), {
+        requestId: answer.requestId,
+      });
     yield {
       records: [
         ...parsed.data.availableModels.map((model) => ({ ...model, kind: 'model' as const })),

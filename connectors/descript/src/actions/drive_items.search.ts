@@ -8,7 +8,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** A date (a whole UTC day) or a timestamp; sent as a timestamp, as the provider's document types it. */
 const dayOrInstant = (what: string) =>
   z
-    .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: `${what} must be a date (2026-08-01) or an ISO 8601 timestamp with a zone` })
+    .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+      error: `${what} must be a date (2026-08-01) or an ISO 8601 timestamp with a zone`,
+    })
     .describe(`${what}: a date (a whole UTC day) or a timestamp`);
 
 /** `updated_after=2026-08-01` means from the start of that UTC day, `updated_before` to its end. */
@@ -23,7 +25,7 @@ export const driveItemsSearch = defineAction({
   key: 'drive_items.search',
   label: 'Search the drive',
   description:
-    'Ranked search (GET /search) across project names, folder names, media file names, composition text and transcripts of the token\'s drive: one page of at most 100 results.',
+    "Ranked search (GET /search) across project names, folder names, media file names, composition text and transcripts of the token's drive: one page of at most 100 results.",
   direction: 'source',
   entity: DriveItem,
   input: z
@@ -37,7 +39,9 @@ export const driveItemsSearch = defineAction({
         .array(z.enum(SEARCH_MATCHES))
         .min(1)
         .optional()
-        .describe('How the query may match (default name and content); `visual` (Enterprise drives only) cannot be combined with another kind'),
+        .describe(
+          'How the query may match (default name and content); `visual` (Enterprise drives only) cannot be combined with another kind',
+        ),
       sort: z.enum(SEARCH_SORTS).optional().describe('relevance (default), newest or oldest'),
       limit: z
         .number()
@@ -67,7 +71,10 @@ export const driveItemsSearch = defineAction({
       },
     });
     const parsed = Answer.safeParse(answer.data);
-    if (!parsed.success) throw new SchemaMismatchError('descript drive_items.search', zodIssues(parsed.error), { requestId: answer.requestId });
+    if (!parsed.success)
+      throw new SchemaMismatchError('descript drive_items.search', zodIssues(parsed.error), {
+        requestId: answer.requestId,
+      });
     yield { records: parsed.data.results as z.input<typeof DriveItem>[] };
   },
 });

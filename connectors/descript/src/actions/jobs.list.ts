@@ -33,14 +33,17 @@ export function jobsListAction(clock: Clock = Date.now) {
     input: z.strictObject({
       project_id: providerId('Only the jobs of this project').optional(),
       type: z.enum(JOB_TYPES).optional().describe('Only jobs of this type'),
-      created_after: timestamp('Where the first run starts (default 7 days ago, at most 30 days back); later runs start at their checkpoint').optional(),
+      created_after: timestamp(
+        'Where the first run starts (default 7 days ago, at most 30 days back); later runs start at their checkpoint',
+      ).optional(),
       limit: pageLimit(100),
     }),
     incremental: { cursorField: 'created_at', checkpoint: JobsCheckpoint },
     async *read(ctx, input) {
       const now = clock();
       const oldest = now - JOB_HISTORY.maxDays * DAY_MS + CLOCK_MARGIN_MS;
-      let start: JobsCheckpoint | undefined = ctx.checkpoint ?? (input.created_after ? { created_after: input.created_after, seen_ids: [] } : undefined);
+      let start: JobsCheckpoint | undefined =
+        ctx.checkpoint ?? (input.created_after ? { created_after: input.created_after, seen_ids: [] } : undefined);
       if (start && Date.parse(start.created_after) < oldest) {
         ctx.log.warn(
           `jobs.list: ${start.created_after} is older than the provider's ${JOB_HISTORY.maxDays}-day job history; reading from ${iso(oldest)} instead (older jobs can no longer be listed)`,

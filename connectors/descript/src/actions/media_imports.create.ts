@@ -14,7 +14,9 @@ const MediaUrl = z
     const problem = mediaUrlProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
-  .describe('A public or pre-signed http(s) URL of the media file that answers HTTP Range requests (signed for 12 to 48 hours is best)');
+  .describe(
+    'A public or pre-signed http(s) URL of the media file that answers HTTP Range requests (signed for 12 to 48 hours is best)',
+  );
 
 /**
  * One entry of add_media: a URL import (`url`, optional `language`) or a multitrack sequence
@@ -24,7 +26,11 @@ const MediaItem = z
   .strictObject(
     {
       url: MediaUrl.optional(),
-      language: z.string().min(2).optional().describe('ISO 639-1 language of the speech, e.g. "en"; detected when left out'),
+      language: z
+        .string()
+        .min(2)
+        .optional()
+        .describe('ISO 639-1 language of the speech, e.g. "en"; detected when left out'),
       tracks: z
         .array(
           z.strictObject({
@@ -43,8 +49,13 @@ const MediaItem = z
           : undefined,
     },
   )
-  .refine((item) => (item.url === undefined) !== (item.tracks === undefined), { error: 'give either url (a URL import) or tracks (a multitrack sequence)' })
-  .refine((item) => item.language === undefined || item.url !== undefined, { path: ['language'], error: 'language applies to a URL import only' })
+  .refine((item) => (item.url === undefined) !== (item.tracks === undefined), {
+    error: 'give either url (a URL import) or tracks (a multitrack sequence)',
+  })
+  .refine((item) => item.language === undefined || item.url !== undefined, {
+    path: ['language'],
+    error: 'language applies to a URL import only',
+  })
   .describe('A URL import {url, language?} or a multitrack sequence {tracks}');
 
 const CompositionSpec = z.strictObject({
@@ -53,7 +64,12 @@ const CompositionSpec = z.strictObject({
   height: z.number().int().positive().optional(),
   fps: z.number().positive().optional().describe('Accepted by the provider, not yet used by it'),
   clips: z
-    .array(z.strictObject({ media: z.string().min(1).describe('Display path of a media file or sequence'), mute: z.boolean().optional() }))
+    .array(
+      z.strictObject({
+        media: z.string().min(1).describe('Display path of a media file or sequence'),
+        mute: z.boolean().optional(),
+      }),
+    )
     .min(1),
 });
 
@@ -62,29 +78,59 @@ const NEW_PROJECT_ONLY = ['team_access', 'folder_name', 'workspace_name'] as con
 const Input = z
   .strictObject({
     project_id: providerId('Import into this existing project (or give project_name)').optional(),
-    project_name: z.string().trim().min(1).optional().describe('Create a new project with this name (or give project_id)'),
-    team_access: z.enum(TEAM_ACCESS).optional().describe('New projects: access of drive members (provider default none)'),
+    project_name: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('Create a new project with this name (or give project_id)'),
+    team_access: z
+      .enum(TEAM_ACCESS)
+      .optional()
+      .describe('New projects: access of drive members (provider default none)'),
     folder_name: z.string().min(1).optional().describe('New projects: folder path, e.g. "Clients/Acme"'),
-    workspace_name: z.string().min(1).optional().describe('New projects: workspace by name (Personal, General or a custom one)'),
-    add_media: z.record(z.string().min(1), MediaItem).optional().describe('Media to import, keyed by display path (e.g. "Misc/intro.mp4")'),
+    workspace_name: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('New projects: workspace by name (Personal, General or a custom one)'),
+    add_media: z
+      .record(z.string().min(1), MediaItem)
+      .optional()
+      .describe('Media to import, keyed by display path (e.g. "Misc/intro.mp4")'),
     add_compositions: z.array(CompositionSpec).min(1).optional().describe('Compositions to build from the media'),
   })
   .superRefine((input, ctx) => {
     checkProjectChoice(input, ctx, { existing: [], created: NEW_PROJECT_ONLY });
     const media = input.add_media ?? {};
     if (Object.keys(media).length === 0 && !input.add_compositions) {
-      ctx.addIssue({ code: 'custom', path: ['add_media'], message: 'name at least one media file to import (or a composition to build)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['add_media'],
+        message: 'name at least one media file to import (or a composition to build)',
+      });
     }
     // A new project holds only what this import brings: every reference must be in add_media.
     if (input.project_name !== undefined) {
       const check = (reference: string, path: (string | number)[]) => {
-        if (!Object.hasOwn(media, reference)) ctx.addIssue({ code: 'custom', path, message: `'${reference}' is not a key of add_media` });
+        if (!Object.hasOwn(media, reference))
+          ctx.addIssue({ code: 'custom', path, message: `'${reference}' is not a key of add_media` });
       };
-      for (const [key, item] of Object.entries(media)) item.tracks?.forEach((track, t) => check(track.media, ['add_media', key, 'tracks', t, 'media']));
-      input.add_compositions?.forEach((composition, c) => composition.clips.forEach((clip, k) => check(clip.media, ['add_compositions', c, 'clips', k, 'media'])));
+      for (const [key, item] of Object.entries(media)) {
+        for (const [t, track] of (item.tracks ?? []).entries())
+          check(track.media, ['add_media', key, 'tracks', t, 'media']);
+      }
+      for (const [c, composition] of (input.add_compositions ?? []).entries()) {
+        for (const [k, clip] of composition.clips.entries())
+          check(clip.media, ['add_compositions', c, 'clips', k, 'media']);
+      }
     }
   })
-  .meta({ examples: [{ project_name: 'Interview', add_media: { 'interview.mp4': { url: 'https://media.example.com/interview.mp4' } } }] });
+  .meta({
+    examples: [
+      { project_name: 'Interview', add_media: { 'interview.mp4': { url: 'https://media.example.com/interview.mp4' } } },
+    ],
+  });
 
 export const mediaImportsCreate = defineAction({
   key: 'media_imports.create',

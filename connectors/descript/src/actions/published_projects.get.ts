@@ -7,9 +7,11 @@ const Slug = z
   .string()
   .trim()
   .min(1, { error: 'slug must not be empty' })
-  .transform((value) => (/^https?:\/\//i.test(value) ? (new URL(value).pathname.split('/').filter(Boolean).at(-1) ?? '') : value))
+  .transform((value) =>
+    /^https?:\/\//i.test(value) ? (new URL(value).pathname.split('/').filter(Boolean).at(-1) ?? '') : value,
+  )
   .pipe(z.string().regex(/^[^/?#\s]+$/, { error: 'slug must be a share page slug, or a share URL ending in one' }))
-  .describe('The share page\'s URL slug, or its share URL');
+  .describe("The share page's URL slug, or its share URL");
 
 export const publishedProjectsGet = defineAction({
   key: 'published_projects.get',
@@ -20,7 +22,9 @@ export const publishedProjectsGet = defineAction({
   entity: PublishedProject,
   input: z.strictObject({ slug: Slug }),
   async *read(ctx, input) {
-    const page = await ctx.http.get<Record<string, unknown>>('/published_projects/{slug}', { params: { slug: input.slug } });
+    const page = await ctx.http.get<Record<string, unknown>>('/published_projects/{slug}', {
+      params: { slug: input.slug },
+    });
     yield { records: [{ slug: input.slug, ...page } as z.input<typeof PublishedProject>] };
   },
 });

@@ -35,14 +35,19 @@ export const transcriptsGet = defineAction({
   key: 'transcripts.get',
   label: 'Export a transcript',
   description:
-    'Exports a composition\'s transcript (POST /export/transcript, a read sent as POST) as plain text, Markdown, HTML, RTF or SRT subtitles, with speaker labels, markers and timecodes as asked; one record with the text, the composition id and the file name.',
+    "Exports a composition's transcript (POST /export/transcript, a read sent as POST) as plain text, Markdown, HTML, RTF or SRT subtitles, with speaker labels, markers and timecodes as asked; one record with the text, the composition id and the file name.",
   direction: 'source',
   entity: Transcript,
   input: z.strictObject({
     project_id: providerId('The project id'),
     format: Format,
-    composition_id: providerId('The composition: its id, 5-character short id or project URL (default: the first composition)').optional(),
-    include_speaker_labels: z.enum(SPEAKER_LABELS).optional().describe('off, changes (provider default) or every_paragraph'),
+    composition_id: providerId(
+      'The composition: its id, 5-character short id or project URL (default: the first composition)',
+    ).optional(),
+    include_speaker_labels: z
+      .enum(SPEAKER_LABELS)
+      .optional()
+      .describe('off, changes (provider default) or every_paragraph'),
     include_markers: z.boolean().optional(),
     timecodes: z
       .strictObject({

@@ -9,7 +9,11 @@ const BENEFIT: Readonly<Record<Tier, string>> = {
 };
 
 /** One hospital cash quote of a tier, its answer checked against the assumed shape. */
-export async function requestQuote(ctx: ActionContext, tier: Tier, input: HospitalCashQuoteRequest): Promise<HospitalCashQuote> {
+export async function requestQuote(
+  ctx: ActionContext,
+  tier: Tier,
+  input: HospitalCashQuoteRequest,
+): Promise<HospitalCashQuote> {
   const answer = await ctx.http.request({
     method: 'POST',
     path: PATHS.hospitalCashQuote,
@@ -25,10 +29,14 @@ export async function requestQuote(ctx: ActionContext, tier: Tier, input: Hospit
     });
   }
   if (quote.data.tier !== tier) {
-    throw new SchemaMismatchError(`insurance hospital_cash_${tier}_quotes.create`, [{ path: 'tier', message: `the provider quoted '${quote.data.tier}', not '${tier}'` }], {
-      status: answer.status,
-      requestId: answer.requestId,
-    });
+    throw new SchemaMismatchError(
+      `insurance hospital_cash_${tier}_quotes.create`,
+      [{ path: 'tier', message: `the provider quoted '${quote.data.tier}', not '${tier}'` }],
+      {
+        status: answer.status,
+        requestId: answer.requestId,
+      },
+    );
   }
   return quote.data;
 }

@@ -52,13 +52,25 @@ export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
         });
         const page = ListPage.safeParse(answer.data);
         if (!page.success) {
-          throw new SchemaMismatchError(`insurance ${spec.key}`, zodIssues(page.error), { status: answer.status, requestId: answer.requestId });
+          throw new SchemaMismatchError(`insurance ${spec.key}`, zodIssues(page.error), {
+            status: answer.status,
+            requestId: answer.requestId,
+          });
         }
         const next = page.data[PAGING.nextCursorField] ?? undefined;
         if (loop.repeats(next)) {
-          throw new SchemaMismatchError(`insurance ${spec.key}`, [{ path: PAGING.nextCursorField, message: `the cursor ${excerpt(JSON.stringify(next))} came back twice; stopping rather than looping` }], {
-            requestId: answer.requestId,
-          });
+          throw new SchemaMismatchError(
+            `insurance ${spec.key}`,
+            [
+              {
+                path: PAGING.nextCursorField,
+                message: `the cursor ${excerpt(JSON.stringify(next))} came back twice; stopping rather than looping`,
+              },
+            ],
+            {
+              requestId: answer.requestId,
+            },
+          );
         }
         yield { records: page.data[PAGING.dataField] as z.input<E>[] };
         cursor = next;
@@ -75,7 +87,9 @@ interface CreateSpec<I extends z.ZodType, E extends z.ZodType> extends PassThrou
 }
 
 /** `POST <path>` with the input as the body, as is. */
-export function createAction<E extends z.ZodType, I extends z.ZodType = typeof PassThroughBody>(spec: CreateSpec<I, E>) {
+export function createAction<E extends z.ZodType, I extends z.ZodType = typeof PassThroughBody>(
+  spec: CreateSpec<I, E>,
+) {
   const { kind, input, ...rest } = spec;
   const policy = kind === 'policy';
   return defineAction({

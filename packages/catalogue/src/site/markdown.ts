@@ -7,7 +7,9 @@ import MarkdownIt from 'markdown-it';
  */
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false }).disable('image');
 
-const renderLink = markdown.renderer.rules.link_open ?? ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options));
+const renderLink =
+  markdown.renderer.rules.link_open ??
+  ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options));
 markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
   // A provider's page opens apart from the catalogue, and is not told where the reader came from.
   tokens[index]!.attrSet('rel', 'noreferrer noopener');

@@ -55,7 +55,12 @@ export function escapeHtml(text: string): string {
 
 /** JSON that is safe inside a `<script>` element. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 const h = escapeHtml;
@@ -82,7 +87,11 @@ function typeCell(type: string, links: ReadonlyMap<string, string>): string {
   return `<code><a href="#${target}">${h(match[1] as string)}</a>${h(match[2] ?? '')}${h(match[3] ?? '')}</code>`;
 }
 
-function fieldTable(rows: readonly FieldRow[], caption?: string, links: ReadonlyMap<string, string> = new Map()): string {
+function fieldTable(
+  rows: readonly FieldRow[],
+  caption?: string,
+  links: ReadonlyMap<string, string> = new Map(),
+): string {
   if (rows.length === 0) return '<p class="muted">No fields.</p>';
   const body = rows
     .map(
@@ -107,7 +116,10 @@ function operationsTable(connector: SiteConnector): string {
   const links = typeLinks(connector);
   const rows = entry.operations
     .map((operation) => {
-      const entity = operation.entity === null ? '<span class="muted">–</span>' : `<a href="#${anchor(entry.key, operation.entity)}"><code>${h(operation.entity)}</code></a>`;
+      const entity =
+        operation.entity === null
+          ? '<span class="muted">–</span>'
+          : `<a href="#${anchor(entry.key, operation.entity)}"><code>${h(operation.entity)}</code></a>`;
       const facts = [
         operation.incremental ? `incremental on <code>${h(operation.incremental.cursorField)}</code>` : '',
         operation.retry ? `retry: ${h(operation.retry)}` : '',
@@ -115,7 +127,10 @@ function operationsTable(connector: SiteConnector): string {
         operation.implemented === false ? '<span class="badge todo">not implemented</span>' : '',
       ].filter(Boolean);
       const inputs = connector.inputs[operation.key] ?? [];
-      const inputText = inputs.length === 0 ? '' : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`, links)}</details>`;
+      const inputText =
+        inputs.length === 0
+          ? ''
+          : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`, links)}</details>`;
       const example = exampleBlock(entry.key, operation, connector.examples[operation.key]);
       return `<tr class="operation" data-mode="${h(operation.mode)}" data-operation="${h(operation.key)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : `<div class="description">${markdownBlock(operation.description)}</div>`}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}${example}</td></tr>`;
     })
@@ -148,7 +163,9 @@ function rateTable(entry: CatalogueEntry): string {
   if (budgets.length === 0) return '<p class="muted">No declared rate budget.</p>';
   const rows = budgets
     .map(([name, budget]) => {
-      const users = entry.operations.filter((operation) => operation.rateBudget === name).map((operation) => `<code>${h(operation.key)}</code>`);
+      const users = entry.operations
+        .filter((operation) => operation.rateBudget === name)
+        .map((operation) => `<code>${h(operation.key)}</code>`);
       return `<tr><td><code>${h(name)}</code></td><td>${budget.limit} per ${h(budget.per)}</td><td>${h(budget.scope)}</td><td>${users.join(', ') || '<span class="muted">–</span>'}</td></tr>`;
     })
     .join('');
@@ -159,9 +176,15 @@ function authenticationText(entry: CatalogueEntry): string {
   const auth = entry.authentication;
   if (!auth) return '<p class="muted">Not described.</p>';
   const schemes = auth.schemes
-    .map((scheme) => `${scheme.type === 'bearer' ? 'Bearer token' : 'API key'} in <code>${h(scheme.header)}</code>${scheme.default ? ' (default)' : ''}`)
+    .map(
+      (scheme) =>
+        `${scheme.type === 'bearer' ? 'Bearer token' : 'API key'} in <code>${h(scheme.header)}</code>${scheme.default ? ' (default)' : ''}`,
+    )
     .join('; ');
-  const base = auth.baseUrl === null ? 'set per connection' : `<code>${h(auth.baseUrl)}</code>${auth.baseUrlOverridable ? ', overridable per connection' : ''}`;
+  const base =
+    auth.baseUrl === null
+      ? 'set per connection'
+      : `<code>${h(auth.baseUrl)}</code>${auth.baseUrlOverridable ? ', overridable per connection' : ''}`;
   return `<p>${schemes}. Base URL: ${base}. The credential comes from the connection's secret reference, never from the catalogue.</p>`;
 }
 
@@ -170,22 +193,35 @@ function connectorItem(connector: SiteConnector): string {
   const billable = entry.operations.some((operation) => operation.billable === true);
   const approval = entry.operations.some((operation) => operation.approvalRequired);
   const modes = [...new Set(entry.operations.map((operation) => operation.mode))].sort(compareText);
-  const counts = modes.map((mode) => `${entry.operations.filter((operation) => operation.mode === mode).length} ${mode}`).join(', ');
+  const counts = modes
+    .map((mode) => `${entry.operations.filter((operation) => operation.mode === mode).length} ${mode}`)
+    .join(', ');
   const badges = [
     `<span class="badge status-${h(entry.status)}">${h(entry.status)}</span>`,
     approval ? '<span class="badge approval">approval required</span>' : '',
     billable ? '<span class="badge billable">billable</span>' : '',
     entry.implemented ? '' : '<span class="badge todo">partly implemented</span>',
   ].join('');
-  const docs = entry.documentationUrl === null ? '' : ` · <a href="${h(entry.documentationUrl)}" rel="noreferrer">provider documentation</a>`;
-  const limitations = entry.limitations.length === 0 ? '<p class="muted">None stated.</p>' : `<ul class="limitations">${entry.limitations.map((text) => `<li>${markdownInline(text)}</li>`).join('')}</ul>`;
+  const docs =
+    entry.documentationUrl === null
+      ? ''
+      : ` · <a href="${h(entry.documentationUrl)}" rel="noreferrer">provider documentation</a>`;
+  const limitations =
+    entry.limitations.length === 0
+      ? '<p class="muted">None stated.</p>'
+      : `<ul class="limitations">${entry.limitations.map((text) => `<li>${markdownInline(text)}</li>`).join('')}</ul>`;
   const links = typeLinks(connector);
   const dataTypes = connector.dataTypes
     .map((type) => {
       const tables = type.tables
-        .map((table) => `${table.description ? `<p>${markdownInline(table.description)}</p>` : ''}${fieldTable(table.rows, table.name, links)}`)
+        .map(
+          (table) =>
+            `${table.description ? `<p>${markdownInline(table.description)}</p>` : ''}${fieldTable(table.rows, table.name, links)}`,
+        )
         .join('');
-      const where = type.nested ? `part of data types, in <code>${h(type.file)}</code>` : `<code>${h(type.file)}</code>`;
+      const where = type.nested
+        ? `part of data types, in <code>${h(type.file)}</code>`
+        : `<code>${h(type.file)}</code>`;
       return `<section class="data-type" data-name="${h(type.name)}"><h4 id="${anchor(entry.key, type.name)}">${h(type.name)} <span class="muted">(${where})</span></h4>${tables}</section>`;
     })
     .join('');
@@ -207,7 +243,11 @@ export function renderSite(input: SiteInput): string {
     .sort(([, a], [, b]) => compareText(a, b))
     .map(([key, label]) => `<option value="${h(key)}">${h(label)}</option>`)
     .join('');
-  const data = { apiVersion: API_VERSION, generatedAt: input.generatedAt, connectors: connectors.map(({ entry }) => entry) };
+  const data = {
+    apiVersion: API_VERSION,
+    generatedAt: input.generatedAt,
+    connectors: connectors.map(({ entry }) => entry),
+  };
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -24,7 +24,9 @@ export async function launchChromium(): Promise<Browser> {
   try {
     await access(path, constants.X_OK);
   } catch {
-    throw new Error(`Chromium is missing: no executable at ${path}${process.env.CHROMIUM_PATH ? ' (CHROMIUM_PATH)' : ''}; run scripts/ensure-system.sh, which installs it`);
+    throw new Error(
+      `Chromium is missing: no executable at ${path}${process.env.CHROMIUM_PATH ? ' (CHROMIUM_PATH)' : ''}; run scripts/ensure-system.sh, which installs it`,
+    );
   }
   // Playwright gives each launch a fresh temporary profile.
   return chromium.launch({ executablePath: path, args: CHROMIUM_ARGS, timeout: 60_000 });

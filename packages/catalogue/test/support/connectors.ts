@@ -50,9 +50,18 @@ export const ordersCreate = defineAction({
   billable: true,
   retry: 'never',
   approval: 'production',
-  input: z.object({ lines: z.array(z.object({ item_id: z.string(), quantity: z.number().int() })), note: z.string().optional() }),
+  input: z.object({
+    lines: z.array(z.object({ item_id: z.string(), quantity: z.number().int() })),
+    note: z.string().optional(),
+  }),
   async write() {
-    return { order_id: 'o1', status: 'placed' as const, total: { amount: '1.00', currency: 'EUR' }, lines: [], note: null };
+    return {
+      order_id: 'o1',
+      status: 'placed' as const,
+      total: { amount: '1.00', currency: 'EUR' },
+      lines: [],
+      note: null,
+    };
   },
 });
 
@@ -67,7 +76,10 @@ export const shop: Connector = defineConnector({
   documentationUrl: 'https://shop.invalid/docs',
   auth: [bearerToken(), apiKeyHeader('X-Api-Key')],
   baseUrl: 'https://shop.invalid/api',
-  rateLimits: { default: { limit: 10, per: 'second' }, 'orders.create': { limit: 60, per: 'minute', scope: 'connector' } },
+  rateLimits: {
+    default: { limit: 10, per: 'second' },
+    'orders.create': { limit: 60, per: 'minute', scope: 'connector' },
+  },
   limitations: ['Refunds are not offered on purpose.'],
   actions: [ordersCreate, itemsList],
 });
@@ -76,7 +88,9 @@ export const Note = z
   .object({ id: z.string(), title: z.string(), body: z.string(), created: z.iso.datetime() })
   .meta({ id: 'Note', description: 'A note.' });
 
-export const NoteExport = z.object({ id: z.string(), url: z.url(), format: z.enum(['md', 'pdf']) }).meta({ id: 'NoteExport' });
+export const NoteExport = z
+  .object({ id: z.string(), url: z.url(), format: z.enum(['md', 'pdf']) })
+  .meta({ id: 'NoteExport' });
 
 export const notes: Connector = defineConnector({
   key: 'notes',

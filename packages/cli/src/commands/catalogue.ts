@@ -37,7 +37,8 @@ async function connectorsFor({ args, values, io, findConnector }: Invocation): P
  */
 export async function catalogueCommand(invocation: Invocation): Promise<void> {
   const { values, io } = invocation;
-  if (typeof values.out !== 'string') throw new UsageError('--out DIR is required: the folder to write the catalogue into');
+  if (typeof values.out !== 'string')
+    throw new UsageError('--out DIR is required: the folder to write the catalogue into');
   const outDir = resolve(io.cwd, values.out);
   const packages = packageNames(values.package as string[] | undefined);
   const connectors = await connectorsFor(invocation);
@@ -48,7 +49,9 @@ export async function catalogueCommand(invocation: Invocation): Promise<void> {
     `catalogue: ${catalogue.entries.length} connector${catalogue.entries.length === 1 ? '' : 's'}, ${operations} operation${operations === 1 ? '' : 's'}, ${catalogue.written.length} files in ${outDir} (API version ${catalogue.apiVersion}, generated ${catalogue.generatedAt})\n`,
   );
   for (const entry of catalogue.entries) {
-    io.stdout.write(`  ${entry.key}: ${entry.operations.length} operations, ${Object.keys(entry.dataTypes ?? {}).length} data types${entry.implemented ? '' : ' (not every operation is implemented)'}\n`);
+    io.stdout.write(
+      `  ${entry.key}: ${entry.operations.length} operations, ${Object.keys(entry.dataTypes ?? {}).length} data types${entry.implemented ? '' : ' (not every operation is implemented)'}\n`,
+    );
   }
   if (partial.length > 0) io.stdout.write(`  implemented: false for ${partial.join(', ')}\n`);
   io.stdout.write(`  site: ${resolve(outDir, 'index.html')}\n`);
@@ -71,11 +74,12 @@ async function catalogueSide(arg: string, io: Invocation['io'], pluginDir: strin
   const isName = !(await exists(path)) && /^(@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/.test(arg);
   if (!isFolder && !isName) return path; // read as a catalogue folder, which reports what is wrong with it
   const { loadPlugin, PluginLoadError } = await import('@plugboard/runtime');
-  let loaded;
+  let loaded: Awaited<ReturnType<typeof loadPlugin>>;
   try {
     loaded = await loadPlugin(isFolder ? { dir: path } : { name: arg, from: pluginDir });
   } catch (error) {
-    if (error instanceof PluginLoadError) throw new UsageError(`${arg} is neither a catalogue folder nor an installed connector package: ${error.message}`);
+    if (error instanceof PluginLoadError)
+      throw new UsageError(`${arg} is neither a catalogue folder nor an installed connector package: ${error.message}`);
     throw error;
   }
   const outDir = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-diff-'));
@@ -92,8 +96,11 @@ export async function catalogueDiffCommand({ args, values, io }: Invocation): Pr
   const pluginDir = resolve(io.cwd, (values.plugins as string | undefined) ?? '.');
   const temps: string[] = [];
   try {
-    const [oldDir, newDir] = [await catalogueSide(args[0]!, io, pluginDir, temps), await catalogueSide(args[1]!, io, pluginDir, temps)];
-    let result;
+    const [oldDir, newDir] = [
+      await catalogueSide(args[0]!, io, pluginDir, temps),
+      await catalogueSide(args[1]!, io, pluginDir, temps),
+    ];
+    let result: Awaited<ReturnType<typeof diffCatalogues>>;
     try {
       result = await diffCatalogues(oldDir, newDir);
     } catch (error) {

@@ -29,7 +29,10 @@ function view(report: IdempotencyReport, folder: StateFolder): Record<string, un
   const { key, record, decisions } = report;
   if (!record) {
     if (decisions.length === 0) {
-      throw new NotFoundError(`nothing is kept under idempotency key ${JSON.stringify(excerpt(key))} in ${folder.dir} (from ${folder.from})`, { code: 'idempotency_key_unknown' });
+      throw new NotFoundError(
+        `nothing is kept under idempotency key ${JSON.stringify(excerpt(key))} in ${folder.dir} (from ${folder.from})`,
+        { code: 'idempotency_key_unknown' },
+      );
     }
     // Released by a decision and not run since: the next run with the key runs.
     return { key, state: 'released', decisions };
@@ -45,7 +48,9 @@ function view(report: IdempotencyReport, folder: StateFolder): Record<string, un
     startedAt,
     ...(record.state === 'running' ? {} : { finishedAt: record.finishedAt }),
     ...(record.state === 'uncertain' ? { error: record.error } : {}),
-    ...(record.state === 'succeeded' ? { result: record.result, ...(record.decision ? { decision: record.decision } : {}) } : {}),
+    ...(record.state === 'succeeded'
+      ? { result: record.result, ...(record.decision ? { decision: record.decision } : {}) }
+      : {}),
     decisions,
   };
 }
@@ -63,7 +68,11 @@ export async function showCommand({ args, values, io }: Invocation): Promise<voi
 }
 
 /** With the action's definition at hand, a given result must be one the action could have returned; without it, the result is kept as given. */
-async function checkResult(result: unknown, record: { connector: string; action: string } | undefined, findConnector: FindConnector): Promise<unknown> {
+async function checkResult(
+  result: unknown,
+  record: { connector: string; action: string } | undefined,
+  findConnector: FindConnector,
+): Promise<unknown> {
   const found = record ? await findConnector({ key: record.connector }).catch(() => undefined) : undefined;
   const action = found?.connector.action(record!.action);
   if (!action) return result;
@@ -87,7 +96,8 @@ export async function settleCommand({ args, values, io, findConnector }: Invocat
   if (!by) throw new UsageError('--by NAME must name who decides');
   const reason = (values.reason as string).trim();
   if (!reason) throw new UsageError('--reason TEXT must say why, e.g. what the provider shows');
-  if (as === 'failed' && values.result !== undefined) throw new UsageError('--result goes with --as succeeded: a failed run has no result');
+  if (as === 'failed' && values.result !== undefined)
+    throw new UsageError('--result goes with --as succeeded: a failed run has no result');
   const minAge = values['min-age'] as string | undefined;
   if (values.force && minAge !== undefined) throw new UsageError('--force and --min-age exclude each other');
   const minAgeMs = minAge === undefined ? DEFAULT_SETTLE_MIN_AGE_MS : parseDuration(minAge);
@@ -99,7 +109,14 @@ export async function settleCommand({ args, values, io, findConnector }: Invocat
   const { record } = await store.inspect(key);
   const result = as === 'succeeded' ? await checkResult(given ?? null, record, findConnector) : undefined;
   try {
-    const report = await settleIdempotencyKey(store, key, { as, by, reason, ...(result === undefined ? {} : { result }), force: values.force === true, minAgeMs });
+    const report = await settleIdempotencyKey(store, key, {
+      as,
+      by,
+      reason,
+      ...(result === undefined ? {} : { result }),
+      force: values.force === true,
+      minAgeMs,
+    });
     writeJsonLine(io.stdout, view(report, folder));
   } catch (error) {
     if (error instanceof NotFoundError) error.message = `${error.message} (in ${folder.dir}, from ${folder.from})`;

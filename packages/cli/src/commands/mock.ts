@@ -11,15 +11,17 @@ import { portInUse, UsageError } from '../usage.js';
 export async function mockCommand({ args, values, io, signal }: Invocation): Promise<void> {
   const [file] = args;
   const portText = String(values.port ?? '0');
-  if (!/^\d+$/.test(portText) || Number(portText) > 65_535) throw new UsageError(`--port must be a port number (0 for a free one), not '${portText}'`);
+  if (!/^\d+$/.test(portText) || Number(portText) > 65_535)
+    throw new UsageError(`--port must be a port number (0 for a free one), not '${portText}'`);
   const document = await loadOpenApiDocument(file!);
-  let server;
+  let server: Awaited<ReturnType<typeof startMockServer>>;
   try {
     server = await startMockServer(document, { port: Number(portText), host: String(values.host ?? '127.0.0.1') });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw portInUse(portText);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${String(values.host)}: not an address of this machine`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new UsageError(`--host ${String(values.host)}: not an address of this machine`);
     throw error;
   }
   io.stdout.write(`plugboard mock: ${server.operations} operations of ${file} at ${server.url} (Ctrl+C stops it)\n`);
@@ -27,7 +29,9 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
   const show = () => {
     for (; shown < server.requests.length; shown += 1) {
       const request = server.requests[shown]!;
-      io.stderr.write(`${request.method} ${request.path} ${request.status}${request.operationId ? ` ${request.operationId}` : ''}\n`);
+      io.stderr.write(
+        `${request.method} ${request.path} ${request.status}${request.operationId ? ` ${request.operationId}` : ''}\n`,
+      );
     }
   };
   const timer = setInterval(show, 200);

@@ -11,7 +11,13 @@ export async function newCommand({ args, values, io }: Invocation): Promise<void
   const [name] = args;
   const dir = resolve(io.cwd, typeof values.dir === 'string' ? values.dir : name!);
   const file = typeof values['from-openapi'] === 'string' ? resolve(io.cwd, values['from-openapi']) : undefined;
-  const operations = typeof values.operations === 'string' ? values.operations.split(',').map((id) => id.trim()).filter(Boolean) : [];
+  const operations =
+    typeof values.operations === 'string'
+      ? values.operations
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean)
+      : [];
   if (!file && operations.length > 0) throw new UsageError('--operations goes with --from-openapi <file>');
   const scaffold = await scaffoldConnector({ name: name!, dir, ...(file ? { openapi: { file, operations } } : {}) });
   const shown = typeof values.dir === 'string' ? values.dir : name!;
@@ -23,8 +29,14 @@ export async function newCommand({ args, values, io }: Invocation): Promise<void
       `  cd ${shown}`,
       '  npm install',
       ...(file
-        ? ['  npx plugboard mock openapi.* --port 4010   # a stand-in to record against; README.md lists the record commands', '  npm test                                   # once every action has a recorded scenario']
-        : ['  npm test                                   # the standard suite on the recorded fixtures', '  npx plugboard mock openapi.yaml --port 4010 # a stand-in to record against (README.md)']),
+        ? [
+            '  npx plugboard mock openapi.* --port 4010   # a stand-in to record against; README.md lists the record commands',
+            '  npm test                                   # once every action has a recorded scenario',
+          ]
+        : [
+            '  npm test                                   # the standard suite on the recorded fixtures',
+            '  npx plugboard mock openapi.yaml --port 4010 # a stand-in to record against (README.md)',
+          ]),
       '',
     ].join('\n'),
   );

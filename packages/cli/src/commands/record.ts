@@ -24,20 +24,34 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
   const args = await actionArgs(invocation);
   const scenario = args.values.scenario;
   if (!scenario || !/^[a-z0-9][a-z0-9._-]*$/i.test(scenario)) {
-    throw new UsageError('--scenario <name> is required: letters, digits, dot, dash or underscore, e.g. --scenario projects-list-first-page');
+    throw new UsageError(
+      '--scenario <name> is required: letters, digits, dot, dash or underscore, e.g. --scenario projects-list-first-page',
+    );
   }
   // Bad input is refused here, before anything is sent or written.
-  const prepared = prepareRun(args.connector, args.action, { input: args.input, connection: args.connection, environment: args.environment });
+  const prepared = prepareRun(args.connector, args.action, {
+    input: args.input,
+    connection: args.connection,
+    environment: args.environment,
+  });
   const baseUrl = prepared.connection.baseUrl;
   const fixturesDir = fixturesFolder(args.values.fixtures, args.dir, args.connector.key, io.cwd);
   const { settings } = args.connection;
   const expectedError = args.values['expect-error'];
   // The stream `run --state` keeps this source's checkpoint under.
   const state = args.values.state ? fileStore(resolve(io.cwd, args.values.state)) : undefined;
-  const stream = streamKey({ connector: args.connector.key, action: args.action, connectionId: prepared.connection.id, environment: prepared.environment, input: prepared.input });
+  const stream = streamKey({
+    connector: args.connector.key,
+    action: args.action,
+    connectionId: prepared.connection.id,
+    environment: prepared.environment,
+    input: prepared.input,
+  });
   const given = jsonOption('--checkpoint', args.values.checkpoint, undefined);
-  if (given !== undefined && prepared.action.direction !== 'source') throw new UsageError(`--checkpoint goes with a source; ${args.action} is a destination`);
-  const checkpoint = prepared.action.direction === 'source' ? (given ?? (await state?.checkpoints.get(stream))) : undefined;
+  if (given !== undefined && prepared.action.direction !== 'source')
+    throw new UsageError(`--checkpoint goes with a source; ${args.action} is a destination`);
+  const checkpoint =
+    prepared.action.direction === 'source' ? (given ?? (await state?.checkpoints.get(stream))) : undefined;
   // Recording sends through fetch, where the recorder sees it; PLUGBOARD_ALLOW_NETWORK applies as for run.
   const transport = createTransport({ via: 'fetch', network: { allow: allowedNetwork(io.env) } });
   const result = await recordScenario({
@@ -48,7 +62,14 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
       input: args.input,
       environment: args.environment,
       ...(checkpoint === undefined ? {} : { checkpoint }),
-      ...(settings || args.connection.id ? { connection: { ...(args.connection.id ? { id: args.connection.id } : {}), ...(settings ? { settings } : {}) } } : {}),
+      ...(settings || args.connection.id
+        ? {
+            connection: {
+              ...(args.connection.id ? { id: args.connection.id } : {}),
+              ...(settings ? { settings } : {}),
+            },
+          }
+        : {}),
       ...(expectedError ? { expect: { error: expectedError } } : {}),
     },
     fixturesDir,
@@ -65,8 +86,12 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
     })
     .finally(() => transport.close());
   const { outcome } = result.fixture;
-  if (state && 'checkpoint' in outcome && outcome.checkpoint !== undefined) await state.checkpoints.commit(stream, outcome.checkpoint);
+  if (state && 'checkpoint' in outcome && outcome.checkpoint !== undefined)
+    await state.checkpoints.commit(stream, outcome.checkpoint);
   if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
-  const summary = 'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;
-  io.stderr.write(`recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}\n`);
+  const summary =
+    'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;
+  io.stderr.write(
+    `recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}\n`,
+  );
 }

@@ -14,10 +14,18 @@ export async function replayCommand({ args, values, io, findConnector }: Invocat
   if (typeof scenario !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/i.test(scenario)) {
     throw new UsageError('--scenario <name> is required: the recorded scenario, e.g. --scenario projects-first');
   }
-  const found = await findConnector({ key: args[0], connector: values.connector as string | undefined, plugins: values.plugins as string | undefined });
+  const found = await findConnector({
+    key: args[0],
+    connector: values.connector as string | undefined,
+    plugins: values.plugins as string | undefined,
+  });
   const fixturesDir = fixturesFolder(values.fixtures as string | undefined, found.dir, found.connector.key, io.cwd);
   const result = await replayScenario({ connector: found.connector, scenario, fixturesDir });
   for (const record of result.records) writeJsonLine(io.stdout, record);
-  const outcome = result.error ? `error ${result.error.code}` : `${result.records.length} records in ${result.pages} pages`;
-  io.stderr.write(`replayed scenario '${scenario}' from ${result.fixturePath} with the network closed (${result.calls} calls, ${outcome})\n`);
+  const outcome = result.error
+    ? `error ${result.error.code}`
+    : `${result.records.length} records in ${result.pages} pages`;
+  io.stderr.write(
+    `replayed scenario '${scenario}' from ${result.fixturePath} with the network closed (${result.calls} calls, ${outcome})\n`,
+  );
 }

@@ -1,5 +1,12 @@
 import { resolve } from 'node:path';
-import { type ApprovalDecision, createExecutor, createTransport, excerpt, IdempotencyUnsettledError, memoryStore } from '@plugboard/sdk';
+import {
+  type ApprovalDecision,
+  createExecutor,
+  createTransport,
+  excerpt,
+  IdempotencyUnsettledError,
+  memoryStore,
+} from '@plugboard/sdk';
 import { runArgs } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';
@@ -11,7 +18,9 @@ import { jsonOption, UsageError } from '../usage.js';
 function approvalOption(text: string | undefined): ApprovalDecision | undefined {
   const approval = jsonOption('--approval', text, undefined);
   if (approval !== undefined && (approval === null || typeof approval !== 'object' || Array.isArray(approval))) {
-    throw new UsageError('--approval must be a JSON object: {"digest", "requestedBy", "decidedBy", "decision", "expiresAt"}');
+    throw new UsageError(
+      '--approval must be a JSON object: {"digest", "requestedBy", "decidedBy", "decision", "expiresAt"}',
+    );
   }
   return approval as ApprovalDecision | undefined;
 }
@@ -22,7 +31,12 @@ function approvalOption(text: string | undefined): ApprovalDecision | undefined 
  * kept in one process's memory would not stop another process from writing again; else
  * none (a source without `--state` keeps no checkpoint).
  */
-async function runState(io: CliIo, given: string | undefined, key: string | undefined, destination: boolean): Promise<string | undefined> {
+async function runState(
+  io: CliIo,
+  given: string | undefined,
+  key: string | undefined,
+  destination: boolean,
+): Promise<string | undefined> {
   if (key === '') throw new UsageError('--idempotency-key must not be empty');
   const keyed = key !== undefined && destination;
   if (!keyed) return given === undefined ? undefined : resolve(io.cwd, given);
@@ -30,7 +44,10 @@ async function runState(io: CliIo, given: string | undefined, key: string | unde
   const folder = stateFolder(io, given, purpose);
   await ensureWritable(folder, purpose);
   if (folder.from !== '--state') {
-    writeJsonLine(io.stderr, { level: 'info', message: `idempotency key ${excerpt(key)} is kept in ${folder.dir} (from ${folder.from}; --state DIR keeps it elsewhere)` });
+    writeJsonLine(io.stderr, {
+      level: 'info',
+      message: `idempotency key ${excerpt(key)} is kept in ${folder.dir} (from ${folder.from}; --state DIR keeps it elsewhere)`,
+    });
   }
   return folder.dir;
 }
@@ -55,10 +72,16 @@ export async function runCommand(invocation: Invocation): Promise<void> {
   // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
   const redis = io.env.PLUGBOARD_REDIS_URL;
   // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
-  const transport = createTransport({ via: 'http', ...(redis ? { redis } : {}), network: { allow: allowedNetwork(io.env) } });
+  const transport = createTransport({
+    via: 'http',
+    ...(redis ? { redis } : {}),
+    network: { allow: allowedNetwork(io.env) },
+  });
   const executor = createExecutor({
     // A plugin folder's connector runs in its own process, with its own transport (the same network policy and Redis).
-    ...('plugin' in args ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] } : { connectors: [args.connector] }),
+    ...('plugin' in args
+      ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }
+      : { connectors: [args.connector] }),
     resolveConnection: (id) => ({ ...args.connection, id }),
     resolveCredential: args.credential,
     stores: state ? (await import('@plugboard/runtime')).fileStore(state) : memoryStore(),
@@ -97,7 +120,10 @@ export async function runCommand(invocation: Invocation): Promise<void> {
     }
     if (outcome.direction === 'destination') {
       if (outcome.replayed) {
-        writeJsonLine(io.stderr, { level: 'info', message: `replayed: the first result under idempotency key ${values['idempotency-key']}; nothing was sent` });
+        writeJsonLine(io.stderr, {
+          level: 'info',
+          message: `replayed: the first result under idempotency key ${values['idempotency-key']}; nothing was sent`,
+        });
       }
       writeJsonLine(io.stdout, outcome.result);
     }

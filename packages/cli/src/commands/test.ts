@@ -9,7 +9,10 @@ import { UsageError } from '../usage.js';
  */
 export async function testCommand({ values, io, findConnector }: Invocation): Promise<number> {
   const { connector, dir } = await findConnector({ connector: values.connector as string | undefined });
-  if (!dir) throw new UsageError(`connector '${connector.key}' did not come from a package folder; name one with --connector DIR`);
+  if (!dir)
+    throw new UsageError(
+      `connector '${connector.key}' did not come from a package folder; name one with --connector DIR`,
+    );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const child = spawn(npm, ['test'], { cwd: dir, env: io.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (chunk: Buffer) => io.stdout.write(chunk.toString()));

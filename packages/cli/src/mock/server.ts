@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
-import { type Method, type OpenApiDocument, type Operation, operationsOf, type Parameter, pointerTo, type Schema } from '../openapi-document.js';
+import {
+  type Method,
+  type OpenApiDocument,
+  type Operation,
+  operationsOf,
+  type Parameter,
+  pointerTo,
+  type Schema,
+} from '../openapi-document.js';
 import { exampleOf } from './example.js';
 
 /**
@@ -39,7 +47,9 @@ export interface MockServer {
 }
 
 // ajv-formats is CommonJS: its default export is the module object under some loaders.
-const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (ajv: Ajv | Ajv2020) => unknown;
+const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (
+  ajv: Ajv | Ajv2020,
+) => unknown;
 
 const MAX_BODY = 1024 * 1024;
 const MAX_URL = 8 * 1024;
@@ -100,7 +110,10 @@ function routesOf(document: OpenApiDocument): Route[] {
     );
     const content = operation.requestBody?.content;
     const mediaType = content ? jsonMediaType(content) : undefined;
-    const pointer = mediaType === undefined || !content?.[mediaType]?.schema ? undefined : pointerTo(document.source, ['paths', path, method, 'requestBody', 'content', mediaType, 'schema']);
+    const pointer =
+      mediaType === undefined || !content?.[mediaType]?.schema
+        ? undefined
+        : pointerTo(document.source, ['paths', path, method, 'requestBody', 'content', mediaType, 'schema']);
     return {
       method,
       template: path,
@@ -115,7 +128,10 @@ function routesOf(document: OpenApiDocument): Route[] {
 }
 
 function jsonMediaType(content: Record<string, unknown>): string | undefined {
-  return Object.keys(content).find((name) => /^application\/(.+\+)?json\b/.test(name)) ?? Object.keys(content).find((name) => name === '*/*');
+  return (
+    Object.keys(content).find((name) => /^application\/(.+\+)?json\b/.test(name)) ??
+    Object.keys(content).find((name) => name === '*/*')
+  );
 }
 
 function jsonMedia<T>(content: Record<string, T> | undefined): T | undefined {
@@ -124,7 +140,12 @@ function jsonMedia<T>(content: Record<string, T> | undefined): T | undefined {
 }
 
 /** Whether the request carries what one of the operation's security requirements asks for. */
-function authorised(route: Route, document: OpenApiDocument, request: IncomingMessage, query: URLSearchParams): boolean {
+function authorised(
+  route: Route,
+  document: OpenApiDocument,
+  request: IncomingMessage,
+  query: URLSearchParams,
+): boolean {
   if (route.security.length === 0) return true;
   const schemes = document.components?.securitySchemes ?? {};
   return route.security.some((requirement) =>
@@ -147,14 +168,22 @@ function parameterProblem(parameter: Parameter, value: string): string | undefin
   if (type === 'integer' && !/^-?\d+$/.test(value)) return 'must be an integer';
   if (type === 'number' && !Number.isFinite(Number(value))) return 'must be a number';
   if (type === 'boolean' && value !== 'true' && value !== 'false') return 'must be true or false';
-  if (Array.isArray(schema.enum) && type !== 'array' && !schema.enum.map(String).includes(value)) return `must be one of ${schema.enum.map(String).join(', ')}`;
+  if (Array.isArray(schema.enum) && type !== 'array' && !schema.enum.map(String).includes(value))
+    return `must be one of ${schema.enum.map(String).join(', ')}`;
   const number = Number(value);
-  if ((type === 'integer' || type === 'number') && typeof schema.minimum === 'number' && number < schema.minimum) return `must be at least ${schema.minimum}`;
-  if ((type === 'integer' || type === 'number') && typeof schema.maximum === 'number' && number > schema.maximum) return `must be at most ${schema.maximum}`;
+  if ((type === 'integer' || type === 'number') && typeof schema.minimum === 'number' && number < schema.minimum)
+    return `must be at least ${schema.minimum}`;
+  if ((type === 'integer' || type === 'number') && typeof schema.maximum === 'number' && number > schema.maximum)
+    return `must be at most ${schema.maximum}`;
   return undefined;
 }
 
-function checkParameters(route: Route, pathValues: Record<string, string>, query: URLSearchParams, request: IncomingMessage): void {
+function checkParameters(
+  route: Route,
+  pathValues: Record<string, string>,
+  query: URLSearchParams,
+  request: IncomingMessage,
+): void {
   for (const parameter of route.parameters) {
     let value: string | undefined;
     if (parameter.in === 'path') value = pathValues[parameter.name];
@@ -165,7 +194,8 @@ function checkParameters(route: Route, pathValues: Record<string, string>, query
     } else continue;
     const field = `${parameter.in}.${parameter.name}`;
     if (value === undefined) {
-      if (parameter.required || parameter.in === 'path') throw new Refusal(400, 'invalid_request', `${field} is required`);
+      if (parameter.required || parameter.in === 'path')
+        throw new Refusal(400, 'invalid_request', `${field} is required`);
       continue;
     }
     const problem = parameterProblem(parameter, value);
@@ -174,7 +204,8 @@ function checkParameters(route: Route, pathValues: Record<string, string>, query
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY) throw new Refusal(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY)
+    throw new Refusal(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -201,8 +232,13 @@ function checkBody(route: Route, body: Buffer): void {
   if (!route.body(value)) {
     const [first] = route.body.errors ?? [];
     const where = `body${first?.instancePath ?? ''}`.replace(/\//g, '.');
-    const missing = first?.keyword === 'required' ? `.${(first.params as { missingProperty?: string }).missingProperty}` : '';
-    throw new Refusal(400, 'invalid_request', `${where}${missing} ${first?.keyword === 'required' ? 'is required' : (first?.message ?? 'is not valid')}`);
+    const missing =
+      first?.keyword === 'required' ? `.${(first.params as { missingProperty?: string }).missingProperty}` : '';
+    throw new Refusal(
+      400,
+      'invalid_request',
+      `${where}${missing} ${first?.keyword === 'required' ? 'is required' : (first?.message ?? 'is not valid')}`,
+    );
   }
 }
 
@@ -238,9 +274,11 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
     const method = (request.method ?? 'GET').toLowerCase();
     let operationId: string | undefined;
     try {
-      if ((request.url ?? '').length > MAX_URL) throw new Refusal(414, 'uri_too_long', `the URL is longer than ${MAX_URL} characters`);
+      if ((request.url ?? '').length > MAX_URL)
+        throw new Refusal(414, 'uri_too_long', `the URL is longer than ${MAX_URL} characters`);
       const url = new URL(request.url ?? '/', 'http://mock.invalid');
-      if (!url.pathname.startsWith(`${basePath}/`) && url.pathname !== basePath) throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
+      if (!url.pathname.startsWith(`${basePath}/`) && url.pathname !== basePath)
+        throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
       const path = url.pathname.slice(basePath.length) || '/';
       const matches = routes.flatMap((route) => {
         const match = route.pattern.exec(path);
@@ -250,24 +288,48 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
       const found = matches.find(({ route }) => route.method === method);
       if (!found) {
         const allowed = [...new Set(matches.map(({ route }) => route.method.toUpperCase()))].join(', ');
-        throw new Refusal(405, 'method_not_allowed', `${method.toUpperCase()} is not an operation of ${url.pathname}; it takes ${allowed}`, { allow: allowed });
+        throw new Refusal(
+          405,
+          'method_not_allowed',
+          `${method.toUpperCase()} is not an operation of ${url.pathname}; it takes ${allowed}`,
+          { allow: allowed },
+        );
       }
       const { route, match } = found;
       operationId = route.operation.operationId;
-      const pathValues = Object.fromEntries(route.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]));
+      const pathValues = Object.fromEntries(
+        route.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]),
+      );
       const body = await readBody(request);
-      if (!authorised(route, document, request, url.searchParams)) throw new Refusal(401, 'unauthorized', 'this operation needs a credential (an Authorization header or the API key the document names)');
+      if (!authorised(route, document, request, url.searchParams))
+        throw new Refusal(
+          401,
+          'unauthorized',
+          'this operation needs a credential (an Authorization header or the API key the document names)',
+        );
       checkParameters(route, pathValues, url.searchParams, request);
       checkBody(route, body);
       const answer = answerOf(route.operation);
       requests.push({ method: method.toUpperCase(), path: url.pathname, status: answer.status, operationId });
       send(response, answer.status, answer.body);
     } catch (error) {
-      const refusal = error instanceof Refusal ? error : new Refusal(500, 'internal_error', 'the mock failed to answer');
-      requests.push({ method: method.toUpperCase(), path: (request.url ?? '').slice(0, 200), status: refusal.status, operationId });
+      const refusal =
+        error instanceof Refusal ? error : new Refusal(500, 'internal_error', 'the mock failed to answer');
+      requests.push({
+        method: method.toUpperCase(),
+        path: (request.url ?? '').slice(0, 200),
+        status: refusal.status,
+        operationId,
+      });
       // A body too large is not read to its end: the connection goes with the answer.
       const close: Record<string, string> = refusal.status === 413 ? { connection: 'close' } : {};
-      if (!response.headersSent) send(response, refusal.status, { error: refusal.error, message: refusal.message }, { ...refusal.headers, ...close });
+      if (!response.headersSent)
+        send(
+          response,
+          refusal.status,
+          { error: refusal.error, message: refusal.message },
+          { ...refusal.headers, ...close },
+        );
     }
   };
 

@@ -9,7 +9,15 @@ import { parseArgs } from 'node:util';
 import { shop } from '@plugboard/example-connector';
 import { createExecutor } from '@plugboard/sdk';
 
-const { values } = parseArgs({ options: { store: { type: 'string' }, out: { type: 'string' }, url: { type: 'string' }, 'hang-at': { type: 'string' }, runtime: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string' },
+    out: { type: 'string' },
+    url: { type: 'string' },
+    'hang-at': { type: 'string' },
+    runtime: { type: 'string' },
+  },
+});
 const { fileStore } = await import(values.runtime);
 const hangAt = values['hang-at'] === undefined ? -1 : Number(values['hang-at']);
 

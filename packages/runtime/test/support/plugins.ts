@@ -51,8 +51,14 @@ ${options.extra ?? ''}
 
 async function writePackage(dir: string, pkg: FixturePackage): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const manifest = pkg.plugboard === null ? {} : { plugboard: pkg.plugboard ?? { connector: `./${pkg.entryFile ?? 'index.js'}`, sdk: '^0.1.0' } };
-  await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version ?? '1.0.0', type: 'module', ...manifest }, null, 2)}\n`);
+  const manifest =
+    pkg.plugboard === null
+      ? {}
+      : { plugboard: pkg.plugboard ?? { connector: `./${pkg.entryFile ?? 'index.js'}`, sdk: '^0.1.0' } };
+  await writeFile(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: pkg.name, version: pkg.version ?? '1.0.0', type: 'module', ...manifest }, null, 2)}\n`,
+  );
   if (pkg.entry !== undefined) await writeFile(join(dir, pkg.entryFile ?? 'index.js'), pkg.entry);
 }
 
@@ -60,7 +66,9 @@ async function writePackage(dir: string, pkg: FixturePackage): Promise<void> {
 async function linkShared(modules: string): Promise<void> {
   await mkdir(join(modules, '@plugboard'), { recursive: true });
   await symlink(await realpath(join(runtimeModules, 'zod')), join(modules, 'zod')).catch(ignoreExists);
-  await symlink(await realpath(join(runtimeModules, '@plugboard', 'sdk')), join(modules, '@plugboard', 'sdk')).catch(ignoreExists);
+  await symlink(await realpath(join(runtimeModules, '@plugboard', 'sdk')), join(modules, '@plugboard', 'sdk')).catch(
+    ignoreExists,
+  );
 }
 
 function ignoreExists(error: NodeJS.ErrnoException): void {
@@ -125,7 +133,9 @@ export async function folderWithOwnSdk(packages: FixturePackage[]): Promise<Plug
   await cp(join(sdkReal, 'package.json'), join(copy, 'package.json'));
   await cp(join(sdkReal, 'dist'), join(copy, 'dist'), { recursive: true });
   // The copy's own dependencies, resolved from the SDK's folder.
-  const manifest = JSON.parse(await readFile(join(sdkReal, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const manifest = JSON.parse(await readFile(join(sdkReal, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   for (const dependency of Object.keys(manifest.dependencies)) {
     const target = await realpath(join(sdkReal, 'node_modules', dependency));
     await symlink(target, join(modules, dependency), 'dir').catch(ignoreExists);

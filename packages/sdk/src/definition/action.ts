@@ -66,6 +66,7 @@ export interface DestinationAction<I extends z.ZodType = z.ZodType, E extends z.
   write?: (ctx: ActionContext, input: z.output<I>) => Promise<z.input<E>>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a checkpoint type is the action's own; any action of any checkpoint type is an Action.
 export type Action = SourceAction<z.ZodType, z.ZodType, any> | DestinationAction<z.ZodType, z.ZodType>;
 
 /**

@@ -3,9 +3,7 @@
  * definition or a connection: the host resolves it from its vault at run time.
  */
 
-export type AuthScheme =
-  | { type: 'bearer'; id: 'bearer' }
-  | { type: 'api_key_header'; id: string; header: string };
+export type AuthScheme = { type: 'bearer'; id: 'bearer' } | { type: 'api_key_header'; id: string; header: string };
 
 /** `Authorization: Bearer <credential>`. */
 export function bearerToken(): AuthScheme {
@@ -19,5 +17,7 @@ export function apiKeyHeader(header: string): AuthScheme {
 
 /** The header a scheme sends the credential in. */
 export function authHeader(scheme: AuthScheme, credential: string): [name: string, value: string] {
-  return scheme.type === 'bearer' ? ['authorization', `Bearer ${credential}`] : [scheme.header.toLowerCase(), credential];
+  return scheme.type === 'bearer'
+    ? ['authorization', `Bearer ${credential}`]
+    : [scheme.header.toLowerCase(), credential];
 }

@@ -96,7 +96,8 @@ function actionProblems(action: Action, budgets: Record<string, RateBudget>): st
   if (!action.label) problems.push('a label is required');
   if (!(action.input instanceof z.ZodType)) problems.push('input must be a zod schema');
   if (!(action.entity instanceof z.ZodType)) problems.push('entity must be a zod schema');
-  else if (!entityId(action.entity)) problems.push("the entity must be a named data type: give it .meta({ id: 'Name' })");
+  else if (!entityId(action.entity))
+    problems.push("the entity must be a named data type: give it .meta({ id: 'Name' })");
   if (action.direction === 'destination' && 'incremental' in action && action.incremental) {
     problems.push('a destination cannot be incremental');
   }
@@ -137,8 +138,10 @@ function actionProblems(action: Action, budgets: Record<string, RateBudget>): st
 
 function budgetProblems(name: string, budget: RateBudget): string[] {
   const problems: string[] = [];
-  if (!Number.isInteger(budget.limit) || budget.limit < 1) problems.push(`rate budget '${name}': limit must be a whole number of at least 1`);
-  if (!Object.hasOwn(PERIOD_MS, budget.per)) problems.push(`rate budget '${name}': per must be second, minute, hour or day`);
+  if (!Number.isInteger(budget.limit) || budget.limit < 1)
+    problems.push(`rate budget '${name}': limit must be a whole number of at least 1`);
+  if (!Object.hasOwn(PERIOD_MS, budget.per))
+    problems.push(`rate budget '${name}': per must be second, minute, hour or day`);
   if (budget.maxConcurrent !== undefined && !(Number.isInteger(budget.maxConcurrent) && budget.maxConcurrent >= 1)) {
     problems.push(`rate budget '${name}': maxConcurrent must be a whole number of at least 1`);
   }
@@ -152,15 +155,19 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   const at = (text: string) => problems.push(`${name}: ${text}`);
   if (!KEY.test(definition.key ?? '')) at('the key must be lower case letters, digits, - or _');
   if (!definition.name) at('a name is required');
-  if (!SEMVER.test(definition.version ?? '')) at(`version must be a semantic version, not ${JSON.stringify(definition.version)}`);
+  if (!SEMVER.test(definition.version ?? ''))
+    at(`version must be a semantic version, not ${JSON.stringify(definition.version)}`);
   if (!isCategory(definition.category ?? '')) at(`category must be one of ${Object.keys(CATEGORIES).join(', ')}`);
-  if (!['alpha', 'beta', 'stable', 'deprecated'].includes(definition.status)) at('status must be alpha, beta, stable or deprecated');
+  if (!['alpha', 'beta', 'stable', 'deprecated'].includes(definition.status))
+    at('status must be alpha, beta, stable or deprecated');
   if (!definition.summary) at('a summary is required');
   const schemes = [definition.auth ?? []].flat();
   if (schemes.length === 0) at('at least one auth scheme is required');
   if (new Set(schemes.map((scheme) => scheme.id)).size !== schemes.length) at('auth schemes must differ');
-  if (definition.documentationUrl && !isHttpUrl(definition.documentationUrl)) at(`documentationUrl must be an http(s) URL, not ${JSON.stringify(definition.documentationUrl)}`);
-  if (definition.baseUrl !== undefined && !isHttpUrl(definition.baseUrl)) at(`baseUrl must be an http(s) URL, not ${JSON.stringify(definition.baseUrl)}`);
+  if (definition.documentationUrl && !isHttpUrl(definition.documentationUrl))
+    at(`documentationUrl must be an http(s) URL, not ${JSON.stringify(definition.documentationUrl)}`);
+  if (definition.baseUrl !== undefined && !isHttpUrl(definition.baseUrl))
+    at(`baseUrl must be an http(s) URL, not ${JSON.stringify(definition.baseUrl)}`);
   const budgets = definition.rateLimits ?? {};
   for (const [budgetName, budget] of Object.entries(budgets)) budgetProblems(budgetName, budget).forEach(at);
   if (!Array.isArray(definition.actions) || definition.actions.length === 0) at('at least one action is required');

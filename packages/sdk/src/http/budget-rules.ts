@@ -31,7 +31,12 @@ export interface Budget {
    * `sendTimeoutMs` bounds `send`; a shared budget forgets a request whose
    * process died after that.
    */
-  run<T extends { status: number; headers: HeaderReader }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number, sendTimeoutMs?: number): Promise<T>;
+  run<T extends { status: number; headers: HeaderReader }>(
+    send: () => Promise<T>,
+    signal: AbortSignal,
+    maxWaitMs: number,
+    sendTimeoutMs?: number,
+  ): Promise<T>;
   /** Holds the whole budget for `ms`, and asks for a probe before it opens again. */
   pause(ms: number): Promise<void>;
   /** The budget as this process last saw it (exact when the budget is this process's own). */
@@ -51,13 +56,16 @@ export function pauseAfter(status: number, headers: HeaderReader, fallbackMs: nu
   if (status < 300) {
     // Most answers say nothing about the budget: read the headers only when they might.
     return parseRemaining(headers) === 0
-      ? (parseRetryAfter(headers.get('retry-after')) ?? parseRateLimitReset(headers.get('x-ratelimit-reset')) ?? fallbackMs)
+      ? (parseRetryAfter(headers.get('retry-after')) ??
+          parseRateLimitReset(headers.get('x-ratelimit-reset')) ??
+          fallbackMs)
       : undefined;
   }
   const retryAfter = parseRetryAfter(headers.get('retry-after'));
   if (status === 429) return retryAfter ?? fallbackMs;
   if (status >= 500 && retryAfter !== undefined) return retryAfter;
-  if (parseRemaining(headers) === 0) return retryAfter ?? parseRateLimitReset(headers.get('x-ratelimit-reset')) ?? fallbackMs;
+  if (parseRemaining(headers) === 0)
+    return retryAfter ?? parseRateLimitReset(headers.get('x-ratelimit-reset')) ?? fallbackMs;
   return undefined;
 }
 
@@ -68,7 +76,13 @@ export function pausedError(name: string, waitMs: number, maxWaitMs: number): Ra
   );
 }
 
-export function windowError(name: string, limit: number, periodMs: number, waitMs: number, maxWaitMs: number): RateLimitedError {
+export function windowError(
+  name: string,
+  limit: number,
+  periodMs: number,
+  waitMs: number,
+  maxWaitMs: number,
+): RateLimitedError {
   return new RateLimitedError(
     `rate budget '${name}' allows ${limit} requests per ${periodMs / 1000} s; the next one may go in ${Math.ceil(waitMs / 1000)} s, longer than this action waits (${Math.floor(maxWaitMs / 1000)} s)`,
     waitMs,

@@ -38,7 +38,12 @@ export function providerMessage(status: number, body: unknown): string {
     for (const key of ['message', 'error_description', 'detail', 'error', 'title']) {
       const value = record[key];
       if (typeof value === 'string' && value.trim()) return excerpt(value.trim());
-      if (value && typeof value === 'object' && typeof (value as Record<string, unknown>).message === 'string' && (value as Record<string, string>).message!.trim()) {
+      if (
+        value &&
+        typeof value === 'object' &&
+        typeof (value as Record<string, unknown>).message === 'string' &&
+        (value as Record<string, string>).message!.trim()
+      ) {
         return excerpt((value as Record<string, string>).message!.trim());
       }
     }
@@ -68,7 +73,9 @@ function finite(value: unknown): number | undefined {
  */
 export function quotaDetails(body: unknown): QuotaDetails {
   const top = fieldsOf(body);
-  const fields = [top, fieldsOf(top?.error)].find((candidate) => candidate && ['quota', 'required', 'available'].some((key) => key in candidate));
+  const fields = [top, fieldsOf(top?.error)].find(
+    (candidate) => candidate && ['quota', 'required', 'available'].some((key) => key in candidate),
+  );
   if (!fields) return {};
   const name = shortText(fields.quota)
     ?.toLowerCase()

@@ -112,7 +112,9 @@ function buildUrl(baseUrl: string, request: HttpRequest): URL {
         return encodeURIComponent(String(value));
       })
     : request.path;
-  const url = new URL(`${baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl}/${path.startsWith('/') ? path.replace(/^\/+/, '') : path}`);
+  const url = new URL(
+    `${baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl}/${path.startsWith('/') ? path.replace(/^\/+/, '') : path}`,
+  );
   const query = request.query;
   if (query) {
     for (const name in query) {
@@ -259,7 +261,10 @@ class RunHttpClient implements HttpClient {
     } catch (error) {
       if (signal.aborted) throw new CancelledError(`${operation}: cancelled`);
       if (error instanceof ConnectorError) throw error;
-      throw new NetworkError(`${operation}: ${excerpt(redactor.redactString(error instanceof Error ? error.message : String(error)))}`, { cause: error });
+      throw new NetworkError(
+        `${operation}: ${excerpt(redactor.redactString(error instanceof Error ? error.message : String(error)))}`,
+        { cause: error },
+      );
     }
   }
 
@@ -269,7 +274,12 @@ class RunHttpClient implements HttpClient {
   }
 
   private retrying(operation: string, error: unknown, attempt: number, delayMs: number): void {
-    this.settings.log.warn('provider call failed; retrying', { operation, attempt, code: (error as ConnectorError).code, delayMs });
+    this.settings.log.warn('provider call failed; retrying', {
+      operation,
+      attempt,
+      code: (error as ConnectorError).code,
+      delayMs,
+    });
   }
 
   /** A failure of the transport itself, told apart from the caller's own abort. */
@@ -277,13 +287,19 @@ class RunHttpClient implements HttpClient {
     if (this.settings.signal.aborted) return new CancelledError(`${operation}: cancelled`);
     if (error instanceof AddressRefusedError) return error;
     const code = errorCode(error);
-    if (timedOut || (code && code.includes('TIMEOUT'))) {
+    if (timedOut || code?.includes('TIMEOUT')) {
       return new TimeoutError(`${operation}: no complete answer within ${this.timeoutMs} ms`, { cause: code });
     }
     // A name that does not resolve will not resolve on a retry a second later.
-    if (code === 'ENOTFOUND') return new NetworkError(`${operation}: the host ${host} does not resolve (ENOTFOUND)`, { code: 'host_not_found', retryable: false });
+    if (code === 'ENOTFOUND')
+      return new NetworkError(`${operation}: the host ${host} does not resolve (ENOTFOUND)`, {
+        code: 'host_not_found',
+        retryable: false,
+      });
     const reason = code ?? (error instanceof Error ? error.message : String(error));
-    return new NetworkError(`${operation}: the connection to ${host} failed (${excerpt(this.settings.redactor.redactString(reason))})`);
+    return new NetworkError(
+      `${operation}: the connection to ${host} failed (${excerpt(this.settings.redactor.redactString(reason))})`,
+    );
   }
 
   private requestHeaders(request: HttpRequest): Record<string, string> {
@@ -294,7 +310,10 @@ class RunHttpClient implements HttpClient {
         // Refused the same on every transport, and never retried: no attempt could send it.
         if (NOT_IN_HEADER.test(value)) {
           throw new InvalidInputError(`${this.settings.connector.key} ${this.settings.action.key}`, [
-            { path: `headers.${name}`, message: 'holds a line break or another character an HTTP header cannot carry; nothing was sent' },
+            {
+              path: `headers.${name}`,
+              message: 'holds a line break or another character an HTTP header cannot carry; nothing was sent',
+            },
           ]);
         }
         headers[name.toLowerCase()] = value;
@@ -330,7 +349,15 @@ class RunHttpClient implements HttpClient {
     let body = request.json === undefined ? undefined : JSON.stringify(request.json);
     try {
       for (let hop = 0; ; hop += 1) {
-        const answer = await exchangeOnce({ transport: settings.transport, environment: settings.environment, target, method, headers, body, signal: abort.signal });
+        const answer = await exchangeOnce({
+          transport: settings.transport,
+          environment: settings.environment,
+          target,
+          method,
+          headers,
+          body,
+          signal: abort.signal,
+        });
         const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get('location') : null;
         if (location && hop < MAX_REDIRECTS) {
           await answer.discard();
@@ -346,7 +373,12 @@ class RunHttpClient implements HttpClient {
         const text = await answer.text();
         this.lastHeaders = answer.headers;
         if (started) {
-          log.debug('provider answered', { operation, status: answer.status, ms: Math.round(performance.now() - started), requestId: this.requestIdOf(answer.headers) });
+          log.debug('provider answered', {
+            operation,
+            status: answer.status,
+            ms: Math.round(performance.now() - started),
+            requestId: this.requestIdOf(answer.headers),
+          });
         }
         return { status: answer.status, headers: answer.headers, text };
       }
@@ -360,16 +392,21 @@ class RunHttpClient implements HttpClient {
 
   private parseBody(answer: RawAnswer, responseType: HttpRequest['responseType'], operation: string): unknown {
     if (responseType === 'text') return answer.text;
-    if (responseType !== 'json' && !(answer.headers.get('content-type') ?? '').toLowerCase().includes('json')) return answer.text;
+    if (responseType !== 'json' && !(answer.headers.get('content-type') ?? '').toLowerCase().includes('json'))
+      return answer.text;
     if (answer.text === '') return undefined;
     try {
       return JSON.parse(answer.text);
     } catch {
       const { connector, action } = this.settings;
-      throw new SchemaMismatchError(`${connector.key} ${action.key}`, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
-        status: answer.status,
-        requestId: this.requestIdOf(answer.headers),
-      });
+      throw new SchemaMismatchError(
+        `${connector.key} ${action.key}`,
+        [{ path: '', message: `${operation}: the answer is not valid JSON` }],
+        {
+          status: answer.status,
+          requestId: this.requestIdOf(answer.headers),
+        },
+      );
     }
   }
 

@@ -56,7 +56,15 @@ export async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
   }
 }
 
-async function overUndici({ transport, environment, target, method, headers, body, signal }: Outgoing): Promise<Exchange> {
+async function overUndici({
+  transport,
+  environment,
+  target,
+  method,
+  headers,
+  body,
+  signal,
+}: Outgoing): Promise<Exchange> {
   const response = await transport.agent(environment).request({
     origin: target.origin,
     path: `${target.pathname}${target.search}`,
@@ -85,21 +93,58 @@ async function bodyText(body: AsyncIterable<Buffer>): Promise<string> {
   return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
 
-async function overFetch({ transport, environment, target, method, headers, body, signal }: Outgoing): Promise<Exchange> {
+async function overFetch({
+  transport,
+  environment,
+  target,
+  method,
+  headers,
+  body,
+  signal,
+}: Outgoing): Promise<Exchange> {
   // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
-  const response = await fetch(target, { method, headers, body, redirect: 'manual', signal, dispatcher: transport.dispatcher(environment) } as RequestInit);
-  return { status: response.status, headers: response.headers, text: () => response.text(), discard: async () => void (await response.body?.cancel()) };
+  const response = await fetch(target, {
+    method,
+    headers,
+    body,
+    redirect: 'manual',
+    signal,
+    dispatcher: transport.dispatcher(environment),
+  } as RequestInit);
+  return {
+    status: response.status,
+    headers: response.headers,
+    text: () => response.text(),
+    discard: async () => void (await response.body?.cancel()),
+  };
 }
 
 /** Node's own http and https modules and their keep-alive agents: nothing more to load at start. */
-async function overNodeHttp({ transport, environment, target, method, headers, body, signal }: Outgoing): Promise<Exchange> {
+async function overNodeHttp({
+  transport,
+  environment,
+  target,
+  method,
+  headers,
+  body,
+  signal,
+}: Outgoing): Promise<Exchange> {
   const secure = target.protocol === 'https:';
   // getBuiltinModule, not import(): an ESM namespace of node:http reads every export, and one of them loads Node's fetch.
   const { request } = secure ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
   // The environment's own agent: its lookup applies the network policy, and its sockets serve no other environment.
   const agent = transport.nodeAgent(environment, secure ? 'https:' : 'http:');
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const outgoing = request(target, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal, agent }, resolve);
+    const outgoing = request(
+      target,
+      {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal,
+        agent,
+      },
+      resolve,
+    );
     outgoing.once('error', reject);
     outgoing.end(body);
   });

@@ -56,7 +56,14 @@ export function parseRemaining(headers: HeaderReader): number | undefined {
   return Number(value);
 }
 
-const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'x-amz-request-id', 'x-correlation-id', 'x-trace-id'];
+const REQUEST_ID_HEADERS = [
+  'x-request-id',
+  'request-id',
+  'x-amzn-requestid',
+  'x-amz-request-id',
+  'x-correlation-id',
+  'x-trace-id',
+];
 
 /** The provider's request id, from a header or a JSON error body. */
 export function findRequestId(headers: HeaderReader, body?: unknown): string | undefined {

@@ -1,6 +1,13 @@
 import { RateLimitedError } from '../errors.js';
 import { type HeaderReader, parseRemaining } from './headers.js';
-import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedError, windowError } from './budget-rules.js';
+import {
+  type Budget,
+  type BudgetState,
+  DEFAULT_PAUSE_MS,
+  pauseAfter,
+  pausedError,
+  windowError,
+} from './budget-rules.js';
 
 /**
  * A rate budget kept in this process. A request that may go goes at once,
@@ -97,12 +104,19 @@ export class LocalBudget implements Budget {
     this.declared = this.windowed();
   }
 
-  async run<T extends { status: number; headers: HeaderReader }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number): Promise<T> {
+  async run<T extends { status: number; headers: HeaderReader }>(
+    send: () => Promise<T>,
+    signal: AbortSignal,
+    maxWaitMs: number,
+  ): Promise<T> {
     signal.throwIfAborted();
     const at = now();
     const paused = this.pausedUntil - at;
     if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
-    const admission = this.queueHead === this.queue.length && this.blocked(at) === undefined ? this.admit() : await this.wait(signal, maxWaitMs, at);
+    const admission =
+      this.queueHead === this.queue.length && this.blocked(at) === undefined
+        ? this.admit()
+        : await this.wait(signal, maxWaitMs, at);
     let answer: T;
     try {
       answer = await send();
@@ -129,7 +143,10 @@ export class LocalBudget implements Budget {
 
   async stop(): Promise<void> {
     this.clearTimer();
-    const stopped = new RateLimitedError(`rate budget '${this.name}' was stopped (its transport was closed)`, undefined);
+    const stopped = new RateLimitedError(
+      `rate budget '${this.name}' was stopped (its transport was closed)`,
+      undefined,
+    );
     while (this.queueHead < this.queue.length) this.take()!.reject(stopped);
   }
 
@@ -181,12 +198,18 @@ export class LocalBudget implements Budget {
     if (answer !== undefined && !this.declared) this.learnFrom(admission, answer, at, pause);
     if (pause !== undefined) this.pauseFor(pause);
     // An answer to a request sent before the latest pause says nothing about the budget now.
-    else if (answer !== undefined && admission.epoch === this.pauses && now() >= this.pausedUntil) this.confirmed = true;
+    else if (answer !== undefined && admission.epoch === this.pauses && now() >= this.pausedUntil)
+      this.confirmed = true;
     if (this.queueHead < this.queue.length) this.drain();
   }
 
   /** An undeclared budget counts what the provider admitted, and learns or forgets its window when it refuses. */
-  private learnFrom(admission: Admission, answer: { status: number; headers: HeaderReader }, at: number, pause: number | undefined): void {
+  private learnFrom(
+    admission: Admission,
+    answer: { status: number; headers: HeaderReader },
+    at: number,
+    pause: number | undefined,
+  ): void {
     const status = answer.status;
     const admitted = status < 300;
     if (admission.epoch !== this.pauses) return;
@@ -204,10 +227,16 @@ export class LocalBudget implements Budget {
       // The provider counted `remaining` more at this request's arrival. What may reach it later:
       // the requests in flight beside this one when it went, and every one sent after it.
       const remaining = parseRemaining(answer.headers);
-      if (remaining !== undefined) this.remainingUpTo = Math.max(this.remainingUpTo, admission.seq + remaining - admission.beside);
+      if (remaining !== undefined)
+        this.remainingUpTo = Math.max(this.remainingUpTo, admission.seq + remaining - admission.beside);
     }
     // Only the rate's refusal or its last place, with the time to wait, tells the window; a 5xx is an outage.
-    if (pause === undefined || status >= 500 || (answer.headers.get('retry-after') === null && answer.headers.get('x-ratelimit-reset') === null)) return;
+    if (
+      pause === undefined ||
+      status >= 500 ||
+      (answer.headers.get('retry-after') === null && answer.headers.get('x-ratelimit-reset') === null)
+    )
+      return;
     const count = this.runAnswers.length;
     // A run longer than the pause may have outlived the provider's window: what it counted is no limit.
     if (count === 0 || count >= LEARN_MAX || at - this.runStart > pause) return;
@@ -239,7 +268,11 @@ export class LocalBudget implements Budget {
     // A request behind others waits at least until as many window places free as are taken before it.
     const ahead = this.queue.length - this.queueHead;
     const leavesAt = this.leaves[this.leavesHead + ahead];
-    if (this.windowed() && leavesAt !== undefined && this.running + this.leaves.length - this.leavesHead >= this.limit!) {
+    if (
+      this.windowed() &&
+      leavesAt !== undefined &&
+      this.running + this.leaves.length - this.leavesHead >= this.limit!
+    ) {
       const wait = Math.max(leavesAt, this.pausedUntil) - at;
       if (wait > maxWaitMs) return Promise.reject(windowError(this.name, this.limit!, this.periodMs!, wait, maxWaitMs));
     }
@@ -291,7 +324,9 @@ export class LocalBudget implements Budget {
         const wait = blocked.until - at;
         if (wait > head.maxWaitMs) {
           this.take()!.reject(
-            blocked.window ? windowError(this.name, this.limit!, this.periodMs!, wait, head.maxWaitMs) : pausedError(this.name, wait, head.maxWaitMs),
+            blocked.window
+              ? windowError(this.name, this.limit!, this.periodMs!, wait, head.maxWaitMs)
+              : pausedError(this.name, wait, head.maxWaitMs),
           );
           continue;
         }

@@ -131,7 +131,16 @@ function classifyV4(address: IPv4): AddressClass {
 
 /** The IPv4 address an IPv6 address carries, and how; undefined when it carries none. */
 function embedded(address: IPv6): [IPv4, AddressEmbedding] | undefined {
-  const [p0, p1, p2, p3, p4, p5, p6, p7] = address.parts as [number, number, number, number, number, number, number, number];
+  const [p0, p1, p2, p3, p4, p5, p6, p7] = address.parts as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (p0 === 0 && p1 === 0 && p2 === 0 && p3 === 0) {
     if (p4 === 0 && p5 === 0xffff) return [v4(p6, p7), 'ipv4-mapped'];
     if (p4 === 0xffff && p5 === 0) return [v4(p6, p7), 'ipv4-translated'];
@@ -248,7 +257,10 @@ function allowRanges(allow: readonly string[]): readonly Range[] {
   if (!ranges) {
     ranges = allow.map((text) => {
       const range = typeof text === 'string' ? compileRange(text.trim()) : undefined;
-      if (!range) throw new TypeError(`network.allow: ${JSON.stringify(text)} is not an address range (CIDR such as 10.0.0.0/8 or fd00::/8, or one address)`);
+      if (!range)
+        throw new TypeError(
+          `network.allow: ${JSON.stringify(text)} is not an address range (CIDR such as 10.0.0.0/8 or fd00::/8, or one address)`,
+        );
       return range;
     });
     compiled.set(allow, ranges);
@@ -264,7 +276,11 @@ function inRanges(address: Address, ranges: readonly Range[]): boolean {
  * Why the policy of `environment` refuses to connect to `address`; undefined when it may.
  * Text that is not an address is not refused here: a name is checked on what it resolves to.
  */
-export function addressRefusal(address: string, environment: Environment, allow: readonly string[] = []): AddressRefusal | undefined {
+export function addressRefusal(
+  address: string,
+  environment: Environment,
+  allow: readonly string[] = [],
+): AddressRefusal | undefined {
   const parsed = parse(address);
   if (!parsed) return undefined;
   let classification: AddressClassification;
@@ -278,7 +294,8 @@ export function addressRefusal(address: string, environment: Environment, allow:
   if (kind === 'public') return undefined;
   const embedding = classification.embedding;
   // The loopback of this machine, not of a NAT64 gateway or a 6to4 or Teredo relay.
-  if (environment === 'sandbox' && kind === 'loopback' && (embedding === undefined || embedding === 'ipv4-mapped')) return undefined;
+  if (environment === 'sandbox' && kind === 'loopback' && (embedding === undefined || embedding === 'ipv4-mapped'))
+    return undefined;
   if (allow.length > 0) {
     const ranges = allowRanges(allow);
     if (inRanges(parsed, ranges) || (carried !== undefined && inRanges(carried, ranges))) return undefined;
@@ -349,7 +366,8 @@ export class NetworkPolicy {
       const resolve = this.resolve ?? (process.getBuiltinModule('node:dns').lookup as LookupFunction);
       resolve(hostname, { ...options, all: true }, (error, answer) => {
         if (error) return callback(error, options.all ? [] : '');
-        const addresses: LookupAddress[] = typeof answer === 'string' ? [{ address: answer, family: isIP(answer) }] : answer;
+        const addresses: LookupAddress[] =
+          typeof answer === 'string' ? [{ address: answer, family: isIP(answer) }] : answer;
         const permitted: LookupAddress[] = [];
         let refused: AddressRefusal | undefined;
         for (const entry of addresses) {

@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis as IORedisClient, RedisOptions } from 'ioredis';
 import { NetworkError } from '../errors.js';
 import type { BudgetState } from './budget-rules.js';
-import type { BudgetBackend, BudgetEntry, BudgetKey, BudgetStateStore, ProbeClaim, WindowPlace } from './shared-budget.js';
+import type {
+  BudgetBackend,
+  BudgetEntry,
+  BudgetKey,
+  BudgetStateStore,
+  ProbeClaim,
+  WindowPlace,
+} from './shared-budget.js';
 
 /**
  * Rate budgets shared through Redis: every process that uses the same Redis
@@ -88,7 +95,8 @@ export async function loadIORedis(load: IORedisLoader = () => import('ioredis'))
   }
   const module = loaded as Partial<IORedisModule> & { default?: unknown };
   const Redis = module.Redis ?? (module.default as { Redis?: unknown } | undefined)?.Redis ?? module.default;
-  if (typeof Redis !== 'function') throw new Error("createTransport({ redis }): the package 'ioredis' does not export a Redis client class");
+  if (typeof Redis !== 'function')
+    throw new Error("createTransport({ redis }): the package 'ioredis' does not export a Redis client class");
   return Redis as IORedisModule['Redis'];
 }
 
@@ -219,7 +227,11 @@ function waitReady(client: IORedisClient, timeoutMs: number, lastError: () => st
     const timer = setTimeout(() => {
       settle();
       const last = lastError();
-      reject(new Error(`no answer from Redis at ${describeEndpoint(client)} within ${timeoutMs} ms${last ? ` (${last})` : ''}`));
+      reject(
+        new Error(
+          `no answer from Redis at ${describeEndpoint(client)} within ${timeoutMs} ms${last ? ` (${last})` : ''}`,
+        ),
+      );
     }, timeoutMs);
     const onReady = () => {
       settle();
@@ -276,7 +288,8 @@ export class RedisBudgets implements BudgetBackend {
       ['idleTtlMs', this.idleTtlMs],
       ['connectTimeoutMs', this.connectTimeoutMs],
     ] as const) {
-      if (!Number.isInteger(value) || value < 1) throw new TypeError(`createTransport({ redis }): ${name} must be a positive whole number of ms`);
+      if (!Number.isInteger(value) || value < 1)
+        throw new TypeError(`createTransport({ redis }): ${name} must be a positive whole number of ms`);
     }
   }
 
@@ -341,7 +354,13 @@ export class RedisBudgets implements BudgetBackend {
   }
 
   state(key: BudgetKey): BudgetStateStore {
-    return new RedisBudgetState(this, this.base(key), `${key.connectorKey}/${key.name}`, this.probeTtlMs, this.idleTtlMs);
+    return new RedisBudgetState(
+      this,
+      this.base(key),
+      `${key.connectorKey}/${key.name}`,
+      this.probeTtlMs,
+      this.idleTtlMs,
+    );
   }
 
   /**
@@ -381,8 +400,10 @@ export class RedisBudgets implements BudgetBackend {
         }),
       ]);
       const stored = await connected.client.hget(`b_${id}_settings`, 'maxConcurrent');
-      const wanted = options.maxConcurrent === null || options.maxConcurrent === undefined ? '' : String(options.maxConcurrent);
-      if (stored !== null && stored !== wanted) await limiter.updateSettings({ maxConcurrent: options.maxConcurrent ?? null });
+      const wanted =
+        options.maxConcurrent === null || options.maxConcurrent === undefined ? '' : String(options.maxConcurrent);
+      if (stored !== null && stored !== wanted)
+        await limiter.updateSettings({ maxConcurrent: options.maxConcurrent ?? null });
     } catch (error) {
       await limiter.disconnect(false);
       throw this.fail(name, error);
@@ -456,7 +477,9 @@ export class RedisBudgetState implements BudgetStateStore {
   private claim(token: string): ProbeClaim {
     const renew = setInterval(
       () => {
-        void this.call((client) => RENEW.run(client, [this.keys.probe], [token, this.probeTtlMs])).catch(() => undefined);
+        void this.call((client) => RENEW.run(client, [this.keys.probe], [token, this.probeTtlMs])).catch(
+          () => undefined,
+        );
       },
       Math.max(1, Math.floor(this.probeTtlMs / 3)),
     );
@@ -476,7 +499,9 @@ export class RedisBudgetState implements BudgetStateStore {
     const member = `${this.origin}:${(this.sequence += 1)}`;
     const period = Math.ceil(periodMs);
     const wait = Number(
-      await this.call((client) => TAKE_PLACE.run(client, [this.keys.window], [limit, period, member, Math.ceil(holdMs)])),
+      await this.call((client) =>
+        TAKE_PLACE.run(client, [this.keys.window], [limit, period, member, Math.ceil(holdMs)]),
+      ),
     );
     if (wait > 0) return { wait };
     return {
@@ -516,7 +541,8 @@ export class RedisBudgetState implements BudgetStateStore {
 
   async read(): Promise<BudgetState> {
     const [pause, confirmed, pauses] = await this.call(async (client) => {
-      const results = (await client.multi().pttl(this.keys.pause).exists(this.keys.confirmed).get(this.keys.pauses).exec()) ?? [];
+      const results =
+        (await client.multi().pttl(this.keys.pause).exists(this.keys.confirmed).get(this.keys.pauses).exec()) ?? [];
       return results.map(([error, value]) => {
         if (error) throw error;
         return value;

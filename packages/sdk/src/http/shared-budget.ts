@@ -2,7 +2,14 @@ import type Bottleneck from 'bottleneck';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimitedError } from '../errors.js';
 import type { HeaderReader } from './headers.js';
-import { type Budget, type BudgetState, DEFAULT_PAUSE_MS, pauseAfter, pausedError, windowError } from './budget-rules.js';
+import {
+  type Budget,
+  type BudgetState,
+  DEFAULT_PAUSE_MS,
+  pauseAfter,
+  pausedError,
+  windowError,
+} from './budget-rules.js';
 
 /**
  * A rate budget shared by every process on one Redis (`createTransport({ redis })`).
@@ -133,7 +140,12 @@ export class SharedBudget implements Budget {
     return this.store.read();
   }
 
-  async run<T extends { status: number; headers: HeaderReader }>(send: () => Promise<T>, signal: AbortSignal, maxWaitMs: number, sendTimeoutMs = 60_000): Promise<T> {
+  async run<T extends { status: number; headers: HeaderReader }>(
+    send: () => Promise<T>,
+    signal: AbortSignal,
+    maxWaitMs: number,
+    sendTimeoutMs = 60_000,
+  ): Promise<T> {
     const paused = await this.store.pausedFor();
     if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
     const limiter = await abortable(this.limiter(), signal);
@@ -148,7 +160,10 @@ export class SharedBudget implements Budget {
       const waiting = AbortSignal.any([signal, deadline]);
       const outOfTime = (error: unknown): never => {
         if (deadline.aborted && !signal.aborted) {
-          throw new RateLimitedError(`rate budget '${this.name}' gave this request no turn within ${Math.round(waitBoundMs / 1000)} s`, maxWaitMs);
+          throw new RateLimitedError(
+            `rate budget '${this.name}' gave this request no turn within ${Math.round(waitBoundMs / 1000)} s`,
+            maxWaitMs,
+          );
         }
         throw error;
       };
@@ -182,7 +197,11 @@ export class SharedBudget implements Budget {
   }
 
   /** Waits until the window has a place for one more request, and takes it. */
-  private async takePlace(signal: AbortSignal, maxWaitMs: number, sendTimeoutMs: number): Promise<{ answered(): Promise<void> } | undefined> {
+  private async takePlace(
+    signal: AbortSignal,
+    maxWaitMs: number,
+    sendTimeoutMs: number,
+  ): Promise<{ answered(): Promise<void> } | undefined> {
     if (this.limit === undefined || this.periodMs === undefined) return undefined;
     for (;;) {
       signal.throwIfAborted();

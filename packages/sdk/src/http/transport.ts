@@ -116,7 +116,8 @@ export function createTransport(options: TransportOptions = {}): Transport {
       let agent = nodeAgents.get(key);
       if (!agent) {
         // getBuiltinModule, not import(): an ESM namespace of node:http reads every export, and one of them loads Node's fetch.
-        const { Agent: Kind } = protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
+        const { Agent: Kind } =
+          protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
         // As Node's global agent; idle keep-alive sockets are unreferenced: they do not hold the process open.
         agent = new Kind({ keepAlive: true, scheduling: 'lifo', timeout: 5_000, lookup: network.lookup(environment) });
         nodeAgents.set(key, agent);

@@ -70,7 +70,13 @@ export const example = defineConnector({
 });
 
 /** A connector of one `items.get` action, for the tests of a rate budget or a request timeout. */
-export function itemsGetConnector(options: { key: string; name: string; summary: string; rateLimits: Record<string, RateBudget>; timeoutMs?: number }) {
+export function itemsGetConnector(options: {
+  key: string;
+  name: string;
+  summary: string;
+  rateLimits: Record<string, RateBudget>;
+  timeoutMs?: number;
+}) {
   const { key, name, summary, rateLimits, timeoutMs } = options;
   return defineConnector({
     key,

@@ -17,7 +17,10 @@ import { type Handler, startServer, type TestServer } from './server.js';
 export const credential = () => 'test-credential-1234';
 
 /** Retry settings that keep a test quick: `retries` after the first attempt, 10 ms to `maxTimeoutMs` apart. */
-export function fastRetry(retries: number, maxTimeoutMs = 20): { retries: number; minTimeoutMs: number; maxTimeoutMs: number } {
+export function fastRetry(
+  retries: number,
+  maxTimeoutMs = 20,
+): { retries: number; minTimeoutMs: number; maxTimeoutMs: number } {
   return { retries, minTimeoutMs: 10, maxTimeoutMs };
 }
 

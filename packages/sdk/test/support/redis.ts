@@ -35,7 +35,22 @@ async function freePort(): Promise<number> {
 
 /** Starts the server and resolves once it accepts connections; rejects with its output when it exits first. */
 function launch(binary: string, port: number, dir: string): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'notice',
+  ];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise<ChildProcess>((resolve, reject) => {
@@ -66,7 +81,10 @@ export async function startRedis(): Promise<RedisResult> {
     const { stdout } = await run('sh', ['-c', 'command -v redis-server']);
     binary = stdout.trim();
   } catch {
-    return { server: undefined, reason: 'redis-server is not on PATH; run scripts/ensure-system.sh, which installs it' };
+    return {
+      server: undefined,
+      reason: 'redis-server is not on PATH; run scripts/ensure-system.sh, which installs it',
+    };
   }
   const dir = await mkdtemp(join(tmpdir(), 'plugboard-redis-'));
   // A redis-server that is there but does not start is a failure, not a reason to skip.

@@ -20,7 +20,10 @@ export function tableLookup(table: Record<string, string | readonly string[]>): 
       .filter((answer) => !family || answer.family === family);
     queueMicrotask(() => {
       if (addresses.length === 0) {
-        callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), options.all ? [] : '');
+        callback(
+          Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }),
+          options.all ? [] : '',
+        );
       } else if (options.all) callback(null, addresses);
       else callback(null, addresses[0]!.address, addresses[0]!.family);
     });

@@ -21,7 +21,9 @@ registerHooks({
     if (specifier === 'ioredis' || specifier.startsWith('ioredis/')) {
       ioredisLoaded = true;
       if (settings.hideIORedis) {
-        throw Object.assign(new Error(`Cannot find package 'ioredis' imported from ${context.parentURL}`), { code: 'ERR_MODULE_NOT_FOUND' });
+        throw Object.assign(new Error(`Cannot find package 'ioredis' imported from ${context.parentURL}`), {
+          code: 'ERR_MODULE_NOT_FOUND',
+        });
       }
     }
     return nextResolve(specifier, context);

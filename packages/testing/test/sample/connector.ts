@@ -8,7 +8,9 @@ import { z } from 'zod';
  */
 
 export const Task = z.object({ id: z.string(), title: z.string(), updated_at: z.string() }).meta({ id: 'SampleTask' });
-export const Account = z.object({ id: z.string(), name: z.string(), plan: z.string(), note: z.string(), session: z.string() }).meta({ id: 'SampleAccount' });
+export const Account = z
+  .object({ id: z.string(), name: z.string(), plan: z.string(), note: z.string(), session: z.string() })
+  .meta({ id: 'SampleAccount' });
 export const Invoice = z
   .object({ id: z.string(), customer: z.string(), amount_cents: z.number().int(), status: z.enum(['draft', 'issued']) })
   .meta({ id: 'SampleInvoice' });
@@ -28,7 +30,10 @@ export const tasksList = defineAction({
   input: z.object({ limit: z.number().int().min(1).max(100).default(2) }),
   incremental: { cursorField: 'updated_at', checkpoint: z.object({ updated_after: z.string() }) },
   async *read(ctx, input) {
-    let query: Record<string, string | number | undefined> = { limit: input.limit, updated_after: ctx.checkpoint?.updated_after };
+    let query: Record<string, string | number | undefined> = {
+      limit: input.limit,
+      updated_after: ctx.checkpoint?.updated_after,
+    };
     for (;;) {
       const page = await ctx.http.get<TaskPage>('/tasks', { query });
       const last = page.data.at(-1);
@@ -61,7 +66,11 @@ export const invoicesCreate = defineAction({
   billable: true,
   retry: 'never',
   approval: 'production',
-  input: z.object({ customer: z.string().min(1), amount_cents: z.number().int().positive(), memo: z.string().optional() }),
+  input: z.object({
+    customer: z.string().min(1),
+    amount_cents: z.number().int().positive(),
+    memo: z.string().optional(),
+  }),
   async write(ctx, input) {
     return ctx.http.post('/invoices', input);
   },

@@ -36,7 +36,11 @@ export interface SampleProviderOptions {
 }
 
 function task(index: number): SampleTask {
-  return { id: `task_${index}`, title: `Task ${index}`, updated_at: new Date(Date.UTC(2026, 0, index, 9)).toISOString() };
+  return {
+    id: `task_${index}`,
+    title: `Task ${index}`,
+    updated_at: new Date(Date.UTC(2026, 0, index, 9)).toISOString(),
+  };
 }
 
 export async function startSampleProvider(options: SampleProviderOptions): Promise<SampleProvider> {
@@ -72,7 +76,9 @@ export async function startSampleProvider(options: SampleProviderOptions): Promi
         json(res, 401, { message: 'next-page links carry the token; this one does not' });
         return;
       }
-      const matching = tasks.filter((item) => !since || (options.inclusiveSince ? item.updated_at >= since : item.updated_at > since));
+      const matching = tasks.filter(
+        (item) => !since || (options.inclusiveSince ? item.updated_at >= since : item.updated_at > since),
+      );
       const data = matching.slice(cursor, cursor + limit);
       const more = cursor + limit < matching.length;
       const next = new URLSearchParams({ cursor: String(cursor + limit), limit: String(limit), access_token: token });
@@ -98,10 +104,18 @@ export async function startSampleProvider(options: SampleProviderOptions): Promi
       const input = JSON.parse(body || '{}') as { customer?: string; amount_cents?: number };
       if ((input.amount_cents ?? 0) > 100_000) {
         res.writeHead(402, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(`Insufficient invoice credits to issue this invoice (5 credits required, 0 available) for token ${token}`);
+        res.end(
+          `Insufficient invoice credits to issue this invoice (5 credits required, 0 available) for token ${token}`,
+        );
         return;
       }
-      json(res, 201, { id: 'inv_1', customer: input.customer, amount_cents: input.amount_cents, status: 'issued', received: { authorization: req.headers.authorization } });
+      json(res, 201, {
+        id: 'inv_1',
+        customer: input.customer,
+        amount_cents: input.amount_cents,
+        status: 'issued',
+        received: { authorization: req.headers.authorization },
+      });
       return;
     }
     if (route === 'GET /v1/export' && options.binaryEcho) {
@@ -117,7 +131,9 @@ export async function startSampleProvider(options: SampleProviderOptions): Promi
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       requests.push(`${req.method} ${req.url}`);
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => json(res, 500, { message: String(error) }));
+      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) =>
+        json(res, 500, { message: String(error) }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

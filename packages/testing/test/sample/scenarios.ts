@@ -21,7 +21,7 @@ export const tasksSince = defineScenario({
   input: { limit: 2 },
   // Where tasks-full ends; the provider has two more tasks by then.
   checkpoint: { updated_after: '2026-01-05T09:00:00.000Z' },
-  description: 'The second run, from the first run\'s checkpoint.',
+  description: "The second run, from the first run's checkpoint.",
 });
 
 export const account = defineScenario({ name: 'account', action: 'account.get', input: {} });

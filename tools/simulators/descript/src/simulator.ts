@@ -104,7 +104,8 @@ export async function startDescriptSimulator(options: DescriptSimulatorOptions =
     });
   });
   const drives = new Drives([main, ...others]);
-  if (new Set(drives.all.map((d) => d.token)).size !== drives.all.length) throw new Error('every simulated drive needs its own token');
+  if (new Set(drives.all.map((d) => d.token)).size !== drives.all.length)
+    throw new Error('every simulated drive needs its own token');
 
   const faults = new FaultQueue();
   const log = new RequestLog(options.requestLogSize ?? DEFAULTS.requestLogSize);
@@ -139,7 +140,9 @@ export async function startDescriptSimulator(options: DescriptSimulatorOptions =
     projectCount: (driveId) => driveOf(driveId).projects.count,
     project: (ordinal, driveId) => {
       const drive = driveOf(driveId);
-      return ordinal >= 0 && ordinal < drive.projects.count ? projectDetailJson(drive.projects.detail(ordinal), drive) : undefined;
+      return ordinal >= 0 && ordinal < drive.projects.count
+        ? projectDetailJson(drive.projects.detail(ordinal), drive)
+        : undefined;
     },
     job: (jobId, driveId) => {
       const drive = driveOf(driveId);

@@ -9,7 +9,9 @@ const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 describe('the command line entry', () => {
   // The CLI runs from the build output; `pnpm test` builds before testing.
   it.skipIf(!existsSync(MAIN))('prints the base URL and token as one JSON line and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [MAIN, '--port', '0', '--seed', '4', '--size', '1000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [MAIN, '--port', '0', '--seed', '4', '--size', '1000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
       const line = await new Promise<string>((resolve, reject) => {

@@ -20,7 +20,11 @@ describe('scripted faults and the request log', () => {
 
   it('matches faults by method and path, several times, with scripted headers and body', async () => {
     sim.failNext({ status: 429, path: '/projects', method: 'GET', times: 2, headers: { 'Retry-After': '2' } });
-    sim.failNext({ status: 409, path: /^\/published_projects\//, body: { error: 'conflict', message: 'busy', state: 'processing' } });
+    sim.failNext({
+      status: 409,
+      path: /^\/published_projects\//,
+      body: { error: 'conflict', message: 'busy', state: 'processing' },
+    });
     expect((await call(sim, '/status')).status).toBe(200);
     const limited = await call(sim, '/projects');
     expect(limited.status).toBe(429);
@@ -28,7 +32,11 @@ describe('scripted faults and the request log', () => {
     expect(limited.json.error).toBe('rate_limit_exceeded');
     expect((await call(sim, '/projects')).status).toBe(429);
     expect((await call(sim, '/projects')).status).toBe(200);
-    expect((await call(sim, '/published_projects/anything')).json).toEqual({ error: 'conflict', message: 'busy', state: 'processing' });
+    expect((await call(sim, '/published_projects/anything')).json).toEqual({
+      error: 'conflict',
+      message: 'busy',
+      state: 'processing',
+    });
     sim.failNext({ status: 503 });
     sim.clearFaults();
     expect((await call(sim, '/status')).status).toBe(200);
@@ -48,8 +56,21 @@ describe('scripted faults and the request log', () => {
     await call(sim, '/export/transcript', { body: { project_id: project.id, format: 'txt' } });
     await call(sim, '/status', { token: null });
     expect(sim.requests.map(({ id: _, ...rest }) => rest)).toEqual([
-      { method: 'GET', path: '/search', query: { query: 'demo', type: ['project', 'video'] }, authorized: true, status: 200 },
-      { method: 'POST', path: '/export/transcript', query: {}, body: { project_id: project.id, format: 'txt' }, authorized: true, status: 200 },
+      {
+        method: 'GET',
+        path: '/search',
+        query: { query: 'demo', type: ['project', 'video'] },
+        authorized: true,
+        status: 200,
+      },
+      {
+        method: 'POST',
+        path: '/export/transcript',
+        query: {},
+        body: { project_id: project.id, format: 'txt' },
+        authorized: true,
+        status: 200,
+      },
       { method: 'GET', path: '/status', query: {}, authorized: false, status: 401 },
     ]);
     sim.clearRequests();
@@ -57,7 +78,11 @@ describe('scripted faults and the request log', () => {
   });
 
   it('answers invalid JSON bodies with invalid_input', async () => {
-    const response = await fetch(`${sim.url}/jobs/agent`, { method: 'POST', headers: { Authorization: `Bearer ${sim.token}`, 'Content-Type': 'application/json' }, body: '{"prompt":' });
+    const response = await fetch(`${sim.url}/jobs/agent`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sim.token}`, 'Content-Type': 'application/json' },
+      body: '{"prompt":',
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: 'invalid_input', message: 'Request body is not valid JSON' });
   });

@@ -67,7 +67,9 @@ describe('GET /projects', () => {
     const all = await readAll(sim, 'limit=100');
     const byName = await readAll(sim, 'name=COOKING&limit=100');
     expect(byName.length).toBeGreaterThan(0);
-    expect(byName.map((p) => p.id)).toEqual(all.filter((p) => p.name.toLowerCase().includes('cooking')).map((p) => p.id));
+    expect(byName.map((p) => p.id)).toEqual(
+      all.filter((p) => p.name.toLowerCase().includes('cooking')).map((p) => p.id),
+    );
 
     const folder = all.find((p) => p.folder_path)?.folder_path as string;
     const inFolder = await readAll(sim, `folder_path=${encodeURIComponent(folder)}&limit=100`);
@@ -107,7 +109,8 @@ describe('GET /projects/{project_id}', () => {
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ id: json.data[0].id, name: json.data[0].name, drive_id: sim.driveId });
     expect(Object.keys(answer.json.media_files).length).toBeGreaterThan(0);
-    for (const file of Object.values<any>(answer.json.media_files)) expect(['audio', 'video', 'image', 'sequence', 'other']).toContain(file.type);
+    for (const file of Object.values<any>(answer.json.media_files))
+      expect(['audio', 'video', 'image', 'sequence', 'other']).toContain(file.type);
     expect(answer.json.compositions.length).toBeGreaterThan(0);
     expect(Array.isArray(answer.json.publishes)).toBe(true);
     expect(answer.json).toEqual(sim.state.project(56));
@@ -121,7 +124,7 @@ describe('GET /projects/{project_id}', () => {
     expect(owner).toBeDefined();
   });
 
-  it('answers 403 for another drive\'s project and 404 for an unknown one', async () => {
+  it("answers 403 for another drive's project and 404 for an unknown one", async () => {
     const other = sim.otherDrives[0];
     const theirs = await call(sim, '/projects?limit=1', { token: other?.token ?? '' });
     const forbidden = await call(sim, `/projects/${theirs.json.data[0].id}`);
@@ -151,9 +154,15 @@ describe('a drive of 1,000,000 projects', () => {
 
     const oldest = await call(sim, '/projects?sort=updated_at&direction=asc&limit=100');
     expect(oldest.json.data).toHaveLength(100);
-    const middle = await call(sim, '/projects?sort=updated_at&direction=asc&limit=100&updated_after=2026-01-01T00:00:00Z');
+    const middle = await call(
+      sim,
+      '/projects?sort=updated_at&direction=asc&limit=100&updated_after=2026-01-01T00:00:00Z',
+    );
     expect(middle.json.data[0].updated_at >= '2026-01-01T00:00:00Z').toBe(true);
-    const next = await call(sim, `/projects?sort=updated_at&direction=asc&limit=100&updated_after=2026-01-01T00:00:00Z&cursor=${middle.json.pagination.next_cursor}`);
+    const next = await call(
+      sim,
+      `/projects?sort=updated_at&direction=asc&limit=100&updated_after=2026-01-01T00:00:00Z&cursor=${middle.json.pagination.next_cursor}`,
+    );
     expect(next.json.data[0].updated_at >= middle.json.data[99].updated_at).toBe(true);
     expect(sim.state.projectCount()).toBe(1_000_000);
   });

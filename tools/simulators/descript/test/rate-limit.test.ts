@@ -18,7 +18,10 @@ describe('request budget', () => {
     clock.advance(15_000);
     const limited = await call(sim, '/projects');
     expect(limited.status).toBe(429);
-    expect(limited.json).toEqual({ error: 'rate_limit_exceeded', message: 'Too many requests. Please try again later.' });
+    expect(limited.json).toEqual({
+      error: 'rate_limit_exceeded',
+      message: 'Too many requests. Please try again later.',
+    });
     expect(limited.headers.get('retry-after')).toBe('45');
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(limited.headers.get('x-ratelimit-consumed')).toBe('3');
@@ -37,7 +40,11 @@ describe('request budget', () => {
   });
 
   it('gives published projects their own budget', async () => {
-    sim = await startDescriptSimulator({ size: 30, rateLimit: { limit: 1, windowMs: 60_000 }, publishedRateLimit: { limit: 2, windowMs: 3_600_000 } });
+    sim = await startDescriptSimulator({
+      size: 30,
+      rateLimit: { limit: 1, windowMs: 60_000 },
+      publishedRateLimit: { limit: 2, windowMs: 3_600_000 },
+    });
     const [slug] = sim.state.publishSlugs(1);
     expect((await call(sim, '/status')).status).toBe(200);
     const first = await call(sim, `/published_projects/${slug}`);

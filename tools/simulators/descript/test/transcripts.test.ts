@@ -11,7 +11,8 @@ describe('POST /export/transcript', () => {
   });
   afterAll(() => sim.close());
 
-  const exportAs = (body: Record<string, unknown>) => call(sim, '/export/transcript', { body: { project_id: project.id, ...body } });
+  const exportAs = (body: Record<string, unknown>) =>
+    call(sim, '/export/transcript', { body: { project_id: project.id, ...body } });
 
   it('answers SRT cues as an attachment naming the composition', async () => {
     const answer = await exportAs({ format: 'srt', include_speaker_labels: 'off' });
@@ -24,14 +25,22 @@ describe('POST /export/transcript', () => {
   });
 
   it('renders txt, markdown, html and rtf with speaker labels, timecodes and markers', async () => {
-    const txt = await exportAs({ format: 'txt', include_speaker_labels: 'every_paragraph', include_markers: true, timecodes: { on_paragraphs: true, offset_seconds: 3600 } });
+    const txt = await exportAs({
+      format: 'txt',
+      include_speaker_labels: 'every_paragraph',
+      include_markers: true,
+      timecodes: { on_paragraphs: true, offset_seconds: 3600 },
+    });
     expect(txt.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(txt.text).toMatch(/^\[Marker: Intro\]\n\[01:00:00\] \w+( \(guest\))?: /);
     const paragraphs = txt.text.trim().split('\n\n');
     expect(paragraphs.every((p) => /\[\d{2}:\d{2}:\d{2}\] [^:]+: /.test(p))).toBe(true);
 
     const changes = await exportAs({ format: 'txt' });
-    const labelled = changes.text.trim().split('\n\n').filter((p) => /^[A-Z][a-z]+( \(guest\))?: /.test(p));
+    const labelled = changes.text
+      .trim()
+      .split('\n\n')
+      .filter((p) => /^[A-Z][a-z]+( \(guest\))?: /.test(p));
     expect(labelled.length).toBeGreaterThan(0);
     expect(labelled.length).toBeLessThanOrEqual(paragraphs.length);
 

@@ -44,7 +44,8 @@ export class RateBudget {
     readonly settings: BudgetLimit,
     private readonly clock: () => number,
   ) {
-    if (!Number.isInteger(settings.limit) || settings.limit < 1) throw new RangeError('budget limit must be a positive integer');
+    if (!Number.isInteger(settings.limit) || settings.limit < 1)
+      throw new RangeError('budget limit must be a positive integer');
     if (!(settings.windowMs > 0)) throw new RangeError('budget windowMs must be positive');
   }
 

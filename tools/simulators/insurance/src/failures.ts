@@ -74,11 +74,13 @@ export class FailurePlan {
     const rates = Object.entries(randomOptions.rates);
     for (const [kind, rate] of rates) {
       assertKind(kind);
-      if (!(typeof rate === 'number' && rate >= 0 && rate <= 1)) throw new RangeError(`failure rate of ${kind} must be from 0 to 1`);
+      if (!(typeof rate === 'number' && rate >= 0 && rate <= 1))
+        throw new RangeError(`failure rate of ${kind} must be from 0 to 1`);
     }
     const total = rates.reduce((sum, [, rate]) => sum + (rate ?? 0), 0);
     if (total > 1 + 1e-9) throw new RangeError(`failure rates add up to ${total}, more than 1`);
-    if (!(randomOptions.textRate >= 0 && randomOptions.textRate <= 1)) throw new RangeError('textErrorRate must be from 0 to 1');
+    if (!(randomOptions.textRate >= 0 && randomOptions.textRate <= 1))
+      throw new RangeError('textErrorRate must be from 0 to 1');
   }
 
   failNext(spec: FailureSpec): void {
@@ -152,7 +154,8 @@ export function parseFailureHeader(value: string): FailureSpec | ApiError {
     spec.status = code as LoggedStatus;
   }
   if (format !== undefined) {
-    if (!(FORMATS as readonly string[]).includes(format)) return problem(`X-Simulate-Failure format must be one of ${FORMATS.join(', ')}`);
+    if (!(FORMATS as readonly string[]).includes(format))
+      return problem(`X-Simulate-Failure format must be one of ${FORMATS.join(', ')}`);
     spec.format = format as ErrorBodyFormat;
   }
   return spec;
@@ -189,8 +192,12 @@ function validateSpec(spec: FailureSpec): void {
   if (spec.status !== undefined && !(LOGGED_STATUSES as readonly number[]).includes(spec.status)) {
     throw new RangeError(`status must be one of ${LOGGED_STATUSES.join(', ')}`);
   }
-  if (spec.format !== undefined && !FORMATS.includes(spec.format)) throw new RangeError(`format must be one of ${FORMATS.join(', ')}`);
-  if (spec.variant !== undefined && !(Number.isInteger(spec.variant) && spec.variant >= 0 && spec.variant < MESSAGE_VARIANTS)) {
+  if (spec.format !== undefined && !FORMATS.includes(spec.format))
+    throw new RangeError(`format must be one of ${FORMATS.join(', ')}`);
+  if (
+    spec.variant !== undefined &&
+    !(Number.isInteger(spec.variant) && spec.variant >= 0 && spec.variant < MESSAGE_VARIANTS)
+  ) {
     throw new RangeError(`variant must be an integer from 0 to ${MESSAGE_VARIANTS - 1}`);
   }
 }

@@ -29,8 +29,20 @@ export {
   type FailureKind,
   type MessageParams,
 } from './messages.js';
-export { LOGGED_STATUSES, TYPICAL_STATUS, type FailureSource, type FailureSpec, type LoggedStatus } from './failures.js';
-export { DEFAULT_BUDGETS, type BudgetCounters, type BudgetLimit, type BudgetName, type BudgetsOptions } from './budgets.js';
+export {
+  LOGGED_STATUSES,
+  TYPICAL_STATUS,
+  type FailureSource,
+  type FailureSpec,
+  type LoggedStatus,
+} from './failures.js';
+export {
+  DEFAULT_BUDGETS,
+  type BudgetCounters,
+  type BudgetLimit,
+  type BudgetName,
+  type BudgetsOptions,
+} from './budgets.js';
 export { PASS_THROUGH_PATHS, type PassThroughPath } from './routes.js';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, type StoredRecord } from './store.js';
 export type { ErrorBodyFormat } from './answers.js';

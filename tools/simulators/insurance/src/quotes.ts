@@ -25,7 +25,8 @@ export function quoteHospitalCash(tier: Tier, body: JsonObject, now: number, cur
   if (typeof dateOfBirth !== 'string' || !parseIsoDate(dateOfBirth)) {
     return invalid('applicant.date_of_birth', 'applicant.date_of_birth must be a date in YYYY-MM-DD form');
   }
-  if (dateOfBirth > isoDate(now)) return invalid('applicant.date_of_birth', 'applicant.date_of_birth must not be in the future');
+  if (dateOfBirth > isoDate(now))
+    return invalid('applicant.date_of_birth', 'applicant.date_of_birth must not be in the future');
 
   const cause = body.cause;
   if (isAbsent(cause)) return missing('cause');
@@ -50,7 +51,10 @@ export function quoteHospitalCash(tier: Tier, body: JsonObject, now: number, cur
     if (coverStart < isoDate(now)) return invalid('cover_start', 'cover_start must not be in the past');
   }
 
-  const priced = quotePremium({ tier, age: ageOn(dateOfBirth, now), cause: cause as Cause, confinementDays: days }, currency);
+  const priced = quotePremium(
+    { tier, age: ageOn(dateOfBirth, now), cause: cause as Cause, confinementDays: days },
+    currency,
+  );
   return {
     status: 201,
     body: {

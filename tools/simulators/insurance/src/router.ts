@@ -35,7 +35,12 @@ export function matchRoute(routes: readonly Route[], method: string, path: strin
   const hit = onPath.find((candidate) => candidate.route.method === method);
   if (!hit?.match) {
     const allowed = onPath.map((candidate) => candidate.route.method).join(', ');
-    return { status: 405, code: 'method_not_allowed', message: `${method} is not allowed on ${path}`, headers: { allow: allowed } };
+    return {
+      status: 405,
+      code: 'method_not_allowed',
+      message: `${method} is not allowed on ${path}`,
+      headers: { allow: allowed },
+    };
   }
   return { route: hit.route, params: { ...hit.match.groups } };
 }

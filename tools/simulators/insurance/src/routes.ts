@@ -35,7 +35,10 @@ export function newCollections(): Map<PassThroughPath, RecordCollection> {
 
 export const QUOTE_OPERATION = 'hospital_cash.quote';
 
-export function insuranceRoutes(collections: ReadonlyMap<PassThroughPath, RecordCollection>, currency: string): Route[] {
+export function insuranceRoutes(
+  collections: ReadonlyMap<PassThroughPath, RecordCollection>,
+  currency: string,
+): Route[] {
   const quote: Route = {
     method: 'POST',
     path: /^\/v1\/hospital-cash\/(?<tier>basic|classic|plus)\/quotes$/,

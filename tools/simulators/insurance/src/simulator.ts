@@ -99,7 +99,13 @@ export async function startInsuranceSimulator(options: InsuranceSimulatorOptions
   const requests: RecordedRequest[] = [];
 
   /** The answer to one request, in the order a provider gateway would check it. */
-  async function decide(req: IncomingMessage, method: string, path: string, query: string, now: number): Promise<Decision> {
+  async function decide(
+    req: IncomingMessage,
+    method: string,
+    path: string,
+    query: string,
+    now: number,
+  ): Promise<Decision> {
     const body = await readBody(req);
     if (isApiError(body)) return { answer: body };
     const matched = matchRoute(routes, method, path);

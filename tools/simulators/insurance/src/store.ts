@@ -32,13 +32,19 @@ export class RecordCollection {
     const limitText = query.get('limit');
     const limit = limitText === null || limitText === '' ? DEFAULT_PAGE_LIMIT : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-      return { status: 400, code: 'invalid_value', message: `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`, field: 'limit' };
+      return {
+        status: 400,
+        code: 'invalid_value',
+        message: `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`,
+        field: 'limit',
+      };
     }
     const cursor = query.get('cursor');
     let start = 0;
     if (cursor !== null && cursor !== '') {
       const index = this.records.findIndex((record) => record.id === cursor);
-      if (index < 0) return { status: 400, code: 'invalid_value', message: 'cursor is not a cursor of this list', field: 'cursor' };
+      if (index < 0)
+        return { status: 400, code: 'invalid_value', message: 'cursor is not a cursor of this list', field: 'cursor' };
       start = index + 1;
     }
     const data = this.records.slice(start, start + limit);

@@ -8,7 +8,10 @@ describe('authentication', () => {
   it('accepts the key as a bearer token and as X-Api-Key', async () => {
     const sim = await start();
     const bearer = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', { body: quoteRequest(), auth: 'bearer' });
-    const apiKey = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', { body: quoteRequest(), auth: 'x-api-key' });
+    const apiKey = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', {
+      body: quoteRequest(),
+      auth: 'x-api-key',
+    });
     expect([bearer.status, apiKey.status]).toEqual([201, 201]);
   });
 

@@ -47,8 +47,16 @@ describe('rate budgets', () => {
     for (let i = 0; i < 60; i += 1) await call(sim, ...quote(), { body: quoteRequest() });
     expect((await call(sim, ...quote(), { body: quoteRequest() })).status).toBe(429);
 
-    const paths = ['/v2/motor/quotes', '/v2/motor/policies', '/v1/travel/policies', '/v1/homeowner/quotes', '/v1/hospital-cash/policies'];
-    const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => call(sim, 'GET', paths[i % paths.length] as string)));
+    const paths = [
+      '/v2/motor/quotes',
+      '/v2/motor/policies',
+      '/v1/travel/policies',
+      '/v1/homeowner/quotes',
+      '/v1/hospital-cash/policies',
+    ];
+    const replies = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => call(sim, 'GET', paths[i % paths.length] as string)),
+    );
     expect(replies.map((reply) => reply.status)).toEqual(Array(120).fill(200));
 
     const refused = await call(sim, 'POST', '/v1/travel/policies', { body: { trip: 'x' } });
@@ -88,7 +96,10 @@ describe('rate budgets', () => {
   it('works on the real clock: refuses within a window and admits again once it has passed', async () => {
     // Nothing here depends on how fast the machine is: the quote window is far longer than the
     // test, and the short one is only ever waited out, never raced.
-    const sim = await start({ clock: Date.now, budgets: { quotes: { limit: 2, windowMs: 10 * 60_000 }, other: { limit: 1, windowMs: 100 } } });
+    const sim = await start({
+      clock: Date.now,
+      budgets: { quotes: { limit: 2, windowMs: 10 * 60_000 }, other: { limit: 1, windowMs: 100 } },
+    });
     const statuses = [];
     for (let i = 0; i < 3; i += 1) statuses.push((await call(sim, ...quote(), { body: quoteRequest() })).status);
     expect(statuses).toEqual([201, 201, 429]);

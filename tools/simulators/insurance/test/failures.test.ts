@@ -50,7 +50,10 @@ describe('failures on demand with failNext', () => {
     sim.failNext({ kind: 'missing_field', field: 'applicant.date_of_birth' });
     sim.failNext({ kind: 'out_of_range' });
     const missing = await call(sim, 'POST', QUOTE, { body: quoteRequest() });
-    expect(missing.json).toMatchObject({ field: 'applicant.date_of_birth', message: 'Missing required field: applicant.date_of_birth' });
+    expect(missing.json).toMatchObject({
+      field: 'applicant.date_of_birth',
+      message: 'Missing required field: applicant.date_of_birth',
+    });
     const range = await call(sim, 'POST', QUOTE, { body: quoteRequest() });
     expect(range.json).toMatchObject({ field: 'driver_age' });
   });
@@ -150,7 +153,8 @@ describe('failures on demand with failNext', () => {
     sim.failNext({ kind: 'rate_limited', status: 429, retryAfterSeconds: null });
     sim.failNext({ kind: 'underwriting_unavailable', status: 503, retryAfterSeconds: 30 });
     const headers = [];
-    for (let i = 0; i < 3; i += 1) headers.push((await call(sim, 'GET', '/v2/motor/quotes')).headers.get('retry-after'));
+    for (let i = 0; i < 3; i += 1)
+      headers.push((await call(sim, 'GET', '/v2/motor/quotes')).headers.get('retry-after'));
     expect(headers).toEqual(['7', null, '30']);
   });
 
@@ -174,7 +178,10 @@ describe('failures on demand with failNext', () => {
 describe('failures asked for in X-Simulate-Failure', () => {
   it.each(everyCombination)('answers %s:%i when the header is allowed', async (kind, status) => {
     const sim = await start({ allowFailureHeader: true });
-    const reply = await call(sim, 'POST', QUOTE, { body: quoteRequest(), headers: { 'x-simulate-failure': `${kind}:${status}` } });
+    const reply = await call(sim, 'POST', QUOTE, {
+      body: quoteRequest(),
+      headers: { 'x-simulate-failure': `${kind}:${status}` },
+    });
     expect(reply.status).toBe(status);
     expect(reply.json).toMatchObject({ error: FAILURE_CODES[kind], message: CANONICAL[kind] });
     expect(sim.requests.at(-1)?.failure).toEqual({ kind, source: 'header' });
@@ -182,8 +189,12 @@ describe('failures asked for in X-Simulate-Failure', () => {
 
   it('takes the typical status when only the kind is given, and a body format as third part', async () => {
     const sim = await start({ allowFailureHeader: true });
-    expect((await call(sim, 'GET', '/v2/motor/quotes', { headers: { 'x-simulate-failure': 'premium_timeout' } })).status).toBe(503);
-    const text = await call(sim, 'GET', '/v2/motor/quotes', { headers: { 'x-simulate-failure': 'missing_auth:400:text' } });
+    expect(
+      (await call(sim, 'GET', '/v2/motor/quotes', { headers: { 'x-simulate-failure': 'premium_timeout' } })).status,
+    ).toBe(503);
+    const text = await call(sim, 'GET', '/v2/motor/quotes', {
+      headers: { 'x-simulate-failure': 'missing_auth:400:text' },
+    });
     expect([text.status, text.text]).toEqual([400, 'Missing Authorization header']);
   });
 
@@ -198,7 +209,10 @@ describe('failures asked for in X-Simulate-Failure', () => {
 
   it('ignores the header unless the option allows it', async () => {
     const sim = await start();
-    const reply = await call(sim, 'POST', QUOTE, { body: quoteRequest(), headers: { 'x-simulate-failure': 'premium_timeout:503' } });
+    const reply = await call(sim, 'POST', QUOTE, {
+      body: quoteRequest(),
+      headers: { 'x-simulate-failure': 'premium_timeout:503' },
+    });
     expect(reply.status).toBe(201);
   });
 });
@@ -242,7 +256,8 @@ describe('random failures', () => {
   it('answers some random failures as bare text', async () => {
     const sim = await start({ seed: 5, failureRates: { premium_timeout: 1 }, textErrorRate: 0.5, budgets: generous });
     const types = new Set<string>();
-    for (let i = 0; i < 20; i += 1) types.add((await call(sim, 'GET', '/v2/motor/quotes')).headers.get('content-type') ?? '');
+    for (let i = 0; i < 20; i += 1)
+      types.add((await call(sim, 'GET', '/v2/motor/quotes')).headers.get('content-type') ?? '');
     expect([...types].sort()).toEqual(['application/json; charset=utf-8', 'text/plain; charset=utf-8']);
   });
 

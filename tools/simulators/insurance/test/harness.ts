@@ -37,7 +37,12 @@ export interface Reply {
   json: any;
 }
 
-export async function call(sim: InsuranceSimulator, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+export async function call(
+  sim: InsuranceSimulator,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key ?? sim.apiKey;
   const auth = options.auth ?? 'bearer';

@@ -20,7 +20,15 @@ beforeAll(() => {
   const tsupPackage = createRequire(import.meta.url).resolve('tsup/package.json');
   execFileSync(
     process.execPath,
-    [join(dirname(tsupPackage), 'dist/cli-default.js'), 'src/main.ts', '--no-config', '--format', 'esm', '--out-dir', outDir],
+    [
+      join(dirname(tsupPackage), 'dist/cli-default.js'),
+      'src/main.ts',
+      '--no-config',
+      '--format',
+      'esm',
+      '--out-dir',
+      outDir,
+    ],
     { cwd: packageDir, stdio: 'ignore' },
   );
 });

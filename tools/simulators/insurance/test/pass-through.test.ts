@@ -10,7 +10,11 @@ describe('pass-through operations', () => {
     const posted = { vehicle: { value: '250000.00' }, driver_age: 40, note: { nested: [1, 2] } };
     const created = await call(sim, 'POST', path, { body: posted });
     expect(created.status).toBe(201);
-    expect(created.json).toEqual({ ...posted, id: expect.stringMatching(/^[a-z]+_[0-9a-f]{16}$/), created_at: '2026-11-21T10:04:11Z' });
+    expect(created.json).toEqual({
+      ...posted,
+      id: expect.stringMatching(/^[a-z]+_[0-9a-f]{16}$/),
+      created_at: '2026-11-21T10:04:11Z',
+    });
     const listed = await call(sim, 'GET', path);
     expect(listed.status).toBe(200);
     expect(listed.json).toEqual({ data: [created.json], next_cursor: null });
@@ -27,7 +31,8 @@ describe('pass-through operations', () => {
   it('pages lists oldest first with limit and next_cursor', async () => {
     const sim = await start();
     const ids: string[] = [];
-    for (let n = 1; n <= 5; n += 1) ids.push((await call(sim, 'POST', '/v1/homeowner/quotes', { body: { n } })).json.id);
+    for (let n = 1; n <= 5; n += 1)
+      ids.push((await call(sim, 'POST', '/v1/homeowner/quotes', { body: { n } })).json.id);
 
     const seen: string[] = [];
     const cursors: Array<string | null> = [];
@@ -53,7 +58,12 @@ describe('pass-through operations', () => {
     expect(first.json.data).toHaveLength(20);
     expect(first.json.next_cursor).toBe(first.json.data[19].id);
 
-    for (const [query, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['cursor=mp_nope', 'cursor']]) {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=ten', 'limit'],
+      ['cursor=mp_nope', 'cursor'],
+    ]) {
       const reply = await call(sim, 'GET', `/v2/motor/policies?${query}`);
       expect(reply.status).toBe(400);
       expect(reply.json.field).toBe(field);
@@ -95,7 +105,11 @@ describe('pass-through operations', () => {
 });
 
 describe('motor quote checks', () => {
-  const motorQuote = (overrides: Record<string, unknown> = {}) => ({ vehicle: { value: '180000.00', make: 'Toyota' }, driver_age: 34, ...overrides });
+  const motorQuote = (overrides: Record<string, unknown> = {}) => ({
+    vehicle: { value: '180000.00', make: 'Toyota' },
+    driver_age: 34,
+    ...overrides,
+  });
 
   it.each([
     ['no vehicle', { vehicle: undefined }],
@@ -118,7 +132,11 @@ describe('motor quote checks', () => {
     const sim = await start();
     const reply = await call(sim, 'POST', '/v2/motor/quotes', { body: motorQuote({ driver_age: age }) });
     expect(reply.status).toBe(422);
-    expect(reply.json).toMatchObject({ error: 'value_out_of_range', message: 'driver_age must be between 18 and 75', field: 'driver_age' });
+    expect(reply.json).toMatchObject({
+      error: 'value_out_of_range',
+      message: 'driver_age must be between 18 and 75',
+      field: 'driver_age',
+    });
   });
 
   it.each([18, 75])('accepts driver_age %i', async (age) => {

@@ -13,7 +13,9 @@ describe('quotePremium', () => {
 
   it('prices each tier from its daily benefit, the age band and the cause', () => {
     // 1000.00 max x 1.30% x 45% = 5.85, plus the 9.90 basic fee
-    expect(quotePremium({ tier: 'basic', age: 25, cause: 'accidental_injury', confinementDays: 2 }).premium.amount).toBe('15.75');
+    expect(
+      quotePremium({ tier: 'basic', age: 25, cause: 'accidental_injury', confinementDays: 2 }).premium.amount,
+    ).toBe('15.75');
     // 24000.00 max x 4.00% = 960.00, plus the 14.90 plus fee
     const plus = quotePremium({ tier: 'plus', age: 61, cause: 'illness', confinementDays: 20 });
     expect(plus.maximumBenefit.amount).toBe('24000.00');
@@ -22,11 +24,15 @@ describe('quotePremium', () => {
 
   it('rounds the risk premium half up, once, in cents', () => {
     // 1500.00 max x 2.10% x 45% = 14.175 -> 14.18, plus 9.90
-    expect(quotePremium({ tier: 'basic', age: 45, cause: 'accidental_injury', confinementDays: 3 }).premium.amount).toBe('24.08');
+    expect(
+      quotePremium({ tier: 'basic', age: 45, cause: 'accidental_injury', confinementDays: 3 }).premium.amount,
+    ).toBe('24.08');
   });
 
   it('uses the currency it is given', () => {
-    expect(quotePremium({ tier: 'basic', age: 30, cause: 'illness', confinementDays: 2 }, 'USD').premium.currency).toBe('USD');
+    expect(quotePremium({ tier: 'basic', age: 30, cause: 'illness', confinementDays: 2 }, 'USD').premium.currency).toBe(
+      'USD',
+    );
   });
 
   it('refuses days outside 2..20 and fractional ages', () => {

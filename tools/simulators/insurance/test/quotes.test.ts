@@ -9,27 +9,32 @@ describe('POST /v1/hospital-cash/{tier}/quotes', () => {
     ['basic', '500.00', '3500.00', '65.90'],
     ['classic', '750.00', '5250.00', '96.40'],
     ['plus', '1200.00', '8400.00', '149.30'],
-  ])('answers a %s quote with the daily benefit, daily x days and a deterministic premium', async (tier, daily, maximum, premium) => {
-    const sim = await start();
-    const reply = await call(sim, 'POST', `/v1/hospital-cash/${tier}/quotes`, { body: quoteRequest({ cover_start: '2026-12-01' }) });
-    expect(reply.status).toBe(201);
-    expect(reply.json).toEqual({
-      quote_id: expect.stringMatching(/^hcq_[0-9a-f]+$/),
-      product: 'hospital_cash',
-      tier,
-      cause: 'illness',
-      confinement_days: 7,
-      daily_benefit: { amount: daily, currency: 'ZAR' },
-      maximum_benefit: { amount: maximum, currency: 'ZAR' },
-      premium: { amount: premium, currency: 'ZAR', frequency: 'monthly' },
-      valid_until: '2026-12-21T00:00:00Z',
-      created_at: '2026-11-21T10:04:11Z',
-    });
-    expect(reply.json.premium).toEqual({
-      ...quotePremium({ tier: tier as 'basic', age: 38, cause: 'illness', confinementDays: 7 }).premium,
-      frequency: 'monthly',
-    });
-  });
+  ])(
+    'answers a %s quote with the daily benefit, daily x days and a deterministic premium',
+    async (tier, daily, maximum, premium) => {
+      const sim = await start();
+      const reply = await call(sim, 'POST', `/v1/hospital-cash/${tier}/quotes`, {
+        body: quoteRequest({ cover_start: '2026-12-01' }),
+      });
+      expect(reply.status).toBe(201);
+      expect(reply.json).toEqual({
+        quote_id: expect.stringMatching(/^hcq_[0-9a-f]+$/),
+        product: 'hospital_cash',
+        tier,
+        cause: 'illness',
+        confinement_days: 7,
+        daily_benefit: { amount: daily, currency: 'ZAR' },
+        maximum_benefit: { amount: maximum, currency: 'ZAR' },
+        premium: { amount: premium, currency: 'ZAR', frequency: 'monthly' },
+        valid_until: '2026-12-21T00:00:00Z',
+        created_at: '2026-11-21T10:04:11Z',
+      });
+      expect(reply.json.premium).toEqual({
+        ...quotePremium({ tier: tier as 'basic', age: 38, cause: 'illness', confinementDays: 7 }).premium,
+        frequency: 'monthly',
+      });
+    },
+  );
 
   it('gives the same premium for the same tier, age, cause and days, and a new quote id each time', async () => {
     const sim = await start();
@@ -53,11 +58,11 @@ describe('POST /v1/hospital-cash/{tier}/quotes', () => {
   it('uses the configured currency for every amount', async () => {
     const sim = await start({ currency: 'USD' });
     const reply = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', { body: quoteRequest() });
-    expect([reply.json.daily_benefit.currency, reply.json.maximum_benefit.currency, reply.json.premium.currency]).toEqual([
-      'USD',
-      'USD',
-      'USD',
-    ]);
+    expect([
+      reply.json.daily_benefit.currency,
+      reply.json.maximum_benefit.currency,
+      reply.json.premium.currency,
+    ]).toEqual(['USD', 'USD', 'USD']);
   });
 
   it.each([
@@ -67,7 +72,9 @@ describe('POST /v1/hospital-cash/{tier}/quotes', () => {
     ['7', 'invalid_value'],
   ])('refuses confinement_days %j with 422 naming the field', async (days, code) => {
     const sim = await start();
-    const reply = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', { body: quoteRequest({ confinement_days: days }) });
+    const reply = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', {
+      body: quoteRequest({ confinement_days: days }),
+    });
     expect(reply.status).toBe(422);
     expect(reply.json).toEqual({
       error: code,
@@ -80,21 +87,48 @@ describe('POST /v1/hospital-cash/{tier}/quotes', () => {
   it('accepts both ends of the confinement period', async () => {
     const sim = await start();
     for (const days of [2, 20]) {
-      const reply = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', { body: quoteRequest({ confinement_days: days }) });
+      const reply = await call(sim, 'POST', '/v1/hospital-cash/basic/quotes', {
+        body: quoteRequest({ confinement_days: days }),
+      });
       expect(reply.status).toBe(201);
     }
   });
 
   it.each([
-    ['a missing date of birth', { applicant: {} }, 'applicant.date_of_birth', 'Missing required field: applicant.date_of_birth'],
-    ['a missing applicant', { applicant: undefined }, 'applicant.date_of_birth', 'Missing required field: applicant.date_of_birth'],
-    ['a date of birth that is no date', { applicant: { date_of_birth: '1988-02-30' } }, 'applicant.date_of_birth', 'applicant.date_of_birth must be a date in YYYY-MM-DD form'],
-    ['a date of birth in the future', { applicant: { date_of_birth: '2026-11-22' } }, 'applicant.date_of_birth', 'applicant.date_of_birth must not be in the future'],
+    [
+      'a missing date of birth',
+      { applicant: {} },
+      'applicant.date_of_birth',
+      'Missing required field: applicant.date_of_birth',
+    ],
+    [
+      'a missing applicant',
+      { applicant: undefined },
+      'applicant.date_of_birth',
+      'Missing required field: applicant.date_of_birth',
+    ],
+    [
+      'a date of birth that is no date',
+      { applicant: { date_of_birth: '1988-02-30' } },
+      'applicant.date_of_birth',
+      'applicant.date_of_birth must be a date in YYYY-MM-DD form',
+    ],
+    [
+      'a date of birth in the future',
+      { applicant: { date_of_birth: '2026-11-22' } },
+      'applicant.date_of_birth',
+      'applicant.date_of_birth must not be in the future',
+    ],
     ['a missing cause', { cause: undefined }, 'cause', 'Missing required field: cause'],
     ['an unknown cause', { cause: 'sickness' }, 'cause', 'cause must be one of illness, accidental_injury'],
     ['missing days', { confinement_days: undefined }, 'confinement_days', 'Missing required field: confinement_days'],
     ['a cover start in the past', { cover_start: '2026-11-20' }, 'cover_start', 'cover_start must not be in the past'],
-    ['a cover start that is no date', { cover_start: 'next week' }, 'cover_start', 'cover_start must be a date in YYYY-MM-DD form'],
+    [
+      'a cover start that is no date',
+      { cover_start: 'next week' },
+      'cover_start',
+      'cover_start must be a date in YYYY-MM-DD form',
+    ],
   ])('refuses %s with 422 naming the field', async (_case, overrides, field, message) => {
     const sim = await start();
     const reply = await call(sim, 'POST', '/v1/hospital-cash/classic/quotes', { body: quoteRequest(overrides) });
@@ -104,7 +138,9 @@ describe('POST /v1/hospital-cash/{tier}/quotes', () => {
 
   it('accepts a cover start of today', async () => {
     const sim = await start();
-    const reply = await call(sim, 'POST', '/v1/hospital-cash/classic/quotes', { body: quoteRequest({ cover_start: '2026-11-21' }) });
+    const reply = await call(sim, 'POST', '/v1/hospital-cash/classic/quotes', {
+      body: quoteRequest({ cover_start: '2026-11-21' }),
+    });
     expect(reply.status).toBe(201);
   });
 

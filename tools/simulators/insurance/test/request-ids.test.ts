@@ -41,7 +41,14 @@ describe('request ids', () => {
         operation: 'hospital_cash.quote',
         at: expect.any(Number),
       },
-      { method: 'GET', path: '/v1/hospital-cash/policies', query: 'limit=5', body: undefined, status: 200, operation: 'hospital-cash.policies.list' },
+      {
+        method: 'GET',
+        path: '/v1/hospital-cash/policies',
+        query: 'limit=5',
+        body: undefined,
+        status: 200,
+        operation: 'hospital-cash.policies.list',
+      },
     ]);
     expect(sim.counters()).toMatchObject({ requests: 2, byStatus: { 200: 1, 201: 1 } });
   });

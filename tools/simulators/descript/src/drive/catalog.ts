@@ -121,8 +121,26 @@ export const FOLDERS: readonly string[] = [
   'Internal/All hands',
 ];
 
-export const FIRST_NAMES: readonly string[] = ['Ada', 'Grace', 'Alan', 'Katherine', 'Linus', 'Margaret', 'Dennis', 'Barbara'];
-export const LAST_NAMES: readonly string[] = ['Lovelace', 'Hopper', 'Turing', 'Johnson', 'Torvalds', 'Hamilton', 'Ritchie', 'Liskov'];
+export const FIRST_NAMES: readonly string[] = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Katherine',
+  'Linus',
+  'Margaret',
+  'Dennis',
+  'Barbara',
+];
+export const LAST_NAMES: readonly string[] = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Johnson',
+  'Torvalds',
+  'Hamilton',
+  'Ritchie',
+  'Liskov',
+];
 
 export const COMPOSITION_NAMES: readonly string[] = ['Main', 'Rough Cut', 'Social clip', 'Full episode', 'Trailer'];
 

@@ -6,7 +6,9 @@ import { notFound } from '../errors.js';
 function findComposition(project: ProjectDetail, reference: string): Composition | undefined {
   const id = reference.includes('/') ? (reference.split('/').filter(Boolean).at(-1) ?? '') : reference;
   const lower = id.toLowerCase();
-  return project.compositions.find((composition) => composition.id === lower || compositionShortId(composition.id) === lower);
+  return project.compositions.find(
+    (composition) => composition.id === lower || compositionShortId(composition.id) === lower,
+  );
 }
 
 export function requireComposition(project: ProjectDetail, reference: string): Composition {

@@ -61,7 +61,10 @@ export class Drive {
       firstName: FIRST_NAMES[mix(settings.seed, k, SALT_MEMBER) % FIRST_NAMES.length] ?? 'Ada',
       lastName: LAST_NAMES[mix(settings.seed, k, SALT_MEMBER + 1) % LAST_NAMES.length] ?? 'Lovelace',
     }));
-    this.projects = new ProjectStore(new SeededProjects(settings.seed, settings.size, settings.anchorMs, this.members), settings.seed);
+    this.projects = new ProjectStore(
+      new SeededProjects(settings.seed, settings.size, settings.anchorMs, this.members),
+      settings.seed,
+    );
     this.library = seedLibrary(settings.seed, this.members, settings.anchorMs);
     for (const job of seedJobs(settings.seed, settings.size, settings.anchorMs, (o) => this.projects.project(o).id)) {
       this.jobs.add(job);

@@ -28,20 +28,25 @@ export function ordinalOfProjectId(seed: number, id: string): number | undefined
 function scramble(seed: number, value: number): number {
   let left = value >>> 16;
   let right = value & 0xffff;
-  for (let round = 0; round < 4; round++) [left, right] = [right, left ^ (mix(seed, right, SALT_MASK + round) & 0xffff)];
+  for (let round = 0; round < 4; round++)
+    [left, right] = [right, left ^ (mix(seed, right, SALT_MASK + round) & 0xffff)];
   return ((left << 16) | right) >>> 0;
 }
 
 function unscramble(seed: number, value: number): number {
   let left = value >>> 16;
   let right = value & 0xffff;
-  for (let round = 3; round >= 0; round--) [left, right] = [right ^ (mix(seed, left, SALT_MASK + round) & 0xffff), left];
+  for (let round = 3; round >= 0; round--)
+    [left, right] = [right ^ (mix(seed, left, SALT_MASK + round) & 0xffff), left];
   return ((left << 16) | right) >>> 0;
 }
 
 /** Share slug of the `index`-th publish of a project: four hash characters, the ordinal in base 36, the index. */
 export function publishSlugFor(seed: number, ordinal: number, index: number): string {
-  const check = mix(seed, ordinal * 16 + index, SALT_SLUG).toString(36).padStart(4, '0').slice(-4);
+  const check = mix(seed, ordinal * 16 + index, SALT_SLUG)
+    .toString(36)
+    .padStart(4, '0')
+    .slice(-4);
   return `${check}${ordinal.toString(36)}${index}`;
 }
 

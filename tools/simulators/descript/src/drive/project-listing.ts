@@ -109,7 +109,12 @@ function prefilter(seeded: SeededProjects, filter: ProjectFilter): (ordinal: num
 }
 
 /** In-memory projects in order: created ones, plus changed seeded ones when sorting by update time. */
-function* overlayStream(store: ProjectStore, request: ProjectPageRequest, key: Key, order: (a: Project, b: Project) => number) {
+function* overlayStream(
+  store: ProjectStore,
+  request: ProjectPageRequest,
+  key: Key,
+  order: (a: Project, b: Project) => number,
+) {
   const byUpdate = request.sort === 'updated_at' || request.sort === 'last_viewed_at';
   const projects = (byUpdate ? store.materialised() : store.createdProjects()).sort(order);
   for (const project of projects) {
@@ -124,7 +129,10 @@ function* seededStream(store: ProjectStore, request: ProjectPageRequest): Genera
   }
   const field: TimeField = request.sort === 'created_at' ? 'created' : 'updated';
   const timeline = store.seeded.timeline;
-  const [after, before] = field === 'created' ? [request.filter.createdAfter, request.filter.createdBefore] : [request.filter.updatedAfter, request.filter.updatedBefore];
+  const [after, before] =
+    field === 'created'
+      ? [request.filter.createdAfter, request.filter.createdBefore]
+      : [request.filter.updatedAfter, request.filter.updatedBefore];
   let lo = after === undefined ? 0 : timeline.firstAtOrAfter(field, after);
   let hi = before === undefined ? store.seeded.size : timeline.firstAfter(field, before);
   const position = request.after;
@@ -132,7 +140,11 @@ function* seededStream(store: ProjectStore, request: ProjectPageRequest): Genera
     // (instant, ordinal) grows strictly with the ordinal, so the cursor is a binary search away.
     const beyond = timeline.search((o) => compare(timeline.at(field, o), o, position.value, position.ordinal) > 0);
     if (request.direction === 'asc') lo = Math.max(lo, beyond);
-    else hi = Math.min(hi, timeline.search((o) => compare(timeline.at(field, o), o, position.value, position.ordinal) >= 0));
+    else
+      hi = Math.min(
+        hi,
+        timeline.search((o) => compare(timeline.at(field, o), o, position.value, position.ordinal) >= 0),
+      );
   }
   const keep = prefilter(store.seeded, request.filter);
   // Changed projects left the seeded timeline; the overlay stream yields them at their new place.

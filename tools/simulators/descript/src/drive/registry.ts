@@ -28,7 +28,8 @@ export class Drives {
   requireJob(drive: Drive, jobId: string): JobRecord {
     const job = drive.jobs.get(jobId);
     if (job) return job;
-    if (this.all.some((other) => other !== drive && other.jobs.get(jobId))) throw forbidden('User does not have access to this job');
+    if (this.all.some((other) => other !== drive && other.jobs.get(jobId)))
+      throw forbidden('User does not have access to this job');
     throw notFound(`No job found for job_id "${jobId}".`);
   }
 

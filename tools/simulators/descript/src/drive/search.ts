@@ -54,32 +54,54 @@ export function searchDrive(drive: Drive, request: SearchRequest): Record<string
 
   for (const item of drive.library) {
     if (!wanted(item.type, item.ownerId, item.updatedAtMs)) continue;
-    add(request.matches.has('name') ? nameScore(item.name, query, tokens) : 0, item.updatedAtMs, { ...libraryResult(item), ...owner(item.ownerId) });
+    add(request.matches.has('name') ? nameScore(item.name, query, tokens) : 0, item.updatedAtMs, {
+      ...libraryResult(item),
+      ...owner(item.ownerId),
+    });
   }
 
-  const projectTypes = ['project', 'video', 'audio', 'image'].filter((type) => !request.types || request.types.has(type));
+  const projectTypes = ['project', 'video', 'audio', 'image'].filter(
+    (type) => !request.types || request.types.has(type),
+  );
   if (projectTypes.length === 0) return rank(hits, request);
   // Cheap pre-checks on the catalogue decide whether a project's contents need deriving at all.
-  const contentTopics = new Set(TOPICS.flatMap((topic, k) => (containsAll(topic.sentences.join(' ').toLowerCase(), tokens) ? [k] : [])));
+  const contentTopics = new Set(
+    TOPICS.flatMap((topic, k) => (containsAll(topic.sentences.join(' ').toLowerCase(), tokens) ? [k] : [])),
+  );
   const visualTopics = new Set(TOPICS.flatMap((topic, k) => (containsAll(topic.visuals.join(' '), tokens) ? [k] : [])));
-  const catalogueMedia = Object.values(MEDIA_NAMES).some((names) => names.some((name) => nameScore(baseName(name), query, tokens) > 0));
+  const catalogueMedia = Object.values(MEDIA_NAMES).some((names) =>
+    names.some((name) => nameScore(baseName(name), query, tokens) > 0),
+  );
 
   for (const project of searchableProjects(drive)) {
     const wantsContents =
       (request.matches.has('content') && contentTopics.has(project.topic)) ||
       (request.matches.has('visual') && visualTopics.has(project.topic)) ||
-      (request.matches.has('name') && (catalogueMedia || project.ordinal >= drive.projects.seeded.size || drive.projects.isChanged(project.ordinal)));
+      (request.matches.has('name') &&
+        (catalogueMedia || project.ordinal >= drive.projects.seeded.size || drive.projects.isChanged(project.ordinal)));
     if (wanted('project', project.createdBy, project.updatedAtMs)) {
       let score = request.matches.has('name') ? nameScore(project.name, query, tokens) : 0;
-      if (score === 0 && request.matches.has('content') && contentTopics.has(project.topic)) score = contentScore(drive, project, tokens);
-      add(score, project.updatedAtMs, { type: 'project', project_id: project.id, name: project.name, url: projectUrl(project.id), ...owner(project.createdBy) });
+      if (score === 0 && request.matches.has('content') && contentTopics.has(project.topic))
+        score = contentScore(drive, project, tokens);
+      add(score, project.updatedAtMs, {
+        type: 'project',
+        project_id: project.id,
+        name: project.name,
+        url: projectUrl(project.id),
+        ...owner(project.createdBy),
+      });
     }
     if (!wantsContents) continue;
     const { mediaFiles } = drive.projects.detail(project.ordinal);
     for (const [path, file] of Object.entries(mediaFiles)) {
-      if ((file.type !== 'video' && file.type !== 'audio' && file.type !== 'image') || !wanted(file.type, project.createdBy, project.updatedAtMs)) continue;
+      if (
+        (file.type !== 'video' && file.type !== 'audio' && file.type !== 'image') ||
+        !wanted(file.type, project.createdBy, project.updatedAtMs)
+      )
+        continue;
       const byName = request.matches.has('name') ? nameScore(baseName(path), query, tokens) : 0;
-      const byVisual = request.matches.has('visual') && file.type !== 'audio' && visualTopics.has(project.topic) ? 45 : 0;
+      const byVisual =
+        request.matches.has('visual') && file.type !== 'audio' && visualTopics.has(project.topic) ? 45 : 0;
       add(Math.max(byName, byVisual), project.updatedAtMs, {
         type: file.type,
         asset_id: uuidFor(hashString(project.id), hashString(path), SALT_ASSET),
@@ -99,13 +121,22 @@ export function searchDrive(drive: Drive, request: SearchRequest): Record<string
 function* searchableProjects(drive: Drive): Generator<Project> {
   yield* drive.projects.materialised();
   const size = drive.projects.seeded.size;
-  for (let o = size - 1; o >= Math.max(0, size - SEARCH_WINDOW); o--) if (!drive.projects.isChanged(o)) yield drive.projects.seeded.project(o);
+  for (let o = size - 1; o >= Math.max(0, size - SEARCH_WINDOW); o--)
+    if (!drive.projects.isChanged(o)) yield drive.projects.seeded.project(o);
 }
 
 function rank(hits: Hit[], request: SearchRequest): Record<string, unknown>[] {
   const byTime = (a: Hit, b: Hit) => b.updatedAtMs - a.updatedAtMs;
-  const order = request.sort === 'newest' ? byTime : request.sort === 'oldest' ? (a: Hit, b: Hit) => -byTime(a, b) : (a: Hit, b: Hit) => b.score - a.score || byTime(a, b);
-  return hits.sort(order).slice(0, request.limit).map((hit) => hit.result);
+  const order =
+    request.sort === 'newest'
+      ? byTime
+      : request.sort === 'oldest'
+        ? (a: Hit, b: Hit) => -byTime(a, b)
+        : (a: Hit, b: Hit) => b.score - a.score || byTime(a, b);
+  return hits
+    .sort(order)
+    .slice(0, request.limit)
+    .map((hit) => hit.result);
 }
 
 /** Exact name beats a prefix, which beats a whole word, a substring, then all words in any order. */
@@ -143,9 +174,20 @@ function baseName(path: string): string {
 function libraryResult(item: LibraryItem): Record<string, unknown> {
   switch (item.type) {
     case 'project_folder':
-      return { type: item.type, folder_id: item.folderId, name: item.name, url: `https://web.descript.com/folders/${item.folderId}` };
+      return {
+        type: item.type,
+        folder_id: item.folderId,
+        name: item.name,
+        url: `https://web.descript.com/folders/${item.folderId}`,
+      };
     case 'media_library_folder':
-      return { type: item.type, folder_id: item.folderId, name: item.name, location: 'media_library', url: `https://web.descript.com/media-library/folders/${item.folderId}` };
+      return {
+        type: item.type,
+        folder_id: item.folderId,
+        name: item.name,
+        location: 'media_library',
+        url: `https://web.descript.com/media-library/folders/${item.folderId}`,
+      };
     case 'layout_pack':
       return { type: item.type, project_id: item.projectId, name: item.name, url: projectUrl(item.projectId) };
     default:
@@ -155,7 +197,9 @@ function libraryResult(item: LibraryItem): Record<string, unknown> {
         name: item.name,
         location: item.location,
         ...(item.brandStudioId ? { brand_studio_id: item.brandStudioId } : {}),
-        url: item.brandStudioId ? `https://web.descript.com/brand-studio/${item.brandStudioId}` : `https://web.descript.com/media-library/${item.assetId}`,
+        url: item.brandStudioId
+          ? `https://web.descript.com/brand-studio/${item.brandStudioId}`
+          : `https://web.descript.com/media-library/${item.assetId}`,
         ...(item.duration !== undefined ? { duration: item.duration } : {}),
       };
   }

@@ -70,7 +70,8 @@ export class SeededProjects {
     const next = sequence(mix(this.seed, project.ordinal, SALT_CONTENTS));
     const mediaFiles: Record<string, MediaFile> = {};
     const videos = 1 + Math.floor(next() * 2);
-    for (let i = 0; i < videos; i++) mediaFiles[MEDIA_NAMES.video[i] ?? 'video.mp4'] = { type: 'video', duration: seconds(next) };
+    for (let i = 0; i < videos; i++)
+      mediaFiles[MEDIA_NAMES.video[i] ?? 'video.mp4'] = { type: 'video', duration: seconds(next) };
     if (next() < 0.6) mediaFiles[pick(MEDIA_NAMES.audio, next())] = { type: 'audio', duration: seconds(next) };
     if (next() < 0.5) mediaFiles[pick(MEDIA_NAMES.image, next())] = { type: 'image' };
     if (videos > 1 && next() < 0.5) mediaFiles['Multicam'] = { type: 'sequence', duration: seconds(next) };

@@ -14,19 +14,29 @@ export function limitParam(query: URLSearchParams, fallback: number): number {
   return limit;
 }
 
-export function enumParam<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
+export function enumParam<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
   const text = query.get(name);
   if (text === null) return undefined;
-  if (!(allowed as readonly string[]).includes(text)) throw invalidInput(`${name} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(text))
+    throw invalidInput(`${name} must be one of ${allowed.join(', ')}`);
   return text as T;
 }
 
 /** Repeatable parameters (`type=a&type=b`); undefined when absent. */
-export function listParam<T extends string>(query: URLSearchParams, name: string, allowed?: readonly T[]): T[] | undefined {
+export function listParam<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed?: readonly T[],
+): T[] | undefined {
   const values = query.getAll(name);
   if (values.length === 0) return undefined;
   for (const value of values) {
-    if (allowed && !(allowed as readonly string[]).includes(value)) throw invalidInput(`${name} must be one of ${allowed.join(', ')}`);
+    if (allowed && !(allowed as readonly string[]).includes(value))
+      throw invalidInput(`${name} must be one of ${allowed.join(', ')}`);
   }
   return values as T[];
 }

@@ -28,13 +28,20 @@ export class RequestBudget {
       const retryAfter = Math.max(1, Math.ceil((window.startMs + this.rate.windowMs - nowMs) / 1000));
       return {
         allowed: false,
-        headers: { 'Retry-After': String(retryAfter), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Consumed': String(window.consumed) },
+        headers: {
+          'Retry-After': String(retryAfter),
+          'X-RateLimit-Remaining': '0',
+          'X-RateLimit-Consumed': String(window.consumed),
+        },
       };
     }
     window.consumed++;
     return {
       allowed: true,
-      headers: { 'X-RateLimit-Remaining': String(this.rate.limit - window.consumed), 'X-RateLimit-Consumed': String(window.consumed) },
+      headers: {
+        'X-RateLimit-Remaining': String(this.rate.limit - window.consumed),
+        'X-RateLimit-Consumed': String(window.consumed),
+      },
     };
   }
 }

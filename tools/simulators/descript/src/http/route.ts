@@ -25,7 +25,11 @@ export interface Route {
   handle(context: RouteContext): Reply;
 }
 
-export function matchRoute(routes: readonly Route[], method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+export function matchRoute(
+  routes: readonly Route[],
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | undefined {
   const segments = path.split('/').filter(Boolean);
   for (const route of routes) {
     if (route.method !== method) continue;

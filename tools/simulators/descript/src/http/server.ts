@@ -93,13 +93,20 @@ async function answer(pipeline: Pipeline, call: IncomingCall, headers: Record<st
   }
 
   if (call.raw.tooLarge) return new ApiError(400, 'Request body is too large').toReply();
-  if (call.raw.text !== '' && call.raw.json === undefined) return new ApiError(400, 'Request body is not valid JSON').toReply();
+  if (call.raw.text !== '' && call.raw.json === undefined)
+    return new ApiError(400, 'Request body is not valid JSON').toReply();
   const body = call.method === 'POST' ? call.raw.json : undefined;
   if (pipeline.openapi) {
-    const violations = pipeline.openapi.validateRequest({ method: call.method, path: call.path ?? '', query: call.url.searchParams, body });
+    const violations = pipeline.openapi.validateRequest({
+      method: call.method,
+      path: call.path ?? '',
+      query: call.url.searchParams,
+      body,
+    });
     if (violations.length > 0) return new ApiError(400, violations.join('; ')).toReply();
   }
-  if (call.method === 'POST' && !isRecord(body)) return new ApiError(400, 'Request body must be a JSON object').toReply();
+  if (call.method === 'POST' && !isRecord(body))
+    return new ApiError(400, 'Request body must be a JSON object').toReply();
 
   try {
     return matched.route.handle({

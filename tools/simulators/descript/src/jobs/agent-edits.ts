@@ -24,12 +24,15 @@ export function startAgentEdit(drives: Drives, drive: Drive, body: Fields, timin
   if (prompt === '') throw invalidInput('Prompt cannot be empty');
   const projectId = optionalString(body, 'project_id');
   const projectName = optionalString(body, 'project_name');
-  if ((projectId === undefined) === (projectName === undefined)) throw invalidInput('Provide exactly one of project_id or project_name');
+  if ((projectId === undefined) === (projectName === undefined))
+    throw invalidInput('Provide exactly one of project_id or project_name');
   const compositionId = optionalString(body, 'composition_id');
   const conversationId = optionalString(body, 'conversation_id');
   if (projectId === undefined && compositionId !== undefined) throw invalidInput('composition_id requires project_id');
-  if (projectId === undefined && conversationId !== undefined) throw invalidInput('conversation_id requires project_id');
-  if (projectId !== undefined && body['team_access'] !== undefined) throw invalidInput('team_access is only allowed with project_name');
+  if (projectId === undefined && conversationId !== undefined)
+    throw invalidInput('conversation_id requires project_id');
+  if (projectId !== undefined && body['team_access'] !== undefined)
+    throw invalidInput('team_access is only allowed with project_name');
   const requestedModel = optionalString(body, 'model') ?? 'auto';
   const model = resolveModel(requestedModel);
   if (!model) throw invalidInput(`Unknown model '${requestedModel}'; GET /agent/models lists the models and aliases`);
@@ -45,7 +48,9 @@ export function startAgentEdit(drives: Drives, drive: Drive, body: Fields, timin
 
   const credits = CREDITS_BY_COST[model.cost];
   spendAiCredits(drive, credits);
-  const project = existing ?? drive.projects.create({ name: projectName ?? '', createdBy: drive.members[0]?.id ?? '', nowMs: timing.nowMs });
+  const project =
+    existing ??
+    drive.projects.create({ name: projectName ?? '', createdBy: drive.members[0]?.id ?? '', nowMs: timing.nowMs });
   const jobNumber = drive.jobs.count;
   const conversation = conversationId?.toLowerCase() ?? uuidFor(drive.seed, jobNumber, SALT_AGENT + 1);
   drive.conversations.set(conversation, project.id);
@@ -54,7 +59,14 @@ export function startAgentEdit(drives: Drives, drive: Drive, body: Fields, timin
   const projectChanged = ok && !prompt.endsWith('?');
   // An agent asked to work on an empty project builds a first composition for it.
   const newComposition =
-    projectChanged && project.compositions.length === 0 ? { id: uuidFor(drive.seed, jobNumber, SALT_AGENT + 2), name: 'Agent edit', duration: 30, mediaType: 'video' as const } : undefined;
+    projectChanged && project.compositions.length === 0
+      ? {
+          id: uuidFor(drive.seed, jobNumber, SALT_AGENT + 2),
+          name: 'Agent edit',
+          duration: 30,
+          mediaType: 'video' as const,
+        }
+      : undefined;
   const job: JobRecord = {
     id: uuidFor(drive.seed, jobNumber, SALT_AGENT),
     type: 'agent',
@@ -64,7 +76,14 @@ export function startAgentEdit(drives: Drives, drive: Drive, body: Fields, timin
     createdAtMs: timing.nowMs,
     durationMs: timing.durationMs,
     steps: ['Reading the project', 'Planning the edit', 'Applying edits'],
-    result: agentResult({ ok, prompt, projectChanged, creditsUsed: credits, resolvedModel: model.resolvedModel, conversationId: conversation }),
+    result: agentResult({
+      ok,
+      prompt,
+      projectChanged,
+      creditsUsed: credits,
+      resolvedModel: model.resolvedModel,
+      conversationId: conversation,
+    }),
     effect: (stoppedAtMs) => {
       if (!projectChanged) return;
       drive.projects.change(project.ordinal, stoppedAtMs, (changed) => {

@@ -10,9 +10,24 @@ export const AVAILABLE_MODELS: ReadonlyArray<{ id: string; cost: CostTier }> = [
 ];
 
 export const MODEL_ALIASES: ReadonlyArray<{ id: string; resolvesTo: string; description: string; cost: CostTier }> = [
-  { id: 'claude-opus', resolvesTo: 'claude-opus-5.5', description: 'Tracks stable Anthropic Claude Opus', cost: 'high' },
-  { id: 'claude-sonnet', resolvesTo: 'claude-sonnet-5.5', description: 'Tracks stable Anthropic Claude Sonnet', cost: 'medium' },
-  { id: 'claude-haiku', resolvesTo: 'claude-haiku-5.5', description: 'Tracks stable Anthropic Claude Haiku', cost: 'low' },
+  {
+    id: 'claude-opus',
+    resolvesTo: 'claude-opus-5.5',
+    description: 'Tracks stable Anthropic Claude Opus',
+    cost: 'high',
+  },
+  {
+    id: 'claude-sonnet',
+    resolvesTo: 'claude-sonnet-5.5',
+    description: 'Tracks stable Anthropic Claude Sonnet',
+    cost: 'medium',
+  },
+  {
+    id: 'claude-haiku',
+    resolvesTo: 'claude-haiku-5.5',
+    description: 'Tracks stable Anthropic Claude Haiku',
+    cost: 'low',
+  },
 ];
 
 /** AI credits an agent job needs before it may start, by cost tier. */

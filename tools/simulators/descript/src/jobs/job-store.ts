@@ -62,7 +62,8 @@ export class JobStore {
 
   /** Newest first, keyset-paginated by (created_at, job id). */
   list(query: JobQuery): { jobs: JobRecord[]; more: boolean } {
-    const newestFirst = (a: JobRecord, b: JobRecord) => b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+    const newestFirst = (a: JobRecord, b: JobRecord) =>
+      b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
     const after = query.after;
     const matching = this.jobs
       .filter(
@@ -71,7 +72,9 @@ export class JobStore {
           job.createdAtMs <= query.createdBefore &&
           (query.projectId === undefined || job.projectId === query.projectId.toLowerCase()) &&
           (query.type === undefined || job.type === query.type) &&
-          (after === undefined || job.createdAtMs < after.createdAtMs || (job.createdAtMs === after.createdAtMs && job.id < after.id)),
+          (after === undefined ||
+            job.createdAtMs < after.createdAtMs ||
+            (job.createdAtMs === after.createdAtMs && job.id < after.id)),
       )
       .sort(newestFirst);
     return { jobs: matching.slice(0, query.limit), more: matching.length > query.limit };

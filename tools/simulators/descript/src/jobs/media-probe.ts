@@ -18,7 +18,12 @@ export interface ProbedMedia {
 
 export function probeMedia(displayPath: string, url: URL): ProbedMedia {
   const name = url.pathname || displayPath;
-  const kind: MediaKind = IMAGE.test(name) || IMAGE.test(displayPath) ? 'image' : AUDIO.test(name) || AUDIO.test(displayPath) ? 'audio' : 'video';
+  const kind: MediaKind =
+    IMAGE.test(name) || IMAGE.test(displayPath)
+      ? 'image'
+      : AUDIO.test(name) || AUDIO.test(displayPath)
+        ? 'audio'
+        : 'video';
   // Tests script failures with "fail" or "broken" in the URL, and lengths with ?duration=<seconds>.
   const fails = /fail|broken/i.test(url.href);
   if (kind === 'image') return { kind, fails };

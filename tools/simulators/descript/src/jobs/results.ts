@@ -13,14 +13,20 @@ export interface ImportedItem {
 }
 
 /** success when every item imported, partial when some did, error when none did. */
-export function importResult(items: readonly ImportedItem[], createdCompositions: ReadonlyArray<{ id: string; name: string }>): Record<string, unknown> {
+export function importResult(
+  items: readonly ImportedItem[],
+  createdCompositions: ReadonlyArray<{ id: string; name: string }>,
+): Record<string, unknown> {
   if (items.length > 0 && items.every((item) => !item.ok)) {
     return { status: 'error', error_message: 'Failed to import media files', error_code: 'import_failed' };
   }
   const mediaStatus: Record<string, unknown> = {};
   for (const item of items) {
     if (item.ok) {
-      mediaStatus[item.path] = { status: 'success', ...(item.seconds !== undefined ? { duration_seconds: item.seconds } : {}) };
+      mediaStatus[item.path] = {
+        status: 'success',
+        ...(item.seconds !== undefined ? { duration_seconds: item.seconds } : {}),
+      };
     } else {
       mediaStatus[item.path] = { status: 'failed', error_message: item.error ?? URL_FAILURE };
     }
@@ -30,7 +36,9 @@ export function importResult(items: readonly ImportedItem[], createdCompositions
     status: items.some((item) => !item.ok) ? 'partial' : 'success',
     media_status: mediaStatus,
     media_seconds_used: Math.round(seconds),
-    ...(createdCompositions.length > 0 ? { created_compositions: createdCompositions.map(({ id, name }) => ({ id, name })) } : {}),
+    ...(createdCompositions.length > 0
+      ? { created_compositions: createdCompositions.map(({ id, name }) => ({ id, name })) }
+      : {}),
   };
 }
 

@@ -9,9 +9,19 @@ import { DAY, MINUTE } from '../util/time.js';
 
 const SALT_JOB = 61;
 const MAX_SEEDED_JOBS = 40;
-const PROMPTS = ['add studio sound to every clip', 'remove all filler words', 'create a 30-second highlight reel', 'add captions'];
+const PROMPTS = [
+  'add studio sound to every clip',
+  'remove all filler words',
+  'create a 30-second highlight reel',
+  'add captions',
+];
 
-export function seedJobs(seed: number, size: number, anchorMs: number, projectIdOf: (ordinal: number) => string): JobRecord[] {
+export function seedJobs(
+  seed: number,
+  size: number,
+  anchorMs: number,
+  projectIdOf: (ordinal: number) => string,
+): JobRecord[] {
   const count = Math.min(MAX_SEEDED_JOBS, size);
   const window = 29.5 * DAY - 20 * MINUTE;
   const jobs: JobRecord[] = [];
@@ -31,9 +41,19 @@ export function seedJobs(seed: number, size: number, anchorMs: number, projectId
       const ok = roll >= 0.1;
       const items = [
         { path: 'interview.mp4', ok, seconds: Math.round(60 + next() * 1800), billable: true },
-        { path: 'b-roll.mp4', ok: roll >= 0.3, ...(roll >= 0.3 ? { seconds: Math.round(10 + next() * 120) } : { error: URL_FAILURE }), billable: true },
+        {
+          path: 'b-roll.mp4',
+          ok: roll >= 0.3,
+          ...(roll >= 0.3 ? { seconds: Math.round(10 + next() * 120) } : { error: URL_FAILURE }),
+          billable: true,
+        },
       ];
-      jobs.push({ ...common, type: 'import/project_media', steps: ['Importing media'], result: importResult(items, []) });
+      jobs.push({
+        ...common,
+        type: 'import/project_media',
+        steps: ['Importing media'],
+        result: importResult(items, []),
+      });
     } else {
       const model = pick(AVAILABLE_MODELS, next());
       jobs.push({

@@ -6,7 +6,17 @@
 
 type Json = Record<string, unknown>;
 
-const ANNOTATIONS = new Set(['example', 'examples', 'discriminator', 'xml', 'externalDocs', 'deprecated', 'readOnly', 'writeOnly', 'nullable']);
+const ANNOTATIONS = new Set([
+  'example',
+  'examples',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'nullable',
+]);
 /** Keywords whose value is a map of names to schemas, where the names are data, not keywords. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties']);
 
@@ -45,7 +55,9 @@ export class SchemaConverter {
     for (const [key, value] of Object.entries(node)) {
       if (ANNOTATIONS.has(key) || key.startsWith('x-')) continue;
       if (SCHEMA_MAPS.has(key) && isObject(value)) {
-        out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, this.convert(schema, resolving)]));
+        out[key] = Object.fromEntries(
+          Object.entries(value).map(([name, schema]) => [name, this.convert(schema, resolving)]),
+        );
       } else {
         out[key] = this.convert(value, resolving);
       }

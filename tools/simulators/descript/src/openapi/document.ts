@@ -27,7 +27,13 @@ export interface OpenApiDocument {
   /** How a request breaks the document; empty when it conforms. */
   validateRequest(request: RequestToCheck): string[];
   /** How a response breaks the document; empty when it conforms. JSON bodies may be given parsed or as text. */
-  validateResponse(method: string, path: string, status: number, contentType: string | undefined, body: unknown): string[];
+  validateResponse(
+    method: string,
+    path: string,
+    status: number,
+    contentType: string | undefined,
+    body: unknown,
+  ): string[];
 }
 
 interface Parameter {
@@ -52,7 +58,9 @@ interface Operation {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 // ajv-formats is CommonJS; depending on the loader its plugin is the module or its default export.
-const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 
 export function loadOpenApi(path: string): OpenApiDocument {
   const document: unknown = parse(readFileSync(path, 'utf8'));
@@ -80,7 +88,8 @@ class CompiledDocument implements OpenApiDocument {
       if (!isObject(item)) continue;
       for (const method of METHODS) {
         const definition = item[method];
-        if (isObject(definition)) this.operations.push(this.operation(method.toUpperCase(), template, item, definition));
+        if (isObject(definition))
+          this.operations.push(this.operation(method.toUpperCase(), template, item, definition));
       }
     }
   }
@@ -102,17 +111,28 @@ class CompiledDocument implements OpenApiDocument {
         }
         const schema = parameter.jsonSchema;
         if (isObject(schema) && schema['type'] === 'array') {
-          this.check(parameter.schema, values.map((v) => coerce(v, schema['items'])), `query parameter '${parameter.name}'`, violations);
+          this.check(
+            parameter.schema,
+            values.map((v) => coerce(v, schema['items'])),
+            `query parameter '${parameter.name}'`,
+            violations,
+          );
         } else if (values.length > 1) {
           violations.push(`query parameter '${parameter.name}' must not be repeated`);
         } else {
-          this.check(parameter.schema, coerce(values[0] ?? '', schema), `query parameter '${parameter.name}'`, violations);
+          this.check(
+            parameter.schema,
+            coerce(values[0] ?? '', schema),
+            `query parameter '${parameter.name}'`,
+            violations,
+          );
         }
       }
     }
     // The provider would ignore a misspelt parameter; flagging it turns a silent connector bug into a visible one.
     for (const name of query.keys()) {
-      if (!operation.parameters.some((p) => p.in === 'query' && p.name === name)) violations.push(`query parameter '${name}' is not defined for ${operation.method} ${operation.template}`);
+      if (!operation.parameters.some((p) => p.in === 'query' && p.name === name))
+        violations.push(`query parameter '${name}' is not defined for ${operation.method} ${operation.template}`);
     }
     const requestBody = this.converter.deref(operation.definition['requestBody']);
     if (isObject(requestBody)) {
@@ -127,19 +147,30 @@ class CompiledDocument implements OpenApiDocument {
     return violations;
   }
 
-  validateResponse(method: string, path: string, status: number, contentType: string | undefined, body: unknown): string[] {
+  validateResponse(
+    method: string,
+    path: string,
+    status: number,
+    contentType: string | undefined,
+    body: unknown,
+  ): string[] {
     const found = this.find(method, path);
     if (typeof found === 'string') return [found];
     const { operation } = found;
     const responses = isObject(operation.definition['responses']) ? operation.definition['responses'] : {};
-    const response = this.converter.deref(responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses['default']);
+    const response = this.converter.deref(
+      responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses['default'],
+    );
     const where = `${operation.method} ${operation.template}`;
     if (!isObject(response)) return [`status ${status} is not documented for ${where}`];
     const content = isObject(response['content']) ? response['content'] : undefined;
     if (!content) return body === undefined || body === '' ? [] : [`${where} documents no body for status ${status}`];
     const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     const entry = content[mediaType];
-    if (!isObject(entry)) return [`content type '${mediaType}' is not documented for ${where} status ${status} (expected ${Object.keys(content).join(', ')})`];
+    if (!isObject(entry))
+      return [
+        `content type '${mediaType}' is not documented for ${where} status ${status} (expected ${Object.keys(content).join(', ')})`,
+      ];
     let value = body;
     if (typeof body === 'string' && /[/+]json$/.test(mediaType)) {
       try {
@@ -155,24 +186,38 @@ class CompiledDocument implements OpenApiDocument {
 
   private find(method: string, rawPath: string): { operation: Operation; pathValues: Record<string, string> } | string {
     const path = rawPath.split('?')[0] ?? '';
-    const relative = this.basePath && (path === this.basePath || path.startsWith(`${this.basePath}/`)) ? path.slice(this.basePath.length) || '/' : path;
+    const relative =
+      this.basePath && (path === this.basePath || path.startsWith(`${this.basePath}/`))
+        ? path.slice(this.basePath.length) || '/'
+        : path;
     const matching = this.operations.filter((operation) => operation.pattern.test(relative));
     if (matching.length === 0) return `${relative} is not a path of the document`;
     // A literal segment beats a template: /jobs/import/project_media before /jobs/{job_id}.
-    const operation = matching.filter((o) => o.method === method.toUpperCase()).sort((a, b) => b.literalSegments - a.literalSegments)[0];
+    const operation = matching
+      .filter((o) => o.method === method.toUpperCase())
+      .sort((a, b) => b.literalSegments - a.literalSegments)[0];
     if (!operation) return `${method.toUpperCase()} ${relative} is not an operation of the document`;
     const match = operation.pattern.exec(relative);
-    const pathValues = Object.fromEntries(operation.pathNames.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? '')]));
+    const pathValues = Object.fromEntries(
+      operation.pathNames.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? '')]),
+    );
     return { operation, pathValues };
   }
 
-  private operation(method: string, template: string, item: Record<string, unknown>, definition: Record<string, unknown>): Operation {
+  private operation(
+    method: string,
+    template: string,
+    item: Record<string, unknown>,
+    definition: Record<string, unknown>,
+  ): Operation {
     const pathNames: string[] = [];
     const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_, name: string) => {
       pathNames.push(name);
       return '([^/]+)';
     });
-    const declared = [...asArray(item['parameters']), ...asArray(definition['parameters'])].map((p) => this.converter.deref(p)).filter(isObject);
+    const declared = [...asArray(item['parameters']), ...asArray(definition['parameters'])]
+      .map((p) => this.converter.deref(p))
+      .filter(isObject);
     // Operation-level parameters override path-level ones of the same name and location.
     const parameters = new Map<string, Parameter>();
     for (const p of declared) {

@@ -23,7 +23,10 @@ function repositoryRoot(from: string): string {
 }
 
 export function openApiReference(): OpenApiReference {
-  const path = resolve(repositoryRoot(dirname(fileURLToPath(import.meta.url))), '../shared/reference/descript-openapi-1.2.yaml');
+  const path = resolve(
+    repositoryRoot(dirname(fileURLToPath(import.meta.url))),
+    '../shared/reference/descript-openapi-1.2.yaml',
+  );
   return {
     path,
     present: existsSync(path),

@@ -13,7 +13,10 @@ export function describeViolation(errors: readonly ErrorObject[], subject: strin
 function mostSpecific(errors: readonly ErrorObject[]): ErrorObject | undefined {
   const concrete = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
   const candidates = concrete.length > 0 ? concrete : errors;
-  return candidates.reduce<ErrorObject | undefined>((best, e) => (!best || depth(e) > depth(best) ? e : best), undefined);
+  return candidates.reduce<ErrorObject | undefined>(
+    (best, e) => (!best || depth(e) > depth(best) ? e : best),
+    undefined,
+  );
 }
 
 function depth(error: ErrorObject): number {
@@ -41,6 +44,12 @@ function fieldPath(pointer: string): string {
     .slice(1)
     .split('/')
     .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((segment, i) => (/^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$]*$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(segment)}]`))
+    .map((segment, i) =>
+      /^\d+$/.test(segment)
+        ? `[${segment}]`
+        : /^[A-Za-z_$][\w$]*$/.test(segment)
+          ? `${i === 0 ? '' : '.'}${segment}`
+          : `[${JSON.stringify(segment)}]`,
+    )
     .join('');
 }

@@ -7,4 +7,11 @@ import { statusRoutes } from './status.js';
 import { transcriptRoutes } from './transcripts.js';
 
 /** Every endpoint the simulator serves, under the `/v1` base path. */
-export const ROUTES: readonly Route[] = [...statusRoutes, ...projectRoutes, ...searchRoutes, ...jobRoutes, ...transcriptRoutes, ...publishedRoutes];
+export const ROUTES: readonly Route[] = [
+  ...statusRoutes,
+  ...projectRoutes,
+  ...searchRoutes,
+  ...jobRoutes,
+  ...transcriptRoutes,
+  ...publishedRoutes,
+];

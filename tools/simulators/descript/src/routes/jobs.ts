@@ -22,23 +22,27 @@ export const jobRoutes: Route[] = [
   {
     method: 'GET',
     path: '/jobs/{job_id}',
-    handle: ({ drive, drives, params, nowMs }: RouteContext): Reply => json(200, jobView(drives.requireJob(drive, params['job_id'] ?? ''), drive.id, nowMs)),
+    handle: ({ drive, drives, params, nowMs }: RouteContext): Reply =>
+      json(200, jobView(drives.requireJob(drive, params['job_id'] ?? ''), drive.id, nowMs)),
   },
   {
     method: 'POST',
     path: '/jobs/import/project_media',
-    handle: ({ drive, drives, body, nowMs, jobDurationMs }: RouteContext): Reply => json(201, startImport(drives, drive, body ?? {}, { nowMs, durationMs: jobDurationMs })),
+    handle: ({ drive, drives, body, nowMs, jobDurationMs }: RouteContext): Reply =>
+      json(201, startImport(drives, drive, body ?? {}, { nowMs, durationMs: jobDurationMs })),
   },
   {
     method: 'POST',
     path: '/jobs/agent',
-    handle: ({ drive, drives, body, nowMs, jobDurationMs }: RouteContext): Reply => json(201, startAgentEdit(drives, drive, body ?? {}, { nowMs, durationMs: jobDurationMs })),
+    handle: ({ drive, drives, body, nowMs, jobDurationMs }: RouteContext): Reply =>
+      json(201, startAgentEdit(drives, drive, body ?? {}, { nowMs, durationMs: jobDurationMs })),
   },
 ];
 
 function listJobsRoute({ drive, query, nowMs }: RouteContext): Reply {
   const createdAfter = instantParam(query, 'created_after') ?? nowMs - DEFAULT_LOOKBACK_MS;
-  if (createdAfter < nowMs - MAX_LOOKBACK_MS - LOOKBACK_GRACE_MS) throw invalidInput('created_after must be within the last 30 days');
+  if (createdAfter < nowMs - MAX_LOOKBACK_MS - LOOKBACK_GRACE_MS)
+    throw invalidInput('created_after must be within the last 30 days');
   const createdBefore = instantParam(query, 'created_before') ?? nowMs;
   const cursorText = query.get('cursor');
   let after: { createdAtMs: number; id: string } | undefined;

@@ -31,7 +31,11 @@ function listProjectsRoute({ drive, query }: RouteContext): Reply {
   const requestedSort = enumParam(query, 'sort', SORTS);
   const requestedDirection = enumParam(query, 'direction', DIRECTIONS);
   // A cursor remembers its order; a request may repeat it but not change it mid-way.
-  if (cursor && ((requestedSort && requestedSort !== cursor.sort) || (requestedDirection && requestedDirection !== cursor.direction))) {
+  if (
+    cursor &&
+    ((requestedSort && requestedSort !== cursor.sort) ||
+      (requestedDirection && requestedDirection !== cursor.direction))
+  ) {
     throw invalidInput('cursor was issued for a different sort or direction');
   }
   const sort = cursor?.sort ?? requestedSort ?? 'created_at';
@@ -47,7 +51,9 @@ function listProjectsRoute({ drive, query }: RouteContext): Reply {
     filter: {
       ...(name !== undefined ? { name } : {}),
       ...(folderPath !== undefined ? { folderPath } : {}),
-      ...(createdBy !== undefined ? { createdBy: createdBy === 'me' ? (drive.members[0]?.id ?? '') : createdBy.toLowerCase() } : {}),
+      ...(createdBy !== undefined
+        ? { createdBy: createdBy === 'me' ? (drive.members[0]?.id ?? '') : createdBy.toLowerCase() }
+        : {}),
       ...(createdAfter !== undefined ? { createdAfter } : {}),
       ...(createdBefore !== undefined ? { createdBefore } : {}),
       ...(updatedAfter !== undefined ? { updatedAfter } : {}),
@@ -60,14 +66,21 @@ function listProjectsRoute({ drive, query }: RouteContext): Reply {
   });
   return json(200, {
     data: page.projects.map(projectSummaryJson),
-    pagination: page.last ? { next_cursor: encodeCursor({ s: sort, d: direction, v: page.last.value, o: page.last.ordinal }) } : {},
+    pagination: page.last
+      ? { next_cursor: encodeCursor({ s: sort, d: direction, v: page.last.value, o: page.last.ordinal }) }
+      : {},
   });
 }
 
 function readCursor(text: string): { sort: ProjectSort; direction: Direction; position: ListPosition } {
   const raw = decodeCursor(text);
   const { s, d, v, o } = raw ?? {};
-  if (!SORTS.includes(s as ProjectSort) || !DIRECTIONS.includes(d as Direction) || (typeof v !== 'number' && typeof v !== 'string') || typeof o !== 'number') {
+  if (
+    !SORTS.includes(s as ProjectSort) ||
+    !DIRECTIONS.includes(d as Direction) ||
+    (typeof v !== 'number' && typeof v !== 'string') ||
+    typeof o !== 'number'
+  ) {
     throw invalidInput('cursor is not valid');
   }
   return { sort: s as ProjectSort, direction: d as Direction, position: { value: v, ordinal: o } };

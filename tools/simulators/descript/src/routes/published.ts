@@ -9,6 +9,7 @@ export const publishedRoutes: Route[] = [
     method: 'GET',
     path: '/published_projects/{slug}',
     budget: 'published',
-    handle: ({ drive, drives, params, nowMs }: RouteContext): Reply => json(200, publishedProject(drives, drive, params['slug'] ?? '', nowMs)),
+    handle: ({ drive, drives, params, nowMs }: RouteContext): Reply =>
+      json(200, publishedProject(drives, drive, params['slug'] ?? '', nowMs)),
   },
 ];

@@ -6,7 +6,15 @@ import type { Route, RouteContext } from '../http/route.js';
 
 /** GET /search. */
 
-const RESULT_TYPES = ['project', 'video', 'image', 'audio', 'project_folder', 'media_library_folder', 'layout_pack'] as const;
+const RESULT_TYPES = [
+  'project',
+  'video',
+  'image',
+  'audio',
+  'project_folder',
+  'media_library_folder',
+  'layout_pack',
+] as const;
 const MATCH_KINDS: readonly MatchKind[] = ['name', 'content', 'visual'];
 
 export const searchRoutes: Route[] = [{ method: 'GET', path: '/search', handle: searchRoute }];
@@ -16,7 +24,8 @@ function searchRoute({ drive, query }: RouteContext): Reply {
   if (text === null || text.trim() === '') throw invalidInput('query is required and must not be empty');
   // Without `match`, only names and contents contribute, as the provider documents.
   const matches = listParam(query, 'match', MATCH_KINDS) ?? ['name', 'content'];
-  if (matches.includes('visual') && matches.length > 1) throw invalidInput('match=visual cannot be combined with another match kind');
+  if (matches.includes('visual') && matches.length > 1)
+    throw invalidInput('match=visual cannot be combined with another match kind');
   if (matches.includes('visual') && !drive.enterprise) throw forbidden('Visual search is not available for this drive');
   const types = listParam(query, 'type', RESULT_TYPES);
   const owners = listParam(query, 'owner');

@@ -10,7 +10,8 @@ export const statusRoutes: Route[] = [
   {
     method: 'GET',
     path: '/status',
-    handle: ({ drive }: RouteContext): Reply => json(200, { drive_id: drive.id, drive_name: drive.name, api_version: API_VERSION }),
+    handle: ({ drive }: RouteContext): Reply =>
+      json(200, { drive_id: drive.id, drive_name: drive.name, api_version: API_VERSION }),
   },
   {
     method: 'GET',

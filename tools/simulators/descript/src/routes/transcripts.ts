@@ -2,7 +2,13 @@ import { requireComposition } from '../drive/compositions.js';
 import { invalidInput, notFound } from '../errors.js';
 import type { Reply } from '../http/reply.js';
 import type { Route, RouteContext } from '../http/route.js';
-import { FORMAT_FILES, renderTranscript, type SpeakerLabels, type TimecodeOptions, type TranscriptFormat } from '../transcripts/formats.js';
+import {
+  FORMAT_FILES,
+  renderTranscript,
+  type SpeakerLabels,
+  type TimecodeOptions,
+  type TranscriptFormat,
+} from '../transcripts/formats.js';
 import { compositionTranscript } from '../transcripts/transcript.js';
 import { isRecord, optionalString, requiredString } from '../util/fields.js';
 
@@ -15,10 +21,12 @@ export const transcriptRoutes: Route[] = [{ method: 'POST', path: '/export/trans
 function exportTranscript({ drive, drives, body = {} }: RouteContext): Reply {
   const projectId = requiredString(body, 'project_id');
   const format = requiredString(body, 'format');
-  if (format === 'docx') throw invalidInput('format docx is not available in the simulator; use txt, markdown, html, rtf or srt');
+  if (format === 'docx')
+    throw invalidInput('format docx is not available in the simulator; use txt, markdown, html, rtf or srt');
   if (!(format in FORMAT_FILES)) throw invalidInput('format must be one of txt, markdown, html, rtf, docx, srt');
   const labels = optionalString(body, 'include_speaker_labels') ?? 'changes';
-  if (!(SPEAKER_LABELS as readonly string[]).includes(labels)) throw invalidInput(`include_speaker_labels must be one of ${SPEAKER_LABELS.join(', ')}`);
+  if (!(SPEAKER_LABELS as readonly string[]).includes(labels))
+    throw invalidInput(`include_speaker_labels must be one of ${SPEAKER_LABELS.join(', ')}`);
 
   const project = drive.projects.detail(drives.requireProject(drive, projectId));
   const reference = optionalString(body, 'composition_id');
@@ -34,7 +42,10 @@ function exportTranscript({ drive, drives, body = {} }: RouteContext): Reply {
     markers: body['include_markers'] === true,
     ...(timecodes ? { timecodes } : {}),
   });
-  const filename = `${`${project.name} ${composition.name}`.replace(/[^A-Za-z0-9 ._-]+/g, '').replace(/\s+/g, ' ').trim()}.${file.extension}`;
+  const filename = `${`${project.name} ${composition.name}`
+    .replace(/[^A-Za-z0-9 ._-]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()}.${file.extension}`;
   return {
     status: 200,
     body: text,
@@ -62,4 +73,3 @@ function readTimecodes(value: unknown): TimecodeOptions | undefined {
     ...(offsetSeconds !== undefined ? { offsetSeconds } : {}),
   };
 }
-

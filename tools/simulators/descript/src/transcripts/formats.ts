@@ -36,12 +36,21 @@ interface Block {
   text: string;
 }
 
-export function renderTranscript(paragraphs: readonly Paragraph[], format: TranscriptFormat, options: RenderOptions): string {
+export function renderTranscript(
+  paragraphs: readonly Paragraph[],
+  format: TranscriptFormat,
+  options: RenderOptions,
+): string {
   if (format === 'srt') return renderSrt(paragraphs, options.speakerLabels);
   const blocks = paragraphs.map((_, i) => toBlock(paragraphs, i, options));
   switch (format) {
     case 'txt':
-      return blocks.map((b) => `${b.marker ? `[Marker: ${b.marker}]\n` : ''}${b.timecode ? `[${b.timecode}] ` : ''}${b.label ? `${b.label}: ` : ''}${b.text}`).join('\n\n') + '\n';
+      return `${blocks
+        .map(
+          (b) =>
+            `${b.marker ? `[Marker: ${b.marker}]\n` : ''}${b.timecode ? `[${b.timecode}] ` : ''}${b.label ? `${b.label}: ` : ''}${b.text}`,
+        )
+        .join('\n\n')}\n`;
     case 'markdown':
       return `# ${options.title}\n\n${blocks.map((b) => `${b.marker ? `### ${b.marker}\n\n` : ''}${b.timecode ? `\`${b.timecode}\` ` : ''}${b.label ? `**${b.label}:** ` : ''}${b.text}`).join('\n\n')}\n`;
     case 'html':
@@ -58,7 +67,10 @@ export function renderTranscript(paragraphs: readonly Paragraph[], format: Trans
       ].join('\n');
     case 'rtf':
       return `{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Helvetica;}}\\f0\\fs24\n${blocks
-        .map((b) => `${b.marker ? `{\\b ${escapeRtf(b.marker)}}\\par\n` : ''}${b.timecode ? `[${b.timecode}] ` : ''}${b.label ? `{\\b ${escapeRtf(b.label)}:} ` : ''}${escapeRtf(b.text)}\\par\\par`)
+        .map(
+          (b) =>
+            `${b.marker ? `{\\b ${escapeRtf(b.marker)}}\\par\n` : ''}${b.timecode ? `[${b.timecode}] ` : ''}${b.label ? `{\\b ${escapeRtf(b.label)}:} ` : ''}${escapeRtf(b.text)}\\par\\par`,
+        )
         .join('\n')}\n}\n`;
   }
 }
@@ -101,7 +113,11 @@ function showsTimecode(paragraphs: readonly Paragraph[], i: number, options: Tim
   if (options.onSpeakers && previous?.speaker !== paragraph.speaker) return true;
   if (options.onMarkers && paragraph.marker) return true;
   // With a frequency, a timecode appears on the first paragraph of each interval.
-  return frequency !== undefined && frequency > 0 && Math.floor(paragraph.startSeconds / frequency) > Math.floor((previous?.startSeconds ?? 0) / frequency);
+  return (
+    frequency !== undefined &&
+    frequency > 0 &&
+    Math.floor(paragraph.startSeconds / frequency) > Math.floor((previous?.startSeconds ?? 0) / frequency)
+  );
 }
 
 /** HH:MM:SS, plus milliseconds after `separator` for subtitle cues. */
@@ -119,5 +135,6 @@ function escapeHtml(text: string): string {
 }
 
 function escapeRtf(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: RTF escapes everything outside ASCII, NUL included in the range.
   return text.replace(/[\\{}]/g, (c) => `\\${c}`).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0)}?`);
 }

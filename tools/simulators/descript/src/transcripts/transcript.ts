@@ -26,7 +26,9 @@ export function compositionTranscript(compositionId: string, topic: number, dura
   for (let i = 0; i < count; i++) {
     // Speakers take turns irregularly, so "label on change" and "every paragraph" differ.
     if (i > 0 && next() < 0.6) speaker = 1 - speaker;
-    const text = [pick(sentences, next()), pick(sentences, next())].filter((s, k, all) => all.indexOf(s) === k).join(' ');
+    const text = [pick(sentences, next()), pick(sentences, next())]
+      .filter((s, k, all) => all.indexOf(s) === k)
+      .join(' ');
     const marker = i === 0 ? 'Intro' : i === Math.floor(count / 2) ? 'Key point' : undefined;
     paragraphs.push({
       speaker: speakers[speaker] ?? 'Speaker',

@@ -46,7 +46,10 @@ export function pick<T>(items: readonly T[], random: number): T {
 }
 
 export function hex(value: number, digits: number): string {
-  return (value >>> 0).toString(16).padStart(8, '0').slice(8 - digits);
+  return (value >>> 0)
+    .toString(16)
+    .padStart(8, '0')
+    .slice(8 - digits);
 }
 
 /** A version-4-shaped UUID built from hashes of (seed, index, salt). */
