@@ -163,7 +163,10 @@ export class SetCookieWatch {
       const cookies = response.headers.getSetCookie();
       const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
       const key = answerKey(method, input instanceof Request ? input.url : String(input), response.status);
-      if (cookies.length > 1) seen.set(key, [...(seen.get(key) ?? []), cookies]);
+      // Every answer, so each recorded one takes its own, however many cookies the others had.
+      const list = seen.get(key);
+      if (list) list.push(cookies);
+      else seen.set(key, [cookies]);
       return response;
     };
   }
@@ -173,9 +176,10 @@ export class SetCookieWatch {
     this.previous = undefined;
   }
 
-  /** The values of the next answer to this request, when it carried more than one. */
+  /** The `Set-Cookie` values of the next answer to this request, when it carried more than one. */
   take(method: string, url: string, status: number): string[] | undefined {
-    return this.seen.get(answerKey(method, url, status))?.shift();
+    const cookies = this.seen.get(answerKey(method, url, status))?.shift();
+    return cookies && cookies.length > 1 ? cookies : undefined;
   }
 }
 
