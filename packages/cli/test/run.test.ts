@@ -75,6 +75,10 @@ describe('plugboard run', () => {
     [['run', 'nope', 'items.list'], "no connector 'nope'; available: shop"],
     [['run', 'shop', 'items.list', '--connection', '{"apiKey":"x"}'], 'settings.apiKey'],
     [['run', 'shop', 'items.list', '--password', 'x'], "unknown option '--password'"],
+    [
+      ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1,"x":{"__proto__":{"polluted":true}}}'],
+      "--input: x.__proto__: the key '__proto__' is not taken",
+    ],
   ])('exits 2 on bad input %j, before any request', async (argv, mention) => {
     const { io, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     const code = await runCli([...argv, '--base-url', server.url], io, { pack });

@@ -126,3 +126,4 @@ export { parseRetryAfter, findRequestId } from './http/headers.js';
 export { catalogueEntry, budgetOf } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
 export { boundedIssues, MAX_ISSUES, zodIssues } from './validation.js';
+export { METADATA_HOST_NAMES } from './http/network-policy.js';

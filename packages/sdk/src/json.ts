@@ -162,6 +162,15 @@ function wellFormed(text: string): boolean {
   return !/\p{Cs}/u.test(text);
 }
 
+/**
+ * Keys that reach an object's prototype when a value is copied or merged key by key: JSON text
+ * may carry them (`JSON.parse` makes `__proto__` an own key), a record schema copies them, and a
+ * deep merge follows `constructor.prototype` to `Object.prototype`.
+ */
+const PROTO_KEY = "the key '__proto__' is not taken: copied into an object, it would set that object's prototype";
+const CONSTRUCTOR_PROTOTYPE =
+  "the key 'prototype' inside 'constructor' is not taken: a deep merge would follow it to an object's prototype";
+
 /** Why one value is not JSON by itself (a container is judged by its members), or undefined. */
 function leafProblem(value: unknown): string | undefined {
   switch (typeof value) {
@@ -197,7 +206,8 @@ interface Frame {
  * The first reason a caller's value is not plain JSON data, with its path; undefined when it
  * is. Refused: a number that is not finite (NaN, Infinity), a bigint, a function, a symbol,
  * an object that is not a plain object or an array (a Date, a Map, a class instance), a string
- * or key with a lone surrogate (no RFC 8785 form), a value
+ * or key with a lone surrogate (no RFC 8785 form), a `__proto__` key and a `prototype` key in a
+ * `constructor` member (they reach an object's prototype when copied or merged), a value
  * that contains itself, a property whose getter throws, and nesting deeper than `maxDepth`
  * objects and arrays. `undefined` members pass (JSON leaves them out). Walks with a stack of
  * its own, so a value nested any deeper than the call stack allows is refused, not a crash.
@@ -230,10 +240,21 @@ export function jsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPTH): 
         } catch (error) {
           return problem(`could not be read (${reason(error)})`);
         }
-        const badKey = frame.keys?.find((key) => !wellFormed(key));
-        if (badKey !== undefined) {
-          path.push(badKey);
-          return problem(`the key has ${LONE_SURROGATE}`);
+        if (frame.keys) {
+          const inConstructor = path.length > 0 && path.at(-1) === 'constructor';
+          for (const key of frame.keys) {
+            const why = !wellFormed(key)
+              ? `the key has ${LONE_SURROGATE}`
+              : key === '__proto__'
+                ? PROTO_KEY
+                : inConstructor && key === 'prototype'
+                  ? CONSTRUCTOR_PROTOTYPE
+                  : undefined;
+            if (why) {
+              path.push(key);
+              return problem(why);
+            }
+          }
         }
         frames.push(frame);
         ancestors.add(current);

@@ -21,6 +21,11 @@ export const REDACTED = '[REDACTED]';
  *   `token_url`, `cookie_domain`, `signature_version`, `max_tokens` or `tokenizer_model`,
  *   which name something about a token, a cookie or a signature; or
  * - the whole key is `key`.
+ * A key is read twice: as written, and with case set aside (split at separators and digits
+ * only), so letters of alternating case (`pAsSwOrD`, `aPiKeY`) are read as the word they
+ * spell; a key is secret-like when either reading says so. A camelCase key is thus judged at
+ * least as strictly as the same key in lower case (`compassCode` as `compasscode`, which holds
+ * `passcode`).
  * Before it is read, a key is normalised: compatibility forms (fullwidth letters, ligatures)
  * and accents go to plain letters, invisible characters go, and Cyrillic and Greek letters
  * that look Latin become the Latin letter (`pаssword` with a Cyrillic `а` is `password`).
@@ -260,14 +265,16 @@ function kindOf(code: number, char: string): 0 | 1 | 2 | 3 {
  * Calls `visit` with each word of a key, lower case, in order: the key is split at
  * separators, between letters and digits, before an upper-case letter that follows a
  * lower-case one (`apiKey`), and before the last capital of a run followed by a lower-case
- * letter (`APIKey` is `api key`). One pass over the key; a visit that returns true stops it.
+ * letter (`APIKey` is `api key`); with `ignoreCase`, at separators and digits only
+ * (`pAsSwOrD` is `password`). One pass over the key; a visit that returns true stops it.
  */
-function forEachWord(key: string, visit: (word: string) => boolean): boolean {
+function forEachWord(key: string, visit: (word: string) => boolean, ignoreCase = false): boolean {
   const text = plainKey(key);
   let start = -1;
   let previous = 0;
   for (let index = 0; index <= text.length; index += 1) {
-    const kind = index < text.length ? kindOf(text.charCodeAt(index), text[index]!) : 0;
+    let kind = index < text.length ? kindOf(text.charCodeAt(index), text[index]!) : 0;
+    if (ignoreCase && kind === 2) kind = 1;
     let boundary = kind === 0 || (previous !== 0 && (previous === 3) !== (kind === 3));
     if (!boundary && kind === 2 && previous === 1) boundary = true;
     if (!boundary && kind === 1 && previous === 2 && start >= 0 && index - start >= 2) {
@@ -317,7 +324,7 @@ function isFormatWord(word: string): boolean {
  * words: a secret word, or run of two or three, anywhere; else the name at the end (the
  * last three words up to the last one that is not a format word or a number).
  */
-function judgeKey(key: string): boolean {
+function judgeKey(key: string, ignoreCase: boolean): boolean {
   let before2 = '';
   let before1 = '';
   // The last three words ending at the latest word that says what the value is.
@@ -326,31 +333,35 @@ function judgeKey(key: string): boolean {
   let last = '';
   let meaningful = 0;
   let onlyWord = '';
-  const found = forEachWord(key, (word) => {
-    if (isSecretWord(word)) return true;
-    if (before1 !== '') {
-      const two = before1.length + word.length;
-      if (two >= SHORTEST_ANYWHERE && two <= LONGEST_ANYWHERE && ANYWHERE.has(before1 + word)) return true;
-      const three = two + before2.length;
-      if (
-        before2 !== '' &&
-        three >= SHORTEST_ANYWHERE &&
-        three <= LONGEST_ANYWHERE &&
-        ANYWHERE.has(before2 + before1 + word)
-      )
-        return true;
-    }
-    if (!isFormatWord(word)) {
-      third = before2;
-      second = before1;
-      last = word;
-      meaningful += 1;
-      onlyWord = meaningful === 1 && before1 === '' ? word : '';
-    }
-    before2 = before1;
-    before1 = word;
-    return false;
-  });
+  const found = forEachWord(
+    key,
+    (word) => {
+      if (isSecretWord(word)) return true;
+      if (before1 !== '') {
+        const two = before1.length + word.length;
+        if (two >= SHORTEST_ANYWHERE && two <= LONGEST_ANYWHERE && ANYWHERE.has(before1 + word)) return true;
+        const three = two + before2.length;
+        if (
+          before2 !== '' &&
+          three >= SHORTEST_ANYWHERE &&
+          three <= LONGEST_ANYWHERE &&
+          ANYWHERE.has(before2 + before1 + word)
+        )
+          return true;
+      }
+      if (!isFormatWord(word)) {
+        third = before2;
+        second = before1;
+        last = word;
+        meaningful += 1;
+        onlyWord = meaningful === 1 && before1 === '' ? word : '';
+      }
+      before2 = before1;
+      before1 = word;
+      return false;
+    },
+    ignoreCase,
+  );
   if (found) return true;
   if (last === '') return false;
   if (onlyWord === 'key') return true;
@@ -370,7 +381,9 @@ const VERDICTS_CACHED = 1024;
 export function isSecretKey(key: string, extraWords: readonly string[] = []): boolean {
   let verdict = verdicts.get(key);
   if (verdict === undefined) {
-    verdict = judgeKey(key);
+    // Read as written (`apiKey` is `api key`) and with case set aside: letters of alternating case
+    // (`pAsSwOrD`) fall into pieces when read as written, and say nothing about where words end.
+    verdict = judgeKey(key, false) || judgeKey(key, true);
     if (key.length <= 64) {
       if (verdicts.size >= VERDICTS_CACHED) verdicts.clear();
       verdicts.set(key, verdict);

@@ -425,6 +425,73 @@ describe('input that is not a JSON object', () => {
     ).toThrow('connection settings must be plain JSON data: settings.region: NaN is not a JSON number');
   });
 
+  describe('keys that reach an object prototype', () => {
+    const labels = defineConnector({
+      ...example,
+      key: 'labels',
+      actions: [
+        defineAction({
+          key: 'labels.set',
+          label: 'Set labels',
+          direction: 'destination',
+          entity: z.object({ ok: z.boolean() }).meta({ id: 'LabelsResult' }),
+          retry: 'never',
+          input: z.object({
+            labels: z.record(z.string(), z.string()),
+            extra: z.object({ meta: z.record(z.string(), z.unknown()) }).optional(),
+          }),
+          async write(ctx, input) {
+            return ctx.http.post('/labels', input);
+          },
+        }),
+      ],
+    });
+
+    it.each([
+      ['{"labels":{"__proto__":"x"}}', 'labels.__proto__'],
+      ['{"labels":{"__proto__":{"polluted":true}}}', 'labels.__proto__'],
+      ['{"__proto__":{"polluted":true},"labels":{}}', '__proto__'],
+      [
+        '{"labels":{"a":"b"},"extra":{"meta":{"deep":[{"x":1},{"__proto__":{"polluted":true}}]}}}',
+        'extra.meta.deep.1.__proto__',
+      ],
+      ['{"labels":{"constructor":{"prototype":{"polluted":true}}}}', 'labels.constructor.prototype'],
+      [
+        '{"labels":{},"extra":{"meta":{"constructor":{"prototype":{"polluted":true}}}}}',
+        'extra.meta.constructor.prototype',
+      ],
+    ])('refuses %s naming %s, and the provider hears nothing', async (text, path) => {
+      const server = await h.start((req, res) => json(res, 200, { ok: true }));
+      const error = await writeAction(
+        labels,
+        'labels.set',
+        h.options({ input: JSON.parse(text), connection: { baseUrl: server.url } }),
+      ).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).issues).toEqual([{ path, message: expect.stringContaining('prototype') }]);
+      expect((error as Error).message).toContain(`labels labels.set: input: ${path}: `);
+      expect(server.requests).toHaveLength(0);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('takes `constructor` and `prototype` as ordinary keys where they lead to no prototype', async () => {
+      const server = await h.start((req, res) => json(res, 200, { ok: true }));
+      const input = JSON.parse('{"labels":{"constructor":"x","prototype":"y"},"extra":{"meta":{"prototype":{"a":1}}}}');
+      await writeAction(labels, 'labels.set', h.options({ input, connection: { baseUrl: server.url } }));
+      expect(server.requests).toHaveLength(1);
+      expect(JSON.parse(server.requests[0]!.body)).toEqual(input);
+    });
+
+    it('refuses such a key in connection settings too', () => {
+      expect(() =>
+        prepareRun(example, 'items.list', {
+          input: {},
+          connection: { baseUrl: 'http://127.0.0.1:9', settings: JSON.parse('{"proxy":{"__proto__":{"host":"x"}}}') },
+        }),
+      ).toThrow('connection settings must be plain JSON data: settings.proxy.__proto__: ');
+    });
+  });
+
   it('quotes at most an excerpt of a long input in an issue', () => {
     const error = refused({
       ...order,

@@ -394,6 +394,67 @@ describe.each(VIAS)('names, checked on the addresses they resolve to, via %s', (
   });
 });
 
+/** Well-known metadata host names, spelt as a URL may carry them; the resolver would answer each with this machine. */
+const METADATA_NAMES = [
+  'metadata.google.internal',
+  'METADATA.Google.Internal',
+  'metadata.google.internal.',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'instance-data.us-west-2.compute.internal.',
+];
+
+describe.each(VIAS)('well-known cloud metadata host names, via %s', (via) => {
+  it.each(METADATA_NAMES)(
+    '%s is refused in both environments, whatever the host allows, before any lookup or connection',
+    async (name) => {
+      const { port, connections } = await listener();
+      const bare = name.toLowerCase().replace(/\.$/, '');
+      const lookup = tableLookup({ [bare]: '127.0.0.1', [`${bare}.`]: '127.0.0.1' });
+      for (const environment of ['sandbox', 'production'] as const) {
+        for (const allow of [[], ['127.0.0.0/8', '169.254.169.254/32']]) {
+          const sending = transport({ via, network: { allow, lookup } });
+          const error = await refused(read(`http://${name}:${port}/computeMetadata/v1/`, environment, sending));
+          expect(error).toMatchObject({ code: 'address_refused', retryable: false, addressClass: 'metadata' });
+          expect(error.message).toContain(`is a cloud metadata host name, which ${environment} runs may not`);
+          expect(error.message).not.toMatch(/computeMetadata/);
+        }
+      }
+      expect(lookup.asked).toEqual([]);
+      expect(connections()).toBe(0);
+    },
+  );
+
+  it('a name that only resembles one is resolved and checked on its addresses as before', async () => {
+    const local = await server();
+    const port = new URL(local.url).port;
+    const lookup = tableLookup({
+      'metadata.example.test': '127.0.0.1',
+      'my-metadata.google.internal.test': '127.0.0.1',
+    });
+    const sending = transport({ via, network: { lookup } });
+    await read(`http://metadata.example.test:${port}/v1`, 'sandbox', sending);
+    await read(`http://my-metadata.google.internal.test:${port}/v1`, 'sandbox', sending);
+    expect(local.requests).toHaveLength(2);
+  });
+
+  it('a redirect from the loopback server to one is refused at the hop, nothing looked up', async () => {
+    const local = await server((req, res) => {
+      res.writeHead(302, { location: 'http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/' });
+      res.end();
+    });
+    const lookup = tableLookup({ 'metadata.google.internal': '127.0.0.1' });
+    const error = await refused(read(local.url, 'sandbox', transport({ via, network: { lookup } })));
+    expect(error).toMatchObject({ code: 'address_refused', addressClass: 'metadata' });
+    expect(error.message).toContain('the host metadata.google.internal is a cloud metadata host name');
+    expect(error.message).not.toMatch(/computeMetadata|service-accounts/);
+    expect(local.requests).toHaveLength(1);
+    expect(lookup.asked).toEqual([]);
+  });
+});
+
 describe.each(VIAS)('redirects, checked at every hop, via %s', (via) => {
   const redirecting = (location: (hop: number) => string) =>
     server((req, res) => {
@@ -467,6 +528,19 @@ describe('the lookup of an environment', () => {
     const closed = await ask(transport({ network: { lookup } }).network.lookup('production'), 'intranet.test', false);
     expect(closed.error).toBeInstanceOf(AddressRefusedError);
     expect(closed.error).toMatchObject({ addressClass: 'private' });
+  });
+
+  it('refuses a well-known metadata host name without asking the resolver', async () => {
+    const lookup = tableLookup({ 'metadata.google.internal': '127.0.0.1', 'instance-data': '127.0.0.1' });
+    const sending = transport({ network: { allow: ['127.0.0.0/8'], lookup } });
+    for (const name of ['metadata.google.internal', 'Instance-Data.']) {
+      for (const all of [true, false]) {
+        const { error } = await ask(sending.network.lookup('sandbox'), name, all);
+        expect(error).toBeInstanceOf(AddressRefusedError);
+        expect(error).toMatchObject({ addressClass: 'metadata' });
+      }
+    }
+    expect(lookup.asked).toEqual([]);
   });
 
   it('passes a resolver failure on as it is', async () => {

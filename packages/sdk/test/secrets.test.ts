@@ -76,6 +76,30 @@ describe('platform rule 10: no secrets in connection settings', () => {
     expect(() => checkConnectionSettings(settings)).toThrow(path);
   });
 
+  // Letters of alternating case: read as written they fall into one- and two-letter pieces, so the key is read with case set aside too.
+  it.each([
+    'pAsSwOrD',
+    'PaSsWoRd',
+    'ApIkEy',
+    'aPiKeY',
+    'aCcEsS_tOkEn',
+    'cLiEnTsEcReT',
+    'x-ApI-kEy',
+    'sEsSiOnId',
+    'db_PaSsWoRd_2',
+    'p\u0430SsWoRd',
+  ])('refuses the alternating-case key %s', (key) => {
+    expect(isSecretKey(key)).toBe(true);
+    expect(() => checkConnectionSettings({ [key]: 'x' })).toThrow(`settings.${key}`);
+  });
+
+  it.each(['mAx_ToKeNs', 'cOoKiE_dOmAiN', 'sIgNaTuRe_VeRsIoN', 'tOkEn_UrL', 'pUbLiC_kEy'])(
+    'accepts the alternating-case key %s, whose words name no secret',
+    (key) => {
+      expect(isSecretKey(key)).toBe(false);
+    },
+  );
+
   it('accepts ordinary settings, including the auth scheme choice', () => {
     expect(() =>
       checkConnectionSettings({

@@ -22,12 +22,18 @@ export const REPLAY_ORIGIN = 'http://provider.test';
 
 export type BodyType = 'json' | 'text' | 'hex';
 
+/**
+ * Headers by lower-case name. A header that came more than once (two `Set-Cookie`, two `Link`)
+ * holds its values in the order they came; one that came once, its value.
+ */
+export type RecordedHeaders = Record<string, string | string[]>;
+
 export interface RecordedRequest {
   method: string;
   /** Path and query below the origin, base path included, e.g. `/v1/items?limit=2`. */
   path: string;
   /** Request headers as sent, after redaction; shown for review, not matched. */
-  headers?: Record<string, string>;
+  headers?: RecordedHeaders;
   body?: unknown;
   /** `json`: `body` is the parsed JSON; `text`: `body` is the text. */
   bodyType?: 'json' | 'text';
@@ -35,7 +41,7 @@ export interface RecordedRequest {
 
 export interface RecordedResponse {
   status: number;
-  headers?: Record<string, string>;
+  headers?: RecordedHeaders;
   body?: unknown;
   /** `json`: parsed JSON; `text`: the text; `hex`: binary bytes as hex. */
   bodyType?: BodyType;

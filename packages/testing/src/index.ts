@@ -19,6 +19,7 @@ export type {
   Fixture,
   OutcomeError,
   RecordedCall,
+  RecordedHeaders,
   RecordedOutcome,
   RecordedRequest,
   RecordedResponse,

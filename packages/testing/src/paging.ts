@@ -55,7 +55,9 @@ function linkHeaderOffersNext(value: string): boolean {
 /** The marker that offers another page (`paging.next`, `Link rel="next"`), or undefined. */
 export function nextPageMarker(response: RecordedResponse): string | undefined {
   for (const [name, value] of Object.entries(response.headers ?? {})) {
-    if (name.toLowerCase() === 'link' && linkHeaderOffersNext(value)) return 'Link rel="next"';
+    // A provider may send Link more than once: any of its values may offer the next page.
+    const links = Array.isArray(value) ? value : [value];
+    if (name.toLowerCase() === 'link' && links.some(linkHeaderOffersNext)) return 'Link rel="next"';
   }
   const body = response.body;
   if (!isObject(body)) return undefined;

@@ -15,7 +15,7 @@ import {
 } from './fixture.js';
 import { assertNockOn, exclusive, loadNock, type Nock, settle } from './nock.js';
 import { FixtureRedactor } from './redact.js';
-import { callsFromRecording, type NockRecording, originRewriter } from './recording.js';
+import { callsFromRecording, type NockRecording, originRewriter, SetCookieWatch } from './recording.js';
 import { outcomeOf, runScenario } from './run.js';
 import { assertScenario, type Scenario } from './scenario.js';
 
@@ -127,6 +127,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
   const staging = await mkdtemp(join(tmpdir(), 'plugboard-record-'));
   const transport = options.transport ?? createTransport({ via: 'fetch' });
   const done: { fixture?: Fixture; text?: string } = {};
+  const cookies = new SetCookieWatch();
   try {
     try {
       nock.back.fixtures = staging;
@@ -141,7 +142,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
             connector: { key: connector.key, version: connector.version },
             scenario,
             basePath: baseUrl.pathname.replace(/\/+$/, ''),
-            calls: rewriteOrigin(callsFromRecording(recordings as unknown as NockRecording[], baseUrl.origin)),
+            calls: rewriteOrigin(callsFromRecording(recordings as unknown as NockRecording[], baseUrl.origin, cookies)),
             outcome: rewriteOrigin(outcome!),
           };
           const redacted = redactor.redactFixture(draft);
@@ -155,6 +156,8 @@ async function record(options: RecordOptions): Promise<RecordResult> {
           return serialized;
         },
       });
+      // On top of nock's recorder, which nock.back has started.
+      cookies.start();
       const result = await runScenario(connector, scenario, {
         baseUrl: options.baseUrl,
         credential,
@@ -178,6 +181,8 @@ async function record(options: RecordOptions): Promise<RecordResult> {
       await recorderSettled(nock);
       nockDone();
     } finally {
+      // Before nock puts the original fetch back.
+      cookies.stop();
       settle(nock);
       if (!options.transport) await transport.close();
     }

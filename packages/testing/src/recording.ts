@@ -1,6 +1,6 @@
 import { mapJson } from '@plugboard/sdk';
 import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
-import { type BodyType, REPLAY_ORIGIN, type RecordedCall } from './fixture.js';
+import { type BodyType, type RecordedCall, type RecordedHeaders, REPLAY_ORIGIN } from './fixture.js';
 
 /**
  * From what nock's recorder gives (one definition per call, `output_objects`)
@@ -51,21 +51,29 @@ export function normalOrigin(url: string | URL): string {
   return `${parsed.protocol}//${parsed.hostname}:${port}`;
 }
 
+/** Headers by lower-case name; a header that came more than once keeps every value, in order (two `Set-Cookie`). */
 function headerRecord(
   raw: NockRecording['rawHeaders'] | NockRecording['reqheaders'],
   noisy: ReadonlySet<string>,
-): Record<string, string> | undefined {
+): RecordedHeaders | undefined {
   const entries: [string, string][] = [];
   if (Array.isArray(raw)) {
     for (let index = 0; index + 1 < raw.length; index += 2) entries.push([String(raw[index]), String(raw[index + 1])]);
   } else if (raw) {
-    for (const [name, value] of Object.entries(raw))
-      entries.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+    for (const [name, value] of Object.entries(raw)) {
+      for (const item of Array.isArray(value) ? value : [value]) entries.push([name, String(item)]);
+    }
   }
-  const kept = entries
-    .map(([name, value]) => [name.toLowerCase(), value] as [string, string])
-    .filter(([name]) => !noisy.has(name));
-  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+  const values = new Map<string, string[]>();
+  for (const [rawName, value] of entries) {
+    const name = rawName.toLowerCase();
+    if (noisy.has(name)) continue;
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
+  }
+  if (values.size === 0) return undefined;
+  return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0]! : list]));
 }
 
 function decompress(bytes: Buffer, encoding: string): Buffer {
@@ -136,17 +144,73 @@ function requestBody(body: unknown): { body?: unknown; bodyType?: 'json' | 'text
   return { body, bodyType: 'json' };
 }
 
+/**
+ * The `Set-Cookie` values of each answer fetch gave while recording, in the order they came.
+ * nock's recorder makes an object of the answer's headers, and fetch gives each `Set-Cookie`
+ * apart (every other repeated header comes as one, its values joined): only the last would stay.
+ */
+export class SetCookieWatch {
+  private readonly seen = new Map<string, string[][]>();
+  private previous: typeof fetch | undefined;
+
+  /** Watches `globalThis.fetch` as it is now (nock's recorder), until `stop`. */
+  start(): void {
+    const watched = globalThis.fetch;
+    this.previous = watched;
+    const seen = this.seen;
+    globalThis.fetch = async function watching(input, init) {
+      const response = await watched(input, init);
+      const cookies = response.headers.getSetCookie();
+      const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+      const key = answerKey(method, input instanceof Request ? input.url : String(input), response.status);
+      // Every answer, so each recorded one takes its own, however many cookies the others had.
+      const list = seen.get(key);
+      if (list) list.push(cookies);
+      else seen.set(key, [cookies]);
+      return response;
+    };
+  }
+
+  stop(): void {
+    if (this.previous) globalThis.fetch = this.previous;
+    this.previous = undefined;
+  }
+
+  /** The `Set-Cookie` values of the next answer to this request, when it carried more than one. */
+  take(method: string, url: string, status: number): string[] | undefined {
+    const cookies = this.seen.get(answerKey(method, url, status))?.shift();
+    return cookies && cookies.length > 1 ? cookies : undefined;
+  }
+}
+
+function answerKey(method: string, url: string, status: number): string {
+  const parsed = new URL(url);
+  return `${method.toUpperCase()} ${normalOrigin(parsed)}${parsed.pathname}${parsed.search} ${status}`;
+}
+
 /** One fixture call per recorded definition; `providerOrigin` is the base URL's origin. */
-export function callsFromRecording(recordings: readonly NockRecording[], providerOrigin: string): RecordedCall[] {
+export function callsFromRecording(
+  recordings: readonly NockRecording[],
+  providerOrigin: string,
+  cookies?: SetCookieWatch,
+): RecordedCall[] {
   const provider = normalOrigin(providerOrigin);
   return recordings.map((recording) => {
     const rawHeaders = recording.rawHeaders;
     const responseHeaders = headerRecord(rawHeaders, new Set());
-    const encoding = responseHeaders?.['content-encoding'];
+    const kept = headerRecord(rawHeaders, NOISY_RESPONSE_HEADERS);
+    const method = (recording.method ?? 'GET').toUpperCase();
+    const every = cookies?.take(
+      method,
+      `${normalOrigin(String(recording.scope))}${recording.path}`,
+      recording.status ?? 200,
+    );
+    if (kept && every && kept['set-cookie'] !== undefined) kept['set-cookie'] = every;
+    const encoding = [responseHeaders?.['content-encoding'] ?? []].flat().join(', ') || undefined;
     const origin = normalOrigin(String(recording.scope));
     const call: RecordedCall = {
       request: {
-        method: (recording.method ?? 'GET').toUpperCase(),
+        method,
         path: String(recording.path),
         ...headersField(
           headerRecord(recording.reqheaders as Record<string, string> | undefined, NOISY_REQUEST_HEADERS),
@@ -155,7 +219,7 @@ export function callsFromRecording(recordings: readonly NockRecording[], provide
       },
       response: {
         status: recording.status ?? 200,
-        ...headersField(headerRecord(rawHeaders, NOISY_RESPONSE_HEADERS)),
+        ...headersField(kept),
         ...responseBody(recording, encoding),
       },
     };
@@ -164,7 +228,7 @@ export function callsFromRecording(recordings: readonly NockRecording[], provide
   });
 }
 
-function headersField(headers: Record<string, string> | undefined): { headers?: Record<string, string> } {
+function headersField(headers: RecordedHeaders | undefined): { headers?: RecordedHeaders } {
   return headers ? { headers } : {};
 }
 

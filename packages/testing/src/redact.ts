@@ -1,5 +1,5 @@
 import { formatJsonPath, isSecretKey, mapJson, normaliseKey, REDACTED, Redactor, someJsonString } from '@plugboard/sdk';
-import type { Fixture, RecordedCall, RecordedRequest, RecordedResponse } from './fixture.js';
+import type { Fixture, RecordedCall, RecordedHeaders, RecordedRequest, RecordedResponse } from './fixture.js';
 
 /**
  * Redaction of a recording before anything is written. Two passes:
@@ -80,8 +80,8 @@ export class FixtureRedactor {
     });
   }
 
-  learnHeaders(headers: Record<string, string> | undefined): void {
-    for (const [name, value] of Object.entries(headers ?? {})) {
+  learnHeaders(headers: RecordedHeaders | undefined): void {
+    for (const [name, value] of headerValues(headers)) {
       if (!this.isSecretKey(name)) continue;
       if (/cookie/i.test(name)) {
         for (const pair of cookiePairs(name, value)) this.addSecret(pair.value);
@@ -133,15 +133,20 @@ export class FixtureRedactor {
     });
   }
 
-  redactHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  redactHeaders(headers: RecordedHeaders | undefined): RecordedHeaders | undefined {
     if (!headers) return undefined;
+    const redact = (name: string, value: string): string => {
+      if (!this.isSecretKey(name)) return this.redactText(value);
+      if (/cookie/i.test(name)) return this.redactText(redactCookies(name, value));
+      const scheme = AUTH_SCHEME.exec(value);
+      return scheme ? `${scheme[1]} ${REDACTED}` : REDACTED;
+    };
+    // A header that came more than once keeps each value, each redacted on its own.
     return Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => {
-        if (!this.isSecretKey(name)) return [name, this.redactText(value)];
-        if (/cookie/i.test(name)) return [name, this.redactText(redactCookies(name, value))];
-        const scheme = AUTH_SCHEME.exec(value);
-        return [name, scheme ? `${scheme[1]} ${REDACTED}` : REDACTED];
-      }),
+      Object.entries(headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.map((item) => redact(name, item)) : redact(name, value),
+      ]),
     );
   }
 
@@ -233,8 +238,15 @@ export class FixtureRedactor {
   }
 }
 
+/** Each header value with its name: a header that came more than once gives each of its values. */
+function headerValues(headers: RecordedHeaders | undefined): [string, string][] {
+  return Object.entries(headers ?? {}).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((item): [string, string] => [name, item]),
+  );
+}
+
 function isFormBody(request: RecordedRequest): boolean {
-  const type = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  const type = headerValues(request.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
   return /application\/x-www-form-urlencoded/i.test(type);
 }
 

@@ -93,6 +93,14 @@ function replyBody(response: RecordedResponse): string | Buffer {
   return JSON.stringify(response.body);
 }
 
+/** Headers as nock's raw list (name, value, name, value ...): a header recorded twice is sent twice. */
+function rawHeaders(headers: RecordedResponse['headers']): string[] {
+  const raw: string[] = [];
+  for (const [name, value] of Object.entries(headers ?? {}))
+    for (const item of Array.isArray(value) ? value : [value]) raw.push(name, item);
+  return raw;
+}
+
 function hostAllowed(allowHosts: readonly (string | RegExp)[], url: URL): boolean {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const candidates = [url.hostname, `${url.hostname}:${port}`];
@@ -109,7 +117,7 @@ function intercept(nock: Nock, call: RecordedCall) {
       call.request.method,
       (body: unknown) => bodyMatches(call.request.body, call.request.bodyType, body),
     )
-    .reply(call.response.status, replyBody(call.response), call.response.headers ?? {});
+    .reply(call.response.status, replyBody(call.response), rawHeaders(call.response.headers));
   return scope;
 }
 

@@ -17,7 +17,11 @@ import { AddressRefusedError } from '../errors.js';
  *   simulators listen; loopback carried through NAT64, 6to4 or Teredo is another machine's
  *   loopback and stays refused;
  * - the host may allow ranges (`allow`, CIDR): an address in one, or an IPv6 address whose
- *   carried IPv4 address is in one, is let through in every environment.
+ *   carried IPv4 address is in one, is let through in every environment;
+ * - well-known cloud metadata host names (`metadata.google.internal`, `instance-data` ...) are
+ *   refused before they are looked up, in every environment and whatever the host allows: a
+ *   range allows addresses, and a host that means to reach its metadata server allows its
+ *   address and uses that.
  *
  * Addresses are classified with ipaddr.js, loaded on the first check.
  */
@@ -94,6 +98,46 @@ export const METADATA_ADDRESSES: readonly string[] = [
   'fd00:ec2::23',
   'fd20:ce::254',
 ];
+
+/**
+ * Well-known host names of cloud metadata servers, refused before they are looked up (lower
+ * case, without a trailing dot):
+ * - `metadata.google.internal`: Google Cloud's name for its metadata server, in its documentation
+ *   and client libraries;
+ * - `metadata`: the short name Google Compute Engine images resolve through their `google.internal`
+ *   search domain and hosts file, which older Google client libraries used;
+ * - `metadata.goog`: the other name Google gives its metadata server (GKE's metadata server too);
+ * - `instance-data`: the name Amazon's VPC resolver gives the EC2 instance metadata service.
+ * Azure, Oracle Cloud, Alibaba Cloud, OpenStack and DigitalOcean publish an address, no name.
+ */
+export const METADATA_HOST_NAMES: readonly string[] = [
+  'metadata.google.internal',
+  'metadata',
+  'metadata.goog',
+  'instance-data',
+];
+
+/** EC2 gives `instance-data` in its regions' internal domains too: `instance-data.ec2.internal`, `instance-data.eu-west-1.compute.internal`. */
+const INSTANCE_DATA = /^instance-data\.(?:ec2\.internal|[a-z0-9-]+\.compute\.internal)$/;
+
+const METADATA_NAMES = new Set(METADATA_HOST_NAMES);
+
+/** True for a well-known cloud metadata host name, in any case, with or without trailing dots. */
+function isMetadataHostName(host: string): boolean {
+  let end = host.length;
+  while (end > 0 && host.charCodeAt(end - 1) === 46) end -= 1;
+  // The longest name checked is short: a long host is none of them, and is not lowered in full.
+  if (end === 0 || end > 80) return false;
+  const name = host.slice(0, end).toLowerCase();
+  return METADATA_NAMES.has(name) || INSTANCE_DATA.test(name);
+}
+
+/** The refusal of a metadata host name: no range the host allows says a name is meant. */
+const METADATA_NAME_REFUSAL: AddressRefusal = {
+  class: 'metadata',
+  embedding: undefined,
+  reason: 'a cloud metadata host name',
+};
 
 let metadata: Set<string> | undefined;
 function isMetadata(address: Address): boolean {
@@ -338,6 +382,7 @@ export class NetworkPolicy {
    */
   checkUrl(url: URL, environment: Environment): void {
     const host = url.hostname;
+    if (isMetadataHostName(host)) throw new AddressRefusedError(host, METADATA_NAME_REFUSAL, environment, false);
     let verdicts = this.literals.get(environment);
     let refused = verdicts?.get(host);
     if (refused === undefined) {
@@ -363,6 +408,12 @@ export class NetworkPolicy {
 
   private checkingLookup(environment: Environment): LookupFunction {
     return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
+      // Also here, for a connection whose URL was not checked first: such a name is never looked up.
+      if (isMetadataHostName(hostname)) {
+        const refused = new AddressRefusedError(hostname, METADATA_NAME_REFUSAL, environment, false);
+        queueMicrotask(() => callback(refused, options.all ? [] : ''));
+        return;
+      }
       const resolve = this.resolve ?? (process.getBuiltinModule('node:dns').lookup as LookupFunction);
       resolve(hostname, { ...options, all: true }, (error, answer) => {
         if (error) return callback(error, options.all ? [] : '');
