@@ -57,7 +57,7 @@ describe('definitions are checked when they are made', () => {
     const unapproved = defineAction({ ...ordersCreate, key: 'orders.place', approval: 'none' });
     const problems = problemsOf({ ...base, actions: [retried, unapproved] });
     expect(problems).toContain(
-      "connector 'shop': action 'orders.create': a billable action cannot be retried automatically: set retry: 'never'",
+      "connector 'shop': action 'orders.create': a billable action is never retried automatically: leave retry out (retry: 'safe' is refused)",
     );
     expect(
       problems.some((problem) =>
