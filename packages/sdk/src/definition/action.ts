@@ -30,11 +30,19 @@ export type Effect = 'read' | Writes;
 
 /** The effect of an action that changes something at the provider. */
 export interface Writes {
-  /** The call changes something at the provider. */
+  /** The call changes something at the provider; a call that does not is `effect: 'read'`. */
   writes: true;
-  /** Repeating the call with the same input has no further effect, so a failed call may be repeated. */
+  /**
+   * Repeating the call with the same input has no further effect, so a failed call may be repeated.
+   * @example idempotent: true // a PUT of a whole record, a delete by id
+   * @example idempotent: false // a POST that creates a record each time
+   */
   idempotent: boolean;
-  /** The call deletes or overwrites data that was there before. */
+  /**
+   * The call deletes or overwrites data that was there before (MCP clients ask before calling it).
+   * @example destructive: true // a delete, a replace, an edit in place
+   * @example destructive: false // a create, an append
+   */
   destructive: boolean;
 }
 
