@@ -72,7 +72,7 @@ describe('the Descript connector definition', () => {
     expect(new Set(descript.actions.map((action) => entityId(action.entity))).size).toBe(12);
   });
 
-  it('makes both destinations billable, never retried, approved before production; the sources are none of these', () => {
+  it('makes both destinations billable writes (never retried, approved before production), the agent edit destructive; the sources read only', () => {
     for (const operation of entry.operations) {
       if (operation.mode === 'destination') {
         expect(operation, operation.key).toMatchObject({
@@ -80,6 +80,7 @@ describe('the Descript connector definition', () => {
           approval: 'production',
           billable: true,
           retry: 'never',
+          effect: { writes: true, idempotent: false, destructive: operation.key === 'agent_edits.create' },
         });
       } else {
         expect(operation, operation.key).toMatchObject({
@@ -87,6 +88,7 @@ describe('the Descript connector definition', () => {
           approval: 'none',
           billable: false,
           retry: 'safe',
+          effect: { writes: false, idempotent: true, destructive: false },
         });
       }
     }

@@ -1,5 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { catalogueEntry, entityId, needsApproval, retryPolicy } from '@plugboard/sdk';
+import {
+  annotationsOf,
+  approvalOf,
+  catalogueEntry,
+  effectOf,
+  entityId,
+  needsApproval,
+  retryPolicy,
+} from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import insurance, { createInsuranceConnector, divide, toCents } from '../src/index.js';
@@ -41,37 +49,34 @@ describe('the definition', () => {
   });
 
   it.each([...QUOTES, 'hospital_cash_quotes.compare'])(
-    '%s: a safe, unapproved destination on the quote budget',
+    '%s: a read-only destination (one result, nothing changed at the provider), retried, unapproved, on the quote budget',
     (key) => {
       const action = insurance.action(key)!;
       expect(action).toMatchObject({ direction: 'destination', budget: 'hospital_cash_quotes' });
+      expect(effectOf(action)).toEqual({ writes: false, idempotent: true, destructive: false });
+      expect(annotationsOf(action)).toMatchObject({ readOnlyHint: true, openWorldHint: true });
       expect(action.billable ?? false).toBe(false);
       expect(retryPolicy(action)).toBe('safe');
       expect(needsApproval(action, 'production')).toBe(false);
     },
   );
 
-  it.each(POLICIES)('%s: billable, never retried, approved before production', (key) => {
+  it.each(POLICIES)('%s: a billable write, so never retried and approved before production', (key) => {
     const action = insurance.action(key)!;
-    expect(action).toMatchObject({
-      direction: 'destination',
-      billable: true,
-      retry: 'never',
-      approval: 'production',
-      budget: 'default',
-    });
+    expect(action).toMatchObject({ direction: 'destination', billable: true, budget: 'default' });
+    expect(effectOf(action)).toEqual({ writes: true, idempotent: false, destructive: false });
+    expect(retryPolicy(action)).toBe('never');
+    expect(approvalOf(action)).toBe('production');
     expect(needsApproval(action, 'production')).toBe(true);
     expect(needsApproval(action, 'sandbox')).toBe(false);
   });
 
-  it.each(OTHER_QUOTES)('%s: a safe destination on the other budget', (key) => {
-    expect(insurance.action(key)).toMatchObject({
-      direction: 'destination',
-      retry: 'safe',
-      approval: 'none',
-      billable: false,
-      budget: 'default',
-    });
+  it.each(OTHER_QUOTES)('%s: stores a quote (a write) that is safe to repeat, on the other budget', (key) => {
+    const action = insurance.action(key)!;
+    expect(action).toMatchObject({ direction: 'destination', retry: 'safe', budget: 'default' });
+    expect(effectOf(action)).toEqual({ writes: true, idempotent: false, destructive: false });
+    expect(action.billable ?? false).toBe(false);
+    expect(approvalOf(action)).toBe('none');
   });
 
   it.each(LISTS)('%s: a source on the other budget', (key) => {

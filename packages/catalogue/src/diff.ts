@@ -27,6 +27,13 @@ export const CATALOGUE_RULES = {
   'approval-turned-off': { breaking: true, rule: 'a check the workspace relies on disappears' },
   'approval-turned-on': { breaking: true, rule: 'unattended runs now stop for a person to approve' },
   'billable-turned-on': { breaking: true, rule: 'runs now cost money where they did not' },
+  // Effects: a change towards more effect breaks (what was safe to call, or to repeat, no longer is).
+  'writes-turned-on': { breaking: true, rule: 'calls that changed nothing at the provider now change data there' },
+  'idempotent-turned-off': {
+    breaking: true,
+    rule: 'repeating a call with the same input now acts again, and a failed call is no longer retried',
+  },
+  'destructive-turned-on': { breaking: true, rule: 'calls may now delete or overwrite data that was there before' },
   'rate-budget-tightened': {
     breaking: true,
     rule: 'a lower limit, a longer period or a shared scope: runs that fit today may be throttled',
@@ -35,6 +42,9 @@ export const CATALOGUE_RULES = {
   'connector-added': { breaking: false, rule: 'nobody depends on it yet' },
   'operation-added': { breaking: false, rule: 'nobody calls it yet' },
   'billable-turned-off': { breaking: false, rule: 'runs cost less' },
+  'writes-turned-off': { breaking: false, rule: 'the call reads only now: every use that was safe stays safe' },
+  'idempotent-turned-on': { breaking: false, rule: 'repeating a call has no further effect now' },
+  'destructive-turned-off': { breaking: false, rule: 'the call no longer deletes or overwrites data' },
   'rate-budget-loosened': {
     breaking: false,
     rule: 'a higher limit or a shorter period lets every run through that passed before',
@@ -289,6 +299,41 @@ function fromSchema(change: SchemaChange, message: string) {
   };
 }
 
+type EffectChange = Pick<CatalogueChange, 'kind' | 'from' | 'to'> & { text: string };
+
+function effectText(effect: NonNullable<CatalogueOperation['effect']>): string {
+  if (!effect.writes) return 'reads only';
+  const facts = [effect.idempotent ? 'idempotent' : 'not idempotent', effect.destructive ? 'destructive' : ''];
+  return `writes (${facts.filter(Boolean).join(', ')})`;
+}
+
+/**
+ * The effect changes of one operation. Reading only or writing is the first fact: when it
+ * changes, that one change is reported (a read is idempotent and not destructive by nature);
+ * else idempotent and destructive are compared. An entry from before effects were published
+ * says nothing to compare.
+ */
+function effectChanges(was: CatalogueOperation, now: CatalogueOperation): EffectChange[] {
+  if (was.effect === undefined || now.effect === undefined) return [];
+  const from = effectText(was.effect);
+  const to = effectText(now.effect);
+  if (was.effect.writes !== now.effect.writes) {
+    return [
+      { kind: now.effect.writes ? 'writes-turned-on' : 'writes-turned-off', from, to, text: `${to} now (was ${from})` },
+    ];
+  }
+  const changes: EffectChange[] = [];
+  if (was.effect.idempotent !== now.effect.idempotent) {
+    const kind = now.effect.idempotent ? 'idempotent-turned-on' : 'idempotent-turned-off';
+    changes.push({ kind, from, to, text: now.effect.idempotent ? 'is idempotent now' : 'is no longer idempotent' });
+  }
+  if (was.effect.destructive !== now.effect.destructive) {
+    const kind = now.effect.destructive ? 'destructive-turned-on' : 'destructive-turned-off';
+    changes.push({ kind, from, to, text: now.effect.destructive ? 'is destructive now' : 'is no longer destructive' });
+  }
+  return changes;
+}
+
 /** Compares two catalogues already read. */
 export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapshot): CatalogueDiff {
   const changes: CatalogueChange[] = [];
@@ -412,6 +457,9 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
           to: 'not billable',
           message: `operation '${at}' is no longer billable`,
         });
+      }
+      for (const { text, ...change } of effectChanges(was, now)) {
+        add({ ...change, operation: at, message: `operation '${at}' ${text}` });
       }
       const budget = compareBudgets(budgetOf(old, was), budgetOf(next, now));
       if (budget) {

@@ -46,6 +46,7 @@ function operationEntry(connectorKey: string, operation: PublicOperation): Catal
     mode: operation.mode,
     approvalRequired: operation.approvalRequired,
     ...(operation.approval === undefined ? {} : { approval: operation.approval }),
+    ...(operation.effect === undefined ? {} : { effect: { ...operation.effect } }),
     ...(operation.billable === undefined ? {} : { billable: operation.billable }),
     ...(operation.retry === undefined ? {} : { retry: operation.retry }),
     ...(operation.incremental === undefined ? {} : { incremental: { cursorField: operation.incremental.cursorField } }),

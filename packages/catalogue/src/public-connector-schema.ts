@@ -10,7 +10,9 @@ import { API_VERSION } from './constants.js';
  *   (array of string); operations (array of {key, label, description|null,
  *   entity|null, mode, approvalRequired: boolean}). Optional: authentication (any).
  *
- * `mode` is the action's direction, `source` or `destination`. Versioning rule 2
+ * `mode` is how an operation's results come back: `source` yields pages of
+ * records, `destination` returns one result. What the call does to the world
+ * is Plugboard's `effect` (a destination may read only). Versioning rule 2
  * lets an answer carry optional fields the spec does not list; Plugboard's are
  * declared here too, typed, so an entry that misspells or mistypes one fails.
  *
@@ -45,15 +47,32 @@ export function publicOperationSchema(strictness: Strictness = 'open'): JsonObje
       label: { type: 'string', minLength: 1 },
       description: nullableString,
       entity: { ...nullableString, description: 'Name of the data type the operation reads or returns.' },
-      mode: { type: 'string', enum: ['source', 'destination'], description: '`source` reads; `destination` writes.' },
+      mode: {
+        type: 'string',
+        enum: ['source', 'destination'],
+        description:
+          '`source` yields pages of records; `destination` returns one result. See `effect` for what it does.',
+      },
       approvalRequired: { type: 'boolean', description: 'A run needs an approval (always or before production).' },
       // Plugboard's optional facts.
       approval: { type: 'string', enum: ['none', 'production', 'always'], description: 'When an approval is needed.' },
+      effect: {
+        type: 'object',
+        required: ['writes', 'idempotent', 'destructive'],
+        properties: {
+          writes: { type: 'boolean', description: 'Changes something at the provider; false: reads only.' },
+          idempotent: { type: 'boolean', description: 'Repeating it with the same input has no further effect.' },
+          destructive: { type: 'boolean', description: 'Deletes or overwrites data that was there before.' },
+        },
+        ...closed(strictness),
+        description: 'What the call does to the world.',
+      },
       billable: { type: 'boolean', description: "Spends the customer's money or credits." },
       retry: {
         type: 'string',
         enum: ['safe', 'never'],
-        description: '`never`: a failure is reported, not repeated automatically.',
+        description:
+          '`never`: a failure is reported, not repeated automatically. Follows from `effect` (reads and idempotent writes are `safe`) and `billable` (`never`) unless the author said otherwise.',
       },
       incremental: {
         type: 'object',

@@ -171,6 +171,33 @@ describe('catalogue diff: each kind of change and its verdict', () => {
     ]);
   });
 
+  it('effects: reads only to writes, idempotent to not, not destructive to destructive break; the reverse does not', async () => {
+    const writingSource = defineAction({
+      ...itemsList,
+      effect: { writes: true, idempotent: false, destructive: false },
+    });
+    // orders.create says nothing of its effect: a destination is then read as a destructive, non-idempotent write.
+    const gentle = defineAction({ ...ordersCreate, effect: { writes: true, idempotent: true, destructive: false } });
+    expect(await changes(shop, shopWith([writingSource, ordersCreate]))).toEqual([
+      'BREAKING writes-turned-on items.list',
+    ]);
+    expect(await changes(shopWith([writingSource, ordersCreate]), shop)).toEqual(['ok writes-turned-off items.list']);
+    expect(await changes(shop, shopWith([itemsList, gentle]))).toEqual([
+      'ok idempotent-turned-on orders.create',
+      'ok destructive-turned-off orders.create',
+    ]);
+    const diff = await diffCatalogues(await catalogueOf([shopWith([itemsList, gentle])]), await catalogueOf([shop]));
+    expect(diff.changes.map(brief)).toEqual([
+      'BREAKING idempotent-turned-off orders.create',
+      'BREAKING destructive-turned-on orders.create',
+    ]);
+    expect(diff.breaking[1]).toMatchObject({
+      from: 'writes (idempotent)',
+      to: 'writes (not idempotent, destructive)',
+      message: "operation 'orders.create' is destructive now",
+    });
+  });
+
   it('rate budgets: a lower limit, a longer period or a shared scope break; a higher limit does not', async () => {
     const budgets = (rateLimits: ShopDefinition['rateLimits']) => shopWith([itemsList, ordersCreate], { rateLimits });
     const base = {

@@ -115,6 +115,14 @@ describe('plugboard catalogue --out DIR', () => {
       approval: 'always',
       rateBudget: 'clips.render',
     });
+    // The effect, published and shown: a source reads only; a destination that declares none is taken for a destructive write.
+    expect(list?.effect).toEqual({ writes: false, idempotent: true, destructive: false });
+    expect(create?.effect).toEqual({ writes: true, idempotent: false, destructive: true });
+    const site = await readFile(join(outDir, 'index.html'), 'utf8');
+    expect(site).toMatch(/data-operation="items\.list">(?:(?!<\/tr>).)*<td>reads only<\/td>/);
+    expect(site).toMatch(
+      /data-operation="orders\.create">(?:(?!<\/tr>).)*<td>writes<br><span class="badge destructive">destructive<\/span><\/td>/,
+    );
     expect(shop.rateLimits).toEqual({
       default: { limit: 10, per: 'second', scope: 'connection' },
       'orders.create': { limit: 60, per: 'minute', scope: 'connector' },

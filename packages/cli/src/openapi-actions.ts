@@ -101,6 +101,36 @@ function refName(document: OpenApiDocument, at: string[]): string | undefined {
 }
 
 /**
+ * The effect an HTTP method promises, as declaration lines: GET (and HEAD, OPTIONS) reads; the
+ * others write. PUT and DELETE are idempotent by HTTP's rules; PUT, PATCH and DELETE overwrite or
+ * delete what was there. Retries follow from it, so the generated action says nothing of them.
+ */
+function effectLines(method: Method): string[] {
+  switch (method) {
+    case 'get':
+    case 'head':
+    case 'options':
+      return ["  effect: 'read',"];
+    case 'post':
+      return [
+        "  // Sent once: a retry could do it twice. Add `billable: true` when it spends the customer's money.",
+        '  effect: { writes: true, idempotent: false, destructive: false },',
+      ];
+    case 'put':
+    case 'delete':
+      return [
+        '  // Repeating it leaves the same state: safe to retry.',
+        '  effect: { writes: true, idempotent: true, destructive: true },',
+      ];
+    case 'patch':
+      return [
+        '  // A partial update may depend on what is there: sent once.',
+        '  effect: { writes: true, idempotent: false, destructive: true },',
+      ];
+  }
+}
+
+/**
  * Where a list answer keeps its records: the answer itself when it is an array, else a `data`,
  * `items`, `results` ... array, or the only array of a small envelope (`{ projects: [...], next }`).
  * An answer about one thing (a path ending in its id) is one record, arrays inside it or not.
@@ -239,15 +269,8 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       `  label: ${JSON.stringify(comment(operation.summary) || key)},`,
       `  description: ${JSON.stringify(summary)},`,
       `  direction: ${JSON.stringify(direction)},`,
+      ...effectLines(method),
       `  entity: ${entityName},`,
-      ...(direction === 'destination'
-        ? [
-            method === 'post'
-              ? "  // Sent once: a retry could do it twice. Add `billable: true` and `approval: 'production'` when it spends the customer's money."
-              : '  // Repeating it leaves the same state: safe to retry.',
-            `  retry: ${method === 'post' ? "'never'" : "'safe'"},`,
-          ]
-        : []),
       `  input: ${zodSource(input.schema, { loose: false })},`,
       ...(direction === 'source'
         ? [

@@ -123,7 +123,9 @@ describe('plugboard new --from-openapi', () => {
     expect(list).toContain("direction: 'source',");
     expect(list).toContain('limit: z.number().int().min(1).max(100).optional(),');
     expect(Math.max(...list.split('\n').map((line) => line.length))).toBeLessThanOrEqual(160);
-    expect(await readFile(join(dir, 'src', 'actions', 'project_media.create.ts'), 'utf8')).toContain("retry: 'never'");
+    expect(await readFile(join(dir, 'src', 'actions', 'project_media.create.ts'), 'utf8')).toContain(
+      'effect: { writes: true, idempotent: false, destructive: false },',
+    );
     expect(await readFile(join(dir, 'openapi.yaml'), 'utf8')).toBe(await readFile(DESCRIPT_OPENAPI, 'utf8'));
 
     await linkDependencies(dir);

@@ -6,6 +6,7 @@ import {
   type PreparedRun,
   prepareRun,
   resumeFrom,
+  retryPolicy,
   runPrepared,
   type Transport,
 } from '@plugboard/sdk';
@@ -74,7 +75,8 @@ function remember(prepared: PreparedRun): WirePlan {
     action: {
       key: action.key,
       direction: action.direction,
-      ...(action.retry ? { retry: action.retry } : {}),
+      // Spelled out, as the action's effect gives it: the host holds no definition to derive it from.
+      retry: retryPolicy(action),
       ...(action.billable ? { billable: true } : {}),
     },
     input: prepared.input,

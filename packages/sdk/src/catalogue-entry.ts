@@ -1,4 +1,11 @@
-import { type Action, approvalOf, isImplemented, retryPolicy } from './definition/action.js';
+import {
+  type Action,
+  approvalOf,
+  type EffectFacts,
+  effectOf,
+  isImplemented,
+  retryPolicy,
+} from './definition/action.js';
 import type { AuthScheme } from './definition/auth.js';
 import { CATEGORIES } from './definition/categories.js';
 import { type Connector, entityId } from './definition/connector.js';
@@ -7,8 +14,12 @@ import { byKey, compareText } from './order.js';
 /**
  * The public catalogue entry of one connector (`PublicConnector` of the
  * platform spec). The spec's fields come first; the facts only Plugboard knows
- * (incremental, billable, retry, rate budget) are optional extras, which the
- * platform's versioning rules allow without a breaking change.
+ * (effect, incremental, billable, retry, rate budget) are optional extras,
+ * which the platform's versioning rules allow without a breaking change.
+ *
+ * `mode` keeps its platform meaning, how results come back: `source` yields
+ * pages of records, `destination` returns one result. What the call does to
+ * the world is `effect`: a destination may read only (a quote).
  */
 
 export interface PublicOperation {
@@ -19,6 +30,8 @@ export interface PublicOperation {
   mode: 'source' | 'destination';
   approvalRequired: boolean;
   approval?: 'none' | 'production' | 'always';
+  /** What the call does to the world; `retry` follows from it unless the author overrode it. */
+  effect?: EffectFacts;
   billable?: boolean;
   retry?: 'safe' | 'never';
   incremental?: { cursorField: string };
@@ -73,6 +86,7 @@ function operation(connector: Connector, action: Action): PublicOperation {
     mode: action.direction,
     approvalRequired: approvalOf(action) !== 'none',
     approval: approvalOf(action),
+    effect: { ...effectOf(action) },
     billable: action.billable ?? false,
     retry: retryPolicy(action),
     ...(action.direction === 'source' && action.incremental

@@ -127,3 +127,6 @@ export { catalogueEntry, budgetOf } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
 export { boundedIssues, MAX_ISSUES, zodIssues } from './validation.js';
 export { METADATA_HOST_NAMES } from './http/network-policy.js';
+// Effects: what an action does to the world, apart from how its results come back.
+export { effectOf, annotationsOf } from './definition/action.js';
+export type { Effect, EffectFacts, ToolAnnotations, Writes } from './definition/action.js';

@@ -46,13 +46,12 @@ function postsOrder<I extends z.ZodType>(
   });
 }
 
-/** Billable, approval before production, never retried. */
+/** A billable write: approval before production, never retried, both from `billable`. */
 export const ordersCreate = postsOrder('/orders', {
   key: 'orders.create',
   label: 'Place an order',
+  effect: { writes: true, idempotent: false, destructive: false },
   billable: true,
-  retry: 'never',
-  approval: 'production',
   input: z.object({ sku: z.string().min(1), quantity: z.number().int().positive() }),
 });
 
@@ -60,17 +59,17 @@ export const ordersCreate = postsOrder('/orders', {
 export const refundsCreate = postsOrder('/refunds', {
   key: 'refunds.create',
   label: 'Refund an order',
+  effect: { writes: true, idempotent: false, destructive: false },
   billable: true,
-  retry: 'never',
   approval: 'always',
   input: z.object({ order_id: z.string() }),
 });
 
-/** Safe to repeat: a failed run's key may run again. */
+/** Reads only, so safe to repeat: a failed run's key may run again. */
 export const quotesCreate = postsOrder('/quotes', {
   key: 'quotes.create',
   label: 'Price a quote',
-  retry: 'safe',
+  effect: 'read',
   input: z.object({ sku: z.string() }),
 });
 
@@ -79,8 +78,8 @@ export const jobsRun = defineAction({
   key: 'jobs.run',
   label: 'Run a job',
   direction: 'destination',
+  effect: { writes: true, idempotent: false, destructive: false },
   entity: Job,
-  retry: 'never',
   input: z.object({ steps: z.number().int().min(0).default(2) }),
   async write(ctx, input) {
     for (let step = 1; step <= input.steps; step += 1)

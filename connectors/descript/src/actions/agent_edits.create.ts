@@ -40,10 +40,10 @@ export const agentEditsCreate = defineAction({
   description:
     "Runs the provider's agent on a project, or creates one, from a natural-language instruction (POST /jobs/agent); returns the job to poll with jobs.get and the conversation id to continue it. Spends AI credits: billable, never retried automatically, approval before production.",
   direction: 'destination',
+  // Edits the project in place (or creates one): what the agent changes replaces what was there.
+  effect: { writes: true, idempotent: false, destructive: true },
   entity: JobReceipt,
   billable: true,
-  retry: 'never',
-  approval: 'production',
   input: Input,
   async write(ctx, input) {
     const start = () => ctx.http.post<z.input<typeof JobReceipt>>('/jobs/agent', input);

@@ -138,10 +138,10 @@ export const mediaImportsCreate = defineAction({
   description:
     'Creates a project (or adds to one) from media URLs and multitrack sequences, optionally builds compositions, and starts transcription (POST /jobs/import/project_media); returns the job to poll with jobs.get. Spends media minutes: billable, never retried automatically, approval before production. Direct upload, non-http(s) URLs, URLs with a user name or password and video-sharing site pages are refused before sending, and in production so are loopback, private and link-local hosts (before any approval is asked for).',
   direction: 'destination',
+  // Adds a project or media to one; nothing that was there is replaced.
+  effect: { writes: true, idempotent: false, destructive: false },
   entity: JobReceipt,
   billable: true,
-  retry: 'never',
-  approval: 'production',
   input: Input,
   // Before the approval gate: a run that can never go out is not put to an approver.
   check: (input, { environment }) =>

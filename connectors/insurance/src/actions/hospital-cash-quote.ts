@@ -48,10 +48,9 @@ export function quoteAction(tier: Tier) {
     label: `Quote hospital cash (${tier})`,
     description: `Prices the ${tier} tier (${BENEFIT[tier]} daily benefit) of hospital cash cover for an applicant, a cause and a confinement of 2 to 20 days. A quote binds no cover: asking again is safe.`,
     direction: 'destination',
+    effect: 'read',
     entity: HospitalCashQuote,
     input: HospitalCashQuoteRequest,
-    retry: 'safe',
-    approval: 'none',
     budget: BUDGETS.quotes,
     write: (ctx, input) => requestQuote(ctx, tier, input),
   });

@@ -14,10 +14,9 @@ export const hospitalCashQuotesCompare = defineAction({
   description:
     'Quotes the basic, classic and plus tiers for the same applicant and returns them side by side, cheapest premium first, each with its maximum benefit per unit of premium. Spends three requests of the hospital cash quote budget; binds no cover.',
   direction: 'destination',
+  effect: 'read',
   entity: HospitalCashComparison,
   input: HospitalCashQuoteRequest,
-  retry: 'safe',
-  approval: 'none',
   budget: BUDGETS.quotes,
   async write(ctx, input) {
     const settled = await Promise.allSettled(TIERS.map((tier) => requestQuote(ctx, tier, input)));

@@ -39,7 +39,6 @@ export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
     ...spec,
     direction: 'source',
     input: ListInput,
-    retry: 'safe',
     budget: BUDGETS.other,
     async *read(ctx, input) {
       const loop = cursorLoop();
@@ -80,7 +79,10 @@ export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
 }
 
 interface CreateSpec<I extends z.ZodType, E extends z.ZodType> extends PassThroughSpec<E> {
-  /** `quote`: a calculation, safe to repeat; `policy`: binds real cover, billable, approved, never retried. */
+  /**
+   * `quote`: stores a quote the list shows, binding nothing, so a repeated request is harmless;
+   * `policy`: binds real cover, billable (so approved before production and never retried).
+   */
   kind: 'quote' | 'policy';
   /** The body's schema; by default any JSON object. */
   input?: I;
@@ -96,9 +98,8 @@ export function createAction<E extends z.ZodType, I extends z.ZodType = typeof P
     ...rest,
     direction: 'destination',
     input: (input ?? PassThroughBody) as I,
-    billable: policy,
-    retry: policy ? 'never' : 'safe',
-    approval: policy ? 'production' : 'none',
+    effect: { writes: true, idempotent: false, destructive: false },
+    ...(policy ? { billable: true } : { retry: 'safe' as const }),
     budget: BUDGETS.other,
     write: (ctx, body) => ctx.http.post<z.input<E>>(spec.path, body),
   });

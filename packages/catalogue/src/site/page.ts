@@ -107,6 +107,18 @@ function approvalText(operation: CatalogueOperation): string {
   return operation.approval === 'production' ? 'before production' : operation.approval === 'always' ? 'always' : 'yes';
 }
 
+/** What the call does, as people read it: reads only, or writes and how. */
+function effectText(operation: CatalogueOperation): string {
+  const { effect } = operation;
+  if (effect === undefined) return '<span class="muted">–</span>';
+  if (!effect.writes) return 'reads only';
+  const facts = [
+    effect.idempotent ? 'idempotent' : '',
+    effect.destructive ? '<span class="badge destructive">destructive</span>' : '',
+  ];
+  return ['writes', ...facts.filter(Boolean)].join('<br>');
+}
+
 function typeLinks(connector: SiteConnector): Map<string, string> {
   return new Map(connector.dataTypes.map((type) => [type.name, anchor(connector.entry.key, type.name)]));
 }
@@ -132,10 +144,10 @@ function operationsTable(connector: SiteConnector): string {
           ? ''
           : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`, links)}</details>`;
       const example = exampleBlock(entry.key, operation, connector.examples[operation.key]);
-      return `<tr class="operation" data-mode="${h(operation.mode)}" data-operation="${h(operation.key)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : `<div class="description">${markdownBlock(operation.description)}</div>`}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}${example}</td></tr>`;
+      return `<tr class="operation" data-mode="${h(operation.mode)}" data-operation="${h(operation.key)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${effectText(operation)}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : `<div class="description">${markdownBlock(operation.description)}</div>`}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}${example}</td></tr>`;
     })
     .join('');
-  return `<table class="operations"><thead><tr><th>Operation</th><th>Direction</th><th>Data type</th><th>Approval</th><th>Billable</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="operations"><thead><tr><th>Operation</th><th>Direction</th><th>Data type</th><th>Effect</th><th>Approval</th><th>Billable</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** A word for a POSIX shell: in single quotes, a quote inside closed, escaped and reopened. */
@@ -270,7 +282,7 @@ npx plugboard run &lt;connector&gt; &lt;operation&gt; --input '{…}'</code></pr
 <div class="controls" role="search">
 <input id="search" type="search" placeholder="Search connectors, operations, data types…" aria-label="Search" autocomplete="off">
 <label>Category <select id="filter-category"><option value="">All</option>${categoryOptions}</select></label>
-<label>Direction <select id="filter-direction"><option value="">Any</option><option value="source">Source (reads)</option><option value="destination">Destination (writes)</option></select></label>
+<label>Direction <select id="filter-direction"><option value="">Any</option><option value="source">Source (pages of records)</option><option value="destination">Destination (one result)</option></select></label>
 <label><input id="filter-approval" type="checkbox"> Approval required</label>
 <label><input id="filter-billable" type="checkbox"> Billable</label>
 </div>

@@ -46,6 +46,7 @@ button.copy:hover { border-color: var(--accent); color: var(--accent); }
 .badge.status-stable { border-color: #a6dcc0; background: #ecf9f1; color: var(--ok); }
 .badge.status-deprecated, .badge.todo { border-color: #f3b2ac; background: #fdeceb; color: var(--bad); }
 .badge.billable { border-color: #f0c68c; background: #fff6e8; color: var(--warn); }
+.badge.destructive { border-color: #f0b4b4; background: #fff0f0; color: var(--bad); }
 .badge.approval { border-color: #b8c7f3; background: #eef2fd; color: var(--accent); }
 .body { padding: 8px 16px 16px; }
 h3 { font-size: 15px; margin: 18px 0 8px; }

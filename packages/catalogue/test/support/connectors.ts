@@ -47,9 +47,7 @@ export const ordersCreate = defineAction({
   description: 'Places an order; charges the customer.',
   direction: 'destination',
   entity: Order,
-  billable: true,
-  retry: 'never',
-  approval: 'production',
+  billable: true, // so never retried, and approved before production
   input: z.object({
     lines: z.array(z.object({ item_id: z.string(), quantity: z.number().int() })),
     note: z.string().optional(),

@@ -2,6 +2,11 @@ import type { z } from 'zod';
 import type { ActionContext, SourceContext } from '../context.js';
 import type { InputIssue } from '../errors.js';
 
+/**
+ * How an action's results come back: a `source` yields pages of records (`read`),
+ * a `destination` returns one result (`write`). It says nothing of what the call
+ * does to the world; that is the action's {@link Effect}.
+ */
 export type Direction = 'source' | 'destination';
 /** Who must approve a run: nobody, a reviewer before production runs, or a reviewer always. */
 export type Approval = 'none' | 'production' | 'always';
@@ -9,51 +14,176 @@ export type Approval = 'none' | 'production' | 'always';
 export type RetryPolicy = 'safe' | 'never';
 export type Environment = 'sandbox' | 'production';
 
+/**
+ * What a call does to the world at the provider.
+ *
+ * - `'read'`: it reads only; calling it changes nothing (a list, a lookup, a quote).
+ * - `{ writes: true, idempotent, destructive }`: it changes something. `idempotent`: repeating it
+ *   with the same input has no further effect (a PUT of a whole record, a delete by id);
+ *   `destructive`: it deletes or overwrites data that was there before.
+ *
+ * @example effect: 'read'
+ * @example effect: { writes: true, idempotent: false, destructive: false } // creates a record
+ * @example effect: { writes: true, idempotent: true, destructive: true } // replaces or deletes one
+ */
+export type Effect = 'read' | Writes;
+
+/** The effect of an action that changes something at the provider. */
+export interface Writes {
+  /** The call changes something at the provider; a call that does not is `effect: 'read'`. */
+  writes: true;
+  /**
+   * Repeating the call with the same input has no further effect, so a failed call may be repeated.
+   * @example idempotent: true // a PUT of a whole record, a delete by id
+   * @example idempotent: false // a POST that creates a record each time
+   */
+  idempotent: boolean;
+  /**
+   * The call deletes or overwrites data that was there before (MCP clients ask before calling it).
+   * @example destructive: true // a delete, a replace, an edit in place
+   * @example destructive: false // a create, an append
+   */
+  destructive: boolean;
+}
+
+/** An action's effect with every fact spelled out, as the catalogue publishes it. */
+export interface EffectFacts {
+  writes: boolean;
+  /** True for reads: reading again has no further effect. */
+  idempotent: boolean;
+  destructive: boolean;
+}
+
+/** The tool hints of the Model Context Protocol, for an MCP server that offers the action as a tool. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  /** Always true: every connector action talks to a provider outside the host. */
+  openWorldHint: boolean;
+}
+
 /** One page of a source's records, with the checkpoint to resume after it. */
 export interface Page<R = unknown, C = unknown> {
+  /** The page's records, each checked against the action's entity before the host sees it. */
   records: R[];
+  /** Where the next run resumes when this page is the last one acknowledged; left out when it does not move. */
   checkpoint?: C;
 }
 
 /** Incremental reading: records are read from a checkpoint on, in the order of a cursor field. */
 export interface Incremental<C> {
-  /** The record field whose value moves the checkpoint on (e.g. `updated_at`). */
+  /**
+   * The record field whose value moves the checkpoint on; must be a field of the entity.
+   * @example cursorField: 'updated_at'
+   */
   cursorField: string;
-  /** Schema of the checkpoint; checked when a run starts from one and when a page emits one. */
+  /**
+   * Schema of the checkpoint; checked when a run starts from one and when a page emits one.
+   * @example checkpoint: z.object({ updated_after: z.string() })
+   * @default unchecked: any JSON value is accepted
+   */
   checkpoint?: z.ZodType<C>;
 }
 
 interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
-  /** `resource.verb`, stable: it is the catalogue's operation key. */
+  /**
+   * `resource.verb` in lower snake case, stable: it is the catalogue's operation key and flows call it.
+   * @example key: 'projects.list'
+   */
   key: string;
+  /**
+   * A short name people read in the catalogue.
+   * @example label: 'List projects'
+   */
   label: string;
+  /**
+   * What the action does, for the catalogue (Markdown). Say what it costs and what it refuses.
+   * @example description: 'Lists the projects of the drive, newest first.'
+   */
   description?: string;
-  /** The named data type (a zod schema with `.meta({ id })`) of the records or the result. */
+  /**
+   * The named data type of the records (a source) or of the result (a destination): a zod schema
+   * with `.meta({ id })`.
+   * @example entity: z.object({ id: z.string(), name: z.string() }).meta({ id: 'Project' })
+   */
   entity: E;
+  /**
+   * The input schema; the input is checked against it, defaults applied, before anything is sent.
+   * @example input: z.object({ limit: z.number().int().min(1).max(100).default(50) })
+   */
   input: I;
-  /** Spends the customer's money or credits. Billable actions are never retried automatically. */
+  /**
+   * What the call does to the world (see {@link Effect}); retries and the MCP tool hints follow from it.
+   *
+   * A source reads only unless it says otherwise. A destination that says nothing is read the
+   * safest way: a destructive write that is not idempotent, so it is never retried and an MCP
+   * client asks before calling it (the same reading MCP gives a tool without hints). Saying less
+   * than the truth costs a confirmation; saying more could repeat a payment or lose data.
+   * @example effect: 'read'
+   * @example effect: { writes: true, idempotent: false, destructive: false }
+   * @default 'read' for a source; { writes: true, idempotent: false, destructive: true } for a destination
+   */
+  effect?: Effect;
+  /**
+   * Spends the customer's money or credits. A billable action is never retried automatically and
+   * is approved before production runs (`approval` may make that `'always'`, never `'none'`).
+   * It may read only (a paid lookup) or write.
+   * @example billable: true
+   * @default false
+   */
   billable?: boolean;
-  /** Defaults: `safe` for sources, `never` for destinations. */
+  /**
+   * Overrides the retry the effect gives: `'safe'` for a write that is safe to repeat although not
+   * idempotent (the provider deduplicates it), `'never'` for a read that should not be repeated.
+   * Refused as `'safe'` on a billable action.
+   * @example retry: 'safe'
+   * @default 'safe' when the action reads only or its write is idempotent and it is not billable; else 'never'
+   */
   retry?: RetryPolicy;
-  /** Defaults to `none`; billable actions must ask for approval. */
+  /**
+   * Who approves a run before it goes: nobody, a reviewer before production runs, or a reviewer always.
+   * @example approval: 'always'
+   * @default 'production' for a billable action; else 'none'
+   */
   approval?: Approval;
-  /** The rate budget the action's requests draw on; defaults to a budget named like the action, else `default`. */
+  /**
+   * The rate budget (a key of the connector's `rateLimits`) the action's requests draw on.
+   * @example budget: 'jobs'
+   * @default the budget named like the action's key if declared, else `default` if declared, else none
+   */
   budget?: string;
-  /** The longest wait for a rate limit this action accepts before failing with the wait in the error. */
+  /**
+   * The longest wait for a rate limit (Retry-After) this action accepts; a longer one fails with the
+   * wait in the error instead of holding the run.
+   * @example maxRetryAfterSeconds: 30
+   * @default the host's setting
+   */
   maxRetryAfterSeconds?: number;
-  /** Timeout of each request, headers and body, in milliseconds. */
+  /**
+   * Timeout of each request, headers and body, in milliseconds.
+   * @example timeoutMs: 120_000
+   * @default the host's setting
+   */
   timeoutMs?: number;
   /**
    * Checks of the validated input that depend on where the run goes (e.g. hosts
    * refused in production). They run with the schema's checks: before the
    * approval gate and before anything is sent.
+   * @example check: (input, { environment }) => environment === 'production' && isPrivate(input.url) ? [{ path: ['url'], message: 'a private host' }] : []
    */
   check?: (input: z.output<I>, context: { environment: Environment }) => readonly InputIssue[];
 }
 
 export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType, C = unknown>
   extends ActionCommon<I, E> {
+  /** A source yields pages of records through `read`. */
   direction: 'source';
+  /**
+   * Reads from a checkpoint on, in the order of a cursor field; each page may move the checkpoint.
+   * @example incremental: { cursorField: 'updated_at', checkpoint: z.object({ updated_after: z.string() }) }
+   * @default not incremental: every run reads from the start
+   */
   incremental?: Incremental<C>;
   /** Yields pages of records; left out while the action is declared but not yet implemented. */
   read?: (ctx: SourceContext<C>, input: z.output<I>) => AsyncIterable<Page<z.input<E>, C>>;
@@ -61,8 +191,9 @@ export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodTy
 
 export interface DestinationAction<I extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType>
   extends ActionCommon<I, E> {
+  /** A destination returns one result through `write`. */
   direction: 'destination';
-  /** Writes and returns the result; left out while the action is declared but not yet implemented. */
+  /** Makes the call and returns the result; left out while the action is declared but not yet implemented. */
   write?: (ctx: ActionContext, input: z.output<I>) => Promise<z.input<E>>;
 }
 
@@ -83,19 +214,49 @@ export function defineAction(action: Action): Action {
   return Object.freeze({ ...action });
 }
 
-/** The retry policy in force: declared, or the default for the direction. */
-export function retryPolicy(action: Pick<Action, 'retry' | 'direction' | 'billable'>): RetryPolicy {
-  return action.retry ?? (action.direction === 'source' && !action.billable ? 'safe' : 'never');
+const READS: EffectFacts = Object.freeze({ writes: false, idempotent: true, destructive: false });
+const UNSAID_WRITE: EffectFacts = Object.freeze({ writes: true, idempotent: false, destructive: true });
+
+type Declared = Pick<Action, 'direction' | 'effect'>;
+
+/** The action's effect, every fact spelled out: declared, or the default for its direction. */
+export function effectOf(action: Declared): EffectFacts {
+  const { effect } = action;
+  if (effect === 'read') return READS;
+  if (effect !== undefined) return { writes: true, idempotent: effect.idempotent, destructive: effect.destructive };
+  return action.direction === 'source' ? READS : UNSAID_WRITE;
 }
 
-export function approvalOf(action: Action): Approval {
-  return action.approval ?? 'none';
+/**
+ * The retry policy in force: declared, else `never` for a billable action, else what the effect
+ * allows (reads and idempotent writes may be repeated; other writes may not).
+ */
+export function retryPolicy(action: Declared & Pick<Action, 'retry' | 'billable'>): RetryPolicy {
+  if (action.retry !== undefined) return action.retry;
+  if (action.billable) return 'never';
+  return effectOf(action).idempotent ? 'safe' : 'never';
+}
+
+/** The approval in force: declared, else `production` for a billable action, else `none`. */
+export function approvalOf(action: Pick<Action, 'approval' | 'billable'>): Approval {
+  return action.approval ?? (action.billable ? 'production' : 'none');
 }
 
 /** True when a run in this environment needs an approval bound to its digest. */
-export function needsApproval(action: Action, environment: Environment): boolean {
+export function needsApproval(action: Pick<Action, 'approval' | 'billable'>, environment: Environment): boolean {
   const approval = approvalOf(action);
   return approval === 'always' || (approval === 'production' && environment === 'production');
+}
+
+/** The Model Context Protocol tool hints of the action, from its effect. */
+export function annotationsOf(action: Declared): ToolAnnotations {
+  const effect = effectOf(action);
+  return {
+    readOnlyHint: !effect.writes,
+    destructiveHint: effect.destructive,
+    idempotentHint: effect.idempotent,
+    openWorldHint: true,
+  };
 }
 
 export function isImplemented(action: Action): boolean {

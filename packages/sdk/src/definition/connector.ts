@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ConnectorError } from '../errors.js';
+import { excerpt } from '../excerpt.js';
 import type { ProviderFailure } from '../http/classify.js';
-import { type Action, retryPolicy, approvalOf } from './action.js';
+import { type Action, approvalOf } from './action.js';
 import type { AuthScheme } from './auth.js';
 import { isCategory, CATEGORIES } from './categories.js';
 
@@ -9,11 +10,28 @@ export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
 
 /** A declared rate budget: how many requests per period, shared by the actions that draw on it. */
 export interface RateBudget {
+  /**
+   * Requests allowed per period: a whole number of at least 1.
+   * @example limit: 120
+   */
   limit: number;
+  /**
+   * The period the limit counts over.
+   * @example per: 'minute'
+   */
   per: RatePeriod;
-  /** `connection` (default): each connection has its own budget; `connector`: all connections share one. */
+  /**
+   * `connection`: each connection has its own budget (the provider limits per credential);
+   * `connector`: all connections share one (the provider limits per client or IP).
+   * @example scope: 'connector'
+   * @default 'connection'
+   */
   scope?: 'connection' | 'connector';
-  /** Requests in flight at once on this budget. */
+  /**
+   * Requests in flight at once on this budget; a whole number of at least 1.
+   * @example maxConcurrent: 4
+   * @default no limit but the rate
+   */
   maxConcurrent?: number;
 }
 
@@ -25,27 +43,87 @@ export const PERIOD_MS: Record<RatePeriod, number> = {
 };
 
 export interface ConnectorDefinition {
-  /** Stable key, e.g. `descript`; the catalogue's `connectorKey`. */
+  /**
+   * Stable key in lower case letters, digits, `-` or `_`: the catalogue's `connectorKey`.
+   * @example key: 'descript'
+   */
   key: string;
+  /**
+   * The provider's name as people read it.
+   * @example name: 'Descript'
+   */
   name: string;
-  /** The connector package's version; part of every approval digest. */
+  /**
+   * The connector package's semantic version; part of every approval digest.
+   * @example version: packageJson.version
+   */
   version: string;
+  /**
+   * Who makes the provider's product, or null when nobody in particular does.
+   * @example vendor: 'Descript, Inc.'
+   */
   vendor: string | null;
+  /**
+   * The catalogue category (a key of `CATEGORIES`).
+   * @example category: 'media'
+   */
   category: keyof typeof CATEGORIES;
+  /**
+   * How far along the connector is; shown in the catalogue.
+   * @example status: 'beta'
+   */
   status: 'alpha' | 'beta' | 'stable' | 'deprecated';
+  /**
+   * One or two sentences for the catalogue: what the connector reads and writes.
+   * @example summary: 'Descript projects, media files and jobs; imports media from URLs.'
+   */
   summary: string;
+  /**
+   * The provider's API documentation, an http(s) URL.
+   * @example documentationUrl: 'https://docs.descriptapi.com/'
+   * @default null
+   */
   documentationUrl?: string | null;
-  /** Accepted schemes, the first being the default; a connection picks another with `settings.authScheme`. */
+  /**
+   * Accepted schemes, the first being the default; a connection picks another with `settings.authScheme`.
+   * @example auth: [bearerToken(), apiKeyHeader('X-Api-Key')]
+   */
   auth: AuthScheme | readonly AuthScheme[];
-  /** Default base URL; every connection may override it. Without one, a connection must set it. */
+  /**
+   * Default base URL, http(s); every connection may override it. Without one, a connection must set it.
+   * @example baseUrl: 'https://descriptapi.com/v1'
+   * @default none: each connection sets its own
+   */
   baseUrl?: string;
-  /** Non-secret connection settings the connector understands. */
+  /**
+   * Non-secret connection settings the connector understands, checked when a connection is resolved.
+   * @example settings: z.object({ region: z.enum(['eu', 'us']).default('eu') })
+   * @default no settings
+   */
   settings?: z.ZodObject;
+  /**
+   * Named rate budgets; an action draws on the one it names, else the one named like its key, else `default`.
+   * @example rateLimits: { default: { limit: 60, per: 'minute' }, jobs: { limit: 10, per: 'minute', maxConcurrent: 2 } }
+   * @default no budgets: requests are limited only by the provider's answers
+   */
   rateLimits?: Record<string, RateBudget>;
-  /** What the connector does not do, on purpose or for now. Published in the catalogue. */
+  /**
+   * What the connector does not do, on purpose or for now. Published in the catalogue.
+   * @example limitations: ['Direct upload is not supported: media is imported from URLs.']
+   * @default []
+   */
   limitations?: readonly string[];
+  /**
+   * The connector's actions (see `defineAction`); at least one, keys distinct.
+   * @example actions: [projectsList, projectsGet, mediaImportsCreate]
+   */
   actions: readonly Action[];
-  /** Reads a provider failure before the status-based mapping (e.g. by message). */
+  /**
+   * Reads a provider failure before the status-based mapping (e.g. by message); returns undefined
+   * to leave it to that mapping.
+   * @example classifyError: (failure) => failure.status === 402 ? new QuotaExceededError(...) : undefined
+   * @default the status-based mapping only
+   */
   classifyError?: (failure: ProviderFailure) => ConnectorError | undefined;
 }
 
@@ -86,6 +164,23 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+const EFFECT_SHAPE = "effect must be 'read' or { writes: true, idempotent: boolean, destructive: boolean }";
+
+/** The declared effect is one of the two shapes, with nothing left to guess. */
+function effectProblems(effect: unknown): string[] {
+  if (effect === undefined || effect === 'read') return [];
+  if (typeof effect === 'object' && effect !== null) {
+    const { writes, idempotent, destructive } = effect as Record<string, unknown>;
+    if (writes !== true && destructive === true) {
+      return [
+        "an action that only reads cannot be destructive: set effect: { writes: true, idempotent, destructive: true }, or effect: 'read'",
+      ];
+    }
+    if (writes === true && typeof idempotent === 'boolean' && typeof destructive === 'boolean') return [];
+  }
+  return [`${EFFECT_SHAPE}, not ${excerpt(JSON.stringify(effect) ?? String(effect))}`];
+}
+
 function actionProblems(action: Action, budgets: Record<string, RateBudget>): string[] {
   const problems: string[] = [];
   if (!ACTION_KEY.test(action.key ?? '')) problems.push('the key must look like `resource.verb` in lower snake case');
@@ -108,18 +203,21 @@ function actionProblems(action: Action, budgets: Record<string, RateBudget>): st
       problems.push(`the cursor field '${action.incremental.cursorField}' is not a field of the entity`);
     }
   }
+  problems.push(...effectProblems(action.effect));
   if (action.retry !== undefined && action.retry !== 'safe' && action.retry !== 'never') {
     problems.push(`retry must be 'safe' or 'never', not ${JSON.stringify(action.retry)}`);
   }
-  if (action.billable && retryPolicy(action) === 'safe') {
-    problems.push("a billable action cannot be retried automatically: set retry: 'never'");
+  if (action.billable && action.retry === 'safe') {
+    problems.push("a billable action is never retried automatically: leave retry out (retry: 'safe' is refused)");
   }
   const approval = approvalOf(action);
   if (!['none', 'production', 'always'].includes(approval)) {
     problems.push(`approval must be 'none', 'production' or 'always', not ${JSON.stringify(approval)}`);
   }
   if (action.billable && approval === 'none') {
-    problems.push("a billable action must be approved before it spends money: set approval: 'production' or 'always'");
+    problems.push(
+      "a billable action must be approved before it spends money: leave approval out (before production) or set approval: 'always'",
+    );
   }
   if (action.budget !== undefined && !Object.hasOwn(budgets, action.budget)) {
     problems.push(`the budget '${action.budget}' is not declared in rateLimits`);
