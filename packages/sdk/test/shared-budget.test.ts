@@ -15,10 +15,9 @@ import {
   type Transport,
 } from '../src/index.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
-import { SharedBudget } from '../src/http/shared-budget.js';
 import { itemsGetConnector } from './support/connector.js';
 import { credential, useHarness } from './support/harness.js';
-import { type RedisServer, startRedis } from './support/redis.js';
+import { freePort, type RedisServer, startRedis } from './support/redis.js';
 import { json, type SeenRequest } from './support/server.js';
 
 /**
@@ -175,15 +174,15 @@ describe('rate budgets shared through Redis', () => {
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1980);
     expect(a.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(true);
 
-    // Every key the budget left in Redis expires by itself, Bottleneck's included.
+    // Every key the budget left in Redis is one of its layout's, and expires by itself.
     const keys = await inspector!.keys(`*${options.prefix}*`);
-    expect(keys.length).toBeGreaterThan(0);
-    expect(keys.some((key) => key.endsWith(':window'))).toBe(true);
-    expect(keys.some((key) => key.startsWith(`b_${options.prefix}`))).toBe(true);
+    expect(keys.sort()).toEqual(
+      ['concurrency', 'confirmed', 'window'].map((name) => `${options.prefix}budget:{shared:default:default}:${name}`),
+    );
     for (const key of keys) expect({ key, ttl: (await inspector!.pttl(key)) > 0 }).toEqual({ key, ttl: true });
   });
 
-  it('shares the concurrency (Bottleneck clustering), and the latest declared concurrency replaces the stored one', async (context) => {
+  it('shares the concurrency, and the latest declared concurrency replaces the stored one', async (context) => {
     if (!redis) return context.skip(skipReason);
     const options = sharedOptions();
     const [a, b] = [sharedTransport(options), sharedTransport(options)];
@@ -198,20 +197,28 @@ describe('rate budgets shared through Redis', () => {
     });
     const wide = connectorWith({ limit: 100, per: 'second', maxConcurrent: 4 });
     await getItem(wide, a, 'first', server.url);
-    const settingsKey = `b_${options.prefix}budget:{shared:default:default}:limiter_settings`;
-    expect(await inspector!.hget(settingsKey, 'maxConcurrent')).toBe('4');
+    const concurrencyKey = `${options.prefix}budget:{shared:default:default}:concurrency`;
+    expect(await inspector!.get(concurrencyKey)).toBe('4');
+    await Promise.all(
+      Array.from({ length: 8 }, (_, index) => getItem(wide, index % 2 ? a : b, `w${index}`, server.url)),
+    );
+    expect(peak).toBe(4);
 
     // Another process declares 2: the cluster follows it, without forgetting what runs.
     const narrow = connectorWith({ limit: 100, per: 'second', maxConcurrent: 2 });
     const c = sharedTransport(options);
     await getItem(narrow, c, 'second', server.url);
-    expect(await inspector!.hget(settingsKey, 'maxConcurrent')).toBe('2');
+    expect(await inspector!.get(concurrencyKey)).toBe('2');
     peak = 0;
+    // Transport a declared 4, and keeps to the 2 stored since.
     await Promise.all(
-      Array.from({ length: 8 }, (_, index) => getItem(narrow, index % 2 ? b : c, `i${index}`, server.url)),
+      Array.from({ length: 9 }, (_, index) =>
+        getItem(index % 3 ? narrow : wide, [a, b, c][index % 3]!, `i${index}`, server.url),
+      ),
     );
-    expect(server.requests).toHaveLength(10);
+    expect(server.requests).toHaveLength(19);
     expect(peak).toBe(2);
+    expect(await inspector!.zcard(`${options.prefix}budget:{shared:default:default}:running`)).toBe(0);
   });
 
   it('keeps one budget across two processes running the built SDK', async (context) => {
@@ -362,32 +369,25 @@ describe('rate budgets shared through Redis', () => {
     }
   });
 
-  it('tries again to make a limiter that could not be made (Redis down at first)', async (context) => {
+  it('fails with budget_store_unavailable while Redis is down, and the next request connects once it is up', async (context) => {
     if (!redis) return context.skip(skipReason);
-    const backend = new RedisBudgets(sharedOptions());
-    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
-    let attempts = 0;
-    const budget = new SharedBudget(
-      'shared/default',
-      5,
-      1_000,
-      () => {
-        attempts += 1;
-        return attempts === 1
-          ? Promise.reject(new Error('no Redis yet'))
-          : backend.limiter(key, { maxConcurrent: null });
-      },
-      backend.state(key),
-    );
-    const answer = async () => ({ status: 200, headers: new Headers() });
-    const signal = new AbortController().signal;
+    const port = await freePort();
+    const transport = createTransport({ redis: { ...sharedOptions(), url: `redis://127.0.0.1:${port}` } });
+    const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
+    const limited = connectorWith({ limit: 5, per: 'second' });
+    const once = { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 };
+    const down = await getItem(limited, transport, 'down', server.url, once).catch((caught: unknown) => caught);
+    expect(down).toBeInstanceOf(NetworkError);
+    expect(down).toMatchObject({ code: 'budget_store_unavailable', retryable: true });
+    const later = await startRedis(port);
     try {
-      await expect(budget.run(answer, signal, 5_000)).rejects.toThrow('no Redis yet');
-      await expect(budget.run(answer, signal, 5_000)).resolves.toMatchObject({ status: 200 });
-      expect(attempts).toBe(2);
+      if (!later.server) throw new Error(later.reason);
+      const up = await getItem(limited, transport, 'up', server.url, once);
+      expect(up.records).toEqual([item('up')]);
+      expect(server.requests.map((request) => request.path)).toEqual(['/items/up']);
     } finally {
-      await budget.stop();
-      await backend.close();
+      await transport.close();
+      await later.server?.stop();
     }
   });
 
@@ -412,14 +412,17 @@ describe('rate budgets shared through Redis', () => {
   });
 
   it('names the missing package when ioredis cannot be loaded', async () => {
-    const backend = new RedisBudgets('redis://127.0.0.1:6379', () =>
-      Promise.reject(new Error("Cannot find package 'ioredis'")),
-    );
+    const backend = new RedisBudgets('redis://127.0.0.1:6379', {
+      load: () => Promise.reject(new Error("Cannot find package 'ioredis'")),
+    });
     const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
-    await expect(backend.state(key).enter()).rejects.toThrow(
+    const state = backend.state(key);
+    await expect(
+      state.acquire({ limit: 5, periodMs: 1000, maxConcurrent: undefined, holdMs: 1000 }, 1),
+    ).rejects.toThrow(
       /createTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk/,
     );
-    await expect(backend.limiter(key, {})).rejects.toThrow(/'ioredis', which is not installed/);
+    await expect(state.read()).rejects.toThrow(/'ioredis', which is not installed/);
     await backend.close();
   });
 

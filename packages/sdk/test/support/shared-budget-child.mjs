@@ -14,7 +14,7 @@ import { registerHooks } from 'node:module';
 
 const settings = JSON.parse(process.argv[2]);
 
-// Tells whether anything (the SDK, Bottleneck) asked for ioredis.
+// Tells whether anything asked for ioredis.
 let ioredisLoaded = false;
 registerHooks({
   resolve(specifier, context, nextResolve) {
