@@ -10,11 +10,14 @@ import {
   createTransport,
   NetworkError,
   type RateBudget,
+  RateLimitedError,
   readAll,
   type RunOptions,
   type Transport,
 } from '../src/index.js';
+import { manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
+import { SharedBudget } from '../src/http/shared-budget.js';
 import { itemsGetConnector } from './support/connector.js';
 import { credential, useHarness } from './support/harness.js';
 import { freePort, type RedisServer, startRedis } from './support/redis.js';
@@ -128,6 +131,7 @@ function runChild(settings: {
   redis?: unknown;
   hideIORedis?: boolean;
   warmUp?: boolean;
+  timeoutMs?: number;
 }) {
   if (!existsSync(DIST))
     throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
@@ -314,6 +318,97 @@ describe('rate budgets shared through Redis', () => {
       expect(server.requests).toHaveLength(4);
     } finally {
       for (const res of held) res.destroy();
+    }
+  });
+
+  it('gives back the concurrency of a process that died mid-request once its timeout has passed', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const options = sharedOptions({ probeTtlMs: 300 });
+    const held: ServerResponse[] = [];
+    const server = await h.start((req, res) => {
+      if (req.path === '/items/hang')
+        held.push(res); // never answered: its process dies first
+      else json(res, 200, item(req.path.split('/').pop()!));
+    });
+    try {
+      const budget: RateBudget = { limit: 100, per: 'second', maxConcurrent: 1 };
+      const doomed = runChild({ baseUrl: server.url, ids: ['hang'], budget, redis: options, timeoutMs: 1_000 });
+      doomed.result.catch(() => undefined);
+      await until(() => server.requests.length === 1);
+      doomed.child.kill('SIGKILL');
+      const hangAt = server.requests[0]!.at;
+
+      const transport = sharedTransport(options);
+      await getItem(connectorWith(budget), transport, 'next', server.url);
+      const nextAt = server.requests[1]!.at;
+      // The dead request's slot was held for its timeout (1 s, plus a second for its answer to be read), not longer.
+      expect(nextAt - hangAt).toBeGreaterThanOrEqual(1_000);
+      expect(nextAt - hangAt).toBeLessThan(2_000 + 2_500);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      for (const res of held) res.destroy();
+    }
+  });
+
+  it("waits on the budget's clock: a turn never given fails when the clock says so, and a wait ends when its caller aborts", async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const backend = new RedisBudgets(sharedOptions());
+    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
+    const clock = manualClock();
+    // One request a minute: once one went, the next waits about a minute of the Redis server's time.
+    const budget = new SharedBudget('shared/default', 1, 60_000, undefined, backend.state(key), clock);
+    const answer = async () => ({ status: 200, headers: new Headers() });
+    const open = new AbortController().signal;
+    try {
+      await expect(budget.run(answer, open, 120_000)).resolves.toMatchObject({ status: 200 });
+
+      // A wait longer than the caller accepts fails at once.
+      await expect(budget.run(answer, open, 1_000)).rejects.toThrow(
+        /^rate budget 'shared\/default' allows 1 requests per 60 s; the next one may go in 60 s, longer than this action waits \(1 s\)$/,
+      );
+
+      // A wait it accepts is a timer on the clock (and one for its bound), and it ends when the caller aborts.
+      const caller = new AbortController();
+      const aborted = budget.run(answer, caller.signal, 120_000).catch((error: unknown) => error);
+      await until(() => clock.pending === 2);
+      caller.abort(new Error('the caller gave up'));
+      expect(await aborted).toEqual(new Error('the caller gave up'));
+
+      // A turn the window keeps refusing: the request fails at its bound (twice its ceiling plus 10 s) on the clock.
+      const refused = budget.run(answer, open, 120_000).catch((error: unknown) => error);
+      await until(() => clock.pending === 2);
+      await clock.advance(250_000);
+      const error = await refused;
+      expect(error).toBeInstanceOf(RateLimitedError);
+      expect((error as Error).message).toBe("rate budget 'shared/default' gave this request no turn within 250 s");
+    } finally {
+      await budget.stop();
+      await backend.close();
+    }
+  });
+
+  it("lets one process's requests go in the order they came (concurrency 1)", async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const backend = new RedisBudgets(sharedOptions());
+    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
+    const budget = new SharedBudget('shared/default', undefined, undefined, 1, backend.state(key));
+    const sent: number[] = [];
+    let running = 0;
+    const send = (index: number) => async () => {
+      running += 1;
+      sent.push(index);
+      expect(running).toBe(1);
+      await sleep(5);
+      running -= 1;
+      return { status: 200, headers: new Headers() };
+    };
+    const open = new AbortController().signal;
+    try {
+      await Promise.all(Array.from({ length: 8 }, (_, index) => budget.run(send(index), open, 5_000)));
+      expect(sent).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    } finally {
+      await budget.stop();
+      await backend.close();
     }
   });
 
