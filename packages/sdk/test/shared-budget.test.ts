@@ -162,6 +162,31 @@ function runChild(settings: {
   return { child, result };
 }
 
+/**
+ * A server that never answers `/items/hang`, and a child process that sent it: `kill()` ends the
+ * child (SIGKILL) mid-request and says when; `release()` drops the held answer.
+ */
+async function dyingMidRequest(settings: { budget: RateBudget; redis: unknown; timeoutMs?: number }) {
+  const held: ServerResponse[] = [];
+  const server = await h.start((req, res) => {
+    if (req.path === '/items/hang') held.push(res);
+    else json(res, 200, item(req.path.split('/').pop()!));
+  });
+  const doomed = runChild({ baseUrl: server.url, ids: ['hang'], ...settings });
+  doomed.result.catch(() => undefined);
+  await until(() => server.requests.length === 1);
+  return {
+    server,
+    kill: () => {
+      doomed.child.kill('SIGKILL');
+      return Date.now();
+    },
+    release: () => {
+      for (const res of held) res.destroy();
+    },
+  };
+}
+
 describe('rate budgets shared through Redis', () => {
   it('keeps a declared budget across two transports: no more than 5 requests in any sliding second', async (context) => {
     if (!redis) return context.skip(skipReason);
@@ -293,21 +318,12 @@ describe('rate budgets shared through Redis', () => {
   it('does not let a process that died holding the probe block the budget beyond the probe TTL', async (context) => {
     if (!redis) return context.skip(skipReason);
     const options = sharedOptions({ probeTtlMs: 1500 });
-    const held: ServerResponse[] = [];
-    const server = await h.start((req, res) => {
-      if (req.path === '/items/hang')
-        held.push(res); // never answered: its process dies first
-      else json(res, 200, item(req.path.split('/').pop()!));
-    });
+    const budget: RateBudget = { limit: 100, per: 'second' };
+    const { server, kill, release } = await dyingMidRequest({ budget, redis: options });
     try {
-      const budget: RateBudget = { limit: 100, per: 'second' };
-      const doomed = runChild({ baseUrl: server.url, ids: ['hang'], budget, redis: options });
-      doomed.result.catch(() => undefined);
-      await until(() => server.requests.length === 1);
       const probeKey = `${options.prefix}budget:{shared:default:default}:probe`;
       expect(await inspector!.pttl(probeKey)).toBeGreaterThan(0);
-      doomed.child.kill('SIGKILL');
-      const killedAt = Date.now();
+      const killedAt = kill();
 
       const transport = sharedTransport(options);
       await Promise.all(['x', 'y', 'z'].map((id) => getItem(connectorWith(budget), transport, id, server.url)));
@@ -317,36 +333,28 @@ describe('rate budgets shared through Redis', () => {
       expect(first - killedAt).toBeLessThan(1500 + 2500);
       expect(server.requests).toHaveLength(4);
     } finally {
-      for (const res of held) res.destroy();
+      release();
     }
   });
 
   it('gives back the concurrency of a process that died mid-request once its timeout has passed', async (context) => {
     if (!redis) return context.skip(skipReason);
     const options = sharedOptions({ probeTtlMs: 300 });
-    const held: ServerResponse[] = [];
-    const server = await h.start((req, res) => {
-      if (req.path === '/items/hang')
-        held.push(res); // never answered: its process dies first
-      else json(res, 200, item(req.path.split('/').pop()!));
-    });
+    const budget: RateBudget = { limit: 100, per: 'second', maxConcurrent: 1 };
+    const { server, kill, release } = await dyingMidRequest({ budget, redis: options, timeoutMs: 500 });
     try {
-      const budget: RateBudget = { limit: 100, per: 'second', maxConcurrent: 1 };
-      const doomed = runChild({ baseUrl: server.url, ids: ['hang'], budget, redis: options, timeoutMs: 1_000 });
-      doomed.result.catch(() => undefined);
-      await until(() => server.requests.length === 1);
-      doomed.child.kill('SIGKILL');
+      kill();
       const hangAt = server.requests[0]!.at;
 
       const transport = sharedTransport(options);
       await getItem(connectorWith(budget), transport, 'next', server.url);
       const nextAt = server.requests[1]!.at;
-      // The dead request's slot was held for its timeout (1 s, plus a second for its answer to be read), not longer.
-      expect(nextAt - hangAt).toBeGreaterThanOrEqual(1_000);
-      expect(nextAt - hangAt).toBeLessThan(2_000 + 2_500);
+      // The dead request's slot was held for its timeout (0.5 s, plus a second for its answer to be read), not longer.
+      expect(nextAt - hangAt).toBeGreaterThanOrEqual(500);
+      expect(nextAt - hangAt).toBeLessThan(1_500 + 2_500);
       expect(server.requests).toHaveLength(2);
     } finally {
-      for (const res of held) res.destroy();
+      release();
     }
   });
 

@@ -392,7 +392,7 @@ export class RedisBudgetState implements BudgetStateStore {
     let ended = false;
     return {
       probe,
-      end: async (how: RequestEnd) => {
+      end: async (how: RequestEnd, answeredAt?: number) => {
         if (ended) return;
         ended = true;
         renewal?.cancel();
@@ -411,6 +411,7 @@ export class RedisBudgetState implements BudgetStateStore {
             outcome,
             pauseMs,
             this.settings.idleTtlMs,
+            answeredAt === undefined ? 0 : Math.max(0, Math.floor(performance.now() - answeredAt)),
           ),
         );
         if (outcome === FINISHED.pause) this.paused(pauseMs, Number(count));

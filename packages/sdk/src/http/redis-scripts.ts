@@ -106,10 +106,11 @@ export type Finished = (typeof FINISHED)[keyof typeof FINISHED];
 
 /**
  * A request that went has ended. KEYS: window, running, probe, pause,
- * confirmed, pauses. ARGV: token, how it ended (`FINISHED`), pause (ms), idle TTL.
- * It gives back its running slot and, when it holds it, the probe; its window
- * place leaves one period after now (the next whole ms: never before a period
- * after the answer), or at once when it was never sent. Its answer confirms
+ * confirmed, pauses. ARGV: token, how it ended (`FINISHED`), pause, idle TTL,
+ * time since its answer came (all ms). It gives back its running slot and,
+ * when it holds it, the probe; its window place leaves one period after its
+ * answer (now less the time since, rounded up: never before a period after
+ * the answer), or at once when it was never sent. Its answer confirms
  * the budget open or pauses it. Replies the number of pauses so far.
  */
 const FINISH = `
@@ -118,7 +119,7 @@ if ARGV[2] == '${FINISHED.unsent}' then
   redis.call('ZREM', KEYS[1], ARGV[1])
 else
   ${now('ceil')}
-  redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+  redis.call('ZADD', KEYS[1], 'XX', now - tonumber(ARGV[5]), ARGV[1])
 end
 local count = tonumber(redis.call('GET', KEYS[6]) or '0')
 if ARGV[2] == '${FINISHED.pause}' then

@@ -56,7 +56,12 @@ export type RequestEnd = 'confirm' | 'answered' | 'unsent' | { pauseMs: number }
 export interface Ticket {
   /** This request is the probe: the others wait for its answer. */
   readonly probe: boolean;
-  end(how: RequestEnd): Promise<void>;
+  /**
+   * `answeredAt`: when the answer (or the failure) came, on `performance.now()`'s scale. Its
+   * window place is dated back by the time since, a duration, which machines whose clocks
+   * disagree still measure alike.
+   */
+  end(how: RequestEnd, answeredAt?: number): Promise<void>;
 }
 
 /** The store's answer to a request that asks to go. */
@@ -139,13 +144,14 @@ export class SharedBudget implements Budget {
     try {
       response = await send();
     } catch (error) {
-      await ticket.end('answered').catch(() => undefined);
+      await ticket.end('answered', performance.now()).catch(() => undefined);
       this.ended();
       throw error;
     }
+    const answeredAt = performance.now();
     const pause = pauseAfter(response.status, response.headers, this.periodMs ?? DEFAULT_PAUSE_MS);
     try {
-      await ticket.end(pause === undefined ? 'confirm' : { pauseMs: pause });
+      await ticket.end(pause === undefined ? 'confirm' : { pauseMs: pause }, answeredAt);
     } finally {
       this.ended();
     }
