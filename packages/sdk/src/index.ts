@@ -110,12 +110,13 @@ export type {
 export { BudgetRegistry } from './http/budget.js';
 export type { Budget, BudgetState } from './http/budget-rules.js';
 export type {
+  Admission,
+  AdmissionRequest,
   BudgetBackend,
-  BudgetEntry,
   BudgetKey,
   BudgetStateStore,
-  ProbeClaim,
-  WindowPlace,
+  RequestEnd,
+  Ticket,
 } from './http/shared-budget.js';
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
 export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRY_AFTER_SECONDS } from './http/client.js';

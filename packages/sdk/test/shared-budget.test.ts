@@ -10,15 +10,17 @@ import {
   createTransport,
   NetworkError,
   type RateBudget,
+  RateLimitedError,
   readAll,
   type RunOptions,
   type Transport,
 } from '../src/index.js';
+import { manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
 import { SharedBudget } from '../src/http/shared-budget.js';
 import { itemsGetConnector } from './support/connector.js';
 import { credential, useHarness } from './support/harness.js';
-import { type RedisServer, startRedis } from './support/redis.js';
+import { freePort, type RedisServer, startRedis } from './support/redis.js';
 import { json, type SeenRequest } from './support/server.js';
 
 /**
@@ -129,6 +131,7 @@ function runChild(settings: {
   redis?: unknown;
   hideIORedis?: boolean;
   warmUp?: boolean;
+  timeoutMs?: number;
 }) {
   if (!existsSync(DIST))
     throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
@@ -159,6 +162,31 @@ function runChild(settings: {
   return { child, result };
 }
 
+/**
+ * A server that never answers `/items/hang`, and a child process that sent it: `kill()` ends the
+ * child (SIGKILL) mid-request and says when; `release()` drops the held answer.
+ */
+async function dyingMidRequest(settings: { budget: RateBudget; redis: unknown; timeoutMs?: number }) {
+  const held: ServerResponse[] = [];
+  const server = await h.start((req, res) => {
+    if (req.path === '/items/hang') held.push(res);
+    else json(res, 200, item(req.path.split('/').pop()!));
+  });
+  const doomed = runChild({ baseUrl: server.url, ids: ['hang'], ...settings });
+  doomed.result.catch(() => undefined);
+  await until(() => server.requests.length === 1);
+  return {
+    server,
+    kill: () => {
+      doomed.child.kill('SIGKILL');
+      return Date.now();
+    },
+    release: () => {
+      for (const res of held) res.destroy();
+    },
+  };
+}
+
 describe('rate budgets shared through Redis', () => {
   it('keeps a declared budget across two transports: no more than 5 requests in any sliding second', async (context) => {
     if (!redis) return context.skip(skipReason);
@@ -175,15 +203,15 @@ describe('rate budgets shared through Redis', () => {
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1980);
     expect(a.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(true);
 
-    // Every key the budget left in Redis expires by itself, Bottleneck's included.
+    // Every key the budget left in Redis is one of its layout's, and expires by itself.
     const keys = await inspector!.keys(`*${options.prefix}*`);
-    expect(keys.length).toBeGreaterThan(0);
-    expect(keys.some((key) => key.endsWith(':window'))).toBe(true);
-    expect(keys.some((key) => key.startsWith(`b_${options.prefix}`))).toBe(true);
+    expect(keys.sort()).toEqual(
+      ['concurrency', 'confirmed', 'window'].map((name) => `${options.prefix}budget:{shared:default:default}:${name}`),
+    );
     for (const key of keys) expect({ key, ttl: (await inspector!.pttl(key)) > 0 }).toEqual({ key, ttl: true });
   });
 
-  it('shares the concurrency (Bottleneck clustering), and the latest declared concurrency replaces the stored one', async (context) => {
+  it('shares the concurrency, and the latest declared concurrency replaces the stored one', async (context) => {
     if (!redis) return context.skip(skipReason);
     const options = sharedOptions();
     const [a, b] = [sharedTransport(options), sharedTransport(options)];
@@ -198,20 +226,28 @@ describe('rate budgets shared through Redis', () => {
     });
     const wide = connectorWith({ limit: 100, per: 'second', maxConcurrent: 4 });
     await getItem(wide, a, 'first', server.url);
-    const settingsKey = `b_${options.prefix}budget:{shared:default:default}:limiter_settings`;
-    expect(await inspector!.hget(settingsKey, 'maxConcurrent')).toBe('4');
+    const concurrencyKey = `${options.prefix}budget:{shared:default:default}:concurrency`;
+    expect(await inspector!.get(concurrencyKey)).toBe('4');
+    await Promise.all(
+      Array.from({ length: 8 }, (_, index) => getItem(wide, index % 2 ? a : b, `w${index}`, server.url)),
+    );
+    expect(peak).toBe(4);
 
     // Another process declares 2: the cluster follows it, without forgetting what runs.
     const narrow = connectorWith({ limit: 100, per: 'second', maxConcurrent: 2 });
     const c = sharedTransport(options);
     await getItem(narrow, c, 'second', server.url);
-    expect(await inspector!.hget(settingsKey, 'maxConcurrent')).toBe('2');
+    expect(await inspector!.get(concurrencyKey)).toBe('2');
     peak = 0;
+    // Transport a declared 4, and keeps to the 2 stored since.
     await Promise.all(
-      Array.from({ length: 8 }, (_, index) => getItem(narrow, index % 2 ? b : c, `i${index}`, server.url)),
+      Array.from({ length: 9 }, (_, index) =>
+        getItem(index % 3 ? narrow : wide, [a, b, c][index % 3]!, `i${index}`, server.url),
+      ),
     );
-    expect(server.requests).toHaveLength(10);
+    expect(server.requests).toHaveLength(19);
     expect(peak).toBe(2);
+    expect(await inspector!.zcard(`${options.prefix}budget:{shared:default:default}:running`)).toBe(0);
   });
 
   it('keeps one budget across two processes running the built SDK', async (context) => {
@@ -282,21 +318,12 @@ describe('rate budgets shared through Redis', () => {
   it('does not let a process that died holding the probe block the budget beyond the probe TTL', async (context) => {
     if (!redis) return context.skip(skipReason);
     const options = sharedOptions({ probeTtlMs: 1500 });
-    const held: ServerResponse[] = [];
-    const server = await h.start((req, res) => {
-      if (req.path === '/items/hang')
-        held.push(res); // never answered: its process dies first
-      else json(res, 200, item(req.path.split('/').pop()!));
-    });
+    const budget: RateBudget = { limit: 100, per: 'second' };
+    const { server, kill, release } = await dyingMidRequest({ budget, redis: options });
     try {
-      const budget: RateBudget = { limit: 100, per: 'second' };
-      const doomed = runChild({ baseUrl: server.url, ids: ['hang'], budget, redis: options });
-      doomed.result.catch(() => undefined);
-      await until(() => server.requests.length === 1);
       const probeKey = `${options.prefix}budget:{shared:default:default}:probe`;
       expect(await inspector!.pttl(probeKey)).toBeGreaterThan(0);
-      doomed.child.kill('SIGKILL');
-      const killedAt = Date.now();
+      const killedAt = kill();
 
       const transport = sharedTransport(options);
       await Promise.all(['x', 'y', 'z'].map((id) => getItem(connectorWith(budget), transport, id, server.url)));
@@ -306,7 +333,90 @@ describe('rate budgets shared through Redis', () => {
       expect(first - killedAt).toBeLessThan(1500 + 2500);
       expect(server.requests).toHaveLength(4);
     } finally {
-      for (const res of held) res.destroy();
+      release();
+    }
+  });
+
+  it('gives back the concurrency of a process that died mid-request once its timeout has passed', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const options = sharedOptions({ probeTtlMs: 300 });
+    const budget: RateBudget = { limit: 100, per: 'second', maxConcurrent: 1 };
+    const { server, kill, release } = await dyingMidRequest({ budget, redis: options, timeoutMs: 500 });
+    try {
+      kill();
+      const hangAt = server.requests[0]!.at;
+
+      const transport = sharedTransport(options);
+      await getItem(connectorWith(budget), transport, 'next', server.url);
+      const nextAt = server.requests[1]!.at;
+      // The dead request's slot was held for its timeout (0.5 s, plus a second for its answer to be read), not longer.
+      expect(nextAt - hangAt).toBeGreaterThanOrEqual(500);
+      expect(nextAt - hangAt).toBeLessThan(1_500 + 2_500);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      release();
+    }
+  });
+
+  it("waits on the budget's clock: a turn never given fails when the clock says so, and a wait ends when its caller aborts", async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const backend = new RedisBudgets(sharedOptions());
+    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
+    const clock = manualClock();
+    // One request a minute: once one went, the next waits about a minute of the Redis server's time.
+    const budget = new SharedBudget('shared/default', 1, 60_000, undefined, backend.state(key), clock);
+    const answer = async () => ({ status: 200, headers: new Headers() });
+    const open = new AbortController().signal;
+    try {
+      await expect(budget.run(answer, open, 120_000)).resolves.toMatchObject({ status: 200 });
+
+      // A wait longer than the caller accepts fails at once.
+      await expect(budget.run(answer, open, 1_000)).rejects.toThrow(
+        /^rate budget 'shared\/default' allows 1 requests per 60 s; the next one may go in 60 s, longer than this action waits \(1 s\)$/,
+      );
+
+      // A wait it accepts is a timer on the clock (and one for its bound), and it ends when the caller aborts.
+      const caller = new AbortController();
+      const aborted = budget.run(answer, caller.signal, 120_000).catch((error: unknown) => error);
+      await until(() => clock.pending === 2);
+      caller.abort(new Error('the caller gave up'));
+      expect(await aborted).toEqual(new Error('the caller gave up'));
+
+      // A turn the window keeps refusing: the request fails at its bound (twice its ceiling plus 10 s) on the clock.
+      const refused = budget.run(answer, open, 120_000).catch((error: unknown) => error);
+      await until(() => clock.pending === 2);
+      await clock.advance(250_000);
+      const error = await refused;
+      expect(error).toBeInstanceOf(RateLimitedError);
+      expect((error as Error).message).toBe("rate budget 'shared/default' gave this request no turn within 250 s");
+    } finally {
+      await budget.stop();
+      await backend.close();
+    }
+  });
+
+  it("lets one process's requests go in the order they came (concurrency 1)", async (context) => {
+    if (!redis) return context.skip(skipReason);
+    const backend = new RedisBudgets(sharedOptions());
+    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
+    const budget = new SharedBudget('shared/default', undefined, undefined, 1, backend.state(key));
+    const sent: number[] = [];
+    let running = 0;
+    const send = (index: number) => async () => {
+      running += 1;
+      sent.push(index);
+      expect(running).toBe(1);
+      await sleep(5);
+      running -= 1;
+      return { status: 200, headers: new Headers() };
+    };
+    const open = new AbortController().signal;
+    try {
+      await Promise.all(Array.from({ length: 8 }, (_, index) => budget.run(send(index), open, 5_000)));
+      expect(sent).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    } finally {
+      await budget.stop();
+      await backend.close();
     }
   });
 
@@ -362,32 +472,25 @@ describe('rate budgets shared through Redis', () => {
     }
   });
 
-  it('tries again to make a limiter that could not be made (Redis down at first)', async (context) => {
+  it('fails with budget_store_unavailable while Redis is down, and the next request connects once it is up', async (context) => {
     if (!redis) return context.skip(skipReason);
-    const backend = new RedisBudgets(sharedOptions());
-    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
-    let attempts = 0;
-    const budget = new SharedBudget(
-      'shared/default',
-      5,
-      1_000,
-      () => {
-        attempts += 1;
-        return attempts === 1
-          ? Promise.reject(new Error('no Redis yet'))
-          : backend.limiter(key, { maxConcurrent: null });
-      },
-      backend.state(key),
-    );
-    const answer = async () => ({ status: 200, headers: new Headers() });
-    const signal = new AbortController().signal;
+    const port = await freePort();
+    const transport = createTransport({ redis: { ...sharedOptions(), url: `redis://127.0.0.1:${port}` } });
+    const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
+    const limited = connectorWith({ limit: 5, per: 'second' });
+    const once = { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 };
+    const down = await getItem(limited, transport, 'down', server.url, once).catch((caught: unknown) => caught);
+    expect(down).toBeInstanceOf(NetworkError);
+    expect(down).toMatchObject({ code: 'budget_store_unavailable', retryable: true });
+    const later = await startRedis(port);
     try {
-      await expect(budget.run(answer, signal, 5_000)).rejects.toThrow('no Redis yet');
-      await expect(budget.run(answer, signal, 5_000)).resolves.toMatchObject({ status: 200 });
-      expect(attempts).toBe(2);
+      if (!later.server) throw new Error(later.reason);
+      const up = await getItem(limited, transport, 'up', server.url, once);
+      expect(up.records).toEqual([item('up')]);
+      expect(server.requests.map((request) => request.path)).toEqual(['/items/up']);
     } finally {
-      await budget.stop();
-      await backend.close();
+      await transport.close();
+      await later.server?.stop();
     }
   });
 
@@ -412,14 +515,17 @@ describe('rate budgets shared through Redis', () => {
   });
 
   it('names the missing package when ioredis cannot be loaded', async () => {
-    const backend = new RedisBudgets('redis://127.0.0.1:6379', () =>
-      Promise.reject(new Error("Cannot find package 'ioredis'")),
-    );
+    const backend = new RedisBudgets('redis://127.0.0.1:6379', {
+      load: () => Promise.reject(new Error("Cannot find package 'ioredis'")),
+    });
     const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
-    await expect(backend.state(key).enter()).rejects.toThrow(
+    const state = backend.state(key);
+    await expect(
+      state.acquire({ limit: 5, periodMs: 1000, maxConcurrent: undefined, holdMs: 1000 }, 1),
+    ).rejects.toThrow(
       /createTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk/,
     );
-    await expect(backend.limiter(key, {})).rejects.toThrow(/'ioredis', which is not installed/);
+    await expect(state.read()).rejects.toThrow(/'ioredis', which is not installed/);
     await backend.close();
   });
 

@@ -29,8 +29,7 @@ export class BudgetRegistry {
     const periodMs = declared ? PERIOD_MS[declared.per] : undefined;
     const backend = this.backend;
     if (!backend) return new LocalBudget(label, declared?.limit, periodMs, declared?.maxConcurrent);
-    const options = { maxConcurrent: declared?.maxConcurrent ?? null };
-    return new SharedBudget(label, declared?.limit, periodMs, () => backend.limiter(key, options), backend.state(key));
+    return new SharedBudget(label, declared?.limit, periodMs, declared?.maxConcurrent, backend.state(key));
   }
 
   /** Stops every budget (waiting requests are dropped), then disconnects the backend. */

@@ -1,16 +1,17 @@
-import type Bottleneck from 'bottleneck';
-import { createHash, randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
 import type { Redis as IORedisClient, RedisOptions } from 'ioredis';
+import { type Clock, sleep, systemClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import type { BudgetState } from './budget-rules.js';
+import { ACQUIRED, type BudgetClient, defineBudgetCommands, FINISHED } from './redis-scripts.js';
 import type {
+  Admission,
+  AdmissionRequest,
   BudgetBackend,
-  BudgetEntry,
   BudgetKey,
   BudgetStateStore,
-  ProbeClaim,
-  WindowPlace,
+  RequestEnd,
+  Ticket,
 } from './shared-budget.js';
 
 /**
@@ -24,15 +25,17 @@ import type {
  * | key | type | holds | expires |
  * | --- | --- | --- | --- |
  * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score |
+ * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency, scored by when its lease ends (its send timeout, plus a second) | a second after the latest lease ends |
+ * | `<prefix>budget:{<budget>}:concurrency` | string | the concurrency declared by the process that used the budget last after starting (`0`: none); every process keeps to it | `idleTtlMs` after the latest request |
  * | `<prefix>budget:{<budget>}:pause` | string | present while the budget is paused | when the pause ends (PX) |
  * | `<prefix>budget:{<budget>}:pauses` | counter | pauses started so far | `idleTtlMs` after the latest pause |
  * | `<prefix>budget:{<budget>}:probe` | string | the token of the request that is the probe | `probeTtlMs` after its latest renewal |
  * | `<prefix>budget:{<budget>}:confirmed` | string | present once a request came back without a 429 since the last pause | `idleTtlMs` after the latest confirmation |
- * | `b_<prefix>budget:{<budget>}:limiter_*` | Bottleneck's | the clustered limiter's settings and running jobs | `idleTtlMs` after the latest job (Bottleneck's `timeout`) |
  *
- * Each question is one Lua script, so it is atomic across processes; the
- * window uses the Redis server's `TIME`, so machines whose clocks disagree
- * still count one window.
+ * Each question is one Lua script (`redis-scripts.ts`), so it is atomic across
+ * processes; the window uses the Redis server's `TIME`, so machines whose
+ * clocks disagree still count one window. Keys of the layout before this one
+ * (Bottleneck's `b_<prefix>budget:...:limiter_*`) are not read and expire by themselves.
  */
 
 /** How the transport reaches Redis to share its rate budgets. */
@@ -43,8 +46,8 @@ export interface RedisBudgetOptions {
   clientOptions?: Record<string, unknown>;
   /**
    * An ioredis client (`new Redis(...)`) of the caller's own, used instead of
-   * `url` and `clientOptions`. The transport duplicates it for Bottleneck's
-   * connections and does not close it: its owner does.
+   * `url` and `clientOptions`. The transport registers its scripts on it
+   * (`defineCommand`, commands named `plugboardBudget*`) and does not close it: its owner does.
    */
   client?: object;
   /** Put before every key, to keep apart deployments that share one Redis. Default `plugboard:`. */
@@ -55,7 +58,7 @@ export interface RedisBudgetOptions {
    * the probe blocks the budget for at most this long. Default 10 s.
    */
   probeTtlMs?: number;
-  /** How long a budget's confirmation, pause count and limiter settings stay in Redis after their latest use. Default one hour. */
+  /** How long a budget's confirmation, pause count and declared concurrency stay in Redis after their latest use. Default one hour. */
   idleTtlMs?: number;
   /** How long the first request waits for Redis to answer before it fails. Default 10 s. */
   connectTimeoutMs?: number;
@@ -68,10 +71,8 @@ const DEFAULT_PREFIX = 'plugboard:';
 const DEFAULT_PROBE_TTL_MS = 10_000;
 const DEFAULT_IDLE_TTL_MS = 3_600_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-/** How often a request waiting on another process's probe asks again. */
-const PROBE_POLL_MS = 25;
-/** How often a request asks again when every window place is held by a request still running. */
-const RUNNING_POLL_MS = 10;
+/** How long after its send timeout a running request's slot outlives it, for the time its answer takes to be read. */
+const LEASE_MARGIN_MS = 1_000;
 
 type IORedisModule = typeof import('ioredis');
 export type IORedisLoader = () => Promise<unknown>;
@@ -100,114 +101,6 @@ export async function loadIORedis(load: IORedisLoader = () => import('ioredis'))
   return Redis as IORedisModule['Redis'];
 }
 
-/** A Lua script run by its SHA1, loaded again when the server does not know it. */
-class Script {
-  private shaOfLua: string | undefined;
-
-  constructor(private readonly lua: string) {}
-
-  private get sha(): string {
-    this.shaOfLua ??= createHash('sha1').update(this.lua).digest('hex');
-    return this.shaOfLua;
-  }
-
-  async run(client: IORedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    try {
-      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      return client.eval(this.lua, keys.length, ...keys, ...args);
-    }
-  }
-}
-
-/**
- * Where a request stands. KEYS: pause, confirmed, probe. ARGV: token, probe TTL (ms).
- * Returns {1, ms} paused, {2, 0} open, {3, 0} this request is the probe, {4, ms} another is.
- */
-const ENTER = new Script(`
-local paused = redis.call('PTTL', KEYS[1])
-if paused > 0 then return {1, paused} end
-if redis.call('EXISTS', KEYS[2]) == 1 then return {2, 0} end
-if redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[2]) then return {3, 0} end
-return {4, redis.call('PTTL', KEYS[3])}
-`);
-
-/**
- * The sliding window. KEYS: window. ARGV: limit, period (ms), member, hold (ms).
- * Drops the places that left the window; then, when fewer than limit are held,
- * takes one for the member, scored as if its answer came `hold` from now
- * (`ANSWERED` scores the real answer), and returns 0; else returns the ms until
- * the earliest place leaves (a short poll when every place is still running).
- */
-const TAKE_PLACE = new Script(`
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local period = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - period)
-if redis.call('ZCARD', KEYS[1]) < limit then
-  local score = now + tonumber(ARGV[4])
-  redis.call('ZADD', KEYS[1], score, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], score - now + period + 1000)
-  return 0
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local wait = tonumber(oldest[2]) + period - now
-if tonumber(oldest[2]) > now then wait = math.min(period, ${RUNNING_POLL_MS}) end
-if wait < 1 then wait = 1 end
-return wait
-`);
-
-/**
- * A request's answer came: its place leaves the window one period from now
- * (the next whole millisecond: never before a period after the answer).
- * KEYS: window. ARGV: member. The key's expiry, set for the latest running
- * request, already outlasts every earlier score.
- */
-const ANSWERED = new Script(`
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.ceil(tonumber(time[2]) / 1000)
-redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
-return 0
-`);
-
-/**
- * A pause. KEYS: pause, confirmed, pauses. ARGV: ms, idle TTL (ms).
- * A pause shorter than the one running changes nothing; a longer one replaces
- * it and asks for a probe again; one after the budget was open counts as new.
- * Returns the number of pauses so far.
- */
-const PAUSE = new Script(`
-local ms = tonumber(ARGV[1])
-local left = redis.call('PTTL', KEYS[1])
-local count = tonumber(redis.call('GET', KEYS[3]) or '0')
-if left >= ms then return count end
-redis.call('SET', KEYS[1], '1', 'PX', ms)
-redis.call('DEL', KEYS[2])
-if left <= 0 then count = redis.call('INCR', KEYS[3]) end
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
-return count
-`);
-
-/** Renews the probe's claim while its holder still has it. KEYS: probe. ARGV: token, TTL (ms). */
-const RENEW = new Script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`);
-
-/** Gives the probe back, only by its holder. KEYS: probe. ARGV: token. */
-const RELEASE = new Script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`);
-
-interface Connected {
-  client: IORedisClient;
-  own: boolean;
-  connection: Bottleneck.IORedisConnection;
-}
-
 function describeEndpoint(client: IORedisClient): string {
   const options = client.options as RedisOptions & { path?: string };
   return options.path ?? `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
@@ -216,15 +109,20 @@ function describeEndpoint(client: IORedisClient): string {
 /** Connection failures that waiting out the connect timeout will not mend: nothing listens there. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-function waitReady(client: IORedisClient, timeoutMs: number, lastError: () => string | undefined): Promise<void> {
+function waitReady(
+  client: IORedisClient,
+  clock: Clock,
+  timeoutMs: number,
+  lastError: () => string | undefined,
+): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     const settle = () => {
-      clearTimeout(timer);
+      timer.cancel();
       client.off('ready', onReady);
       client.off('error', onError);
     };
-    const timer = setTimeout(() => {
+    const timer = clock.setTimer(() => {
       settle();
       const last = lastError();
       reject(
@@ -248,18 +146,34 @@ function waitReady(client: IORedisClient, timeoutMs: number, lastError: () => st
 }
 
 /** Ends a client, politely first: QUIT sends what is pending; a client that cannot is cut off. */
-async function end(client: IORedisClient): Promise<void> {
+async function end(client: IORedisClient, clock: Clock): Promise<void> {
   if (client.status === 'end') return;
   if (client.status === 'ready') {
-    await Promise.race([client.quit().catch(() => undefined), sleep(1_000)]);
+    const patience = new AbortController();
+    await Promise.race([
+      client.quit().catch(() => undefined),
+      sleep(clock, 1_000, patience.signal).catch(() => undefined),
+    ]);
+    patience.abort();
   }
   client.disconnect();
 }
 
+/** What `RedisBudgets` reads besides the option: the clock its timers read, and how ioredis is loaded (tests replace it). */
+export interface RedisBudgetsContext {
+  clock?: Clock;
+  load?: IORedisLoader;
+}
+
+interface Connected {
+  client: BudgetClient;
+  own: boolean;
+}
+
 /**
- * The Redis side of a transport: one client for the budgets' scripts, and one
- * Bottleneck connection (a client and a subscriber) for all of its clustered
- * limiters. Connects on first use; `close()` ends every connection it opened.
+ * The Redis side of a transport: one client, with the budgets' scripts
+ * registered on it, for all of its budgets. Connects on first use; `close()`
+ * ends the connection when it opened it.
  */
 export class RedisBudgets implements BudgetBackend {
   private readonly options: RedisBudgetOptions;
@@ -267,18 +181,19 @@ export class RedisBudgets implements BudgetBackend {
   private readonly probeTtlMs: number;
   private readonly idleTtlMs: number;
   private readonly connectTimeoutMs: number;
+  private readonly clock: Clock;
+  private readonly load: IORedisLoader;
   private connecting: Promise<Connected> | undefined;
   private closed = false;
   private lastError: string | undefined;
 
-  constructor(
-    option: RedisBudgetsOption,
-    private readonly load: IORedisLoader = () => import('ioredis'),
-  ) {
+  constructor(option: RedisBudgetsOption, context: RedisBudgetsContext = {}) {
     this.options = typeof option === 'string' ? { url: option } : option;
     if (!this.options.url && !this.options.client && !this.options.clientOptions) {
       throw new TypeError('createTransport({ redis }): give a Redis URL, clientOptions or an ioredis client');
     }
+    this.clock = context.clock ?? systemClock;
+    this.load = context.load ?? (() => import('ioredis'));
     this.prefix = this.options.prefix ?? DEFAULT_PREFIX;
     this.probeTtlMs = this.options.probeTtlMs ?? DEFAULT_PROBE_TTL_MS;
     this.idleTtlMs = this.options.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
@@ -299,7 +214,7 @@ export class RedisBudgets implements BudgetBackend {
   }
 
   /** The connected client (connecting on first use; a failed attempt is tried again by the next request). */
-  async client(): Promise<IORedisClient> {
+  async client(): Promise<BudgetClient> {
     return (await this.connect()).client;
   }
 
@@ -325,22 +240,14 @@ export class RedisBudgets implements BudgetBackend {
     const client = given ?? (this.options.url ? new Redis(this.options.url, clientOptions) : new Redis(clientOptions));
     client.on('error', record);
     try {
-      await waitReady(client, this.connectTimeoutMs, () => this.lastError);
+      await waitReady(client, this.clock, this.connectTimeoutMs, () => this.lastError);
+      if (this.closed) throw new Error('this transport is closed');
     } catch (error) {
       client.off('error', record);
       if (!given) client.disconnect();
       throw error;
     }
-    // Bottleneck's own pair (commands, and a subscriber for its capacity messages).
-    const { default: Limiter } = await import('bottleneck');
-    const connection = new Limiter.IORedisConnection({ client: client.duplicate(), Redis });
-    connection.on('error', record);
-    if (this.closed) {
-      await connection.disconnect(false);
-      if (!given) client.disconnect();
-      throw new Error('this transport is closed');
-    }
-    return { client, own: !given, connection };
+    return { client: defineBudgetCommands(client), own: !given };
   }
 
   /** A storage failure, as the request that met it reports it: a retryable network error. */
@@ -354,93 +261,56 @@ export class RedisBudgets implements BudgetBackend {
   }
 
   state(key: BudgetKey): BudgetStateStore {
-    return new RedisBudgetState(
-      this,
-      this.base(key),
-      `${key.connectorKey}/${key.name}`,
-      this.probeTtlMs,
-      this.idleTtlMs,
-    );
-  }
-
-  /**
-   * A Bottleneck limiter clustered on this Redis. The first limiter of an id
-   * stores its settings in Redis and the others use them; a process whose
-   * declared concurrency differs replaces them (`updateSettings`) rather than
-   * wiping the limiter's state (`clearDatastore` would also forget the jobs
-   * other processes are running). The settings expire after `idleTtlMs`
-   * without a job (Bottleneck's `timeout`).
-   */
-  async limiter(key: BudgetKey, options: Bottleneck.ConstructorOptions): Promise<Bottleneck> {
-    const name = `${key.connectorKey}/${key.name}`;
-    let connected: Connected;
-    try {
-      connected = await this.connect();
-    } catch (error) {
-      throw this.fail(name, error);
-    }
-    const id = `${this.base(key)}:limiter`;
-    const { default: Limiter } = await import('bottleneck');
-    const limiter = new Limiter({
-      ...options,
-      id,
-      datastore: 'ioredis',
-      connection: connected.connection,
-      timeout: this.idleTtlMs,
-      clearDatastore: false,
+    return new RedisBudgetState(this, this.base(key), `${key.connectorKey}/${key.name}`, {
+      probeTtlMs: this.probeTtlMs,
+      idleTtlMs: this.idleTtlMs,
+      clock: this.clock,
     });
-    limiter.on('error', (error: unknown) => {
-      this.lastError = error instanceof Error ? error.message : String(error);
-    });
-    try {
-      await Promise.race([
-        limiter.ready(),
-        sleep(this.connectTimeoutMs, undefined, { ref: false }).then(() => {
-          throw new Error(`Bottleneck's connection to Redis was not ready within ${this.connectTimeoutMs} ms`);
-        }),
-      ]);
-      const stored = await connected.client.hget(`b_${id}_settings`, 'maxConcurrent');
-      const wanted =
-        options.maxConcurrent === null || options.maxConcurrent === undefined ? '' : String(options.maxConcurrent);
-      if (stored !== null && stored !== wanted)
-        await limiter.updateSettings({ maxConcurrent: options.maxConcurrent ?? null });
-    } catch (error) {
-      await limiter.disconnect(false);
-      throw this.fail(name, error);
-    }
-    return limiter;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const connected = await this.connecting?.catch(() => undefined);
     this.connecting = undefined;
-    if (!connected) return;
-    await Promise.race([connected.connection.disconnect(true).catch(() => undefined), sleep(1_000)]);
-    const clients = connected.connection as unknown as { client?: IORedisClient; subscriber?: IORedisClient };
-    for (const client of [clients.client, clients.subscriber]) if (client) client.disconnect();
-    if (connected.own) await end(connected.client);
+    if (connected?.own) await end(connected.client, this.clock);
   }
+}
+
+/** How `RedisBudgetState` keeps time. */
+interface StateSettings {
+  probeTtlMs: number;
+  idleTtlMs: number;
+  clock: Clock;
 }
 
 /** One budget's state in Redis (see the key table above). */
 export class RedisBudgetState implements BudgetStateStore {
-  readonly shared = true;
-  private readonly keys: { window: string; pause: string; pauses: string; probe: string; confirmed: string };
-  /** Names this process's window entries apart from the others'. */
+  private readonly keys: {
+    window: string;
+    running: string;
+    concurrency: string;
+    pause: string;
+    pauses: string;
+    probe: string;
+    confirmed: string;
+  };
+  /** Names this process's requests apart from the others'. */
   private readonly origin = randomUUID();
   private sequence = 0;
+  /** This process has stored its declared concurrency as the budget's. */
+  private declared = false;
   private seen: BudgetState = { pausedUntil: 0, confirmed: false, pauses: 0 };
 
   constructor(
     private readonly redis: RedisBudgets,
     base: string,
     private readonly name: string,
-    private readonly probeTtlMs: number,
-    private readonly idleTtlMs: number,
+    private readonly settings: StateSettings,
   ) {
     this.keys = {
       window: `${base}:window`,
+      running: `${base}:running`,
+      concurrency: `${base}:concurrency`,
       pause: `${base}:pause`,
       pauses: `${base}:pauses`,
       probe: `${base}:probe`,
@@ -448,7 +318,7 @@ export class RedisBudgetState implements BudgetStateStore {
     };
   }
 
-  private async call<T>(work: (client: IORedisClient) => Promise<T>): Promise<T> {
+  private async call<T>(work: (client: BudgetClient) => Promise<T>): Promise<T> {
     try {
       return await work(await this.redis.client());
     } catch (error) {
@@ -456,83 +326,112 @@ export class RedisBudgetState implements BudgetStateStore {
     }
   }
 
-  async enter(): Promise<BudgetEntry> {
-    const token = randomUUID();
-    const [kind, ms] = (await this.call((client) =>
-      ENTER.run(client, [this.keys.pause, this.keys.confirmed, this.keys.probe], [token, this.probeTtlMs]),
-    )) as [number, number];
-    if (kind === 1) {
-      this.seen = { ...this.seen, pausedUntil: Date.now() + ms, confirmed: false };
-      return { kind: 'paused', waitMs: ms };
-    }
-    if (kind === 2) {
-      this.seen = { ...this.seen, confirmed: true };
-      return { kind: 'open' };
-    }
-    if (kind === 3) return { kind: 'probe', claim: this.claim(token) };
-    return { kind: 'probing' };
+  private pausedUntil(leftMs: number): number {
+    return leftMs > 0 ? this.settings.clock.now() + leftMs : this.seen.pausedUntil;
   }
 
-  /** The probe this process holds: renewed while its request runs, given back after. */
-  private claim(token: string): ProbeClaim {
-    const renew = setInterval(
-      () => {
-        void this.call((client) => RENEW.run(client, [this.keys.probe], [token, this.probeTtlMs])).catch(
-          () => undefined,
-        );
-      },
-      Math.max(1, Math.floor(this.probeTtlMs / 3)),
-    );
-    renew.unref();
-    let released = false;
-    return {
-      release: async () => {
-        if (released) return;
-        released = true;
-        clearInterval(renew);
-        await this.call((client) => RELEASE.run(client, [this.keys.probe], [token]));
-      },
-    };
-  }
-
-  async takePlace(limit: number, periodMs: number, holdMs: number): Promise<WindowPlace> {
-    const member = `${this.origin}:${(this.sequence += 1)}`;
-    const period = Math.ceil(periodMs);
-    const wait = Number(
-      await this.call((client) =>
-        TAKE_PLACE.run(client, [this.keys.window], [limit, period, member, Math.ceil(holdMs)]),
+  async acquire(request: AdmissionRequest, count: number): Promise<Admission> {
+    const { window, running, concurrency, pause, confirmed, probe } = this.keys;
+    const tokens = Array.from({ length: count }, () => `${this.origin}:${(this.sequence += 1)}`);
+    const hold = Math.ceil(request.holdMs);
+    const [kind = ACQUIRED.busy, ms = 0, going = 0] = (await this.call((client) =>
+      client.plugboardBudgetAcquire(
+        pause,
+        confirmed,
+        probe,
+        window,
+        running,
+        concurrency,
+        this.settings.probeTtlMs,
+        request.limit ?? 0,
+        Math.ceil(request.periodMs ?? 0),
+        hold,
+        request.maxConcurrent ?? 0,
+        this.declared ? 0 : 1,
+        this.settings.idleTtlMs,
+        hold + LEASE_MARGIN_MS,
+        ...tokens,
       ),
-    );
-    if (wait > 0) return { wait };
+    )) as number[];
+    this.declared = true;
+    switch (kind) {
+      case ACQUIRED.go:
+        if (ms === 0) this.seen = { ...this.seen, confirmed: true };
+        return {
+          kind: 'go',
+          tickets: tokens.slice(0, going).map((token, index) => this.ticket(token, index === 0 && ms === 1)),
+        };
+      case ACQUIRED.paused:
+        this.seen = { ...this.seen, pausedUntil: this.pausedUntil(ms), confirmed: false };
+        return { kind: 'paused', waitMs: ms };
+      case ACQUIRED.probing:
+        return { kind: 'probing' };
+      case ACQUIRED.busy:
+        return { kind: 'busy' };
+      default:
+        return { kind: 'window', waitMs: ms };
+    }
+  }
+
+  /** What a request that went holds: its probe claim is renewed until it ends. */
+  private ticket(token: string, probe: boolean): Ticket {
+    const { clock, probeTtlMs } = this.settings;
+    let renewal: { cancel(): void } | undefined;
+    const renew = () => {
+      renewal = clock.setTimer(
+        () => {
+          void this.call((client) => client.plugboardBudgetRenew(this.keys.probe, token, probeTtlMs)).catch(
+            () => undefined,
+          );
+          renew();
+        },
+        Math.max(1, Math.floor(probeTtlMs / 3)),
+      );
+    };
+    if (probe) renew();
+    let ended = false;
     return {
-      wait: 0,
-      answered: () => this.call((client) => ANSWERED.run(client, [this.keys.window], [member])).then(() => undefined),
+      probe,
+      end: async (how: RequestEnd, answeredAt?: number) => {
+        if (ended) return;
+        ended = true;
+        renewal?.cancel();
+        const [outcome, pauseMs] =
+          typeof how === 'object' ? [FINISHED.pause, Math.max(1, Math.ceil(how.pauseMs))] : [FINISHED[how], 0];
+        const { window, running, pause, confirmed, pauses } = this.keys;
+        const count = await this.call((client) =>
+          client.plugboardBudgetFinish(
+            window,
+            running,
+            this.keys.probe,
+            pause,
+            confirmed,
+            pauses,
+            token,
+            outcome,
+            pauseMs,
+            this.settings.idleTtlMs,
+            answeredAt === undefined ? 0 : Math.max(0, Math.floor(performance.now() - answeredAt)),
+          ),
+        );
+        if (outcome === FINISHED.pause) this.paused(pauseMs, Number(count));
+        else if (outcome === FINISHED.confirm) this.seen = { ...this.seen, confirmed: true };
+      },
     };
   }
 
-  async pausedFor(): Promise<number> {
-    const ms = Number(await this.call((client) => client.pttl(this.keys.pause)));
-    const left = Math.max(0, ms);
-    this.seen = { ...this.seen, pausedUntil: left > 0 ? Date.now() + left : this.seen.pausedUntil };
-    return left;
+  private paused(ms: number, pauses: number): void {
+    const until = this.settings.clock.now() + ms;
+    this.seen = { pausedUntil: Math.max(until, this.seen.pausedUntil), confirmed: false, pauses };
   }
 
   async pause(ms: number): Promise<void> {
     const duration = Math.max(1, Math.ceil(ms));
+    const { pause, confirmed, pauses } = this.keys;
     const count = await this.call((client) =>
-      PAUSE.run(client, [this.keys.pause, this.keys.confirmed, this.keys.pauses], [duration, this.idleTtlMs]),
+      client.plugboardBudgetPause(pause, confirmed, pauses, duration, this.settings.idleTtlMs),
     );
-    const until = Date.now() + duration;
-    this.seen = { pausedUntil: Math.max(until, this.seen.pausedUntil), confirmed: false, pauses: Number(count) };
-  }
-
-  async confirm(): Promise<void> {
-    await this.call((client) => client.set(this.keys.confirmed, '1', 'PX', this.idleTtlMs));
-    this.seen = { ...this.seen, confirmed: true };
-  }
-
-  probeSettled(signal: AbortSignal): Promise<void> {
-    return sleep(PROBE_POLL_MS, undefined, { signal });
+    this.paused(duration, Number(count));
   }
 
   snapshot(): BudgetState {
@@ -550,7 +449,7 @@ export class RedisBudgetState implements BudgetStateStore {
     });
     const left = Math.max(0, Number(pause));
     this.seen = {
-      pausedUntil: left > 0 ? Date.now() + left : this.seen.pausedUntil,
+      pausedUntil: this.pausedUntil(left),
       confirmed: Number(confirmed) === 1,
       pauses: Number(pauses ?? 0),
     };

@@ -1,7 +1,5 @@
-import type Bottleneck from 'bottleneck';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type Clock, systemClock } from '../clock.js';
 import { RateLimitedError } from '../errors.js';
-import type { HeaderReader } from './headers.js';
 import {
   type Budget,
   type BudgetState,
@@ -10,14 +8,15 @@ import {
   pausedError,
   windowError,
 } from './budget-rules.js';
+import type { HeaderReader } from './headers.js';
 
 /**
  * A rate budget shared by every process on one Redis (`createTransport({ redis })`).
- * The window, the pause, the probe and the confirmation live in a
- * `BudgetStateStore` (Redis, `redis-budget-state.ts`) that answers each short
- * question atomically; Bottleneck, clustered on the same Redis, queues the
- * budget's requests and keeps its concurrency across processes. This class
- * keeps only the waiting: abort-aware sleeps and the action's ceiling.
+ * The window, the concurrency, the pause, the probe and the confirmation live
+ * in a `BudgetStateStore` (Redis, `redis-budget-state.ts`) that answers each
+ * short question atomically. This class keeps this process's side: a FIFO
+ * queue of its requests, whose head alone asks the store, and the waits
+ * (read from the transport's clock) between its questions.
  *
  * The rules are those of the in-process budget (`local-budget.ts`): a request
  * holds its window place from sending until one period after its answer, a
@@ -33,104 +32,94 @@ export interface BudgetKey {
   name: string;
 }
 
-/** Where a registry keeps its budgets when they are shared: the state and a clustered limiter per budget. */
+/** Where a registry keeps its budgets when they are shared. */
 export interface BudgetBackend {
   state(key: BudgetKey): BudgetStateStore;
-  limiter(key: BudgetKey, options: Bottleneck.ConstructorOptions): Promise<Bottleneck>;
   close(): Promise<void>;
 }
 
-/** The probe this request holds: release it once its answer has been read. */
-export interface ProbeClaim {
-  release(): Promise<void>;
+/** What the requests at the head of a queue ask of the budget: its declared rules, and how long they may run. */
+export interface AdmissionRequest {
+  /** Requests per period; none: no window. */
+  limit: number | undefined;
+  periodMs: number | undefined;
+  /** Requests running at once across processes; none: no bound. */
+  maxConcurrent: number | undefined;
+  /** How long the longest of them may run: a process that dies mid-request is forgotten after this. */
+  holdMs: number;
 }
 
-/** Where a request about to go stands. */
-export type BudgetEntry =
+/** How a request that went ended: confirmed open, pausing the budget, answered with neither (no answer read), or never sent. */
+export type RequestEnd = 'confirm' | 'answered' | 'unsent' | { pauseMs: number };
+
+/** What a request that went holds (a window place, a running slot, maybe the probe), given back by `end`. */
+export interface Ticket {
+  /** This request is the probe: the others wait for its answer. */
+  readonly probe: boolean;
+  /**
+   * `answeredAt`: when the answer (or the failure) came, on `performance.now()`'s scale. Its
+   * window place is dated back by the time since, a duration, which machines whose clocks
+   * disagree still measure alike.
+   */
+  end(how: RequestEnd, answeredAt?: number): Promise<void>;
+}
+
+/** The store's answer to a request that asks to go. */
+export type Admission =
+  /** The first `tickets.length` of the requests asking go (at least one); the others ask again. */
+  | { kind: 'go'; tickets: Ticket[] }
   /** The budget is paused for `waitMs` more. */
   | { kind: 'paused'; waitMs: number }
-  /** Confirmed open: go. */
-  | { kind: 'open' }
-  /** Not confirmed and no probe out: this request is the probe. */
-  | { kind: 'probe'; claim: ProbeClaim }
-  /** Another request is the probe: wait for it (`probeSettled`), then ask again. */
-  | { kind: 'probing' };
-
-/** A window place: `wait` 0 when taken (call `answered` when the answer came), else how long until one may free. */
-export type WindowPlace = { wait: 0; answered(): Promise<void> } | { wait: number };
+  /** Another request is the probe: ask again once it may have come back. */
+  | { kind: 'probing' }
+  /** The budget's concurrency is all running: ask again once a request may have ended. */
+  | { kind: 'busy' }
+  /** Every window place is held: one may free in `waitMs`. */
+  | { kind: 'window'; waitMs: number };
 
 export interface BudgetStateStore {
-  /**
-   * Says whether a request may go: paused (and for how long), open, or waiting
-   * on a probe; claims the probe when the budget is neither paused nor
-   * confirmed and no probe is out.
-   */
-  enter(): Promise<BudgetEntry>;
-  /**
-   * Takes a place in the sliding window when fewer than `limit` requests hold
-   * one: a place is held from now until `periodMs` after `answered()` is
-   * called, or after `holdMs` plus the period when it never is (a process that
-   * died mid-request).
-   */
-  takePlace(limit: number, periodMs: number, holdMs: number): Promise<WindowPlace>;
-  /** How long the budget stays paused; 0 when open. */
-  pausedFor(): Promise<number>;
+  /** Lets up to `count` requests go, taking all each holds at once, or says why none may yet. */
+  acquire(request: AdmissionRequest, count: number): Promise<Admission>;
   /** Pauses the budget for `ms` (unless it is paused longer already) and asks for a probe again. */
   pause(ms: number): Promise<void>;
-  /** A request came back without a 429: the others may follow. */
-  confirm(): Promise<void>;
-  /** Resolves when a probe held by another request may have come back. */
-  probeSettled(signal: AbortSignal): Promise<void>;
   /** The state as this process last saw it, without asking anyone. */
   snapshot(): BudgetState;
   /** The state as it is now (in Redis, a round trip). */
   read(): Promise<BudgetState>;
 }
 
-/** Rejects with the signal's reason as soon as it aborts, whatever the promise does. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+/** How many requests at the head of the queue ask to go in one round trip. */
+const BATCH = 32;
+/** How often the queue's head asks again while another process's request is the probe. */
+const PROBE_POLL_MS = 25;
+/** How often it asks again while the budget's concurrency is all running (a request of this process ending asks at once). */
+const RUNNING_POLL_MS = 10;
+
+/** A request of this process waiting for its turn. */
+interface Waiter {
+  readonly maxWaitMs: number;
+  readonly holdMs: number;
+  settled: boolean;
+  go(ticket: Ticket): void;
+  fail(error: unknown): void;
 }
 
 export class SharedBudget implements Budget {
   readonly shared = true;
-  private limiterPromise: Promise<Bottleneck> | undefined;
+  /** FIFO; settled waiters are dropped when they reach the head. */
+  private readonly queue: Waiter[] = [];
+  private pumping = false;
+  /** Ends the head's current wait early; `onEnd` when a request of this process ending may let it go. */
+  private waiting: { wake(): void; onEnd: boolean } | undefined;
 
   constructor(
     readonly name: string,
     private readonly limit: number | undefined,
     private readonly periodMs: number | undefined,
-    private readonly makeLimiter: () => Promise<Bottleneck>,
+    private readonly maxConcurrent: number | undefined,
     private readonly store: BudgetStateStore,
+    private readonly clock: Clock = systemClock,
   ) {}
-
-  /**
-   * The clustered limiter, made on first use. One that could not be made fails
-   * the requests that needed it, not the process, and the next request tries again.
-   */
-  private limiter(): Promise<Bottleneck> {
-    if (this.limiterPromise) return this.limiterPromise;
-    const promise = this.makeLimiter();
-    this.limiterPromise = promise;
-    promise.catch(() => {
-      if (this.limiterPromise === promise) this.limiterPromise = undefined;
-    });
-    return promise;
-  }
 
   state(): BudgetState {
     return this.store.snapshot();
@@ -146,100 +135,174 @@ export class SharedBudget implements Budget {
     maxWaitMs: number,
     sendTimeoutMs = 60_000,
   ): Promise<T> {
-    const paused = await this.store.pausedFor();
+    signal.throwIfAborted();
+    // A pause this process knows of fails at once; one it learns of later fails the queue when the head meets it.
+    const paused = this.store.snapshot().pausedUntil - this.clock.now();
     if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
-    const limiter = await abortable(this.limiter(), signal);
-    // Bottleneck forgets a clustered job after its expiration, so that the
-    // running count of a process that died mid-request is given back. The
-    // waits inside the job are bounded so that a live job never reaches it.
-    const waitBoundMs = 2 * maxWaitMs + 10_000;
-    const job = limiter.schedule({ expiration: waitBoundMs + sendTimeoutMs + 30_000 }, async () => {
-      // A caller that gave up while queued must not spend the provider's quota.
-      signal.throwIfAborted();
-      const deadline = AbortSignal.timeout(waitBoundMs);
-      const waiting = AbortSignal.any([signal, deadline]);
-      const outOfTime = (error: unknown): never => {
-        if (deadline.aborted && !signal.aborted) {
-          throw new RateLimitedError(
-            `rate budget '${this.name}' gave this request no turn within ${Math.round(waitBoundMs / 1000)} s`,
-            maxWaitMs,
-          );
-        }
-        throw error;
-      };
-      const claim = await this.enter(waiting, maxWaitMs).catch(outOfTime);
-      try {
-        const place = await this.takePlace(waiting, maxWaitMs, sendTimeoutMs).catch(outOfTime);
-        let response: T;
-        try {
-          response = await send();
-        } finally {
-          await place?.answered();
-        }
-        await this.observe(response.status, response.headers);
-        return response;
-      } finally {
-        await claim?.release().catch(() => undefined);
-      }
-    });
-    // The job settles later even when the caller stopped waiting for it.
-    job.catch(() => undefined);
-    return abortable(job, signal);
+    const ticket = await this.admit(signal, maxWaitMs, sendTimeoutMs);
+    let response: T;
+    try {
+      response = await send();
+    } catch (error) {
+      await ticket.end('answered', performance.now()).catch(() => undefined);
+      this.ended();
+      throw error;
+    }
+    const answeredAt = performance.now();
+    const pause = pauseAfter(response.status, response.headers, this.periodMs ?? DEFAULT_PAUSE_MS);
+    try {
+      await ticket.end(pause === undefined ? 'confirm' : { pauseMs: pause }, answeredAt);
+    } finally {
+      this.ended();
+    }
+    return response;
   }
 
   pause(ms: number): Promise<void> {
     return this.store.pause(ms);
   }
 
-  private async observe(status: number, headers: HeaderReader): Promise<void> {
-    const pause = pauseAfter(status, headers, this.periodMs ?? DEFAULT_PAUSE_MS);
-    await (pause === undefined ? this.store.confirm() : this.store.pause(pause));
+  /** Queues the request and resolves with its ticket once the store lets it go. */
+  private admit(signal: AbortSignal, maxWaitMs: number, holdMs: number): Promise<Ticket> {
+    return new Promise<Ticket>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      // A request the budget never lets go (its waits keep starting over) fails rather than waits for ever.
+      const boundMs = 2 * maxWaitMs + 10_000;
+      const settle = () => {
+        waiter.settled = true;
+        deadline.cancel();
+        signal.removeEventListener('abort', onAbort);
+        // The head's wait is for it alone: the next one asks now.
+        if (this.queue[0] === waiter) this.waiting?.wake();
+      };
+      const waiter: Waiter = {
+        maxWaitMs,
+        holdMs,
+        settled: false,
+        go: (ticket) => {
+          settle();
+          resolve(ticket);
+        },
+        fail: (error) => {
+          if (waiter.settled) return;
+          settle();
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.fail(signal.reason);
+      const deadline = this.clock.setTimer(
+        () =>
+          waiter.fail(
+            new RateLimitedError(
+              `rate budget '${this.name}' gave this request no turn within ${Math.round(boundMs / 1000)} s`,
+              maxWaitMs,
+            ),
+          ),
+        boundMs,
+      );
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      void this.pump();
+    });
   }
 
-  /** Waits until the window has a place for one more request, and takes it. */
-  private async takePlace(
-    signal: AbortSignal,
-    maxWaitMs: number,
-    sendTimeoutMs: number,
-  ): Promise<{ answered(): Promise<void> } | undefined> {
-    if (this.limit === undefined || this.periodMs === undefined) return undefined;
-    for (;;) {
-      signal.throwIfAborted();
-      const place = await this.store.takePlace(this.limit, this.periodMs, sendTimeoutMs);
-      if ('answered' in place) return place;
-      if (place.wait > maxWaitMs) throw windowError(this.name, this.limit, this.periodMs, place.wait, maxWaitMs);
-      await sleep(place.wait, undefined, { signal });
-    }
+  /** The head of the queue, once the waiters that gave up are dropped. */
+  private head(): Waiter | undefined {
+    while (this.queue[0]?.settled) this.queue.shift();
+    return this.queue[0];
   }
 
-  /** Waits out a pause and a probe in flight; returns the probe's claim when this request is the probe. */
-  private async enter(signal: AbortSignal, maxWaitMs: number): Promise<ProbeClaim | undefined> {
-    for (;;) {
-      signal.throwIfAborted();
-      const entry = await this.store.enter();
-      switch (entry.kind) {
-        case 'paused':
-          if (entry.waitMs > maxWaitMs) throw pausedError(this.name, entry.waitMs, maxWaitMs);
-          await sleep(entry.waitMs, undefined, { signal });
-          break;
-        case 'probing':
-          await this.store.probeSettled(signal);
-          break;
-        case 'open':
-          return undefined;
-        case 'probe':
-          if (signal.aborted) {
-            await entry.claim.release().catch(() => undefined);
-            signal.throwIfAborted();
-          }
-          return entry.claim;
+  /**
+   * Asks the store for the turn of the requests at the head of the queue (up
+   * to `BATCH` in one round trip) until the queue is empty; one pump per
+   * budget and process, so that this process's requests go in their order.
+   */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.head()) {
+        const batch = this.queue.filter((waiter) => !waiter.settled).slice(0, BATCH);
+        const request = {
+          limit: this.limit,
+          periodMs: this.periodMs,
+          maxConcurrent: this.maxConcurrent,
+          holdMs: Math.max(...batch.map((waiter) => waiter.holdMs)),
+        };
+        let admission: Admission;
+        try {
+          admission = await this.store.acquire(request, batch.length);
+        } catch (error) {
+          // The store is down for every request queued, not only for these.
+          for (const waiter of this.queue) waiter.fail(error);
+          continue;
+        }
+        await this.follow(batch, admission);
       }
+    } finally {
+      this.pumping = false;
     }
+  }
+
+  /** Lets the requests that may go go, fails those whose wait is longer than they accept, and waits before asking again. */
+  private async follow(batch: Waiter[], admission: Admission): Promise<void> {
+    switch (admission.kind) {
+      case 'go':
+        for (const [index, ticket] of admission.tickets.entries()) {
+          const waiter = batch[index]!;
+          // One that gave up while the store was asked gives its place back.
+          if (waiter.settled) await ticket.end('unsent').catch(() => undefined);
+          else waiter.go(ticket);
+        }
+        return;
+      case 'paused':
+        this.failLonger(admission.waitMs, (maxWaitMs) => pausedError(this.name, admission.waitMs, maxWaitMs));
+        if (this.head()) await this.idle(admission.waitMs, false);
+        return;
+      case 'window': {
+        const { limit = 0, periodMs = 0 } = this;
+        this.failLonger(admission.waitMs, (maxWaitMs) =>
+          windowError(this.name, limit, periodMs, admission.waitMs, maxWaitMs),
+        );
+        if (this.head()) await this.idle(admission.waitMs, false);
+        return;
+      }
+      case 'probing':
+        return this.idle(PROBE_POLL_MS, true);
+      case 'busy':
+        return this.idle(RUNNING_POLL_MS, true);
+    }
+  }
+
+  /** Every request queued waits at least `waitMs`: those that accept less fail now. */
+  private failLonger(waitMs: number, error: (maxWaitMs: number) => Error): void {
+    for (const waiter of this.queue) if (waitMs > waiter.maxWaitMs) waiter.fail(error(waiter.maxWaitMs));
+  }
+
+  /** Waits `ms` on the clock, or less when woken. */
+  private idle(ms: number, onEnd: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        timer.cancel();
+        this.waiting = undefined;
+        resolve();
+      };
+      const timer = this.clock.setTimer(wake, ms);
+      this.waiting = { wake, onEnd };
+    });
+  }
+
+  /** A request of this process ended: it may have freed what the head waits for. */
+  private ended(): void {
+    if (this.waiting?.onEnd) this.waiting.wake();
   }
 
   async stop(): Promise<void> {
-    const limiter = await this.limiterPromise?.catch(() => undefined);
-    this.limiterPromise = undefined;
-    await limiter?.stop({ dropWaitingJobs: true }).catch(() => undefined);
+    const stopped = new RateLimitedError(
+      `rate budget '${this.name}' was stopped (its transport was closed)`,
+      undefined,
+    );
+    for (const waiter of this.queue.splice(0)) waiter.fail(stopped);
+    this.waiting?.wake();
   }
 }

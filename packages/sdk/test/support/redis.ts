@@ -21,7 +21,8 @@ export interface RedisServer {
 
 export type RedisResult = { server: RedisServer } | { server: undefined; reason: string };
 
-async function freePort(): Promise<number> {
+/** A port nobody listens on now (it may be given to `startRedis` later). */
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once('error', reject);
@@ -75,7 +76,8 @@ function launch(binary: string, port: number, dir: string): Promise<ChildProcess
   });
 }
 
-export async function startRedis(): Promise<RedisResult> {
+/** Starts a redis-server on `port`, or on a free port of its choosing. */
+export async function startRedis(port?: number): Promise<RedisResult> {
   let binary: string;
   try {
     const { stdout } = await run('sh', ['-c', 'command -v redis-server']);
@@ -89,14 +91,14 @@ export async function startRedis(): Promise<RedisResult> {
   const dir = await mkdtemp(join(tmpdir(), 'plugboard-redis-'));
   // A redis-server that is there but does not start is a failure, not a reason to skip.
   let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const port = await freePort();
+  for (let attempt = 0; attempt < (port === undefined ? 3 : 1); attempt += 1) {
+    const listen = port ?? (await freePort());
     try {
-      const child = await launch(binary, port, dir);
+      const child = await launch(binary, listen, dir);
       return {
         server: {
-          url: `redis://127.0.0.1:${port}`,
-          port,
+          url: `redis://127.0.0.1:${listen}`,
+          port: listen,
           async stop() {
             if (child.exitCode === null && child.signalCode === null) {
               const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -4,6 +4,7 @@
 //   ids       one `items.get` request per id, all at once
 //   budget    the connector's `default` budget ({ limit, per, maxConcurrent })
 //   redis     createTransport's `redis` option; absent: no Redis at all
+//   timeoutMs the action's timeout (ms); absent: the default
 //   hideIORedis  true: resolving ioredis fails, as where it is not installed
 //   warmUp    true: first one request (`/items/warm`) on a budget of its own
 //             (another connection), so that a fresh process's first-request
@@ -14,7 +15,7 @@ import { registerHooks } from 'node:module';
 
 const settings = JSON.parse(process.argv[2]);
 
-// Tells whether anything (the SDK, Bottleneck) asked for ioredis.
+// Tells whether anything asked for ioredis.
 let ioredisLoaded = false;
 registerHooks({
   resolve(specifier, context, nextResolve) {
@@ -52,6 +53,7 @@ const connector = defineConnector({
       entity: Item,
       input: z.object({ id: z.string() }),
       maxRetryAfterSeconds: 20,
+      ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
       async *read(ctx, input) {
         yield { records: [await ctx.http.get('/items/{id}', { params: { id: input.id } })] };
       },
