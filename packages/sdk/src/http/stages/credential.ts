@@ -1,0 +1,20 @@
+import type { ClientSettings } from '../settings.js';
+import type { Send } from './stage.js';
+
+/**
+ * The run's credential, on every hop to the base URL's origin and on no other: a redirect to
+ * another origin goes without it. The header is added to a copy of the call, so no stage above
+ * ever sees it. Today a header resolved once per run; state a credential keeps per connection
+ * (a token to refresh) belongs here.
+ */
+export function credential({ auth, baseUrl }: ClientSettings): (next: Send) => Send {
+  if (!auth) return (next) => next;
+  const [name, value] = auth;
+  const origin = new URL(baseUrl).origin;
+  return (next) => (call) => {
+    if (call.url.origin === origin) return next({ ...call, headers: { ...call.headers, [name]: value } });
+    if (!(name in call.headers)) return next(call);
+    const { [name]: _dropped, ...headers } = call.headers;
+    return next({ ...call, headers });
+  };
+}
