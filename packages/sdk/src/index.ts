@@ -126,3 +126,8 @@ export { parseRetryAfter, findRequestId } from './http/headers.js';
 export { catalogueEntry, budgetOf } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
 export { boundedIssues, MAX_ISSUES, zodIssues } from './validation.js';
+
+// The clock the transport's waits read, and the stages a host adds to ctx.http's pipeline.
+export { manualClock, sleep, systemClock } from './clock.js';
+export type { Clock, ManualClock, Timer } from './clock.js';
+export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';

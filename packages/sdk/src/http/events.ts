@@ -11,6 +11,10 @@ export const events = {
   requestStart: channel('plugboard:http:request:start'),
   /** It ended: `{ connector, action, operation, status?, code?, durationMs, attempts }`. */
   requestEnd: channel('plugboard:http:request:end'),
+  /** One exchange goes to the transport (each attempt, each redirect hop): `{ connector, action, operation, origin }`. */
+  exchangeStart: channel('plugboard:http:exchange:start'),
+  /** Its answer was read, or it failed (`code`; `held_back` when its budget held it before writing): `{ ..., status?, code?, durationMs }`. */
+  exchangeEnd: channel('plugboard:http:exchange:end'),
   /** A request waited for its rate budget: `{ connector, action, budget, waitMs }`. */
   budgetWait: channel('plugboard:http:budget:wait'),
   /** A failed attempt will be retried: `{ connector, action, operation, attempt, delayMs, code }`. */

@@ -4,6 +4,8 @@ import type { Environment } from '../definition/action.js';
 import { HeldBack, type WriteGate } from './budget-rules.js';
 import { AnswerHeaders, type HeaderReader } from './headers.js';
 import { refusalIn } from './network-policy.js';
+import { events } from './events.js';
+import type { ClientSettings } from './settings.js';
 import type { Send } from './stages/stage.js';
 import { WRITE_GATE, type Transport } from './transport.js';
 
@@ -41,8 +43,8 @@ export function readyToSend(transport: Transport, environment: Environment): voi
  * The bottom of the pipeline: one exchange the way the transport sends, its whole body read.
  * Every stage above applies whichever way that is.
  */
-export function transmit(transport: Transport, environment: Environment): Send {
-  return async (call) => {
+export function transmit({ transport, environment, connector, action, redactor }: ClientSettings): Send {
+  const send: Send = async (call) => {
     const answer = await exchangeOnce({
       transport,
       environment,
@@ -54,6 +56,31 @@ export function transmit(transport: Transport, environment: Environment): Send {
       open: call.open,
     });
     return { status: answer.status, headers: answer.headers, text: await answer.text() };
+  };
+  return async (call) => {
+    if (!events.exchangeStart.hasSubscribers && !events.exchangeEnd.hasSubscribers) return send(call);
+    const about = {
+      connector: connector.key,
+      action: action.key,
+      operation: call.operation,
+      // A redirect may lead anywhere the provider says: its host is quoted redacted.
+      origin: redactor.redactString(call.url.origin),
+    };
+    const started = performance.now();
+    events.exchangeStart.publish(about);
+    try {
+      const answer = await send(call);
+      events.exchangeEnd.publish({
+        ...about,
+        status: answer.status,
+        durationMs: Math.round(performance.now() - started),
+      });
+      return answer;
+    } catch (error) {
+      const code = error instanceof HeldBack ? 'held_back' : ((error as { code?: unknown }).code ?? 'failed');
+      events.exchangeEnd.publish({ ...about, code, durationMs: Math.round(performance.now() - started) });
+      throw error;
+    }
   };
 }
 

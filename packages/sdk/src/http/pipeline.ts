@@ -51,7 +51,7 @@ export function pipeline(settings: ClientSettings, latest: (answer: Answer) => v
     credential(settings),
     networkPolicy(settings),
   ];
-  let send = transmit(transport, environment);
+  let send = transmit(settings);
   for (let index = outermostFirst.length - 1; index >= 0; index -= 1) send = outermostFirst[index]!(send);
   return send;
 }
