@@ -27,6 +27,7 @@ export interface Exchange {
   status: number;
   headers: HeaderReader;
   text(): Promise<string>;
+  /** Drops the body unread. */
   discard(): Promise<void>;
 }
 
@@ -55,6 +56,11 @@ export function transmit({ transport, environment, connector, action, redactor }
       signal: call.signal,
       open: call.open,
     });
+    // A redirect's body says nothing the pipeline reads, and a hostile one may be endless: dropped unread.
+    if (answer.status >= 300 && answer.status < 400 && answer.headers.get('location') !== null) {
+      await answer.discard();
+      return { status: answer.status, headers: answer.headers, text: '' };
+    }
     return { status: answer.status, headers: answer.headers, text: await answer.text() };
   };
   return async (call) => {
@@ -100,7 +106,7 @@ function heldIn(error: unknown): HeldBack | undefined {
  * address literal before): a refused address is never connected to, and the
  * AddressRefusedError comes out as it is (fetch wraps it), as does a budget's `HeldBack`.
  */
-export async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
+async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
   const { transport } = outgoing;
   try {
     switch (transport.via) {

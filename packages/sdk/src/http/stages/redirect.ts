@@ -3,7 +3,7 @@ import type { ClientSettings } from '../settings.js';
 import type { Send } from './stage.js';
 
 /** Redirects followed before the answer counts as the 3xx it is. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 /**
  * Follows redirects by hand: each hop passes the stages below again (the credential stage keeps

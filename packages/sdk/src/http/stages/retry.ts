@@ -23,7 +23,7 @@ function isTransient(error: unknown): error is ConnectorError {
  * The wait before retry `retry` (1 for the first): exponential backoff with jitter, between
  * `minTimeoutMs * 2^(retry-1)` and twice that, at most `maxTimeoutMs`.
  */
-export function backoffMs({ minTimeoutMs, maxTimeoutMs }: RetrySettings, retry: number): number {
+function backoffMs({ minTimeoutMs, maxTimeoutMs }: RetrySettings, retry: number): number {
   return Math.min(maxTimeoutMs, Math.round(minTimeoutMs * 2 ** (retry - 1) * (1 + Math.random())));
 }
 
