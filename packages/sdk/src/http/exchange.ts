@@ -63,8 +63,7 @@ export function transmit({ transport, environment, connector, action, redactor }
     }
     return { status: answer.status, headers: answer.headers, text: await answer.text() };
   };
-  return async (call) => {
-    if (!events.exchangeStart.hasSubscribers && !events.exchangeEnd.hasSubscribers) return send(call);
+  const watched: Send = async (call) => {
     const about = {
       connector: connector.key,
       action: action.key,
@@ -88,6 +87,7 @@ export function transmit({ transport, environment, connector, action, redactor }
       throw error;
     }
   };
+  return (call) => (events.exchangeStart.hasSubscribers || events.exchangeEnd.hasSubscribers ? watched : send)(call);
 }
 
 /** A `HeldBack` however the transport wrapped it (fetch wraps its dispatcher's errors). */

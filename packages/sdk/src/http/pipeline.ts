@@ -16,8 +16,7 @@ import { timeout } from './stages/timeout.js';
  *
  *   redaction       what leaves is redacted and typed; request start and end are published
  *   retry           transient failures of reads and safe writes, backoff on the clock
- *   classification  a failed status becomes its typed ConnectorError
- *   (latest)        the client remembers the latest answer's headers for `lastRequestId`
+ *   classification  a failed status becomes its typed ConnectorError; the client hears of every answer
  *   host stages     `createTransport({ stages })`, outermost first: once per attempt
  *   budget          the rate budget's turn, its pauses, and the write gate carried down
  *   timeout         one timer for the whole exchange, redirects and body included
@@ -38,12 +37,7 @@ export function pipeline(settings: ClientSettings, latest: (answer: Answer) => v
   const outermostFirst: ((next: Send) => Send)[] = [
     redaction(settings),
     retry(settings),
-    classification(settings),
-    (next) => async (call) => {
-      const answer = await next(call);
-      latest(answer);
-      return answer;
-    },
+    classification(settings, latest),
     ...transport.stages.map((stage) => (next: Send) => stage(next, run)),
     budget(settings),
     timeout(settings),

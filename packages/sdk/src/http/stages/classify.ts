@@ -8,11 +8,13 @@ import type { Answer, Send } from './stage.js';
 /**
  * An answer that is not a success becomes the typed `ConnectorError` its status (or the
  * connector's `classifyError`) names, built from the redacted body: the stages above see
- * either a success or an error.
+ * either a success or an error. `heard` is told of every answer first (the client keeps the
+ * latest one's request id).
  */
-export function classification(settings: ClientSettings): (next: Send) => Send {
+export function classification(settings: ClientSettings, heard: (answer: Answer) => void): (next: Send) => Send {
   return (next) => async (call) => {
     const answer = await next(call);
+    heard(answer);
     if (answer.status < 200 || answer.status >= 300) throw failure(settings, answer, call.operation);
     return answer;
   };
