@@ -10,9 +10,11 @@ import type { Send } from './stage.js';
 export function credential({ auth, baseUrl }: ClientSettings): (next: Send) => Send {
   if (!auth) return (next) => next;
   const [name, value] = auth;
-  const origin = new URL(baseUrl).origin;
+  let origin: string | undefined;
   return (next) => (call) => {
-    if (call.url.origin === origin) return next({ ...call, headers: { ...call.headers, [name]: value } });
+    // A first hop's URL is built from the base URL: only a redirect's needs its origin compared.
+    if (!call.redirected || call.url.origin === (origin ??= new URL(baseUrl).origin))
+      return next({ ...call, headers: { ...call.headers, [name]: value } });
     if (!(name in call.headers)) return next(call);
     const { [name]: _dropped, ...headers } = call.headers;
     return next({ ...call, headers });

@@ -44,6 +44,7 @@ export function redirect({ connector, action, redactor }: ClientSettings): (next
         body: toGet ? undefined : hop.body,
         headers,
         open: undefined,
+        redirected: true,
       };
     }
   };

@@ -24,6 +24,8 @@ export interface Call {
   signal: AbortSignal;
   /** Asked just before the request is written; when it says no, nothing is sent (set by the budget stage). */
   open?: WriteGate;
+  /** A later hop of a redirect: its URL is the provider's, not one built from the base URL. */
+  redirected?: boolean;
 }
 
 /** A whole answer: its status, its headers and its body as text. */
