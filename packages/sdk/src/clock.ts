@@ -50,6 +50,13 @@ export interface ManualClock extends Clock {
   advance(ms: number): Promise<void>;
   /** Moves the time on to the next pending timer and runs it; false when none is pending. */
   next(): Promise<boolean>;
+  /**
+   * Moves the time on from timer to timer until `work` settles, and gives its outcome. Time
+   * moves only while `quiet()` says nothing is in flight that no timer waits for (a request on
+   * its way; by default time may move at any turn), and while no timer is pending, what is in
+   * flight is let run.
+   */
+  runUntil<T>(work: Promise<T>, quiet?: () => boolean): Promise<T>;
   /** Timers not yet run nor cancelled. */
   readonly pending: number;
 }
@@ -99,6 +106,21 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
       entry[1].callback();
       await settle();
       return true;
+    },
+    async runUntil(work, quiet = () => true) {
+      let done = false;
+      work.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      // I/O is not a timer: while it is under way, or no timer is pending, a real turn lets it come in.
+      const turn = () => new Promise((resolve) => setTimeout(resolve, 1));
+      while (!done) {
+        await settle();
+        if (done) break;
+        if (!quiet() || !(await clock.next())) await turn();
+      }
+      return work;
     },
     get pending() {
       return timers.size;

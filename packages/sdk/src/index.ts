@@ -131,3 +131,8 @@ export { METADATA_HOST_NAMES } from './http/network-policy.js';
 // Effects: what an action does to the world, apart from how its results come back.
 export { effectOf, annotationsOf } from './definition/action.js';
 export type { Effect, EffectFacts, ToolAnnotations, Writes } from './definition/action.js';
+
+// The clock the transport's waits read, and the stages a host adds to ctx.http's pipeline.
+export { manualClock, sleep, systemClock } from './clock.js';
+export type { Clock, ManualClock, Timer } from './clock.js';
+export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Clock, Timer } from '@plugboard/sdk';
 import { listenOnLoopback } from './loopback.js';
 
 /**
@@ -38,6 +39,11 @@ export interface WindowServerOptions {
   remainingHeader?: boolean;
   /** The clock arrivals are stamped with, in milliseconds; default `performance.timeOrigin + performance.now()`. */
   now?: () => number;
+  /**
+   * A clock that stamps arrivals and delays answers instead (wins over `now`): a test passes the
+   * manual clock its transport waits on, and no window is waited out in real time.
+   */
+  clock?: Clock;
 }
 
 export interface WindowServer {
@@ -47,6 +53,8 @@ export interface WindowServer {
   readonly admitted: number;
   /** Requests answered 429. */
   readonly rejected: number;
+  /** Answers held back for their delay (`delayFirstMs`, `delayMs`) and not yet sent. */
+  readonly delayed: number;
   /** Arrival time of every counted request, admitted or not, in order. */
   readonly arrivals: readonly number[];
   /** The largest number of admitted arrivals in any window of `periodMs`; never more than `limit`. */
@@ -120,7 +128,8 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
   if (options.retryAfterSeconds !== undefined && !(options.retryAfterSeconds >= 0)) {
     throw new RangeError(`retryAfterSeconds must be zero or more, not ${options.retryAfterSeconds}`);
   }
-  const now = options.now ?? (() => performance.timeOrigin + performance.now());
+  const clock = options.clock;
+  const now = clock ? clock.now : (options.now ?? (() => performance.timeOrigin + performance.now()));
   const delayOf = (index: number): number => {
     if (options.delayMs) return options.delayMs(index);
     return options.delayFirstMs !== undefined && index < limit ? options.delayFirstMs : 0;
@@ -132,7 +141,7 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
   let admitted = 0;
   let rejected = 0;
   let peakInWindow = 0;
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Set<Timer>();
 
   /** `Retry-After` at `at` with the window full: until its oldest place frees, unless fixed. */
   function retryAfterAt(at: number): number {
@@ -144,10 +153,16 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
       reply();
       return;
     }
-    const timer = setTimeout(() => {
+    const run = () => {
       timers.delete(timer);
       if (!response.destroyed) reply();
-    }, ms);
+    };
+    let timer: Timer;
+    if (clock) timer = clock.setTimer(run, ms);
+    else {
+      const handle = setTimeout(run, ms);
+      timer = { cancel: () => clearTimeout(handle) };
+    }
     timers.add(timer);
   }
 
@@ -194,7 +209,7 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
     answer(response, delay, () => sendJson(response, 200, { id, name: `Item ${id}`, updated_at: UPDATED_AT }, headers));
   });
   const loopback = await listenOnLoopback(server, () => {
-    for (const timer of timers) clearTimeout(timer);
+    for (const timer of timers) timer.cancel();
     timers.clear();
   });
 
@@ -205,6 +220,9 @@ export async function startWindowServer(options: WindowServerOptions): Promise<W
     },
     get rejected() {
       return rejected;
+    },
+    get delayed() {
+      return timers.size;
     },
     get arrivals() {
       return arrivals;

@@ -1,6 +1,8 @@
 import {
   bearerToken,
   createTransport,
+  type ManualClock,
+  manualClock,
   RateLimitedError,
   defineAction,
   defineConnector,
@@ -8,9 +10,10 @@ import {
   readAll,
   type Transport,
 } from '@plugboard/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startWindowServer, type WindowServer } from '../src/window-server.js';
+import { startWindowServer, type WindowServer, type WindowServerOptions } from '../src/window-server.js';
 
 /**
  * The SDK's declared rate budgets against a strict sliding-window provider:
@@ -53,17 +56,39 @@ function connectorWith(budget: RateBudget | undefined) {
 
 let server: WindowServer | undefined;
 let transport: Transport | undefined;
+let clock: ManualClock | undefined;
 afterEach(async () => {
   await transport?.close();
   transport = undefined;
+  clock = undefined;
   await server?.close();
 });
+
+/** Exchanges the transport has under way (sent, answer not yet read). */
+let exchanges = 0;
+const started = () => void (exchanges += 1);
+const ended = () => void (exchanges -= 1);
+beforeAll(() => {
+  subscribe('plugboard:http:exchange:start', started);
+  subscribe('plugboard:http:exchange:end', ended);
+});
+afterAll(() => {
+  unsubscribe('plugboard:http:exchange:start', started);
+  unsubscribe('plugboard:http:exchange:end', ended);
+});
+
+/** A window server on a manual clock the transport shares. */
+function onClock(options: Omit<WindowServerOptions, 'clock' | 'now'>): Promise<WindowServer> {
+  clock = manualClock();
+  transport = createTransport({ clock });
+  return startWindowServer({ ...options, clock });
+}
 
 /** `total` runs from `callers` concurrent callers, each one request admitted. */
 async function callers(connector: ReturnType<typeof connectorWith>, count: number, total: number): Promise<void> {
   transport ??= createTransport();
   let next = 0;
-  await Promise.all(
+  const all = Promise.all(
     Array.from({ length: count }, async () => {
       while (next < total) {
         const id = String((next += 1));
@@ -85,20 +110,22 @@ async function callers(connector: ReturnType<typeof connectorWith>, count: numbe
       }
     }),
   );
+  // Time moves only when every exchange under way is an answer the server holds for its delay.
+  await (clock ? clock.runUntil(all, () => exchanges === server!.delayed) : all);
 }
 
 describe('a declared budget against a strict sliding-window provider', () => {
   const budget: RateBudget = { limit: 4, per: 'second' };
 
   it('keeps every second to the limit by arrival, with no 429, from 12 concurrent callers', async () => {
-    server = await startWindowServer({ limit: 4, periodMs: 1_000, now: Date.now });
+    server = await onClock({ limit: 4, periodMs: 1_000 });
     await callers(connectorWith(budget), 12, 10);
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 10, rejected: 0 });
     expect(server.peakInWindow).toBe(4);
   });
 
   it('holds when the provider answers the first window 100 ms late: a place is held until a period after the answer', async () => {
-    server = await startWindowServer({ limit: 4, periodMs: 1_000, delayFirstMs: 100, now: Date.now });
+    server = await onClock({ limit: 4, periodMs: 1_000, delayFirstMs: 100 });
     await callers(connectorWith(budget), 12, 10);
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 10, rejected: 0 });
   });
@@ -121,7 +148,7 @@ describe('a declared budget against a strict sliding-window provider', () => {
 
 describe('an undeclared budget against a strict sliding-window provider', () => {
   // A Retry-After of the whole period: never earlier than the window has room, as a provider's.
-  const strict = (limit: number) => startWindowServer({ limit, periodMs: 100, retryAfterSeconds: 0.1, now: Date.now });
+  const strict = (limit: number) => onClock({ limit, periodMs: 100, retryAfterSeconds: 0.1 });
 
   it('meets one 429 from 32 callers, which teaches it the window: none after', async () => {
     server = await strict(4);
@@ -135,13 +162,7 @@ describe('an undeclared budget against a strict sliding-window provider', () => 
   });
 
   it('sends side by side from the start, with no 429, when the provider says how many places remain', async () => {
-    server = await startWindowServer({
-      limit: 6,
-      periodMs: 500,
-      remainingHeader: true,
-      delayMs: () => 250,
-      now: Date.now,
-    });
+    server = await onClock({ limit: 6, periodMs: 500, remainingHeader: true, delayMs: () => 250 });
     await callers(connectorWith(undefined), 12, 12);
     expect({ admitted: server.admitted, rejected: server.rejected }).toEqual({ admitted: 12, rejected: 0 });
     // One at a time, each request would reach the provider only after the answer before it
@@ -154,8 +175,8 @@ describe('an undeclared budget against a strict sliding-window provider', () => 
     const connector = connectorWith(undefined);
     await callers(connector, 4, 12);
     await server.close();
-    // The same connection's budget meets a provider that now allows 2 per period.
-    server = await strict(2);
+    // The same connection's budget (the same transport and clock) meets a provider that now allows 2 per period.
+    server = await startWindowServer({ limit: 2, periodMs: 100, retryAfterSeconds: 0.1, clock });
     await callers(connector, 4, 20);
     // The learned 4 meet one burst (2 of 4 refused), and the one-at-a-time run that learns
     // again one more; keeping 4 would meet 2 in each of the 10 windows.

@@ -20,6 +20,20 @@ export interface BudgetState {
   pauses: number;
 }
 
+/**
+ * Asked at the moment a request is about to be written (its connection ready): false when the
+ * budget paused since the request was let in, so that it must not reach the provider now.
+ */
+export type WriteGate = () => boolean;
+
+/** A request its budget held back at the moment of writing: nothing was sent; it waits its turn again. */
+export class HeldBack extends Error {
+  constructor() {
+    super('held back: the rate budget paused before this request was written');
+    this.name = 'HeldBack';
+  }
+}
+
 /** Where a request waits for its turn and how long it may. */
 export interface Budget {
   readonly name: string;
@@ -27,12 +41,14 @@ export interface Budget {
   readonly shared: boolean;
   /**
    * Runs one request on the budget. `maxWaitMs` is the longest wait the caller
-   * accepts: a longer one fails at once with the wait in the error.
+   * accepts: a longer one fails at once with the wait in the error. A budget that
+   * can hold back a request already let in passes `send` a gate to ask when the
+   * request is written; `send` rejects with `HeldBack` when it says no.
    * `sendTimeoutMs` bounds `send`; a shared budget forgets a request whose
    * process died after that.
    */
   run<T extends { status: number; headers: HeaderReader }>(
-    send: () => Promise<T>,
+    send: (open?: WriteGate) => Promise<T>,
     signal: AbortSignal,
     maxWaitMs: number,
     sendTimeoutMs?: number,
@@ -52,26 +68,32 @@ export interface Budget {
  * budget open: a 429 until `Retry-After` (else `fallbackMs`), a 5xx that says
  * how long it is down, and `X-RateLimit-Remaining: 0` before a 429 comes.
  */
-export function pauseAfter(status: number, headers: HeaderReader, fallbackMs: number): number | undefined {
+export function pauseAfter(
+  status: number,
+  headers: HeaderReader,
+  fallbackMs: number,
+  now = Date.now(),
+): number | undefined {
   if (status < 300) {
     // Most answers say nothing about the budget: read the headers only when they might.
     return parseRemaining(headers) === 0
-      ? (parseRetryAfter(headers.get('retry-after')) ??
-          parseRateLimitReset(headers.get('x-ratelimit-reset')) ??
+      ? (parseRetryAfter(headers.get('retry-after'), now) ??
+          parseRateLimitReset(headers.get('x-ratelimit-reset'), now) ??
           fallbackMs)
       : undefined;
   }
-  const retryAfter = parseRetryAfter(headers.get('retry-after'));
+  const retryAfter = parseRetryAfter(headers.get('retry-after'), now);
   if (status === 429) return retryAfter ?? fallbackMs;
   if (status >= 500 && retryAfter !== undefined) return retryAfter;
   if (parseRemaining(headers) === 0)
-    return retryAfter ?? parseRateLimitReset(headers.get('x-ratelimit-reset')) ?? fallbackMs;
+    return retryAfter ?? parseRateLimitReset(headers.get('x-ratelimit-reset'), now) ?? fallbackMs;
   return undefined;
 }
 
-export function pausedError(name: string, waitMs: number, maxWaitMs: number): RateLimitedError {
+/** `now`: the budget's clock, which the error's "try again after" counts from. */
+export function pausedError(name: string, waitMs: number, maxWaitMs: number, now = Date.now()): RateLimitedError {
   return new RateLimitedError(
-    `rate budget '${name}' is paused for ${Math.ceil(waitMs / 1000)} s, longer than this action waits (${Math.floor(maxWaitMs / 1000)} s); try again after ${new Date(Date.now() + waitMs).toISOString()}`,
+    `rate budget '${name}' is paused for ${Math.ceil(waitMs / 1000)} s, longer than this action waits (${Math.floor(maxWaitMs / 1000)} s); try again after ${new Date(now + waitMs).toISOString()}`,
     waitMs,
   );
 }

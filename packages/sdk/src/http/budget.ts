@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import { PERIOD_MS, type RateBudget } from '../definition/connector.js';
 import type { Budget } from './budget-rules.js';
 import { LocalBudget } from './local-budget.js';
@@ -11,7 +12,10 @@ import { type BudgetBackend, type BudgetKey, SharedBudget } from './shared-budge
 export class BudgetRegistry {
   private readonly budgets = new Map<string, Budget>();
 
-  constructor(private readonly backend?: BudgetBackend) {}
+  constructor(
+    private readonly backend?: BudgetBackend,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   get(connectorKey: string, connectionId: string, name: string, declared: RateBudget | undefined): Budget {
     const owner = declared?.scope === 'connector' ? '*' : connectionId;
@@ -28,8 +32,8 @@ export class BudgetRegistry {
     const label = `${key.connectorKey}/${key.name}`;
     const periodMs = declared ? PERIOD_MS[declared.per] : undefined;
     const backend = this.backend;
-    if (!backend) return new LocalBudget(label, declared?.limit, periodMs, declared?.maxConcurrent);
-    return new SharedBudget(label, declared?.limit, periodMs, declared?.maxConcurrent, backend.state(key));
+    if (!backend) return new LocalBudget(label, declared?.limit, periodMs, declared?.maxConcurrent, this.clock);
+    return new SharedBudget(label, declared?.limit, periodMs, declared?.maxConcurrent, backend.state(key), this.clock);
   }
 
   /** Stops every budget (waiting requests are dropped), then disconnects the backend. */

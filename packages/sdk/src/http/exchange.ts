@@ -1,9 +1,13 @@
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Environment } from '../definition/action.js';
+import { HeldBack, type WriteGate } from './budget-rules.js';
 import { AnswerHeaders, type HeaderReader } from './headers.js';
 import { refusalIn } from './network-policy.js';
-import type { Transport } from './transport.js';
+import { events } from './events.js';
+import type { ClientSettings } from './settings.js';
+import type { Send } from './stages/stage.js';
+import { WRITE_GATE, type Transport } from './transport.js';
 
 /** One request as it goes out, for a run in `environment`. */
 export interface Outgoing {
@@ -14,6 +18,8 @@ export interface Outgoing {
   headers: Record<string, string>;
   body: string | undefined;
   signal: AbortSignal;
+  /** Asked once the connection is ready, just before the request is written: no, and nothing is sent (`HeldBack`). */
+  open?: WriteGate | undefined;
 }
 
 /** An answer before its body is read. */
@@ -21,6 +27,7 @@ export interface Exchange {
   status: number;
   headers: HeaderReader;
   text(): Promise<string>;
+  /** Drops the body unread. */
   discard(): Promise<void>;
 }
 
@@ -34,14 +41,73 @@ export function readyToSend(transport: Transport, environment: Environment): voi
 }
 
 /**
- * One HTTP exchange, no redirect followed, the way the transport sends. The network
- * policy refuses an address literal here, before anything is sent, and a name in the
- * lookup of the connection: a refused address is never connected to, and the
- * AddressRefusedError comes out as it is (fetch wraps it).
+ * The bottom of the pipeline: one exchange the way the transport sends, its whole body read.
+ * Every stage above applies whichever way that is.
  */
-export async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
-  const { transport, environment, target } = outgoing;
-  transport.network.checkUrl(target, environment);
+export function transmit({ transport, environment, connector, action, redactor }: ClientSettings): Send {
+  const send: Send = async (call) => {
+    const answer = await exchangeOnce({
+      transport,
+      environment,
+      target: call.url,
+      method: call.method,
+      headers: call.headers,
+      body: call.body,
+      signal: call.signal,
+      open: call.open,
+    });
+    // A redirect's body says nothing the pipeline reads, and a hostile one may be endless: dropped unread.
+    if (answer.status >= 300 && answer.status < 400 && answer.headers.get('location') !== null) {
+      await answer.discard();
+      return { status: answer.status, headers: answer.headers, text: '' };
+    }
+    return { status: answer.status, headers: answer.headers, text: await answer.text() };
+  };
+  const watched: Send = async (call) => {
+    const about = {
+      connector: connector.key,
+      action: action.key,
+      operation: call.operation,
+      // A redirect may lead anywhere the provider says: its host is quoted redacted.
+      origin: redactor.redactString(call.url.origin),
+    };
+    const started = performance.now();
+    events.exchangeStart.publish(about);
+    try {
+      const answer = await send(call);
+      events.exchangeEnd.publish({
+        ...about,
+        status: answer.status,
+        durationMs: Math.round(performance.now() - started),
+      });
+      return answer;
+    } catch (error) {
+      const code = error instanceof HeldBack ? 'held_back' : ((error as { code?: unknown }).code ?? 'failed');
+      events.exchangeEnd.publish({ ...about, code, durationMs: Math.round(performance.now() - started) });
+      throw error;
+    }
+  };
+  return (call) => (events.exchangeStart.hasSubscribers || events.exchangeEnd.hasSubscribers ? watched : send)(call);
+}
+
+/** A `HeldBack` however the transport wrapped it (fetch wraps its dispatcher's errors). */
+function heldIn(error: unknown): HeldBack | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 8; depth += 1) {
+    if (current instanceof HeldBack) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * One HTTP exchange, no redirect followed, the way the transport sends. A name is checked
+ * against the network policy in the lookup of the connection (the network stage checks an
+ * address literal before): a refused address is never connected to, and the
+ * AddressRefusedError comes out as it is (fetch wraps it), as does a budget's `HeldBack`.
+ */
+async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
+  const { transport } = outgoing;
   try {
     switch (transport.via) {
       case 'undici':
@@ -52,7 +118,7 @@ export async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
         return await overNodeHttp(outgoing);
     }
   } catch (error) {
-    throw refusalIn(error) ?? error;
+    throw refusalIn(error) ?? heldIn(error) ?? error;
   }
 }
 
@@ -64,15 +130,18 @@ async function overUndici({
   headers,
   body,
   signal,
+  open,
 }: Outgoing): Promise<Exchange> {
-  const response = await transport.agent(environment).request({
+  const options: Dispatcher.RequestOptions & { [WRITE_GATE]?: WriteGate } = {
     origin: target.origin,
     path: `${target.pathname}${target.search}`,
     method: method as Dispatcher.HttpMethod,
     headers,
     body: body ?? null,
     signal,
-  });
+  };
+  if (open) options[WRITE_GATE] = open;
+  const response = await transport.agent(environment).request(options);
   return {
     status: response.statusCode,
     headers: new AnswerHeaders(response.headers),
@@ -101,6 +170,7 @@ async function overFetch({
   headers,
   body,
   signal,
+  open,
 }: Outgoing): Promise<Exchange> {
   // Node's fetch takes an undici dispatcher; the DOM typing does not know it.
   const response = await fetch(target, {
@@ -109,7 +179,7 @@ async function overFetch({
     body,
     redirect: 'manual',
     signal,
-    dispatcher: transport.dispatcher(environment),
+    dispatcher: transport.dispatcher(environment, open),
   } as RequestInit);
   return {
     status: response.status,
@@ -128,6 +198,7 @@ async function overNodeHttp({
   headers,
   body,
   signal,
+  open,
 }: Outgoing): Promise<Exchange> {
   const secure = target.protocol === 'https:';
   // getBuiltinModule, not import(): an ESM namespace of node:http reads every export, and one of them loads Node's fetch.
@@ -146,6 +217,7 @@ async function overNodeHttp({
       resolve,
     );
     outgoing.once('error', reject);
+    if (open) holdUnlessOpen(outgoing, open);
     outgoing.end(body);
   });
   return {
@@ -161,4 +233,19 @@ async function overNodeHttp({
       response.resume();
     },
   };
+}
+
+/**
+ * Node's http writes a request once its socket is assigned, and on a new connection only when
+ * it has connected: the gate is asked at that moment, before the first byte goes.
+ */
+function holdUnlessOpen(outgoing: ClientRequest, open: WriteGate): void {
+  outgoing.once('socket', (socket) => {
+    const ask = () => {
+      if (!open()) outgoing.destroy(new HeldBack());
+    };
+    // Registered before the request's own write on connect, so it runs first.
+    if (socket.connecting) socket.once('connect', ask);
+    else ask();
+  });
 }

@@ -1,11 +1,14 @@
+import { type Clock, systemClock, type Timer } from '../clock.js';
 import { RateLimitedError } from '../errors.js';
 import { type HeaderReader, parseRemaining } from './headers.js';
 import {
   type Budget,
   type BudgetState,
   DEFAULT_PAUSE_MS,
+  HeldBack,
   pauseAfter,
   pausedError,
+  type WriteGate,
   windowError,
 } from './budget-rules.js';
 
@@ -46,9 +49,6 @@ import {
 
 /** The most admitted requests an undeclared budget counts to learn a window from; a larger window is not learned. */
 const LEARN_MAX = 10_000;
-
-/** The wall clock, as a provider's is: whole milliseconds since the epoch. */
-const now = (): number => Date.now();
 
 interface Waiter {
   resolve(epoch: Admission): void;
@@ -91,7 +91,7 @@ export class LocalBudget implements Budget {
   private runAnswers: number[] = [];
   private readonly queue: Waiter[] = [];
   private queueHead = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private timerAt = Infinity;
 
   constructor(
@@ -99,33 +99,43 @@ export class LocalBudget implements Budget {
     private limit: number | undefined,
     private periodMs: number | undefined,
     maxConcurrent: number | undefined,
+    /** The wall clock, as a provider's is: whole milliseconds since the epoch. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.maxConcurrent = maxConcurrent ?? Infinity;
     this.declared = this.windowed();
   }
 
   async run<T extends { status: number; headers: HeaderReader }>(
-    send: () => Promise<T>,
+    send: (open: WriteGate) => Promise<T>,
     signal: AbortSignal,
     maxWaitMs: number,
   ): Promise<T> {
     signal.throwIfAborted();
-    const at = now();
-    const paused = this.pausedUntil - at;
-    if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
-    const admission =
-      this.queueHead === this.queue.length && this.blocked(at) === undefined
-        ? this.admit()
-        : await this.wait(signal, maxWaitMs, at);
-    let answer: T;
-    try {
-      answer = await send();
-    } catch (error) {
-      this.finish(admission, undefined);
-      throw error;
+    for (;;) {
+      const at = this.clock.now();
+      const paused = this.pausedUntil - at;
+      if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs, at);
+      const admission =
+        this.queueHead === this.queue.length && this.blocked(at) === undefined
+          ? this.admit()
+          : await this.wait(signal, maxWaitMs, at);
+      let answer: T;
+      try {
+        // A request admitted before a pause began must not be written after it: only the probe goes.
+        answer = await send(() => admission.probe || admission.epoch === this.pauses);
+      } catch (error) {
+        // Held back at the moment of writing: it never reached the provider, and waits its turn again.
+        if (error instanceof HeldBack) {
+          this.release(admission);
+          continue;
+        }
+        this.finish(admission, undefined);
+        throw error;
+      }
+      this.finish(admission, answer);
+      return answer;
     }
-    this.finish(admission, answer);
-    return answer;
   }
 
   async pause(ms: number): Promise<void> {
@@ -181,24 +191,32 @@ export class LocalBudget implements Budget {
     if (probe) {
       this.probing = true;
       if (!this.declared) {
-        this.runStart = now();
+        this.runStart = this.clock.now();
         this.runAnswers = [];
       }
     }
     return { probe, epoch: this.pauses, seq: this.sent, beside };
   }
 
+  /** A request admitted but never written gives its place back. */
+  private release(admission: Admission): void {
+    this.running -= 1;
+    if (admission.probe) this.probing = false;
+    if (this.queueHead < this.queue.length) this.drain();
+  }
+
   private finish(admission: Admission, answer: { status: number; headers: HeaderReader } | undefined): void {
     this.running -= 1;
-    const at = now();
+    const at = this.clock.now();
     // The answer came at most a millisecond after the clock's reading: the place is held to the next one.
     if (this.windowed()) this.leaves.push(at + 1 + this.periodMs!);
     if (admission.probe) this.probing = false;
-    const pause = answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause());
+    const pause =
+      answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause(), at);
     if (answer !== undefined && !this.declared) this.learnFrom(admission, answer, at, pause);
     if (pause !== undefined) this.pauseFor(pause);
     // An answer to a request sent before the latest pause says nothing about the budget now.
-    else if (answer !== undefined && admission.epoch === this.pauses && now() >= this.pausedUntil)
+    else if (answer !== undefined && admission.epoch === this.pauses && this.clock.now() >= this.pausedUntil)
       this.confirmed = true;
     if (this.queueHead < this.queue.length) this.drain();
   }
@@ -251,11 +269,11 @@ export class LocalBudget implements Budget {
   private fallbackPause(): number {
     if (!this.windowed()) return DEFAULT_PAUSE_MS;
     const oldest = this.leaves[this.leavesHead];
-    return oldest === undefined ? this.periodMs! : Math.max(0, oldest - now());
+    return oldest === undefined ? this.periodMs! : Math.max(0, oldest - this.clock.now());
   }
 
   private pauseFor(ms: number): void {
-    const at = now();
+    const at = this.clock.now();
     const until = at + ms;
     if (until <= this.pausedUntil) return;
     if (this.pausedUntil <= at) this.pauses += 1;
@@ -313,7 +331,7 @@ export class LocalBudget implements Budget {
   /** Lets in the waiting requests that may go now, in order; arms the timer for the first that may not. */
   private drain(): void {
     while (this.queueHead < this.queue.length) {
-      const at = now();
+      const at = this.clock.now();
       const blocked = this.blocked(at);
       if (blocked === undefined) {
         this.take()!.resolve(this.admit());
@@ -326,7 +344,7 @@ export class LocalBudget implements Budget {
           this.take()!.reject(
             blocked.window
               ? windowError(this.name, this.limit!, this.periodMs!, wait, head.maxWaitMs)
-              : pausedError(this.name, wait, head.maxWaitMs),
+              : pausedError(this.name, wait, head.maxWaitMs, at),
           );
           continue;
         }
@@ -341,18 +359,18 @@ export class LocalBudget implements Budget {
     if (this.timer !== undefined && this.timerAt <= at) return;
     this.clearTimer();
     this.timerAt = at;
-    this.timer = setTimeout(
+    this.timer = this.clock.setTimer(
       () => {
         this.timer = undefined;
         this.timerAt = Infinity;
         this.drain();
       },
-      Math.max(0, Math.ceil(at - now())),
+      Math.max(0, Math.ceil(at - this.clock.now())),
     );
   }
 
   private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.timerAt = Infinity;
   }

@@ -1,10 +1,13 @@
 import type { Agent as NodeAgent } from 'node:http';
 import { createRequire } from 'node:module';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { type Clock, systemClock } from '../clock.js';
 import type { Environment } from '../definition/action.js';
 import { BudgetRegistry } from './budget.js';
+import { HeldBack, type WriteGate } from './budget-rules.js';
 import { NetworkPolicy, type NetworkOptions } from './network-policy.js';
 import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
+import type { HttpStage } from './stages/stage.js';
 
 /**
  * What the runs of one process share: the connection pool and the rate budgets.
@@ -20,7 +23,7 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
  * memory, at no cost while they do not bind): then every transport, in any
  * process on any machine, that uses the same Redis keeps one budget per
  * (connector, connection, budget name) together: the sliding window, the
- * pause, the probe and the concurrency (Bottleneck clustering).
+ * pause, the probe and the concurrency (Lua scripts of the SDK's own on that Redis).
  *
  * Every connection goes through the network policy (`network`): the address a request
  * connects to, after name resolution and at every redirect hop, must be one the run's
@@ -30,15 +33,22 @@ import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 export interface Transport {
   /** How requests are sent: straight to the pool, or through the built-in fetch. */
   via: 'undici' | 'fetch' | 'http';
-  /** The pool of runs in `environment` (made on first use). */
-  agent(environment: Environment): Agent;
-  /** That pool as the built-in fetch takes it (made on first use). */
-  dispatcher(environment: Environment): Dispatcher;
+  /**
+   * The pool of runs in `environment` (made on first use). A request that carries a write gate
+   * (`WRITE_GATE` in its options) asks it when its connection is ready, before it is written.
+   */
+  agent(environment: Environment): Dispatcher;
+  /** That pool as the built-in fetch takes it (made on first use), asking `open` before writing when given. */
+  dispatcher(environment: Environment, open?: WriteGate): Dispatcher;
   /** Node's http or https agent of runs in `environment`, for `via: 'http'` (made on first use). */
   nodeAgent(environment: Environment, protocol: 'http:' | 'https:'): NodeAgent;
   /** The addresses runs may connect to. */
   readonly network: NetworkPolicy;
   budgets: BudgetRegistry;
+  /** What every wait and timestamp of the pipeline reads: budgets, Retry-After, backoff. */
+  readonly clock: Clock;
+  /** The host's own stages, in every run's pipeline (see `pipeline.ts` for where). */
+  readonly stages: readonly HttpStage[];
   /** Ends the pool, the budgets' timers and the Redis connections the transport opened; waiting requests fail. */
   close(): Promise<void>;
 }
@@ -71,7 +81,23 @@ export interface TransportOptions {
    * a TypeError here.
    */
   network?: NetworkOptions;
+  /**
+   * The clock the budgets, Retry-After pauses and retry backoff wait on (default the system
+   * clock); a test passes `manualClock()` and moves it by hand. Request timeouts stay on real
+   * timers: they bound real I/O.
+   */
+  clock?: Clock;
+  /**
+   * The host's stages (tracing, caching ...), outermost first, in every run's pipeline: below
+   * retry and classification, above the budget. A stage sees each attempt, before the credential
+   * is added; an answer it gives without calling the next stage is classified like the provider's
+   * and takes nothing from the budget.
+   */
+  stages?: readonly HttpStage[];
 }
+
+/** The request option that carries a write gate to the pool's interceptor. */
+export const WRITE_GATE = Symbol('plugboard.writeGate');
 
 /** undici is loaded when a pool is first needed: a process that never sends does not pay for it. */
 const load = createRequire(import.meta.url);
@@ -79,11 +105,11 @@ const load = createRequire(import.meta.url);
 export function createTransport(options: TransportOptions = {}): Transport {
   const via = options.via ?? 'undici';
   const network = new NetworkPolicy(options.network);
-  const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis);
-  const agents = new Map<Environment, Agent>();
+  const agents = new Map<Environment, import('undici').Agent>();
+  const gatedAgents = new Map<Environment, Dispatcher>();
   const dispatchers = new Map<Environment, Dispatcher>();
   const nodeAgents = new Map<string, NodeAgent>();
-  const pool = (environment: Environment): Agent => {
+  const pool = (environment: Environment): import('undici').Agent => {
     let agent = agents.get(environment);
     if (!agent) {
       const { Agent: Pool } = load('undici') as typeof import('undici');
@@ -98,18 +124,34 @@ export function createTransport(options: TransportOptions = {}): Transport {
     }
     return agent;
   };
-  const budgets = new BudgetRegistry(redis);
+  const gated = (environment: Environment): Dispatcher => {
+    let agent = gatedAgents.get(environment);
+    if (!agent) {
+      agent = pool(environment).compose(writeGate());
+      gatedAgents.set(environment, agent);
+    }
+    return agent;
+  };
+  const clock = options.clock ?? systemClock;
+  const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis, { clock });
+  const budgets = new BudgetRegistry(redis, clock);
   return {
     via,
-    agent: pool,
-    dispatcher(environment) {
+    agent: gated,
+    dispatcher(environment, open) {
       let dispatcher = dispatchers.get(environment);
       if (!dispatcher) {
         // undici 8's Agent speaks a newer dispatcher interface than Node's built-in fetch accepts.
-        dispatcher = new (load('undici') as typeof import('undici')).Dispatcher1Wrapper(pool(environment));
+        dispatcher = new (load('undici') as typeof import('undici')).Dispatcher1Wrapper(gated(environment));
         dispatchers.set(environment, dispatcher);
       }
-      return dispatcher;
+      if (!open) return dispatcher;
+      // fetch makes its own request options: a dispatcher of this request adds the gate to them.
+      const shared = dispatcher;
+      return Object.assign(Object.create(shared) as Dispatcher, {
+        dispatch: (opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) =>
+          shared.dispatch({ ...opts, [WRITE_GATE]: open } as Dispatcher.DispatchOptions, handler),
+      });
     },
     nodeAgent(environment, protocol) {
       const key = `${environment} ${protocol}`;
@@ -126,12 +168,59 @@ export function createTransport(options: TransportOptions = {}): Transport {
     },
     network,
     budgets,
+    clock,
+    stages: options.stages ?? [],
     async close() {
       await budgets.stop();
       for (const agent of nodeAgents.values()) agent.destroy();
       await Promise.all([...agents.values()].map((agent) => agent.close()));
     },
   };
+}
+
+/**
+ * The pool's interceptor that asks a request's write gate when its connection is ready
+ * (`onRequestStart` comes just before the request is written) and aborts it with `HeldBack`
+ * when the gate says no: a request let in before its budget paused never reaches the provider.
+ */
+function writeGate(): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    const open = (opts as { [WRITE_GATE]?: WriteGate })[WRITE_GATE];
+    return dispatch(opts, open ? new GatedHandler(handler, open) : handler);
+  };
+}
+
+/** The request's own handler, asked the gate first when the request is about to be written. */
+class GatedHandler implements Dispatcher.DispatchHandler {
+  constructor(
+    private readonly handler: Dispatcher.DispatchHandler,
+    private readonly open: WriteGate,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.handler.onRequestStart?.(controller, context);
+    if (!controller.aborted && !this.open()) controller.abort(new HeldBack());
+  }
+
+  onRequestUpgrade(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>): void {
+    this.handler.onRequestUpgrade?.(...args);
+  }
+
+  onResponseStart(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>): void {
+    this.handler.onResponseStart?.(...args);
+  }
+
+  onResponseData(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseData']>>): void {
+    this.handler.onResponseData?.(...args);
+  }
+
+  onResponseEnd(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>): void {
+    this.handler.onResponseEnd?.(...args);
+  }
+
+  onResponseError(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseError']>>): void {
+    this.handler.onResponseError?.(...args);
+  }
 }
 
 let shared: Transport | undefined;

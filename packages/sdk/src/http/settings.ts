@@ -1,0 +1,47 @@
+import type { Action, Environment } from '../definition/action.js';
+import type { Connector } from '../definition/connector.js';
+import type { Logger } from '../log.js';
+import type { Redactor } from '../secrets.js';
+import type { Transport } from './transport.js';
+
+/** What one run's `ctx.http` is made from; every stage of its pipeline reads it. */
+export interface ClientSettings {
+  connector: Connector;
+  action: Action;
+  connectionId: string;
+  /** The run's environment: the network policy it connects under. */
+  environment: Environment;
+  baseUrl: string;
+  /** The header carrying the credential, resolved once per run. */
+  auth: readonly [string, string] | undefined;
+  redactor: Redactor;
+  /** Where requests go, and the clock every wait of the pipeline reads (`transport.clock`). */
+  transport: Transport;
+  signal: AbortSignal;
+  log: Logger;
+  retry: RetrySettings;
+}
+
+export interface RetrySettings {
+  /** Retries after the first attempt. */
+  retries: number;
+  minTimeoutMs: number;
+  maxTimeoutMs: number;
+}
+
+export const DEFAULT_RETRY: RetrySettings = { retries: 4, minTimeoutMs: 300, maxTimeoutMs: 15_000 };
+export const DEFAULT_TIMEOUT_MS = 30_000;
+// Long enough to wait out a per-minute window, short enough not to hold a worker.
+export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 90;
+
+/** The longest wait (a pause, a window, a Retry-After) the action accepts before failing at once. */
+export function maxWaitMsOf(action: Action): number {
+  return (action.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS) * 1000;
+}
+
+export function timeoutMsOf(action: Action): number {
+  return action.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+}
+
+/** The signal of a run nobody can cancel: nothing listens to it. */
+export const NEVER: AbortSignal = new AbortController().signal;
