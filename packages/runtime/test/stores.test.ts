@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type IdempotencyDecision,
+  manualClock,
   type RunningRecord,
   settleIdempotencyKey,
   type Stores,
@@ -144,7 +145,7 @@ describe('file store: inspect and decide', () => {
   test('settleIdempotencyKey over the file store: a running key settled failed runs again, the decisions stay', async () => {
     const stores: Stores = fileStore(dir);
     await stores.idempotency.claim('k', running);
-    const clock = () => new Date('2026-03-01T12:30:00.000Z');
+    const clock = manualClock(Date.parse('2026-03-01T12:30:00.000Z'));
     await expect(
       settleIdempotencyKey(stores.idempotency, 'k', { as: 'failed', by: 'ops', reason: 'r', clock }),
     ).rejects.toMatchObject({ refusal: 'recent' });

@@ -126,3 +126,4 @@ export { parseRetryAfter, findRequestId } from './http/headers.js';
 export { catalogueEntry, budgetOf } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
 export { boundedIssues, MAX_ISSUES, zodIssues } from './validation.js';
+export { type Clock, type ManualClock, type Timer, manualClock, sleep, systemClock } from './clock.js';

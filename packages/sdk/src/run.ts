@@ -6,6 +6,7 @@ import { authHeader } from './definition/auth.js';
 import { NOT_IN_HEADER } from './http/headers.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
+import { type Clock, systemClock } from './clock.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
 import {
   CancelledError,
@@ -47,8 +48,8 @@ export interface RunSettings {
   retry?: Partial<RetrySettings>;
   /** The decision of someone other than the requester on exactly this run; required when the action needs approval here. */
   approval?: ApprovalDecision;
-  /** The time the approval's expiry is checked against; default now. */
-  clock?: () => Date;
+  /** The time the approval's expiry is checked against and log entries and progress events are stamped with; default the system clock. */
+  clock?: Clock;
   /** Further secret values to keep out of logs and errors. */
   secrets?: readonly string[];
 }
@@ -238,12 +239,12 @@ export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): Prepared
  * The approval gate, the only one: a run that needs an approval here goes on
  * only with a decision, by someone other than the requester, that quotes the
  * digest of exactly this run and has not expired (`checkApproval`). A run that
- * needs none passes as it is.
+ * needs none passes as it is. `now` is the time the expiry is checked against (ms since the epoch, a `Clock`'s `now()`).
  */
 export function passGate<P extends PreparedAction>(
   prepared: P,
   approval: ApprovalDecision | undefined,
-  now: Date = new Date(),
+  now: number = systemClock.now(),
 ): P {
   if (prepared.needsApproval) {
     checkApproval(approval, {
@@ -259,7 +260,7 @@ export function passGate<P extends PreparedAction>(
 /** Runs an action: prepares it, passes the gate with `options.approval`, and yields its pages. */
 export async function* runAction(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
   const prepared = prepareRun(connector, actionKey, options);
-  yield* runPrepared(passGate(prepared, options.approval, options.clock?.()), options);
+  yield* runPrepared(passGate(prepared, options.approval, (options.clock ?? systemClock).now()), options);
 }
 
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
@@ -286,11 +287,13 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   redactor.add(credential);
 
   const signal = options.signal ?? NEVER;
+  const clock = options.clock ?? systemClock;
   const log = createLogger(
     options.log ?? stderrSink,
     redactor,
     { connector: connector.key, action: action.key },
     options.logLevel ?? (options.log ? 'info' : 'warn'),
+    clock,
   );
   const http = createHttpClient({
     connector,
@@ -311,7 +314,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     log,
     environment: prepared.environment,
     connection: { id: connection.id, settings: connection.settings },
-    progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action)),
+    progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action, clock)),
   };
 
   // A provider that echoes the credential must not pass it on into the flow's data.
@@ -376,10 +379,11 @@ function progressEvent(
   redactor: Redactor,
   connector: Connector,
   action: Action,
+  clock: Clock,
 ): ProgressEvent {
   const safe = redactor.redact({ ...update }) as ProgressUpdate;
   if (typeof safe.label === 'string') safe.label = excerpt(safe.label);
-  return { ...safe, connector: connector.key, action: action.key, time: new Date().toISOString() };
+  return { ...safe, connector: connector.key, action: action.key, time: new Date(clock.now()).toISOString() };
 }
 
 /** Header names go lower case: the client sets headers by name. */
