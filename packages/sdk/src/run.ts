@@ -20,7 +20,6 @@ import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
 import { excerpt } from './excerpt.js';
 import { describeJsonType, type JsonPath, jsonProblem, MAX_JSON_DEPTH } from './json.js';
-import { recordTest } from './record-check.js';
 import { Redactor } from './secrets.js';
 import { boundedIssues, zodIssues } from './validation.js';
 
@@ -321,24 +320,21 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   // One walk over the page finds an echoed secret; only a page that holds one is copied record by record.
   const withoutSecrets = (records: unknown[]) =>
     redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records;
-  // A record a plain entity schema accepts as it is goes on as it is; zod parses the rest (record-check.ts).
-  const inPlace = recordTest(action.entity);
+  // Every record goes on as the entity schema's output: zod's, defaults applied and unknown keys as the schema says.
   const validRecords = (records: unknown[]) =>
     withoutSecrets(records).map((record, index) =>
-      inPlace?.(record)
-        ? record
-        : parseOrThrow(
-            action.entity,
-            record,
-            (error) =>
-              new SchemaMismatchError(
-                `${connector.key} ${action.key}`,
-                zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined),
-                {
-                  requestId: http.lastRequestId,
-                },
-              ),
+      parseOrThrow(
+        action.entity,
+        record,
+        (error) =>
+          new SchemaMismatchError(
+            `${connector.key} ${action.key}`,
+            zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined),
+            {
+              requestId: http.lastRequestId,
+            },
           ),
+      ),
     );
 
   try {
