@@ -174,16 +174,37 @@ export function prepareRun(
   );
 }
 
-/** The prepared runs that passed the gate; only `passGate` adds to it. */
+/**
+ * The prepared runs of other runners (a plugin's) that passed the gate; only `passGate` adds to it.
+ * This module's own carry the mark in a private field: a weak set of every run costs the garbage collector.
+ */
 const passed = new WeakSet<PreparedAction>();
 
 /** True when the gate let this prepared run through: a runner that runs actions elsewhere checks it before it hands anything on. */
 export function passedGate(prepared: PreparedAction): boolean {
-  return passed.has(prepared);
+  return prepared instanceof Prepared ? hasPassed(prepared) : passed.has(prepared);
 }
+
+function markPassed(prepared: PreparedAction): void {
+  if (prepared instanceof Prepared) setPassed(prepared);
+  else passed.add(prepared);
+}
+
+// Set in Prepared's static block: the only code that reaches its private mark.
+let setPassed: (prepared: Prepared) => void;
+let hasPassed: (prepared: Prepared) => boolean;
 
 class Prepared implements PreparedRun {
   private digest: ApprovalBinding | undefined;
+  /** Set only by `passGate`: a private field, which no code outside this module can reach. */
+  #passed = false;
+
+  static {
+    setPassed = (prepared) => {
+      prepared.#passed = true;
+    };
+    hasPassed = (prepared) => prepared.#passed;
+  }
 
   constructor(
     readonly connector: Connector,
@@ -252,26 +273,50 @@ export function passGate<P extends PreparedAction>(
       now,
     });
   }
-  passed.add(prepared);
+  markPassed(prepared);
   return prepared;
 }
 
 /** Runs an action: prepares it, passes the gate with `options.approval`, and yields its pages. */
 export async function* runAction(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
+  yield* gatedRun(connector, actionKey, options);
+}
+
+/** `runAction` without its own generator around `runPrepared`'s: for the callers that consume it at once. */
+function gatedRun(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
   const prepared = prepareRun(connector, actionKey, options);
-  yield* runPrepared(passGate(prepared, options.approval, (options.clock ?? systemClock).now()), options);
+  return runPrepared(passGate(prepared, options.approval, (options.clock ?? systemClock).now()), options);
+}
+
+/** How many credentials' redactors are kept for the runs that come next. */
+const REDACTORS_KEPT = 64;
+const redactors = new Map<string, Redactor>();
+
+/**
+ * The redactor of a run with this credential and these further secrets. Runs with only a
+ * credential share one per credential (nothing adds to a run's redactor once it starts), so a
+ * run with a known credential builds none.
+ */
+function redactorFor(credential: string, secrets: readonly string[] | undefined): Redactor {
+  let redactor = secrets && secrets.length > 0 ? undefined : redactors.get(credential);
+  if (redactor) return redactor;
+  redactor = new Redactor(secrets);
+  redactor.add(credential);
+  if (secrets && secrets.length > 0) return redactor;
+  if (redactors.size >= REDACTORS_KEPT) redactors.delete(redactors.keys().next().value!);
+  redactors.set(credential, redactor);
+  return redactor;
 }
 
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
 export async function* runPrepared(prepared: PreparedRun, options: RunSettings): AsyncGenerator<Page> {
   const { connector, action, connection } = prepared;
-  if (!(prepared instanceof Prepared) || !passed.has(prepared))
+  if (!(prepared instanceof Prepared) || !hasPassed(prepared))
     throw new TypeError(
       `${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`,
     );
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
 
-  const redactor = new Redactor(options.secrets);
   const credential = await options.credential?.();
   if (!credential)
     throw new ConnectionConfigError(
@@ -283,7 +328,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       `connector '${connector.key}': the credential holds a line break or another character an HTTP header cannot carry (a trailing newline from a file?); nothing was sent`,
     );
   }
-  redactor.add(credential);
+  const redactor = redactorFor(credential, options.secrets);
 
   const signal = options.signal ?? NEVER;
   const clock = options.clock ?? systemClock;
@@ -305,7 +350,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     transport: options.transport ?? sharedTransport(),
     signal,
     log,
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    retry: options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY,
   });
   const context: ActionContext = {
     http,
@@ -321,21 +366,21 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   const withoutSecrets = (records: unknown[]) =>
     redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records;
   // Every record goes on as the entity schema's output: zod's, defaults applied and unknown keys as the schema says.
-  const validRecords = (records: unknown[]) =>
-    withoutSecrets(records).map((record, index) =>
-      parseOrThrow(
-        action.entity,
-        record,
-        (error) =>
-          new SchemaMismatchError(
-            `${connector.key} ${action.key}`,
-            zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined),
-            {
-              requestId: http.lastRequestId,
-            },
-          ),
-      ),
-    );
+  const validRecords = (page: unknown[]) => {
+    const records = withoutSecrets(page);
+    const valid: unknown[] = new Array(records.length);
+    for (let index = 0; index < records.length; index += 1) {
+      const result = action.entity.safeParse(records[index]);
+      if (!result.success)
+        throw new SchemaMismatchError(
+          `${connector.key} ${action.key}`,
+          zodIssues(result.error, action.direction === 'source' ? `records.${index}` : undefined),
+          { requestId: http.lastRequestId },
+        );
+      valid[index] = result.data;
+    }
+    return valid;
+  };
 
   try {
     if (action.direction === 'destination') {
@@ -416,7 +461,7 @@ function safeError(
 
 /** Runs a destination and returns its result. */
 export async function writeAction(connector: Connector, actionKey: string, options: RunOptions): Promise<unknown> {
-  for await (const page of runAction(connector, actionKey, options)) return page.records[0];
+  for await (const page of gatedRun(connector, actionKey, options)) return page.records[0];
   return undefined;
 }
 
@@ -429,7 +474,7 @@ export async function readAll(
   const records: unknown[] = [];
   let checkpoint: unknown = options.checkpoint;
   let pages = 0;
-  for await (const page of runAction(connector, actionKey, options)) {
+  for await (const page of gatedRun(connector, actionKey, options)) {
     records.push(...page.records);
     if (page.checkpoint !== undefined) checkpoint = page.checkpoint;
     pages += 1;
