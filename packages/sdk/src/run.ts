@@ -317,7 +317,9 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     );
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
 
-  const credential = await options.credential?.();
+  const resolved = options.credential?.();
+  // A resolver that answers at once is not awaited: a run's setup takes no extra turn for it.
+  const credential = typeof resolved === 'string' || resolved === undefined ? resolved : await resolved;
   if (!credential)
     throw new ConnectionConfigError(
       `connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`,
@@ -352,13 +354,15 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     log,
     retry: options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY,
   });
-  const context: ActionContext = {
+  // A source's context carries its checkpoint; one object either way.
+  const context: ActionContext & Partial<Pick<SourceContext, 'checkpoint'>> = {
     http,
     signal,
     log,
     environment: prepared.environment,
     connection: { id: connection.id, settings: connection.settings },
     progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action, clock)),
+    ...(action.direction === 'source' ? { checkpoint: prepared.checkpoint } : {}),
   };
 
   // A provider that echoes the credential must not pass it on into the flow's data.
@@ -388,8 +392,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       yield { records: validRecords([result]) };
       return;
     }
-    const sourceContext: SourceContext = { ...context, checkpoint: prepared.checkpoint };
-    for await (const page of action.read!(sourceContext, prepared.input)) {
+    for await (const page of action.read!(context as SourceContext, prepared.input)) {
       signal.throwIfAborted();
       const checkpointSchema = action.incremental?.checkpoint;
       if (checkpointSchema && page.checkpoint !== undefined) {
