@@ -165,3 +165,19 @@ describe('file store: inspect and decide', () => {
     expect(await stores.idempotency.claim('k', running)).toBeUndefined();
   });
 });
+
+describe('file store: the clock', () => {
+  test("stamps every file's savedAt with the clock it was given", async () => {
+    const clock = manualClock(Date.parse('2026-03-01T12:00:00.000Z'));
+    const stores = fileStore(dir, { clock });
+    await stores.checkpoints.commit('stream', { page: 1 });
+    await clock.advance(60_000);
+    await stores.idempotency.claim('k', running);
+    const savedAt = async (folder: string) => {
+      const [file] = await readdir(join(dir, folder));
+      return JSON.parse(await readFile(join(dir, folder, file!), 'utf8')).savedAt;
+    };
+    expect(await savedAt('checkpoints')).toBe('2026-03-01T12:00:00.000Z');
+    expect(await savedAt('idempotency')).toBe('2026-03-01T12:01:00.000Z');
+  });
+});
