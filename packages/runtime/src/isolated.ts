@@ -16,6 +16,7 @@ import {
   Redactor,
   type RunSettings,
   stderrSink,
+  systemClock,
 } from '@plugboard/sdk';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -520,6 +521,7 @@ class PluginProcess {
     await this.ensure();
     const signal = settings.signal;
     signal?.throwIfAborted();
+    const clock = settings.clock ?? systemClock;
 
     const queue: Array<{ page: Page } | { error: Error } | { done: true }> = [];
     let wake: (() => void) | undefined;
@@ -538,7 +540,7 @@ class PluginProcess {
         plan: plan.id,
         credential,
         ...(settings.approval ? { approval: settings.approval } : {}),
-        now: (settings.clock?.() ?? new Date()).toISOString(),
+        now: new Date(clock.now()).toISOString(),
         logLevel: settings.logLevel ?? (settings.log ? 'info' : 'warn'),
         ...(settings.retry ? { retry: settings.retry } : {}),
       }),
@@ -564,13 +566,13 @@ class PluginProcess {
                   sink({
                     level: 'warn',
                     message: `${subject}: more than ${MAX_RUN_NOTES} log entries and progress updates; the rest of this run's are dropped`,
-                    time: new Date().toISOString(),
+                    time: new Date(clock.now()).toISOString(),
                     connector: key,
                     action: plan.action.key,
                   });
               } else if (message.type === 'log')
                 sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
-              else settings.onProgress?.(progressOf(message.event, redactor, key, plan.action.key));
+              else settings.onProgress?.(progressOf(message.event, redactor, key, plan.action.key, clock.now()));
               break;
             case 'done':
               push({ done: true });
@@ -720,14 +722,14 @@ class PluginProcess {
 }
 
 /** A progress update from the plugin as the caller gets it in-process: redacted, its label a short excerpt, the host's time. */
-function progressOf(event: unknown, redactor: Redactor, connector: string, action: string): ProgressEvent {
+function progressOf(event: unknown, redactor: Redactor, connector: string, action: string, now: number): ProgressEvent {
   const safe = redactor.redact(typeof event === 'object' && event !== null ? event : {}) as ProgressEvent;
   return {
     ...safe,
     ...(typeof safe.label === 'string' ? { label: excerpt(safe.label) } : {}),
     connector,
     action,
-    time: new Date().toISOString(),
+    time: new Date(now).toISOString(),
   };
 }
 

@@ -104,7 +104,7 @@ async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void
     const prepared = planOf(message.plan);
     plans.delete(message.plan);
     // The host's gate let this run through; the same gate here holds the plugin to the digest the host approved.
-    const gated = passGate(prepared, message.approval, new Date(message.now));
+    const gated = passGate(prepared, message.approval, Date.parse(message.now));
     transport ??= createTransport({
       ...(start.allow ? { network: { allow: start.allow } } : {}),
       ...(start.redis ? { redis: start.redis } : {}),

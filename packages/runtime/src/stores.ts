@@ -2,12 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  type Clock,
   ConflictError,
   type IdempotencyDecision,
   type IdempotencyRecord,
   recordAfterDecision,
   recordsEqual,
   type Stores,
+  systemClock,
 } from '@plugboard/sdk';
 
 /** The executor's stores as files in a folder (the CLI's): they survive a crash and are written atomically. */
@@ -129,8 +131,10 @@ async function lockFile(file: string, subject: string): Promise<() => Promise<vo
  * stream or key; `decisions/`, the operators' decisions on a key, one JSON file per key). Every write goes to a temporary file that is flushed and then renamed
  * (or, for a claim, hard-linked, which fails when the key exists), so a crash never leaves
  * a half-written record and two processes never both claim one key.
+ * `savedAt` in each file is `options.clock`'s time (default the system clock).
  */
-export function fileStore(dir: string): Stores {
+export function fileStore(dir: string, options: { clock?: Clock } = {}): Stores {
+  const clock = options.clock ?? systemClock;
   const checkpointDir = join(dir, 'checkpoints');
   const keyDir = join(dir, 'idempotency');
   const decisionDir = join(dir, 'decisions');
@@ -144,7 +148,7 @@ export function fileStore(dir: string): Stores {
     return made;
   };
   const record = (key: string, value: unknown) =>
-    `${JSON.stringify({ key, value, savedAt: new Date().toISOString() })}\n`;
+    `${JSON.stringify({ key, value, savedAt: new Date(clock.now()).toISOString() })}\n`;
   const recordOf = async (key: string) =>
     (await readJson(fileFor(keyDir, key)))?.value as IdempotencyRecord | undefined;
   const decisionsOf = async (key: string) =>

@@ -24,6 +24,7 @@ import {
   type ExecutorOptions,
   IdempotencyKeyReusedError,
   IdempotencyUnsettledError,
+  manualClock,
   memoryStore,
   type Stores,
   UnknownConnectorError,
@@ -80,7 +81,7 @@ function executor(overrides: Partial<ExecutorOptions> = {}) {
       credentialCalls += 1;
       return 'secret-token-123';
     },
-    clock: () => NOW,
+    clock: manualClock(NOW.getTime()),
     transport,
     retry: { retries: 2, minTimeoutMs: 10, maxTimeoutMs: 20 },
     log: () => undefined,
@@ -214,6 +215,18 @@ for (const mode of MODES) {
         await expect(
           executor().execute({ ...request, approval: await approvalFor(request, { expiresAt: null }) }),
         ).resolves.toMatchObject({ replayed: false });
+        expect(server.requests).toHaveLength(1);
+      });
+
+      test('an approval valid at the start is refused once the clock passes its expiresAt, with no real waiting', async () => {
+        const clock = manualClock(NOW.getTime());
+        const request = order();
+        const approval = await approvalFor(request, { expiresAt: '2026-03-01T12:30:00.000Z' });
+        await expect(executor({ clock }).execute({ ...request, approval })).resolves.toMatchObject({ replayed: false });
+        await clock.advance(30 * 60 * 1000);
+        const error = await refusedWith(executor({ clock }).execute({ ...request, approval }));
+        expect(error.reason).toBe('expired');
+        expect(error.message).toContain('it expired at 2026-03-01T12:30:00.000Z');
         expect(server.requests).toHaveLength(1);
       });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type IdempotencyDecision,
+  manualClock,
   type RunningRecord,
   settleIdempotencyKey,
   type Stores,
@@ -144,7 +145,7 @@ describe('file store: inspect and decide', () => {
   test('settleIdempotencyKey over the file store: a running key settled failed runs again, the decisions stay', async () => {
     const stores: Stores = fileStore(dir);
     await stores.idempotency.claim('k', running);
-    const clock = () => new Date('2026-03-01T12:30:00.000Z');
+    const clock = manualClock(Date.parse('2026-03-01T12:30:00.000Z'));
     await expect(
       settleIdempotencyKey(stores.idempotency, 'k', { as: 'failed', by: 'ops', reason: 'r', clock }),
     ).rejects.toMatchObject({ refusal: 'recent' });
@@ -162,5 +163,21 @@ describe('file store: inspect and decide', () => {
       ],
     });
     expect(await stores.idempotency.claim('k', running)).toBeUndefined();
+  });
+});
+
+describe('file store: the clock', () => {
+  test("stamps every file's savedAt with the clock it was given", async () => {
+    const clock = manualClock(Date.parse('2026-03-01T12:00:00.000Z'));
+    const stores = fileStore(dir, { clock });
+    await stores.checkpoints.commit('stream', { page: 1 });
+    await clock.advance(60_000);
+    await stores.idempotency.claim('k', running);
+    const savedAt = async (folder: string) => {
+      const [file] = await readdir(join(dir, folder));
+      return JSON.parse(await readFile(join(dir, folder, file!), 'utf8')).savedAt;
+    };
+    expect(await savedAt('checkpoints')).toBe('2026-03-01T12:00:00.000Z');
+    expect(await savedAt('idempotency')).toBe('2026-03-01T12:01:00.000Z');
   });
 });

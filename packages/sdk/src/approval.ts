@@ -59,7 +59,8 @@ export interface ApprovalCheck {
   /** What runs, for messages, e.g. `descript media_imports.create in production`. */
   subject: string;
   binding: ApprovalBinding;
-  now: Date;
+  /** The time to check the expiry against, in milliseconds since the epoch (a `Clock`'s `now()`). */
+  now: number;
 }
 
 function person(value: unknown): string | undefined {
@@ -119,7 +120,7 @@ export function checkApproval(approval: ApprovalDecision | undefined, check: App
       `it approves digest ${excerpt(approval.digest)}, which is not the digest of what would run (the connector version, action, connection, environment or input differ)`,
     );
   }
-  if (expiresAt !== null && expiresAt !== undefined && now.getTime() >= expiresAt.getTime()) {
+  if (expiresAt !== null && expiresAt !== undefined && now >= expiresAt.getTime()) {
     refuse('expired', `it expired at ${expiresAt.toISOString()}`);
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalDecision } from './approval.js';
+import { type Clock, systemClock } from './clock.js';
 import { checkConnectionSettings } from './connection.js';
 import type { ProgressEvent } from './context.js';
 import { type Environment, type Page, retryPolicy } from './definition/action.js';
@@ -48,8 +49,8 @@ export interface ExecutorOptions {
   resolveCredential(connectionId: string): string | undefined | Promise<string | undefined>;
   /** Default: both in memory. */
   stores?: Partial<Stores>;
-  /** The time approvals are checked against and records are stamped with. */
-  clock?: () => Date;
+  /** The time approvals are checked against and records and events are stamped with; default the system clock. */
+  clock?: Clock;
   /** The pool and rate budgets; default: the SDK's process-wide one. */
   transport?: Transport;
   /** Structured log entries of the runs, already redacted. */
@@ -276,8 +277,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const defaults = memoryStore();
   const checkpoints = options.stores?.checkpoints ?? defaults.checkpoints;
   const idempotency = options.stores?.idempotency ?? defaults.idempotency;
-  const clock = options.clock ?? (() => new Date());
-  const now = () => clock().toISOString();
+  const clock = options.clock ?? systemClock;
+  const now = () => new Date(clock.now()).toISOString();
   /** Runs of this executor by idempotency key, one after the other: a concurrent repeat waits for the first. */
   const queues = new Map<string, Promise<unknown>>();
 
@@ -356,7 +357,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
   /** The SDK's one gate, before any claim or call: the run it gives back is the one that runs. */
   function gate(request: ExecuteRequest, prepared: PreparedAction): PreparedAction {
-    return passGate(prepared, request.approval, clock());
+    return passGate(prepared, request.approval, clock.now());
   }
 
   /** The approval digest, only where an approval is involved. */

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from './clock.js';
 import { ConflictError, InvalidInputError, type InputIssue, NotFoundError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import type { IdempotencyDecision, IdempotencyRecord, IdempotencyReport, IdempotencyStore } from './stores.js';
@@ -29,7 +30,8 @@ export interface SettleKeyOptions {
   force?: boolean;
   /** A `running` key younger than this is refused without `force`; default `DEFAULT_SETTLE_MIN_AGE_MS`. */
   minAgeMs?: number;
-  clock?: () => Date;
+  /** The time the run's age is measured against and the decision is stamped with; default the system clock. */
+  clock?: Clock;
 }
 
 /** Why a key was not settled: it already `succeeded`, its run started too `recent`ly, or its record `changed` meanwhile. */
@@ -92,7 +94,7 @@ export async function settleIdempotencyKey(
   const issues = checkOptions(options);
   const named = `idempotency key ${JSON.stringify(excerpt(key))}`;
   if (issues.length > 0) throw new InvalidInputError(`settling ${named}`, issues);
-  const now = (options.clock ?? (() => new Date()))();
+  const now = new Date((options.clock ?? systemClock).now());
   const { record } = await store.inspect(key);
   if (!record)
     throw new NotFoundError(`nothing is kept under ${named}: there is nothing to settle`, {

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from './clock.js';
 import type { Redactor } from './secrets.js';
 
 /** Structured log of one run. Every entry passes through the run's redactor. */
@@ -31,14 +32,15 @@ export const stderrSink: LogSink = (entry) => {
   process.stderr.write(`${JSON.stringify(entry)}\n`);
 };
 
-/** A logger whose entries below `level` are dropped before anything is built. */
+/** A logger whose entries below `level` are dropped before anything is built; entries are stamped with `clock`'s time. */
 export function createLogger(
   sink: LogSink,
   redactor: Redactor,
   base: Record<string, unknown> = {},
   level: LogLevel = 'debug',
+  clock: Clock = systemClock,
 ): Logger {
-  return new RunLogger(sink, redactor, base, RANK[level]);
+  return new RunLogger(sink, redactor, base, RANK[level], clock);
 }
 
 class RunLogger implements Logger {
@@ -47,6 +49,7 @@ class RunLogger implements Logger {
     private readonly redactor: Redactor,
     private readonly base: Record<string, unknown>,
     private readonly least: number,
+    private readonly clock: Clock,
   ) {}
 
   debug(message: string, fields?: Record<string, unknown>): void {
@@ -66,7 +69,7 @@ class RunLogger implements Logger {
   }
 
   child(fields: Record<string, unknown>): Logger {
-    return new RunLogger(this.sink, this.redactor, { ...this.base, ...fields }, this.least);
+    return new RunLogger(this.sink, this.redactor, { ...this.base, ...fields }, this.least, this.clock);
   }
 
   enabled(level: LogLevel): boolean {
@@ -75,6 +78,8 @@ class RunLogger implements Logger {
 
   private write(level: LogLevel, message: string, fields: Record<string, unknown> = {}): void {
     if (RANK[level] < this.least) return;
-    this.sink(this.redactor.redact({ ...this.base, ...fields, level, message, time: new Date().toISOString() }));
+    this.sink(
+      this.redactor.redact({ ...this.base, ...fields, level, message, time: new Date(this.clock.now()).toISOString() }),
+    );
   }
 }

@@ -6,6 +6,7 @@ import { authHeader } from './definition/auth.js';
 import { NOT_IN_HEADER } from './http/headers.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
+import { type Clock, systemClock } from './clock.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
 import {
   CancelledError,
@@ -19,7 +20,6 @@ import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
 import { excerpt } from './excerpt.js';
 import { describeJsonType, type JsonPath, jsonProblem, MAX_JSON_DEPTH } from './json.js';
-import { recordTest } from './record-check.js';
 import { Redactor } from './secrets.js';
 import { boundedIssues, zodIssues } from './validation.js';
 
@@ -47,8 +47,8 @@ export interface RunSettings {
   retry?: Partial<RetrySettings>;
   /** The decision of someone other than the requester on exactly this run; required when the action needs approval here. */
   approval?: ApprovalDecision;
-  /** The time the approval's expiry is checked against; default now. */
-  clock?: () => Date;
+  /** The time the approval's expiry is checked against and log entries and progress events are stamped with; default the system clock. */
+  clock?: Clock;
   /** Further secret values to keep out of logs and errors. */
   secrets?: readonly string[];
 }
@@ -174,16 +174,37 @@ export function prepareRun(
   );
 }
 
-/** The prepared runs that passed the gate; only `passGate` adds to it. */
+/**
+ * The prepared runs of other runners (a plugin's) that passed the gate; only `passGate` adds to it.
+ * This module's own carry the mark in a private field: a weak set of every run costs the garbage collector.
+ */
 const passed = new WeakSet<PreparedAction>();
 
 /** True when the gate let this prepared run through: a runner that runs actions elsewhere checks it before it hands anything on. */
 export function passedGate(prepared: PreparedAction): boolean {
-  return passed.has(prepared);
+  return prepared instanceof Prepared ? hasPassed(prepared) : passed.has(prepared);
 }
+
+function markPassed(prepared: PreparedAction): void {
+  if (prepared instanceof Prepared) setPassed(prepared);
+  else passed.add(prepared);
+}
+
+// Set in Prepared's static block: the only code that reaches its private mark.
+let setPassed: (prepared: Prepared) => void;
+let hasPassed: (prepared: Prepared) => boolean;
 
 class Prepared implements PreparedRun {
   private digest: ApprovalBinding | undefined;
+  /** Set only by `passGate`: a private field, which no code outside this module can reach. */
+  #passed = false;
+
+  static {
+    setPassed = (prepared) => {
+      prepared.#passed = true;
+    };
+    hasPassed = (prepared) => prepared.#passed;
+  }
 
   constructor(
     readonly connector: Connector,
@@ -238,12 +259,12 @@ export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): Prepared
  * The approval gate, the only one: a run that needs an approval here goes on
  * only with a decision, by someone other than the requester, that quotes the
  * digest of exactly this run and has not expired (`checkApproval`). A run that
- * needs none passes as it is.
+ * needs none passes as it is. `now` is the time the expiry is checked against (ms since the epoch, a `Clock`'s `now()`).
  */
 export function passGate<P extends PreparedAction>(
   prepared: P,
   approval: ApprovalDecision | undefined,
-  now: Date = new Date(),
+  now: number = systemClock.now(),
 ): P {
   if (prepared.needsApproval) {
     checkApproval(approval, {
@@ -252,27 +273,53 @@ export function passGate<P extends PreparedAction>(
       now,
     });
   }
-  passed.add(prepared);
+  markPassed(prepared);
   return prepared;
 }
 
 /** Runs an action: prepares it, passes the gate with `options.approval`, and yields its pages. */
 export async function* runAction(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
+  yield* gatedRun(connector, actionKey, options);
+}
+
+/** `runAction` without its own generator around `runPrepared`'s: for the callers that consume it at once. */
+function gatedRun(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
   const prepared = prepareRun(connector, actionKey, options);
-  yield* runPrepared(passGate(prepared, options.approval, options.clock?.()), options);
+  return runPrepared(passGate(prepared, options.approval, (options.clock ?? systemClock).now()), options);
+}
+
+/** How many credentials' redactors are kept for the runs that come next. */
+const REDACTORS_KEPT = 64;
+const redactors = new Map<string, Redactor>();
+
+/**
+ * The redactor of a run with this credential and these further secrets. Runs with only a
+ * credential share one per credential (nothing adds to a run's redactor once it starts), so a
+ * run with a known credential builds none.
+ */
+function redactorFor(credential: string, secrets: readonly string[] | undefined): Redactor {
+  let redactor = secrets && secrets.length > 0 ? undefined : redactors.get(credential);
+  if (redactor) return redactor;
+  redactor = new Redactor(secrets);
+  redactor.add(credential);
+  if (secrets && secrets.length > 0) return redactor;
+  if (redactors.size >= REDACTORS_KEPT) redactors.delete(redactors.keys().next().value!);
+  redactors.set(credential, redactor);
+  return redactor;
 }
 
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
 export async function* runPrepared(prepared: PreparedRun, options: RunSettings): AsyncGenerator<Page> {
   const { connector, action, connection } = prepared;
-  if (!(prepared instanceof Prepared) || !passed.has(prepared))
+  if (!(prepared instanceof Prepared) || !hasPassed(prepared))
     throw new TypeError(
       `${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`,
     );
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
 
-  const redactor = new Redactor(options.secrets);
-  const credential = await options.credential?.();
+  const resolved = options.credential?.();
+  // A resolver that answers at once is not awaited: a run's setup takes no extra turn for it.
+  const credential = typeof resolved === 'string' || resolved === undefined ? resolved : await resolved;
   if (!credential)
     throw new ConnectionConfigError(
       `connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`,
@@ -283,14 +330,16 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       `connector '${connector.key}': the credential holds a line break or another character an HTTP header cannot carry (a trailing newline from a file?); nothing was sent`,
     );
   }
-  redactor.add(credential);
+  const redactor = redactorFor(credential, options.secrets);
 
   const signal = options.signal ?? NEVER;
+  const clock = options.clock ?? systemClock;
   const log = createLogger(
     options.log ?? stderrSink,
     redactor,
     { connector: connector.key, action: action.key },
     options.logLevel ?? (options.log ? 'info' : 'warn'),
+    clock,
   );
   const http = createHttpClient({
     connector,
@@ -303,40 +352,39 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     transport: options.transport ?? sharedTransport(),
     signal,
     log,
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    retry: options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY,
   });
-  const context: ActionContext = {
+  // A source's context carries its checkpoint; one object either way.
+  const context: ActionContext & Partial<Pick<SourceContext, 'checkpoint'>> = {
     http,
     signal,
     log,
     environment: prepared.environment,
     connection: { id: connection.id, settings: connection.settings },
-    progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action)),
+    progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action, clock)),
+    ...(action.direction === 'source' ? { checkpoint: prepared.checkpoint } : {}),
   };
 
   // A provider that echoes the credential must not pass it on into the flow's data.
   // One walk over the page finds an echoed secret; only a page that holds one is copied record by record.
   const withoutSecrets = (records: unknown[]) =>
     redactor.containsSecretIn(records) ? records.map((record) => redactor.redactValues(record)) : records;
-  // A record a plain entity schema accepts as it is goes on as it is; zod parses the rest (record-check.ts).
-  const inPlace = recordTest(action.entity);
-  const validRecords = (records: unknown[]) =>
-    withoutSecrets(records).map((record, index) =>
-      inPlace?.(record)
-        ? record
-        : parseOrThrow(
-            action.entity,
-            record,
-            (error) =>
-              new SchemaMismatchError(
-                `${connector.key} ${action.key}`,
-                zodIssues(error, action.direction === 'source' ? `records.${index}` : undefined),
-                {
-                  requestId: http.lastRequestId,
-                },
-              ),
-          ),
-    );
+  // Every record goes on as the entity schema's output: zod's, defaults applied and unknown keys as the schema says.
+  const validRecords = (page: unknown[]) => {
+    const records = withoutSecrets(page);
+    const valid: unknown[] = new Array(records.length);
+    for (let index = 0; index < records.length; index += 1) {
+      const result = action.entity.safeParse(records[index]);
+      if (!result.success)
+        throw new SchemaMismatchError(
+          `${connector.key} ${action.key}`,
+          zodIssues(result.error, action.direction === 'source' ? `records.${index}` : undefined),
+          { requestId: http.lastRequestId },
+        );
+      valid[index] = result.data;
+    }
+    return valid;
+  };
 
   try {
     if (action.direction === 'destination') {
@@ -344,8 +392,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       yield { records: validRecords([result]) };
       return;
     }
-    const sourceContext: SourceContext = { ...context, checkpoint: prepared.checkpoint };
-    for await (const page of action.read!(sourceContext, prepared.input)) {
+    for await (const page of action.read!(context as SourceContext, prepared.input)) {
       signal.throwIfAborted();
       const checkpointSchema = action.incremental?.checkpoint;
       if (checkpointSchema && page.checkpoint !== undefined) {
@@ -376,10 +423,11 @@ function progressEvent(
   redactor: Redactor,
   connector: Connector,
   action: Action,
+  clock: Clock,
 ): ProgressEvent {
   const safe = redactor.redact({ ...update }) as ProgressUpdate;
   if (typeof safe.label === 'string') safe.label = excerpt(safe.label);
-  return { ...safe, connector: connector.key, action: action.key, time: new Date().toISOString() };
+  return { ...safe, connector: connector.key, action: action.key, time: new Date(clock.now()).toISOString() };
 }
 
 /** Header names go lower case: the client sets headers by name. */
@@ -416,7 +464,7 @@ function safeError(
 
 /** Runs a destination and returns its result. */
 export async function writeAction(connector: Connector, actionKey: string, options: RunOptions): Promise<unknown> {
-  for await (const page of runAction(connector, actionKey, options)) return page.records[0];
+  for await (const page of gatedRun(connector, actionKey, options)) return page.records[0];
   return undefined;
 }
 
@@ -429,7 +477,7 @@ export async function readAll(
   const records: unknown[] = [];
   let checkpoint: unknown = options.checkpoint;
   let pages = 0;
-  for await (const page of runAction(connector, actionKey, options)) {
+  for await (const page of gatedRun(connector, actionKey, options)) {
     records.push(...page.records);
     if (page.checkpoint !== undefined) checkpoint = page.checkpoint;
     pages += 1;

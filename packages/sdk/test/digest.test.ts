@@ -1,6 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { approvalDigest, canonicalJson, prepareRun, type RunSubject } from '../src/index.js';
+import {
+  ApprovalRefusedError,
+  approvalDigest,
+  canonicalJson,
+  createTransport,
+  type PreparedAction,
+  type PreparedRun,
+  passedGate,
+  passGate,
+  prepareRun,
+  resumeFrom,
+  type RunSubject,
+  runPrepared,
+} from '../src/index.js';
 import { example } from './support/connector.js';
+import { useHarness } from './support/harness.js';
+import { json } from './support/server.js';
 
 const subject: RunSubject = {
   connector: { key: 'example', version: '1.0.0' },
@@ -55,5 +70,58 @@ describe('approval digest', () => {
   it('writes canonical JSON', () => {
     expect(canonicalJson({ b: [2, { d: 1, c: undefined }], a: 'x' })).toBe('{"a":"x","b":[2,{"d":1}]}');
     expect(() => canonicalJson({ n: Number.NaN })).toThrow(/no JSON form/);
+  });
+});
+
+describe('the approval gate', () => {
+  const h = useHarness();
+  const order = { customer: { name: 'Ada', email: 'ada@example.com' }, quantity: 2 };
+
+  async function pagesOf(prepared: PreparedRun): Promise<unknown> {
+    // A production run may reach this test's server on 127.0.0.1 only when the host allows it.
+    const transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
+    const records: unknown[] = [];
+    try {
+      for await (const page of runPrepared(prepared, h.options({ input: undefined, transport })))
+        records.push(...page.records);
+    } finally {
+      await transport.close();
+    }
+    return records;
+  }
+
+  it('runs only a prepared run that passed it, and nothing is sent before', async () => {
+    const server = await h.start((_, res) => json(res, 201, { order_id: 'ord_1', amount: '2.00' }));
+    const options = { input: order, connection: { baseUrl: server.url }, environment: 'production' as const };
+    const prepared = prepareRun(example, 'orders.create', options);
+    expect(passedGate(prepared)).toBe(false);
+    await expect(pagesOf(prepared)).rejects.toThrow(/passed the approval gate/);
+    // A copy of a prepared run is not the prepared run the gate let through.
+    expect(() => passGate(prepared, undefined)).toThrow(ApprovalRefusedError);
+    await expect(pagesOf({ ...prepared } as PreparedRun)).rejects.toThrow(/passed the approval gate/);
+    expect(server.requests).toHaveLength(0);
+
+    const approval = {
+      digest: prepared.binding.digest,
+      requestedBy: 'alice@example.com',
+      decidedBy: 'bob@example.com',
+      decision: 'approved' as const,
+      expiresAt: null,
+    };
+    const passed = passGate(prepared, approval);
+    expect(passedGate(passed)).toBe(true);
+    await expect(pagesOf(passed)).resolves.toEqual([{ order_id: 'ord_1', amount: '2.00' }]);
+    expect(server.requests).toHaveLength(1);
+    // Resuming makes a new prepared run, which must pass the gate again.
+    const sandbox = prepareRun(example, 'items.list', { input: {}, connection: { baseUrl: server.url } });
+    expect(passedGate(resumeFrom(passGate(sandbox, undefined), undefined))).toBe(false);
+  });
+
+  it("marks another runner's prepared run that passed it", () => {
+    const prepared = prepareRun(example, 'items.list', { input: {}, connection: { baseUrl: 'http://127.0.0.1:1' } });
+    const remote: PreparedAction = { ...prepared, binding: prepared.binding };
+    expect(passedGate(remote)).toBe(false);
+    expect(passGate(remote, undefined)).toBe(remote);
+    expect(passedGate(remote)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import {
   IdempotencySettleRefusedError,
   IdempotencyUnsettledError,
   InvalidInputError,
+  manualClock,
   memoryStore,
   NotFoundError,
   type RunningRecord,
@@ -33,7 +34,7 @@ const uncertain: UncertainRecord = {
   error: { code: 'provider_unavailable', message: 'POST /orders: 503', requestId: 'req_42' },
   finishedAt: '2026-03-01T12:00:05.000Z',
 };
-const at = (iso: string) => () => new Date(iso);
+const at = (iso: string) => manualClock(Date.parse(iso));
 const decision = (
   as: 'succeeded' | 'failed',
   before: RunningRecord | UncertainRecord = running,

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { recordTest } from '../src/record-check.js';
+import { bearerToken, defineAction, defineConnector, runAction, SchemaMismatchError } from '../src/index.js';
 
 /**
- * The in-place record test may only pass a record zod would accept and return unchanged:
- * every case below is checked against zod itself, so a test that let through too much (or a
- * zod upgrade that changed what a schema does) fails here.
+ * A source's records are its entity schema's output: a run hands on exactly what zod returns
+ * for each record (defaults applied, unknown keys stripped, values transformed), and a record
+ * zod refuses fails the run with the issue's path. Every case below is checked against zod
+ * itself, so a shortcut that let a record through unparsed (or a zod upgrade that changed what
+ * a schema does) fails here.
  */
 
 const Project = z.looseObject({
@@ -67,63 +69,86 @@ const values: unknown[] = [
   { ...good, meta: undefined },
 ];
 
-/** Schemas that may change what they parse: none may be checked in place. */
-const changing: Array<[string, z.ZodType]> = [
-  ['a default', z.looseObject({ id: z.string(), n: z.number().default(1) })],
-  ['a transform', z.looseObject({ id: z.string().transform((text) => text.toUpperCase()) })],
-  ['trimming', z.looseObject({ id: z.string().trim() })],
-  ['coercion', z.looseObject({ n: z.coerce.number() })],
-  ['a refinement', z.looseObject({ id: z.string().refine((text) => text !== 'x') })],
-  ['a union', z.looseObject({ id: z.union([z.string(), z.number()]) })],
-  ['a pipe', z.looseObject({ id: z.string().pipe(z.string()) })],
-  ['a catch', z.looseObject({ id: z.string().catch('x') })],
-  ['a url, which may be normalised', z.looseObject({ link: z.url({ normalize: true }) })],
-  ['a catchall of its own', z.object({ id: z.string() }).catchall(z.string().trim())],
+/** Schemas that change what they parse: a run hands on zod's output, never the record as it came. */
+const changing: Array<[string, z.ZodType, unknown[]]> = [
+  ['a default', z.looseObject({ id: z.string(), n: z.number().default(1) }), [{ id: 'a' }, { id: 'a', n: 2 }]],
+  ['a transform', z.looseObject({ id: z.string().transform((text) => text.toUpperCase()) }), [{ id: 'a' }]],
+  ['trimming', z.looseObject({ id: z.string().trim() }), [{ id: ' a ' }, { id: 'a' }]],
+  ['coercion', z.looseObject({ n: z.coerce.number() }), [{ n: '7' }, { n: 'x' }]],
+  ['a refinement', z.looseObject({ id: z.string().refine((text) => text !== 'x') }), [{ id: 'a' }, { id: 'x' }]],
+  ['a union', z.looseObject({ id: z.union([z.string(), z.number()]) }), [{ id: 1 }, { id: true }]],
+  ['a catch', z.looseObject({ id: z.string().catch('x') }), [{ id: 1 }]],
+  ['a url, normalised', z.looseObject({ link: z.url({ normalize: true }) }), [{ link: 'HTTP://Example.COM/a' }]],
+  ['a catchall of its own', z.object({ id: z.string() }).catchall(z.string().trim()), [{ id: 'a', b: ' c ' }]],
+  ['stripped unknown keys', z.object({ id: z.string() }), [{ id: 'a', extra: 1 }]],
+  ['refused unknown keys', z.strictObject({ id: z.string() }), [{ id: 'a', extra: 1 }]],
 ];
 
-describe('the in-place record test', () => {
-  it('compiles a plain entity schema', () => {
-    expect(recordTest(Project)).toBeTypeOf('function');
+/** What a run of a source whose provider answered `record`, validated by `entity`, hands on: its records, or the error. */
+async function runOf(entity: z.ZodType, record: unknown): Promise<{ records: unknown[] } | { error: unknown }> {
+  const connector = defineConnector({
+    key: 'records',
+    name: 'Records',
+    version: '1.0.0',
+    vendor: null,
+    category: 'developer',
+    status: 'beta',
+    summary: 'Yields one given record, for the record check.',
+    auth: bearerToken(),
+    actions: [
+      defineAction({
+        key: 'records.list',
+        label: 'List records',
+        direction: 'source',
+        entity: entity.meta({ id: 'Record' }),
+        input: z.object({}),
+        async *read() {
+          yield { records: [record] };
+        },
+      }),
+    ],
+  });
+  try {
+    const records: unknown[] = [];
+    for await (const page of runAction(connector, 'records.list', {
+      input: {},
+      connection: { baseUrl: 'http://127.0.0.1:9' },
+      credential: () => 'record-check-credential',
+      log: () => undefined,
+    }))
+      records.push(...page.records);
+    return { records };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** The run hands on exactly zod's output for the record, or fails with zod's first issue's path. */
+async function expectZodOutcome(entity: z.ZodType, record: unknown): Promise<void> {
+  const parsed = entity.safeParse(record);
+  const outcome = await runOf(entity, record);
+  const label = JSON.stringify(record) ?? String(record);
+  if (parsed.success) {
+    expect(outcome, label).toStrictEqual({ records: [parsed.data] });
+  } else {
+    expect('error' in outcome, label).toBe(true);
+    const error = (outcome as { error: unknown }).error;
+    expect(error, label).toBeInstanceOf(SchemaMismatchError);
+    const path = ['records', '0', ...parsed.error.issues[0]!.path.map(String)].join('.');
+    expect((error as SchemaMismatchError).issues[0]!.path, label).toBe(path);
+  }
+}
+
+describe("a run's records are its entity schema's output", () => {
+  it('hands on what zod accepts as zod returns it, and refuses what zod refuses', async () => {
+    for (const value of values) await expectZodOutcome(Project, value);
   });
 
-  it('passes a record only when zod accepts it and returns it unchanged', () => {
-    const test = recordTest(Project)!;
-    let passed = 0;
-    for (const value of values) {
-      const parsed = Project.safeParse(value);
-      if (test(value)) {
-        passed += 1;
-        expect(parsed.success, JSON.stringify(value)).toBe(true);
-        expect(parsed.data).toStrictEqual(value);
-      }
-    }
-    // The two good records, the one with an offset zod's datetime accepts, and the one whose meta is present but undefined.
-    expect(passed).toBe(4);
+  it('hands on a plain record zod returns unchanged as an equal value', async () => {
+    expect(await runOf(Project, good)).toStrictEqual({ records: [good] });
   });
 
-  it('passes every record zod accepts unchanged among plain data', () => {
-    const test = recordTest(Project)!;
-    for (const value of values) {
-      const parsed = Project.safeParse(value);
-      const plain =
-        value !== null &&
-        typeof value === 'object' &&
-        Object.getPrototypeOf(value) === Object.prototype &&
-        !Object.hasOwn(value, '__proto__');
-      if (parsed.success && plain && JSON.stringify(parsed.data) === JSON.stringify(value))
-        expect(test(value), JSON.stringify(value)).toBe(true);
-    }
-  });
-
-  it('leaves to zod an object whose unknown keys zod strips or refuses', () => {
-    for (const schema of [z.object({ id: z.string() }), z.strictObject({ id: z.string() })]) {
-      const test = recordTest(schema)!;
-      expect(test({ id: 'a' })).toBe(true);
-      expect(test({ id: 'a', extra: 1 })).toBe(false);
-    }
-  });
-
-  it.each(changing)('leaves to zod a schema with %s', (_, schema) => {
-    expect(recordTest(schema)).toBeUndefined();
+  it.each(changing)('hands on what a schema with %s returns', async (_, schema, records) => {
+    for (const record of records) await expectZodOutcome(schema, record);
   });
 });
