@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
 import { nodeTooOld } from '../src/node-version.js';
+import { bufferIo } from './support.js';
 
 /** The built `plugboard` binary, as a user runs it. */
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -28,8 +30,12 @@ async function firstLine(child: ReturnType<typeof spawn>): Promise<{ url: string
   throw new Error('the simulator printed nothing');
 }
 
-describe('the plugboard binary', () => {
-  it('simulates insurance and runs hospital_cash_quotes.compare against it, printing the three tiers', async () => {
+// Each test starts what it needs: they run side by side, so one's waits (a retried request to a closed
+// port backs off for seconds) overlap the others' work.
+describe.concurrent('the plugboard binary', () => {
+  it('simulates insurance and runs hospital_cash_quotes.compare against it, printing the three tiers', async ({
+    expect,
+  }) => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'insurance', '--port', '0']);
     const { url, credential } = await firstLine(simulator);
     try {
@@ -57,18 +63,21 @@ describe('the plugboard binary', () => {
     expect(code).toBe(0);
   });
 
-  it('runs each of the fourteen Descript actions against plugboard simulate descript', async () => {
+  // The simulator is the binary; the fourteen runs are the CLI's own runCli in this process, finding the
+  // connector as the binary does (no pack given): a process per run would prove no more than the tests
+  // above and below, and cost a Node start each.
+  it('runs each of the fourteen Descript actions against plugboard simulate descript', async ({ expect }) => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '12']);
     const { url, credential } = await firstLine(simulator);
     const ran: string[] = [];
     const descript = async (action: string, input: unknown) => {
-      const result = await run(['run', 'descript', action, '--input', JSON.stringify(input), '--base-url', url], {
-        PLUGBOARD_CREDENTIAL: credential,
-      });
+      const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: credential });
+      const code = await runCli(['run', 'descript', action, '--input', JSON.stringify(input), '--base-url', url], io);
       ran.push(action);
       return {
-        ...result,
-        records: result.stdout
+        code,
+        stderr: stderr(),
+        records: stdout()
           .trim()
           .split('\n')
           .filter(Boolean)
@@ -127,28 +136,31 @@ describe('the plugboard binary', () => {
     }
   });
 
-  it('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async () => {
-    const bad = await run(
-      [
-        'run',
-        'insurance',
-        'hospital_cash_basic_quotes.create',
-        '--input',
-        '{"confinement_days":1}',
-        '--base-url',
-        'http://127.0.0.1:9',
-      ],
-      {
+  it('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async ({ expect }) => {
+    // Side by side: the failed run spends seconds backing off between its attempts.
+    const [bad, failed] = await Promise.all([
+      run(
+        [
+          'run',
+          'insurance',
+          'hospital_cash_basic_quotes.create',
+          '--input',
+          '{"confinement_days":1}',
+          '--base-url',
+          'http://127.0.0.1:9',
+        ],
+        {
+          PLUGBOARD_CREDENTIAL: 'x-credential-1',
+        },
+      ),
+      run(['run', 'insurance', 'motor_quotes.list', '--base-url', 'http://127.0.0.1:9'], {
         PLUGBOARD_CREDENTIAL: 'x-credential-1',
-      },
-    );
+      }),
+    ]);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr.trim().split('\n').at(-1)!)).toMatchObject({
       error: 'request_failed',
       code: 'invalid_input',
-    });
-    const failed = await run(['run', 'insurance', 'motor_quotes.list', '--base-url', 'http://127.0.0.1:9'], {
-      PLUGBOARD_CREDENTIAL: 'x-credential-1',
     });
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stderr.trim().split('\n').at(-1)!)).toMatchObject({
@@ -158,7 +170,7 @@ describe('the plugboard binary', () => {
     expect(failed.stdout).toBe('');
   });
 
-  it('exits quietly when the reader closes the pipe early', async () => {
+  it('exits quietly when the reader closes the pipe early', async ({ expect }) => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '300']);
     const { url, credential } = await firstLine(simulator);
     try {
@@ -183,7 +195,7 @@ describe('the plugboard binary', () => {
     }
   });
 
-  it('writes the catalogue of the pack', async () => {
+  it('writes the catalogue of the pack', async ({ expect }) => {
     const out = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-'));
     const result = await run(['catalogue', 'descript', 'insurance', '--out', out]);
     expect(result.code).toBe(0);
