@@ -30,9 +30,7 @@ async function firstLine(child: ReturnType<typeof spawn>): Promise<{ url: string
   throw new Error('the simulator printed nothing');
 }
 
-// Each test starts what it needs: they run side by side, so one's waits (a retried request to a closed
-// port backs off for seconds) overlap the others' work.
-describe.concurrent('the plugboard binary', () => {
+describe('the plugboard binary', () => {
   it('simulates insurance and runs hospital_cash_quotes.compare against it, printing the three tiers', async ({
     expect,
   }) => {
@@ -63,10 +61,40 @@ describe.concurrent('the plugboard binary', () => {
     expect(code).toBe(0);
   });
 
+  it('exits quietly when the reader closes the pipe early', async ({ expect }) => {
+    const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '300']);
+    const { url, credential } = await firstLine(simulator);
+    try {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', 'descript', 'projects.list', '--input', '{"limit":100}', '--base-url', url],
+        {
+          env: { ...process.env, PLUGBOARD_CREDENTIAL: credential },
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      // Like `| head -n 1`: read one line, then close the pipe.
+      const first = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
+      child.stdout.destroy();
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(JSON.parse(first.value as string)).toHaveProperty('id');
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+    } finally {
+      simulator.kill('SIGTERM');
+    }
+  });
+
+  // The last three start what they need and run side by side: the failed run's backoff between its
+  // attempts (seconds on the real clock) overlaps the others' work.
+
   // The simulator is the binary; the fourteen runs are the CLI's own runCli in this process, finding the
   // connector as the binary does (no pack given): a process per run would prove no more than the tests
   // above and below, and cost a Node start each.
-  it('runs each of the fourteen Descript actions against plugboard simulate descript', async ({ expect }) => {
+  it.concurrent('runs each of the fourteen Descript actions against plugboard simulate descript', async ({
+    expect,
+  }) => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '12']);
     const { url, credential } = await firstLine(simulator);
     const ran: string[] = [];
@@ -136,7 +164,7 @@ describe.concurrent('the plugboard binary', () => {
     }
   });
 
-  it('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async ({ expect }) => {
+  it.concurrent('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async ({ expect }) => {
     // Side by side: the failed run spends seconds backing off between its attempts.
     const [bad, failed] = await Promise.all([
       run(
@@ -170,32 +198,7 @@ describe.concurrent('the plugboard binary', () => {
     expect(failed.stdout).toBe('');
   });
 
-  it('exits quietly when the reader closes the pipe early', async ({ expect }) => {
-    const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '300']);
-    const { url, credential } = await firstLine(simulator);
-    try {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'run', 'descript', 'projects.list', '--input', '{"limit":100}', '--base-url', url],
-        {
-          env: { ...process.env, PLUGBOARD_CREDENTIAL: credential },
-        },
-      );
-      let stderr = '';
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      // Like `| head -n 1`: read one line, then close the pipe.
-      const first = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
-      child.stdout.destroy();
-      const code = await new Promise((resolve) => child.on('close', resolve));
-      expect(JSON.parse(first.value as string)).toHaveProperty('id');
-      expect(code).toBe(0);
-      expect(stderr).toBe('');
-    } finally {
-      simulator.kill('SIGTERM');
-    }
-  });
-
-  it('writes the catalogue of the pack', async ({ expect }) => {
+  it.concurrent('writes the catalogue of the pack', async ({ expect }) => {
     const out = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-'));
     const result = await run(['catalogue', 'descript', 'insurance', '--out', out]);
     expect(result.code).toBe(0);
