@@ -86,8 +86,8 @@ describe('the plugboard binary', () => {
     }
   });
 
-  // The last three start what they need and run side by side: the failed run's backoff between its
-  // attempts (seconds on the real clock) overlaps the others' work.
+  // The last three start what they need and run side by side, each waiting on its processes while the
+  // others work.
 
   // The simulator is the binary; the fourteen runs are the CLI's own runCli in this process, finding the
   // connector as the binary does (no pack given): a process per run would prove no more than the tests
@@ -165,7 +165,8 @@ describe('the plugboard binary', () => {
   });
 
   it.concurrent('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async ({ expect }) => {
-    // Side by side: the failed run spends seconds backing off between its attempts.
+    // The failed run is a write that is never retried: a retried read would back off for seconds of real
+    // time before it failed.
     const [bad, failed] = await Promise.all([
       run(
         [
@@ -181,9 +182,21 @@ describe('the plugboard binary', () => {
           PLUGBOARD_CREDENTIAL: 'x-credential-1',
         },
       ),
-      run(['run', 'insurance', 'motor_quotes.list', '--base-url', 'http://127.0.0.1:9'], {
-        PLUGBOARD_CREDENTIAL: 'x-credential-1',
-      }),
+      run(
+        [
+          'run',
+          'descript',
+          'media_imports.create',
+          '--input',
+          JSON.stringify({
+            project_name: 'CLI import',
+            add_media: { 'a.mp4': { url: 'https://media.example.com/a.mp4' } },
+          }),
+          '--base-url',
+          'http://127.0.0.1:9',
+        ],
+        { PLUGBOARD_CREDENTIAL: 'x-credential-1' },
+      ),
     ]);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr.trim().split('\n').at(-1)!)).toMatchObject({
