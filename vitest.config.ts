@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig, type TestProjectConfiguration } from 'vitest/config';
 
@@ -27,6 +28,10 @@ const projects: TestProjectConfiguration[] = folders.map((folder) =>
 export default defineConfig({
   test: {
     projects,
+    // Vitest's default is one worker fewer than the cores: one on a 2-core machine, where most files
+    // spend their time waiting on child processes, servers and installs. Two files at a time keep both
+    // cores busy there; larger machines keep the default.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

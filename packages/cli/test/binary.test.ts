@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
 import { nodeTooOld } from '../src/node-version.js';
+import { bufferIo } from './support.js';
 
 /** The built `plugboard` binary, as a user runs it. */
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -29,7 +31,9 @@ async function firstLine(child: ReturnType<typeof spawn>): Promise<{ url: string
 }
 
 describe('the plugboard binary', () => {
-  it('simulates insurance and runs hospital_cash_quotes.compare against it, printing the three tiers', async () => {
+  it('simulates insurance and runs hospital_cash_quotes.compare against it, printing the three tiers', async ({
+    expect,
+  }) => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'insurance', '--port', '0']);
     const { url, credential } = await firstLine(simulator);
     try {
@@ -57,18 +61,51 @@ describe('the plugboard binary', () => {
     expect(code).toBe(0);
   });
 
-  it('runs each of the fourteen Descript actions against plugboard simulate descript', async () => {
+  it('exits quietly when the reader closes the pipe early', async ({ expect }) => {
+    const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '300']);
+    const { url, credential } = await firstLine(simulator);
+    try {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', 'descript', 'projects.list', '--input', '{"limit":100}', '--base-url', url],
+        {
+          env: { ...process.env, PLUGBOARD_CREDENTIAL: credential },
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      // Like `| head -n 1`: read one line, then close the pipe.
+      const first = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
+      child.stdout.destroy();
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(JSON.parse(first.value as string)).toHaveProperty('id');
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+    } finally {
+      simulator.kill('SIGTERM');
+    }
+  });
+
+  // The last three start what they need and run side by side, each waiting on its processes while the
+  // others work.
+
+  // The simulator is the binary; the fourteen runs are the CLI's own runCli in this process, finding the
+  // connector as the binary does (no pack given): a process per run would prove no more than the tests
+  // above and below, and cost a Node start each.
+  it.concurrent('runs each of the fourteen Descript actions against plugboard simulate descript', async ({
+    expect,
+  }) => {
     const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '12']);
     const { url, credential } = await firstLine(simulator);
     const ran: string[] = [];
     const descript = async (action: string, input: unknown) => {
-      const result = await run(['run', 'descript', action, '--input', JSON.stringify(input), '--base-url', url], {
-        PLUGBOARD_CREDENTIAL: credential,
-      });
+      const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: credential });
+      const code = await runCli(['run', 'descript', action, '--input', JSON.stringify(input), '--base-url', url], io);
       ran.push(action);
       return {
-        ...result,
-        records: result.stdout
+        code,
+        stderr: stderr(),
+        records: stdout()
           .trim()
           .split('\n')
           .filter(Boolean)
@@ -127,28 +164,44 @@ describe('the plugboard binary', () => {
     }
   });
 
-  it('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async () => {
-    const bad = await run(
-      [
-        'run',
-        'insurance',
-        'hospital_cash_basic_quotes.create',
-        '--input',
-        '{"confinement_days":1}',
-        '--base-url',
-        'http://127.0.0.1:9',
-      ],
-      {
-        PLUGBOARD_CREDENTIAL: 'x-credential-1',
-      },
-    );
+  it.concurrent('exits 2 on bad input and 1 on a failed run, with the platform Error on stderr', async ({ expect }) => {
+    // The failed run is a write that is never retried: a retried read would back off for seconds of real
+    // time before it failed.
+    const [bad, failed] = await Promise.all([
+      run(
+        [
+          'run',
+          'insurance',
+          'hospital_cash_basic_quotes.create',
+          '--input',
+          '{"confinement_days":1}',
+          '--base-url',
+          'http://127.0.0.1:9',
+        ],
+        {
+          PLUGBOARD_CREDENTIAL: 'x-credential-1',
+        },
+      ),
+      run(
+        [
+          'run',
+          'descript',
+          'media_imports.create',
+          '--input',
+          JSON.stringify({
+            project_name: 'CLI import',
+            add_media: { 'a.mp4': { url: 'https://media.example.com/a.mp4' } },
+          }),
+          '--base-url',
+          'http://127.0.0.1:9',
+        ],
+        { PLUGBOARD_CREDENTIAL: 'x-credential-1' },
+      ),
+    ]);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr.trim().split('\n').at(-1)!)).toMatchObject({
       error: 'request_failed',
       code: 'invalid_input',
-    });
-    const failed = await run(['run', 'insurance', 'motor_quotes.list', '--base-url', 'http://127.0.0.1:9'], {
-      PLUGBOARD_CREDENTIAL: 'x-credential-1',
     });
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stderr.trim().split('\n').at(-1)!)).toMatchObject({
@@ -158,32 +211,7 @@ describe('the plugboard binary', () => {
     expect(failed.stdout).toBe('');
   });
 
-  it('exits quietly when the reader closes the pipe early', async () => {
-    const simulator = spawn(process.execPath, [BIN, 'simulate', 'descript', '--port', '0', '--size', '300']);
-    const { url, credential } = await firstLine(simulator);
-    try {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'run', 'descript', 'projects.list', '--input', '{"limit":100}', '--base-url', url],
-        {
-          env: { ...process.env, PLUGBOARD_CREDENTIAL: credential },
-        },
-      );
-      let stderr = '';
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      // Like `| head -n 1`: read one line, then close the pipe.
-      const first = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
-      child.stdout.destroy();
-      const code = await new Promise((resolve) => child.on('close', resolve));
-      expect(JSON.parse(first.value as string)).toHaveProperty('id');
-      expect(code).toBe(0);
-      expect(stderr).toBe('');
-    } finally {
-      simulator.kill('SIGTERM');
-    }
-  });
-
-  it('writes the catalogue of the pack', async () => {
+  it.concurrent('writes the catalogue of the pack', async ({ expect }) => {
     const out = await mkdtemp(join(tmpdir(), 'plugboard-catalogue-'));
     const result = await run(['catalogue', 'descript', 'insurance', '--out', out]);
     expect(result.code).toBe(0);

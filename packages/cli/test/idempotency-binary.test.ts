@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { items, reply, startShopProvider } from '@plugboard/example-connector';
 import { delay, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { seen, TOKEN } from './support.js';
+import { runCli } from '../src/index.js';
+import { bufferIo, seen, TOKEN } from './support.js';
 
 /** The built `plugboard` binary, as a user runs it. */
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -71,6 +72,15 @@ function start(args: string[]) {
 }
 
 const plugboard = (args: string[]) => start(args).done;
+/**
+ * `idempotency show` and `settle` through runCli in this process, on the same state folder: what the
+ * processes left on disk is what they read, and each needs no Node start of its own.
+ */
+async function keys(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { io, stdout, stderr } = bufferIo(environment());
+  const code = await runCli(args, io);
+  return { code, stdout: stdout(), stderr: stderr() };
+}
 const order = (key: string) =>
   plugboard([...ORDER, '--base-url', server.url, '--plugins', plugins, '--idempotency-key', key]);
 const writes = () => seen(server).filter((line) => line === 'POST /orders').length;
@@ -144,7 +154,7 @@ describe('idempotency keys of the plugboard binary', () => {
 
   it('a process killed mid-request leaves the key running; settled failed, the next run writes again', async () => {
     await killedMidRequest('order-2026-003');
-    const shown = await plugboard(['idempotency', 'show', 'order-2026-003']);
+    const shown = await keys(['idempotency', 'show', 'order-2026-003']);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({
       key: 'order-2026-003',
@@ -168,10 +178,10 @@ describe('idempotency keys of the plugboard binary', () => {
       '--reason',
       'no such order in the provider console',
     ];
-    const refused = await plugboard(settle);
+    const refused = await keys(settle);
     expect(refused.code).toBe(1);
     expect(lastLine(refused.stderr)).toMatchObject({ code: 'conflict', message: expect.stringContaining('--force') });
-    const settled = await plugboard([...settle, '--force']);
+    const settled = await keys([...settle, '--force']);
     expect(settled.code).toBe(0);
     expect(JSON.parse(settled.stdout)).toMatchObject({
       state: 'released',
@@ -182,7 +192,7 @@ describe('idempotency keys of the plugboard binary', () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ amount: '20.00' });
     expect(writes()).toBe(2);
-    expect(JSON.parse((await plugboard(['idempotency', 'show', 'order-2026-003'])).stdout)).toMatchObject({
+    expect(JSON.parse((await keys(['idempotency', 'show', 'order-2026-003'])).stdout)).toMatchObject({
       state: 'succeeded',
       decisions: [{ as: 'failed' }],
     });
@@ -191,7 +201,7 @@ describe('idempotency keys of the plugboard binary', () => {
   it("a process killed mid-request, settled succeeded with the provider's order: the next run replays it and writes nothing", async () => {
     await killedMidRequest('order-2026-004');
     const found = { order_id: 'ord_seen_in_console', amount: '20.00' };
-    const settled = await plugboard([
+    const settled = await keys([
       'idempotency',
       'settle',
       'order-2026-004',
