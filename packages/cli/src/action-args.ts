@@ -1,10 +1,5 @@
-import {
-  ConnectionConfigError,
-  type ConnectionInput,
-  type Connector,
-  type Environment,
-  type LogSink,
-} from '@plugboard/sdk';
+import { ConnectionConfigError, type Connector, type Environment, type LogSink } from '@plugboard/sdk';
+import type { ConnectionInput } from '@plugboard/sdk/host';
 import type { IsolatedPlugin } from '@plugboard/runtime';
 import { type FoundConnector, isolatedIn } from './connectors.js';
 import { allowedNetwork } from './network.js';

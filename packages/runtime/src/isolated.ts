@@ -1,21 +1,23 @@
 import {
   type ApprovalBinding,
   approvalDigest,
-  CancelledError,
-  compareText,
-  ConnectionConfigError,
-  ConnectorError,
   type ConnectorRunner,
-  excerpt,
-  type LogEntry,
-  type LogSink,
-  type Page,
   passedGate,
   type PreparedAction,
   type ProgressEvent,
   Redactor,
-  type RunSettings,
   stderrSink,
+} from '@plugboard/sdk/host';
+import {
+  CancelledError,
+  compareText,
+  ConnectionConfigError,
+  ConnectorError,
+  excerpt,
+  type LogEntry,
+  type LogSink,
+  type Page,
+  type RunSettings,
 } from '@plugboard/sdk';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,14 +1,5 @@
-import {
-  CancelledError,
-  type Connector,
-  createTransport,
-  passGate,
-  type PreparedRun,
-  prepareRun,
-  resumeFrom,
-  runPrepared,
-  type Transport,
-} from '@plugboard/sdk';
+import { CancelledError, type Connector, createTransport, prepareRun, type Transport } from '@plugboard/sdk';
+import { passGate, type PreparedRun, resumeFrom, runPrepared } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';

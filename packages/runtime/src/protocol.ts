@@ -1,14 +1,5 @@
-import type {
-  ApprovalDecision,
-  ConnectionInput,
-  Environment,
-  LogEntry,
-  LogLevel,
-  Page,
-  PreparedAction,
-  ProgressEvent,
-  RetrySettings,
-} from '@plugboard/sdk';
+import type { ApprovalDecision, Environment, LogEntry, LogLevel, Page } from '@plugboard/sdk';
+import type { ConnectionInput, PreparedAction, ProgressEvent, RetrySettings } from '@plugboard/sdk/host';
 import type { WireError } from './wire.js';
 
 /**

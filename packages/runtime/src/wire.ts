@@ -1,5 +1,6 @@
 import * as sdk from '@plugboard/sdk';
-import { ConnectorError, excerpt, type Redactor } from '@plugboard/sdk';
+import { ConnectorError, excerpt } from '@plugboard/sdk';
+import type { Redactor } from '@plugboard/sdk/host';
 
 /**
  * A failure as it crosses the channel between a plugin's process and the host: plain data,

@@ -1,4 +1,5 @@
-import { type Connector, createTransport, type RetrySettings } from '@plugboard/sdk';
+import { type Connector, createTransport } from '@plugboard/sdk';
+import type { RetrySettings } from '@plugboard/sdk/host';
 import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';
 import { fixturePath, readFixture } from './fixture.js';

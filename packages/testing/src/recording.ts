@@ -1,4 +1,4 @@
-import { mapJson } from '@plugboard/sdk';
+import { mapJson } from '@plugboard/sdk/host';
 import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
 import { type BodyType, REPLAY_ORIGIN, type RecordedCall } from './fixture.js';
 

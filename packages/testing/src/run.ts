@@ -1,12 +1,5 @@
-import {
-  type ApprovalDecision,
-  type Connector,
-  ConnectorError,
-  createExecutor,
-  memoryStore,
-  type RetrySettings,
-  type Transport,
-} from '@plugboard/sdk';
+import { type ApprovalDecision, type Connector, ConnectorError, type Transport } from '@plugboard/sdk';
+import { createExecutor, memoryStore, type RetrySettings } from '@plugboard/sdk/host';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 

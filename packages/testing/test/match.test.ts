@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 import { bodyMatches, pathMatches, textMatches, valueMatches } from '../src/index.js';
 
 describe('matching with the redaction marker as a wildcard', () => {

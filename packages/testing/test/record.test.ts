@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACTED } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 import { readFixture, replayScenario, type RecordResult } from '../src/index.js';
 import { sample } from './sample/connector.js';
 import { recordSampleFixtures } from './sample/record-all.js';

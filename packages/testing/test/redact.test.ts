@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerToken, defineAction, defineConnector, REDACTED } from '@plugboard/sdk';
+import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import {
   FIXTURE_FORMAT,
