@@ -54,7 +54,7 @@ export function toWire(error: unknown): WireError {
       code: failure.code,
       message: failure.message,
       retryable: failure.retryable,
-      platformStatus: (failure as unknown as { platformStatus: number }).platformStatus,
+      platformStatus: failure.platformStatus,
       ...(failure.status === undefined ? {} : { status: failure.status }),
       ...(failure.requestId === undefined ? {} : { requestId: failure.requestId }),
       fields,
