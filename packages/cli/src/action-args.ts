@@ -1,5 +1,10 @@
-import { ConnectionConfigError, type Connector, type Environment, type LogSink } from '@plugboard/sdk';
-import type { ConnectionInput } from '@plugboard/sdk/host';
+import {
+  ConnectionConfigError,
+  type Connector,
+  type Environment,
+  type LogSink,
+  type ConnectionInput,
+} from '@plugboard/sdk';
 import type { IsolatedPlugin } from '@plugboard/runtime';
 import { type FoundConnector, isolatedIn } from './connectors.js';
 import { allowedNetwork } from './network.js';

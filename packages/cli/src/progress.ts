@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '@plugboard/sdk/host';
+import type { ProgressEvent } from '@plugboard/sdk';
 import type { CliIo } from './io.js';
 
 /**

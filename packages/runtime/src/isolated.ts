@@ -1,14 +1,7 @@
 import {
   type ApprovalBinding,
-  approvalDigest,
-  type ConnectorRunner,
-  passedGate,
   type PreparedAction,
   type ProgressEvent,
-  Redactor,
-  stderrSink,
-} from '@plugboard/sdk/host';
-import {
   CancelledError,
   compareText,
   ConnectionConfigError,
@@ -19,6 +12,7 @@ import {
   type Page,
   type RunSettings,
 } from '@plugboard/sdk';
+import { approvalDigest, type ConnectorRunner, passedGate, Redactor, stderrSink } from '@plugboard/sdk/host';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';

@@ -1,5 +1,12 @@
-import { CancelledError, type Connector, createTransport, prepareRun, type Transport } from '@plugboard/sdk';
-import { passGate, type PreparedRun, resumeFrom, runPrepared } from '@plugboard/sdk/host';
+import {
+  CancelledError,
+  type Connector,
+  createTransport,
+  prepareRun,
+  type Transport,
+  type PreparedRun,
+} from '@plugboard/sdk';
+import { passGate, resumeFrom, runPrepared } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';

@@ -1,5 +1,14 @@
-import type { ApprovalDecision, Environment, LogEntry, LogLevel, Page } from '@plugboard/sdk';
-import type { ConnectionInput, PreparedAction, ProgressEvent, RetrySettings } from '@plugboard/sdk/host';
+import type {
+  ApprovalDecision,
+  Environment,
+  LogEntry,
+  LogLevel,
+  Page,
+  ConnectionInput,
+  PreparedAction,
+  ProgressEvent,
+  RetrySettings,
+} from '@plugboard/sdk';
 import type { WireError } from './wire.js';
 
 /**

@@ -5,10 +5,8 @@
  */
 export { approvalOf, isImplemented } from './definition/action.js';
 export { connectorProblems, PERIOD_MS } from './definition/connector.js';
-export type { ProgressEvent } from './context.js';
-export type { ConnectionInput, SecretResolver } from './connection.js';
+export type { ResolvedConnection } from './connection.js';
 export { runPrepared, passGate, passedGate, resumeFrom, UnknownActionError } from './run.js';
-export type { PreparedAction, PreparedRun } from './run.js';
 export type { ConnectorRunner, LocalRunner } from './runner.js';
 export {
   createExecutor,
@@ -45,12 +43,10 @@ export type {
 export { settleIdempotencyKey, IdempotencySettleRefusedError, DEFAULT_SETTLE_MIN_AGE_MS } from './idempotency.js';
 export type { SettleKeyOptions, SettleRefusal } from './idempotency.js';
 export { approvalDigest, canonicalJson } from './digest.js';
-export type { ApprovalBinding, RunSubject } from './digest.js';
 export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from './secrets.js';
 export { describeJsonType, formatJsonPath, jsonProblem, mapJson, MAX_JSON_DEPTH, someJsonString } from './json.js';
 export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
 export { stderrSink } from './log.js';
 export { isAddressRange } from './http/network-policy.js';
-export type { RetrySettings } from './http/client.js';
 export { systemClock, manualClock, sleep } from './clock.js';
 export type { Clock, ManualClock, Timer } from './clock.js';

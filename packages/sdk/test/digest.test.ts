@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { approvalDigest, canonicalJson, type RunSubject } from '../src/host.js';
-import { prepareRun } from '../src/index.js';
+import { approvalDigest, canonicalJson } from '../src/host.js';
+import { type RunSubject, prepareRun } from '../src/index.js';
 import { example } from './support/connector.js';
 
 const subject: RunSubject = {

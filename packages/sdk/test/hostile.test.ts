@@ -15,9 +15,10 @@ import {
   SchemaMismatchError,
   writeAction,
   zodIssues,
+  type ProgressEvent,
 } from '../src/index.js';
 import { EXCERPT_LENGTH } from '../src/excerpt.js';
-import { isSecretKey, jsonProblem, MAX_JSON_DEPTH, type ProgressEvent, REDACTED, Redactor } from '../src/host.js';
+import { isSecretKey, jsonProblem, MAX_JSON_DEPTH, REDACTED, Redactor } from '../src/host.js';
 import { MAX_ISSUES } from '../src/validation.js';
 import { example } from './support/connector.js';
 import { useHarness } from './support/harness.js';

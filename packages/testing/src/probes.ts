@@ -1,5 +1,4 @@
-import { type Connector, createTransport } from '@plugboard/sdk';
-import type { RetrySettings } from '@plugboard/sdk/host';
+import { type Connector, createTransport, type RetrySettings } from '@plugboard/sdk';
 import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';
 import { fixturePath, readFixture } from './fixture.js';

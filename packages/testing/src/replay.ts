@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Connector, type ConnectorError, createTransport } from '@plugboard/sdk';
-import type { RetrySettings } from '@plugboard/sdk/host';
+import { type Connector, type ConnectorError, createTransport, type RetrySettings } from '@plugboard/sdk';
 import { FixtureNotFoundError, TestingKitError, UnrecordedRequestError, UnusedRecordingError } from './errors.js';
 import {
   type Fixture,

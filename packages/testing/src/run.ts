@@ -1,5 +1,11 @@
-import { type ApprovalDecision, type Connector, ConnectorError, type Transport } from '@plugboard/sdk';
-import { createExecutor, memoryStore, type RetrySettings } from '@plugboard/sdk/host';
+import {
+  type ApprovalDecision,
+  type Connector,
+  ConnectorError,
+  type Transport,
+  type RetrySettings,
+} from '@plugboard/sdk';
+import { createExecutor, memoryStore } from '@plugboard/sdk/host';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 

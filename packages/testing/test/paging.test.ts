@@ -12,8 +12,8 @@ import {
   readFixtureSync,
   recordScenario,
   replayScenario,
-  scenariosIn,
 } from '../src/index.js';
+import { scenariosIn } from '../src/fixture.js';
 import { accountGet, invoicesCreate, sample, Task } from './sample/connector.js';
 import { startSampleProvider } from './sample/provider.js';
 import { FIXTURES_DIR, tasksFull } from './sample/scenarios.js';

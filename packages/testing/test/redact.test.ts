@@ -6,14 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
 import { REDACTED } from '@plugboard/sdk/host';
 import { z } from 'zod';
-import {
-  FIXTURE_FORMAT,
-  type Fixture,
-  FixtureRedactor,
-  RecordingError,
-  recordScenario,
-  SecretLeakError,
-} from '../src/index.js';
+import { FIXTURE_FORMAT } from '../src/fixture.js';
+import { type Fixture, RecordingError, recordScenario, SecretLeakError } from '../src/index.js';
+import { FixtureRedactor } from '../src/redact.js';
 import { sample } from './sample/connector.js';
 import { startSampleProvider } from './sample/provider.js';
 import { account } from './sample/scenarios.js';

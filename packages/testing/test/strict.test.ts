@@ -7,17 +7,16 @@ import { REDACTED } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import {
   answer,
-  FIXTURE_FORMAT,
-  FixtureNotFoundError,
   type FaultServer,
   recordScenario,
   replayScenario,
-  serializeFixture,
   startFaultServer,
   TestingKitError,
   UnrecordedRequestError,
   UnusedRecordingError,
 } from '../src/index.js';
+import { FIXTURE_FORMAT, serializeFixture } from '../src/fixture.js';
+import { FixtureNotFoundError } from '../src/errors.js';
 import { accountGet, invoicesCreate, sample, Task } from './sample/connector.js';
 import { FIXTURES_DIR, invoiceCreate, tasksFull } from './sample/scenarios.js';
 
