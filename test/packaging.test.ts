@@ -76,11 +76,28 @@ describe.each(FOLDERS)('%s, packed', (folder) => {
     expect(files).toContain('package/README.md');
   });
 
-  test('loads with require() from CommonJS (no top-level await anywhere it loads)', async () => {
-    const { name } = await readPackage(join(ROOT, folder));
+  test('loads with require() from CommonJS, every entry (no top-level await anywhere it loads)', async () => {
+    const { name, exports } = await readPackage(join(ROOT, folder));
+    const entries = Object.keys(exports ?? { '.': null })
+      .filter((subpath) => subpath !== './package.json')
+      .map((subpath) => `${name}${subpath.slice(1)}`);
     // From the package's own folder its name resolves through its exports, as an installed copy's would.
-    const script = `const loaded = require(${JSON.stringify(name)}); if (Object.keys(loaded).length === 0) throw new Error('nothing exported'); console.log('ok');`;
+    const script = `for (const entry of ${JSON.stringify(entries)}) { const loaded = require(entry); if (Object.keys(loaded).length === 0) throw new Error(entry + ' exports nothing'); } console.log('ok');`;
     const result = await check(process.execPath, ['--input-type=commonjs', '-e', script], join(ROOT, folder));
     expect(result, result.output).toMatchObject({ code: 0, output: 'ok\n' });
+  });
+
+  test('arethetypeswrong checks every entry of the exports map', async () => {
+    const { exports } = await readPackage(join(ROOT, folder));
+    const output = await run(bin('attw'), [tarballs.get(folder)!, '--profile', 'esm-only', '--format', 'json'], {
+      cwd: tmp,
+      env: cleanEnv({ NO_COLOR: '1' }),
+      maxBuffer: 16 * 1024 * 1024,
+    }).then(
+      ({ stdout }) => stdout,
+      (error: { stdout?: string }) => error.stdout ?? '',
+    );
+    const { analysis } = JSON.parse(output) as { analysis: { entrypoints: Record<string, unknown> } };
+    expect(Object.keys(analysis.entrypoints).sort()).toEqual(Object.keys(exports ?? { '.': null }).sort());
   });
 });

@@ -1,4 +1,5 @@
-import { ApprovalRequiredError, ConnectorError, createExecutor, type ExecuteRequest } from '@plugboard/sdk';
+import { ApprovalRequiredError, ConnectorError } from '@plugboard/sdk';
+import { createExecutor, type ExecuteRequest } from '@plugboard/sdk/host';
 import { type IsolatedPlugins, loadPlugins, pluginsReport, startPlugins } from '@plugboard/runtime';
 import { startDescriptSimulator } from '@plugboard/simulator-descript';
 import { startInsuranceSimulator } from '@plugboard/simulator-insurance';

@@ -25,6 +25,7 @@ interface PackageJson {
   name: string;
   version: string;
   main?: string;
+  exports?: Record<string, unknown>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;

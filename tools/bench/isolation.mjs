@@ -31,7 +31,8 @@ const { values } = parseArgs({
 const runs = positiveInteger('runs', values.runs);
 const rounds = positiveInteger('rounds', values.rounds);
 const { startPlugin, loadPlugin } = await built('packages/runtime/dist/index.js');
-const { createExecutor, createTransport } = await built('packages/sdk/dist/index.js');
+const { createTransport } = await built('packages/sdk/dist/index.js');
+const { createExecutor } = await built('packages/sdk/dist/host.js');
 
 const spawnTime = async (args) => {
   const started = performance.now();

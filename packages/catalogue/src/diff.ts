@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compareText, PERIOD_MS } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk';
+import { PERIOD_MS } from '@plugboard/sdk/host';
 import { defaultPackageName } from './constants.js';
 import type { CatalogueEntry, CatalogueOperation } from './entry.js';
 import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile } from './paths.js';

@@ -3,12 +3,10 @@ import {
   catalogueEntry,
   compareText,
   entityId,
-  findSecretKeys,
-  formatJsonPath,
   type PublicConnector,
   type PublicOperation,
-  someJsonString,
 } from '@plugboard/sdk';
+import { findSecretKeys, formatJsonPath, someJsonString } from '@plugboard/sdk/host';
 import { defaultPackageName } from './constants.js';
 import { dataTypeFile, inputSchemaFile, typesFile } from './paths.js';
 import { sortedRecord } from './write.js';

@@ -1,4 +1,5 @@
-import { byKey, mapJson } from '@plugboard/sdk';
+import { byKey } from '@plugboard/sdk';
+import { mapJson } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import type { JsonObject } from './public-connector-schema.js';
 import { sortedRecord } from './write.js';

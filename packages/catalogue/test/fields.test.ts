@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fieldRows, schemaFile, schemaParts } from '../src/index.js';
+import { fieldRows } from '../src/fields.js';
+import { schemaFile, schemaParts } from '../src/schemas.js';
 
 function rows(schema: z.ZodType, io: 'input' | 'output' = 'output', follow = false) {
   const file = schemaFile(schemaParts(schema, io), 'T');

@@ -2,16 +2,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import {
-  API_VERSION,
-  assertValidEntry,
-  type CatalogueEntry,
-  CatalogueValidationError,
-  entryProblems,
-  generateCatalogue,
-  publicConnectorSchema,
-  secretProblems,
-} from '../src/index.js';
+import { API_VERSION } from '../src/constants.js';
+import { assertValidEntry, CatalogueValidationError, entryProblems } from '../src/public-connector-schema.js';
+import { type CatalogueEntry, secretProblems } from '../src/entry.js';
+import { generateCatalogue, publicConnectorSchema } from '../src/index.js';
 import { PACK } from './support/connectors.js';
 import { readJson, snapshot, tempDir } from './support/run.js';
 

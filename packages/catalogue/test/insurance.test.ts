@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import insurance from '@plugboard/connector-insurance';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { type CatalogueEntry, entryProblems, generateCatalogue, secretProblems } from '../src/index.js';
+import { type CatalogueEntry, secretProblems } from '../src/entry.js';
+import { entryProblems } from '../src/public-connector-schema.js';
+import { generateCatalogue } from '../src/index.js';
 import { readJson, tempDir } from './support/run.js';
 
 /** The catalogue of a real connector of the pack, as built and published. */

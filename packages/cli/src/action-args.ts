@@ -1,9 +1,9 @@
 import {
   ConnectionConfigError,
-  type ConnectionInput,
   type Connector,
   type Environment,
   type LogSink,
+  type ConnectionInput,
 } from '@plugboard/sdk';
 import type { IsolatedPlugin } from '@plugboard/runtime';
 import { type FoundConnector, isolatedIn } from './connectors.js';

@@ -6,14 +6,12 @@ import {
   ConnectionConfigError,
   ConnectorError,
   excerpt,
-  IdempotencyKeyReusedError,
   InvalidInputError,
   NetworkError,
   QuotaExhaustedError,
   TimeoutError,
-  UnknownActionError,
-  UnknownConnectorError,
 } from '@plugboard/sdk';
+import { IdempotencyKeyReusedError, UnknownActionError, UnknownConnectorError } from '@plugboard/sdk/host';
 import type { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './usage.js';

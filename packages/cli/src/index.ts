@@ -1,12 +1,5 @@
 export { runCli } from './cli.js';
 export type { CliOptions } from './cli.js';
 export { EXIT_CODES } from './exit-codes.js';
-export { exitCodeOf } from './failure.js';
 export type { ExitCode } from './exit-codes.js';
 export type { CliIo } from './io.js';
-export { createProgress } from './progress.js';
-export type { Progress } from './progress.js';
-export { loadOpenApiDocument, OpenApiDocumentError } from './openapi-document.js';
-export type { OpenApiDocument } from './openapi-document.js';
-export { startMockServer } from './mock/server.js';
-export type { MockRequest, MockServer, MockServerOptions } from './mock/server.js';

@@ -1,4 +1,4 @@
-import { isAddressRange } from '@plugboard/sdk';
+import { isAddressRange } from '@plugboard/sdk/host';
 import { UsageError } from './usage.js';
 
 /**

@@ -1,11 +1,5 @@
-import {
-  describeJsonType,
-  excerpt,
-  formatJsonPath,
-  InvalidInputError,
-  jsonProblem,
-  MAX_JSON_DEPTH,
-} from '@plugboard/sdk';
+import { describeJsonType, formatJsonPath, jsonProblem, MAX_JSON_DEPTH } from '@plugboard/sdk/host';
+import { excerpt, InvalidInputError } from '@plugboard/sdk';
 
 /** The longest usage message: each value it quotes is an excerpt already; this bounds the rest. */
 const MAX_USAGE_MESSAGE = 1000;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shop, startShopProvider } from '@plugboard/example-connector';
-import { REDACTED } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 import { answer, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { runCli } from '../src/index.js';
 import { bufferIo, TOKEN } from './support.js';

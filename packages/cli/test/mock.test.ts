@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadOpenApiDocument, type MockServer, runCli, startMockServer } from '../src/index.js';
+import { type MockServer, startMockServer } from '../src/mock/server.js';
+import { runCli } from '../src/index.js';
 import { sampleOf } from '@plugboard/catalogue/sample';
-import { operationsOf, pointerTo, type Schema } from '../src/openapi-document.js';
+import { loadOpenApiDocument, operationsOf, pointerTo, type Schema } from '../src/openapi-document.js';
 import { bufferIo, PACK } from './support.js';
 
 /**

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadOpenApiDocument, runCli, startMockServer } from '../src/index.js';
+import { loadOpenApiDocument } from '../src/openapi-document.js';
+import { runCli } from '../src/index.js';
+import { startMockServer } from '../src/mock/server.js';
 import { bufferIo } from './support.js';
 
 /**

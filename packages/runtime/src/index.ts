@@ -1,19 +1,11 @@
-export { loadPlugin, loadPlugins, loadPack, findPlugins, connectorOf, hostSdkVersion, modulesFolder } from './load.js';
+export { loadPlugin, loadPlugins, loadPack } from './load.js';
 export type { LoadedPlugin, FailedPlugin, LoadResult, LoadOptions, Pack, PluginSpec } from './load.js';
-export { readManifest, checkSdkRange, sdkCompatible, PluginLoadError } from './manifest.js';
+export { PluginLoadError } from './manifest.js';
 export type { PluginManifest } from './manifest.js';
-export { canShareHostSdk } from './sdk-sharing.js';
 export { fileStore } from './stores.js';
 export { pluginsReport } from './report.js';
 export type { PluginsReport, ReportOptions } from './report.js';
-export {
-  describePlugin,
-  describePlugins,
-  dependencyFolders,
-  PluginKilledError,
-  startPlugin,
-  startPlugins,
-} from './isolated.js';
+export { describePlugin, describePlugins, PluginKilledError, startPlugin, startPlugins } from './isolated.js';
 export type { SharedRedis } from './protocol.js';
 export type {
   DescribedAction,

@@ -1,23 +1,25 @@
 import {
   type ApprovalBinding,
-  approvalDigest,
+  type PreparedAction,
+  type ProgressEvent,
   CancelledError,
   compareText,
   ConnectionConfigError,
   ConnectorError,
-  type ConnectorRunner,
   excerpt,
   type LogEntry,
   type LogSink,
   type Page,
-  passedGate,
-  type PreparedAction,
-  type ProgressEvent,
-  Redactor,
   type RunSettings,
+} from '@plugboard/sdk';
+import {
+  approvalDigest,
+  type ConnectorRunner,
+  passedGate,
+  Redactor,
   stderrSink,
   systemClock,
-} from '@plugboard/sdk';
+} from '@plugboard/sdk/host';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';

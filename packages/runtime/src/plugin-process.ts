@@ -2,14 +2,12 @@ import {
   CancelledError,
   type Connector,
   createTransport,
-  passGate,
-  type PreparedRun,
   prepareRun,
-  resumeFrom,
   retryPolicy,
-  runPrepared,
   type Transport,
+  type PreparedRun,
 } from '@plugboard/sdk';
+import { passGate, resumeFrom, runPrepared } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';

@@ -1,10 +1,10 @@
 import type {
   ApprovalDecision,
-  ConnectionInput,
   Environment,
   LogEntry,
   LogLevel,
   Page,
+  ConnectionInput,
   PreparedAction,
   ProgressEvent,
   RetrySettings,

@@ -1,16 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConflictError } from '@plugboard/sdk';
 import {
   type Clock,
-  ConflictError,
   type IdempotencyDecision,
   type IdempotencyRecord,
   recordAfterDecision,
   recordsEqual,
   type Stores,
   systemClock,
-} from '@plugboard/sdk';
+} from '@plugboard/sdk/host';
 
 /** The executor's stores as files in a folder (the CLI's): they survive a crash and are written atomically. */
 

@@ -1,5 +1,6 @@
 import * as sdk from '@plugboard/sdk';
-import { ConnectorError, excerpt, type Redactor } from '@plugboard/sdk';
+import { ConnectorError, excerpt } from '@plugboard/sdk';
+import type { Redactor } from '@plugboard/sdk/host';
 
 /**
  * A failure as it crosses the channel between a plugin's process and the host: plain data,
@@ -53,7 +54,7 @@ export function toWire(error: unknown): WireError {
       code: failure.code,
       message: failure.message,
       retryable: failure.retryable,
-      platformStatus: (failure as unknown as { platformStatus: number }).platformStatus,
+      platformStatus: failure.platformStatus,
       ...(failure.status === undefined ? {} : { status: failure.status }),
       ...(failure.requestId === undefined ? {} : { requestId: failure.requestId }),
       fields,

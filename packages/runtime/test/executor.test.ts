@@ -4,20 +4,13 @@ import {
   ConnectionConfigError,
   createTransport,
   InvalidInputError,
-  type LocalRunner,
   type Page,
   type Transport,
-} from '@plugboard/sdk';
-import { items, reply, shop, shopAnswer } from '@plugboard/example-connector';
-import { delay, type FaultServer, startFaultServer } from '@plugboard/testing';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import {
   type ApprovalDecision,
   ApprovalRefusedError,
+} from '@plugboard/sdk';
+import {
+  type LocalRunner,
   createExecutor,
   type ExecuteRequest,
   type ExecutionEvent,
@@ -28,7 +21,14 @@ import {
   memoryStore,
   type Stores,
   UnknownConnectorError,
-} from '@plugboard/sdk';
+} from '@plugboard/sdk/host';
+import { items, reply, shop, shopAnswer } from '@plugboard/example-connector';
+import { delay, type FaultServer, startFaultServer } from '@plugboard/testing';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { fileStore, type IsolatedPlugin, type LoadResult, startPlugin } from '../src/index.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');

@@ -1,4 +1,5 @@
-import { CancelledError, createExecutor, type ExecuteRequest, type LogEntry, type Page } from '@plugboard/sdk';
+import { CancelledError, type LogEntry, type Page } from '@plugboard/sdk';
+import { createExecutor, type ExecuteRequest } from '@plugboard/sdk/host';
 import { answer, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,6 +38,7 @@ import * as fs from 'node:fs';
 import * as cp from 'node:child_process';
 import { z } from 'zod';
 import * as sdk from '@plugboard/sdk';
+import * as host from '@plugboard/sdk/host';
 const { bearerToken, defineAction, defineConnector } = sdk;
 ${top}
 const Thing = z.object({ id: z.string(), seen: z.unknown().optional() }).meta({ id: '${key}Thing' });
@@ -85,7 +87,7 @@ beforeAll(async () => {
       entry: source(
         'honest',
         `${attempt}
-         const probe = new sdk.Redactor(['probe-secret']).redactString('a probe-secret b');
+         const probe = new host.Redactor(['probe-secret']).redactString('a probe-secret b');
          yield { records: [{ id: 'report', seen: {
            env: process.env,
            polluted: typeof ({}).polluted,
@@ -109,8 +111,8 @@ beforeAll(async () => {
          ctx.progress({ label: 'long ' + 'x'.repeat(100000) });
          yield { records: body.items, checkpoint: { token: echoed } };
          throw new sdk.ConnectorError('leaky', 'failed with ' + echoed, false, 500);`,
-        `for (const name of ['redact', 'redactString', 'redactValues']) sdk.Redactor.prototype[name] = (value) => value;
-         sdk.Redactor.prototype.containsSecretIn = () => false;
+        `for (const name of ['redact', 'redactString', 'redactValues']) host.Redactor.prototype[name] = (value) => value;
+         host.Redactor.prototype.containsSecretIn = () => false;
          globalThis.spied = [];
          globalThis.fetch = async function spy(...args) { globalThis.spied.push(JSON.stringify(args)); return new Response('{}'); };
          Object.defineProperty(Object.prototype, 'polluted', { value: 'yes', configurable: true });`,
@@ -391,7 +393,7 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
       { name: 'connector-orphan', entry: source('orphan', `await ctx.http.get('/echo'); while (true) {}`) },
     ]);
     const runtime = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-    const sdk = fileURLToPath(new URL('../node_modules/@plugboard/sdk/dist/index.js', import.meta.url));
+    const sdk = fileURLToPath(new URL('../node_modules/@plugboard/sdk/dist/host.js', import.meta.url));
     const script = `
       const { startPlugin } = await import(${JSON.stringify(runtime)});
       const { createExecutor } = await import(${JSON.stringify(sdk)});

@@ -1,4 +1,4 @@
-import { createExecutor } from '@plugboard/sdk';
+import { createExecutor } from '@plugboard/sdk/host';
 import { answer, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type RedisServer, startRedis } from '../../sdk/test/support/redis.js';

@@ -4,15 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
-import {
-  hostSdkVersion,
-  loadPack,
-  loadPlugin,
-  loadPlugins,
-  PluginLoadError,
-  pluginsReport,
-  startPlugins,
-} from '../src/index.js';
+import { hostSdkVersion } from '../src/load.js';
+import { loadPack, loadPlugin, loadPlugins, PluginLoadError, pluginsReport, startPlugins } from '../src/index.js';
 import { connectorSource, folderWithOwnSdk, npmFolder, type PluginFolder, pnpmFolder } from './support/plugins.js';
 
 const folders: PluginFolder[] = [];

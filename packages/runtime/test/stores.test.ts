@@ -9,7 +9,7 @@ import {
   settleIdempotencyKey,
   type Stores,
   type UncertainRecord,
-} from '@plugboard/sdk';
+} from '@plugboard/sdk/host';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { fileStore } from '../src/index.js';
 

@@ -32,7 +32,7 @@ export class ConnectorError extends Error {
   readonly status: number | undefined;
   readonly requestId: string | undefined;
   /** Status the platform answers with when it reports this error. */
-  protected readonly platformStatus: number;
+  readonly platformStatus: number;
 
   constructor(
     code: string,

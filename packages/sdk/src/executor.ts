@@ -110,7 +110,7 @@ export interface SourceOutcome {
 
 export type ExecutionOutcome = DestinationOutcome | SourceOutcome;
 
-interface EventBase {
+export interface EventBase {
   connector: string;
   action: string;
   time: string;

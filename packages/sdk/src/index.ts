@@ -1,7 +1,15 @@
-export { defineAction, retryPolicy, approvalOf, needsApproval, isImplemented } from './definition/action.js';
+/**
+ * `@plugboard/sdk`: what a connector author writes against and what the author's own tests
+ * run. Whatever runs connectors (the runtime, the CLI, the testing kit, the catalogue, a
+ * worker) takes its machinery from `@plugboard/sdk/host` (src/host.ts) and the rest from here.
+ */
+// What a declaration means: its retry policy, approval, effect and the hints a tool server publishes.
+export { defineAction, retryPolicy, needsApproval, approvalOf, effectOf, annotationsOf } from './definition/action.js';
 export type {
   Action,
+  ActionCommon,
   Approval,
+  Declared,
   DestinationAction,
   Direction,
   Environment,
@@ -10,129 +18,63 @@ export type {
   RetryPolicy,
   SourceAction,
 } from './definition/action.js';
-export { defineConnector, connectorProblems, entityId, DefinitionError, PERIOD_MS } from './definition/connector.js';
+export { defineConnector, entityId, DefinitionError } from './definition/connector.js';
 export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
 export { bearerToken, apiKeyHeader } from './definition/auth.js';
-export type { AuthScheme } from './definition/auth.js';
-export { CATEGORIES, isCategory } from './definition/categories.js';
+export type { AuthScheme, ApiKeyHeaderScheme, BearerScheme } from './definition/auth.js';
+export { CATEGORIES } from './definition/categories.js';
 export type { Category } from './definition/categories.js';
-export type { ActionContext, SourceContext, ProgressEvent, ProgressUpdate } from './context.js';
-export { checkConnectionSettings, resolveConnection } from './connection.js';
-export type { ConnectionInput, ResolvedConnection, SecretResolver } from './connection.js';
-export {
-  runAction,
-  runPrepared,
-  prepareRun,
-  passGate,
-  passedGate,
-  resumeFrom,
-  writeAction,
-  readAll,
-  UnknownActionError,
-  NotImplementedError,
-} from './run.js';
-export type { RunOptions, RunSettings, PreparedAction, PreparedRun } from './run.js';
-export { localRunner } from './runner.js';
-export type { ConnectorRunner, LocalRunner } from './runner.js';
-export { ApprovalRequiredError, ApprovalRefusedError, checkApproval } from './approval.js';
-export {
-  createExecutor,
-  streamKey,
-  UnknownConnectorError,
-  IdempotencyKeyReusedError,
-  IdempotencyUnsettledError,
-} from './executor.js';
+export type { ActionContext, SourceContext, ProgressUpdate, ProgressEvent } from './context.js';
 export type {
-  Executor,
-  ExecutorOptions,
-  ExecuteRequest,
-  ExecutionOutcome,
-  DestinationOutcome,
-  SourceOutcome,
-  ExecutionEvent,
-  HostConnection,
-  PluginConnector,
-  PreparedExecution,
-} from './executor.js';
-export { memoryStore, recordsEqual, recordAfterDecision } from './stores.js';
-export type {
-  CheckpointStore,
-  DecideOutcome,
-  IdempotencyDecision,
-  IdempotencyReport,
-  IdempotencyStore,
-  IdempotencyRecord,
-  RunningRecord,
-  SucceededRecord,
-  UncertainRecord,
-  Stores,
-} from './stores.js';
-export { settleIdempotencyKey, IdempotencySettleRefusedError, DEFAULT_SETTLE_MIN_AGE_MS } from './idempotency.js';
-export type { SettleKeyOptions, SettleRefusal } from './idempotency.js';
-export type { ApprovalDecision, ApprovalRefusal, ApprovalCheck } from './approval.js';
-export * from './errors.js';
-export { approvalDigest, canonicalJson } from './digest.js';
-export { compareText, byKey } from './order.js';
-export type { ApprovalBinding, RunSubject } from './digest.js';
-export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from './secrets.js';
-export {
-  CIRCULAR,
-  describeJsonType,
-  formatJsonPath,
-  jsonProblem,
-  mapJson,
-  MAX_JSON_DEPTH,
-  someJsonString,
-} from './json.js';
-export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
-export { excerpt, EXCERPT_LENGTH } from './excerpt.js';
+  HttpClient,
+  HttpRequest,
+  HttpResponse,
+  QueryValue,
+  RequestOptions,
+  RetrySettings,
+} from './http/client.js';
+export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { cursorLoop } from './paging.js';
 export type { CursorLoop } from './paging.js';
-export { createLogger, stderrSink } from './log.js';
-export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
-export { createTransport, sharedTransport } from './http/transport.js';
-export type { Transport, TransportOptions } from './http/transport.js';
 export {
-  addressRefusal,
-  classifyAddress,
-  describeAddressClass,
-  isAddressRange,
-  METADATA_ADDRESSES,
-  NetworkPolicy,
-} from './http/network-policy.js';
-export type {
-  AddressClass,
-  AddressClassification,
-  AddressEmbedding,
-  AddressRefusal,
-  NetworkOptions,
-} from './http/network-policy.js';
-export { BudgetRegistry } from './http/budget.js';
-export type { Budget, BudgetState } from './http/budget-rules.js';
-export type {
-  Admission,
-  AdmissionRequest,
-  BudgetBackend,
-  BudgetKey,
-  BudgetStateStore,
-  RequestEnd,
-  Ticket,
-} from './http/shared-budget.js';
-export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
-export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRY_AFTER_SECONDS } from './http/client.js';
-export type { HttpClient, HttpRequest, HttpResponse, RequestOptions, RetrySettings } from './http/client.js';
-export { classifyByStatus, quotaDetails, providerMessage } from './http/classify.js';
+  ConnectorError,
+  InvalidInputError,
+  ConnectionConfigError,
+  ProviderRejectedError,
+  AuthenticationError,
+  PermissionError,
+  NotFoundError,
+  ConflictError,
+  QuotaExhaustedError,
+  RateLimitedError,
+  ProviderUnavailableError,
+  TimeoutError,
+  NetworkError,
+  SchemaMismatchError,
+  CancelledError,
+  AddressRefusedError,
+} from './errors.js';
+export type { PlatformError, ConnectorErrorOptions, InputIssue, QuotaDetails } from './errors.js';
+export { ApprovalRequiredError, ApprovalRefusedError } from './approval.js';
+export type { ApprovalDecision, ApprovalRefusal } from './approval.js';
+export { classifyByStatus, providerMessage } from './http/classify.js';
 export type { ProviderFailure } from './http/classify.js';
-export { parseRetryAfter, findRequestId } from './http/headers.js';
-export { catalogueEntry, budgetOf } from './catalogue-entry.js';
+export { zodIssues } from './validation.js';
+export { excerpt } from './excerpt.js';
+export { compareText, byKey } from './order.js';
+export { classifyAddress, describeAddressClass } from './http/network-policy.js';
+export type { AddressClass, AddressClassification, AddressEmbedding } from './http/network-policy.js';
+// An author's own tests run the connector against a local server and check its catalogue entry.
+export { runAction, readAll, writeAction, prepareRun } from './run.js';
+export type { RunOptions, RunSettings, PreparedAction, PreparedRun } from './run.js';
+export type { ApprovalBinding, RunSubject } from './digest.js';
+export type { ConnectionInput, SecretResolver } from './connection.js';
+export { createTransport } from './http/transport.js';
+export type { Transport, TransportOptions } from './http/transport.js';
+export type { NetworkOptions, NetworkPolicy } from './http/network-policy.js';
+export type { BudgetRegistry } from './http/budget.js';
+export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
+export { catalogueEntry } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
-export { boundedIssues, MAX_ISSUES, zodIssues } from './validation.js';
-export { METADATA_HOST_NAMES } from './http/network-policy.js';
-// Effects: what an action does to the world, apart from how its results come back.
-export { effectOf, annotationsOf } from './definition/action.js';
+// What an action does to the world, apart from how its results come back.
 export type { Effect, EffectFacts, ToolAnnotations, Writes } from './definition/action.js';
-
-// The clock the transport's waits read, and the stages a host adds to ctx.http's pipeline.
-export { manualClock, sleep, systemClock } from './clock.js';
-export type { Clock, ManualClock, Timer } from './clock.js';
-export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';

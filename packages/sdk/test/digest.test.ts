@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { approvalDigest, canonicalJson, passedGate, passGate, resumeFrom, runPrepared } from '../src/host.js';
 import {
   ApprovalRefusedError,
-  approvalDigest,
-  canonicalJson,
   createTransport,
   type PreparedAction,
   type PreparedRun,
-  passedGate,
-  passGate,
   prepareRun,
-  resumeFrom,
   type RunSubject,
-  runPrepared,
 } from '../src/index.js';
 import { example } from './support/connector.js';
 import { useHarness } from './support/harness.js';

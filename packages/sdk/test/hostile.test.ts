@@ -7,23 +7,19 @@ import {
   defineConnector,
   bearerToken,
   excerpt,
-  EXCERPT_LENGTH,
   InvalidInputError,
-  isSecretKey,
-  jsonProblem,
-  MAX_ISSUES,
-  MAX_JSON_DEPTH,
   prepareRun,
-  type ProgressEvent,
   providerMessage,
   QuotaExhaustedError,
   readAll,
-  REDACTED,
-  Redactor,
   SchemaMismatchError,
   writeAction,
   zodIssues,
+  type ProgressEvent,
 } from '../src/index.js';
+import { EXCERPT_LENGTH } from '../src/excerpt.js';
+import { isSecretKey, jsonProblem, MAX_JSON_DEPTH, REDACTED, Redactor } from '../src/host.js';
+import { MAX_ISSUES } from '../src/validation.js';
 import { example } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json } from './support/server.js';

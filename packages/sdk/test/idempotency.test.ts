@@ -6,14 +6,13 @@ import {
   type IdempotencyDecision,
   IdempotencySettleRefusedError,
   IdempotencyUnsettledError,
-  InvalidInputError,
   manualClock,
   memoryStore,
-  NotFoundError,
   type RunningRecord,
   settleIdempotencyKey,
   type UncertainRecord,
-} from '../src/index.js';
+} from '../src/host.js';
+import { InvalidInputError, NotFoundError } from '../src/index.js';
 import { example } from './support/connector.js';
 import { json } from './support/server.js';
 import { useHarness } from './support/harness.js';

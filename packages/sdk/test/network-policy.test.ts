@@ -3,16 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AddressRefusedError,
-  addressRefusal,
   classifyAddress,
   createTransport,
   type Environment,
-  isAddressRange,
   NetworkError,
   readAll,
   type Transport,
   type TransportOptions,
 } from '../src/index.js';
+import { addressRefusal } from '../src/http/network-policy.js';
+import { isAddressRange } from '../src/host.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { tableLookup } from './support/resolver.js';

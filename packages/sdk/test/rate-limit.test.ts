@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createTransport,
-  type ManualClock,
-  manualClock,
-  RateLimitedError,
-  readAll,
-  type Transport,
-} from '../src/index.js';
+import { createTransport, RateLimitedError, readAll, type Transport } from '../src/index.js';
+import { type ManualClock, manualClock } from '../src/host.js';
 import { example, itemsGetConnector } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';

@@ -1,19 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { checkConnectionSettings } from '../src/connection.js';
 import {
-  checkConnectionSettings,
   ConnectionConfigError,
   createTransport,
   defineAction,
   defineConnector,
   InvalidInputError,
-  isSecretKey,
   type LogEntry,
   readAll,
-  Redactor,
-  REDACTED,
   writeAction,
 } from '../src/index.js';
+import { isSecretKey, Redactor, REDACTED } from '../src/host.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';

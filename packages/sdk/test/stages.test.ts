@@ -1,18 +1,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type Answer,
-  bearerToken,
-  createTransport,
-  defineAction,
-  defineConnector,
-  type HttpStage,
-  manualClock,
-  Redactor,
-  readAll,
-  type Transport,
-} from '../src/index.js';
+import { bearerToken, createTransport, defineAction, defineConnector, readAll, type Transport } from '../src/index.js';
+import { type Answer, type HttpStage, manualClock, Redactor } from '../src/host.js';
 import { Item } from './support/connector.js';
 import { json, startServer, type TestServer } from './support/server.js';
 

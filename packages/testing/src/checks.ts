@@ -1,4 +1,6 @@
-import { approvalOf, canonicalJson, type Connector, catalogueEntry } from '@plugboard/sdk';
+import { approvalOf } from '@plugboard/sdk';
+import { canonicalJson } from '@plugboard/sdk/host';
+import { type Connector, catalogueEntry } from '@plugboard/sdk';
 import { type Fixture, outcomeError, type RecordedResponse } from './fixture.js';
 import { valueMatches } from './match.js';
 import { nextPageMarker } from './paging.js';

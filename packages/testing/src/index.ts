@@ -1,19 +1,10 @@
 export { recordScenario } from './record.js';
 export type { RecordOptions, RecordResult } from './record.js';
-export { replayScenario, describeCall, REPLAY_CREDENTIAL } from './replay.js';
+export { replayScenario, REPLAY_CREDENTIAL } from './replay.js';
 export type { ReplayOptions, ReplayResult } from './replay.js';
-export { defineScenario, scenarioProblems } from './scenario.js';
+export { defineScenario } from './scenario.js';
 export type { Scenario, ScenarioExpectation } from './scenario.js';
-export {
-  FIXTURE_FORMAT,
-  REPLAY_ORIGIN,
-  fixturePath,
-  parseFixture,
-  readFixture,
-  readFixtureSync,
-  scenariosIn,
-  serializeFixture,
-} from './fixture.js';
+export { FIXTURE_FORMAT, fixturePath, readFixtureSync } from './fixture.js';
 export type {
   BodyType,
   Fixture,
@@ -23,11 +14,9 @@ export type {
   RecordedOutcome,
   RecordedRequest,
   RecordedResponse,
+  StoredScenario,
 } from './fixture.js';
-export { FixtureRedactor, DEFAULT_REDACT_KEYS } from './redact.js';
-export type { RedactionOptions } from './redact.js';
-export { textMatches, valueMatches, pathMatches, bodyMatches } from './match.js';
-export { catalogueProblems, defaultRecordKey, expectationOf, outcomeProblems, pagingProblems } from './checks.js';
+export { catalogueProblems, outcomeProblems, pagingProblems } from './checks.js';
 export { nextPageMarker } from './paging.js';
 export { answer, delay, reset, truncate, startFaultServer } from './faults.js';
 export type {
@@ -41,16 +30,13 @@ export type {
   SeenRequest,
   Truncate,
 } from './faults.js';
-export { stableStringify, sortKeys } from './json.js';
 export {
   TestingKitError,
-  FixtureNotFoundError,
-  InvalidFixtureError,
   SecretLeakError,
   RecordingError,
   UnrecordedRequestError,
   UnusedRecordingError,
 } from './errors.js';
-export { billableFaultProblems, errorMappingProblems, incrementalProblems, runUnderFault } from './probes.js';
+export { billableFaultProblems, errorMappingProblems, incrementalProblems } from './probes.js';
 export type { FaultProbe, IncrementalProbe } from './probes.js';
 export { startWindowServer, type WindowServer, type WindowServerOptions } from './window-server.js';

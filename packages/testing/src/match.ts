@@ -1,4 +1,4 @@
-import { REDACTED } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 
 /**
  * Comparing what a replayed action sends (or returns) with what was recorded.

@@ -1,4 +1,4 @@
-import { normaliseKey } from '@plugboard/sdk';
+import { normaliseKey } from '@plugboard/sdk/host';
 import type { RecordedResponse } from './fixture.js';
 
 /**

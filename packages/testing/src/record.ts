@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Connector, createTransport, type RetrySettings, type Transport } from '@plugboard/sdk';
+import { type Connector, createTransport, type Transport, type RetrySettings } from '@plugboard/sdk';
 import { RecordingError, SecretLeakError } from './errors.js';
 import {
   FIXTURE_FORMAT,

@@ -1,4 +1,4 @@
-import { mapJson } from '@plugboard/sdk';
+import { mapJson } from '@plugboard/sdk/host';
 import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
 import { type BodyType, type RecordedCall, type RecordedHeaders, REPLAY_ORIGIN } from './fixture.js';
 

@@ -1,4 +1,12 @@
-import { formatJsonPath, isSecretKey, mapJson, normaliseKey, REDACTED, Redactor, someJsonString } from '@plugboard/sdk';
+import {
+  formatJsonPath,
+  isSecretKey,
+  mapJson,
+  normaliseKey,
+  REDACTED,
+  Redactor,
+  someJsonString,
+} from '@plugboard/sdk/host';
 import type { Fixture, RecordedCall, RecordedHeaders, RecordedRequest, RecordedResponse } from './fixture.js';
 
 /**

@@ -2,11 +2,10 @@ import {
   type ApprovalDecision,
   type Connector,
   ConnectorError,
-  createExecutor,
-  memoryStore,
-  type RetrySettings,
   type Transport,
+  type RetrySettings,
 } from '@plugboard/sdk';
+import { createExecutor, memoryStore } from '@plugboard/sdk/host';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 

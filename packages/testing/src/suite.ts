@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { type Action, type Connector, isImplemented } from '@plugboard/sdk';
+import type { Action, Connector } from '@plugboard/sdk';
+import { isImplemented } from '@plugboard/sdk/host';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { catalogueProblems, expectationOf, outcomeProblems, pagingProblems } from './checks.js';
 import { type FaultServer, startFaultServer } from './faults.js';

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Clock, Timer } from '@plugboard/sdk';
+import type { Clock, Timer } from '@plugboard/sdk/host';
 import { listenOnLoopback } from './loopback.js';
 
 /**

@@ -1,8 +1,6 @@
 import {
   bearerToken,
   createTransport,
-  type ManualClock,
-  manualClock,
   RateLimitedError,
   defineAction,
   defineConnector,
@@ -10,6 +8,7 @@ import {
   readAll,
   type Transport,
 } from '@plugboard/sdk';
+import { type ManualClock, manualClock } from '@plugboard/sdk/host';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';

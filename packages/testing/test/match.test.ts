@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED } from '@plugboard/sdk';
-import { bodyMatches, pathMatches, textMatches, valueMatches } from '../src/index.js';
+import { REDACTED } from '@plugboard/sdk/host';
+import { bodyMatches, pathMatches, textMatches, valueMatches } from '../src/match.js';
 
 describe('matching with the redaction marker as a wildcard', () => {
   it('texts', () => {

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineAction, defineConnector, REDACTED } from '@plugboard/sdk';
+import { defineAction, defineConnector } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import {
   type Fixture,
@@ -11,8 +12,8 @@ import {
   readFixtureSync,
   recordScenario,
   replayScenario,
-  scenariosIn,
 } from '../src/index.js';
+import { scenariosIn } from '../src/fixture.js';
 import { accountGet, invoicesCreate, sample, Task } from './sample/connector.js';
 import { startSampleProvider } from './sample/provider.js';
 import { FIXTURES_DIR, tasksFull } from './sample/scenarios.js';

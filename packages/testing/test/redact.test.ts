@@ -3,16 +3,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerToken, defineAction, defineConnector, REDACTED } from '@plugboard/sdk';
+import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 import { z } from 'zod';
-import {
-  FIXTURE_FORMAT,
-  type Fixture,
-  FixtureRedactor,
-  RecordingError,
-  recordScenario,
-  SecretLeakError,
-} from '../src/index.js';
+import { FIXTURE_FORMAT } from '../src/fixture.js';
+import { type Fixture, RecordingError, recordScenario, SecretLeakError } from '../src/index.js';
+import { FixtureRedactor } from '../src/redact.js';
 import { sample } from './sample/connector.js';
 import { startSampleProvider } from './sample/provider.js';
 import { account } from './sample/scenarios.js';

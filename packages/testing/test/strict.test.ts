@@ -2,21 +2,21 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bearerToken, defineAction, defineConnector, REDACTED } from '@plugboard/sdk';
+import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
+import { REDACTED } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import {
   answer,
-  FIXTURE_FORMAT,
-  FixtureNotFoundError,
   type FaultServer,
   recordScenario,
   replayScenario,
-  serializeFixture,
   startFaultServer,
   TestingKitError,
   UnrecordedRequestError,
   UnusedRecordingError,
 } from '../src/index.js';
+import { FIXTURE_FORMAT, serializeFixture } from '../src/fixture.js';
+import { FixtureNotFoundError } from '../src/errors.js';
 import { accountGet, invoicesCreate, sample, Task } from './sample/connector.js';
 import { FIXTURES_DIR, invoiceCreate, tasksFull } from './sample/scenarios.js';
 

@@ -1,12 +1,10 @@
 import {
   DEFAULT_SETTLE_MIN_AGE_MS,
-  excerpt,
   type IdempotencyReport,
   IdempotencySettleRefusedError,
-  NotFoundError,
   settleIdempotencyKey,
-  zodIssues,
-} from '@plugboard/sdk';
+} from '@plugboard/sdk/host';
+import { excerpt, NotFoundError, zodIssues } from '@plugboard/sdk';
 import type { FindConnector } from '../connectors.js';
 import { writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { fileStore } from '@plugboard/runtime';
-import { ConnectorError, createTransport, prepareRun, streamKey } from '@plugboard/sdk';
+import { ConnectorError, createTransport, prepareRun } from '@plugboard/sdk';
+import { streamKey } from '@plugboard/sdk/host';
 import { RecordingError, recordScenario } from '@plugboard/testing';
 import { actionArgs } from '../action-args.js';
 import { fixturesFolder } from '../fixtures-folder.js';

@@ -1,12 +1,6 @@
 import { resolve } from 'node:path';
-import {
-  type ApprovalDecision,
-  createExecutor,
-  createTransport,
-  excerpt,
-  IdempotencyUnsettledError,
-  memoryStore,
-} from '@plugboard/sdk';
+import { type ApprovalDecision, createTransport, excerpt } from '@plugboard/sdk';
+import { createExecutor, IdempotencyUnsettledError, memoryStore } from '@plugboard/sdk/host';
 import { runArgs } from '../action-args.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';

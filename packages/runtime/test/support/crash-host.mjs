@@ -7,7 +7,7 @@
 import { appendFileSync, closeSync, fsyncSync, openSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { shop } from '@plugboard/example-connector';
-import { createExecutor } from '@plugboard/sdk';
+import { createExecutor } from '@plugboard/sdk/host';
 
 const { values } = parseArgs({
   options: {

@@ -86,7 +86,7 @@ export interface Incremental<C> {
   checkpoint?: z.ZodType<C>;
 }
 
-interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
+export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
   /**
    * `resource.verb` in lower snake case, stable: it is the catalogue's operation key and flows call it.
    * @example key: 'projects.list'
@@ -217,7 +217,7 @@ export function defineAction(action: Action): Action {
 const READS: EffectFacts = Object.freeze({ writes: false, idempotent: true, destructive: false });
 const UNSAID_WRITE: EffectFacts = Object.freeze({ writes: true, idempotent: false, destructive: true });
 
-type Declared = Pick<Action, 'direction' | 'effect'>;
+export type Declared = Pick<Action, 'direction' | 'effect'>;
 
 /** The action's effect, every fact spelled out: declared, or the default for its direction. */
 export function effectOf(action: Declared): EffectFacts {

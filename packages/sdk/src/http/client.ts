@@ -17,7 +17,7 @@ export {
 
 /** `ctx.http`: every provider call of an action goes through its run's pipeline (pipeline.ts). */
 
-type QueryValue = string | number | boolean;
+export type QueryValue = string | number | boolean;
 
 export interface HttpRequest {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

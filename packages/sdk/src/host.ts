@@ -1,0 +1,55 @@
+/**
+ * `@plugboard/sdk/host`: the machinery of whatever runs connectors (the runtime, the CLI, the
+ * testing kit, the catalogue, a worker). What an author writes against, errors included, is in
+ * `@plugboard/sdk` (src/index.ts); a host imports those from there.
+ */
+export { isImplemented } from './definition/action.js';
+export { connectorProblems, PERIOD_MS } from './definition/connector.js';
+export type { ResolvedConnection } from './connection.js';
+export { runPrepared, passGate, passedGate, resumeFrom, UnknownActionError } from './run.js';
+export type { ConnectorRunner, LocalRunner } from './runner.js';
+export {
+  createExecutor,
+  streamKey,
+  UnknownConnectorError,
+  IdempotencyKeyReusedError,
+  IdempotencyUnsettledError,
+} from './executor.js';
+export type {
+  Executor,
+  ExecutorOptions,
+  ExecuteRequest,
+  ExecutionOutcome,
+  DestinationOutcome,
+  SourceOutcome,
+  ExecutionEvent,
+  EventBase,
+  HostConnection,
+  PluginConnector,
+  PreparedExecution,
+} from './executor.js';
+export { memoryStore, recordsEqual, recordAfterDecision } from './stores.js';
+export type {
+  CheckpointStore,
+  DecideOutcome,
+  IdempotencyDecision,
+  IdempotencyReport,
+  IdempotencyStore,
+  IdempotencyRecord,
+  RunningRecord,
+  SucceededRecord,
+  UncertainRecord,
+  Stores,
+} from './stores.js';
+export { settleIdempotencyKey, IdempotencySettleRefusedError, DEFAULT_SETTLE_MIN_AGE_MS } from './idempotency.js';
+export type { SettleKeyOptions, SettleRefusal } from './idempotency.js';
+export { approvalDigest, canonicalJson } from './digest.js';
+export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from './secrets.js';
+export { describeJsonType, formatJsonPath, jsonProblem, mapJson, MAX_JSON_DEPTH, someJsonString } from './json.js';
+export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
+export { stderrSink } from './log.js';
+export { isAddressRange } from './http/network-policy.js';
+export { systemClock, manualClock, sleep } from './clock.js';
+export type { Clock, ManualClock, Timer } from './clock.js';
+// The stages a host adds to ctx.http's pipeline (createTransport({ stages })).
+export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';
