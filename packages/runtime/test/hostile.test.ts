@@ -62,7 +62,9 @@ const SNIFF = `import * as net from 'node:net';
   // Several queued writes go out together (writev): then data is a list of chunks.
   const text = (writev, data) => (writev ? data.map((entry) => String(entry.chunk)).join('') : String(data));
   net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { const found = /"nonce":"([0-9a-f]+)"/.exec(text(writev, data)); if (found) globalThis.nonce = found[1]; return original.call(this, writev, data, ...rest); };
-  process.stdin.on('data', (chunk) => { const found = /"type":"run","id":"([^"]+)"/.exec(String(chunk)); if (found) globalThis.runId = found[1]; });`;
+  process.stdin.on('data', (chunk) => { const found = /"type":"run","id":"([^"]+)"/.exec(String(chunk)); if (found) globalThis.runId = found[1]; });
+  // The run may start inside the channel's own listener, before the one above has seen its id: wait for both.
+  globalThis.stolen = async () => { while (!globalThis.runId || !globalThis.nonce) await new Promise((done) => setImmediate(done)); };`;
 
 const attempt = `const attempt = (fn) => { try { fn(); return 'allowed'; } catch (error) { return error.code ?? error.message; } };`;
 
@@ -346,7 +348,8 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
   test('a plugin that steals the nonce and floods the host with pages is stopped at the pages the host asked for', async () => {
     const flood = await plugin(
       'connector-pages',
-      `const line = JSON.stringify({ type: 'page', id: globalThis.runId, page: { records: [{ id: 'forged' }] }, nonce: globalThis.nonce }) + '\\n';
+      `await globalThis.stolen();
+       const line = JSON.stringify({ type: 'page', id: globalThis.runId, page: { records: [{ id: 'forged' }] }, nonce: globalThis.nonce }) + '\\n';
        // ${FORGED_PAGES} pages in one write of less than PIPE_BUF (4096 bytes), which a pipe takes whole or not at
        // all (EAGAIN: try again), so the host reads them together, before it can ask for another page.
        const burst = line.repeat(${FORGED_PAGES});
@@ -371,7 +374,8 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
   test('a page nested deeper than any walk can go, forged with a stolen nonce, ends the plugin, not the host', async () => {
     const deep = await plugin(
       'connector-deep',
-      `const depth = 1000000;
+      `await globalThis.stolen();
+       const depth = 1000000;
        const line = '{"type":"page","id":"' + globalThis.runId + '","page":{"records":[' + '['.repeat(depth) + ']'.repeat(depth) + ']},"nonce":"' + globalThis.nonce + '"}\\n';
        for (let written = 0; written < line.length; ) { try { written += fs.writeSync(3, line.slice(written)); } catch {} }
        await new Promise(() => {});`,
