@@ -73,9 +73,12 @@ function httpUrl(value: string, field: string): string {
   return value;
 }
 
+const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
+
 export function resolveConnection(connector: Connector, input: ConnectionInput = {}): ResolvedConnection {
-  const { authScheme, ...settings } = input.settings ?? {};
-  checkConnectionSettings(settings);
+  // Most connections of a run have no settings: they share one frozen empty object.
+  const { authScheme, ...settings } = input.settings ?? NO_SETTINGS;
+  if (input.settings !== undefined) checkConnectionSettings(settings);
   let parsedSettings: Record<string, unknown> = settings;
   if (connector.settings) {
     const result = connector.settings.safeParse(settings);
@@ -104,7 +107,10 @@ export function resolveConnection(connector: Connector, input: ConnectionInput =
   return {
     id: input.id ?? 'default',
     baseUrl: httpUrl(baseUrl, 'connection baseUrl'),
-    settings: Object.freeze({ ...parsedSettings, ...(authScheme === undefined ? {} : { authScheme }) }),
+    settings:
+      input.settings === undefined && !connector.settings
+        ? NO_SETTINGS
+        : Object.freeze({ ...parsedSettings, ...(authScheme === undefined ? {} : { authScheme }) }),
     scheme,
   };
 }

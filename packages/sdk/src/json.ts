@@ -195,6 +195,29 @@ function reason(error: unknown): string {
   return excerpt(error instanceof Error ? error.message : String(error));
 }
 
+/**
+ * True for the common case, a plain object whose members are all plain JSON leaves (most inputs
+ * and settings): it is fine as it is, and the walk below, which allocates its stacks, is spared.
+ * Anything else (a container inside, a doubtful key or leaf, a getter that throws) says false
+ * and gets the whole walk, which names the problem.
+ */
+function flatAndPlain(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  try {
+    if (!isPlainObject(value)) return false;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      if (key === '__proto__' || !wellFormed(key)) return false;
+      const member = (value as Record<string, unknown>)[key];
+      if (member !== null && typeof member === 'object') return false;
+      if (leafProblem(member) !== undefined) return false;
+    }
+  } catch {
+    return false;
+  }
+  return true;
+}
+
 interface Frame {
   container: Record<string, unknown> | unknown[];
   keys: string[] | undefined;
@@ -213,6 +236,7 @@ interface Frame {
  * its own, so a value nested any deeper than the call stack allows is refused, not a crash.
  */
 export function jsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPTH): JsonProblem | undefined {
+  if (flatAndPlain(value)) return undefined;
   const path: (string | number)[] = [];
   const frames: Frame[] = [];
   const ancestors = new Set<object>();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readAll, writeAction } from '../src/index.js';
+import { createTransport, readAll, writeAction } from '../src/index.js';
 import { example } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json, startServer, type TestServer } from './support/server.js';
@@ -87,4 +87,36 @@ describe('redirects', () => {
     expect(error).toMatchObject({ code: 'provider_rejected', status: 302 });
     expect(server.requests).toHaveLength(6);
   });
+
+  it.each(['undici', 'fetch', 'http'] as const)(
+    'follows a redirect whose body never ends (%s): the body is dropped, not read to its end',
+    async (via) => {
+      let written = 0;
+      const server = await h.start((req, res) => {
+        if (req.path !== '/items/a') return json(res, 200, item);
+        res.writeHead(302, { location: '/v2/items/a' });
+        const chunk = Buffer.alloc(16 * 1024, 'x');
+        // Writes until the client goes away: a body with no end.
+        const more = () => {
+          while (!res.destroyed && res.write(chunk)) written += chunk.length;
+          if (!res.destroyed) res.once('drain', more);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        more();
+      });
+      const transport = createTransport({ via });
+      try {
+        const { records } = await readAll(
+          example,
+          'items.get',
+          h.options({ input: { id: 'a' }, connection: { baseUrl: server.url }, transport }),
+        );
+        expect(records).toEqual([item]);
+        expect(server.requests.map((request) => request.path)).toEqual(['/items/a', '/v2/items/a']);
+        expect(written).toBeLessThan(64 * 1024 * 1024);
+      } finally {
+        await transport.close();
+      }
+    },
+  );
 });

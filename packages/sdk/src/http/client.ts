@@ -77,21 +77,86 @@ function buildUrl(baseUrl: string, request: HttpRequest): URL {
 
 /** One run's `ctx.http`: builds each call, sends it down the run's pipeline, and reads the answer's body. */
 export function createHttpClient(settings: ClientSettings): HttpClient {
-  const { redactor, connector, action } = settings;
-  /** The headers of the latest answer; its request id is read only when asked for. */
-  let lastHeaders: HeaderReader | undefined;
-  let lastId: string | undefined;
-  const send: Send = pipeline(settings, (answer) => {
-    lastHeaders = answer.headers;
-  });
+  return new RunHttp(settings);
+}
 
-  const requestHeaders = (request: HttpRequest): Record<string, string> => {
+/** A class, not closures: a run makes one object for its `ctx.http`, whatever it calls. */
+class RunHttp implements HttpClient {
+  private readonly send: Send;
+  /** The headers of the latest answer; its request id is read only when asked for. */
+  private lastHeaders: HeaderReader | undefined;
+  private lastId: string | undefined;
+
+  constructor(private readonly settings: ClientSettings) {
+    this.send = pipeline({
+      ...settings,
+      heard: (answer) => {
+        this.lastHeaders = answer.headers;
+      },
+    });
+  }
+
+  get lastRequestId(): string | undefined {
+    if (this.lastHeaders) {
+      this.lastId = requestIdOf(this.settings.redactor, this.lastHeaders) ?? this.lastId;
+      this.lastHeaders = undefined;
+    }
+    return this.lastId;
+  }
+
+  async get<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.exchange({ ...options, path, method: 'GET' })).data as T;
+  }
+
+  async post<T = unknown>(path: string, json?: unknown, options: RequestOptions = {}): Promise<T> {
+    return (await this.exchange({ ...options, path, method: 'POST', json })).data as T;
+  }
+
+  async request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>> {
+    const { answer, data } = await this.exchange(request);
+    // The getter keeps only the headers: holding the whole answer (its text) for as long as a
+    // connector holds the response doubled a large read's peak memory (tools/bench/p2-read.mjs).
+    const answerHeaders = answer.headers;
+    let headers: Headers | undefined;
+    return {
+      status: answer.status,
+      // A WHATWG Headers costs a module load the first time: made only for a caller that reads it.
+      get headers() {
+        headers ??= toHeaders(answerHeaders);
+        return headers;
+      },
+      data: data as T,
+      requestId: requestIdOf(this.settings.redactor, answer.headers),
+    };
+  }
+
+  /** One call with its retries: the successful answer and its parsed body, or a ConnectorError. */
+  private async exchange(request: HttpRequest): Promise<{ answer: Answer; data: unknown }> {
+    const { baseUrl, redactor, signal } = this.settings;
+    const url = buildUrl(baseUrl, request);
+    const method = request.method ?? 'GET';
+    // A path holds the caller's ids: errors, logs and events quote an excerpt of it.
+    const operation = excerpt(redactor.redactString(`${method} ${url.pathname}`));
+    const answer = await this.send({
+      method,
+      url,
+      headers: this.requestHeaders(request),
+      body: request.json === undefined ? undefined : JSON.stringify(request.json),
+      operation,
+      budget: request.budget,
+      signal,
+    });
+    return { answer, data: this.parseBody(answer, request.responseType, operation) };
+  }
+
+  private requestHeaders(request: HttpRequest): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.headers) {
       for (const name in request.headers) {
         const value = request.headers[name]!;
         // Refused the same on every transport, and never retried: no attempt could send it.
         if (NOT_IN_HEADER.test(value)) {
+          const { connector, action } = this.settings;
           throw new InvalidInputError(`${connector.key} ${action.key}`, [
             {
               path: `headers.${name}`,
@@ -104,9 +169,9 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     }
     if (request.json !== undefined) headers['content-type'] = 'application/json';
     return headers;
-  };
+  }
 
-  const parseBody = (answer: Answer, responseType: HttpRequest['responseType'], operation: string): unknown => {
+  private parseBody(answer: Answer, responseType: HttpRequest['responseType'], operation: string): unknown {
     if (responseType === 'text') return answer.text;
     if (responseType !== 'json' && !(answer.headers.get('content-type') ?? '').toLowerCase().includes('json'))
       return answer.text;
@@ -114,62 +179,12 @@ export function createHttpClient(settings: ClientSettings): HttpClient {
     try {
       return JSON.parse(answer.text);
     } catch {
+      const { connector, action, redactor } = this.settings;
       throw new SchemaMismatchError(
         `${connector.key} ${action.key}`,
         [{ path: '', message: `${operation}: the answer is not valid JSON` }],
         { status: answer.status, requestId: requestIdOf(redactor, answer.headers) },
       );
     }
-  };
-
-  /** One call with its retries: the successful answer and its parsed body, or a ConnectorError. */
-  const exchange = async (request: HttpRequest): Promise<{ answer: Answer; data: unknown }> => {
-    const url = buildUrl(settings.baseUrl, request);
-    const method = request.method ?? 'GET';
-    // A path holds the caller's ids: errors, logs and events quote an excerpt of it.
-    const operation = excerpt(redactor.redactString(`${method} ${url.pathname}`));
-    const answer = await send({
-      method,
-      url,
-      headers: requestHeaders(request),
-      body: request.json === undefined ? undefined : JSON.stringify(request.json),
-      operation,
-      budget: request.budget,
-      signal: settings.signal,
-    });
-    return { answer, data: parseBody(answer, request.responseType, operation) };
-  };
-
-  return {
-    get lastRequestId() {
-      if (lastHeaders) {
-        lastId = requestIdOf(redactor, lastHeaders) ?? lastId;
-        lastHeaders = undefined;
-      }
-      return lastId;
-    },
-    async get<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
-      return (await exchange({ ...options, path, method: 'GET' })).data as T;
-    },
-    async post<T = unknown>(path: string, json?: unknown, options: RequestOptions = {}): Promise<T> {
-      return (await exchange({ ...options, path, method: 'POST', json })).data as T;
-    },
-    async request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>> {
-      const { answer, data } = await exchange(request);
-      // The getter keeps only the headers: holding the whole answer (its text) for as long as a
-      // connector holds the response doubled a large read's peak memory (tools/bench/p2-read.mjs).
-      const answerHeaders = answer.headers;
-      let headers: Headers | undefined;
-      return {
-        status: answer.status,
-        // A WHATWG Headers costs a module load the first time: made only for a caller that reads it.
-        get headers() {
-          headers ??= toHeaders(answerHeaders);
-          return headers;
-        },
-        data: data as T,
-        requestId: requestIdOf(redactor, answer.headers),
-      };
-    },
-  };
+  }
 }

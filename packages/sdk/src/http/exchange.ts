@@ -5,9 +5,9 @@ import { HeldBack, type WriteGate } from './budget-rules.js';
 import { AnswerHeaders, type HeaderReader } from './headers.js';
 import { refusalIn } from './network-policy.js';
 import { events } from './events.js';
-import type { ClientSettings } from './settings.js';
+import { type ClientSettings, NEVER } from './settings.js';
 import type { Send } from './stages/stage.js';
-import { WRITE_GATE, type Transport } from './transport.js';
+import type { Transport } from './transport.js';
 
 /** One request as it goes out, for a run in `environment`. */
 export interface Outgoing {
@@ -122,7 +122,13 @@ async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
   }
 }
 
-async function overUndici({
+/**
+ * One exchange handed straight to the pool with a handler of our own: the answer's chunks are
+ * collected as they come and decoded once, with no body stream (undici.request's `Readable`
+ * and an async iterator over it cost more per request than the pipeline's own stages). The
+ * write gate is asked when the request is about to be written (`onRequestStart`).
+ */
+function overUndici({
   transport,
   environment,
   target,
@@ -132,34 +138,128 @@ async function overUndici({
   signal,
   open,
 }: Outgoing): Promise<Exchange> {
-  const options: Dispatcher.RequestOptions & { [WRITE_GATE]?: WriteGate } = {
-    origin: target.origin,
-    path: `${target.pathname}${target.search}`,
-    method: method as Dispatcher.HttpMethod,
-    headers,
-    body: body ?? null,
-    signal,
-  };
-  if (open) options[WRITE_GATE] = open;
-  const response = await transport.agent(environment).request(options);
-  return {
-    status: response.statusCode,
-    headers: new AnswerHeaders(response.headers),
-    text: () => bodyText(response.body),
-    discard: async () => void (await response.body.dump()),
-  };
+  return new Promise<Exchange>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    new UndiciExchange(signal, open, resolve, reject).dispatch(transport.agent(environment), {
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body: body ?? null,
+    });
+  });
 }
 
-/**
- * An undici body as text, collected chunk by chunk and decoded once. undici's own
- * `body.text()` keeps about a third of what a long read allocates alive past the next
- * young-generation collection, which doubles a large read's peak memory
- * (tools/bench/p2-read.mjs); iterating keeps it near what fetch keeps.
- */
-async function bodyText(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+/** Bytes of a redirect's body read and dropped before its connection is closed instead. */
+const DISCARD_LIMIT = 128 * 1024;
+
+/** The handler of one request to the pool: the answer as an `Exchange`, its body gathered until asked for. */
+class UndiciExchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private exchange: Exchange | undefined;
+  private readonly chunks: Buffer[] = [];
+  private discarded = 0;
+  private discarding = false;
+  private ended = false;
+  private failure: unknown;
+  private waiting: { resolve: (text: string) => void; reject: (error: unknown) => void } | undefined;
+  private readonly onAbort = () => this.fail(this.signal.reason);
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly open: WriteGate | undefined,
+    private readonly resolve: (exchange: Exchange) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  dispatch(pool: Dispatcher, options: Dispatcher.DispatchOptions): void {
+    if (this.signal !== NEVER) this.signal.addEventListener('abort', this.onAbort, { once: true });
+    try {
+      pool.dispatch(options, this);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.failure !== undefined) controller.abort(asError(this.failure));
+    else if (this.open && !this.open()) this.fail(new HeldBack());
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (status < 200 || this.exchange) return;
+    this.exchange = {
+      status,
+      headers: new AnswerHeaders(headers),
+      text: () => this.text(),
+      discard: () => {
+        this.discarding = true;
+        this.chunks.length = 0;
+        // Ended early when too long: the connection closes, and the redirect goes on all the same.
+        return this.text().then(
+          () => undefined,
+          () => undefined,
+        );
+      },
+    };
+    this.resolve(this.exchange);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!this.discarding) this.chunks.push(chunk);
+    // A hostile redirect body may be endless: past the limit the connection goes instead.
+    else if ((this.discarded += chunk.length) > DISCARD_LIMIT) this.fail(new Error('a redirect body too long to drop'));
+  }
+
+  onResponseEnd(): void {
+    this.ended = true;
+    this.settled();
+    this.waiting?.resolve(this.joined());
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  private joined(): string {
+    const { chunks } = this;
+    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  }
+
+  private text(): Promise<string> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve(this.joined());
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
+  }
+
+  /** The request ends with `error`: whoever waits hears it, and the pool stops the request. */
+  private fail(error: unknown): void {
+    if (this.failure !== undefined || this.ended) return;
+    this.failure = error;
+    this.settled();
+    this.chunks.length = 0;
+    this.controller?.abort(asError(error));
+    if (this.exchange) this.waiting?.reject(error);
+    else this.reject(error);
+  }
+
+  private settled(): void {
+    if (this.signal !== NEVER) this.signal.removeEventListener('abort', this.onAbort);
+  }
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 async function overFetch({

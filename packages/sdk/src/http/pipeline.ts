@@ -1,5 +1,5 @@
 import { transmit } from './exchange.js';
-import type { ClientSettings } from './settings.js';
+import type { PipelineSettings } from './settings.js';
 import { budget } from './stages/budget.js';
 import { classification } from './stages/classify.js';
 import { credential } from './stages/credential.js';
@@ -7,7 +7,7 @@ import { networkPolicy } from './stages/network.js';
 import { redaction } from './stages/redaction.js';
 import { redirect } from './stages/redirect.js';
 import { retry } from './stages/retry.js';
-import type { Answer, Send, StageRun } from './stages/stage.js';
+import type { Send, StageRun } from './stages/stage.js';
 import { timeout } from './stages/timeout.js';
 
 /**
@@ -25,27 +25,27 @@ import { timeout } from './stages/timeout.js';
  *   network policy  the address each hop goes to
  *   transport       one exchange: undici, fetch or Node's http
  */
-export function pipeline(settings: ClientSettings, latest: (answer: Answer) => void): Send {
-  const { transport, connector, action, connectionId, environment } = settings;
-  const run: StageRun = {
-    connector: connector.key,
-    action: action.key,
-    connectionId,
-    environment,
-    clock: transport.clock,
-  };
-  const outermostFirst: ((next: Send) => Send)[] = [
-    redaction(settings),
-    retry(settings),
-    classification(settings, latest),
-    ...transport.stages.map((stage) => (next: Send) => stage(next, run)),
-    budget(settings),
-    timeout(settings),
-    redirect(settings),
-    credential(settings),
-    networkPolicy(settings),
-  ];
+export function pipeline(settings: PipelineSettings): Send {
   let send = transmit(settings);
-  for (let index = outermostFirst.length - 1; index >= 0; index -= 1) send = outermostFirst[index]!(send);
+  for (let index = BELOW_HOST.length - 1; index >= 0; index -= 1) send = BELOW_HOST[index]!(settings, send);
+  const hosts = settings.transport.stages;
+  if (hosts.length > 0) {
+    const { connector, action, connectionId, environment, transport } = settings;
+    const run: StageRun = {
+      connector: connector.key,
+      action: action.key,
+      connectionId,
+      environment,
+      clock: transport.clock,
+    };
+    for (let index = hosts.length - 1; index >= 0; index -= 1) send = hosts[index]!(send, run);
+  }
+  for (let index = ABOVE_HOST.length - 1; index >= 0; index -= 1) send = ABOVE_HOST[index]!(settings, send);
   return send;
 }
+
+/** A stage of the SDK's own: made once per run from its settings, around the stage below. */
+type OwnStage = (settings: PipelineSettings, next: Send) => Send;
+
+const ABOVE_HOST: readonly OwnStage[] = [redaction, retry, classification];
+const BELOW_HOST: readonly OwnStage[] = [budget, timeout, redirect, credential, networkPolicy];

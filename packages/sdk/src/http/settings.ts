@@ -2,6 +2,7 @@ import type { Action, Environment } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
+import type { Answer } from './stages/stage.js';
 import type { Transport } from './transport.js';
 
 /** What one run's `ctx.http` is made from; every stage of its pipeline reads it. */
@@ -20,6 +21,11 @@ export interface ClientSettings {
   signal: AbortSignal;
   log: Logger;
   retry: RetrySettings;
+}
+
+/** A run's settings as its pipeline takes them: `heard` is told of every answer (the client keeps the latest request id). */
+export interface PipelineSettings extends ClientSettings {
+  heard(answer: Answer): void;
 }
 
 export interface RetrySettings {

@@ -11,23 +11,21 @@ import type { Send } from './stage.js';
  * carries the budget's write gate down to the transport: a request let in before a pause
  * began is held back when its connection is ready, and waits its turn again.
  */
-export function budget(settings: ClientSettings): (next: Send) => Send {
+export function budget(settings: ClientSettings, next: Send): Send {
   const { connector, action, connectionId, transport, signal } = settings;
   const maxWaitMs = maxWaitMsOf(action);
   const timeoutMs = timeoutMsOf(action);
   const clock = transport.clock;
   // An undeclared budget still exists: a 429 must pause the requests that share it.
   const defaultName = budgetOf(connector, action) ?? 'default';
-  const budgets = new Map<string, Budget>();
+  // Most runs draw on one budget: it is looked up once, others (rare) each time.
+  let defaultBudget: Budget | undefined;
   const budgetFor = (name: string): Budget => {
-    let found = budgets.get(name);
-    if (!found) {
-      found = transport.budgets.get(connector.key, connectionId, name, connector.rateLimits[name]);
-      budgets.set(name, found);
-    }
-    return found;
+    if (name === defaultName)
+      return (defaultBudget ??= transport.budgets.get(connector.key, connectionId, name, connector.rateLimits[name]));
+    return transport.budgets.get(connector.key, connectionId, name, connector.rateLimits[name]);
   };
-  return (next) => (call) => {
+  return (call) => {
     const name = call.budget ?? defaultName;
     const chosen = budgetFor(name);
     if (!events.budgetWait.hasSubscribers && !events.refused.hasSubscribers) {

@@ -1,18 +1,19 @@
 import type { ConnectorError } from '../../errors.js';
 import { classifyByStatus, type ProviderFailure, providerMessage } from '../classify.js';
 import { parseRetryAfter, toHeaders } from '../headers.js';
-import type { ClientSettings } from '../settings.js';
+import type { ClientSettings, PipelineSettings } from '../settings.js';
 import { requestIdOf } from './redaction.js';
 import type { Answer, Send } from './stage.js';
 
 /**
  * An answer that is not a success becomes the typed `ConnectorError` its status (or the
  * connector's `classifyError`) names, built from the redacted body: the stages above see
- * either a success or an error. `heard` is told of every answer first (the client keeps the
+ * either a success or an error. `settings.heard` is told of every answer first (the client keeps the
  * latest one's request id).
  */
-export function classification(settings: ClientSettings, heard: (answer: Answer) => void): (next: Send) => Send {
-  return (next) => async (call) => {
+export function classification(settings: PipelineSettings, next: Send): Send {
+  const { heard } = settings;
+  return async (call) => {
     const answer = await next(call);
     heard(answer);
     if (answer.status < 200 || answer.status >= 300) throw failure(settings, answer, call.operation);

@@ -7,11 +7,11 @@ import type { Send } from './stage.js';
  * ever sees it. Today a header resolved once per run; state a credential keeps per connection
  * (a token to refresh) belongs here.
  */
-export function credential({ auth, baseUrl }: ClientSettings): (next: Send) => Send {
-  if (!auth) return (next) => next;
+export function credential({ auth, baseUrl }: ClientSettings, next: Send): Send {
+  if (!auth) return next;
   const [name, value] = auth;
   let origin: string | undefined;
-  return (next) => (call) => {
+  return (call) => {
     // A first hop's URL is built from the base URL: only a redirect's needs its origin compared.
     if (!call.redirected || call.url.origin === (origin ??= new URL(baseUrl).origin))
       return next({ ...call, headers: { ...call.headers, [name]: value } });

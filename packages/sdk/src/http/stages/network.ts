@@ -10,14 +10,14 @@ import type { Call, Send } from './stage.js';
  * transport's pools resolve through the policy), and the transport hands that refusal up as
  * it is.
  */
-export function networkPolicy(settings: ClientSettings): (next: Send) => Send {
+export function networkPolicy(settings: ClientSettings, next: Send): Send {
   const { transport, environment } = settings;
   const refused = (call: Call, error: unknown) => {
     const refusal = refusalIn(error);
     if (refusal) publishRefusal(settings, call, refusal);
     throw error;
   };
-  return (next) => (call) => {
+  return (call) => {
     try {
       transport.network.checkUrl(call.url, environment);
     } catch (error) {

@@ -17,9 +17,9 @@ export function requestIdOf(redactor: Redactor, headers: HeaderReader, body?: un
  * unexpected one becomes a `NetworkError` quoting its redacted message; the caller's cancel a
  * `CancelledError`); the start and end of each call are published and, at debug level, logged.
  */
-export function redaction(settings: ClientSettings): (next: Send) => Send {
+export function redaction(settings: ClientSettings, next: Send): Send {
   const { redactor, signal, log, connector, action } = settings;
-  return (next) => async (call) => {
+  return async (call) => {
     const watched = events.requestStart.hasSubscribers || events.requestEnd.hasSubscribers || log.enabled('debug');
     const started = watched ? performance.now() : 0;
     if (watched && events.requestStart.hasSubscribers)

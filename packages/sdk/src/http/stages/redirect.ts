@@ -11,8 +11,8 @@ const MAX_REDIRECTS = 5;
  * 303, or a 301/302 after a POST, turns into a GET without a body. Only the first hop asks the
  * budget's write gate: a later one follows an answer the provider already gave.
  */
-export function redirect({ connector, action, redactor }: ClientSettings): (next: Send) => Send {
-  return (next) => async (call) => {
+export function redirect({ connector, action, redactor }: ClientSettings, next: Send): Send {
+  return async (call) => {
     let hop = call;
     for (let count = 0; ; count += 1) {
       const answer = await next(hop);

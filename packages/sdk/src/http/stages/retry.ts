@@ -38,10 +38,10 @@ function backoffMs({ minTimeoutMs, maxTimeoutMs }: RetrySettings, retry: number)
  * it waits on real timers only, so it runs with no delay of its own and the backoff is waited
  * on the transport's clock in `onFailedAttempt`, which a test drives by hand.
  */
-export function retry(settings: ClientSettings): (next: Send) => Send {
+export function retry(settings: ClientSettings, next: Send): Send {
   const { action, signal, log, connector, transport } = settings;
   const { retries } = settings.retry;
-  if (retries < 1 || retryPolicy(action) === 'never' || action.billable) return (next) => next;
+  if (retries < 1 || retryPolicy(action) === 'never' || action.billable) return next;
   const maxWaitMs = maxWaitMsOf(action);
   const clock = transport.clock;
   const willRetry = (error: unknown): error is ConnectorError =>
@@ -63,7 +63,7 @@ export function retry(settings: ClientSettings): (next: Send) => Send {
     }
     return sleep(clock, delayMs, signal);
   };
-  return (next) => async (call) => {
+  return async (call) => {
     try {
       return await next(call);
     } catch (error) {

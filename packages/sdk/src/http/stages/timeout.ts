@@ -11,10 +11,10 @@ import type { Send } from './stage.js';
  * not the transport's clock: it bounds real I/O, which a clock a test moves by hand would
  * cut short while a request is still on the wire.
  */
-export function timeout(settings: ClientSettings): (next: Send) => Send {
+export function timeout(settings: ClientSettings, next: Send): Send {
   const { signal, transport, environment } = settings;
   const timeoutMs = timeoutMsOf(settings.action);
-  return (next) => async (call) => {
+  return async (call) => {
     // What sending needs is made first (undici is loaded on first use): the timer counts the exchange only.
     readyToSend(transport, environment);
     const abort = new AbortController();
