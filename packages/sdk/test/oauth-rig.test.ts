@@ -25,8 +25,8 @@ let clock: ManualClock;
 let rig: OAuthRig;
 
 beforeEach(async () => {
-  // The tokens' times are oidc-provider's (the real time); the resource server reads this clock.
-  clock = manualClock(Date.now());
+  // Far from the real time: the tokens' times come from this clock too.
+  clock = manualClock();
   rig = await startOAuthRig({ clock });
 });
 
@@ -87,7 +87,7 @@ function callApi(path: string, token?: string): Promise<Response> {
 }
 
 /** The claims of a JWT, read without verifying (the resource server verifies). */
-function claims(token: string): { exp: number; aud: string; iss: string; sub: string } {
+function claims(token: string): { iat: number; exp: number; aud: string; iss: string; sub: string } {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 }
 
@@ -157,6 +157,26 @@ describe('resource server', () => {
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     expect(rig.api.counts).toEqual({ accepted: 1, refused: 1 });
+  });
+
+  it('shares its clock with the authorization server: a token issued after the clock moved is valid for its lifetime', async () => {
+    const first = await clientCredentials(rig.auth);
+    expect(claims(first.access_token)).toMatchObject({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 2 });
+    await clock.advance(3_600_000);
+    expect((await callApi('/me', first.access_token)).status).toBe(401);
+    const second = await clientCredentials(rig.auth);
+    expect(claims(second.access_token).iat).toBe(clock.now() / 1000);
+    expect((await callApi('/me', second.access_token)).status).toBe(200);
+    await clock.advance(2_000);
+    expect((await callApi('/me', second.access_token)).status).toBe(401);
+    expect(rig.api.counts).toEqual({ accepted: 1, refused: 2 });
+  });
+
+  it('refuses valid tokens the given number of times when told to, as after a revocation', async () => {
+    const { access_token } = await clientCredentials(rig.auth);
+    rig.api.refuse(2);
+    for (const expected of [401, 401, 200]) expect((await callApi('/items', access_token)).status).toBe(expected);
+    expect(rig.api.counts).toEqual({ accepted: 1, refused: 2 });
   });
 
   it('refuses no token, a forged one, and one of another authorization server or for another audience', async () => {
@@ -281,6 +301,27 @@ describe('authorization code with PKCE', () => {
       decision: 'deny',
     });
     await expect(denied).rejects.toThrow(/access_denied/);
+  });
+
+  it('registers the redirect path it is given, on any port of 127.0.0.1', async () => {
+    const own = await startAuthorizationServer({ redirectPath: '/oauth/done' });
+    try {
+      const { native } = own.clients;
+      expect(native.redirectUri).toBe('http://127.0.0.1/oauth/done');
+      const { challenge } = pkcePair();
+      const done = await own.authorizeProgrammatically(native, {
+        codeChallenge: challenge,
+        redirectUri: 'http://127.0.0.1:40000/oauth/done',
+      });
+      expect(done.redirectUrl.pathname).toBe('/oauth/done');
+      const elsewhere = own.authorizeProgrammatically(native, {
+        codeChallenge: challenge,
+        redirectUri: 'http://127.0.0.1:40000/callback',
+      });
+      await expect(elsewhere).rejects.toThrow(/400 \(invalid_redirect_uri\)/);
+    } finally {
+      await own.stop();
+    }
   });
 });
 

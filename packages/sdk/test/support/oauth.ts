@@ -85,7 +85,7 @@ export interface ConfidentialClient {
 /** A public native client (RFC 8252) for the authorization code grant with PKCE S256 and rotating refresh tokens. */
 export interface PublicClient {
   clientId: string;
-  /** Registered `http://127.0.0.1/callback`; any port is accepted at request time (RFC 8252 7.3). */
+  /** Registered `http://127.0.0.1<redirectPath>`; any port is accepted at request time (RFC 8252 7.3). */
   redirectUri: string;
 }
 
@@ -96,8 +96,16 @@ export interface AuthorizationServerOptions {
   scopes?: string[];
   /** Access tokens' lifetime in seconds (default 2). */
   accessTokenTtl?: number;
+  /** The native client's redirect path on 127.0.0.1 (default `/callback`). */
+  redirectPath?: string;
   /** The account the programmatic end-user logs in as (default `user-1`). */
   accountId?: string;
+  /**
+   * Gives access tokens' `iat` (and `exp` = `iat` + lifetime; default the system clock): share a
+   * `manualClock()` with the resource server, and a token got after the clock moved is fresh.
+   * Everything else (codes, refresh tokens, sessions) expires on the real time, in hours.
+   */
+  clock?: Clock;
 }
 
 export interface AuthorizeOptions {
@@ -175,6 +183,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const scopes = options.scopes ?? ['items:read', 'items:write'];
   const accessTokenTtl = options.accessTokenTtl ?? 2;
   const accountId = options.accountId ?? 'user-1';
+  const clock = options.clock ?? systemClock;
 
   const front = createServer();
   const frontPort = await listen(front);
@@ -184,7 +193,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const clients = {
     basic: { clientId: 'service-basic', clientSecret: secret(), authMethod: 'client_secret_basic' as const },
     post: { clientId: 'service-post', clientSecret: secret(), authMethod: 'client_secret_post' as const },
-    native: { clientId: 'native-cli', redirectUri: 'http://127.0.0.1/callback' },
+    native: { clientId: 'native-cli', redirectUri: `http://127.0.0.1${options.redirectPath ?? '/callback'}` },
   };
   const serviceClient = (client: ConfidentialClient) => ({
     client_id: client.clientId,
@@ -233,6 +242,15 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        jwt: (_ctx, _token, jwt) => {
+          const iat = Math.floor(clock.now() / 1000);
+          jwt.payload.exp = iat + (Number(jwt.payload.exp) - Number(jwt.payload.iat));
+          jwt.payload.iat = iat;
         },
       },
     },
@@ -409,11 +427,13 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
         redirect: 'manual',
         headers: { ...(cookie ? { cookie } : {}), [DECISION_HEADER]: decision },
       });
-      await answer.arrayBuffer();
+      const text = await answer.text();
       for (const line of answer.headers.getSetCookie()) keepCookie(jar, line);
       const location = answer.headers.get('location');
       if (answer.status < 300 || answer.status >= 400 || !location) {
-        throw new Error(`the authorization request ended with ${answer.status} at ${next.pathname}, not a redirect`);
+        // oidc-provider's error page is JSON here (renderError); its error code is no secret.
+        const error = /"error":"(\w+)"/.exec(text)?.[1] ?? 'no error code';
+        throw new Error(`the authorization request ended with ${answer.status} (${error}) at ${next.pathname}`);
       }
       next = new URL(location, next);
     }
@@ -513,7 +533,7 @@ export interface ResourceServerOptions {
   jwksUrl: string;
   /** The `aud` tokens must carry (the authorization server's `resource`). */
   audience: string;
-  /** Decides when a token has expired (default the system clock); pass a `manualClock(Date.now())`. */
+  /** Decides when a token has expired (default the system clock): the authorization server's clock. */
   clock?: Clock;
 }
 
@@ -526,6 +546,8 @@ export interface ResourceServer {
   /** `http://127.0.0.1:<port>`. */
   url: string;
   counts: ResourceServerCounts;
+  /** Answers the next `times` calls (default 1) 401 invalid_token whatever their token, as after a revocation. */
+  refuse(times?: number): void;
   stop(): Promise<void>;
 }
 
@@ -545,9 +567,12 @@ interface Verification {
 async function listenResourceServer(): Promise<ResourceServer & { verify(settings: ResourceServerOptions): void }> {
   const counts: ResourceServerCounts = { accepted: 0, refused: 0 };
   let verification: Verification | undefined;
+  let refusals = 0;
   const server = createServer((req, res) => {
     req.resume();
-    authorize(req.headers.authorization, verification).then(
+    const refused = refusals > 0;
+    if (refused) refusals -= 1;
+    (refused ? Promise.resolve(undefined) : authorize(req.headers.authorization, verification)).then(
       (claims) => {
         if (!claims) {
           counts.refused += 1;
@@ -569,6 +594,9 @@ async function listenResourceServer(): Promise<ResourceServer & { verify(setting
   return {
     url: `http://127.0.0.1:${port}`,
     counts,
+    refuse(times = 1) {
+      refusals += times;
+    },
     verify(settings) {
       verification = {
         issuer: settings.issuer,
@@ -605,10 +633,8 @@ export async function startResourceServer(options: ResourceServerOptions): Promi
   return server;
 }
 
-export interface OAuthRigOptions extends Omit<AuthorizationServerOptions, 'resource'> {
-  /** The resource server's clock (default the system clock). */
-  clock?: Clock;
-}
+/** The clock (default the system clock) is both servers'. */
+export type OAuthRigOptions = Omit<AuthorizationServerOptions, 'resource'>;
 
 /** Both servers, the resource server's URL being the resource (`aud`) of every access token. */
 export interface OAuthRig {
@@ -619,10 +645,9 @@ export interface OAuthRig {
 
 /** Starts the resource server, then the authorization server with the resource server's URL as its resource. */
 export async function startOAuthRig(options: OAuthRigOptions = {}): Promise<OAuthRig> {
-  const { clock, ...authOptions } = options;
   const api = await listenResourceServer();
-  const auth = await startAuthorizationServer({ ...authOptions, resource: api.url });
-  api.verify({ issuer: auth.issuer, jwksUrl: auth.jwksUrl, audience: auth.resource, clock });
+  const auth = await startAuthorizationServer({ ...options, resource: api.url });
+  api.verify({ issuer: auth.issuer, jwksUrl: auth.jwksUrl, audience: auth.resource, clock: options.clock });
   return {
     auth,
     api,
