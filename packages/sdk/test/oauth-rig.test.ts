@@ -459,11 +459,16 @@ describe('token endpoint faults', () => {
 
 describe('stop', () => {
   it('closes both servers, held requests included', async () => {
+    const listening = () => process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length;
+    const before = listening();
     const own = await startOAuthRig();
+    // The resource server, the front and oidc-provider behind it.
+    expect(listening()).toBe(before + 3);
     const fault = own.auth.fault({ kind: 'hold' });
     const held = tokenRequest(own.auth, { grant_type: 'client_credentials' }).catch((error) => error);
     await fault.reached();
     await own.stop();
+    expect(listening()).toBe(before);
     expect(await held).toBeInstanceOf(TypeError);
     await expect(fetch(own.auth.issuer)).rejects.toThrow();
     await expect(fetch(own.api.url)).rejects.toThrow();

@@ -25,9 +25,9 @@ export type TokenFault =
   /** Resets the connection (TCP RST) without an answer, without asking oidc-provider. */
   | { kind: 'reset' }
   /**
-   * Holds the request until `release()`: `before` (default) oidc-provider sees it (a request whose
-   * client went away meanwhile is then dropped unseen), `after` oidc-provider answered it (a
-   * refresh has then rotated already).
+   * Holds the request until `release()`: `before` (default) oidc-provider sees it (then it is
+   * dropped unseen if its connection is known to be closed by then), or `after` oidc-provider
+   * answered it (a refresh has rotated the refresh token then, whatever becomes of the answer).
    */
   | { kind: 'hold'; when?: 'before' | 'after' }
   /** Answers 400 `invalid_grant` without asking oidc-provider (meant for refreshes: see `FaultOptions`). */
@@ -739,9 +739,11 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
+async function close(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
     server.closeAllConnections();
     server.close(() => resolve());
   });
+  // libuv lets a closed handle go in the close phase of a loop turn: two turns on, it is gone.
+  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }
