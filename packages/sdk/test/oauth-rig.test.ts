@@ -294,13 +294,20 @@ describe('authorization code with PKCE', () => {
     const withoutPkce = await rig.auth.completeAuthorization(url);
     expect(withoutPkce.searchParams.get('error')).toBe('invalid_request');
 
-    const denied = rig.auth.authorizeProgrammatically(native, {
+    url.searchParams.set('code_challenge', pkcePair().challenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+    url.searchParams.set('state', 'state-2');
+    const denied = await rig.auth.completeAuthorization(url, 'deny');
+    expect(`${denied.origin}${denied.pathname}`).toBe(redirectUri);
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.get('state')).toBe('state-2');
+    expect(denied.searchParams.has('code')).toBe(false);
+    const throws = rig.auth.authorizeProgrammatically(native, {
       codeChallenge: pkcePair().challenge,
       redirectUri,
-      state: 'state-2',
       decision: 'deny',
     });
-    await expect(denied).rejects.toThrow(/access_denied/);
+    await expect(throws).rejects.toThrow(/without a code: access_denied/);
   });
 
   it('registers the redirect path it is given, on any port of 127.0.0.1', async () => {
