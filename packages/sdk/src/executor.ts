@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ApprovalDecision } from './approval.js';
 import { type Clock, systemClock } from './clock.js';
 import { checkConnectionSettings } from './connection.js';
+import type { ConnectionCredential } from './credentials.js';
 import type { ProgressEvent } from './context.js';
 import { type Environment, type Page, retryPolicy } from './definition/action.js';
 import type { Connector } from './definition/connector.js';
@@ -45,8 +46,8 @@ export interface ExecutorOptions {
   /** Loaded plugins (`@plugboard/runtime`'s `loadPlugins` result, or its `loaded` list), added to `connectors`. */
   plugins?: { loaded: readonly PluginConnector[] } | readonly PluginConnector[];
   resolveConnection(connectionId: string): HostConnection | Promise<HostConnection>;
-  /** The connection's credential from the host's vault; never stored in settings. */
-  resolveCredential(connectionId: string): string | undefined | Promise<string | undefined>;
+  /** The connection's credential from the host's vault, in its scheme's shape (a string for bearer and API keys); never stored in settings. */
+  resolveCredential(connectionId: string): ConnectionCredential | undefined | Promise<ConnectionCredential | undefined>;
   /** Default: both in memory. */
   stores?: Partial<Stores>;
   /** The time approvals are checked against and records and events are stamped with; default the system clock. */
@@ -347,9 +348,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     };
   }
 
-  async function credentialFor(connectionId: string): Promise<string> {
+  async function credentialFor(connectionId: string): Promise<ConnectionCredential> {
     const credential = await options.resolveCredential(connectionId);
-    if (typeof credential !== 'string' || credential === '') {
+    if (credential === undefined || credential === null || credential === '') {
       throw new ConnectionConfigError(`connection ${connectionId}: the host's credential resolver returned none`);
     }
     return credential;
@@ -369,7 +370,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return { connector: ready.runner.key, action: ready.prepared.action.key, time: now() };
   }
 
-  function settings(request: ExecuteRequest, credential: string): RunSettings {
+  function settings(request: ExecuteRequest, credential: ConnectionCredential): RunSettings {
     return {
       credential: () => credential,
       ...(request.signal ? { signal: request.signal } : {}),
@@ -389,7 +390,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     request: ExecuteRequest,
     ready: PreparedExecution,
     run: PreparedAction,
-    credential: string,
+    credential: ConnectionCredential,
   ): Promise<unknown> {
     for await (const page of ready.runner.run(run, settings(request, credential))) return page.records[0];
     return undefined;
