@@ -1,0 +1,34 @@
+import { AuthenticationError } from '../../errors.js';
+import type { TokenSet } from '../../tokens.js';
+import type { ClientSettings } from '../settings.js';
+import { requestIdOf } from './redaction.js';
+import type { Call, Send } from './stage.js';
+
+/**
+ * The access token of each attempt, from the run's token source (the OAuth2 lifecycle), for
+ * the credential stage to send: asked before the budget's turn, so a request waiting for a
+ * refresh holds no place in it. A 401 is answered once: the source refreshes, the request goes
+ * again with the new token (a new turn of the budget); a second 401 is `credentials_changed`.
+ * Every token the source gives is handed to the run's redactor first.
+ */
+export function tokens(settings: ClientSettings, next: Send): Send {
+  const { auth, redactor, connector } = settings;
+  if (auth?.type !== 'token') return next;
+  const { source } = auth;
+  const send = (call: Call, tokens: TokenSet) => {
+    redactor.add(tokens.accessToken);
+    redactor.add(tokens.refreshToken);
+    return next({ ...call, accessToken: tokens.accessToken });
+  };
+  return async (call) => {
+    const used = await source.current();
+    const answer = await send(call, used);
+    if (answer.status !== 401) return answer;
+    const again = await send(call, await source.refreshAfter401(used));
+    if (again.status !== 401) return again;
+    throw new AuthenticationError(
+      `${call.operation}: connector '${connector.key}': the provider refused a newly refreshed access token (401): the credential was changed or revoked; sign in again`,
+      { code: 'credentials_changed', status: 401, requestId: requestIdOf(redactor, again.headers) },
+    );
+  };
+}
