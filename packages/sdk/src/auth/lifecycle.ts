@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { ConnectorError, ProviderUnavailableError } from '../errors.js';
+import { AuthenticationError, ConnectorError, ProviderUnavailableError } from '../errors.js';
 import type { ClientSettings } from '../http/settings.js';
 import { type CredentialStore, type StoredTokens, type TokenSet, type TokenSource, tokenExpired } from '../tokens.js';
 import type { RefreshLease } from './lease.js';
@@ -116,7 +116,7 @@ export class ConnectionTokens {
   /** One refresh for the whole process; a token still valid is kept when the endpoint is down. */
   private async renew(run: TokenRun, replacing: TokenSet | undefined, refused: boolean): Promise<TokenSet> {
     if (!this.refreshing) {
-      const refresh = this.refresh(run, replacing);
+      const refresh = this.refresh(run, replacing, refused);
       this.refreshing = refresh;
       refresh.then(
         () => (this.refreshing = undefined),
@@ -132,7 +132,7 @@ export class ConnectionTokens {
     }
   }
 
-  private async refresh(run: TokenRun, replacing: TokenSet | undefined): Promise<TokenSet> {
+  private async refresh(run: TokenRun, replacing: TokenSet | undefined, refused: boolean): Promise<TokenSet> {
     const { lease, leaseName, store, connectionId } = this.settings;
     const release = await lease.take(leaseName);
     try {
@@ -144,7 +144,7 @@ export class ConnectionTokens {
         this.adopt(entry, expiresAt === undefined ? undefined : expiresAt - this.settings.clock.now());
         return entry.tokens;
       }
-      const granted = await this.request(run, entry?.tokens ?? this.known?.tokens);
+      const granted = await this.request(run, entry?.tokens ?? this.known?.tokens, refused);
       await this.write(entry, granted);
       return granted.tokens;
     } finally {
@@ -152,7 +152,7 @@ export class ConnectionTokens {
     }
   }
 
-  private async request(run: TokenRun, current: TokenSet | undefined): Promise<Granted> {
+  private async request(run: TokenRun, current: TokenSet | undefined, refused: boolean): Promise<Granted> {
     const reach: Reach = { mayHaveArrived: false };
     const client: TokenClient = {
       scheme: run.scheme,
@@ -165,7 +165,13 @@ export class ConnectionTokens {
     };
     if (run.scheme.type === 'oauth2_client_credentials') return clientCredentialsGrant(client);
     const refreshToken = current?.refreshToken;
-    if (refreshToken === undefined) throw tokenExpired(run.subject);
+    if (refreshToken === undefined) {
+      if (!refused) throw tokenExpired(run.subject);
+      throw new AuthenticationError(
+        `${run.subject}: the provider refused the access token (401) and there is no refresh token to renew it; sign in again`,
+        { code: 'credentials_changed', status: 401 },
+      );
+    }
     if (refreshToken === this.unconfirmed)
       throw new ProviderUnavailableError(
         `${run.subject}: an earlier token refresh got no answer and the store still holds the refresh token it sent, which the provider may have spent; nothing was sent (try again later, or sign in again if this persists)`,

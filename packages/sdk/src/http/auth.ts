@@ -38,13 +38,13 @@ export function appliedAuth(
   if (credential.kind === 'basic')
     return { type: 'header', name: 'authorization', value: `Basic ${basicToken(credential)}` };
   if (credential.kind === 'oauth2') {
-    // An expired access token is the lifecycle's to renew.
-    if (lifecycle && (scheme.type === 'oauth2_client_credentials' || scheme.type === 'oauth2_authorization_code'))
-      return { type: 'token', source: lifecycle(scheme, credential) };
+    const { expiresAt, refreshToken } = credential.tokens;
+    const oauth2 = scheme.type === 'oauth2_client_credentials' || scheme.type === 'oauth2_authorization_code';
+    const renewable = scheme.type === 'oauth2_client_credentials' || refreshToken !== undefined;
     // Known before the run starts: nothing is sent, and the failure is not taken for the network's.
-    const { expiresAt } = credential.tokens;
-    if (expiresAt !== undefined && expiresAt <= clock.now()) throw tokenExpired(subject);
-    // The seam of the token lifecycle: a source that refreshes and writes back goes here.
+    if (!(lifecycle && renewable) && expiresAt !== undefined && expiresAt <= clock.now()) throw tokenExpired(subject);
+    // The token lifecycle refreshes and writes back; without one the token is sent until it expires.
+    if (lifecycle && oauth2) return { type: 'token', source: lifecycle(scheme, credential) };
     return { type: 'token', source: heldTokenSource(subject, credential.tokens, clock) };
   }
   const { key } = credential;
