@@ -41,25 +41,25 @@ describe('lock file', () => {
 
   it('one holder at a time; released, the next goes; nothing is left', async () => {
     const lease = fileLease(dir, clock, 5_000);
-    const release = await lease.take('rigged:conn-1');
+    const release = (await lease.take('rigged:conn-1'))!;
     const waiting = lease.take('rigged:conn-1');
     await clock.advance(100);
     expect(await settled(waiting)).toBe(false);
     await release();
-    const next = await clock.runUntil(waiting);
+    const next = (await clock.runUntil(waiting))!;
     await next();
     expect(await readdir(dir)).toEqual([]);
   });
 
   it('a lock its holder left (a process that died) is taken over after the lease time', async () => {
     const lease = fileLease(dir, clock, 5_000);
-    const release = await lease.take('rigged:conn-1');
+    const release = (await lease.take('rigged:conn-1'))!;
     const [file] = await readdir(dir);
     const waiting = lease.take('rigged:conn-1');
     await clock.advance(4_000);
     expect(await settled(waiting)).toBe(false);
     await clock.advance(1_100);
-    const taken = await clock.runUntil(waiting);
+    const taken = (await clock.runUntil(waiting))!;
     // The first holder's late release leaves the new holder's lock alone.
     await release();
     expect(await readdir(dir)).toEqual([file]);
@@ -69,7 +69,7 @@ describe('lock file', () => {
 
   it('a lock file cut short is taken over only once it stays unreadable for the lease time', async () => {
     const lease = fileLease(dir, clock, 5_000);
-    const release = await lease.take('rigged:conn-1');
+    const release = (await lease.take('rigged:conn-1'))!;
     const [file] = await readdir(dir);
     await release();
     await writeFile(join(dir, file!), '{"tok');
@@ -77,7 +77,7 @@ describe('lock file', () => {
     await clock.advance(4_000);
     expect(await settled(waiting)).toBe(false);
     await clock.advance(1_100);
-    await (await clock.runUntil(waiting))();
+    await (await clock.runUntil(waiting))!();
   });
 });
 
@@ -101,12 +101,12 @@ describe('Redis', () => {
     if (!redis) return context.skip(skipReason);
     budgets = new RedisBudgets(redis.url, { clock });
     const lease = redisLease(budgets, clock, 5_000);
-    const release = await lease.take('rigged:conn-1');
+    const release = (await lease.take('rigged:conn-1'))!;
     const waiting = lease.take('rigged:conn-1');
     await clock.advance(100);
     expect(await settled(waiting)).toBe(false);
     await release();
-    await (await clock.runUntil(waiting))();
+    await (await clock.runUntil(waiting))!();
     expect(await (await budgets.client()).exists('plugboard:oauth:{rigged:conn-1}:lease')).toBe(0);
   });
 
@@ -114,10 +114,10 @@ describe('Redis', () => {
     if (!redis) return context.skip(skipReason);
     budgets = new RedisBudgets({ url: redis.url, prefix: 'outlived:' }, { clock });
     const lease = redisLease(budgets, clock, 5_000);
-    const release = await lease.take('rigged:conn-1');
+    const release = (await lease.take('rigged:conn-1'))!;
     // As when its time ran out in Redis: the lease is gone and another process takes it.
     await (await budgets.client()).del('outlived:oauth:{rigged:conn-1}:lease');
-    const taken = await lease.take('rigged:conn-1');
+    const taken = (await lease.take('rigged:conn-1'))!;
     await release();
     const client = await budgets.client();
     expect(await client.exists('outlived:oauth:{rigged:conn-1}:lease')).toBe(1);

@@ -13,7 +13,7 @@ import { LEASE_POLL_MS, patience, type RefreshLease } from './lease.js';
  */
 export function fileLease(folder: string, clock: Clock, leaseMs: number): RefreshLease {
   return {
-    async take(name) {
+    async take(name, settled) {
       await mkdir(folder, { recursive: true });
       const path = join(folder, `refresh-${createHash('sha256').update(name).digest('hex').slice(0, 32)}.lock`);
       const token = randomUUID();
@@ -35,6 +35,7 @@ export function fileLease(folder: string, clock: Clock, leaseMs: number): Refres
             code: 'token_lease_unavailable',
           });
         await sleep(clock, LEASE_POLL_MS);
+        if (await settled?.()) return undefined;
       }
       return async () => {
         const held = await readFile(path, 'utf8').catch(() => undefined);

@@ -9,9 +9,11 @@ import type { Clock } from '../clock.js';
 export interface RefreshLease {
   /**
    * Waits until this process holds `name` (bounded: a holder that died is outlived after the
-   * lease's time) and gives what releases it; only the holder's release frees it.
+   * lease's time) and gives what releases it; only the holder's release frees it. While it
+   * waits it asks `settled` between tries: when another process's refresh is already in the
+   * store, there is nothing to take the lease for (undefined).
    */
-  take(name: string): Promise<() => Promise<void>>;
+  take(name: string, settled?: () => Promise<boolean>): Promise<(() => Promise<void>) | undefined>;
 }
 
 /** How often a process waiting on another's lease asks again (on the transport's clock). */

@@ -101,14 +101,13 @@ export class ConnectionTokens {
   }
 
   /** Not yet within the refresh margin of its expiry (an unknown expiry: until a 401 says otherwise). */
-  private fresh(tokens: TokenSet): boolean {
+  private fresh(tokens: TokenSet, lifetimeMs = this.lifetimeMs): boolean {
     if (tokens.expiresAt === undefined) return true;
-    return tokens.expiresAt - this.marginMs() > this.settings.clock.now();
+    return tokens.expiresAt - this.marginMs(lifetimeMs) > this.settings.clock.now();
   }
 
   /** The host's margin, or the larger of 60 s and a tenth of the lifetime; never over half of it, so a new token is used. */
-  private marginMs(): number {
-    const lifetime = this.lifetimeMs;
+  private marginMs(lifetime: number | undefined): number {
     const wanted = this.settings.refreshMarginMs ?? Math.max(DEFAULT_MARGIN_MS, (lifetime ?? 0) / 10);
     return lifetime === undefined || lifetime <= 0 ? wanted : Math.min(wanted, lifetime / 2);
   }
@@ -134,21 +133,28 @@ export class ConnectionTokens {
 
   private async refresh(run: TokenRun, replacing: TokenSet | undefined, refused: boolean): Promise<TokenSet> {
     const { lease, leaseName, store, connectionId } = this.settings;
-    const release = await lease.take(leaseName);
+    // Another process (or the host's sign-in) may refresh while this one waits for the lease.
+    let entry: StoredTokens | undefined;
+    const settled = async () => {
+      entry = await store.read(connectionId);
+      if (entry === undefined || entry.tokens.accessToken === replacing?.accessToken) return false;
+      // Just written: what is left of it is about its lifetime.
+      const { expiresAt } = entry.tokens;
+      return this.fresh(entry.tokens, expiresAt === undefined ? undefined : expiresAt - this.settings.clock.now());
+    };
+    const release = await lease.take(leaseName, settled);
     try {
-      const entry = await store.read(connectionId);
-      // Another process (or the host's sign-in) refreshed while this one waited for the lease.
-      if (entry && entry.tokens.accessToken !== replacing?.accessToken && this.fresh(entry.tokens)) {
+      if (!release || (await settled())) {
         // Written moments ago: what is left of it is about its lifetime.
-        const { expiresAt } = entry.tokens;
-        this.adopt(entry, expiresAt === undefined ? undefined : expiresAt - this.settings.clock.now());
-        return entry.tokens;
+        const { expiresAt } = entry!.tokens;
+        this.adopt(entry!, expiresAt === undefined ? undefined : expiresAt - this.settings.clock.now());
+        return entry!.tokens;
       }
       const granted = await this.request(run, entry?.tokens ?? this.known?.tokens, refused);
       await this.write(entry, granted);
       return granted.tokens;
     } finally {
-      await release();
+      await release?.();
     }
   }
 

@@ -22,7 +22,7 @@ export function redisLease(redis: RedisBudgets, clock: Clock, leaseMs: number): 
       { code: 'token_lease_unavailable', cause: error },
     );
   return {
-    async take(name) {
+    async take(name, settled) {
       const key = redis.key(`oauth:{${name}}:lease`);
       const token = randomUUID();
       const waiting = patience(clock, leaseMs);
@@ -36,6 +36,7 @@ export function redisLease(redis: RedisBudgets, clock: Clock, leaseMs: number): 
         if (taken === 'OK') break;
         if (!waiting()) throw failed(new Error(`another process held it for over ${2 * leaseMs} ms`));
         await sleep(clock, LEASE_POLL_MS);
+        if (await settled?.()) return undefined;
       }
       return async () => {
         // A release that fails leaves the lease to expire by itself.

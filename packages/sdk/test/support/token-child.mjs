@@ -7,6 +7,8 @@
 //   calls        how many `me.get` runs at once
 //   redis        createTransport's `redis` option, or absent
 //   lockFolder   the lock folder (used without redis), or absent
+//   warm         a fresh token set: 20 calls first on another connection, so that the measured
+//                calls meet a warm process (optional)
 // It prints `ready`, waits for a line on stdin, makes its calls all at once, and prints one JSON
 // line: { ok, errors, ms } (each call's milliseconds), then closes its transport and exits by itself.
 import { createInterface } from 'node:readline';
@@ -26,6 +28,8 @@ const connector = defineConnector({
   category: 'developer',
   status: 'beta',
   summary: 'A connector whose API takes OAuth2 access tokens from the test rig.',
+  // Declared, so that calls go side by side from the first.
+  rateLimits: { default: { limit: 100_000, per: 'second' } },
   auth: oauth2AuthorizationCode({
     tokenUrl: settings.tokenUrl,
     authorizeUrl: settings.authorizeUrl,
@@ -53,15 +57,16 @@ const transport = createTransport({
 });
 // The resolver's set is what a host would hold; the store's (expired) set is the one used.
 const credential = { clientId: settings.clientId, tokens: (await store.read('conn-1')).tokens };
-const call = () =>
+const call = (connectionId = 'conn-1', tokens = credential.tokens) =>
   readAll(connector, 'me.get', {
     input: {},
-    connection: { id: 'conn-1', baseUrl: settings.apiUrl },
-    credential: () => credential,
+    connection: { id: connectionId, baseUrl: settings.apiUrl },
+    credential: () => ({ clientId: settings.clientId, tokens }),
     transport,
     retry: { retries: 0 },
     log: () => undefined,
   });
+if (settings.warm) await Promise.all(Array.from({ length: 20 }, () => call(`warm-${process.pid}`, settings.warm)));
 
 process.stdout.write('ready\n');
 const lines = createInterface({ input: process.stdin });
