@@ -5,10 +5,13 @@ import { defineProject } from 'vitest/config';
 // plugins they load (whose SDK imports the runtime redirects to the host's) share one
 // instance of it, as they do outside the tests.
 export default defineProject({
+  // The root's settings (workers, isolation) apply here too.
+  extends: true,
   test: {
     name: '@plugboard/runtime',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    isolate: false,
     server: { deps: { external: [/\/packages\/sdk\/dist\//] } },
   },
 });
