@@ -462,15 +462,15 @@ function isBase64Char(code: number): boolean {
   );
 }
 
+/** How many values added with `addRecent` a redactor keeps: enough for every request of a run in flight. */
+export const RECENT_KEPT = 64;
+
 /**
  * Finds secrets by plain substring search, form by form, so the time grows
  * linearly with the text whatever it holds. A base64 match takes in the whole
  * encoded run around it (and its `=` padding), whose edge characters also
  * carry bits of the secret.
  */
-/** How many values added with `addRecent` a redactor keeps: enough for every request of a run in flight. */
-export const RECENT_KEPT = 64;
-
 export class Redactor {
   private readonly secrets = new Set<string>();
   private readonly plain: string[] = [];
