@@ -80,7 +80,9 @@ export function checkCredential(connector: string, scheme: AuthScheme, value: un
   const text = (part: string, found: unknown, inHeader: boolean, required = true): string | undefined => {
     if (found === undefined && !required) return undefined;
     if (typeof found !== 'string' || found === '')
-      return refuse(`needs ${part} (a non-empty string), not ${found === '' ? 'an empty string' : describe(found)}`);
+      return refuse(
+        `needs ${part} (a non-empty string)${found === undefined ? '' : `, not ${found === '' ? 'an empty string' : describe(found)}`}`,
+      );
     // A credential read from a file often ends in a line break: no header can carry it, and no retry would.
     if (inHeader && NOT_IN_HEADER.test(found))
       refuse(

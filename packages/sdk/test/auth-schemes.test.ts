@@ -171,26 +171,22 @@ function connection(baseUrl: string, scheme: string) {
   return { baseUrl, settings: { authScheme: scheme } };
 }
 
+/** Run options on this test's server with a connection that picks `scheme`, and the credential the host supplies. */
+function on(scheme: string, credential: unknown, input: unknown) {
+  return h.options({ input, connection: connection(h.server.url, scheme), credential: () => credential as never });
+}
+
 describe('each scheme arrives as the provider expects', () => {
   it.each(cases)('%s', async (scheme, credential, arrived) => {
     const server = await h.start((req, res) =>
       arrived(req) ? json(res, 200, req.method === 'POST' ? { id: 'n1', text: 'hi' } : item) : json(res, 401, {}),
     );
-    const { records } = await readAll(
-      multi,
-      'items.get',
-      h.options({ input: { id: 'a' }, connection: connection(server.url, scheme), credential: () => credential }),
-    );
+    const { records } = await readAll(multi, 'items.get', on(scheme, credential, { id: 'a' }));
     expect(records).toEqual([item]);
-    const note = await writeAction(
-      multi,
-      'notes.create',
-      h.options({
-        input: { text: 'hi' },
-        connection: connection(server.url, scheme),
-        credential: async () => credential,
-      }),
-    );
+    const note = await writeAction(multi, 'notes.create', {
+      ...on(scheme, credential, { text: 'hi' }),
+      credential: async () => credential,
+    });
     expect(note).toEqual({ id: 'n1', text: 'hi' });
     expect(server.requests.map((request) => request.query.get('v'))).toEqual(['2', null]);
   });
@@ -257,9 +253,10 @@ describe('each scheme arrives as the provider expects', () => {
 describe('a credential of the wrong shape', () => {
   it.each([
     ['basic', KEY, /needs? .*username|must be \{ username, password \}/],
-    ['basic', { username: 'ada' }, /needs password \(a non-empty string\), not a undefined/],
+    ['basic', { username: 'ada' }, /needs password \(a non-empty string\); nothing was sent/],
     ['basic', { username: 'a:b', password: PASSWORD }, /username holding a colon/],
     ['bearer', { username: 'ada', password: PASSWORD }, /needs key/],
+    ['bearer', { key: 42 }, /needs key \(a non-empty string\), not a number/],
     ['bearer', `${KEY}\n`, /line break/],
     ['oauth2_authorization_code', { clientId: 'c', clientSecret: CLIENT_SECRET }, /needs tokens/],
     ['oauth2_client_credentials', { clientId: 'c', tokens: { refreshToken: REFRESH_TOKEN } }, /tokens\.accessToken/],
@@ -267,15 +264,7 @@ describe('a credential of the wrong shape', () => {
     ['hmac', undefined, /is missing/],
   ])('%s with %j fails before any request, naming the part and no value', async (scheme, credential, message) => {
     const server = await h.start((req, res) => json(res, 200, item));
-    const error = await readAll(
-      multi,
-      'items.get',
-      h.options({
-        input: { id: 'a' },
-        connection: connection(server.url, scheme),
-        credential: () => credential as never,
-      }),
-    ).then(
+    const error = await readAll(multi, 'items.get', on(scheme, credential, { id: 'a' })).then(
       () => new Error('the run went on'),
       (caught: unknown) => caught as Error,
     );
