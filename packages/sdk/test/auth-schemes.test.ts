@@ -20,6 +20,9 @@ import {
   readAll,
   writeAction,
 } from '../src/index.js';
+import { Redactor, REDACTED, type TokenSource } from '../src/host.js';
+import type { ClientSettings } from '../src/http/settings.js';
+import { credential } from '../src/http/stages/credential.js';
 import { Item } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json, type SeenRequest, startServer, type TestServer } from './support/server.js';
@@ -396,5 +399,39 @@ describe('the catalogue describes each scheme, never a secret', () => {
     expect(schemes[0]!.supplies).toMatchObject({ oneOf: [{ type: 'string' }, { type: 'object', required: ['key'] }] });
     expect(schemes[6]!.supplies).toMatchObject({ type: 'object', required: ['clientId', 'tokens'] });
     expect(JSON.stringify(schemes)).not.toMatch(/function|sign\(/);
+  });
+});
+
+describe('the credential stage asks the token source for every hop', () => {
+  it('sends the token the source gives now, and hides a renewed one from then on', async () => {
+    const given = [ACCESS_TOKEN, 'access-renewed-8d1f3b5a7c9e'];
+    const source: TokenSource = {
+      current: async () => ({ accessToken: given.shift() ?? 'access-last-2c4e6a8b0d1f' }),
+      refreshAfter401: async () => ({ accessToken: 'unused' }),
+    };
+    const redactor = new Redactor([ACCESS_TOKEN]);
+    const sent: string[] = [];
+    const send = credential({
+      auth: { type: 'token', source },
+      baseUrl: 'https://api.example.com/v1',
+      redactor,
+      connector: multi,
+    } as unknown as ClientSettings)(async (call) => {
+      sent.push(call.headers.authorization!);
+      return { status: 200, headers: new Headers(), text: '' };
+    });
+    const call = {
+      method: 'GET',
+      url: new URL('https://api.example.com/v1/items'),
+      headers: {},
+      body: undefined,
+      operation: 'GET /v1/items',
+      budget: undefined,
+      signal: new AbortController().signal,
+    };
+    await send(call);
+    await send(call);
+    expect(sent).toEqual([`Bearer ${ACCESS_TOKEN}`, 'Bearer access-renewed-8d1f3b5a7c9e']);
+    expect(redactor.redactString('seen access-renewed-8d1f3b5a7c9e')).toBe(`seen ${REDACTED}`);
   });
 });

@@ -37,10 +37,13 @@ export function credential({ auth, baseUrl, redactor, connector }: ClientSetting
     }
     case 'token': {
       const { source } = auth;
+      let latest: string | undefined;
       return (next) => async (call) => {
         if (!toProvider(call)) return next(without(call, 'authorization'));
-        const tokens = await source.current();
-        return next({ ...call, headers: { ...call.headers, authorization: `Bearer ${tokens.accessToken}` } });
+        const { accessToken } = await source.current();
+        // A token the source renewed during the run is hidden from then on, as the first one was.
+        if (accessToken !== latest) redactor.addRecent((latest = accessToken));
+        return next({ ...call, headers: { ...call.headers, authorization: `Bearer ${accessToken}` } });
       };
     }
     case 'sign': {
