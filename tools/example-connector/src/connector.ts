@@ -1,11 +1,22 @@
-import { bearerToken, defineAction, defineConnector, type DestinationAction } from '@plugboard/sdk';
+import {
+  bearerToken,
+  defineAction,
+  defineConnector,
+  type DestinationAction,
+  oauth2AuthorizationCode,
+} from '@plugboard/sdk';
 import { z } from 'zod';
 
 /**
  * `shop`: a paged, incremental source and the kinds of destination an executor treats
  * differently (billable with approval in production, approval always, safe to repeat,
- * a long job reporting progress).
+ * a long job reporting progress). A connection authenticates with a bearer token (the
+ * default) or signs in with OAuth2 (`authScheme: 'oauth2'`) at the authorization server
+ * `SHOP_OAUTH_ISSUER` names when the connector is loaded (a test's, on 127.0.0.1).
  */
+
+/** Where a person signs in to the shop: the issuer's `/auth` and `/token`. */
+const issuer = process.env.SHOP_OAUTH_ISSUER ?? 'https://auth.shop.example';
 
 export const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'ShopItem' });
 export const Order = z.object({ order_id: z.string(), amount: z.string() }).meta({ id: 'ShopOrder' });
@@ -101,7 +112,19 @@ export const shop = defineConnector({
   category: 'developer',
   status: 'beta',
   summary: 'Items, orders and jobs of a small shop, for the runtime and CLI tests.',
-  auth: bearerToken(),
+  auth: [
+    bearerToken(),
+    oauth2AuthorizationCode({
+      id: 'oauth2',
+      authorizeUrl: `${issuer}/auth`,
+      tokenUrl: `${issuer}/token`,
+      scopes: ['items:read'],
+    }),
+  ],
+  // Who the credential speaks for: the cheapest call the provider answers only with a valid one.
+  async check(ctx) {
+    await ctx.http.get('/me');
+  },
   rateLimits: { default: { limit: 1000, per: 'second' } },
   actions: [itemsList, ordersCreate, refundsCreate, quotesCreate, jobsRun],
 });

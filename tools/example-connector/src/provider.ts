@@ -1,8 +1,11 @@
 import { type Answer, answer, type FaultServer, type SeenRequest, startFaultServer } from '@plugboard/testing';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 
 /**
  * The shop's provider, answered through the testing kit's fault server: JSON with a
- * request id, a paged incremental list of items, and 201 for every write.
+ * request id, a paged incremental list of items, the account (`GET /me`, the connection
+ * check), and 201 for every write. It accepts one fixed bearer token, or only access tokens
+ * an OAuth2 authorization server issued (checked with jose against the issuer's JWKS).
  */
 
 export interface ShopItem {
@@ -42,7 +45,21 @@ export interface ShopProviderOptions {
   items?: readonly ShopItem[];
   /** When set, a request without `Authorization: Bearer <token>` gets a 401. */
   token?: string;
+  /** When set, a request gets a 401 unless its bearer token is an access token `issuer` signed for `audience`. */
+  oauth?: ShopOAuth;
 }
+
+/** The authorization server whose access tokens the provider accepts. */
+export interface ShopOAuth {
+  issuer: string;
+  jwksUrl: string;
+  /** The `aud` an access token must carry. */
+  audience: string;
+  /** Milliseconds since the epoch by which expiry is judged (the authorization server's clock); default `Date.now`. */
+  now?: () => number;
+}
+
+const UNAUTHORIZED = { error: 'unauthorized', message: 'bad token' };
 
 /**
  * What the provider answers: 401 `bad token` for a wrong credential, a page of items for
@@ -51,8 +68,9 @@ export interface ShopProviderOptions {
  */
 export function shopAnswer(request: SeenRequest, options: ShopProviderOptions = {}, sequence = 1): Answer {
   if (options.token !== undefined && request.headers.authorization !== `Bearer ${options.token}`) {
-    return reply(401, { error: 'unauthorized', message: 'bad token' });
+    return reply(401, UNAUTHORIZED);
   }
+  if (request.method === 'GET' && request.path === '/me') return reply(200, { id: 'account_1', name: 'Shop' });
   if (request.method === 'GET' && request.path === '/items')
     return reply(200, itemsPage(options.items ?? items(5), request.query));
   if (request.method !== 'POST') return reply(404, { error: 'not_found', message: `no ${request.path}` });
@@ -61,8 +79,31 @@ export function shopAnswer(request: SeenRequest, options: ShopProviderOptions = 
   return reply(201, { order_id: `ord_${sequence}`, amount: `${Number(body.quantity ?? 1) * 10}.00` });
 }
 
+/** Whether the request's bearer token is an access token of `oauth`'s issuer, unexpired on its clock. */
+function verifier(oauth: ShopOAuth): (request: SeenRequest) => Promise<boolean> {
+  const keys = createRemoteJWKSet(new URL(oauth.jwksUrl));
+  return async (request) => {
+    const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (!token) return false;
+    try {
+      await jwtVerify(token, keys, {
+        issuer: oauth.issuer,
+        audience: oauth.audience,
+        currentDate: new Date((oauth.now ?? Date.now)()),
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
 /** The shop's provider on 127.0.0.1; `requests` lists what reached it. */
 export async function startShopProvider(options: ShopProviderOptions = {}): Promise<FaultServer> {
-  const server: FaultServer = await startFaultServer((request) => shopAnswer(request, options, server.count));
+  const verified = options.oauth ? verifier(options.oauth) : undefined;
+  const server: FaultServer = await startFaultServer(async (request) => {
+    if (verified && !(await verified(request))) return reply(401, UNAUTHORIZED);
+    return shopAnswer(request, options, server.count);
+  });
   return server;
 }
