@@ -8,7 +8,7 @@ import {
 import type { IsolatedPlugin } from '@plugboard/runtime';
 import { type FoundConnector, isolatedIn } from './connectors.js';
 import { allowedNetwork } from './network.js';
-import { writeJsonLine } from './io.js';
+import { type CliIo, writeJsonLine } from './io.js';
 import type { Invocation } from './program.js';
 import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
 
@@ -65,17 +65,6 @@ export async function actionArgs(
   if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings))) {
     throw new UsageError('--connection must be a JSON object of connection settings');
   }
-  const secret = io.env.PLUGBOARD_CREDENTIAL;
-  const credential = () => {
-    if (!secret) throw new ConnectionConfigError('set the credential in the environment variable PLUGBOARD_CREDENTIAL');
-    return secret;
-  };
-  // Warnings and errors of the run as JSON lines on stderr, clear of a progress line.
-  const log: LogSink = (entry) => {
-    if (entry.level !== 'warn' && entry.level !== 'error') return;
-    if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
-    writeJsonLine(io.stderr, entry);
-  };
   return {
     ...(found.connector ? { connector: found.connector } : {}),
     target: isolated ?? { key: found.connector!.key, actions: found.connector!.actions },
@@ -88,9 +77,27 @@ export async function actionArgs(
       ...(settings ? { settings: settings as Record<string, unknown> } : {}),
     },
     environment: (values.environment ?? 'sandbox') as Environment,
-    credential,
-    log,
+    credential: environmentCredential(io),
+    log: stderrLog(io),
     values,
+  };
+}
+
+/** The connection's credential from `PLUGBOARD_CREDENTIAL`, never from an argument. */
+export function environmentCredential(io: CliIo): () => string {
+  const secret = io.env.PLUGBOARD_CREDENTIAL;
+  return () => {
+    if (!secret) throw new ConnectionConfigError('set the credential in the environment variable PLUGBOARD_CREDENTIAL');
+    return secret;
+  };
+}
+
+/** Warnings and errors of a run as JSON lines on stderr, clear of a progress line. */
+export function stderrLog(io: CliIo): LogSink {
+  return (entry) => {
+    if (entry.level !== 'warn' && entry.level !== 'error') return;
+    if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+    writeJsonLine(io.stderr, entry);
   };
 }
 

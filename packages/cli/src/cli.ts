@@ -1,5 +1,5 @@
 import type { Connector } from '@plugboard/sdk';
-import type { ExitCode } from './exit-codes.js';
+import { type ExitCode, isExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { buildProgram, COMMANDS, type CommandName, CommanderError, type Invocation } from './program.js';
 
@@ -46,7 +46,7 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return code === 1 || code === 2 ? code : 0;
+    return isExitCode(code) ? code : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;

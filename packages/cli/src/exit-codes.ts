@@ -14,18 +14,23 @@ export const EXIT_CODES = [
   {
     code: 2,
     meaning:
-      'refused before any request: usage, invalid input or connection, unknown connector or action, a refused address',
+      'refused before any request: usage, invalid input or connection, unknown connector or action, a refused address; check: the connector has no check (not_checked)',
   },
   { code: 3, meaning: 'approval required: the action needs a decision by someone else on this digest (--approval)' },
   {
     code: 4,
     meaning:
-      'the provider refused the request (a 4xx answer: authentication, permission, not found, conflict, rejected)',
+      'the provider refused the request (a 4xx answer: authentication, permission, not found, conflict, rejected); check: the connection did not pass (expired, credentials_changed, failed: its fixHint says what to do)',
   },
   { code: 5, meaning: 'quota exhausted (402): the provider says the account has not enough credits or minutes' },
 ] as const;
 
 export type ExitCode = (typeof EXIT_CODES)[number]['code'];
+
+/** Whether a command's own result is a code of the table (a tool a command ran may end with any number). */
+export function isExitCode(code: unknown): code is ExitCode {
+  return EXIT_CODES.some((entry) => entry.code === code);
+}
 
 export function exitCodesHelp(): string {
   return `Exit codes:\n${EXIT_CODES.map(({ code, meaning }) => `  ${code}  ${meaning}`).join('\n')}\n`;

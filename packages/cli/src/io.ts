@@ -9,3 +9,8 @@ export interface CliIo {
 export function writeJsonLine(stream: CliIo['stdout'], value: unknown): void {
   stream.write(`${JSON.stringify(value)}\n`);
 }
+
+/** Whether a command prints its result as JSON: `--json`, or stdout is not a terminal (a script reads it). */
+export function wantsJson({ values, io }: { values: Record<string, unknown>; io: CliIo }): boolean {
+  return values.json === true || !io.stdout.isTTY;
+}

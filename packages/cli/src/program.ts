@@ -36,6 +36,9 @@ export const COMMANDS = {
   simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
   mock: async () => (await import('./commands/mock.js')).mockCommand,
   new: async () => (await import('./commands/new.js')).newCommand,
+  'auth login': async () => (await import('./commands/auth-login.js')).authLoginCommand,
+  'auth status': async () => (await import('./commands/auth-status.js')).authStatusCommand,
+  check: async () => (await import('./commands/check.js')).checkCommand,
 } satisfies Record<string, () => Promise<CommandRun>>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -44,10 +47,12 @@ export const VERSION = (createRequire(import.meta.url)('../package.json') as { v
 
 const ENVIRONMENT_HELP = `Environment:
   PLUGBOARD_CREDENTIAL     the connection's credential (never an argument)
+  PLUGBOARD_CLIENT_ID      the OAuth2 client auth login signs in as (or --client-id)
+  PLUGBOARD_CLIENT_SECRET  a confidential OAuth2 client's secret (never an argument)
   PLUGBOARD_REDIS_URL      share rate budgets with every process on that Redis (needs ioredis)
   PLUGBOARD_ALLOW_NETWORK  address ranges the network policy lets through, e.g. 127.0.0.0/8
                            (production runs reach public addresses only, sandbox also loopback)
-  PLUGBOARD_STATE          where idempotency keys are kept without --state
+  PLUGBOARD_STATE          where idempotency keys and signed-in connections are kept without --state
 `;
 
 /** Options `run` and `record` share: which connector, which connection, what input. */
@@ -346,6 +351,75 @@ export function buildProgram(hooks: ProgramHooks): Command {
       ]),
     )
     .action(action('mock'));
+
+  const auth = program
+    .command('auth')
+    .summary('sign in to a connection and see the connections signed in')
+    .description(
+      'Sign in to an OAuth2 connection in a browser and keep its token set in the state folder (only its owner may read it), where run and check find and renew it.',
+    );
+  const connectorSource = (command: Command) =>
+    command
+      .option(
+        '--connector <dir|package>',
+        "the connector package: a folder, or an installed package name (default: this folder's package)",
+      )
+      .option('--plugins <dir>', 'a folder npm or pnpm installed connector packages into')
+      .addOption(
+        new Option('--environment <env>', 'the network policy to connect under')
+          .choices(['sandbox', 'production'])
+          .default('sandbox'),
+      )
+      .option('--connection <name>', 'the connection, as run --connection-id names it (default: default)')
+      .option('--state <dir>', 'where signed-in connections are kept (default: PLUGBOARD_STATE, else XDG_STATE_HOME)');
+  connectorSource(
+    auth
+      .command('login')
+      .summary('sign in with OAuth2 in a browser and keep the token set')
+      .description(
+        "Run the OAuth2 authorization code flow with PKCE: a listener on 127.0.0.1 and a free port waits for the redirect (path /callback, register http://127.0.0.1/callback with the provider), the URL to open is printed (and opened in a browser when you are at a terminal, never in CI), the code that comes back with the request's state is exchanged, and the token set is kept in the state folder's credential store (folder 0700, files 0600). The client id comes from --client-id or PLUGBOARD_CLIENT_ID, a confidential client's secret from PLUGBOARD_CLIENT_SECRET only.",
+      )
+      .argument('[connector]', "the connector key (default: this folder's connector package, or --connector)"),
+  )
+    .option('--client-id <id>', 'the OAuth2 client the provider registered for you (default: PLUGBOARD_CLIENT_ID)')
+    .option('--scheme <id>', 'the sign-in scheme, when the connector has several')
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard auth login shop --client-id my-client',
+        'PLUGBOARD_CLIENT_ID=my-client plugboard auth login shop --connection work --state ./state',
+      ]),
+    )
+    .action(action('auth login'));
+  auth
+    .command('status')
+    .summary('list the connections signed in, their expiry and last check')
+    .description(
+      'Each connection kept by auth login: connector, connection, scheme, client id, when the access token expires and the last check; never a token or a secret. JSON ({"connections": [...]}) with --json or when stdout is not a terminal.',
+    )
+    .option('--state <dir>', 'where signed-in connections are kept (default: PLUGBOARD_STATE, else XDG_STATE_HOME)')
+    .option('--json', 'print the connections as JSON')
+    .addHelpText('after', examples(['plugboard auth status', 'plugboard auth status --json --state ./state']))
+    .action(action('auth status'));
+
+  connectorSource(
+    program
+      .command('check')
+      .summary("check a connection's credential and print its LiveCheck")
+      .description(
+        "Run the connector's connection check through the same pipeline as a run and print the LiveCheck as one JSON line (state passed, credentials_changed, expired, failed or not_checked; fixHint says what a person must do). A connection signed in with auth login uses and renews its kept token set; any other uses PLUGBOARD_CREDENTIAL. Exits 0 only when it passed, 4 when it did not (sign in again, or the fixHint), 2 when the connector has no check.",
+      )
+      .argument('[connector]', "the connector key (default: this folder's connector package, or --connector)"),
+  )
+    .option('--base-url <url>', "the provider's base URL for this connection")
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard check shop --base-url https://api.shop.example',
+        'PLUGBOARD_CREDENTIAL=... plugboard check descript --base-url http://127.0.0.1:4010',
+      ]),
+    )
+    .action(action('check'));
 
   program
     .command('simulate', { hidden: !hooks.simulators })

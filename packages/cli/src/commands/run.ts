@@ -6,6 +6,7 @@ import { type CliIo, writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';
 import { allowedNetwork } from '../network.js';
 import { createProgress } from '../progress.js';
+import { type SignedIn, signedIn, signedInCredential, signedInCredentials } from '../signed-in.js';
 import { ensureWritable, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';
 
@@ -47,11 +48,28 @@ async function runState(
 }
 
 /**
+ * The connection signed in with `auth login` that a run uses, with its kept token set: when the
+ * connector runs here (a plugin folder's runs in its own process, with the credential given) and
+ * `--connection` picks no other scheme.
+ */
+async function runSignedIn(
+  io: CliIo,
+  args: Awaited<ReturnType<typeof runArgs>>,
+  connectionId: string,
+): Promise<SignedIn | undefined> {
+  if ('plugin' in args) return undefined;
+  const signed = await signedIn(io, args.values.state, args.target.key, connectionId);
+  const picked = args.connection.settings?.authScheme;
+  return signed && (picked === undefined || String(picked).toLowerCase() === signed.kept.scheme) ? signed : undefined;
+}
+
+/**
  * `plugboard run`: the action through the runtime's executor, as the platform runs it.
  * Records go to stdout as JSON lines; with `--state DIR` a source's checkpoint is
  * committed there after its page went to stdout, and a destination's result is kept
  * under `--idempotency-key`, so a repeated command returns it without a second call.
  * A key is always kept in a folder, the default state folder when `--state` is not given.
+ * A connection signed in with `auth login` runs on its kept token set, refreshed in place.
  */
 export async function runCommand(invocation: Invocation): Promise<void> {
   const { io, signal } = invocation;
@@ -66,18 +84,23 @@ export async function runCommand(invocation: Invocation): Promise<void> {
   // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
   const redis = io.env.PLUGBOARD_REDIS_URL;
   // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
+  const signed = await runSignedIn(io, args, connectionId);
   const transport = createTransport({
     via: 'http',
     ...(redis ? { redis } : {}),
     network: { allow: allowedNetwork(io.env) },
+    ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
   });
+  const connection = signed
+    ? { ...args.connection, settings: { ...args.connection.settings, authScheme: signed.kept.scheme } }
+    : args.connection;
   const executor = createExecutor({
     // A plugin folder's connector runs in its own process, with its own transport (the same network policy and Redis).
     ...('plugin' in args
       ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }
       : { connectors: [args.connector] }),
-    resolveConnection: (id) => ({ ...args.connection, id }),
-    resolveCredential: args.credential,
+    resolveConnection: (id) => ({ ...connection, id }),
+    resolveCredential: signed ? signedInCredential(io, signed) : args.credential,
     stores: state ? (await import('@plugboard/runtime')).fileStore(state) : memoryStore(),
     transport,
     log: args.log,

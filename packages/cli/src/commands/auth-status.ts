@@ -1,0 +1,39 @@
+import { wantsJson, writeJsonLine } from '../io.js';
+import { connectorCredentials, listKept } from '../kept-connections.js';
+import type { Invocation } from '../program.js';
+import { stateFolder } from '../state.js';
+
+/**
+ * `plugboard auth status`: each connection kept in the state folder by `auth login`, with its
+ * scheme, when its access token expires and its last check; never a token or a secret. JSON
+ * (`{"connections": [...]}`) with `--json` or when stdout is not a terminal, else a line each.
+ */
+export async function authStatusCommand({ values, io }: Invocation): Promise<void> {
+  const { dir } = stateFolder(io, values.state as string | undefined, 'auth status');
+  const connections = await Promise.all(
+    (await listKept(dir)).map(async (kept) => {
+      const stored = await (await connectorCredentials(dir, kept.connector)).read(kept.connection);
+      const expiry = stored?.tokens.expiresAt;
+      return {
+        connector: kept.connector,
+        connection: kept.connection,
+        scheme: kept.scheme,
+        clientId: kept.clientId,
+        signedInAt: kept.signedInAt,
+        expiresAt: expiry === undefined ? null : new Date(expiry).toISOString(),
+        renewable: stored?.tokens.refreshToken !== undefined,
+        lastCheck: kept.lastCheck ?? null,
+      };
+    }),
+  );
+  if (wantsJson({ values, io })) return writeJsonLine(io.stdout, { connections });
+  if (connections.length === 0) {
+    io.stdout.write(`No connection signed in (state folder ${dir}); sign in with plugboard auth login <connector>.\n`);
+    return;
+  }
+  for (const c of connections) {
+    const expiry = c.expiresAt ? `expires ${c.expiresAt}${c.renewable ? ' (renewed as used)' : ''}` : 'no known expiry';
+    const check = c.lastCheck ? `last check ${c.lastCheck.state} at ${c.lastCheck.checkedAt}` : 'never checked';
+    io.stdout.write(`${c.connector}  ${c.connection}  ${c.scheme}  ${expiry}  ${check}\n`);
+  }
+}

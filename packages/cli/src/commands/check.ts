@@ -1,0 +1,64 @@
+import { createTransport, type Environment } from '@plugboard/sdk';
+import { checkConnection, type LiveCheck } from '@plugboard/sdk/host';
+import { environmentCredential, stderrLog } from '../action-args.js';
+import { connectionName } from '../connection-name.js';
+import type { ExitCode } from '../exit-codes.js';
+import { writeJsonLine } from '../io.js';
+import { writeKept } from '../kept-connections.js';
+import { allowedNetwork } from '../network.js';
+import type { Invocation } from '../program.js';
+import { signedIn, signedInCredential, signedInCredentials } from '../signed-in.js';
+
+/**
+ * The exit code of a LiveCheck: 0 only when it passed; 4 when a person must act on what the
+ * provider said (expired or changed credentials: sign in again; failed: its fixHint); 2 when
+ * the connector has no check, so nothing was sent.
+ */
+export function checkExitCode(state: LiveCheck['state']): ExitCode {
+  if (state === 'passed') return 0;
+  return state === 'not_checked' ? 2 : 4;
+}
+
+/**
+ * `plugboard check <connector> [--connection NAME] --base-url URL`: the connector's connection
+ * check through the same pipeline as a run, printed as the platform's LiveCheck (one JSON line).
+ * A connection signed in with `auth login` uses its kept token set, refreshed as a run would;
+ * any other uses PLUGBOARD_CREDENTIAL. The verdict is kept with the signed-in connection.
+ */
+export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
+  const { io, values, signal } = invocation;
+  const given = values as Record<string, string | undefined>;
+  const connection = connectionName(given.connection);
+  const { connector } = await invocation.findConnector({
+    key: invocation.args[0],
+    connector: given.connector,
+    plugins: given.plugins,
+  });
+  const signed = await signedIn(io, given.state, connector.key, connection);
+  const transport = createTransport({
+    via: 'http',
+    network: { allow: allowedNetwork(io.env) },
+    ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
+  });
+  let live: LiveCheck;
+  try {
+    live = await checkConnection(connector, {
+      connection: {
+        id: connection,
+        ...(given['base-url'] ? { baseUrl: given['base-url'] } : {}),
+        ...(signed ? { settings: { authScheme: signed.kept.scheme } } : {}),
+      },
+      environment: (given.environment ?? 'sandbox') as Environment,
+      credential: signed ? signedInCredential(io, signed) : environmentCredential(io),
+      transport,
+      log: stderrLog(io),
+      signal,
+    });
+  } finally {
+    await transport.close();
+  }
+  writeJsonLine(io.stdout, live);
+  if (signed && live.checkedAt)
+    await writeKept(signed.state, { ...signed.kept, lastCheck: { state: live.state, checkedAt: live.checkedAt } });
+  return checkExitCode(live.state);
+}

@@ -1,0 +1,221 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { startShopProvider } from '@plugboard/example-connector';
+import { type ManualClock, manualClock } from '@plugboard/sdk/host';
+import type { FaultServer } from '@plugboard/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type OAuthRig, startOAuthRig } from '../../sdk/test/support/oauth.js';
+
+/**
+ * Signing in with the built `plugboard` binary against a real authorization server (the SDK
+ * tests' OAuth rig), then `auth status`, `check` and `run` on the kept token set. Time is the
+ * rig's clock: moving it on expires the access token at the provider, as an hour would.
+ */
+
+const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const SHOP = fileURLToPath(new URL('../../../tools/example-connector', import.meta.url));
+const HOUR = 3_600_000;
+
+let clock: ManualClock;
+let rig: OAuthRig;
+let provider: FaultServer;
+let state: string;
+let home: string;
+/** Everything the binary printed in this test, searched for secrets at the end. */
+let printed: string[];
+
+beforeEach(async () => {
+  clock = manualClock(Date.now());
+  rig = await startOAuthRig({ clock, accessTokenTtl: 3600 });
+  const { issuer, jwksUrl, resource } = rig.auth;
+  provider = await startShopProvider({ oauth: { issuer, jwksUrl, audience: resource, now: () => clock.now() } });
+  home = await mkdtemp(join(tmpdir(), 'plugboard-auth-home-'));
+  state = join(home, 'state');
+  printed = [];
+});
+
+afterEach(async () => {
+  await provider.close();
+  await rig.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+function env(): NodeJS.ProcessEnv {
+  const { PLUGBOARD_CREDENTIAL: _none, CI: _ci, ...rest } = process.env;
+  return {
+    ...rest,
+    HOME: home,
+    XDG_STATE_HOME: join(home, 'xdg'),
+    // Where every command finds the signed-in connections: the default state folder (no --state).
+    PLUGBOARD_STATE: state,
+    SHOP_OAUTH_ISSUER: rig.auth.issuer,
+    PLUGBOARD_CLIENT_ID: rig.auth.clients.native.clientId,
+  };
+}
+
+/** The binary on the shop connector package (`auth status` takes no connector). */
+function start(args: string[]) {
+  const connector = args[0] === 'auth' && args[1] === 'status' ? [] : ['--connector', SHOP];
+  return spawn(process.execPath, [BIN, ...args, ...connector], { env: env() });
+}
+
+async function ended(child: ReturnType<typeof spawn>, stderr = '') {
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  printed.push(stdout, stderr);
+  return { code, stdout, stderr };
+}
+
+function cli(args: string[]) {
+  return ended(start(args));
+}
+
+/** `auth login shop`: the URL it prints is signed in to by the rig, whose redirect then reaches the CLI's listener. */
+async function login() {
+  const child = start(['auth', 'login', 'shop']);
+  const lines = createInterface({ input: child.stderr! });
+  let seen = '';
+  let url: string | undefined;
+  for await (const line of lines) {
+    seen += `${line}\n`;
+    url = (JSON.parse(line) as { url?: string }).url;
+    if (url) break;
+  }
+  expect(url, seen).toBeDefined();
+  const redirect = await rig.auth.completeAuthorization(url!);
+  expect(redirect.host).toMatch(/^127\.0\.0\.1:\d+$/);
+  const page = await fetch(redirect);
+  expect(page.status).toBe(200);
+  await page.text();
+  lines.close();
+  const result = await ended(child, seen);
+  expect(result.stderr).not.toMatch(/"level":"(warn|error)"/);
+  expect(result.code).toBe(0);
+  return result;
+}
+
+/** The token set kept for the shop's default connection, as the credential store wrote it. */
+async function kept() {
+  const folder = join(state, 'credentials');
+  const files = (await readdir(folder)).filter((name) => name.endsWith('.json'));
+  expect(files).toHaveLength(1);
+  const file = join(folder, files[0]!);
+  const record = JSON.parse(await readFile(file, 'utf8')) as {
+    value: { tokens: { accessToken: string; refreshToken: string } };
+  };
+  return { file, folder, tokens: record.value.tokens };
+}
+
+/** Every file under `dir` but the credential store's token sets. */
+async function filesBesidesTokens(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile() && !(entry.parentPath === join(state, 'credentials') && entry.name.endsWith('.json')))
+      found.push(path);
+  }
+  return found;
+}
+
+/** No token of `secrets` in anything the binary printed, nor in any file but the credential store. */
+async function expectNoSecret(secrets: string[]) {
+  const files = await filesBesidesTokens(home);
+  expect(files.length).toBeGreaterThan(0);
+  const texts = [...printed, ...(await Promise.all(files.map((file) => readFile(file, 'utf8'))))];
+  for (const secret of secrets) for (const text of texts) expect(text).not.toContain(secret);
+}
+
+describe('plugboard auth login', () => {
+  it('signs in through the loopback redirect and keeps the token set for its owner only', async () => {
+    const { stdout } = await login();
+    expect(JSON.parse(stdout)).toMatchObject({ connector: 'shop', connection: 'default', scheme: 'oauth2' });
+    expect(rig.auth.counts.token.authorization_code).toBe(1);
+    const { file, folder, tokens } = await kept();
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
+    expect(tokens.refreshToken).toBeDefined();
+    await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+});
+
+describe('plugboard auth status', () => {
+  it('lists the signed-in connection with its expiry and last check, and no secret', async () => {
+    await login();
+    const status = await cli(['auth', 'status', '--json']);
+    expect(status.code).toBe(0);
+    const { connections } = JSON.parse(status.stdout) as { connections: Record<string, unknown>[] };
+    expect(connections).toEqual([
+      expect.objectContaining({
+        connector: 'shop',
+        connection: 'default',
+        scheme: 'oauth2',
+        expiresAt: expect.stringMatching(/^\d{4}-/),
+        lastCheck: null,
+      }),
+    ]);
+    const { tokens } = await kept();
+    await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+});
+
+describe('plugboard check', () => {
+  it('passes (exit 0) with the kept token set and prints the LiveCheck; auth status shows it', async () => {
+    await login();
+    const check = await cli(['check', 'shop', '--base-url', rig.api.url]);
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(0);
+    expect(JSON.parse(check.stdout)).toMatchObject({ connectionId: 'default', state: 'passed', current: true });
+    const status = await cli(['auth', 'status', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ connections: [{ lastCheck: { state: 'passed' } }] });
+    const { tokens } = await kept();
+    await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+
+  it('is credentials_changed (exit 4) when the provider refuses the token and the refreshed one', async () => {
+    await login();
+    rig.api.refuse(2);
+    const check = await cli(['check', 'shop', '--base-url', rig.api.url]);
+    expect(JSON.parse(check.stdout)).toMatchObject({ state: 'credentials_changed', fixHint: expect.any(String) });
+    expect(check.code).toBe(4);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+  });
+
+  it('is expired (exit 4) when the access token expired and the refresh is refused with invalid_grant', async () => {
+    await login();
+    await clock.advance(2 * HOUR);
+    rig.auth.fault({ kind: 'invalid_grant' });
+    const check = await cli(['check', 'shop', '--base-url', rig.api.url]);
+    expect(JSON.parse(check.stdout)).toMatchObject({ state: 'expired' });
+    expect(check.code).toBe(4);
+  });
+});
+
+describe('plugboard run on a signed-in connection', () => {
+  it('refreshes the expired access token once, keeps the new set, and the next run uses it', async () => {
+    await login();
+    const first = await cli(['run', 'shop', 'items.list', '--base-url', provider.url]);
+    expect(first.stderr).toBe('');
+    expect(first.stdout.trim().split('\n')).toHaveLength(5);
+    const before = await kept();
+
+    await clock.advance(2 * HOUR);
+    const second = await cli(['run', 'shop', 'items.list', '--base-url', provider.url]);
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    const after = await kept();
+    expect(after.tokens.accessToken).not.toBe(before.tokens.accessToken);
+
+    const third = await cli(['run', 'shop', 'items.list', '--base-url', provider.url]);
+    expect(third.code).toBe(0);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    await expectNoSecret([before.tokens.accessToken, after.tokens.accessToken, after.tokens.refreshToken]);
+  });
+});
