@@ -140,6 +140,11 @@ describe('plugboard auth login', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(folder)).mode & 0o777).toBe(0o700);
     expect(tokens.refreshToken).toBeDefined();
+    // What names the connection (no secret) is for its owner only too.
+    const connections = join(state, 'connections');
+    expect((await stat(connections)).mode & 0o777).toBe(0o700);
+    const [named] = await readdir(connections);
+    expect((await stat(join(connections, named!))).mode & 0o777).toBe(0o600);
     await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
   });
 });
