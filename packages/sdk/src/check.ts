@@ -37,6 +37,7 @@ export interface CheckOptions
     RunSettings,
     'credential' | 'signal' | 'log' | 'logLevel' | 'transport' | 'retry' | 'clock' | 'secrets'
   > {
+  /** The connection checked: its id, base URL and settings (`authScheme`). */
   connection?: ConnectionInput;
   /** The network policy the check connects under; default `sandbox`. */
   environment?: Environment;

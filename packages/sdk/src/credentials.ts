@@ -11,20 +11,26 @@ import type { TokenSet } from './tokens.js';
 
 /** A key with its known expiry (milliseconds since the epoch); a plain string is a key without one. */
 export interface KeyCredential {
+  /** The key or token itself. */
   key: string;
+  /** When it stops working, when the provider said (milliseconds since the epoch). */
   expiresAt?: number;
 }
 
 /** The credential of `basicAuth()`. */
 export interface BasicCredential {
+  /** Without a colon: HTTP Basic cannot carry one. */
   username: string;
   password: string;
 }
 
 /** The credential of an OAuth2 scheme: the client, and the token set it holds now. */
 export interface OAuth2Credential {
+  /** The client the provider registered for the host. */
   clientId: string;
+  /** Absent for a public client. */
   clientSecret?: string;
+  /** The token set the connection holds now; a run needs one with an access token. */
   tokens?: TokenSet;
 }
 
@@ -74,7 +80,9 @@ export function checkCredential(connector: string, scheme: AuthScheme, value: un
   const text = (part: string, found: unknown, inHeader: boolean, required = true): string | undefined => {
     if (found === undefined && !required) return undefined;
     if (typeof found !== 'string' || found === '')
-      return refuse(`needs ${part} (a non-empty string), not ${found === '' ? 'an empty string' : describe(found)}`);
+      return refuse(
+        `needs ${part} (a non-empty string)${found === undefined ? '' : `, not ${found === '' ? 'an empty string' : describe(found)}`}`,
+      );
     // A credential read from a file often ends in a line break: no header can carry it, and no retry would.
     if (inHeader && NOT_IN_HEADER.test(found))
       refuse(

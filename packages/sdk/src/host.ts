@@ -19,6 +19,7 @@ export type {
   Executor,
   ExecutorOptions,
   ExecuteRequest,
+  CheckRequest,
   ExecutionOutcome,
   DestinationOutcome,
   SourceOutcome,

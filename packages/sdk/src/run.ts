@@ -294,7 +294,8 @@ const redactors = new Map<string, Redactor>();
  * run with a known credential builds none. A signer's run adds each signature: its own.
  */
 function redactorFor(parts: readonly string[], secrets: readonly string[] | undefined, shared: boolean): Redactor {
-  const key = parts.join('\n');
+  // One part is the common case; several are keyed so that no list can pass for another.
+  const key = parts.length === 1 ? parts[0]! : `\u0000${JSON.stringify(parts)}`;
   let redactor = !shared || (secrets && secrets.length > 0) ? undefined : redactors.get(key);
   if (redactor) return redactor;
   redactor = new Redactor(secrets);

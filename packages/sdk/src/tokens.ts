@@ -8,7 +8,9 @@ import { CredentialsExpiredError } from './errors.js';
 
 /** What a token endpoint granted. Times are milliseconds since the epoch (a `Clock`'s `now()`). */
 export interface TokenSet {
+  /** Sent as `Authorization: Bearer`. */
   accessToken: string;
+  /** Exchanged for a new token set when the access token expires. */
   refreshToken?: string;
   /** When the access token stops working; unknown when absent. */
   expiresAt?: number;

@@ -20,6 +20,10 @@ import {
   readAll,
   writeAction,
 } from '../src/index.js';
+import { Redactor, REDACTED, type TokenSource } from '../src/host.js';
+import type { ClientSettings } from '../src/http/settings.js';
+import { credential } from '../src/http/stages/credential.js';
+import { tokens as tokenStage } from '../src/http/stages/tokens.js';
 import { Item } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json, type SeenRequest, startServer, type TestServer } from './support/server.js';
@@ -171,26 +175,22 @@ function connection(baseUrl: string, scheme: string) {
   return { baseUrl, settings: { authScheme: scheme } };
 }
 
+/** Run options on this test's server with a connection that picks `scheme`, and the credential the host supplies. */
+function on(scheme: string, credential: unknown, input: unknown) {
+  return h.options({ input, connection: connection(h.server.url, scheme), credential: () => credential as never });
+}
+
 describe('each scheme arrives as the provider expects', () => {
   it.each(cases)('%s', async (scheme, credential, arrived) => {
     const server = await h.start((req, res) =>
       arrived(req) ? json(res, 200, req.method === 'POST' ? { id: 'n1', text: 'hi' } : item) : json(res, 401, {}),
     );
-    const { records } = await readAll(
-      multi,
-      'items.get',
-      h.options({ input: { id: 'a' }, connection: connection(server.url, scheme), credential: () => credential }),
-    );
+    const { records } = await readAll(multi, 'items.get', on(scheme, credential, { id: 'a' }));
     expect(records).toEqual([item]);
-    const note = await writeAction(
-      multi,
-      'notes.create',
-      h.options({
-        input: { text: 'hi' },
-        connection: connection(server.url, scheme),
-        credential: async () => credential,
-      }),
-    );
+    const note = await writeAction(multi, 'notes.create', {
+      ...on(scheme, credential, { text: 'hi' }),
+      credential: async () => credential,
+    });
     expect(note).toEqual({ id: 'n1', text: 'hi' });
     expect(server.requests.map((request) => request.query.get('v'))).toEqual(['2', null]);
   });
@@ -257,9 +257,10 @@ describe('each scheme arrives as the provider expects', () => {
 describe('a credential of the wrong shape', () => {
   it.each([
     ['basic', KEY, /needs? .*username|must be \{ username, password \}/],
-    ['basic', { username: 'ada' }, /needs password \(a non-empty string\), not a undefined/],
+    ['basic', { username: 'ada' }, /needs password \(a non-empty string\); nothing was sent/],
     ['basic', { username: 'a:b', password: PASSWORD }, /username holding a colon/],
     ['bearer', { username: 'ada', password: PASSWORD }, /needs key/],
+    ['bearer', { key: 42 }, /needs key \(a non-empty string\), not a number/],
     ['bearer', `${KEY}\n`, /line break/],
     ['oauth2_authorization_code', { clientId: 'c', clientSecret: CLIENT_SECRET }, /needs tokens/],
     ['oauth2_client_credentials', { clientId: 'c', tokens: { refreshToken: REFRESH_TOKEN } }, /tokens\.accessToken/],
@@ -267,15 +268,7 @@ describe('a credential of the wrong shape', () => {
     ['hmac', undefined, /is missing/],
   ])('%s with %j fails before any request, naming the part and no value', async (scheme, credential, message) => {
     const server = await h.start((req, res) => json(res, 200, item));
-    const error = await readAll(
-      multi,
-      'items.get',
-      h.options({
-        input: { id: 'a' },
-        connection: connection(server.url, scheme),
-        credential: () => credential as never,
-      }),
-    ).then(
+    const error = await readAll(multi, 'items.get', on(scheme, credential, { id: 'a' })).then(
       () => new Error('the run went on'),
       (caught: unknown) => caught as Error,
     );
@@ -407,5 +400,44 @@ describe('the catalogue describes each scheme, never a secret', () => {
     expect(schemes[0]!.supplies).toMatchObject({ oneOf: [{ type: 'string' }, { type: 'object', required: ['key'] }] });
     expect(schemes[6]!.supplies).toMatchObject({ type: 'object', required: ['clientId', 'tokens'] });
     expect(JSON.stringify(schemes)).not.toMatch(/function|sign\(/);
+  });
+});
+
+describe('the tokens and credential stages ask the token source for every attempt', () => {
+  it('sends the token the source gives now, and hides a renewed one from then on', async () => {
+    const given = [ACCESS_TOKEN, 'access-renewed-8d1f3b5a7c9e'];
+    const source: TokenSource = {
+      current: async () => ({ accessToken: given.shift() ?? 'access-last-2c4e6a8b0d1f' }),
+      refreshAfter401: async () => ({ accessToken: 'unused' }),
+    };
+    const redactor = new Redactor([ACCESS_TOKEN]);
+    const sent: string[] = [];
+    const settings = {
+      auth: { type: 'token', source },
+      baseUrl: 'https://api.example.com/v1',
+      redactor,
+      connector: multi,
+    } as unknown as ClientSettings;
+    // The tokens stage asks the source for each attempt; the credential stage sends it to the provider's origin.
+    const send = tokenStage(
+      settings,
+      credential(settings, async (call) => {
+        sent.push(call.headers.authorization!);
+        return { status: 200, headers: new Headers(), text: '' };
+      }),
+    );
+    const call = {
+      method: 'GET',
+      url: new URL('https://api.example.com/v1/items'),
+      headers: {},
+      body: undefined,
+      operation: 'GET /v1/items',
+      budget: undefined,
+      signal: new AbortController().signal,
+    };
+    await send(call);
+    await send(call);
+    expect(sent).toEqual([`Bearer ${ACCESS_TOKEN}`, 'Bearer access-renewed-8d1f3b5a7c9e']);
+    expect(redactor.redactString('seen access-renewed-8d1f3b5a7c9e')).toBe(`seen ${REDACTED}`);
   });
 });

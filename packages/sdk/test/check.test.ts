@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConnection, type CheckOptions, manualClock } from '../src/host.js';
+import { checkConnection, type CheckOptions, createExecutor, manualClock } from '../src/host.js';
 import {
   apiKeyHeader,
   bearerToken,
@@ -151,5 +151,35 @@ describe('checkConnection', () => {
       fixHint: null,
     });
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('the executor checks a connection by its id', () => {
+  it('resolves the connection and its credential as for a run, and answers the LiveCheck', async () => {
+    const server = await h.start((req, res) =>
+      req.headers['x-api-key'] === KEY ? json(res, 200, { id: 'me' }) : json(res, 401, {}),
+    );
+    const credentials: Record<string, string> = { conn_ok: KEY, conn_old: 'old-key-0123456789' };
+    const executor = createExecutor({
+      connectors: [checked, example],
+      resolveConnection: (id) => ({ id, baseUrl: server.url, settings: { authScheme: 'x-api-key' } }),
+      resolveCredential: (id) => credentials[id],
+      transport: h.transport,
+      clock,
+      log: () => undefined,
+    });
+    expect(await executor.checkConnection({ connectorKey: 'checked', connectionId: 'conn_ok' })).toMatchObject({
+      connectionId: 'conn_ok',
+      state: 'passed',
+      checkedAt: '2026-11-26T06:00:00.000Z',
+    });
+    expect(await executor.checkConnection({ connectorKey: 'checked', connectionId: 'conn_old' })).toMatchObject({
+      connectionId: 'conn_old',
+      state: 'credentials_changed',
+    });
+    await expect(executor.checkConnection({ connectorKey: 'nope', connectionId: 'conn_ok' })).rejects.toMatchObject({
+      code: 'unknown_connector',
+    });
+    expect(server.requests.map((request) => request.path)).toEqual(['/me', '/me']);
   });
 });

@@ -61,6 +61,7 @@ export interface BasicScheme extends AuthSchemeBase {
 /** How an OAuth2 client proves itself at the token endpoint. */
 export type ClientAuthMethod = 'header' | 'body';
 
+/** What both OAuth2 schemes have. */
 export interface OAuth2SchemeBase extends AuthSchemeBase {
   /**
    * The token endpoint: https, or http on a loopback address only.
@@ -178,9 +179,13 @@ export function basicAuth(options: { id?: string } = {}): BasicScheme {
 
 /** What both OAuth2 factories take; what is left out takes the default the scheme's field names. */
 export interface OAuth2SchemeOptions {
+  /** The token endpoint: https, or http on a loopback address only. */
   tokenUrl: string;
+  /** The scopes asked for; default none. */
   scopes?: readonly string[];
+  /** True when the provider grants nothing without a scope. */
   scopesRequired?: boolean;
+  /** How the client proves itself at the token endpoint; default `header`. */
   clientAuth?: ClientAuthMethod;
   /** The name a connection picks the scheme by; default the scheme's type. */
   id?: string;

@@ -9,15 +9,16 @@ import type { Call, Send } from './stage.js';
  * the credential stage to send: asked before the budget's turn, so a request waiting for a
  * refresh holds no place in it. A 401 is answered once: the source refreshes, the request goes
  * again with the new token (a new turn of the budget); a second 401 is `credentials_changed`.
- * Every token the source gives is handed to the run's redactor first.
+ * Every token the source gives is handed to the run's redactor first (`addRecent`).
  */
 export function tokens(settings: ClientSettings, next: Send): Send {
   const { auth, redactor, connector } = settings;
   if (auth?.type !== 'token') return next;
   const { source } = auth;
   const send = (call: Call, tokens: TokenSet) => {
-    redactor.add(tokens.accessToken);
-    redactor.add(tokens.refreshToken);
+    // Renewed tokens are hidden from then on; the latest few are kept, so a long run's redactor stays small.
+    redactor.addRecent(tokens.accessToken);
+    redactor.addRecent(tokens.refreshToken);
     return next({ ...call, accessToken: tokens.accessToken });
   };
   return async (call) => {
