@@ -121,6 +121,22 @@ describe('refresh', () => {
   });
 });
 
+describe('the credential store', () => {
+  it('a read that failed is tried again by the next call', async () => {
+    let failures = 1;
+    const flaky: CredentialStore = {
+      read: (id) => (failures-- > 0 ? Promise.reject(new Error('store offline')) : store.read(id)),
+      compareAndSet: (id, expected, next) => store.compareAndSet(id, expected, next),
+    };
+    await transport.close();
+    transport = rigTransport(clock, { store: flaky });
+    const credential = { ...native(), tokens: await signedIn(rig, clock.now()) };
+    const connector = rigConnector(rig, 'code');
+    expect(await outcome(callMe(connector, transport, rig, credential))).not.toBe('ok');
+    expect(await outcome(callMe(connector, transport, rig, credential))).toBe('ok');
+  });
+});
+
 describe('when the token endpoint fails', () => {
   it.each([
     ['status', { kind: 'status', status: 503 }, 'provider_unavailable'],
