@@ -48,6 +48,17 @@ async function outcome(work: Promise<unknown>): Promise<ConnectorError | 'ok'> {
 
 describe('single flight in one process', () => {
   it('200 concurrent calls on an expired token: one refresh, no failed call', async () => {
+    // What the resource server had seen when the refreshed set was written: nothing may use it before.
+    const seenAtWrite: number[] = [];
+    const watched: CredentialStore = {
+      read: (id) => store.read(id),
+      compareAndSet: (id, expected, next) => {
+        if (expected) seenAtWrite.push(rig.api.counts.accepted + rig.api.counts.refused);
+        return store.compareAndSet(id, expected, next);
+      },
+    };
+    await transport.close();
+    transport = rigTransport(clock, { store: watched });
     const connector = rigConnector(rig, 'code');
     const tokens = await expiredSet();
     const credential = { ...native(), tokens };
@@ -62,6 +73,7 @@ describe('single flight in one process', () => {
     const stored = await store.read('conn-1');
     expect(stored?.tokens.refreshToken).not.toBe(tokens.refreshToken);
     expect(stored?.tokens.expiresAt).toBe(clock.now() + 600_000);
+    expect(seenAtWrite).toEqual([0]);
   });
 
   it('client credentials: 200 concurrent calls with no token yet valid make one token request', async () => {
