@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ManualClock, manualClock } from '../src/clock.js';
-import type { ConnectorError, LogEntry, TokenSet, Transport } from '../src/index.js';
+import { type ConnectorError, type LogEntry, readAll, type TokenSet, type Transport } from '../src/index.js';
 import { type CredentialStore, memoryCredentialStore } from '../src/tokens.js';
 import { type OAuthRig, startOAuthRig } from './support/oauth.js';
 import { callMe, rigConnector, rigTransport, signedIn } from './support/oauth-connector.js';
@@ -190,6 +190,30 @@ describe('when the token endpoint fails', () => {
     expect(rig.auth.counts.token.refresh_token).toBe(1);
     expect(rig.auth.counts.refreshReuse).toBe(0);
     expect((await store.read('conn-1'))?.tokens).toEqual(tokens);
+  });
+
+  it('a run cancelled while it waits for a refresh stops waiting; the refresh goes on for the others', async () => {
+    const connector = rigConnector(rig, 'code');
+    const tokens = await expiredSet();
+    const held = rig.auth.fault({ kind: 'hold' }, { times: 1 });
+    const cancel = new AbortController();
+    const credential = { ...native(), tokens };
+    const cancelled = outcome(
+      readAll(connector, 'me.get', {
+        input: {},
+        connection: { id: 'conn-1', baseUrl: rig.api.url },
+        credential: () => credential,
+        transport,
+        signal: cancel.signal,
+      }),
+    );
+    const waiting = outcome(callMe(connector, transport, rig, credential));
+    await held.reached();
+    cancel.abort();
+    expect(await cancelled).toMatchObject({ code: 'cancelled' });
+    held.release();
+    expect(await waiting).toBe('ok');
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
   });
 
   it('invalid_grant is credentials_expired, never retried', async () => {
