@@ -169,6 +169,7 @@ describe('plugboard catalogue --out DIR', () => {
       }),
     );
     expect(secretProblems(basic.authentication)).toEqual([]);
+    expect(entryProblems(basic)).toEqual([]);
     expect(
       secretProblems({
         schemes: [{ type: 'basic', supplies: { properties: { password: { default: 'Bearer abcdef' } } } }],

@@ -23,7 +23,7 @@ import {
 import { Redactor, REDACTED, type TokenSource } from '../src/host.js';
 import type { ClientSettings } from '../src/http/settings.js';
 import { credential } from '../src/http/stages/credential.js';
-import { tokens as tokensStage } from '../src/http/stages/tokens.js';
+import { tokens as tokenStage } from '../src/http/stages/tokens.js';
 import { Item } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json, type SeenRequest, startServer, type TestServer } from './support/server.js';
@@ -418,7 +418,8 @@ describe('the tokens and credential stages ask the token source for every attemp
       redactor,
       connector: multi,
     } as unknown as ClientSettings;
-    const send = tokensStage(
+    // The tokens stage asks the source for each attempt; the credential stage sends it to the provider's origin.
+    const send = tokenStage(
       settings,
       credential(settings, async (call) => {
         sent.push(call.headers.authorization!);

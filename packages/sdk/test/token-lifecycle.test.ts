@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ManualClock, manualClock } from '../src/clock.js';
-import type { ConnectorError, LogEntry, TokenSet, Transport } from '../src/index.js';
+import { type ConnectorError, type LogEntry, readAll, type TokenSet, type Transport } from '../src/index.js';
 import { type CredentialStore, memoryCredentialStore } from '../src/tokens.js';
 import { type OAuthRig, startOAuthRig } from './support/oauth.js';
 import { callMe, rigConnector, rigTransport, signedIn } from './support/oauth-connector.js';
@@ -48,6 +48,17 @@ async function outcome(work: Promise<unknown>): Promise<ConnectorError | 'ok'> {
 
 describe('single flight in one process', () => {
   it('200 concurrent calls on an expired token: one refresh, no failed call', async () => {
+    // What the resource server had seen when the refreshed set was written: nothing may use it before.
+    const seenAtWrite: number[] = [];
+    const watched: CredentialStore = {
+      read: (id) => store.read(id),
+      compareAndSet: (id, expected, next) => {
+        if (expected) seenAtWrite.push(rig.api.counts.accepted + rig.api.counts.refused);
+        return store.compareAndSet(id, expected, next);
+      },
+    };
+    await transport.close();
+    transport = rigTransport(clock, { store: watched });
     const connector = rigConnector(rig, 'code');
     const tokens = await expiredSet();
     const credential = { ...native(), tokens };
@@ -62,6 +73,7 @@ describe('single flight in one process', () => {
     const stored = await store.read('conn-1');
     expect(stored?.tokens.refreshToken).not.toBe(tokens.refreshToken);
     expect(stored?.tokens.expiresAt).toBe(clock.now() + 600_000);
+    expect(seenAtWrite).toEqual([0]);
   });
 
   it('client credentials: 200 concurrent calls with no token yet valid make one token request', async () => {
@@ -121,6 +133,22 @@ describe('refresh', () => {
   });
 });
 
+describe('the credential store', () => {
+  it('a read that failed is tried again by the next call', async () => {
+    let failures = 1;
+    const flaky: CredentialStore = {
+      read: (id) => (failures-- > 0 ? Promise.reject(new Error('store offline')) : store.read(id)),
+      compareAndSet: (id, expected, next) => store.compareAndSet(id, expected, next),
+    };
+    await transport.close();
+    transport = rigTransport(clock, { store: flaky });
+    const credential = { ...native(), tokens: await signedIn(rig, clock.now()) };
+    const connector = rigConnector(rig, 'code');
+    expect(await outcome(callMe(connector, transport, rig, credential))).not.toBe('ok');
+    expect(await outcome(callMe(connector, transport, rig, credential))).toBe('ok');
+  });
+});
+
 describe('when the token endpoint fails', () => {
   it.each([
     ['status', { kind: 'status', status: 503 }, 'provider_unavailable'],
@@ -162,6 +190,30 @@ describe('when the token endpoint fails', () => {
     expect(rig.auth.counts.token.refresh_token).toBe(1);
     expect(rig.auth.counts.refreshReuse).toBe(0);
     expect((await store.read('conn-1'))?.tokens).toEqual(tokens);
+  });
+
+  it('a run cancelled while it waits for a refresh stops waiting; the refresh goes on for the others', async () => {
+    const connector = rigConnector(rig, 'code');
+    const tokens = await expiredSet();
+    const held = rig.auth.fault({ kind: 'hold' }, { times: 1 });
+    const cancel = new AbortController();
+    const credential = { ...native(), tokens };
+    const cancelled = outcome(
+      readAll(connector, 'me.get', {
+        input: {},
+        connection: { id: 'conn-1', baseUrl: rig.api.url },
+        credential: () => credential,
+        transport,
+        signal: cancel.signal,
+      }),
+    );
+    const waiting = outcome(callMe(connector, transport, rig, credential));
+    await held.reached();
+    cancel.abort();
+    expect(await cancelled).toMatchObject({ code: 'cancelled' });
+    held.release();
+    expect(await waiting).toBe('ok');
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
   });
 
   it('invalid_grant is credentials_expired, never retried', async () => {

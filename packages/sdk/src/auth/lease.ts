@@ -17,7 +17,7 @@ export interface RefreshLease {
 }
 
 /** How often a process waiting on another's lease asks again (on the transport's clock). */
-export const LEASE_POLL_MS = 25;
+export const LEASE_POLL_MS = 10;
 
 /** Within a process the lifecycle's own single flight is enough. */
 export const NO_LEASE: RefreshLease = { take: async () => async () => undefined };

@@ -70,7 +70,8 @@ export class ConnectionTokens {
   }
 
   private async current(run: TokenRun): Promise<TokenSet> {
-    const known = this.known ?? (await (this.loading ??= this.load(run)));
+    // One read of the store for the whole process; a failed one is tried again by the next request.
+    const known = this.known ?? (await (this.loading ??= this.load(run).finally(() => (this.loading = undefined))));
     if (known && this.fresh(known.tokens)) return known.tokens;
     return this.renew(run, known?.tokens, false);
   }
@@ -91,7 +92,6 @@ export class ConnectionTokens {
     entry ??= await store.read(connectionId);
     // Its lifetime is not known: it may be well into it.
     if (entry) this.adopt(entry, undefined);
-    this.loading = undefined;
     return entry;
   }
 

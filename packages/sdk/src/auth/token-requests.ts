@@ -136,8 +136,8 @@ async function granted(
   if (rotated !== undefined) tokens.refreshToken = rotated;
   if (lifetimeMs !== undefined) tokens.expiresAt = sentAt + lifetimeMs;
   if (answer.scope !== undefined) tokens.scope = answer.scope;
-  client.redactor.add(tokens.accessToken);
-  client.redactor.add(tokens.refreshToken);
+  client.redactor.addRecent(tokens.accessToken);
+  client.redactor.addRecent(tokens.refreshToken);
   return { tokens, lifetimeMs };
 }
 

@@ -90,7 +90,7 @@ function signed(call: Call, parts: SignedParts, redactor: Redactor, connector: s
       if (!isHeaderName(name)) refuse(`a header name that is not valid`);
       if (typeof value !== 'string' || NOT_IN_HEADER.test(value))
         refuse(`for ${name} a value an HTTP header cannot carry`);
-      redactor.add(value);
+      redactor.addRecent(value);
       headers[name.toLowerCase()] = value as string;
     }
   }
@@ -99,7 +99,7 @@ function signed(call: Call, parts: SignedParts, redactor: Redactor, connector: s
     for (const name in parts.query) {
       const value = parts.query[name];
       if (typeof value !== 'string') refuse(`for the query parameter ${name} a value that is not a string`);
-      redactor.add(value);
+      redactor.addRecent(value);
       url.searchParams.set(name, value as string);
     }
   }
