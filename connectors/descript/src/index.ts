@@ -76,6 +76,10 @@ export function createDescriptConnector(options: DescriptConnectorOptions = {}):
       agentEditsCreate,
     ],
     classifyError: classifyDescriptFailure,
+    // GET /status validates the token and reads nothing else: the cheapest proof the connection works.
+    async check(ctx) {
+      await ctx.http.get('/status');
+    },
   });
 }
 

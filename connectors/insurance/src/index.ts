@@ -14,7 +14,7 @@ import { motorQuotesCreate } from './actions/motor_quotes.create.js';
 import { motorQuotesList } from './actions/motor_quotes.list.js';
 import { travelPoliciesCreate } from './actions/travel_policies.create.js';
 import { travelPoliciesList } from './actions/travel_policies.list.js';
-import { BUDGETS, OTHER_LIMIT_PER_MINUTE, QUOTE_LIMIT_PER_MINUTE } from './contract.js';
+import { BUDGETS, OTHER_LIMIT_PER_MINUTE, PAGING, PATHS, QUOTE_LIMIT_PER_MINUTE } from './contract.js';
 import { classifyInsuranceFailure } from './errors.js';
 
 /** The package's own version, read from its package.json (one level up from both src/ and dist/). */
@@ -78,6 +78,10 @@ export function createInsuranceConnector(options: InsuranceConnectorOptions = {}
     limitations: LIMITATIONS,
     actions: ACTIONS,
     classifyError: classifyInsuranceFailure,
+    // The API has no account endpoint: one travel policy, from the cheaper budget, proves the key.
+    async check(ctx) {
+      await ctx.http.get(PATHS.travelPolicies, { query: { [PAGING.limitParam]: 1 }, budget: BUDGETS.other });
+    },
   });
 }
 

@@ -10,7 +10,11 @@ import {
 } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { credentialSchema } from '@plugboard/sdk/host';
 import insurance, { createInsuranceConnector, divide, toCents } from '../src/index.js';
+
+/** What the host supplies for a bearer token or an API key: a string, or one with its expiry. */
+const keySchema = credentialSchema({ type: 'bearer', id: 'bearer' });
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -126,8 +130,8 @@ describe('the definition', () => {
     expect(entry.limitations).toEqual(insurance.limitations);
     expect(entry.authentication).toEqual({
       schemes: [
-        { type: 'bearer', header: 'Authorization', default: true },
-        { type: 'api_key_header', header: 'X-Api-Key', default: false },
+        { id: 'bearer', type: 'bearer', header: 'Authorization', default: true, supplies: keySchema },
+        { id: 'x-api-key', type: 'api_key_header', header: 'X-Api-Key', default: false, supplies: keySchema },
       ],
       baseUrl: null,
       baseUrlOverridable: true,

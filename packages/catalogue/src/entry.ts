@@ -106,12 +106,31 @@ function strings(value: unknown, root: string): Array<[string, string]> {
 }
 
 /**
+ * The description with each scheme's `supplies` left out: that JSON Schema names the parts a
+ * host supplies (`password`, `key`) and carries none of them; its values are still checked.
+ */
+function withoutSupplies(authentication: unknown): unknown {
+  const schemes = (authentication as { schemes?: unknown } | null)?.schemes;
+  if (!Array.isArray(schemes)) return authentication;
+  return {
+    ...(authentication as object),
+    schemes: schemes.map((scheme) => {
+      if (typeof scheme !== 'object' || scheme === null) return scheme;
+      const { supplies: _supplies, ...rest } = scheme as Record<string, unknown>;
+      return rest;
+    }),
+  };
+}
+
+/**
  * Fields of `authentication` that could carry a secret: a secret-like field
  * name (rule 10's words), a value that looks like a credential, or a URL with
  * user information. Empty when the description is clean.
  */
 export function secretProblems(authentication: unknown): string[] {
-  const problems = findSecretKeys(authentication).map((path) => `authentication.${path}: a secret-like field name`);
+  const problems = findSecretKeys(withoutSupplies(authentication)).map(
+    (path) => `authentication.${path}: a secret-like field name`,
+  );
   for (const [path, value] of strings(authentication, 'authentication')) {
     if (SECRET_VALUE_PATTERNS.some((pattern) => pattern.test(value)))
       problems.push(`${path}: the value looks like a credential`);

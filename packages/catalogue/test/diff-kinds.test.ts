@@ -1,6 +1,13 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { apiKeyHeader, type Connector, defineAction, defineConnector } from '@plugboard/sdk';
+import {
+  apiKeyHeader,
+  apiKeyQuery,
+  type Connector,
+  defineAction,
+  defineConnector,
+  oauth2ClientCredentials,
+} from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -229,6 +236,31 @@ describe('catalogue diff: each kind of change and its verdict', () => {
     );
     expect(diff.changes.map(brief)).toEqual(['BREAKING authentication-changed']);
     expect(diff.breaking[0]?.message).toBe("connector 'shop' changed its authentication");
+  });
+
+  it.each([
+    [
+      'a prefix',
+      apiKeyHeader('Authorization', { prefix: 'Token ' }),
+      apiKeyHeader('Authorization', { prefix: 'Key ' }),
+    ],
+    ['a query parameter', apiKeyQuery('api_key'), apiKeyQuery('key', { id: 'query:api_key' })],
+    [
+      'a scope',
+      oauth2ClientCredentials({ tokenUrl: 'https://shop.invalid/token', scopes: ['read'] }),
+      oauth2ClientCredentials({ tokenUrl: 'https://shop.invalid/token', scopes: ['read', 'write'] }),
+    ],
+    [
+      'the client authentication',
+      oauth2ClientCredentials({ tokenUrl: 'https://shop.invalid/token' }),
+      oauth2ClientCredentials({ tokenUrl: 'https://shop.invalid/token', clientAuth: 'body' }),
+    ],
+  ])('authentication changed breaks: %s', async (_change, before, after) => {
+    const diff = await diffCatalogues(
+      await catalogueOf([shopWith([itemsList, ordersCreate], { auth: before })]),
+      await catalogueOf([shopWith([itemsList, ordersCreate], { auth: after })]),
+    );
+    expect(diff.changes.map(brief)).toEqual(['BREAKING authentication-changed']);
   });
 });
 

@@ -6,7 +6,11 @@ import { API_VERSION } from '../src/constants.js';
 import { assertValidEntry, CatalogueValidationError, entryProblems } from '../src/public-connector-schema.js';
 import { type CatalogueEntry, secretProblems } from '../src/entry.js';
 import { generateCatalogue, publicConnectorSchema } from '../src/index.js';
-import { PACK } from './support/connectors.js';
+import { basicAuth, catalogueEntry, defineConnector, oauth2AuthorizationCode } from '@plugboard/sdk';
+import { credentialSchema } from '@plugboard/sdk/host';
+import { PACK, shop as shopConnector } from './support/connectors.js';
+
+const keySchema = credentialSchema({ type: 'bearer', id: 'bearer' });
 import { readJson, snapshot, tempDir } from './support/run.js';
 
 const FIXED = '2026-10-01T08:00:00.000Z';
@@ -138,8 +142,8 @@ describe('plugboard catalogue --out DIR', () => {
     const shop = await readJson<CatalogueEntry>(join(outDir, 'connectors/shop.json'));
     expect(shop.authentication).toEqual({
       schemes: [
-        { type: 'bearer', header: 'Authorization', default: true },
-        { type: 'api_key_header', header: 'X-Api-Key', default: false },
+        { id: 'bearer', type: 'bearer', header: 'Authorization', default: true, supplies: keySchema },
+        { id: 'x-api-key', type: 'api_key_header', header: 'X-Api-Key', default: false, supplies: keySchema },
       ],
       baseUrl: 'https://shop.invalid/api',
       baseUrlOverridable: true,
@@ -149,6 +153,28 @@ describe('plugboard catalogue --out DIR', () => {
       expect(secretProblems(entry.authentication)).toEqual([]);
       expect(JSON.stringify(entry.authentication)).not.toMatch(/bearer\s+\S|password|secret|token"|apiKey/i);
     }
+    // The schema of what a host supplies names secret parts; a value in it is still caught.
+    const basic = catalogueEntry(
+      defineConnector({
+        ...shopConnector,
+
+        auth: [
+          basicAuth(),
+          oauth2AuthorizationCode({
+            authorizeUrl: 'https://shop.invalid/oauth/authorize',
+            tokenUrl: 'https://shop.invalid/oauth/token',
+            scopes: ['orders:write'],
+          }),
+        ],
+      }),
+    );
+    expect(secretProblems(basic.authentication)).toEqual([]);
+    expect(entryProblems(basic)).toEqual([]);
+    expect(
+      secretProblems({
+        schemes: [{ type: 'basic', supplies: { properties: { password: { default: 'Bearer abcdef' } } } }],
+      }),
+    ).toEqual(['authentication.schemes[0].supplies.properties.password.default: the value looks like a credential']);
     // The guard itself catches what a leaked credential looks like.
     expect(
       secretProblems({

@@ -15,6 +15,7 @@ import {
 import {
   approvalDigest,
   type ConnectorRunner,
+  credentialSecrets,
   passedGate,
   Redactor,
   stderrSink,
@@ -518,7 +519,7 @@ class PluginProcess {
       );
     // The host's own secrets stay here: the plugin's process gets this run's credential only.
     const redactor = new Redactor(settings.secrets);
-    redactor.add(credential);
+    for (const part of credentialSecrets(credential)) redactor.add(part);
     const sink: LogSink = settings.log ?? stderrSink;
     await this.ensure();
     const signal = settings.signal;

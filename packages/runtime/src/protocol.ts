@@ -5,6 +5,7 @@ import type {
   LogLevel,
   Page,
   ConnectionInput,
+  ConnectionCredential,
   PreparedAction,
   ProgressEvent,
   RetrySettings,
@@ -55,8 +56,8 @@ export type HostMessage =
       type: 'run';
       id: string;
       plan: string;
-      /** This run's credential: the process holds it for this run only. */
-      credential: string;
+      /** This run's credential, in its scheme's shape: the process holds it for this run only. */
+      credential: ConnectionCredential;
       approval?: ApprovalDecision;
       /** The host's time, which the approval's expiry is checked against. */
       now: string;

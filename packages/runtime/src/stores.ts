@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { ConflictError } from '@plugboard/sdk';
 import {
   type Clock,
+  type CredentialStore,
   type IdempotencyDecision,
   type IdempotencyRecord,
   recordAfterDecision,
   recordsEqual,
+  type StoredTokens,
   type Stores,
   systemClock,
 } from '@plugboard/sdk/host';
@@ -24,9 +26,9 @@ function temporaryName(file: string): string {
 }
 
 /** Writes a whole file and flushes it to disk before returning its temporary name. */
-async function writeDurably(file: string, text: string): Promise<string> {
+async function writeDurably(file: string, text: string, mode?: number): Promise<string> {
   const temporary = temporaryName(file);
-  const handle = await open(temporary, 'w');
+  const handle = await open(temporary, 'w', mode);
   try {
     await handle.writeFile(text, 'utf8');
     await handle.sync();
@@ -51,8 +53,8 @@ async function syncFolder(folder: string): Promise<void> {
 }
 
 /** Replaces a file atomically: readers see the old whole file or the new whole file. */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const temporary = await writeDurably(file, text);
+async function replaceFile(file: string, text: string, mode?: number): Promise<void> {
+  const temporary = await writeDurably(file, text, mode);
   try {
     await rename(temporary, file);
   } catch (error) {
@@ -73,6 +75,11 @@ async function createFileOnce(file: string, text: string): Promise<boolean> {
   } finally {
     await unlink(temporary).catch(() => undefined);
   }
+}
+
+/** A store file's text: the key it is kept under, the value, and when it was saved. */
+function recordText(key: string, value: unknown, clock: Clock): string {
+  return `${JSON.stringify({ key, value, savedAt: new Date(clock.now()).toISOString() })}\n`;
 }
 
 async function readJson(file: string): Promise<{ key: string; value: unknown } | undefined> {
@@ -100,13 +107,13 @@ async function removeFile(file: string): Promise<void> {
 const STALE_LOCK_MS = 30_000;
 
 /**
- * Takes a lock file (created exclusively) for the time of one decision, so two operators
- * deciding on one key at once do not lose either decision. Returns the release.
+ * Takes a lock file (created exclusively) for the time of one write that reads first; a lock left
+ * by a process that died is broken once. Returns the release, or undefined while another holds it.
  */
-async function lockFile(file: string, subject: string): Promise<() => Promise<void>> {
+async function tryLock(file: string): Promise<(() => Promise<void>) | undefined> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const handle = await open(file, 'wx');
+      const handle = await open(file, 'wx', 0o600);
       await handle.close();
       return () => removeFile(file);
     } catch (error) {
@@ -115,15 +122,20 @@ async function lockFile(file: string, subject: string): Promise<() => Promise<vo
         (found) => Date.now() - found.mtimeMs,
         () => STALE_LOCK_MS,
       );
-      if (attempt > 0 || since < STALE_LOCK_MS) {
-        throw new ConflictError(
-          `another decision on ${subject} is being recorded; look at the key again, then decide`,
-          { state: 'idempotency_deciding', retryable: true },
-        );
-      }
+      if (attempt > 0 || since < STALE_LOCK_MS) return undefined;
       await removeFile(file);
     }
   }
+}
+
+/** The lock of one operator's decision, so two deciding on one key at once do not lose either decision. */
+async function lockFile(file: string, subject: string): Promise<() => Promise<void>> {
+  const unlock = await tryLock(file);
+  if (unlock) return unlock;
+  throw new ConflictError(`another decision on ${subject} is being recorded; look at the key again, then decide`, {
+    state: 'idempotency_deciding',
+    retryable: true,
+  });
 }
 
 /**
@@ -147,8 +159,7 @@ export function fileStore(dir: string, options: { clock?: Clock } = {}): Stores 
     }
     return made;
   };
-  const record = (key: string, value: unknown) =>
-    `${JSON.stringify({ key, value, savedAt: new Date(clock.now()).toISOString() })}\n`;
+  const record = (key: string, value: unknown) => recordText(key, value, clock);
   const recordOf = async (key: string) =>
     (await readJson(fileFor(keyDir, key)))?.value as IdempotencyRecord | undefined;
   const decisionsOf = async (key: string) =>
@@ -218,6 +229,42 @@ export function fileStore(dir: string, options: { clock?: Clock } = {}): Stores 
           await unlock();
         }
       },
+    },
+  };
+}
+
+/**
+ * A `CredentialStore` as files under `dir/credentials/` (a folder only its owner may open, one
+ * file per connection that only its owner may read, named by the connection id's hash). A write
+ * goes to a temporary file that is flushed and renamed, so a crash never leaves half a token
+ * set; compare-and-set holds a lock file while it reads and writes, so of two processes that
+ * refreshed at once one wins and the other reads again. `savedAt` is `options.clock`'s time.
+ */
+export function fileCredentialStore(dir: string, options: { clock?: Clock } = {}): CredentialStore {
+  const clock = options.clock ?? systemClock;
+  const folder = join(dir, 'credentials');
+  let made: Promise<unknown> | undefined;
+  const read = async (connectionId: string) =>
+    (await readJson(fileFor(folder, connectionId)))?.value as StoredTokens | undefined;
+  return {
+    read,
+    async compareAndSet(connectionId, expected, next) {
+      made ??= mkdir(folder, { recursive: true, mode: 0o700 });
+      await made;
+      const file = fileFor(folder, connectionId);
+      const unlock = await tryLock(`${file}.lock`);
+      // Another writer is between its read and its write: whatever it writes, this one's read is stale.
+      if (!unlock) return false;
+      try {
+        const found = await read(connectionId);
+        if (found?.version !== expected?.version) return false;
+        const stored: StoredTokens = { version: (found?.version ?? 0) + 1, tokens: next };
+        await replaceFile(file, recordText(connectionId, stored, clock), 0o600);
+        await syncFolder(folder);
+        return true;
+      } finally {
+        await unlock();
+      }
     },
   };
 }

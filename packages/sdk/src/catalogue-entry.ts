@@ -8,6 +8,7 @@ import {
 } from './definition/action.js';
 import type { AuthScheme } from './definition/auth.js';
 import { CATEGORIES } from './definition/categories.js';
+import { credentialSchema } from './credentials.js';
 import { type Connector, entityId } from './definition/connector.js';
 import { byKey, compareText } from './order.js';
 
@@ -39,10 +40,31 @@ export interface PublicOperation {
   implemented?: boolean;
 }
 
+/**
+ * One scheme as the catalogue publishes it: how the credential travels and what the host
+ * supplies for it (`supplies`, a JSON Schema); never a credential.
+ */
 export interface PublicAuthentication {
-  type: 'bearer' | 'api_key_header';
-  header: string;
+  /** What a connection names in `settings.authScheme`. */
+  id: string;
+  type: AuthScheme['type'];
+  /** The header the credential goes in (`Authorization` for bearer, basic and OAuth2). */
+  header?: string;
+  /** Written before the credential in the header. */
+  prefix?: string;
+  /** The query parameter the credential goes in. */
+  queryParameter?: string;
+  tokenUrl?: string;
+  authorizeUrl?: string;
+  scopes?: string[];
+  audience?: string;
+  extraAuthorizeParams?: Record<string, string>;
+  /** How the OAuth2 client proves itself at the token endpoint: in a Basic header or in the form body. */
+  clientAuthMethod?: 'header' | 'body';
+  pkce?: 'S256';
   default: boolean;
+  /** The JSON Schema of what the host's resolver supplies for this scheme. */
+  supplies: Record<string, unknown>;
 }
 
 export interface PublicConnector {
@@ -63,11 +85,34 @@ export interface PublicConnector {
 }
 
 function publicScheme(scheme: AuthScheme, index: number): PublicAuthentication {
-  return {
-    type: scheme.type,
-    header: scheme.type === 'bearer' ? 'Authorization' : scheme.header,
-    default: index === 0,
-  };
+  const base = { id: scheme.id, type: scheme.type };
+  const rest = { default: index === 0, supplies: credentialSchema(scheme) };
+  switch (scheme.type) {
+    case 'api_key_header':
+      return { ...base, header: scheme.header, ...(scheme.prefix ? { prefix: scheme.prefix } : {}), ...rest };
+    case 'api_key_query':
+      return { ...base, queryParameter: scheme.parameter, ...rest };
+    case 'custom':
+      return { ...base, ...rest };
+    case 'oauth2_client_credentials':
+    case 'oauth2_authorization_code':
+      return {
+        ...base,
+        header: 'Authorization',
+        ...(scheme.type === 'oauth2_authorization_code' ? { authorizeUrl: scheme.authorizeUrl } : {}),
+        tokenUrl: scheme.tokenUrl,
+        scopes: [...scheme.scopes],
+        ...(scheme.type === 'oauth2_client_credentials' && scheme.audience ? { audience: scheme.audience } : {}),
+        ...(scheme.type === 'oauth2_authorization_code' && scheme.extraAuthorizeParams
+          ? { extraAuthorizeParams: { ...scheme.extraAuthorizeParams } }
+          : {}),
+        clientAuthMethod: scheme.clientAuth,
+        ...(scheme.type === 'oauth2_authorization_code' ? { pkce: scheme.pkce } : {}),
+        ...rest,
+      };
+    default:
+      return { ...base, header: 'Authorization', ...rest };
+  }
 }
 
 /** The declared budget an action's requests draw on, as the HTTP pipeline picks it. */

@@ -1,5 +1,6 @@
 import type { AuthScheme } from './definition/auth.js';
 import type { Connector } from './definition/connector.js';
+import type { ConnectionCredential } from './credentials.js';
 import { ConnectionConfigError, InvalidInputError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { formatJsonPath, jsonProblem, MAX_JSON_DEPTH } from './json.js';
@@ -26,8 +27,11 @@ export interface ResolvedConnection {
   scheme: AuthScheme;
 }
 
-/** Resolves the secret the connection uses, e.g. from the host's vault; never stored in settings. */
-export type SecretResolver = () => string | undefined | Promise<string | undefined>;
+/**
+ * Resolves the credential the connection uses, e.g. from the host's vault, in the shape of the
+ * connection's scheme (a string for bearer and API keys); never stored in settings.
+ */
+export type SecretResolver = () => ConnectionCredential | undefined | Promise<ConnectionCredential | undefined>;
 
 /**
  * Platform rule 10: settings whose keys look like a secret (`password`, `apiKey`,

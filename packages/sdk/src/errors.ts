@@ -107,6 +107,16 @@ export class AuthenticationError extends ConnectorError {
   }
 }
 
+/**
+ * The credential has expired and cannot be renewed here (an access token past its expiry, a
+ * refresh refused): a person must sign in again or replace it. Never retried.
+ */
+export class CredentialsExpiredError extends ConnectorError {
+  constructor(message: string, options: ConnectorErrorOptions = {}) {
+    super(options.code ?? 'credentials_expired', message, false, 401, options);
+  }
+}
+
 /** 403: the credential is valid but may not do this. */
 export class PermissionError extends ConnectorError {
   constructor(message: string, options: ConnectorErrorOptions = {}) {

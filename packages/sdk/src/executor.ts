@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalDecision } from './approval.js';
 import { type Clock, systemClock } from './clock.js';
-import { checkConnectionSettings } from './connection.js';
+import { type ConnectionInput, checkConnectionSettings } from './connection.js';
+import type { ConnectionCredential } from './credentials.js';
 import type { ProgressEvent } from './context.js';
 import { type Environment, type Page, retryPolicy } from './definition/action.js';
 import type { Connector } from './definition/connector.js';
-import { type ConnectorRunner, localRunner } from './runner.js';
+import { type ConnectorRunner, type LocalRunner, localRunner } from './runner.js';
+import { checkConnection, type LiveCheck } from './check.js';
 import { canonicalJson } from './digest.js';
 import { CancelledError, ConflictError, ConnectionConfigError, ConnectorError } from './errors.js';
 import type { RetrySettings } from './http/client.js';
@@ -45,8 +47,8 @@ export interface ExecutorOptions {
   /** Loaded plugins (`@plugboard/runtime`'s `loadPlugins` result, or its `loaded` list), added to `connectors`. */
   plugins?: { loaded: readonly PluginConnector[] } | readonly PluginConnector[];
   resolveConnection(connectionId: string): HostConnection | Promise<HostConnection>;
-  /** The connection's credential from the host's vault; never stored in settings. */
-  resolveCredential(connectionId: string): string | undefined | Promise<string | undefined>;
+  /** The connection's credential from the host's vault, in its scheme's shape (a string for bearer and API keys); never stored in settings. */
+  resolveCredential(connectionId: string): ConnectionCredential | undefined | Promise<ConnectionCredential | undefined>;
   /** Default: both in memory. */
   stores?: Partial<Stores>;
   /** The time approvals are checked against and records and events are stamped with; default the system clock. */
@@ -148,6 +150,21 @@ export interface Executor {
   /** Checks a request and gives the digest an approver must review; runs nothing. */
   prepare(request: ExecuteRequest): Promise<PreparedExecution>;
   execute(request: ExecuteRequest): Promise<ExecutionOutcome>;
+  /**
+   * Runs the connector's connection check (`checkConnection`) on a connection and its credential
+   * as the host's resolvers give them for a run, and answers the platform's LiveCheck. A connector
+   * that runs in a plugin's own process is not checked there yet: `not_checked`.
+   */
+  checkConnection(request: CheckRequest): Promise<LiveCheck>;
+}
+
+/** Which connection to check, with which connector. */
+export interface CheckRequest {
+  connectorKey: string;
+  connectionId: string;
+  /** The network policy the check connects under; default `sandbox`. */
+  environment?: Environment;
+  signal?: AbortSignal;
 }
 
 export class UnknownConnectorError extends ConnectorError {
@@ -268,6 +285,11 @@ function runnerMap(options: ExecutorOptions): Map<string, ConnectorRunner> {
   return map;
 }
 
+/** A runner of a connector imported into this process (`localRunner`), whose definition is at hand. */
+function isLocal(runner: ConnectorRunner): runner is LocalRunner {
+  return 'connector' in runner && typeof (runner as LocalRunner).connector?.action === 'function';
+}
+
 function cancelled(signal: AbortSignal | undefined, subject: string): void {
   if (signal?.aborted) throw new CancelledError(`${subject}: the run was cancelled`);
 }
@@ -294,7 +316,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
   }
 
-  async function resolveHostConnection(runner: ConnectorRunner, request: ExecuteRequest): Promise<HostConnection> {
+  async function resolveHostConnection(
+    runner: ConnectorRunner,
+    request: Pick<ExecuteRequest, 'connectionId' | 'environment'>,
+  ): Promise<HostConnection> {
     const connection = await options.resolveConnection(request.connectionId);
     if (!connection || typeof connection !== 'object') {
       throw new ConnectionConfigError(`connection ${request.connectionId}: the host's resolver returned no connection`);
@@ -320,17 +345,53 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return connection;
   }
 
+  function runnerOf(connectorKey: string): ConnectorRunner {
+    const runner = runners.get(connectorKey);
+    if (!runner) throw new UnknownConnectorError(connectorKey, [...runners.keys()]);
+    return runner;
+  }
+
+  function connectionInput(connection: HostConnection): ConnectionInput {
+    return {
+      id: connection.id,
+      ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }),
+      ...(connection.settings ? { settings: connection.settings } : {}),
+    };
+  }
+
+  async function check(request: CheckRequest): Promise<LiveCheck> {
+    const runner = runnerOf(request.connectorKey);
+    const connection = await resolveHostConnection(runner, request);
+    if (!isLocal(runner)) {
+      return {
+        connectionId: connection.id,
+        state: 'not_checked',
+        current: false,
+        checkedAt: null,
+        expiresAt: null,
+        summary: `${runner.name} runs in a plugin's own process, where connection checks do not run yet`,
+        fixHint: null,
+      };
+    }
+    return checkConnection(runner.connector, {
+      connection: connectionInput(connection),
+      environment: request.environment ?? 'sandbox',
+      credential: () => options.resolveCredential(connection.id),
+      clock,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      ...(options.transport ? { transport: options.transport } : {}),
+      ...(options.secrets ? { secrets: options.secrets } : {}),
+    });
+  }
+
   async function prepare(request: ExecuteRequest): Promise<PreparedExecution> {
-    const runner = runners.get(request.connectorKey);
-    if (!runner) throw new UnknownConnectorError(request.connectorKey, [...runners.keys()]);
+    const runner = runnerOf(request.connectorKey);
     const connection = await resolveHostConnection(runner, request);
     const prepared = await runner.prepare(request.action, {
       input: request.input,
-      connection: {
-        id: connection.id,
-        ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }),
-        ...(connection.settings ? { settings: connection.settings } : {}),
-      },
+      connection: connectionInput(connection),
       environment: request.environment ?? 'sandbox',
     });
     return {
@@ -347,9 +408,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     };
   }
 
-  async function credentialFor(connectionId: string): Promise<string> {
+  async function credentialFor(connectionId: string): Promise<ConnectionCredential> {
     const credential = await options.resolveCredential(connectionId);
-    if (typeof credential !== 'string' || credential === '') {
+    if (credential === undefined || credential === null || credential === '') {
       throw new ConnectionConfigError(`connection ${connectionId}: the host's credential resolver returned none`);
     }
     return credential;
@@ -369,7 +430,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return { connector: ready.runner.key, action: ready.prepared.action.key, time: now() };
   }
 
-  function settings(request: ExecuteRequest, credential: string): RunSettings {
+  function settings(request: ExecuteRequest, credential: ConnectionCredential): RunSettings {
     return {
       credential: () => credential,
       ...(request.signal ? { signal: request.signal } : {}),
@@ -389,7 +450,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     request: ExecuteRequest,
     ready: PreparedExecution,
     run: PreparedAction,
-    credential: string,
+    credential: ConnectionCredential,
   ): Promise<unknown> {
     for await (const page of ready.runner.run(run, settings(request, credential))) return page.records[0];
     return undefined;
@@ -531,6 +592,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   return {
     runners,
     prepare,
+    checkConnection: check,
     async execute(request) {
       cancelled(request.signal, `${request.connectorKey} ${request.action}`);
       const ready = await prepare(request);

@@ -19,6 +19,7 @@ export type {
   Executor,
   ExecutorOptions,
   ExecuteRequest,
+  CheckRequest,
   ExecutionOutcome,
   DestinationOutcome,
   SourceOutcome,
@@ -53,3 +54,11 @@ export { systemClock, manualClock, sleep } from './clock.js';
 export type { Clock, ManualClock, Timer } from './clock.js';
 // The stages a host adds to ctx.http's pipeline (createTransport({ stages })).
 export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';
+// Credentials: checked per scheme before anything is sent; OAuth2 token sets kept by the host.
+export { checkCredential, credentialSecrets, credentialExpiry, credentialSchema } from './credentials.js';
+export type { CheckedCredential } from './credentials.js';
+export { heldTokenSource, memoryCredentialStore } from './tokens.js';
+export type { CredentialStore, StoredTokens, TokenSource } from './tokens.js';
+// The connection check: a connector's check(ctx), answered as the platform's LiveCheck.
+export { checkConnection } from './check.js';
+export type { CheckOptions, LiveCheck, LiveCheckState } from './check.js';

@@ -20,8 +20,34 @@ export type {
 } from './definition/action.js';
 export { defineConnector, entityId, DefinitionError } from './definition/connector.js';
 export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
-export { bearerToken, apiKeyHeader } from './definition/auth.js';
-export type { AuthScheme, ApiKeyHeaderScheme, BearerScheme } from './definition/auth.js';
+export {
+  bearerToken,
+  apiKeyHeader,
+  apiKeyQuery,
+  basicAuth,
+  oauth2ClientCredentials,
+  oauth2AuthorizationCode,
+  customAuth,
+} from './definition/auth.js';
+export type {
+  AuthScheme,
+  AuthSchemeBase,
+  ApiKeyHeaderScheme,
+  ApiKeyQueryScheme,
+  BasicScheme,
+  BearerScheme,
+  ClientAuthMethod,
+  CustomScheme,
+  OAuth2AuthorizationCodeScheme,
+  OAuth2ClientCredentialsScheme,
+  OAuth2SchemeBase,
+  OAuth2SchemeOptions,
+  SignableRequest,
+  SignedParts,
+} from './definition/auth.js';
+// What a host's resolver returns for each scheme.
+export type { ConnectionCredential, KeyCredential, BasicCredential, OAuth2Credential } from './credentials.js';
+export type { TokenSet } from './tokens.js';
 export { CATEGORIES } from './definition/categories.js';
 export type { Category } from './definition/categories.js';
 export type { ActionContext, SourceContext, ProgressUpdate, ProgressEvent } from './context.js';
@@ -53,6 +79,7 @@ export {
   SchemaMismatchError,
   CancelledError,
   AddressRefusedError,
+  CredentialsExpiredError,
 } from './errors.js';
 export type { PlatformError, ConnectorErrorOptions, InputIssue, QuotaDetails } from './errors.js';
 export { ApprovalRequiredError, ApprovalRefusedError } from './approval.js';

@@ -2,19 +2,13 @@ import type { z } from 'zod';
 import { type ConnectionInput, type ResolvedConnection, type SecretResolver, resolveConnection } from './connection.js';
 import type { ActionContext, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
 import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
-import { authHeader } from './definition/auth.js';
-import { NOT_IN_HEADER } from './http/headers.js';
+import { checkCredential, credentialSecrets } from './credentials.js';
+import { appliedAuth } from './http/auth.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
-import {
-  CancelledError,
-  ConnectionConfigError,
-  ConnectorError,
-  InvalidInputError,
-  SchemaMismatchError,
-} from './errors.js';
+import { CancelledError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
 import { createHttpClient, DEFAULT_RETRY, NEVER, type RetrySettings } from './http/client.js';
 import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
@@ -295,19 +289,25 @@ const REDACTORS_KEPT = 64;
 const redactors = new Map<string, Redactor>();
 
 /**
- * The redactor of a run with this credential and these further secrets. Runs with only a
+ * The redactor of a run with these credential parts and these further secrets. Runs with only a
  * credential share one per credential (nothing adds to a run's redactor once it starts), so a
- * run with a known credential builds none.
+ * run with a known credential builds none. A signer's run adds each signature: its own.
  */
-function redactorFor(credential: string, secrets: readonly string[] | undefined): Redactor {
-  let redactor = secrets && secrets.length > 0 ? undefined : redactors.get(credential);
+function redactorFor(parts: readonly string[], secrets: readonly string[] | undefined, shared: boolean): Redactor {
+  // One part is the common case; several are keyed so that no list can pass for another.
+  const key = parts.length === 1 ? parts[0]! : `\u0000${JSON.stringify(parts)}`;
+  let redactor = !shared || (secrets && secrets.length > 0) ? undefined : redactors.get(key);
   if (redactor) return redactor;
   redactor = new Redactor(secrets);
-  redactor.add(credential);
-  if (secrets && secrets.length > 0) return redactor;
+  for (const part of parts) redactor.add(part);
+  if (!shared || (secrets && secrets.length > 0)) return redactor;
   if (redactors.size >= REDACTORS_KEPT) redactors.delete(redactors.keys().next().value!);
-  redactors.set(credential, redactor);
+  redactors.set(key, redactor);
   return redactor;
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
 
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */
@@ -319,20 +319,11 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     );
   if (!isImplemented(action)) throw new NotImplementedError(connector, action);
 
-  const resolved = options.credential?.();
+  const answered = options.credential?.();
   // A resolver that answers at once is not awaited: a run's setup takes no extra turn for it.
-  const credential = typeof resolved === 'string' || resolved === undefined ? resolved : await resolved;
-  if (!credential)
-    throw new ConnectionConfigError(
-      `connector '${connector.key}': the connection has no credential; the host's secret resolver returned none`,
-    );
-  // A credential read from a file often ends in a line break: no header can carry it, and no retry would.
-  if (NOT_IN_HEADER.test(credential)) {
-    throw new ConnectionConfigError(
-      `connector '${connector.key}': the credential holds a line break or another character an HTTP header cannot carry (a trailing newline from a file?); nothing was sent`,
-    );
-  }
-  const redactor = redactorFor(credential, options.secrets);
+  const resolved = isPromiseLike(answered) ? await answered : answered;
+  const checked = checkCredential(connector.key, connection.scheme, resolved);
+  const redactor = redactorFor(credentialSecrets(resolved), options.secrets, connection.scheme.type !== 'custom');
 
   const signal = options.signal ?? NEVER;
   const clock = options.clock ?? systemClock;
@@ -349,7 +340,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     connectionId: connection.id,
     environment: prepared.environment,
     baseUrl: connection.baseUrl,
-    auth: lowerName(authHeader(connection.scheme, credential)),
+    auth: appliedAuth(`${connector.key} ${action.key}`, connection.scheme, checked, clock),
     redactor,
     transport: options.transport ?? sharedTransport(),
     signal,
@@ -430,11 +421,6 @@ function progressEvent(
   const safe = redactor.redact({ ...update }) as ProgressUpdate;
   if (typeof safe.label === 'string') safe.label = excerpt(safe.label);
   return { ...safe, connector: connector.key, action: action.key, time: new Date(clock.now()).toISOString() };
-}
-
-/** Header names go lower case: the client sets headers by name. */
-function lowerName(header: [string, string] | undefined): [string, string] | undefined {
-  return header && [header[0].toLowerCase(), header[1]];
 }
 
 /** The longest message an error that escapes a run carries: one made of short excerpts fits; one a connector built from a whole answer does not. */

@@ -462,6 +462,9 @@ function isBase64Char(code: number): boolean {
   );
 }
 
+/** How many values added with `addRecent` a redactor keeps: enough for every request of a run in flight. */
+export const RECENT_KEPT = 64;
+
 /**
  * Finds secrets by plain substring search, form by form, so the time grows
  * linearly with the text whatever it holds. A base64 match takes in the whole
@@ -474,6 +477,10 @@ export class Redactor {
   private readonly encoded: string[] = [];
   private shortest = Infinity;
   private readonly extraKeyWords: readonly string[];
+  /** Values that matter for a while (a signer's signatures), oldest first, at most `RECENT_KEPT`. */
+  private readonly recent = new Set<string>();
+  private recentPlain: string[] = [];
+  private recentEncoded: string[] = [];
 
   constructor(secrets: Iterable<string> = [], options: { keyWords?: readonly string[] } = {}) {
     this.extraKeyWords = options.keyWords ?? [];
@@ -496,8 +503,28 @@ export class Redactor {
     }
   }
 
+  /**
+   * Remember a value that matters only for a while, such as a request's signature: the latest
+   * `RECENT_KEPT` are hidden as secrets are, so a run that signs every request keeps a redactor
+   * of bounded size.
+   */
+  addRecent(value: string | undefined): void {
+    if (!value || value.length < MIN_SECRET_LENGTH || this.secrets.has(value) || this.recent.has(value)) return;
+    this.recent.add(value);
+    if (this.recent.size > RECENT_KEPT) this.recent.delete(this.recent.values().next().value!);
+    this.recentPlain = [];
+    this.recentEncoded = [];
+    for (const kept of this.recent) {
+      const forms = formsOf(kept);
+      this.recentPlain.push(...forms.plain);
+      this.recentEncoded.push(...forms.encoded);
+    }
+    for (const form of [...this.recentPlain, ...this.recentEncoded])
+      if (form.length < this.shortest) this.shortest = form.length;
+  }
+
   get values(): readonly string[] {
-    return [...this.secrets];
+    return [...this.secrets, ...this.recent];
   }
 
   isSecretKey(key: string): boolean {
@@ -508,11 +535,11 @@ export class Redactor {
   redactString(text: string): string {
     if (text.length < this.shortest) return text;
     const spans: Array<[number, number]> = [];
-    for (const form of this.plain) {
+    for (const form of this.recentPlain.length === 0 ? this.plain : [...this.plain, ...this.recentPlain]) {
       for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
         spans.push([at, at + form.length]);
     }
-    for (const form of this.encoded) {
+    for (const form of this.recentEncoded.length === 0 ? this.encoded : [...this.encoded, ...this.recentEncoded]) {
       for (let at = text.indexOf(form); at >= 0; ) {
         let start = at;
         let end = at + form.length;
@@ -545,12 +572,14 @@ export class Redactor {
     if (text.length < this.shortest) return false;
     for (const form of this.plain) if (text.includes(form)) return true;
     for (const form of this.encoded) if (text.includes(form)) return true;
+    for (const form of this.recentPlain) if (text.includes(form)) return true;
+    for (const form of this.recentEncoded) if (text.includes(form)) return true;
     return false;
   }
 
   /** True when a known secret occurs in any string or key of a JSON-like value. */
   containsSecretIn(value: unknown): boolean {
-    if (this.secrets.size === 0) return false;
+    if (this.secrets.size === 0 && this.recent.size === 0) return false;
     return typeof value === 'string'
       ? this.containsSecret(value)
       : someJsonString(value, (text) => this.containsSecret(text));

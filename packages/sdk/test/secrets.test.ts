@@ -277,6 +277,18 @@ describe('a planted canary credential', () => {
 describe('Redactor', () => {
   const redactor = new Redactor(['s3cr3t-value-42']);
 
+  it("keeps only the latest values added as recent (a signer's signatures), the others for good", () => {
+    const recent = new Redactor(['s3cr3t-value-42']);
+    const signatures = Array.from({ length: 100 }, (_, index) => `signature-${String(index).padStart(4, '0')}`);
+    for (const signature of signatures) recent.addRecent(signature);
+    expect(recent.redactString(`${signatures[99]} ${signatures[36]}`)).toBe(`${REDACTED} ${REDACTED}`);
+    expect(recent.containsSecret(signatures[35]!)).toBe(false);
+    expect(recent.redactString(signatures[0]!)).toBe(signatures[0]);
+    expect(recent.redactString('s3cr3t-value-42')).toBe(REDACTED);
+    expect(recent.containsSecretIn({ a: [Buffer.from(signatures[99]!).toString('base64')] })).toBe(true);
+    expect(new Redactor().containsSecretIn({ a: signatures[0] })).toBe(false);
+  });
+
   it('finds a secret as is, URL-encoded, in base64 and inside Basic auth', () => {
     const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
     expect(redactor.redactString('a s3cr3t-value-42 b')).toBe(`a ${REDACTED} b`);

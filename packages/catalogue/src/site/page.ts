@@ -184,15 +184,32 @@ function rateTable(entry: CatalogueEntry): string {
   return `<table class="rate-budgets"><thead><tr><th>Budget</th><th>Limit</th><th>Scope</th><th>Operations</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+type PublicScheme = NonNullable<CatalogueEntry['authentication']>['schemes'][number];
+
+function schemeText(scheme: PublicScheme): string {
+  const scopes = scheme.scopes?.length ? `, scopes <code>${h(scheme.scopes.join(' '))}</code>` : '';
+  switch (scheme.type) {
+    case 'bearer':
+      return `Bearer token in <code>${h(scheme.header ?? 'Authorization')}</code>`;
+    case 'api_key_header':
+      return `API key in <code>${h(scheme.header ?? '')}</code>${scheme.prefix ? ` after <code>${h(scheme.prefix)}</code>` : ''}`;
+    case 'api_key_query':
+      return `API key in the query parameter <code>${h(scheme.queryParameter ?? '')}</code>`;
+    case 'basic':
+      return 'Username and password (HTTP Basic)';
+    case 'oauth2_client_credentials':
+      return `OAuth2 client credentials (token URL <code>${h(scheme.tokenUrl ?? '')}</code>${scopes})`;
+    case 'oauth2_authorization_code':
+      return `OAuth2 sign-in with PKCE (<code>${h(scheme.authorizeUrl ?? '')}</code>${scopes})`;
+    default:
+      return `Requests signed by the connector (<code>${h(scheme.id)}</code>)`;
+  }
+}
+
 function authenticationText(entry: CatalogueEntry): string {
   const auth = entry.authentication;
   if (!auth) return '<p class="muted">Not described.</p>';
-  const schemes = auth.schemes
-    .map(
-      (scheme) =>
-        `${scheme.type === 'bearer' ? 'Bearer token' : 'API key'} in <code>${h(scheme.header)}</code>${scheme.default ? ' (default)' : ''}`,
-    )
-    .join('; ');
+  const schemes = auth.schemes.map((scheme) => `${schemeText(scheme)}${scheme.default ? ' (default)' : ''}`).join('; ');
   const base =
     auth.baseUrl === null
       ? 'set per connection'

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import type { ActionContext } from '../context.js';
 import type { ConnectorError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
 import type { ProviderFailure } from '../http/classify.js';
 import { type Action, approvalOf } from './action.js';
-import type { AuthScheme } from './auth.js';
+import { type AuthScheme, schemeProblems } from './auth.js';
 import { isCategory, CATEGORIES } from './categories.js';
 
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
@@ -125,6 +126,13 @@ export interface ConnectorDefinition {
    * @default the status-based mapping only
    */
   classifyError?: (failure: ProviderFailure) => ConnectorError | undefined;
+  /**
+   * One cheap request proving the connection's credential works, such as a GET of the account;
+   * a host's connection check (`checkConnection`) runs it through the same pipeline as actions.
+   * @example check: async (ctx) => { await ctx.http.get('/me'); }
+   * @default none: a connection check reports `not_checked`
+   */
+  check?: (ctx: ActionContext) => Promise<unknown>;
 }
 
 export interface Connector extends Omit<ConnectorDefinition, 'auth' | 'actions'> {
@@ -261,7 +269,14 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   if (!definition.summary) at('a summary is required');
   const schemes = [definition.auth ?? []].flat();
   if (schemes.length === 0) at('at least one auth scheme is required');
-  if (new Set(schemes.map((scheme) => scheme.id)).size !== schemes.length) at('auth schemes must differ');
+  const ids = new Set<string>();
+  for (const scheme of schemes) {
+    const label = `auth scheme '${scheme?.id}'`;
+    if (ids.has(scheme?.id)) at(`${label}: the id is declared twice (give one of them its own id)`);
+    ids.add(scheme?.id);
+    for (const problem of schemeProblems(scheme)) at(`${label}: ${problem}`);
+  }
+  if (definition.check !== undefined && typeof definition.check !== 'function') at('check must be a function');
   if (definition.documentationUrl && !isHttpUrl(definition.documentationUrl))
     at(`documentationUrl must be an http(s) URL, not ${JSON.stringify(definition.documentationUrl)}`);
   if (definition.baseUrl !== undefined && !isHttpUrl(definition.baseUrl))

@@ -21,7 +21,7 @@ import { timeout } from './stages/timeout.js';
  *   budget          the rate budget's turn, its pauses, and the write gate carried down
  *   timeout         one timer for the whole exchange, redirects and body included
  *   redirect        each hop through the stages below again
- *   credential      the run's credential, to the base URL's origin only
+ *   credential      the connection's scheme (header, query, Basic, signer, OAuth2 token), to the base URL's origin only
  *   network policy  the address each hop goes to
  *   transport       one exchange: undici, fetch or Node's http
  */

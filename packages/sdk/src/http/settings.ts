@@ -2,6 +2,7 @@ import type { Action, Environment } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
+import type { AppliedAuth } from './auth.js';
 import type { Answer } from './stages/stage.js';
 import type { Transport } from './transport.js';
 
@@ -13,8 +14,8 @@ export interface ClientSettings {
   /** The run's environment: the network policy it connects under. */
   environment: Environment;
   baseUrl: string;
-  /** The header carrying the credential, resolved once per run. */
-  auth: readonly [string, string] | undefined;
+  /** What the credential stage adds to each hop to the provider, resolved once per run. */
+  auth: AppliedAuth | undefined;
   redactor: Redactor;
   /** Where requests go, and the clock every wait of the pipeline reads (`transport.clock`). */
   transport: Transport;
