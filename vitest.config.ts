@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig, type TestProjectConfiguration } from 'vitest/config';
+import { maxWorkers } from './vitest.workers.js';
 
 /**
  * One vitest project per workspace package. A package with its own
@@ -28,10 +28,7 @@ const projects: TestProjectConfiguration[] = folders.map((folder) =>
 export default defineConfig({
   test: {
     projects,
-    // Vitest's default is one worker fewer than the cores: one on a 2-core machine, where most files
-    // spend their time waiting on child processes, servers and installs. Two files at a time keep both
-    // cores busy there; larger machines keep the default.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    maxWorkers,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A worker serves file after file: starting one per file cost about half a second each, a

@@ -1,14 +1,15 @@
 import { defineProject } from 'vitest/config';
+import { maxWorkers } from '../../vitest.workers.js';
 
 // The type check of generated declarations and the browser test take seconds on a
 // small machine.
 export default defineProject({
-  // The root's settings (workers, isolation) apply here too.
-  extends: true,
   test: {
     name: '@plugboard/catalogue',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // As every project (../../vitest.config.ts): a worker serves file after file.
     isolate: false,
+    maxWorkers,
   },
 });

@@ -157,9 +157,9 @@ export function describeJsonType(value: unknown): string {
 /** RFC 8785 (and so the approval digest) takes only well-formed Unicode text. */
 const LONE_SURROGATE = 'a lone surrogate (half of a UTF-16 pair) is not Unicode text; JSON of it has no canonical form';
 
-/** `String.prototype.isWellFormed`: in Unicode mode a surrogate matches only when it is not half of a pair. */
+/** ES2024's `String.prototype.isWellFormed` (in every Node the kit supports), which the ES2023 typings lack. */
 function wellFormed(text: string): boolean {
-  return !/\p{Cs}/u.test(text);
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /**

@@ -123,7 +123,9 @@ function issuePath(prefix: string | undefined, path: JsonPath): string {
  * most `MAX_JSON_DEPTH` levels, and for an input an object at its root.
  */
 function checkJson(value: unknown, subject: string, prefix: string | undefined, object: boolean): void {
-  if (object && describeJsonType(value) !== 'an object') {
+  // An object literal is the common case; anything else is described, which costs a string.
+  const literal = value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+  if (object && !literal && describeJsonType(value) !== 'an object') {
     throw new InvalidInputError(subject, [
       { path: prefix ?? '', message: `must be a JSON object, not ${describeJsonType(value)}` },
     ]);

@@ -295,6 +295,35 @@ describe('a credential of the wrong shape', () => {
   });
 });
 
+describe('a signer that fails', () => {
+  it('is signing_failed, never retried as a network failure, and nothing is sent', async () => {
+    let calls = 0;
+    const failing = defineConnector({
+      ...definition,
+      key: 'failing',
+      auth: [
+        customAuth({
+          id: 'hmac',
+          sign() {
+            calls += 1;
+            throw new Error(`no clock to sign with ${KEY}`);
+          },
+        }),
+      ],
+    });
+    const server = await h.start((req, res) => json(res, 200, item));
+    const error = await readAll(
+      failing,
+      'items.get',
+      h.options({ input: { id: 'a' }, connection: { baseUrl: server.url }, credential: () => KEY }),
+    ).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'signing_failed', retryable: false });
+    expect(String((error as Error).message)).not.toContain(KEY);
+    expect(calls).toBe(1);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe('schemes are checked when the connector is defined', () => {
   function problemsOf(auth: ConnectorDefinition['auth']): string[] {
     try {
@@ -417,6 +446,7 @@ describe('the tokens and credential stages ask the token source for every attemp
       baseUrl: 'https://api.example.com/v1',
       redactor,
       connector: multi,
+      signal: new AbortController().signal,
     } as unknown as ClientSettings;
     // The tokens stage asks the source for each attempt; the credential stage sends it to the provider's origin.
     const send = tokenStage(

@@ -1,4 +1,4 @@
-import { AddressRefusedError, CancelledError, type ConnectorError, NetworkError, TimeoutError } from '../../errors.js';
+import { CancelledError, ConnectorError, NetworkError, TimeoutError } from '../../errors.js';
 import { excerpt } from '../../excerpt.js';
 import { HeldBack } from '../budget-rules.js';
 import { readyToSend } from '../exchange.js';
@@ -57,8 +57,9 @@ function transportError(
   timeoutMs: number,
 ): ConnectorError | HeldBack {
   if (signal.aborted) return new CancelledError(`${operation}: cancelled`);
-  // Held back by the budget before anything was written: the budget stage sends it again.
-  if (error instanceof HeldBack || error instanceof AddressRefusedError) return error;
+  // Held back by the budget before anything was written: the budget stage sends it again. A
+  // typed error of a stage below (the network policy's refusal, a signer's or a token's failure) stays what it is.
+  if (error instanceof HeldBack || error instanceof ConnectorError) return error;
   const code = errorCode(error);
   if (timedOut || code?.includes('TIMEOUT')) {
     return new TimeoutError(`${operation}: no complete answer within ${timeoutMs} ms`, { cause: code });
