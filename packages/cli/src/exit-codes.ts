@@ -20,7 +20,7 @@ export const EXIT_CODES = [
   {
     code: 4,
     meaning:
-      'the provider refused the request (a 4xx answer: authentication, permission, not found, conflict, rejected); check: the connection did not pass (expired, credentials_changed, failed: its fixHint says what to do)',
+      'the provider refused the request (a 4xx answer: authentication, permission, not found, conflict, rejected), the credential expired, or a sign-in was denied; check: the connection did not pass (expired, credentials_changed, failed: its fixHint says what to do)',
   },
   { code: 5, meaning: 'quota exhausted (402): the provider says the account has not enough credits or minutes' },
 ] as const;

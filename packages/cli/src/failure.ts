@@ -5,9 +5,12 @@ import {
   AuthenticationError,
   ConnectionConfigError,
   ConnectorError,
+  CredentialsExpiredError,
   excerpt,
   InvalidInputError,
   NetworkError,
+  PermissionError,
+  ProviderRejectedError,
   QuotaExhaustedError,
   TimeoutError,
 } from '@plugboard/sdk';
@@ -31,11 +34,19 @@ const REFUSED_BEFORE_SENDING = [
   AddressRefusedError,
 ];
 
+/**
+ * Refusals only a person can mend (sign in again, a permission, what the provider rejected),
+ * whether or not an HTTP answer carried them: an expired token found before sending, or a
+ * sign-in the person denied, is never a retry.
+ */
+const NEEDS_A_PERSON = [AuthenticationError, CredentialsExpiredError, PermissionError, ProviderRejectedError];
+
 export function exitCodeOf(error: unknown): ExitCode {
   if (!(error instanceof ConnectorError)) return 1;
   if (error instanceof ApprovalRequiredError) return 3;
   if (error instanceof QuotaExhaustedError) return 5;
   if (REFUSED_BEFORE_SENDING.some((kind) => error instanceof kind)) return 2;
+  if (NEEDS_A_PERSON.some((kind) => error instanceof kind)) return 4;
   // A status is set only when the provider answered.
   if (error.status !== undefined && error.status >= 400 && error.status < 500) return 4;
   return 1;
@@ -48,7 +59,10 @@ export function hintFor(error: unknown): string | undefined {
   }
   if (error instanceof ConnectionConfigError && /PLUGBOARD_CREDENTIAL|credential/.test(error.message))
     return 'export PLUGBOARD_CREDENTIAL=... (the token or key of the connection), then run again';
-  if (error instanceof AuthenticationError) return 'the provider refused the credential: check PLUGBOARD_CREDENTIAL';
+  if (error instanceof AuthenticationError)
+    return 'the provider refused the credential: check PLUGBOARD_CREDENTIAL, or sign in again with plugboard auth login';
+  if (error instanceof CredentialsExpiredError)
+    return 'the credential has expired: sign in again with plugboard auth login, or replace PLUGBOARD_CREDENTIAL';
   if (error instanceof QuotaExhaustedError)
     return 'top up the account with the provider, or wait for the quota to renew';
   if (error instanceof AddressRefusedError)

@@ -78,6 +78,13 @@ function cli(args: string[]) {
 
 /** `auth login shop`: the URL it prints is signed in to by the rig, whose redirect then reaches the CLI's listener. */
 async function login() {
+  const result = await signIn('approve');
+  expect(result.stderr).not.toMatch(/"level":"(warn|error)"/);
+  expect(result.code).toBe(0);
+  return result;
+}
+
+async function signIn(decision: 'approve' | 'deny') {
   const child = start(['auth', 'login', 'shop']);
   const lines = createInterface({ input: child.stderr! });
   let seen = '';
@@ -88,16 +95,13 @@ async function login() {
     if (url) break;
   }
   expect(url, seen).toBeDefined();
-  const redirect = await rig.auth.completeAuthorization(url!);
+  const redirect = await rig.auth.completeAuthorization(url!, decision);
   expect(redirect.host).toMatch(/^127\.0\.0\.1:\d+$/);
   const page = await fetch(redirect);
-  expect(page.status).toBe(200);
+  expect(page.status).toBe(decision === 'approve' ? 200 : 400);
   await page.text();
   lines.close();
-  const result = await ended(child, seen);
-  expect(result.stderr).not.toMatch(/"level":"(warn|error)"/);
-  expect(result.code).toBe(0);
-  return result;
+  return ended(child, seen);
 }
 
 /** The token set kept for the shop's default connection, as the credential store wrote it. */
@@ -146,6 +150,14 @@ describe('plugboard auth login', () => {
     const [named] = await readdir(connections);
     expect((await stat(join(connections, named!))).mode & 0o777).toBe(0o600);
     await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+
+  it('keeps nothing when the person denies access, and says so (exit 4, not a retry)', async () => {
+    const { code, stderr } = await signIn('deny');
+    expect(code).toBe(4);
+    expect(stderr).toMatch(/access_denied/);
+    expect(rig.auth.counts.token.authorization_code).toBe(0);
+    await expect(readdir(join(state, 'connections'))).rejects.toThrow(/ENOENT/);
   });
 });
 
