@@ -73,13 +73,14 @@ export async function listenForRedirect(
       });
     },
     async finish(ok, message) {
-      if (browser) page(browser, ok ? 200 : 400, message);
+      // The page is written out before the connections are closed.
+      if (browser) await new Promise<void>((resolve) => page(browser!, ok ? 200 : 400, message, resolve));
       await close();
     },
   };
 }
 
-function page(res: ServerResponse, status: number, message: string): void {
+function page(res: ServerResponse, status: number, message: string, written?: () => void): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(`${message}\n`);
+  res.end(`${message}\n`, written);
 }

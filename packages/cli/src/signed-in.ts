@@ -39,9 +39,9 @@ export async function signedInCredentials({ state, store }: SignedIn): Promise<C
 }
 
 /**
- * The credential of a signed-in connection: the client (its id kept at sign-in, or
- * `PLUGBOARD_CLIENT_ID`; a confidential client's secret from `PLUGBOARD_CLIENT_SECRET` only)
- * and the token set the store holds now.
+ * The credential of a signed-in connection: the client the token set was issued to (its id kept
+ * at sign-in; a confidential client's secret from `PLUGBOARD_CLIENT_SECRET` only) and the token
+ * set the store holds now.
  */
 export function signedInCredential(io: CliIo, { kept, store }: SignedIn): () => Promise<OAuth2Credential> {
   return async () => {
@@ -52,7 +52,7 @@ export function signedInCredential(io: CliIo, { kept, store }: SignedIn): () => 
       );
     const secret = io.env.PLUGBOARD_CLIENT_SECRET;
     return {
-      clientId: io.env.PLUGBOARD_CLIENT_ID || kept.clientId,
+      clientId: kept.clientId,
       ...(secret ? { clientSecret: secret } : {}),
       tokens: stored.tokens,
     };

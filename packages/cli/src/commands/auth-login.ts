@@ -5,6 +5,7 @@ import {
   type Environment,
   excerpt,
   type OAuth2AuthorizationCodeScheme,
+  type TokenSet,
 } from '@plugboard/sdk';
 import { authorizationRequest, exchangeAuthorizationCode } from '@plugboard/sdk/host';
 import { openBrowser } from '../browser.js';
@@ -63,13 +64,13 @@ export async function authLoginCommand({ args, values, io, findConnector, signal
   await mkdir(folder.dir, { recursive: true, mode: 0o700 });
 
   const redirect = await listenForRedirect(REDIRECT_PATH, signal);
-  const request = authorizationRequest(scheme, { clientId, redirectUri: redirect.uri });
-  say(io, `open this URL to sign in to ${connector.name}`, request.url.href);
-  if (openBrowser(io, request.url.href)) say(io, 'opened it in your browser; waiting for the sign-in to come back');
-  const callbackUrl = await redirect.received(request.state);
   const transport = createTransport({ via: 'http', network: { allow: allowedNetwork(io.env) } });
-  let tokens: Awaited<ReturnType<typeof exchangeAuthorizationCode>>;
+  let tokens: TokenSet;
   try {
+    const request = authorizationRequest(scheme, { clientId, redirectUri: redirect.uri });
+    say(io, `open this URL to sign in to ${connector.name}`, request.url.href);
+    if (openBrowser(io, request.url.href)) say(io, 'opened it in your browser; waiting for the sign-in to come back');
+    const callbackUrl = await redirect.received(request.state);
     tokens = await exchangeAuthorizationCode({
       connector,
       scheme,
@@ -89,6 +90,7 @@ export async function authLoginCommand({ args, values, io, findConnector, signal
       signedInAt: new Date().toISOString(),
     });
   } catch (error) {
+    // The listener stops whatever failed: a browser waiting on the redirect is told to look at the terminal.
     await redirect.finish(false, `The sign-in to ${connector.name} failed; see the terminal.`);
     throw error;
   } finally {
