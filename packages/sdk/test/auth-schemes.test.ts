@@ -417,6 +417,7 @@ describe('the tokens and credential stages ask the token source for every attemp
       baseUrl: 'https://api.example.com/v1',
       redactor,
       connector: multi,
+      signal: new AbortController().signal,
     } as unknown as ClientSettings;
     // The tokens stage asks the source for each attempt; the credential stage sends it to the provider's origin.
     const send = tokenStage(
