@@ -5,6 +5,7 @@ import { fileLease } from './file-lease.js';
 import { NO_LEASE, type RefreshLease } from './lease.js';
 import { ConnectionTokens } from './lifecycle.js';
 import { redisLease } from './redis-lease.js';
+import { preloadOAuth } from './token-requests.js';
 import { DEFAULT_TOKEN_TIMEOUT_MS } from './token-send.js';
 
 /**
@@ -24,6 +25,7 @@ export function connectionTokens(transport: Transport, connectorKey: string, con
   const name = `${connectorKey}:${connectionId}`;
   let tokens = kept.get(name);
   if (!tokens) {
+    preloadOAuth();
     const { credentials: options, redis } = sharedStateOf(transport);
     const tokenTimeoutMs = options.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS;
     let store = options.store ?? stores.get(transport);

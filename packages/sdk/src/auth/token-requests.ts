@@ -18,6 +18,16 @@ type OAuth = typeof import('oauth4webapi');
 let loading: Promise<OAuth> | undefined;
 const oauth4webapi = (): Promise<OAuth> => (loading ??= import('oauth4webapi'));
 
+/**
+ * Starts loading oauth4webapi once a connection uses OAuth2, so that its first refresh does not
+ * wait for the import; a failure is left for that refresh to meet.
+ */
+export function preloadOAuth(): void {
+  oauth4webapi().catch(() => {
+    loading = undefined;
+  });
+}
+
 export type OAuth2Scheme = OAuth2ClientCredentialsScheme | OAuth2AuthorizationCodeScheme;
 
 /** The client asking, and how its requests go. */
