@@ -35,8 +35,11 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
     plugins: given.plugins,
   });
   const signed = await signedIn(io, given.state, connector.key, connection);
+  // As `run`: PLUGBOARD_REDIS_URL shares the budgets (and the refresh lease) with other processes.
+  const redis = io.env.PLUGBOARD_REDIS_URL;
   const transport = createTransport({
     via: 'http',
+    ...(redis ? { redis } : {}),
     network: { allow: allowedNetwork(io.env) },
     ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
   });
