@@ -62,3 +62,9 @@ export type { CredentialStore, StoredTokens, TokenSource } from './tokens.js';
 // The connection check: a connector's check(ctx), answered as the platform's LiveCheck.
 export { checkConnection } from './check.js';
 export type { CheckOptions, LiveCheck, LiveCheckState } from './check.js';
+// Signing in (a CLI's `auth login`): the authorization request with PKCE S256 and state, and the code's exchange.
+export { authorizationRequest } from './auth/authorize-url.js';
+export type { AuthorizationRequest } from './auth/authorize-url.js';
+export { exchangeAuthorizationCode } from './auth/login.js';
+export type { CodeExchange } from './auth/login.js';
+export type { AuthorizationCallback } from './auth/token-requests.js';

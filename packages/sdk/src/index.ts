@@ -98,6 +98,7 @@ export type { ApprovalBinding, RunSubject } from './digest.js';
 export type { ConnectionInput, SecretResolver } from './connection.js';
 export { createTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
+export type { CredentialOptions } from './auth/options.js';
 export type { NetworkOptions, NetworkPolicy } from './http/network-policy.js';
 export type { BudgetRegistry } from './http/budget.js';
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';

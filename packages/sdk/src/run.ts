@@ -4,6 +4,8 @@ import type { ActionContext, ProgressEvent, ProgressUpdate, SourceContext } from
 import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
 import { checkCredential, credentialSecrets } from './credentials.js';
 import { appliedAuth } from './http/auth.js';
+import { connectionTokens } from './auth/lifecycles.js';
+import type { ClientSettings } from './http/settings.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
 import { type Clock, systemClock } from './clock.js';
@@ -334,19 +336,32 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     options.logLevel ?? (options.log ? 'info' : 'warn'),
     clock,
   );
-  const http = createHttpClient({
+  const transport = options.transport ?? sharedTransport();
+  const settings: ClientSettings = {
     connector,
     action,
     connectionId: connection.id,
     environment: prepared.environment,
     baseUrl: connection.baseUrl,
-    auth: appliedAuth(`${connector.key} ${action.key}`, connection.scheme, checked, clock),
+    auth: undefined,
     redactor,
-    transport: options.transport ?? sharedTransport(),
+    transport,
     signal,
     log,
     retry: options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY,
-  });
+  };
+  // An OAuth2 connection's tokens live as long as the transport, shared by its runs; token requests go this run's way.
+  settings.auth = appliedAuth(`${connector.key} ${action.key}`, connection.scheme, checked, clock, (scheme, oauth) =>
+    connectionTokens(transport, connector.key, connection.id).source({
+      settings,
+      scheme,
+      clientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
+      initial: oauth.tokens,
+      subject: `connector '${connector.key}' connection '${excerpt(connection.id)}'`,
+    }),
+  );
+  const http = createHttpClient(settings);
   // A source's context carries its checkpoint; one object either way.
   const context: ActionContext & Partial<Pick<SourceContext, 'checkpoint'>> = {
     http,

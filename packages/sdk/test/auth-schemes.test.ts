@@ -23,6 +23,7 @@ import {
 import { Redactor, REDACTED, type TokenSource } from '../src/host.js';
 import type { ClientSettings } from '../src/http/settings.js';
 import { credential } from '../src/http/stages/credential.js';
+import { tokens as tokenStage } from '../src/http/stages/tokens.js';
 import { Item } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json, type SeenRequest, startServer, type TestServer } from './support/server.js';
@@ -431,7 +432,7 @@ describe('the catalogue describes each scheme, never a secret', () => {
   });
 });
 
-describe('the credential stage asks the token source for every hop', () => {
+describe('the tokens and credential stages ask the token source for every attempt', () => {
   it('sends the token the source gives now, and hides a renewed one from then on', async () => {
     const given = [ACCESS_TOKEN, 'access-renewed-8d1f3b5a7c9e'];
     const source: TokenSource = {
@@ -440,17 +441,20 @@ describe('the credential stage asks the token source for every hop', () => {
     };
     const redactor = new Redactor([ACCESS_TOKEN]);
     const sent: string[] = [];
-    const send = credential(
-      {
-        auth: { type: 'token', source },
-        baseUrl: 'https://api.example.com/v1',
-        redactor,
-        connector: multi,
-      } as unknown as ClientSettings,
-      async (call) => {
+    const settings = {
+      auth: { type: 'token', source },
+      baseUrl: 'https://api.example.com/v1',
+      redactor,
+      connector: multi,
+      signal: new AbortController().signal,
+    } as unknown as ClientSettings;
+    // The tokens stage asks the source for each attempt; the credential stage sends it to the provider's origin.
+    const send = tokenStage(
+      settings,
+      credential(settings, async (call) => {
         sent.push(call.headers.authorization!);
         return { status: 200, headers: new Headers(), text: '' };
-      },
+      }),
     );
     const call = {
       method: 'GET',

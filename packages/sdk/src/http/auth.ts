@@ -1,6 +1,11 @@
 import type { Clock } from '../clock.js';
 import { basicToken, type CheckedCredential } from '../credentials.js';
-import type { AuthScheme, CustomScheme } from '../definition/auth.js';
+import type {
+  AuthScheme,
+  CustomScheme,
+  OAuth2AuthorizationCodeScheme,
+  OAuth2ClientCredentialsScheme,
+} from '../definition/auth.js';
 import { heldTokenSource, type TokenSource, tokenExpired } from '../tokens.js';
 
 /**
@@ -14,19 +19,32 @@ export type AppliedAuth =
   | { type: 'sign'; sign: CustomScheme['sign']; key: string }
   | { type: 'token'; source: TokenSource };
 
+/** The OAuth2 credential as checked. */
+export type OAuth2Checked = Extract<CheckedCredential, { kind: 'oauth2' }>;
+
+/** Makes the token source of an OAuth2 connection: the lifecycle that refreshes and writes back. */
+export type TokenLifecycle = (
+  scheme: OAuth2ClientCredentialsScheme | OAuth2AuthorizationCodeScheme,
+  credential: OAuth2Checked,
+) => TokenSource;
+
 export function appliedAuth(
   subject: string,
   scheme: AuthScheme,
   credential: CheckedCredential,
   clock: Clock,
+  lifecycle?: TokenLifecycle,
 ): AppliedAuth {
   if (credential.kind === 'basic')
     return { type: 'header', name: 'authorization', value: `Basic ${basicToken(credential)}` };
   if (credential.kind === 'oauth2') {
+    const { expiresAt, refreshToken } = credential.tokens;
+    const oauth2 = scheme.type === 'oauth2_client_credentials' || scheme.type === 'oauth2_authorization_code';
+    const renewable = scheme.type === 'oauth2_client_credentials' || refreshToken !== undefined;
     // Known before the run starts: nothing is sent, and the failure is not taken for the network's.
-    const { expiresAt } = credential.tokens;
-    if (expiresAt !== undefined && expiresAt <= clock.now()) throw tokenExpired(subject);
-    // The seam of the token lifecycle: a source that refreshes and writes back goes here.
+    if (!(lifecycle && renewable) && expiresAt !== undefined && expiresAt <= clock.now()) throw tokenExpired(subject);
+    // The token lifecycle refreshes and writes back; without one the token is sent until it expires.
+    if (lifecycle && oauth2) return { type: 'token', source: lifecycle(scheme, credential) };
     return { type: 'token', source: heldTokenSource(subject, credential.tokens, clock) };
   }
   const { key } = credential;

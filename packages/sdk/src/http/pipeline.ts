@@ -9,6 +9,7 @@ import { redirect } from './stages/redirect.js';
 import { retry } from './stages/retry.js';
 import type { Send, StageRun } from './stages/stage.js';
 import { timeout } from './stages/timeout.js';
+import { tokens } from './stages/tokens.js';
 
 /**
  * One run's `ctx.http` pipeline, composed once per run, in the order a request passes
@@ -18,6 +19,7 @@ import { timeout } from './stages/timeout.js';
  *   retry           transient failures of reads and safe writes, backoff on the clock
  *   classification  a failed status becomes its typed ConnectorError; the client hears of every answer
  *   host stages     `createTransport({ stages })`, outermost first: once per attempt
+ *   tokens          the OAuth2 access token of each attempt; a 401 refreshes it and goes once more
  *   budget          the rate budget's turn, its pauses, and the write gate carried down
  *   timeout         one timer for the whole exchange, redirects and body included
  *   redirect        each hop through the stages below again
@@ -48,4 +50,4 @@ export function pipeline(settings: PipelineSettings): Send {
 type OwnStage = (settings: PipelineSettings, next: Send) => Send;
 
 const ABOVE_HOST: readonly OwnStage[] = [redaction, retry, classification];
-const BELOW_HOST: readonly OwnStage[] = [budget, timeout, redirect, credential, networkPolicy];
+const BELOW_HOST: readonly OwnStage[] = [tokens, budget, timeout, redirect, credential, networkPolicy];

@@ -208,6 +208,11 @@ export class RedisBudgets implements BudgetBackend {
     }
   }
 
+  /** A key of this deployment's (under the prefix), for other state shared through this Redis. */
+  key(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+
   /** The key every other key of a budget starts with. */
   base(key: BudgetKey): string {
     return `${this.prefix}budget:{${key.connectorKey}:${key.owner}:${key.name}}`;

@@ -2,6 +2,7 @@ import type { Agent as NodeAgent } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../clock.js';
+import { type CredentialOptions, checkCredentialOptions } from '../auth/options.js';
 import type { Environment } from '../definition/action.js';
 import { BudgetRegistry } from './budget.js';
 import { HeldBack, type WriteGate } from './budget-rules.js';
@@ -94,6 +95,11 @@ export interface TransportOptions {
    * and takes nothing from the budget.
    */
   stages?: readonly HttpStage[];
+  /**
+   * The OAuth2 token lifecycle: the host's credential store (where token sets are kept between
+   * runs and shared by processes), the refresh margin, and the lock folder used without Redis.
+   */
+  credentials?: CredentialOptions;
 }
 
 /** The request option that carries a write gate to the pool's interceptor. */
@@ -104,6 +110,7 @@ const load = createRequire(import.meta.url);
 
 export function createTransport(options: TransportOptions = {}): Transport {
   const via = options.via ?? 'undici';
+  checkCredentialOptions(options.credentials);
   const network = new NetworkPolicy(options.network);
   const agents = new Map<Environment, import('undici').Agent>();
   const gatedAgents = new Map<Environment, Dispatcher>();
@@ -135,7 +142,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
   const clock = options.clock ?? systemClock;
   const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis, { clock });
   const budgets = new BudgetRegistry(redis, clock);
-  return {
+  const transport: Transport = {
     via,
     agent: gated,
     dispatcher(environment, open) {
@@ -176,6 +183,23 @@ export function createTransport(options: TransportOptions = {}): Transport {
       await Promise.all([...agents.values()].map((agent) => agent.close()));
     },
   };
+  sharedState.set(transport, { redis, credentials: options.credentials ?? {} });
+  return transport;
+}
+
+/** What a transport shares with the SDK's own modules only (the token lifecycle), not with its users. */
+interface SharedState {
+  /** The Redis connection of every process of a deployment (`redis`), or undefined. */
+  redis: RedisBudgets | undefined;
+  /** How OAuth2 token sets are kept and refreshed (`credentials`). */
+  credentials: CredentialOptions;
+}
+
+const sharedState = new WeakMap<Transport, SharedState>();
+
+/** The shared state of a transport made by `createTransport` (one made otherwise has none). */
+export function sharedStateOf(transport: Transport): SharedState {
+  return sharedState.get(transport) ?? { redis: undefined, credentials: {} };
 }
 
 /**

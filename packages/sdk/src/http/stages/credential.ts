@@ -11,8 +11,8 @@ import type { Call, Send } from './stage.js';
  * The run's credential, on every hop to the base URL's origin and on no other: a redirect to
  * another origin goes without it (a query parameter of the scheme's name is taken off its URL
  * too). What the scheme adds goes on a copy of the call, so no stage above ever sees it. A
- * header or query parameter is resolved once per run (http/auth.ts); a signer is called, and a
- * token source asked, for each hop.
+ * header or query parameter is resolved once per run (http/auth.ts); a signer is called for each
+ * hop; an OAuth2 access token comes on the call from the tokens stage.
  */
 export function credential({ auth, baseUrl, redactor, connector }: ClientSettings, next: Send): Send {
   if (!auth) return next;
@@ -35,17 +35,12 @@ export function credential({ auth, baseUrl, redactor, connector }: ClientSetting
         return next({ ...call, url });
       };
     }
-    case 'token': {
-      const { source } = auth;
-      let latest: string | undefined;
-      return async (call) => {
-        if (!toProvider(call)) return next(without(call, 'authorization'));
-        const { accessToken } = await source.current();
-        // A token the source renewed during the run is hidden from then on, as the first one was.
-        if (accessToken !== latest) redactor.addRecent((latest = accessToken));
-        return next({ ...call, headers: { ...call.headers, authorization: `Bearer ${accessToken}` } });
+    case 'token':
+      // The tokens stage above put this attempt's access token on the call.
+      return (call) => {
+        if (!toProvider(call) || call.accessToken === undefined) return next(without(call, 'authorization'));
+        return next({ ...call, headers: { ...call.headers, authorization: `Bearer ${call.accessToken}` } });
       };
-    }
     case 'sign': {
       const { sign, key } = auth;
       return async (call) => {

@@ -26,6 +26,8 @@ export interface Call {
   open?: WriteGate;
   /** A later hop of a redirect: its URL is the provider's, not one built from the base URL. */
   redirected?: boolean;
+  /** The OAuth2 access token of this attempt (set below the host stages; the credential stage sends it). */
+  accessToken?: string;
 }
 
 /** A whole answer: its status, its headers and its body as text. */

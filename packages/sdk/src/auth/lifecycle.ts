@@ -1,0 +1,215 @@
+import type { Clock } from '../clock.js';
+import { AuthenticationError, ConnectorError, ProviderUnavailableError } from '../errors.js';
+import type { ClientSettings } from '../http/settings.js';
+import { type CredentialStore, type StoredTokens, type TokenSet, type TokenSource, tokenExpired } from '../tokens.js';
+import type { RefreshLease } from './lease.js';
+import {
+  clientCredentialsGrant,
+  type Granted,
+  type OAuth2Scheme,
+  refreshGrant,
+  type TokenClient,
+} from './token-requests.js';
+import { type Reach, tokenFetch, tokenSend } from './token-send.js';
+
+/**
+ * One connection's OAuth2 tokens, shared by every run of a transport (lifecycles.ts keeps one
+ * per connection): the token set is refreshed ahead of its expiry and once after a 401, by one
+ * refresh at a time in the process (every waiting request shares its promise) and across
+ * processes (the lease, then the store read again: another process may have refreshed). A
+ * rotated refresh token is written to the store (compare-and-set) before any request gets the
+ * new access token. A refresh whose answer never came is not sent again while the store
+ * still holds the refresh token it carried: that token may have been spent.
+ */
+
+/** What the lifecycle needs of the run that asks: how to send a token request, and for whom. */
+export interface TokenRun {
+  settings: ClientSettings;
+  scheme: OAuth2Scheme;
+  clientId: string;
+  clientSecret: string | undefined;
+  /** The token set the host's resolver gave, stored when the store holds none yet. */
+  initial: TokenSet | undefined;
+  /** `connector 'x' connection 'y'`, for errors. */
+  subject: string;
+}
+
+export interface LifecycleSettings {
+  connectionId: string;
+  store: CredentialStore;
+  lease: RefreshLease;
+  /** The lease's name: one per connector and connection. */
+  leaseName: string;
+  clock: Clock;
+  /** Fixed by the host, or undefined: the larger of 60 s and a tenth of the token's lifetime. */
+  refreshMarginMs: number | undefined;
+  tokenTimeoutMs: number;
+}
+
+const DEFAULT_MARGIN_MS = 60_000;
+/** How often a write-back that lost a compare-and-set is tried again against what the store holds then. */
+const WRITE_ATTEMPTS = 3;
+
+export class ConnectionTokens {
+  private known: StoredTokens | undefined;
+  /** The lifetime of the known access token, when known: from its grant, or another process's just now. */
+  private lifetimeMs: number | undefined;
+  private loading: Promise<StoredTokens | undefined> | undefined;
+  private refreshing: Promise<TokenSet> | undefined;
+  /** The refresh token of a refresh whose answer never came. */
+  private unconfirmed: string | undefined;
+
+  constructor(private readonly settings: LifecycleSettings) {}
+
+  /** The token source of one run. */
+  source(run: TokenRun): TokenSource {
+    return {
+      current: () => this.current(run),
+      refreshAfter401: (used) => this.afterRefusal(run, used),
+    };
+  }
+
+  private async current(run: TokenRun): Promise<TokenSet> {
+    // One read of the store for the whole process; a failed one is tried again by the next request.
+    const known = this.known ?? (await (this.loading ??= this.load(run).finally(() => (this.loading = undefined))));
+    if (known && this.fresh(known.tokens)) return known.tokens;
+    return this.renew(run, known?.tokens, false);
+  }
+
+  private async afterRefusal(run: TokenRun, used: TokenSet): Promise<TokenSet> {
+    const known = this.known?.tokens;
+    // Another request of this process refreshed since `used` was sent.
+    if (known && known.accessToken !== used.accessToken && this.fresh(known)) return known;
+    return this.renew(run, used, true);
+  }
+
+  /** The store's entry, the resolver's token set written there first when it holds none. */
+  private async load(run: TokenRun): Promise<StoredTokens | undefined> {
+    const { store, connectionId } = this.settings;
+    let entry = await store.read(connectionId);
+    if (!entry && run.initial && (await store.compareAndSet(connectionId, undefined, run.initial)))
+      entry = { version: 1, tokens: run.initial };
+    entry ??= await store.read(connectionId);
+    // Its lifetime is not known: it may be well into it.
+    if (entry) this.adopt(entry, undefined);
+    return entry;
+  }
+
+  private adopt(entry: StoredTokens, lifetimeMs: number | undefined): void {
+    this.known = entry;
+    this.lifetimeMs = lifetimeMs;
+  }
+
+  /** Not yet within the refresh margin of its expiry (an unknown expiry: until a 401 says otherwise). */
+  private fresh(tokens: TokenSet, lifetimeMs = this.lifetimeMs): boolean {
+    if (tokens.expiresAt === undefined) return true;
+    return tokens.expiresAt - this.marginMs(lifetimeMs) > this.settings.clock.now();
+  }
+
+  /** The host's margin, or the larger of 60 s and a tenth of the lifetime; never over half of it, so a new token is used. */
+  private marginMs(lifetime: number | undefined): number {
+    const wanted = this.settings.refreshMarginMs ?? Math.max(DEFAULT_MARGIN_MS, (lifetime ?? 0) / 10);
+    return lifetime === undefined || lifetime <= 0 ? wanted : Math.min(wanted, lifetime / 2);
+  }
+
+  /** One refresh for the whole process; a token still valid is kept when the endpoint is down. */
+  private async renew(run: TokenRun, replacing: TokenSet | undefined, refused: boolean): Promise<TokenSet> {
+    if (!this.refreshing) {
+      const refresh = this.refresh(run, replacing, refused);
+      this.refreshing = refresh;
+      refresh.then(
+        () => (this.refreshing = undefined),
+        () => (this.refreshing = undefined),
+      );
+    }
+    try {
+      return await this.refreshing;
+    } catch (error) {
+      const stillValid = replacing?.expiresAt !== undefined && replacing.expiresAt > this.settings.clock.now();
+      if (!refused && stillValid && error instanceof ConnectorError && error.retryable) return replacing!;
+      throw error;
+    }
+  }
+
+  private async refresh(run: TokenRun, replacing: TokenSet | undefined, refused: boolean): Promise<TokenSet> {
+    const { lease, leaseName, store, connectionId } = this.settings;
+    // Another process (or the host's sign-in) may refresh while this one waits for the lease.
+    let entry: StoredTokens | undefined;
+    const settled = async () => {
+      entry = await store.read(connectionId);
+      if (entry === undefined || entry.tokens.accessToken === replacing?.accessToken) return false;
+      // Just written: what is left of it is about its lifetime.
+      const { expiresAt } = entry.tokens;
+      return this.fresh(entry.tokens, expiresAt === undefined ? undefined : expiresAt - this.settings.clock.now());
+    };
+    const release = await lease.take(leaseName, settled);
+    try {
+      if (!release || (await settled())) {
+        // Written moments ago: what is left of it is about its lifetime.
+        const { expiresAt } = entry!.tokens;
+        this.adopt(entry!, expiresAt === undefined ? undefined : expiresAt - this.settings.clock.now());
+        return entry!.tokens;
+      }
+      const granted = await this.request(run, entry?.tokens ?? this.known?.tokens, refused);
+      await this.write(entry, granted);
+      return granted.tokens;
+    } finally {
+      await release?.();
+    }
+  }
+
+  private async request(run: TokenRun, current: TokenSet | undefined, refused: boolean): Promise<Granted> {
+    const reach: Reach = { mayHaveArrived: false };
+    const client: TokenClient = {
+      scheme: run.scheme,
+      clientId: run.clientId,
+      clientSecret: run.clientSecret,
+      fetch: tokenFetch(tokenSend(run.settings, this.settings.tokenTimeoutMs, reach), this.settings.clock),
+      clock: this.settings.clock,
+      redactor: run.settings.redactor,
+      subject: run.subject,
+    };
+    if (run.scheme.type === 'oauth2_client_credentials') return clientCredentialsGrant(client);
+    const refreshToken = current?.refreshToken;
+    if (refreshToken === undefined) {
+      if (!refused) throw tokenExpired(run.subject);
+      throw new AuthenticationError(
+        `${run.subject}: the provider refused the access token (401) and there is no refresh token to renew it; sign in again`,
+        { code: 'credentials_changed', status: 401 },
+      );
+    }
+    if (refreshToken === this.unconfirmed)
+      throw new ProviderUnavailableError(
+        `${run.subject}: an earlier token refresh got no answer and the store still holds the refresh token it sent, which the provider may have spent; nothing was sent (try again later, or sign in again if this persists)`,
+        { code: 'token_refresh_unconfirmed' },
+      );
+    try {
+      const granted = await refreshGrant(client, refreshToken);
+      this.unconfirmed = undefined;
+      return granted;
+    } catch (error) {
+      if (reach.mayHaveArrived && !(error instanceof ConnectorError && error.status !== undefined))
+        this.unconfirmed = refreshToken;
+      throw error;
+    }
+  }
+
+  /** The new token set into the store, before any request may use it. */
+  private async write(read: StoredTokens | undefined, granted: Granted): Promise<void> {
+    const { store, connectionId } = this.settings;
+    let expected = read;
+    for (let attempt = 1; ; attempt += 1) {
+      if (await store.compareAndSet(connectionId, expected, granted.tokens)) {
+        this.adopt({ version: (expected?.version ?? 0) + 1, tokens: granted.tokens }, granted.lifetimeMs);
+        return;
+      }
+      // Written meanwhile (a lease outlived, a sign-in): this set is the newest the provider issued.
+      if (attempt === WRITE_ATTEMPTS)
+        throw new ProviderUnavailableError(
+          `${this.settings.leaseName}: the credential store kept changing while a refreshed token set was written back`,
+          { code: 'credential_store_conflict' },
+        );
+      expected = await store.read(connectionId);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { sharedStateOf, type Transport } from '../http/transport.js';
+import type { RedisBudgets } from '../http/redis-budget-state.js';
+import { type CredentialStore, memoryCredentialStore } from '../tokens.js';
+import { fileLease } from './file-lease.js';
+import { NO_LEASE, type RefreshLease } from './lease.js';
+import { ConnectionTokens } from './lifecycle.js';
+import { redisLease } from './redis-lease.js';
+import { preloadOAuth } from './token-requests.js';
+import { DEFAULT_TOKEN_TIMEOUT_MS } from './token-send.js';
+
+/**
+ * One token lifecycle per (connector, connection) and transport, so that every run of a
+ * process shares its refreshes; made on first use from the transport's `credentials`.
+ */
+
+/** Beyond a token request's own bound, what a lease leaves for reading and writing the store. */
+const LEASE_MARGIN_MS = 5_000;
+
+const lifecycles = new WeakMap<Transport, Map<string, ConnectionTokens>>();
+const stores = new WeakMap<Transport, CredentialStore>();
+
+export function connectionTokens(transport: Transport, connectorKey: string, connectionId: string): ConnectionTokens {
+  let kept = lifecycles.get(transport);
+  if (!kept) lifecycles.set(transport, (kept = new Map()));
+  const name = `${connectorKey}:${connectionId}`;
+  let tokens = kept.get(name);
+  if (!tokens) {
+    preloadOAuth();
+    const { credentials: options, redis } = sharedStateOf(transport);
+    const tokenTimeoutMs = options.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS;
+    let store = options.store ?? stores.get(transport);
+    if (!store) stores.set(transport, (store = memoryCredentialStore()));
+    tokens = new ConnectionTokens({
+      connectionId,
+      store,
+      lease: leaseOf(transport, redis, options.lockFolder, tokenTimeoutMs + LEASE_MARGIN_MS),
+      leaseName: name,
+      clock: transport.clock,
+      refreshMarginMs: options.refreshMarginMs,
+      tokenTimeoutMs,
+    });
+    kept.set(name, tokens);
+  }
+  return tokens;
+}
+
+function leaseOf(
+  transport: Transport,
+  redis: RedisBudgets | undefined,
+  lockFolder: string | undefined,
+  leaseMs: number,
+): RefreshLease {
+  if (redis) return redisLease(redis, transport.clock, leaseMs);
+  return lockFolder === undefined ? NO_LEASE : fileLease(lockFolder, transport.clock, leaseMs);
+}

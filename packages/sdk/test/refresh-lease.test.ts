@@ -1,0 +1,127 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fileLease } from '../src/auth/file-lease.js';
+import { redisLease } from '../src/auth/redis-lease.js';
+import { type ManualClock, manualClock } from '../src/clock.js';
+import { RedisBudgets } from '../src/http/redis-budget-state.js';
+import { type RedisServer, startRedis } from './support/redis.js';
+
+/**
+ * The leases that let one process at a time refresh a connection's tokens: only the holder
+ * frees one, a waiter goes once it is free, and a holder that died is outlived after the
+ * lease's time (on the clock the test moves).
+ */
+
+let clock: ManualClock;
+beforeEach(() => {
+  clock = manualClock();
+});
+
+/** Whether `promise` has settled after the pending turns ran. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+describe('lock file', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'plugboard-lease-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('one holder at a time; released, the next goes; nothing is left', async () => {
+    const lease = fileLease(dir, clock, 5_000);
+    const release = (await lease.take('rigged:conn-1'))!;
+    const waiting = lease.take('rigged:conn-1');
+    await clock.advance(100);
+    expect(await settled(waiting)).toBe(false);
+    await release();
+    const next = (await clock.runUntil(waiting))!;
+    await next();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a lock its holder left (a process that died) is taken over after the lease time', async () => {
+    const lease = fileLease(dir, clock, 5_000);
+    const release = (await lease.take('rigged:conn-1'))!;
+    const [file] = await readdir(dir);
+    const waiting = lease.take('rigged:conn-1');
+    await clock.advance(4_000);
+    expect(await settled(waiting)).toBe(false);
+    await clock.advance(1_100);
+    const taken = (await clock.runUntil(waiting))!;
+    // The first holder's late release leaves the new holder's lock alone.
+    await release();
+    expect(await readdir(dir)).toEqual([file]);
+    await taken();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a lock file cut short is taken over only once it stays unreadable for the lease time', async () => {
+    const lease = fileLease(dir, clock, 5_000);
+    const release = (await lease.take('rigged:conn-1'))!;
+    const [file] = await readdir(dir);
+    await release();
+    await writeFile(join(dir, file!), '{"tok');
+    const waiting = lease.take('rigged:conn-1');
+    await clock.advance(4_000);
+    expect(await settled(waiting)).toBe(false);
+    await clock.advance(1_100);
+    await (await clock.runUntil(waiting))!();
+  });
+});
+
+describe('Redis', () => {
+  let redis: RedisServer | undefined;
+  let skipReason = '';
+  let budgets: RedisBudgets | undefined;
+  beforeAll(async () => {
+    const result = await startRedis();
+    if (result.server) redis = result.server;
+    else skipReason = result.reason;
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  afterEach(async () => {
+    await budgets?.close();
+  });
+
+  it('one holder at a time; released, the next goes', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    budgets = new RedisBudgets(redis.url, { clock });
+    const lease = redisLease(budgets, clock, 5_000);
+    const release = (await lease.take('rigged:conn-1'))!;
+    const waiting = lease.take('rigged:conn-1');
+    await clock.advance(100);
+    expect(await settled(waiting)).toBe(false);
+    await release();
+    await (await clock.runUntil(waiting))!();
+    expect(await (await budgets.client()).exists('plugboard:oauth:{rigged:conn-1}:lease')).toBe(0);
+  });
+
+  it("a holder that outlived its lease does not free the next holder's", async (context) => {
+    if (!redis) return context.skip(skipReason);
+    budgets = new RedisBudgets({ url: redis.url, prefix: 'outlived:' }, { clock });
+    const lease = redisLease(budgets, clock, 5_000);
+    const release = (await lease.take('rigged:conn-1'))!;
+    // As when its time ran out in Redis: the lease is gone and another process takes it.
+    await (await budgets.client()).del('outlived:oauth:{rigged:conn-1}:lease');
+    const taken = (await lease.take('rigged:conn-1'))!;
+    await release();
+    const client = await budgets.client();
+    expect(await client.exists('outlived:oauth:{rigged:conn-1}:lease')).toBe(1);
+    await taken();
+    expect(await client.exists('outlived:oauth:{rigged:conn-1}:lease')).toBe(0);
+  });
+});

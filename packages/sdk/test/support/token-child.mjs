@@ -1,0 +1,92 @@
+// A separate process on a connection whose OAuth2 tokens several processes share, for
+// test/token-fleet.test.ts and tools/bench/p9-refresh.mjs. It runs the built SDK and the runtime's file
+// credential store; argv[2] is JSON with
+//   tokenUrl, authorizeUrl, apiUrl  the OAuth rig
+//   clientId     the native client
+//   storeDir     the state folder of the file credential store
+//   calls        how many `me.get` runs at once
+//   redis        createTransport's `redis` option, or absent
+//   lockFolder   the lock folder (used without redis), or absent
+//   warm         a fresh token set: 20 calls first on another connection, so that the measured
+//                calls meet a warm process (optional)
+// It prints `ready`, waits for a line on stdin, makes its calls all at once, and prints one JSON
+// line: { ok, errors, ms } (each call's milliseconds), then closes its transport and exits by itself.
+import { createInterface } from 'node:readline';
+
+const settings = JSON.parse(process.argv[2]);
+const { z } = await import('zod');
+const { createTransport, defineAction, defineConnector, oauth2AuthorizationCode, readAll } = await import(
+  '../../dist/index.js'
+);
+const { fileCredentialStore } = await import('../../../runtime/dist/index.js');
+
+const connector = defineConnector({
+  key: 'rigged',
+  name: 'Rigged',
+  version: '1.0.0',
+  vendor: null,
+  category: 'developer',
+  status: 'beta',
+  summary: 'A connector whose API takes OAuth2 access tokens from the test rig.',
+  // Declared, so that calls go side by side from the first.
+  rateLimits: { default: { limit: 100_000, per: 'second' } },
+  auth: oauth2AuthorizationCode({
+    tokenUrl: settings.tokenUrl,
+    authorizeUrl: settings.authorizeUrl,
+    scopes: ['items:read'],
+  }),
+  actions: [
+    defineAction({
+      key: 'me.get',
+      label: 'Who am I',
+      direction: 'source',
+      entity: z.object({ sub: z.string() }).meta({ id: 'RigMe' }),
+      input: z.object({}),
+      async *read(ctx) {
+        yield { records: [{ sub: (await ctx.http.get('/me')).sub }] };
+      },
+    }),
+  ],
+});
+
+const store = fileCredentialStore(settings.storeDir);
+const transport = createTransport({
+  network: { allow: ['127.0.0.0/8'] },
+  credentials: { store, ...(settings.lockFolder ? { lockFolder: settings.lockFolder } : {}) },
+  ...(settings.redis ? { redis: settings.redis } : {}),
+});
+// The resolver's set is what a host would hold; the store's (expired) set is the one used.
+const credential = { clientId: settings.clientId, tokens: (await store.read('conn-1')).tokens };
+const call = (connectionId = 'conn-1', tokens = credential.tokens) =>
+  readAll(connector, 'me.get', {
+    input: {},
+    connection: { id: connectionId, baseUrl: settings.apiUrl },
+    credential: () => ({ clientId: settings.clientId, tokens }),
+    transport,
+    retry: { retries: 0 },
+    log: () => undefined,
+  });
+if (settings.warm) await Promise.all(Array.from({ length: 20 }, () => call(`warm-${process.pid}`, settings.warm)));
+
+process.stdout.write('ready\n');
+const lines = createInterface({ input: process.stdin });
+await new Promise((resolve) => lines.once('line', resolve));
+lines.close();
+
+const errors = [];
+const ms = [];
+let ok = 0;
+await Promise.all(
+  Array.from({ length: settings.calls }, async () => {
+    const started = performance.now();
+    try {
+      await call();
+      ok += 1;
+    } catch (error) {
+      errors.push(error.code ?? String(error));
+    }
+    ms.push(performance.now() - started);
+  }),
+);
+process.stdout.write(`${JSON.stringify({ ok, errors, ms })}\n`);
+await transport.close();

@@ -1,0 +1,314 @@
+#!/usr/bin/env node
+// P9, the OAuth2 token lifecycle under load, against the SDK tests' OAuth rig (oidc-provider
+// with rotating refresh tokens, and a resource server verifying every access token; see
+// oauth-rig.mjs). Cases:
+//
+//   one process   200 concurrent `readAll` calls on a connection whose stored token set has
+//                 expired, beside the same calls on a fresh token set (same transport warmth)
+//   4 processes   the same 200 calls from 4 child processes (50 each, let go at once) sharing
+//                 the token set in the runtime's file credential store and a Redis of this
+//                 script's own for the refresh lease
+//   steady        callers looping `readAll` for --seconds with 2-second access tokens
+//
+// Counted at the rig: token requests (target: exactly 1 per expired case), calls that failed
+// (target 0), and for the steady case the calls that met a 401 (the resource server's refusals;
+// target 0). Added p99: the expired case's p99 less the fresh case's, against one token round
+// trip (a refresh sent with fetch, median of 5) plus 5 ms. Medians over --rounds. Not a test.
+//
+//   ./pbw build && node tools/bench/p9-refresh.mjs [--calls 200] [--processes 4] [--rounds 5]
+//       [--seconds 60] [--callers 8] [--skip-redis]
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { built, builtPath, median, positiveInteger, round1, round2, startRedis, thousands } from './lib.mjs';
+import { signIn, startOAuthRig } from './oauth-rig.mjs';
+
+const { values } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '200' },
+    processes: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '60' },
+    callers: { type: 'string', default: '8' },
+    'skip-redis': { type: 'boolean', default: false },
+  },
+});
+const calls = positiveInteger('calls', values.calls);
+const processes = positiveInteger('processes', values.processes);
+const rounds = positiveInteger('rounds', values.rounds);
+const seconds = positiveInteger('seconds', values.seconds);
+const callers = positiveInteger('callers', values.callers);
+
+const sdk = await built('packages/sdk/dist/index.js');
+const host = await built('packages/sdk/dist/host.js');
+const { fileCredentialStore } = await built('packages/runtime/dist/index.js');
+const CHILD = builtPath('packages/sdk/test/support/token-child.mjs');
+const { z } = await import('zod');
+
+function rigConnector(rig) {
+  return sdk.defineConnector({
+    key: 'rigged',
+    name: 'Rigged',
+    version: '1.0.0',
+    vendor: null,
+    category: 'developer',
+    status: 'beta',
+    summary: 'A connector whose API takes OAuth2 access tokens from the rig.',
+    // Declared, so that calls go side by side from the first (an undeclared budget sends one at a time).
+    rateLimits: { default: { limit: 100_000, per: 'second' } },
+    auth: sdk.oauth2AuthorizationCode({
+      tokenUrl: rig.auth.tokenUrl,
+      authorizeUrl: rig.auth.authorizeUrl,
+      scopes: ['items:read'],
+    }),
+    actions: [
+      sdk.defineAction({
+        key: 'me.get',
+        label: 'Who am I',
+        direction: 'source',
+        entity: z.object({ sub: z.string() }).meta({ id: 'RigMe' }),
+        input: z.object({}),
+        async *read(ctx) {
+          yield { records: [{ sub: (await ctx.http.get('/me')).sub }] };
+        },
+      }),
+    ],
+  });
+}
+
+const p99 = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)];
+};
+
+/** Refreshes of one signed-in grant at the rig with fetch, one after another: what a refresh round trip costs here. */
+async function tokenRoundTrip(rig) {
+  const transport = sdk.createTransport({ network: { allow: ['127.0.0.0/8'] } });
+  let { refreshToken } = await signIn(rig, rigConnector(rig), transport);
+  await transport.close();
+  const took = [];
+  for (let index = 0; index < 5; index += 1) {
+    const started = performance.now();
+    const answer = await fetch(rig.auth.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: rig.auth.clients.native.clientId,
+      }),
+    });
+    refreshToken = (await answer.json()).refresh_token;
+    took.push(performance.now() - started);
+  }
+  return median(took);
+}
+
+const run = (connector, transport, rig, credential) =>
+  sdk.readAll(connector, 'me.get', {
+    input: {},
+    connection: { id: 'conn-1', baseUrl: rig.api.url },
+    credential: () => credential,
+    transport,
+    retry: { retries: 0 },
+    log: () => undefined,
+  });
+
+/** `count` calls at once; each one's milliseconds and the failures. */
+async function burst(count, call) {
+  const ms = [];
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const started = performance.now();
+      try {
+        await call();
+      } catch {
+        failed += 1;
+      }
+      ms.push(performance.now() - started);
+    }),
+  );
+  return { ms, failed };
+}
+
+/** The calls in this process, on a stored set that has expired or not. */
+async function oneProcess(rig, expired) {
+  const connector = rigConnector(rig);
+  const store = host.memoryCredentialStore();
+  const transport = sdk.createTransport({ network: { allow: ['127.0.0.0/8'] }, credentials: { store } });
+  try {
+    const tokens = await signIn(rig, connector, transport);
+    const stored = expired ? { ...tokens, expiresAt: 0 } : tokens;
+    await store.compareAndSet('conn-1', undefined, stored);
+    const credential = { clientId: rig.auth.clients.native.clientId, tokens: stored };
+    // The pool and the run's path warm on another connection's fresh token first.
+    await burst(20, () =>
+      sdk.readAll(connector, 'me.get', {
+        input: {},
+        connection: { id: 'warm', baseUrl: rig.api.url },
+        credential: () => ({ clientId: credential.clientId, tokens }),
+        transport,
+        retry: { retries: 0 },
+        log: () => undefined,
+      }),
+    );
+    const before = rig.auth.counts.token.refresh_token;
+    const { ms, failed } = await burst(calls, () => run(connector, transport, rig, credential));
+    return { tokenRequests: rig.auth.counts.token.refresh_token - before, failed, p99: p99(ms) };
+  } finally {
+    await transport.close();
+  }
+}
+
+/** The calls from `processes` children sharing the file store and Redis. */
+async function fleet(rig, redis, expired) {
+  const dir = await mkdtemp(join(tmpdir(), 'plugboard-p9-'));
+  const transport = sdk.createTransport({ network: { allow: ['127.0.0.0/8'] } });
+  try {
+    const tokens = await signIn(rig, rigConnector(rig), transport);
+    await fileCredentialStore(dir).compareAndSet('conn-1', undefined, expired ? { ...tokens, expiresAt: 0 } : tokens);
+    const settings = {
+      tokenUrl: rig.auth.tokenUrl,
+      authorizeUrl: rig.auth.authorizeUrl,
+      apiUrl: rig.api.url,
+      clientId: rig.auth.clients.native.clientId,
+      storeDir: dir,
+      calls: Math.ceil(calls / processes),
+      redis,
+      warm: tokens,
+    };
+    const children = Array.from({ length: processes }, () => {
+      const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let stdout = '';
+      let readied;
+      const ready = new Promise((resolve) => (readied = resolve));
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk.toString('utf8');
+        if (stdout.startsWith('ready\n')) readied();
+      });
+      const result = new Promise((resolve, reject) =>
+        child.once('exit', (code) => {
+          const line = stdout.split('\n').find((text) => text.startsWith('{'));
+          if (code !== 0 || !line) reject(new Error(`bench: a child exited with ${code}\n${stdout}`));
+          else resolve(JSON.parse(line));
+        }),
+      );
+      return { child, ready, result };
+    });
+    await Promise.all(children.map((one) => one.ready));
+    const before = rig.auth.counts.token.refresh_token;
+    for (const { child } of children) child.stdin.write('go\n');
+    const results = await Promise.all(children.map((one) => one.result));
+    return {
+      tokenRequests: rig.auth.counts.token.refresh_token - before,
+      failed: results.reduce((sum, result) => sum + result.errors.length, 0),
+      p99: p99(results.flatMap((result) => result.ms)),
+    };
+  } finally {
+    await transport.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Expired and fresh, interleaved over the rounds; medians. */
+async function compare(name, measure) {
+  const expired = [];
+  const fresh = [];
+  // Each goes first in every other round: neither gains from a warmer process.
+  for (let round = 0; round < rounds; round += 1) {
+    for (const isExpired of round % 2 ? [true, false] : [false, true])
+      (isExpired ? expired : fresh).push(await measure(isExpired));
+  }
+  const figures = {
+    tokenRequests: expired.map((one) => one.tokenRequests),
+    failed: expired.reduce((sum, one) => sum + one.failed, 0) + fresh.reduce((sum, one) => sum + one.failed, 0),
+    p99ExpiredMs: round1(median(expired.map((one) => one.p99))),
+    p99FreshMs: round1(median(fresh.map((one) => one.p99))),
+  };
+  figures.addedP99Ms = round1(figures.p99ExpiredMs - figures.p99FreshMs);
+  console.log(
+    `${name}: token requests per expired burst ${figures.tokenRequests.join(', ')}; failed calls ${figures.failed}; p99 expired ${figures.p99ExpiredMs} ms, fresh ${figures.p99FreshMs} ms, added ${figures.addedP99Ms} ms`,
+  );
+  return figures;
+}
+
+/** Callers looping for `seconds` on 2-second tokens. */
+async function steady() {
+  const rig = await startOAuthRig({ accessTokenTtl: 2 });
+  const connector = rigConnector(rig);
+  const store = host.memoryCredentialStore();
+  const transport = sdk.createTransport({ network: { allow: ['127.0.0.0/8'] }, credentials: { store } });
+  try {
+    const tokens = await signIn(rig, connector, transport);
+    await store.compareAndSet('conn-1', undefined, tokens);
+    const credential = { clientId: rig.auth.clients.native.clientId, tokens };
+    const refusedBefore = rig.api.counts.refused;
+    const tokensBefore = rig.auth.counts.token.refresh_token;
+    const deadline = performance.now() + seconds * 1000;
+    let done = 0;
+    let failed = 0;
+    await Promise.all(
+      Array.from({ length: callers }, async () => {
+        while (performance.now() < deadline) {
+          try {
+            await run(connector, transport, rig, credential);
+            done += 1;
+          } catch {
+            failed += 1;
+          }
+        }
+      }),
+    );
+    const figures = {
+      seconds,
+      calls: done,
+      failed,
+      met401: rig.api.counts.refused - refusedBefore,
+      tokenRequests: rig.auth.counts.token.refresh_token - tokensBefore,
+      refreshReuse: rig.auth.counts.refreshReuse,
+    };
+    console.log(
+      `steady, ${seconds} s, ${callers} callers, 2-second tokens: ${thousands(done)} calls, ${failed} failed, ${figures.met401} met a 401, ${figures.tokenRequests} refreshes, ${figures.refreshReuse} refresh tokens sent twice`,
+    );
+    return figures;
+  } finally {
+    await transport.close();
+    await rig.stop();
+  }
+}
+
+const rig = await startOAuthRig({ accessTokenTtl: 600 });
+const roundTripMs = round2(await tokenRoundTrip(rig));
+console.log(`one token round trip (a refresh with fetch, median of 5): ${roundTripMs} ms`);
+const single = await compare('one process', (expired) => oneProcess(rig, expired));
+let shared;
+if (!values['skip-redis']) {
+  const redis = await startRedis();
+  try {
+    shared = await compare(`${processes} processes, Redis`, (expired) => fleet(rig, redis.url, expired));
+  } finally {
+    await redis.stop();
+  }
+}
+const reuse = rig.auth.counts.refreshReuse;
+await rig.stop();
+const loop = await steady();
+
+const within = (figures) => figures.addedP99Ms <= roundTripMs + 5;
+const met =
+  [single, shared].every(
+    (figures) =>
+      !figures || (figures.tokenRequests.every((count) => count === 1) && figures.failed === 0 && within(figures)),
+  ) &&
+  loop.met401 === 0 &&
+  loop.failed === 0 &&
+  reuse === 0;
+console.log(
+  `targets (1 token request, 0 failed, added p99 <= ${round2(roundTripMs + 5)} ms, 0 calls meeting a 401): ${met ? 'met' : 'NOT met'}`,
+);
+console.log(
+  JSON.stringify({ bench: 'p9-refresh', roundTripMs, single, shared, steady: loop, refreshReuse: reuse, met }),
+);
