@@ -44,7 +44,7 @@ export type ConnectionCredential = string | KeyCredential | BasicCredential | OA
 export type CheckedCredential =
   | { kind: 'key'; key: string; expiresAt: number | undefined }
   | { kind: 'basic'; username: string; password: string }
-  | { kind: 'oauth2'; clientId: string; clientSecret: string | undefined; tokens: TokenSet };
+  | { kind: 'oauth2'; clientId: string; clientSecret: string | undefined; tokens: TokenSet | undefined };
 
 const SHAPES: Record<AuthScheme['type'], string> = {
   bearer: 'a string (or { key, expiresAt? })',
@@ -52,7 +52,7 @@ const SHAPES: Record<AuthScheme['type'], string> = {
   api_key_query: 'a string (or { key, expiresAt? })',
   custom: 'a string (or { key, expiresAt? })',
   basic: '{ username, password }',
-  oauth2_client_credentials: '{ clientId, clientSecret?, tokens: { accessToken, ... } }',
+  oauth2_client_credentials: '{ clientId, clientSecret?, tokens?: { accessToken, ... } }',
   oauth2_authorization_code: '{ clientId, clientSecret?, tokens: { accessToken, ... } }',
 };
 
@@ -108,7 +108,9 @@ export function checkCredential(connector: string, scheme: AuthScheme, value: un
       if (!isRecord(value)) return refuse(`must be ${SHAPES[scheme.type]}, not ${describe(value)}`);
       const clientId = text('clientId', value.clientId, false)!;
       const clientSecret = text('clientSecret', value.clientSecret, false, false);
-      // Getting a first token set is the token lifecycle's work; until then the host supplies one.
+      // A client credentials grant gets its first token set itself; a signed-in connection brings its own.
+      if (value.tokens === undefined && scheme.type === 'oauth2_client_credentials')
+        return { kind: 'oauth2', clientId, clientSecret, tokens: undefined };
       if (!isRecord(value.tokens)) return refuse(`needs tokens (a token set with an accessToken)`);
       const tokens = value.tokens;
       const checked: TokenSet = { accessToken: text('tokens.accessToken', tokens.accessToken, true)! };
@@ -164,7 +166,7 @@ export function credentialSecrets(credential: ConnectionCredential | undefined):
 /** When the credential stops working, when known (milliseconds since the epoch). */
 export function credentialExpiry(credential: CheckedCredential): number | undefined {
   if (credential.kind === 'key') return credential.expiresAt;
-  return credential.kind === 'oauth2' ? credential.tokens.expiresAt : undefined;
+  return credential.kind === 'oauth2' ? credential.tokens?.expiresAt : undefined;
 }
 
 const KEY_SCHEMA = {
@@ -212,6 +214,8 @@ export function credentialSchema(scheme: AuthScheme): Record<string, unknown> {
         additionalProperties: false,
       };
     case 'oauth2_client_credentials':
+      // The grant gets its own first token set: the client is all the host must supply.
+      return { ...structuredClone(OAUTH2_SCHEMA), required: ['clientId'] };
     case 'oauth2_authorization_code':
       return structuredClone(OAUTH2_SCHEMA);
     default:

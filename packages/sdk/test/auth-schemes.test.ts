@@ -427,6 +427,7 @@ describe('the catalogue describes each scheme, never a secret', () => {
       additionalProperties: false,
     });
     expect(schemes[0]!.supplies).toMatchObject({ oneOf: [{ type: 'string' }, { type: 'object', required: ['key'] }] });
+    expect(schemes[5]!.supplies).toMatchObject({ type: 'object', required: ['clientId'] });
     expect(schemes[6]!.supplies).toMatchObject({ type: 'object', required: ['clientId', 'tokens'] });
     expect(JSON.stringify(schemes)).not.toMatch(/function|sign\(/);
   });

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { ConnectionConfigError } from '../errors.js';
 import { basicToken, type CheckedCredential } from '../credentials.js';
 import type {
   AuthScheme,
@@ -38,13 +39,17 @@ export function appliedAuth(
   if (credential.kind === 'basic')
     return { type: 'header', name: 'authorization', value: `Basic ${basicToken(credential)}` };
   if (credential.kind === 'oauth2') {
-    const { expiresAt, refreshToken } = credential.tokens;
+    const { expiresAt, refreshToken } = credential.tokens ?? {};
     const oauth2 = scheme.type === 'oauth2_client_credentials' || scheme.type === 'oauth2_authorization_code';
     const renewable = scheme.type === 'oauth2_client_credentials' || refreshToken !== undefined;
     // Known before the run starts: nothing is sent, and the failure is not taken for the network's.
     if (!(lifecycle && renewable) && expiresAt !== undefined && expiresAt <= clock.now()) throw tokenExpired(subject);
     // The token lifecycle refreshes and writes back; without one the token is sent until it expires.
     if (lifecycle && oauth2) return { type: 'token', source: lifecycle(scheme, credential) };
+    if (!credential.tokens)
+      throw new ConnectionConfigError(
+        `${subject}: the connection has no token set, and no token lifecycle to get one (a transport of the SDK's own has one); nothing was sent`,
+      );
     return { type: 'token', source: heldTokenSource(subject, credential.tokens, clock) };
   }
   const { key } = credential;

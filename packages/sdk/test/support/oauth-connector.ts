@@ -92,7 +92,7 @@ export function callMe(
   connector: Connector,
   transport: Transport,
   rig: OAuthRig,
-  credential: { clientId: string; clientSecret?: string; tokens: TokenSet },
+  credential: { clientId: string; clientSecret?: string; tokens?: TokenSet },
   log: LogEntry[] = [],
   connectionId = 'conn-1',
 ) {
