@@ -44,7 +44,7 @@ const callers = positiveInteger('callers', values.callers);
 const sdk = await built('packages/sdk/dist/index.js');
 const host = await built('packages/sdk/dist/host.js');
 const { fileCredentialStore } = await built('packages/runtime/dist/index.js');
-const CHILD = builtPath('packages/sdk/test/support/token-child.mjs');
+const CHILD = builtPath('packages/runtime/test/support/token-child.mjs');
 const { z } = await import('zod');
 
 function rigConnector(rig) {

@@ -4,14 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fileCredentialStore } from '../../runtime/dist/index.js';
-import { manualClock } from '../src/clock.js';
-import { type OAuthRig, startOAuthRig } from './support/oauth.js';
-import { signedIn } from './support/oauth-connector.js';
-import { type RedisServer, startRedis } from './support/redis.js';
+import { manualClock } from '@plugboard/sdk/host';
+// The SDK's own test rigs: a real authorization server and Redis.
+import { type OAuthRig, startOAuthRig } from '../../sdk/test/support/oauth.js';
+import { signedIn } from '../../sdk/test/support/oauth-connector.js';
+import { type RedisServer, startRedis } from '../../sdk/test/support/redis.js';
+import { fileCredentialStore } from '../src/index.js';
 
 /**
- * The token lifecycle across processes: four processes of the built SDK share one connection's
+ * The token lifecycle across processes: four processes of the built SDK and runtime share one connection's
  * token set (the runtime's file credential store) and refresh it through a Redis lease or a
  * lock file. The rig's clock stands still, so the refreshed tokens stay valid at the resource
  * server; the stored set has expired on every process's clock.

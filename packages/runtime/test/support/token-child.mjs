@@ -16,9 +16,9 @@ import { createInterface } from 'node:readline';
 const settings = JSON.parse(process.argv[2]);
 const { z } = await import('zod');
 const { createTransport, defineAction, defineConnector, oauth2AuthorizationCode, readAll } = await import(
-  '../../dist/index.js'
+  '@plugboard/sdk'
 );
-const { fileCredentialStore } = await import('../../../runtime/dist/index.js');
+const { fileCredentialStore } = await import('../../dist/index.js');
 
 const connector = defineConnector({
   key: 'rigged',
