@@ -9,7 +9,7 @@ export const EXIT_CODES = [
   {
     code: 1,
     meaning:
-      'anything else: a network failure, a timeout, the provider down, a breaking change found by catalogue diff',
+      'anything else: a network failure, a timeout, the provider down (check: a connection that failed only because the provider could not be reached), a breaking change found by catalogue diff',
   },
   {
     code: 2,

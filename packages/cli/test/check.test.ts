@@ -46,6 +46,19 @@ describe('plugboard check with PLUGBOARD_CREDENTIAL', () => {
     expect(refused.stdout()).not.toContain('not-the-key-1234');
   });
 
+  it('exits 1 (retry) when the provider could not be reached, and 4 when it answered 403', async () => {
+    const args = ['check', 'shop', '--base-url', server.url, '--state', state];
+    server.reset();
+    const down = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    expect(await runCli(args, down.io, { pack })).toBe(1);
+    expect(JSON.parse(down.stdout())).toMatchObject({ state: 'failed' });
+
+    server.answer({ status: 403, body: { error: 'forbidden' } });
+    const forbidden = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
+    expect(await runCli(args, forbidden.io, { pack })).toBe(4);
+    expect(JSON.parse(forbidden.stdout())).toMatchObject({ state: 'failed' });
+  });
+
   it('exits 2 with not_checked for a connector without a check, sending nothing', async () => {
     const { io, stdout } = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(['check', 'unchecked', '--base-url', server.url], io, { pack })).toBe(2);

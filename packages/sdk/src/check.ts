@@ -41,6 +41,12 @@ export interface CheckOptions
   connection?: ConnectionInput;
   /** The network policy the check connects under; default `sandbox`. */
   environment?: Environment;
+  /**
+   * Told of the typed failure behind a check that did not pass (redacted, as every error of a
+   * run): its `code`, and `retryable` when the same check may well pass a moment later (the
+   * provider unreachable or down), which the LiveCheck alone does not say.
+   */
+  onFailure?: (error: ConnectorError) => void;
 }
 
 /** The action a check runs as: its requests draw on the connector's `default` budget. */
@@ -103,7 +109,7 @@ export async function checkConnection(connector: Connector, options: CheckOption
       fixHint: null,
     };
   }
-  const { connection, environment, retry, ...settings } = options;
+  const { connection, environment, retry, onFailure, ...settings } = options;
   try {
     const prepared = prepareRun(probeOf(connector, connector.check), CHECK_KEY, {
       connection: connection ?? {},
@@ -118,6 +124,7 @@ export async function checkConnection(connector: Connector, options: CheckOption
     for await (const _page of run);
   } catch (error) {
     if (!(error instanceof ConnectorError)) throw error;
+    onFailure?.(error);
     const now = clock.now();
     return {
       connectionId,

@@ -10,13 +10,16 @@ import type { Invocation } from '../program.js';
 import { signedIn, signedInCredential, signedInCredentials } from '../signed-in.js';
 
 /**
- * The exit code of a LiveCheck: 0 only when it passed; 4 when a person must act on what the
+ * The exit code of a LiveCheck: 0 only when it passed; 1 when the provider could not be reached
+ * or was down (a retry may pass); 4 when a person must act on what the
  * provider said (expired or changed credentials: sign in again; failed: its fixHint); 2 when
  * the connector has no check, so nothing was sent.
  */
-export function checkExitCode(state: LiveCheck['state']): ExitCode {
+export function checkExitCode(state: LiveCheck['state'], retryable = false): ExitCode {
   if (state === 'passed') return 0;
-  return state === 'not_checked' ? 2 : 4;
+  if (state === 'not_checked') return 2;
+  // The provider unreachable or down: the same check may pass a moment later, as a retried script expects.
+  return state === 'failed' && retryable ? 1 : 4;
 }
 
 /**
@@ -44,6 +47,7 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
     ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
   });
   let live: LiveCheck;
+  let retryable = false;
   try {
     live = await checkConnection(connector, {
       connection: {
@@ -56,6 +60,9 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
       transport,
       log: stderrLog(io),
       signal,
+      onFailure: (error) => {
+        retryable = error.retryable;
+      },
     });
   } finally {
     await transport.close();
@@ -63,5 +70,5 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
   writeJsonLine(io.stdout, live);
   if (signed && live.checkedAt)
     await writeKept(signed.state, { ...signed.kept, lastCheck: { state: live.state, checkedAt: live.checkedAt } });
-  return checkExitCode(live.state);
+  return checkExitCode(live.state, retryable);
 }
