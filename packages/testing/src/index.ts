@@ -1,6 +1,8 @@
 export { recordScenario } from './record.js';
 export type { RecordOptions, RecordResult } from './record.js';
-export { replayScenario, REPLAY_CREDENTIAL } from './replay.js';
+export { replayScenario } from './replay.js';
+export { REPLAY_CREDENTIAL, replayCredential } from './credential.js';
+export type { CredentialSource } from './credential.js';
 export type { ReplayOptions, ReplayResult } from './replay.js';
 export { defineScenario } from './scenario.js';
 export type { Scenario, ScenarioExpectation } from './scenario.js';

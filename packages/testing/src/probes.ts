@@ -3,7 +3,8 @@ import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';
 import { fixturePath, readFixture } from './fixture.js';
 import { valueMatches } from './match.js';
-import { REPLAY_CREDENTIAL, replayScenario } from './replay.js';
+import { replayCredential, schemeOf } from './credential.js';
+import { replayScenario } from './replay.js';
 import { runScenario } from './run.js';
 import type { Scenario } from './scenario.js';
 
@@ -36,7 +37,7 @@ export async function runUnderFault(
   try {
     const result = await runScenario(connector, scenario, {
       baseUrl: `${probe.server.url}${probe.basePath ?? ''}`,
-      credential: REPLAY_CREDENTIAL,
+      credential: replayCredential(connector, scenario),
       transport,
       retry: FAULT_RETRY,
     });
@@ -85,15 +86,20 @@ export async function billableFaultProblems(
   return problems;
 }
 
-/** 401, 402 and 429 become authentication_failed, quota_exhausted and rate_limited. */
+/**
+ * 401, 402 and 429 become authentication_failed, quota_exhausted and rate_limited; an OAuth2
+ * connection's refused token, which the placeholder cannot renew, becomes credentials_changed.
+ */
 export async function errorMappingProblems(
   connector: Connector,
   scenario: Scenario,
   probe: FaultProbe,
 ): Promise<string[]> {
   const problems: string[] = [];
+  const oauth2 = schemeOf(connector, scenario)?.type.startsWith('oauth2') ?? false;
+  const refused = oauth2 ? 'credentials_changed' : 'authentication_failed';
   const faults: { status: number; code: string; headers: Record<string, string>; body: unknown }[] = [
-    { status: 401, code: 'authentication_failed', headers: {}, body: { message: 'invalid token (fault)' } },
+    { status: 401, code: refused, headers: {}, body: { message: 'invalid token (fault)' } },
     {
       status: 402,
       code: 'quota_exhausted',

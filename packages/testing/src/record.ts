@@ -3,7 +3,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Connector, createTransport, type Transport, type RetrySettings } from '@plugboard/sdk';
+import {
+  type ConnectionCredential,
+  type Connector,
+  createTransport,
+  type Transport,
+  type RetrySettings,
+} from '@plugboard/sdk';
+import { credentialSecrets } from '@plugboard/sdk/host';
+import type { CredentialSource } from './credential.js';
 import { RecordingError, SecretLeakError } from './errors.js';
 import {
   FIXTURE_FORMAT,
@@ -34,8 +42,13 @@ export interface RecordOptions {
   fixturesDir: string;
   /** The provider or simulator to record against, e.g. `http://127.0.0.1:4010/v1`. */
   baseUrl: string;
-  /** The real credential, or the host's resolver for it; it never reaches the fixture. */
-  credential: string | (() => string | Promise<string>);
+  /**
+   * The real credential of the scheme the scenario's connection picks (a string or `{ key }`,
+   * `{ username, password }`, `{ clientId, clientSecret?, tokens }`), or the host's resolver for
+   * it; no secret part of it (`credentialSecrets`) reaches the fixture. An OAuth2 token set
+   * should not need a refresh while recording: a token endpoint's answers are not recorded.
+   */
+  credential: CredentialSource;
   /** Other secret values to keep out of the fixture (a webhook secret, a password in the input ...). */
   secrets?: readonly string[];
   /** More secret-like names of headers, parameters and JSON fields (added to the defaults). */
@@ -62,13 +75,12 @@ export interface RecordResult {
 const MIN_SECRET_LENGTH = 6;
 
 /** A shorter secret could be written unnoticed (inside a base64 Basic header, say); refuse before anything is sent. */
-function assertSearchable(scenario: string, credential: string, secrets: readonly string[]): void {
+function assertSearchable(scenario: string, credential: ConnectionCredential, secrets: readonly string[]): void {
+  const named = typeof credential === 'string' ? 'the credential' : 'a secret part of the credential';
   const short = [
-    ['the credential', credential] as const,
-    ...secrets.map((secret, index) => [`secrets[${index}]`, secret] as const),
-  ]
-    .filter(([, value]) => value.length < MIN_SECRET_LENGTH)
-    .map(([name]) => name);
+    ...(credentialSecrets(credential).some((part) => part.length < MIN_SECRET_LENGTH) ? [named] : []),
+    ...secrets.flatMap((secret, index) => (secret.length < MIN_SECRET_LENGTH ? [`secrets[${index}]`] : [])),
+  ];
   if (short.length === 0) return;
   throw new RecordingError(
     `scenario '${scenario}': ${short.join(', ')} ${short.length === 1 ? 'is' : 'are'} shorter than ${MIN_SECRET_LENGTH} characters; ` +
@@ -108,7 +120,9 @@ async function record(options: RecordOptions): Promise<RecordResult> {
   }
   assertNockOn();
   const credential = typeof options.credential === 'function' ? await options.credential() : options.credential;
-  if (!credential) throw new RecordingError(`scenario '${scenario.name}': the credential is empty`);
+  // Every secret part: a key, a password and its Basic token, an access and a refresh token, a client secret.
+  const credentialParts = credentialSecrets(credential);
+  if (credentialParts.length === 0) throw new RecordingError(`scenario '${scenario.name}': the credential is empty`);
   assertSearchable(scenario.name, credential, options.secrets ?? []);
   if (options.transport && options.transport.via !== 'fetch') {
     throw new RecordingError(
@@ -117,7 +131,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
   }
   const baseUrl = new URL(options.baseUrl);
   const redactor = new FixtureRedactor({
-    secrets: [credential, ...(options.secrets ?? [])],
+    secrets: [...credentialParts, ...(options.secrets ?? [])],
     ...(options.redactKeys ? { redactKeys: options.redactKeys } : {}),
     ...(options.keepKeys ? { keepKeys: options.keepKeys } : {}),
   });

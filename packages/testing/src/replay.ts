@@ -1,5 +1,12 @@
 import { existsSync } from 'node:fs';
-import { type Connector, type ConnectorError, createTransport, type RetrySettings } from '@plugboard/sdk';
+import {
+  type ConnectionCredential,
+  type Connector,
+  type ConnectorError,
+  createTransport,
+  type RetrySettings,
+} from '@plugboard/sdk';
+import { replayCredential } from './credential.js';
 import { FixtureNotFoundError, TestingKitError, UnrecordedRequestError, UnusedRecordingError } from './errors.js';
 import {
   type Fixture,
@@ -24,9 +31,6 @@ import { assertScenario, type Scenario } from './scenario.js';
  * once, in the recorded order among equal requests.
  */
 
-/** The credential every replay runs with; fixtures never hold the real one. */
-export const REPLAY_CREDENTIAL = 'plugboard-replay-credential';
-
 /** Retries keep their count but not their waits, so a recorded 503-then-200 replays at once. */
 const REPLAY_RETRY: Partial<RetrySettings> = { minTimeoutMs: 1, maxTimeoutMs: 20 };
 
@@ -40,8 +44,8 @@ export interface ReplayOptions {
   /** Hosts (`host` or `host:port`, or a pattern) the replay may still reach; none by default. */
   allowHosts?: readonly (string | RegExp)[];
   retry?: Partial<RetrySettings>;
-  /** Default: `REPLAY_CREDENTIAL`. */
-  credential?: string;
+  /** Default: `replayCredential(connector, fixture.scenario)`, a placeholder of the scheme's shape. */
+  credential?: ConnectionCredential;
 }
 
 export interface ReplayResult {
@@ -176,7 +180,7 @@ async function replay(options: ReplayOptions): Promise<ReplayResult> {
     try {
       result = await runScenario(connector, scenario, {
         baseUrl: `${REPLAY_ORIGIN}${fixture.basePath}`,
-        credential: options.credential ?? REPLAY_CREDENTIAL,
+        credential: options.credential ?? replayCredential(connector, fixture.scenario),
         transport,
         signal: controller.signal,
         retry: { ...REPLAY_RETRY, ...options.retry },

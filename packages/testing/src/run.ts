@@ -1,5 +1,6 @@
 import {
   type ApprovalDecision,
+  type ConnectionCredential,
   type Connector,
   ConnectorError,
   type Transport,
@@ -17,7 +18,7 @@ import type { Scenario } from './scenario.js';
 
 export interface ScenarioRun {
   baseUrl: string;
-  credential: string;
+  credential: ConnectionCredential;
   transport: Transport;
   signal?: AbortSignal;
   /** Overrides the scenario's checkpoint (the second run of an incremental pair). */
