@@ -10,7 +10,8 @@ import { maxWorkers } from './vitest.workers.js';
  */
 const folders = ['packages', 'connectors', 'tools/simulators']
   .flatMap((parent) => (existsSync(parent) ? readdirSync(parent).map((name) => join(parent, name)) : []))
-  .concat('test')
+  // The example connector records and replays its OAuth2 fixtures; the other tools have no tests of their own.
+  .concat('tools/example-connector', 'test')
   .filter((folder) => existsSync(join(folder, 'package.json')));
 
 const projects: TestProjectConfiguration[] = folders.map((folder) =>
