@@ -87,8 +87,10 @@ export async function billableFaultProblems(
 }
 
 /**
- * 401, 402 and 429 become authentication_failed, quota_exhausted and rate_limited; an OAuth2
- * connection's refused token, which the placeholder cannot renew, becomes credentials_changed.
+ * 401, 402 and 429 become authentication_failed, quota_exhausted and rate_limited. An
+ * authorization code connection's refused token, which the placeholder cannot renew, becomes
+ * credentials_changed; a client credentials connection answers a 401 with a new grant from its
+ * token endpoint, which the probe cannot serve, so its 401 is not probed.
  */
 export async function errorMappingProblems(
   connector: Connector,
@@ -96,10 +98,12 @@ export async function errorMappingProblems(
   probe: FaultProbe,
 ): Promise<string[]> {
   const problems: string[] = [];
-  const oauth2 = schemeOf(connector, scenario)?.type.startsWith('oauth2') ?? false;
-  const refused = oauth2 ? 'credentials_changed' : 'authentication_failed';
+  const scheme = schemeOf(connector, scenario)?.type;
+  const refused = scheme === 'oauth2_authorization_code' ? 'credentials_changed' : 'authentication_failed';
   const faults: { status: number; code: string; headers: Record<string, string>; body: unknown }[] = [
-    { status: 401, code: refused, headers: {}, body: { message: 'invalid token (fault)' } },
+    ...(scheme === 'oauth2_client_credentials'
+      ? []
+      : [{ status: 401, code: refused, headers: {}, body: { message: 'invalid token (fault)' } }]),
     {
       status: 402,
       code: 'quota_exhausted',

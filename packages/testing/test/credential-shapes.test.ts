@@ -9,6 +9,7 @@ import {
   defineAction,
   defineConnector,
   oauth2AuthorizationCode,
+  oauth2ClientCredentials,
 } from '@plugboard/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -50,6 +51,7 @@ const shapes = defineConnector({
       tokenUrl: 'https://auth.shapes.example/token',
       scopes: ['me:read'],
     }),
+    oauth2ClientCredentials({ id: 'service', tokenUrl: 'https://auth.shapes.example/token', scopes: ['me:read'] }),
   ],
   actions: [
     defineAction({
@@ -236,6 +238,22 @@ describe('recording and replaying every credential shape', () => {
       expect(fault.requests.at(-1)?.headers.authorization).toBe(
         `Basic ${basicToken({ username: 'plugboard-replay', password: REPLAY_CREDENTIAL })}`,
       );
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it('never asks a client credentials grant for a token in a probe: its 401 is not probed, the rest is', async () => {
+    const fault = await startFaultServer(() => answer({ body: {} }));
+    try {
+      expect(replayCredential(shapes, scenarioFor('service', 'service'))).toEqual({
+        clientId: 'plugboard-replay',
+        tokens: { accessToken: REPLAY_CREDENTIAL },
+      });
+      const problems = await errorMappingProblems(shapes, scenarioFor('service', 'service'), { server: fault });
+      expect(problems).toEqual([]);
+      // A 401 would have sent the grant to the scheme's token endpoint, which is not on 127.0.0.1.
+      for (const seen of fault.requests) expect(seen.headers.authorization).toBe(`Bearer ${REPLAY_CREDENTIAL}`);
     } finally {
       await fault.close();
     }
