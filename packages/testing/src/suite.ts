@@ -210,7 +210,7 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
               );
             });
           }
-          it(`${action.key} maps 401, 402 and 429 to authentication_failed, quota_exhausted and rate_limited`, async () => {
+          it(`${action.key} maps 401, 402 and 429 to their typed errors (a refused credential, quota_exhausted, rate_limited)`, async () => {
             const scenario = exampleOf(action);
             if (!scenario) throw new Error(`action '${action.key}' has no scenario to run under a fault`);
             fail(await errorMappingProblems(connector, scenario, probeFor(scenario)), `action '${action.key}'`);
