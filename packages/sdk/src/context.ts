@@ -1,5 +1,6 @@
 import type { Environment } from './definition/action.js';
-import type { HttpClient } from './http/client.js';
+import type { Page } from './definition/action.js';
+import type { HttpClient, HttpRequest } from './http/client.js';
 import type { Logger } from './log.js';
 
 /** What an action's code gets to work with. Credentials are not in it: the HTTP pipeline adds them. */
@@ -32,4 +33,13 @@ export interface ActionContext {
 export interface SourceContext<C = unknown> extends ActionContext {
   /** Where the last committed run stopped; undefined on a first run. */
   checkpoint: C | undefined;
+  /**
+   * Every page of `request` read with the action's declared paginator and, for an incremental
+   * source, its watermark: the provider asked for records from the checkpoint on, records the
+   * last run read dropped, and each page's checkpoint set (held back to the last page when the
+   * provider lists newest first). `from` is where a first run starts (a cursor value).
+   * The records are checked against the entity after they leave: `R` only says what they are.
+   * @example async *read(ctx, input) { yield* ctx.pages<Project>({ path: '/projects', query: { limit: input.limit } }); }
+   */
+  pages<R = unknown>(request: HttpRequest, from?: string | number): AsyncIterable<Page<R, C>>;
 }

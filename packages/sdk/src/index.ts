@@ -14,6 +14,7 @@ export type {
   Direction,
   Environment,
   Incremental,
+  NewerThan,
   Page,
   RetryPolicy,
   SourceAction,
@@ -61,6 +62,26 @@ export type {
 } from './http/client.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { cursorLoop } from './paging.js';
+// Pagination as data: `ctx.http.paginate(request, paginator)`.
+export {
+  cursorPaginator,
+  offsetPaginator,
+  pageNumberPaginator,
+  nextUrlPaginator,
+  linkHeaderPaginator,
+} from './paginate/declared.js';
+export type {
+  CursorOptions,
+  OffsetOptions,
+  PageNumberOptions,
+  NextUrlOptions,
+  PagedOptions,
+  PageSize,
+  ReadFrom,
+  SendAs,
+  StopWhen,
+} from './paginate/declared.js';
+export type { Paginator, PageRequest, PageAnswer, RecordPage } from './paginate/paginator.js';
 export type { CursorLoop } from './paging.js';
 export {
   ConnectorError,
@@ -78,6 +99,7 @@ export {
   NetworkError,
   SchemaMismatchError,
   CancelledError,
+  PagingLoopError,
   AddressRefusedError,
   CredentialsExpiredError,
 } from './errors.js';
