@@ -51,7 +51,7 @@ export type { ConnectionCredential, KeyCredential, BasicCredential, OAuth2Creden
 export type { TokenSet } from './tokens.js';
 export { CATEGORIES } from './definition/categories.js';
 export type { Category } from './definition/categories.js';
-export type { ActionContext, SourceContext, ProgressUpdate, ProgressEvent } from './context.js';
+export type { ActionContext, SourceContext, PagesStart, ProgressUpdate, ProgressEvent } from './context.js';
 export type {
   HttpClient,
   HttpRequest,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type ConnectionInput, type ResolvedConnection, type SecretResolver, resolveConnection } from './connection.js';
-import type { ActionContext, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
+import type { ActionContext, PagesStart, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
 import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
 import { checkCredential, credentialSecrets } from './credentials.js';
 import { appliedAuth } from './http/auth.js';
@@ -374,14 +374,14 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     ...(action.direction === 'source'
       ? {
           checkpoint: prepared.checkpoint,
-          pages: <R>(request: HttpRequest, from?: string | number) =>
+          pages: <R>(request: HttpRequest, start?: PagesStart) =>
             declaredPages(
               http,
               `${connector.key} ${action.key}`,
               action,
               prepared.checkpoint,
               request,
-              from,
+              start,
             ) as AsyncIterable<Page<R>>,
         }
       : {}),

@@ -1,4 +1,5 @@
 import type { Action, Incremental, NewerThan, Page } from '../definition/action.js';
+import type { PagesStart } from '../context.js';
 import type { HttpClient, HttpRequest } from '../http/client.js';
 import type { Paginator } from './paginator.js';
 import { type Mark, rank, Watermark } from './watermark.js';
@@ -14,7 +15,7 @@ export async function* declaredPages(
   action: Action,
   checkpoint: unknown,
   request: HttpRequest,
-  from: string | number | undefined,
+  { from, notBefore }: PagesStart = {},
 ): AsyncGenerator<Page> {
   const paginator: Paginator | undefined = action.direction === 'source' ? action.paginator : undefined;
   if (!paginator) throw new TypeError(`${subject}: ctx.pages needs the action to declare a paginator`);
@@ -24,11 +25,12 @@ export async function* declaredPages(
     return;
   }
   const key = checkpointKey(incremental);
-  const start: Mark | undefined = checkpoint
+  let start: Mark | undefined = checkpoint
     ? { at: (checkpoint as Record<string, string | number>)[key]!, seen_ids: (checkpoint as Mark).seen_ids ?? [] }
     : from === undefined
       ? undefined
       : { at: from, seen_ids: [] };
+  if (start && notBefore !== undefined && rank(start.at) < rank(notBefore)) start = { at: notBefore, seen_ids: [] };
   const mark = new Watermark(
     {
       subject,
