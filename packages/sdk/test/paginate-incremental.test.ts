@@ -8,6 +8,7 @@ import {
   defineConnector,
   type Incremental,
   offsetPaginator,
+  type PagesStart,
   type Paginator,
   runAction,
 } from '../src/index.js';
@@ -28,7 +29,11 @@ const byCursor = cursorPaginator({
 });
 
 /** A connector whose `items.list` reads `/items` with `paginator` and the declared watermark. */
-function incrementalConnector(incremental: Partial<Incremental<unknown>>, paginator: Paginator = byCursor) {
+function incrementalConnector(
+  incremental: Partial<Incremental<unknown>>,
+  paginator: Paginator = byCursor,
+  start?: PagesStart,
+) {
   return defineConnector({
     key: 'paged',
     name: 'Paged',
@@ -48,7 +53,7 @@ function incrementalConnector(incremental: Partial<Incremental<unknown>>, pagina
         incremental: { cursorField: 'updated_at', ...incremental },
         paginator,
         async *read(ctx) {
-          yield* ctx.pages<Item>({ path: '/items' });
+          yield* ctx.pages<Item>({ path: '/items' }, start);
         },
       }),
     ],
@@ -149,6 +154,21 @@ describe('watermarks as data (ctx.pages)', () => {
       seen_ids: ['i1'],
     });
     expect(pages).toEqual([{ ids: ['i5', 'i4'] }]);
+  });
+
+  it('starts a first run from `from`, and moves a start older than `notBefore` up to it', async () => {
+    const stored = [item('i1', 0), item('i2', 1), item('i3', 5), item('i4', 6)];
+    const server = await provider(stored, 'oldest-first');
+    const first = await pagesOf(incrementalConnector({ newerThan }, byCursor, { from: at(1) }));
+    expect(first.flatMap((page) => page.ids)).toEqual(['i2', 'i3', 'i4']);
+    const clamped = incrementalConnector({ newerThan }, byCursor, { notBefore: at(5) });
+    const second = await pagesOf(clamped, { updated_after: at(0), seen_ids: ['i1'] });
+    expect(second.flatMap((page) => page.ids)).toEqual(['i3', 'i4']);
+    expect(server.requests.map((request) => request.query.get('updated_after'))).toEqual([
+      '2026-01-01T00:00:00.999Z',
+      '2026-01-01T00:00:00.999Z',
+      '2026-01-01T00:00:04.999Z',
+    ]);
   });
 });
 
