@@ -120,6 +120,14 @@ describe('the loop guard of ctx.http.paginate', () => {
     expect(JSON.stringify(other.requests[0]!.headers)).not.toContain('test-credential-1234');
   });
 
+  it('refuses a next URL that is not http(s), sending nothing more', async () => {
+    await h.start((req, res) => json(res, 200, { data: all.slice(0, 2), next: 'file:///etc/passwd' }));
+    const failure = await run(nextUrlPaginator({ records: 'data', next: 'next' })).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SchemaMismatchError);
+    expect((failure as Error).message).toContain('not an http(s) URL: file:///etc/passwd');
+    expect(h.server.requests).toHaveLength(1);
+  });
+
   it('reports a page without the declared records path as a SchemaMismatchError with the path and the request id', async () => {
     await h.start((req, res) => json(res, 200, { items: [] }, { 'x-request-id': 'req-42' }));
     const failure = await run().catch((error: unknown) => error);

@@ -120,7 +120,7 @@ class RunHttp implements HttpClient {
       url: (request: PageRequest, previous: URL | undefined) =>
         request.url === undefined ? buildUrl(baseUrl, request) : this.providerUrl(request.url, previous),
       send: async (request: PageRequest, url: URL) => {
-        const { answer, data } = await this.exchange(request, request.url === undefined ? undefined : url);
+        const { answer, data } = await this.exchange(request, url, request.url !== undefined);
         return {
           status: answer.status,
           data,
@@ -167,12 +167,15 @@ class RunHttp implements HttpClient {
 
   /**
    * One call with its retries: the successful answer and its parsed body, or a ConnectorError.
-   * `providerUrl`: a next page's URL the provider gave, sent as a redirect's hop is (the credential
-   * goes to the base URL's origin only).
+   * `fromProvider`: the URL is a next page's the provider gave, sent as a redirect's hop is (the
+   * credential goes to the base URL's origin only).
    */
-  private async exchange(request: HttpRequest, providerUrl?: URL): Promise<{ answer: Answer; data: unknown }> {
-    const { baseUrl, redactor, signal } = this.settings;
-    const url = providerUrl ?? buildUrl(baseUrl, request);
+  private async exchange(
+    request: HttpRequest,
+    url = buildUrl(this.settings.baseUrl, request),
+    fromProvider = false,
+  ): Promise<{ answer: Answer; data: unknown }> {
+    const { redactor, signal } = this.settings;
     const method = request.method ?? 'GET';
     // A path holds the caller's ids: errors, logs and events quote an excerpt of it.
     const operation = excerpt(redactor.redactString(`${method} ${url.pathname}`));
@@ -184,7 +187,7 @@ class RunHttp implements HttpClient {
       operation,
       budget: request.budget,
       signal,
-      ...(providerUrl ? { redirected: true } : {}),
+      ...(fromProvider ? { redirected: true } : {}),
     });
     return { answer, data: this.parseBody(answer, request.responseType, operation) };
   }
