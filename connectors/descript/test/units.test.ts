@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '@plugboard/sdk';
 import { descriptQuota, dispositionFileName, explainProjectError } from '../src/index.js';
-import { resumeFrom, Watermark } from '../src/watermark.js';
 
 describe('dispositionFileName', () => {
   it('reads quoted, bare and RFC 5987 file names', () => {
@@ -11,42 +10,6 @@ describe('dispositionFileName', () => {
     expect(dispositionFileName('attachment; filename="say \\"hi\\".txt"')).toBe('say "hi".txt');
     expect(dispositionFileName('attachment')).toBeNull();
     expect(dispositionFileName(null)).toBeNull();
-  });
-});
-
-describe('Watermark', () => {
-  const fields = { subject: 'test', time: 'updated_at', id: 'id', requestId: () => 'req-42' };
-
-  it('moves to the newest instant and keeps the ids read at it', () => {
-    const mark = new Watermark(fields);
-    mark.note({ id: 'a', updated_at: '2026-03-01T10:00:00Z' });
-    mark.note({ id: 'b', updated_at: '2026-03-01T11:00:00Z' });
-    mark.note({ id: 'c', updated_at: '2026-03-01T11:00:00Z' });
-    expect(mark.mark).toEqual({ at: '2026-03-01T11:00:00Z', seen_ids: ['b', 'c'] });
-  });
-
-  it('drops what an earlier run read: older records, and those at the instant it already saw', () => {
-    const mark = new Watermark(fields, { at: '2026-03-01T11:00:00Z', seen_ids: ['b'] });
-    expect(mark.isNew({ id: 'z', updated_at: '2026-03-01T10:59:59.9995Z' })).toBe(false);
-    expect(mark.isNew({ id: 'b', updated_at: '2026-03-01T11:00:00.000Z' })).toBe(false);
-    expect(mark.isNew({ id: 'c', updated_at: '2026-03-01T11:00:00Z' })).toBe(true);
-    expect(mark.isNew({ id: 'b', updated_at: '2026-03-01T11:00:01Z' })).toBe(true);
-    mark.note({ id: 'c', updated_at: '2026-03-01T11:00:00Z' });
-    expect(mark.mark).toEqual({ at: '2026-03-01T11:00:00Z', seen_ids: ['b', 'c'] });
-  });
-
-  it('resumes 1 ms before the instant, so an inclusive or an exclusive filter both return the records at it', () => {
-    expect(resumeFrom('2026-03-01T11:00:00Z')).toBe('2026-03-01T10:59:59.999Z');
-  });
-
-  it("refuses a record without a usable timestamp, naming the provider's request", () => {
-    expect(() => new Watermark(fields).note({ id: 'a', updated_at: 'yesterday' })).toThrow(
-      expect.objectContaining({
-        code: 'schema_mismatch',
-        requestId: 'req-42',
-        message: expect.stringMatching(/\(request req-42\).*no usable updated_at/),
-      }),
-    );
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Environment } from './definition/action.js';
-import type { HttpClient } from './http/client.js';
+import type { Page } from './definition/action.js';
+import type { HttpClient, HttpRequest } from './http/client.js';
 import type { Logger } from './log.js';
 
 /** What an action's code gets to work with. Credentials are not in it: the HTTP pipeline adds them. */
@@ -32,4 +33,21 @@ export interface ActionContext {
 export interface SourceContext<C = unknown> extends ActionContext {
   /** Where the last committed run stopped; undefined on a first run. */
   checkpoint: C | undefined;
+  /**
+   * Every page of `request` read with the action's declared paginator and, for an incremental
+   * source, its watermark: the provider asked for records from the checkpoint on, records the
+   * last run read dropped, and each page's checkpoint set (held back to the last page when the
+   * provider lists newest first). The records are checked against the entity after they leave:
+   * `R` only says what they are.
+   * @example async *read(ctx, input) { yield* ctx.pages<Project>({ path: '/projects', query: { limit: input.limit } }); }
+   */
+  pages<R = unknown>(request: HttpRequest, start?: PagesStart): AsyncIterable<Page<R, C>>;
+}
+
+/** Where an incremental read starts, besides its checkpoint. */
+export interface PagesStart {
+  /** The cursor value a first run (one without a checkpoint) starts from. */
+  from?: string | number | undefined;
+  /** The oldest cursor value the provider can list: a start older than it moves up to it. */
+  notBefore?: string | number | undefined;
 }

@@ -266,3 +266,27 @@ export class AddressRefusedError extends ConnectorError {
     this.embedding = refusal.embedding;
   }
 }
+
+/**
+ * A paged read going round in circles: a page asked for a second time in the run (a cursor,
+ * offset or URL seen before), or a page with the same records as the one before it. Never
+ * retried: the provider would answer the same.
+ */
+export class PagingLoopError extends ConnectorError {
+  readonly action: string;
+  /** The page (1 for the first) at which the loop was caught. */
+  readonly page: number;
+
+  constructor(action: string, page: number, reason: string, options: ConnectorErrorOptions = {}) {
+    const where = options.requestId ? ` (request ${options.requestId})` : '';
+    super(
+      options.code ?? 'paging_loop',
+      `${action}: page ${page} ${reason}; stopping rather than looping${where}`,
+      false,
+      502,
+      options,
+    );
+    this.action = action;
+    this.page = page;
+  }
+}

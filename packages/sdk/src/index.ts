@@ -14,6 +14,7 @@ export type {
   Direction,
   Environment,
   Incremental,
+  NewerThan,
   Page,
   RetryPolicy,
   SourceAction,
@@ -50,7 +51,7 @@ export type { ConnectionCredential, KeyCredential, BasicCredential, OAuth2Creden
 export type { TokenSet } from './tokens.js';
 export { CATEGORIES } from './definition/categories.js';
 export type { Category } from './definition/categories.js';
-export type { ActionContext, SourceContext, ProgressUpdate, ProgressEvent } from './context.js';
+export type { ActionContext, SourceContext, PagesStart, ProgressUpdate, ProgressEvent } from './context.js';
 export type {
   HttpClient,
   HttpRequest,
@@ -61,6 +62,26 @@ export type {
 } from './http/client.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { cursorLoop } from './paging.js';
+// Pagination as data: `ctx.http.paginate(request, paginator)`.
+export {
+  cursorPaginator,
+  offsetPaginator,
+  pageNumberPaginator,
+  nextUrlPaginator,
+  linkHeaderPaginator,
+} from './paginate/declared.js';
+export type {
+  CursorOptions,
+  OffsetOptions,
+  PageNumberOptions,
+  NextUrlOptions,
+  PagedOptions,
+  PageSize,
+  ReadFrom,
+  SendAs,
+  StopWhen,
+} from './paginate/declared.js';
+export type { Paginator, PageRequest, PageAnswer, RecordPage } from './paginate/paginator.js';
 export type { CursorLoop } from './paging.js';
 export {
   ConnectorError,
@@ -78,6 +99,7 @@ export {
   NetworkError,
   SchemaMismatchError,
   CancelledError,
+  PagingLoopError,
   AddressRefusedError,
   CredentialsExpiredError,
 } from './errors.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type ConnectionInput, type ResolvedConnection, type SecretResolver, resolveConnection } from './connection.js';
-import type { ActionContext, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
+import type { ActionContext, PagesStart, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
 import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
 import { checkCredential, credentialSecrets } from './credentials.js';
 import { appliedAuth } from './http/auth.js';
@@ -11,7 +11,8 @@ import { type ApprovalDecision, checkApproval } from './approval.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
 import { CancelledError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
-import { createHttpClient, DEFAULT_RETRY, NEVER, type RetrySettings } from './http/client.js';
+import { createHttpClient, DEFAULT_RETRY, type HttpRequest, NEVER, type RetrySettings } from './http/client.js';
+import { declaredPages } from './paginate/incremental.js';
 import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
 import { excerpt } from './excerpt.js';
@@ -363,14 +364,27 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   );
   const http = createHttpClient(settings);
   // A source's context carries its checkpoint; one object either way.
-  const context: ActionContext & Partial<Pick<SourceContext, 'checkpoint'>> = {
+  const context: ActionContext & Partial<Pick<SourceContext, 'checkpoint' | 'pages'>> = {
     http,
     signal,
     log,
     environment: prepared.environment,
     connection: { id: connection.id, settings: connection.settings },
     progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action, clock)),
-    ...(action.direction === 'source' ? { checkpoint: prepared.checkpoint } : {}),
+    ...(action.direction === 'source'
+      ? {
+          checkpoint: prepared.checkpoint,
+          pages: <R>(request: HttpRequest, start?: PagesStart) =>
+            declaredPages(
+              http,
+              `${connector.key} ${action.key}`,
+              action,
+              prepared.checkpoint,
+              request,
+              start,
+            ) as AsyncIterable<Page<R>>,
+        }
+      : {}),
   };
 
   // A provider that echoes the credential must not pass it on into the flow's data.

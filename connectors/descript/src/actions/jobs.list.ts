@@ -3,12 +3,7 @@ import { z } from 'zod';
 import { DAY_MS, JOB_HISTORY, JOB_TYPES } from '../contract.js';
 import { Job, type JobRecord } from '../entities.js';
 import { pageLimit, providerId, timestamp } from '../inputs.js';
-import { cursorPages } from '../paging.js';
-import { resumeFrom, seenIds, Watermark } from '../watermark.js';
-
-/** Where the next run resumes: the newest created_at read, and the ids read at exactly that instant. */
-const JobsCheckpoint = z.strictObject({ created_after: z.iso.datetime({ offset: true }), seen_ids: seenIds });
-type JobsCheckpoint = z.output<typeof JobsCheckpoint>;
+import { after, byCursor, timestampCheckpoint } from '../listing.js';
 
 /**
  * The provider refuses `created_after` older than 30 days; the connector's clock and the
@@ -38,35 +33,28 @@ export function jobsListAction(clock: Clock = Date.now) {
       ).optional(),
       limit: pageLimit(100),
     }),
-    incremental: { cursorField: 'created_at', checkpoint: JobsCheckpoint },
-    async *read(ctx, input) {
+    incremental: {
+      cursorField: 'created_at',
+      tieBreaker: 'job_id',
+      checkpoint: timestampCheckpoint('created_after'),
+      newerThan: after('created_after'),
+      order: 'newest-first',
+    },
+    paginator: byCursor,
+    read(ctx, input) {
       const now = clock();
-      const oldest = now - JOB_HISTORY.maxDays * DAY_MS + CLOCK_MARGIN_MS;
-      let start: JobsCheckpoint | undefined =
-        ctx.checkpoint ?? (input.created_after ? { created_after: input.created_after, seen_ids: [] } : undefined);
-      if (start && Date.parse(start.created_after) < oldest) {
+      const oldest = iso(now - JOB_HISTORY.maxDays * DAY_MS + CLOCK_MARGIN_MS);
+      const from = ctx.checkpoint?.created_after ?? input.created_after;
+      if (from && Date.parse(from) < Date.parse(oldest)) {
         ctx.log.warn(
-          `jobs.list: ${start.created_after} is older than the provider's ${JOB_HISTORY.maxDays}-day job history; reading from ${iso(oldest)} instead (older jobs can no longer be listed)`,
-          { from: start.created_after, clampedTo: iso(oldest) },
+          `jobs.list: ${from} is older than the provider's ${JOB_HISTORY.maxDays}-day job history; reading from ${oldest} instead (older jobs can no longer be listed)`,
+          { from, clampedTo: oldest },
         );
-        start = { created_after: iso(oldest), seen_ids: [] };
       }
-      const windowStart = start ? resumeFrom(start.created_after) : iso(now - JOB_HISTORY.defaultDays * DAY_MS);
-      const mark = new Watermark(
-        { subject: 'descript jobs.list', time: 'created_at', id: 'job_id', requestId: () => ctx.http.lastRequestId },
-        start && { at: start.created_after, seen_ids: start.seen_ids },
-      );
-      const query = { project_id: input.project_id, type: input.type, created_after: windowStart, limit: input.limit };
-      // Newest first: the checkpoint can only move on once the whole window has been read.
-      for await (const page of cursorPages(ctx, 'jobs.list', '/jobs', query)) {
-        const records = mark.keepNew(page.data);
-        if (!page.last) {
-          yield { records: records as JobRecord[] };
-          continue;
-        }
-        const at = mark.mark ?? { at: start?.created_after ?? windowStart, seen_ids: [] };
-        yield { records: records as JobRecord[], checkpoint: { created_after: at.at, seen_ids: at.seen_ids } };
-      }
+      // Without a start, the last days by default; with one, the SDK fills `created_after` in at its place.
+      const created_after = from ? undefined : iso(now - JOB_HISTORY.defaultDays * DAY_MS);
+      const query = { project_id: input.project_id, type: input.type, created_after, limit: input.limit };
+      return ctx.pages<JobRecord>({ path: '/jobs', query }, { from: input.created_after, notBefore: oldest });
     },
   });
 }

@@ -2,12 +2,7 @@ import { defineAction } from '@plugboard/sdk';
 import { z } from 'zod';
 import { Project, type ProjectRecord } from '../entities.js';
 import { pageLimit, timestamp } from '../inputs.js';
-import { cursorPages } from '../paging.js';
-import { resumeFrom, seenIds, Watermark } from '../watermark.js';
-
-/** Where the next run resumes: the newest updated_at read, and the ids read at exactly that instant. */
-const ProjectsCheckpoint = z.strictObject({ updated_after: z.iso.datetime({ offset: true }), seen_ids: seenIds });
-type ProjectsCheckpoint = z.output<typeof ProjectsCheckpoint>;
+import { after, byCursor, timestampCheckpoint } from '../listing.js';
 
 export const projectsList = defineAction({
   key: 'projects.list',
@@ -29,29 +24,17 @@ export const projectsList = defineAction({
     updated_after: timestamp('Where the first run starts; later runs start at their checkpoint').optional(),
     limit: pageLimit(100),
   }),
-  incremental: { cursorField: 'updated_at', checkpoint: ProjectsCheckpoint },
-  async *read(ctx, input) {
+  incremental: {
+    cursorField: 'updated_at',
+    checkpoint: timestampCheckpoint('updated_after'),
+    newerThan: after('updated_after'),
+    order: 'oldest-first',
+  },
+  paginator: byCursor,
+  read(ctx, input) {
     const { updated_after, limit, ...filters } = input;
-    const start: ProjectsCheckpoint | undefined =
-      ctx.checkpoint ?? (updated_after ? { updated_after, seen_ids: [] } : undefined);
-    const mark = new Watermark(
-      { subject: 'descript projects.list', time: 'updated_at', id: 'id', requestId: () => ctx.http.lastRequestId },
-      start && { at: start.updated_after, seen_ids: start.seen_ids },
-    );
-    const query = {
-      ...filters,
-      updated_after: start && resumeFrom(start.updated_after),
-      sort: 'updated_at',
-      direction: 'asc',
-      limit,
-    };
-    for await (const page of cursorPages(ctx, 'projects.list', '/projects', query)) {
-      const records = mark.keepNew(page.data);
-      const at = mark.mark;
-      yield {
-        records: records as ProjectRecord[],
-        ...(at ? { checkpoint: { updated_after: at.at, seen_ids: at.seen_ids } } : {}),
-      };
-    }
+    // `updated_after` keeps its place in the query: the SDK fills it in from the checkpoint.
+    const query = { ...filters, updated_after: undefined, sort: 'updated_at', direction: 'asc', limit };
+    return ctx.pages<ProjectRecord>({ path: '/projects', query }, { from: updated_after });
   },
 });

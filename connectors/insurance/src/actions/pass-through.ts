@@ -1,4 +1,4 @@
-import { cursorLoop, defineAction, excerpt, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
+import { cursorPaginator, defineAction } from '@plugboard/sdk';
 import { z } from 'zod';
 import { BUDGETS, PAGING } from '../contract.js';
 import { PassThroughBody } from '../entities.js';
@@ -28,9 +28,10 @@ const ListInput = z.strictObject({
     .describe(`Records asked for per page (1 to ${PAGING.maxLimit}; assumed paging).`),
 });
 
-const ListPage = z.object({
-  [PAGING.dataField]: z.array(z.unknown()),
-  [PAGING.nextCursorField]: z.string().min(1).nullable().optional(),
+/** The assumed scheme: `{data, next_cursor}`, the cursor sent back as `?cursor=`, until none comes. */
+const byCursor = cursorPaginator({
+  records: PAGING.dataField,
+  cursor: { from: PAGING.nextCursorField, to: { query: PAGING.cursorParam } },
 });
 
 /** `GET <path>`, every page, oldest first. */
@@ -40,41 +41,8 @@ export function listAction<E extends z.ZodType>(spec: PassThroughSpec<E>) {
     direction: 'source',
     input: ListInput,
     budget: BUDGETS.other,
-    async *read(ctx, input) {
-      const loop = cursorLoop();
-      let cursor: string | undefined;
-      do {
-        const answer = await ctx.http.request({
-          method: 'GET',
-          path: spec.path,
-          query: { [PAGING.limitParam]: input.page_size, [PAGING.cursorParam]: cursor },
-        });
-        const page = ListPage.safeParse(answer.data);
-        if (!page.success) {
-          throw new SchemaMismatchError(`insurance ${spec.key}`, zodIssues(page.error), {
-            status: answer.status,
-            requestId: answer.requestId,
-          });
-        }
-        const next = page.data[PAGING.nextCursorField] ?? undefined;
-        if (loop.repeats(next)) {
-          throw new SchemaMismatchError(
-            `insurance ${spec.key}`,
-            [
-              {
-                path: PAGING.nextCursorField,
-                message: `the cursor ${excerpt(JSON.stringify(next))} came back twice; stopping rather than looping`,
-              },
-            ],
-            {
-              requestId: answer.requestId,
-            },
-          );
-        }
-        yield { records: page.data[PAGING.dataField] as z.input<E>[] };
-        cursor = next;
-      } while (cursor !== undefined);
-    },
+    paginator: byCursor,
+    read: (ctx, input) => ctx.pages<z.input<E>>({ path: spec.path, query: { [PAGING.limitParam]: input.page_size } }),
   });
 }
 

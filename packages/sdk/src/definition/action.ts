@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ActionContext, SourceContext } from '../context.js';
 import type { InputIssue } from '../errors.js';
+import type { Paginator } from '../paginate/paginator.js';
 
 /**
  * How an action's results come back: a `source` yields pages of records (`read`),
@@ -84,6 +85,39 @@ export interface Incremental<C> {
    * @default unchecked: any JSON value is accepted
    */
   checkpoint?: z.ZodType<C>;
+  /**
+   * The record field that tells records of one cursor value apart; the checkpoint keeps the ids
+   * read at its newest value (`ctx.pages`).
+   * @default 'id'
+   */
+  tieBreaker?: string;
+  /**
+   * How the provider is asked for records from the checkpoint on (`ctx.pages`): the query
+   * parameter, the format of its value, and how far before the checkpoint to ask (for a provider
+   * whose filter may leave its bound out; the records read again are dropped).
+   * @example newerThan: { query: 'updated_after', format: 'iso', earlierMs: 1 }
+   * @default not asked: the provider lists from the start and the records already read are dropped
+   */
+  newerThan?: NewerThan;
+  /**
+   * The order the provider lists in. Newest first: `ctx.pages` holds the new checkpoint back
+   * until the read reaches what the last run had read (or the last page), and stops paging there.
+   * @default 'oldest-first'
+   */
+  order?: 'oldest-first' | 'newest-first';
+}
+
+/** How a provider is asked for records from a cursor value on. */
+export interface NewerThan {
+  query: string;
+  /**
+   * `as-is`: the checkpoint's value as the provider wrote it; for a cursor of ISO 8601 instants,
+   * `iso`: an ISO 8601 instant in UTC, `unix`: seconds since the epoch, `unix-ms`: milliseconds.
+   * @default 'as-is'
+   */
+  format?: 'as-is' | 'iso' | 'unix' | 'unix-ms';
+  /** Milliseconds before the checkpoint to ask from; needs a format other than `as-is`. @default 0 */
+  earlierMs?: number;
 }
 
 export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
@@ -185,6 +219,12 @@ export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodTy
    * @default not incremental: every run reads from the start
    */
   incremental?: Incremental<C>;
+  /**
+   * How the action's list pages (see `cursorPaginator` and its kin): `ctx.pages(request)` reads
+   * with it, and with the incremental declaration's watermark. Checked at definition.
+   * @example paginator: cursorPaginator({ records: 'data', cursor: { from: 'next_cursor', to: { query: 'cursor' } } })
+   */
+  paginator?: Paginator;
   /** Yields pages of records; left out while the action is declared but not yet implemented. */
   read?: (ctx: SourceContext<C>, input: z.output<I>) => AsyncIterable<Page<z.input<E>, C>>;
 }

@@ -5,6 +5,7 @@ import { excerpt } from '../excerpt.js';
 import type { ProviderFailure } from '../http/classify.js';
 import { type Action, approvalOf } from './action.js';
 import { type AuthScheme, schemeProblems } from './auth.js';
+import { pagingProblems } from './paging.js';
 import { isCategory, CATEGORIES } from './categories.js';
 
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
@@ -204,12 +205,9 @@ function actionProblems(action: Action, budgets: Record<string, RateBudget>): st
   if (action.direction === 'destination' && 'incremental' in action && action.incremental) {
     problems.push('a destination cannot be incremental');
   }
-  if (action.direction === 'source' && action.incremental) {
+  if (action.direction === 'source') {
     const shape = action.entity instanceof z.ZodObject ? action.entity.shape : undefined;
-    if (!action.incremental.cursorField) problems.push('incremental reading needs a cursorField');
-    else if (shape && !(action.incremental.cursorField in shape)) {
-      problems.push(`the cursor field '${action.incremental.cursorField}' is not a field of the entity`);
-    }
+    problems.push(...pagingProblems(action, shape));
   }
   problems.push(...effectProblems(action.effect));
   if (action.retry !== undefined && action.retry !== 'safe' && action.retry !== 'never') {

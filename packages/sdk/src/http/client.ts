@@ -2,6 +2,9 @@ import { InvalidInputError, SchemaMismatchError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
 import { type HeaderReader, NOT_IN_HEADER, toHeaders } from './headers.js';
 import { pipeline } from './pipeline.js';
+import { type PageFetch, paginate } from '../paginate/pages.js';
+import type { PageRequest, Paginator, RecordPage } from '../paginate/paginator.js';
+import type { HttpRequest } from './request.js';
 import type { ClientSettings } from './settings.js';
 import { requestIdOf } from './stages/redaction.js';
 import type { Answer, Send } from './stages/stage.js';
@@ -17,23 +20,7 @@ export {
 
 /** `ctx.http`: every provider call of an action goes through its run's pipeline (pipeline.ts). */
 
-export type QueryValue = string | number | boolean;
-
-export interface HttpRequest {
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Path below the base URL; `{name}` placeholders are filled from `params`, encoded. */
-  path: string;
-  params?: Record<string, string | number>;
-  /** Query parameters; arrays repeat the parameter, undefined ones are left out. */
-  query?: Record<string, QueryValue | readonly QueryValue[] | undefined>;
-  /** A JSON body. */
-  json?: unknown;
-  headers?: Record<string, string>;
-  /** The rate budget to draw on; defaults to the action's. */
-  budget?: string;
-  /** How to read a successful answer; by default JSON when it says so, else text. */
-  responseType?: 'json' | 'text';
-}
+export type { HttpRequest, QueryValue } from './request.js';
 
 export interface HttpResponse<T = unknown> {
   status: number;
@@ -48,6 +35,11 @@ export interface HttpClient {
   request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
   get<T = unknown>(path: string, options?: RequestOptions): Promise<T>;
   post<T = unknown>(path: string, json?: unknown, options?: RequestOptions): Promise<T>;
+  /**
+   * Every page of a paged read, each request through this pipeline, under the loop guard.
+   * @example for await (const page of ctx.http.paginate({ path: '/items' }, cursorPaginator({ records: 'data', cursor: { from: 'next', to: { query: 'cursor' } } }))) yield { records: page.records };
+   */
+  paginate<R = unknown>(request: HttpRequest, paginator: Paginator): AsyncIterable<RecordPage<R>>;
   /** The request id of the latest answer, for errors raised after it. */
   readonly lastRequestId: string | undefined;
 }
@@ -112,6 +104,49 @@ class RunHttp implements HttpClient {
     return (await this.exchange({ ...options, path, method: 'POST', json })).data as T;
   }
 
+  paginate<R = unknown>(request: HttpRequest, paginator: Paginator): AsyncIterable<RecordPage<R>> {
+    return paginate(this.pages(), request, paginator) as AsyncIterable<RecordPage<R>>;
+  }
+
+  private pageFetch: PageFetch | undefined;
+
+  private pages(): PageFetch {
+    const { connector, action, baseUrl, transport, signal, log, redactor } = this.settings;
+    this.pageFetch ??= {
+      subject: `${connector.key} ${action.key}`,
+      clock: transport.clock,
+      signal,
+      log,
+      url: (request: PageRequest, previous: URL | undefined) =>
+        request.url === undefined ? buildUrl(baseUrl, request) : this.providerUrl(request.url, previous),
+      send: async (request: PageRequest, url: URL) => {
+        const { answer, data } = await this.exchange(request, url, request.url !== undefined);
+        return {
+          status: answer.status,
+          data,
+          header: (name: string) => answer.headers.get(name),
+          requestId: requestIdOf(redactor, answer.headers),
+        };
+      },
+    };
+    return this.pageFetch;
+  }
+
+  /** A next URL the provider gave: http(s) only, resolved against the page it came with. */
+  private providerUrl(href: string, previous: URL | undefined): URL {
+    let url: URL | undefined;
+    try {
+      url = new URL(href, previous ?? this.settings.baseUrl);
+    } catch {}
+    if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+      const { connector, action, redactor } = this.settings;
+      throw new SchemaMismatchError(`${connector.key} ${action.key}`, [
+        { path: '(next page)', message: `not an http(s) URL: ${excerpt(redactor.redactString(href))}` },
+      ]);
+    }
+    return url;
+  }
+
   async request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>> {
     const { answer, data } = await this.exchange(request);
     // The getter keeps only the headers: holding the whole answer (its text) for as long as a
@@ -130,10 +165,17 @@ class RunHttp implements HttpClient {
     };
   }
 
-  /** One call with its retries: the successful answer and its parsed body, or a ConnectorError. */
-  private async exchange(request: HttpRequest): Promise<{ answer: Answer; data: unknown }> {
-    const { baseUrl, redactor, signal } = this.settings;
-    const url = buildUrl(baseUrl, request);
+  /**
+   * One call with its retries: the successful answer and its parsed body, or a ConnectorError.
+   * `fromProvider`: the URL is a next page's the provider gave, sent as a redirect's hop is (the
+   * credential goes to the base URL's origin only).
+   */
+  private async exchange(
+    request: HttpRequest,
+    url = buildUrl(this.settings.baseUrl, request),
+    fromProvider = false,
+  ): Promise<{ answer: Answer; data: unknown }> {
+    const { redactor, signal } = this.settings;
     const method = request.method ?? 'GET';
     // A path holds the caller's ids: errors, logs and events quote an excerpt of it.
     const operation = excerpt(redactor.redactString(`${method} ${url.pathname}`));
@@ -145,6 +187,7 @@ class RunHttp implements HttpClient {
       operation,
       budget: request.budget,
       signal,
+      ...(fromProvider ? { redirected: true } : {}),
     });
     return { answer, data: this.parseBody(answer, request.responseType, operation) };
   }

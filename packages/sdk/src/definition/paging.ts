@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import type { SourceAction } from './action.js';
+
+const FORMATS = ['as-is', 'iso', 'unix', 'unix-ms'];
+const ORDERS = ['oldest-first', 'newest-first'];
+
+/** The problems of a source's declared paginator and incremental reading (its watermark), each naming the field. */
+export function pagingProblems(action: SourceAction, shape: Record<string, z.ZodType> | undefined): string[] {
+  const problems: string[] = [];
+  const { paginator, incremental } = action;
+  if (paginator !== undefined) {
+    if (
+      typeof paginator?.first !== 'function' ||
+      typeof paginator.next !== 'function' ||
+      typeof paginator.records !== 'function'
+    )
+      problems.push('paginator: must have first, records and next functions');
+    else for (const problem of paginator.problems?.() ?? []) problems.push(`paginator: ${problem}`);
+  }
+  if (!incremental) return problems;
+  const { cursorField, tieBreaker, newerThan, order } = incremental;
+  if (!cursorField) problems.push('incremental reading needs a cursorField');
+  else if (shape && !(cursorField in shape))
+    problems.push(`the cursor field '${cursorField}' is not a field of the entity`);
+  if (tieBreaker !== undefined && shape && !(tieBreaker in shape))
+    problems.push(`incremental.tieBreaker: '${tieBreaker}' is not a field of the entity`);
+  if (order !== undefined && !ORDERS.includes(order))
+    problems.push(`incremental.order must be 'oldest-first' or 'newest-first', not ${JSON.stringify(order)}`);
+  if (newerThan !== undefined) {
+    const { query, format = 'as-is', earlierMs = 0 } = newerThan;
+    if (typeof query !== 'string' || query === '')
+      problems.push('incremental.newerThan.query needs the query parameter');
+    if (!FORMATS.includes(format))
+      problems.push(`incremental.newerThan.format must be one of ${FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
+    else if (earlierMs !== 0 && format === 'as-is')
+      problems.push("incremental.newerThan.earlierMs needs a format of 'iso', 'unix' or 'unix-ms'");
+    if (!(Number.isInteger(earlierMs) && earlierMs >= 0))
+      problems.push('incremental.newerThan.earlierMs must be a whole number of zero or more');
+  }
+  return problems;
+}

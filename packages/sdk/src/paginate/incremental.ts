@@ -1,0 +1,83 @@
+import type { Action, Incremental, NewerThan, Page } from '../definition/action.js';
+import type { PagesStart } from '../context.js';
+import type { HttpClient, HttpRequest } from '../http/client.js';
+import type { Paginator } from './paginator.js';
+import { type Mark, rank, Watermark } from './watermark.js';
+
+/**
+ * `ctx.pages`: the pages of a declared paginator, through a declared watermark when the
+ * source is incremental. The checkpoint is `{ <newerThan.query or cursorField>: value,
+ * seen_ids }`; it is committed after delivery as every page's checkpoint is.
+ */
+export async function* declaredPages(
+  http: HttpClient,
+  subject: string,
+  action: Action,
+  checkpoint: unknown,
+  request: HttpRequest,
+  { from, notBefore }: PagesStart = {},
+): AsyncGenerator<Page> {
+  const paginator: Paginator | undefined = action.direction === 'source' ? action.paginator : undefined;
+  if (!paginator) throw new TypeError(`${subject}: ctx.pages needs the action to declare a paginator`);
+  const incremental = action.direction === 'source' ? action.incremental : undefined;
+  if (!incremental) {
+    for await (const page of http.paginate(request, paginator)) yield { records: page.records };
+    return;
+  }
+  const key = checkpointKey(incremental);
+  let start: Mark | undefined = checkpoint
+    ? { at: (checkpoint as Record<string, string | number>)[key]!, seen_ids: (checkpoint as Mark).seen_ids ?? [] }
+    : from === undefined
+      ? undefined
+      : { at: from, seen_ids: [] };
+  if (start && notBefore !== undefined && rank(start.at) < rank(notBefore)) start = { at: notBefore, seen_ids: [] };
+  const mark = new Watermark(
+    {
+      subject,
+      cursor: incremental.cursorField,
+      id: incremental.tieBreaker ?? 'id',
+      requestId: () => http.lastRequestId,
+    },
+    start,
+  );
+  const { newerThan } = incremental;
+  const asked =
+    start && newerThan
+      ? { ...request, query: { ...request.query, [newerThan.query]: newerThanValue(newerThan, start.at) } }
+      : request;
+  const newestFirst = incremental.order === 'newest-first';
+  const checkpointOf = () => {
+    const at = mark.mark;
+    return at ? { checkpoint: { [key]: at.at, seen_ids: at.seen_ids } } : {};
+  };
+  for await (const page of http.paginate(asked, paginator)) {
+    const records: unknown[] = [];
+    let reached = false;
+    for (const record of page.records) {
+      if (mark.isNew(record)) records.push(record);
+      else reached = true;
+    }
+    for (const record of records) mark.note(record);
+    if (!newestFirst) yield { records, ...checkpointOf() };
+    // Newest first, the checkpoint moves on only once the read has come down to where the last one began.
+    else if (reached || page.last) {
+      yield { records, ...checkpointOf() };
+      return;
+    } else yield { records };
+  }
+}
+
+/** The checkpoint's field for the cursor value. */
+export function checkpointKey(incremental: Incremental<unknown>): string {
+  return incremental.newerThan?.query ?? incremental.cursorField;
+}
+
+/** The newer-than parameter's value for a mark at `at`. */
+function newerThanValue(newerThan: NewerThan, at: string | number): string | number {
+  const { format = 'as-is', earlierMs = 0 } = newerThan;
+  // A number cursor is sent as the provider wrote it; the formats are of an instant's text.
+  if (format === 'as-is' || typeof at === 'number') return at;
+  const from = rank(at) - earlierMs;
+  if (format === 'iso') return new Date(from).toISOString();
+  return format === 'unix' ? Math.floor(from / 1000) : from;
+}
