@@ -51,8 +51,15 @@ describe('sign-in', () => {
       transport,
       environment: 'sandbox' as const,
     };
+    // Part-way through a second: the token's `exp` is stamped in whole seconds.
+    await clock.advance(900);
     const tokens = await exchangeAuthorizationCode(exchange);
-    expect(tokens).toMatchObject({ tokenType: 'Bearer', scope: 'items:read', expiresAt: clock.now() + 2000 });
+    expect(tokens).toMatchObject({ tokenType: 'Bearer', scope: 'items:read', expiresAt: clock.now() - 900 + 2000 });
+    // Never believed to live past the provider's own `exp`: a call sent in between would meet a 401.
+    const { exp } = JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()) as {
+      exp: number;
+    };
+    expect(tokens.expiresAt).toBeLessThanOrEqual(exp * 1000);
     expect(tokens.refreshToken).toBeDefined();
     const me = await fetch(`${rig.api.url}/me`, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
     expect(me.status).toBe(200);

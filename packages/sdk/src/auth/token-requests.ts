@@ -144,7 +144,10 @@ async function granted(
   };
   const rotated = answer.refresh_token ?? refreshToken;
   if (rotated !== undefined) tokens.refreshToken = rotated;
-  if (lifetimeMs !== undefined) tokens.expiresAt = sentAt + lifetimeMs;
+  // Counted from the whole second the request went out: a provider stamps `exp` in whole seconds
+  // (often its own clock floored), so a lifetime counted from the instant could end after the
+  // token's, and a call sent in between would meet a 401.
+  if (lifetimeMs !== undefined) tokens.expiresAt = Math.floor(sentAt / 1000) * 1000 + lifetimeMs;
   if (answer.scope !== undefined) tokens.scope = answer.scope;
   client.redactor.addRecent(tokens.accessToken);
   client.redactor.addRecent(tokens.refreshToken);
