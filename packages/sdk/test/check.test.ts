@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkConnection, type CheckOptions, createExecutor, manualClock } from '../src/host.js';
 import {
   apiKeyHeader,
   bearerToken,
   type ConnectionCredential,
+  createTransport,
   defineConnector,
   oauth2AuthorizationCode,
 } from '../src/index.js';
@@ -17,6 +18,9 @@ const KEY = 'check-key-4e8a2c6b9d1f3a57';
 const ACCESS_TOKEN = 'check-access-7c3e9a1b5d2f4e68';
 const clock = manualClock(Date.parse('2026-11-26T06:00:00Z'));
 const TOKEN_EXPIRY = Date.parse('2026-11-26T07:00:00Z');
+// A token's expiry is judged on the transport's clock: the test's, never the day's real time.
+const transport = createTransport({ clock });
+afterAll(() => transport.close());
 
 const checked = defineConnector({
   key: 'checked',
@@ -45,7 +49,7 @@ function options(baseUrl: string, scheme: string, credential: ConnectionCredenti
   return {
     connection: { id: 'conn_1', baseUrl, settings: { authScheme: scheme } },
     credential: () => credential,
-    transport: h.transport,
+    transport,
     clock,
     log: () => undefined,
   };
