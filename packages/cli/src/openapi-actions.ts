@@ -7,15 +7,18 @@ import {
   pointerTo,
   type Schema,
 } from './openapi-document.js';
+import { pagedReadSource, sharedListing, unpagedNote } from './openapi-listing.js';
+import { detectPaging, type ListPaging, recordsOf } from './openapi-paging.js';
 import { UsageError } from './usage.js';
 import { propertyKey, zodSource } from './zod-source.js';
 
 /**
  * Action files of a connector from operations of an OpenAPI document: one file per operation,
  * the declarative definition first (key, direction, the zod schemas of its input and data
- * type) and a short `read` or `write` that makes the one request. A GET is a source, anything
- * else a destination; billing, approval and paging are the author's to add, and each file
- * says so where it matters.
+ * type) and a short `read` or `write`. A GET is a source, anything else a destination. A
+ * list declares the paginator its document describes (openapi-paging.ts) and reads every page
+ * with `ctx.pages`, from a checkpoint on where it can; billing and approval are the author's to
+ * add, and each file says so where it matters, as it does a list whose paging was not found.
  */
 
 export interface GeneratedAction {
@@ -30,12 +33,16 @@ export interface GeneratedAction {
   operationId: string;
   /** The JSON Schema of its input, for an example to record with. */
   inputSchema: Schema;
+  /** A source read from a checkpoint on: it is recorded twice, the second run from the first's checkpoint. */
+  incremental: boolean;
 }
 
 export interface GeneratedConnector {
   actions: GeneratedAction[];
   /** `src/entities.ts`: the named data types. */
   entities: string;
+  /** `src/listing.ts`: the paginators several sources share, when some do. */
+  listing?: string;
 }
 
 const VERBS: Partial<Record<Method, string>> = { post: 'create', put: 'update', patch: 'update', delete: 'delete' };
@@ -76,19 +83,21 @@ function jsonContent<T>(content: Record<string, T> | undefined): { type: string;
   return type === undefined ? undefined : { type, media: content[type]! };
 }
 
-/** The first success answer's JSON schema, and where it lies in the document as written. */
+/** The first success answer's JSON schema, where it lies in the document as written, and the headers it declares. */
 function successSchema(
   path: string,
   method: Method,
   operation: Operation,
-): { schema: Schema | undefined; at: string[] } {
+): { schema: Schema | undefined; at: string[]; headers: string[] } {
   const status = Object.keys(operation.responses ?? {})
     .filter((code) => /^2\d\d$/.test(code))
     .sort()[0];
-  const content = status === undefined ? undefined : jsonContent(operation.responses?.[status]?.content);
+  const response = status === undefined ? undefined : operation.responses?.[status];
+  const content = jsonContent(response?.content);
   return {
     schema: content?.media.schema,
     at: ['paths', path, method, 'responses', status ?? '', 'content', content?.type ?? '', 'schema'],
+    headers: Object.keys(response?.headers ?? {}),
   };
 }
 
@@ -128,28 +137,6 @@ function effectLines(method: Method): string[] {
         '  effect: { writes: true, idempotent: false, destructive: true },',
       ];
   }
-}
-
-/**
- * Where a list answer keeps its records: the answer itself when it is an array, else a `data`,
- * `items`, `results` ... array, or the only array of a small envelope (`{ projects: [...], next }`).
- * An answer about one thing (a path ending in its id) is one record, arrays inside it or not.
- */
-function recordsOf(
-  schema: Schema | undefined,
-  path: string,
-): { property: string | undefined; item: Schema | undefined; many: boolean } {
-  const one = { property: undefined, item: schema, many: false };
-  if (/\}\/?$/.test(path)) return one;
-  if (schema?.type === 'array' || schema?.items)
-    return { property: undefined, item: schema.items as Schema | undefined, many: true };
-  const properties = Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
-  const arrays = properties.filter(([, property]) => property?.type === 'array');
-  const preferred = ['data', 'items', 'results', 'records', 'entries'];
-  const found =
-    arrays.find(([name]) => preferred.includes(name)) ??
-    (arrays.length === 1 && properties.length <= 3 ? arrays[0] : undefined);
-  return found ? { property: found[0], item: found[1].items as Schema | undefined, many: true } : one;
 }
 
 function inputSchema(
@@ -202,15 +189,25 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
     throw new UsageError('--operations: name at least one operationId of the document, comma-separated');
 
   const taken = new Set<string>();
-  const entities = new Map<string, string>();
-  const actions: GeneratedAction[] = [];
-  for (const id of operationIds) {
+  const planned = operationIds.map((id) => {
     const { path, method, operation, parameters } = byId.get(id)!;
     const answer = successSchema(path, method, operation);
     const records = recordsOf(answer.schema, path);
     const key = actionKey(path, method, id, taken, records.many);
+    const paging =
+      method === 'get' && records.many
+        ? detectPaging({ path, parameters, answer: answer.schema, headers: answer.headers })
+        : undefined;
+    return { id, path, method, operation, parameters, answer, records, key, paging };
+  });
+  const listing = sharedListing(planned.flatMap(({ key, paging }) => (paging ? [{ key, paging }] : [])));
+  const entities = new Map<string, string>();
+  const actions: GeneratedAction[] = [];
+  for (const { id, path, method, operation, parameters: declared, answer, records, key, paging } of planned) {
     const name = camel(key);
     const direction = method === 'get' ? 'source' : 'destination';
+    const paged = paging?.paginator ? { ...paging, paginator: paging.paginator } : undefined;
+    const parameters = paged ? pagedParameters(declared, paged) : declared;
     const entitySchema = direction === 'source' ? records.item : answer.schema;
     const entityAt =
       records.property === undefined
@@ -240,26 +237,39 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
         (schema.type === 'array' && ['string', 'integer', 'number', 'boolean'].includes(String(items.type)))
       );
     };
-    const request = [
+    const target = [
       `method: ${JSON.stringify(method.toUpperCase())}`,
       `path: ${JSON.stringify(path)}`,
       ...(pathParams.length ? [`params: ${from(pathParams, (value) => `String(${value})`)}`] : []),
-      // A query value that is not a plain value or list of them goes as JSON text.
-      ...(queryParams.length
-        ? [
-            `query: ${from(queryParams, (value, param) => (primitive(param) ? value : `(${value} === undefined ? undefined : JSON.stringify(${value}))`))}`,
-          ]
-        : []),
+    ];
+    // A query value that is not a plain value or list of them goes as JSON text.
+    const queryEntry = (param: string) =>
+      `${propertyKey(param)}: ${primitive(param) ? `input[${JSON.stringify(param)}]` : `(input[${JSON.stringify(param)}] === undefined ? undefined : JSON.stringify(input[${JSON.stringify(param)}]))`}`;
+    const request = [
+      ...target,
+      ...(queryParams.length ? [`query: { ${queryParams.map(queryEntry).join(', ')} }`] : []),
       ...(input.bodyField ? ['json: input.body'] : input.bodyKeys.length ? [`json: ${from(input.bodyKeys)}`] : []),
     ].join(', ');
+    const read = paged
+      ? pagedReadSource({
+          paging: paged,
+          listing,
+          entity: entityName,
+          request: target.join(', '),
+          query: queryParams
+            .filter((param) => param !== paged.pageSize?.param && param !== paged.incremental?.query)
+            .map(queryEntry),
+        })
+      : undefined;
     const call = `ctx.http.request<z.input<typeof ${direction === 'source' && records.property === undefined && !records.many ? entityName : 'Answer'}>>({ ${request} })`;
     const summary = comment(operation.summary ?? operation.description) || `${method.toUpperCase()} ${path}`;
     const lines = [
-      "import { defineAction } from '@plugboard/sdk';",
+      `import { ${['defineAction', ...(read?.sdk ?? [])].sort().join(', ')} } from '@plugboard/sdk';`,
       "import { z } from 'zod';",
       `import { ${entityName} } from '../entities.js';`,
+      ...(read?.imports ?? []),
       '',
-      ...(direction === 'source' && (records.many || records.property !== undefined)
+      ...(direction === 'source' && !read && (records.many || records.property !== undefined)
         ? [`const Answer = ${zodSource(answer.schema, { loose: true })};`, '']
         : []),
       ...(direction === 'destination' ? [`const Answer = ${entityName};`, ''] : []),
@@ -272,15 +282,17 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       ...effectLines(method),
       `  entity: ${entityName},`,
       `  input: ${zodSource(input.schema, { loose: false })},`,
-      ...(direction === 'source'
-        ? [
-            '  async *read(ctx, input) {',
-            `    // One request; when the API pages, loop on its next marker and yield each page.`,
-            `    const answer = await ${call};`,
-            `    yield { records: ${records.property !== undefined ? `answer.data[${JSON.stringify(records.property)}] ?? []` : records.many ? 'answer.data' : '[answer.data]'} };`,
-            '  },',
-          ]
-        : ['  async write(ctx, input) {', `    return (await ${call}).data;`, '  },']),
+      ...(read
+        ? read.lines
+        : direction === 'source'
+          ? [
+              '  async *read(ctx, input) {',
+              ...(paging ? unpagedNote(paging.summary) : []),
+              `    const answer = await ${call};`,
+              `    yield { records: ${records.property !== undefined ? `answer.data[${JSON.stringify(records.property)}] ?? []` : records.many ? 'answer.data' : '[answer.data]'} };`,
+              '  },',
+            ]
+          : ['  async write(ctx, input) {', `    return (await ${call}).data;`, '  },']),
       '});',
       '',
     ];
@@ -292,6 +304,7 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       direction,
       operationId: id,
       inputSchema: input.schema,
+      incremental: paged?.incremental !== undefined,
     });
   }
   const entitiesSource = [
@@ -301,5 +314,37 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
     '',
     ...[...entities.values()].flatMap((line) => [line, '']),
   ].join('\n');
-  return { actions, entities: entitiesSource };
+  return { actions, entities: entitiesSource, ...(listing.source ? { listing: listing.source } : {}) };
+}
+
+/**
+ * The parameters a paged source takes as input: those the paginator sends are left to it, and so
+ * is the order an incremental read asks for; the page size defaults to the most the document
+ * allows, and the newer-than filter says where a first run starts.
+ */
+function pagedParameters(parameters: Parameter[], paging: ListPaging): Parameter[] {
+  const { incremental, pageSize, driven } = paging;
+  const left = new Set([...driven, ...Object.keys(incremental?.sort ?? {})]);
+  return parameters
+    .filter((parameter) => parameter.in !== 'query' || !left.has(parameter.name))
+    .map((parameter) => {
+      if (parameter.in !== 'query') return parameter;
+      if (parameter.name === incremental?.query)
+        return {
+          ...parameter,
+          schema: {
+            ...parameter.schema,
+            description: 'Where the first run starts (an ISO 8601 instant); later runs start at their checkpoint',
+          },
+        };
+      if (parameter.name === pageSize?.param && pageSize.value !== undefined)
+        return {
+          ...parameter,
+          schema: {
+            ...parameter.schema,
+            description: `Records per request (default ${pageSize.value}); every page is read`,
+          },
+        };
+      return parameter;
+    });
 }

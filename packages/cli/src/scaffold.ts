@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sampleOf } from '@plugboard/catalogue/sample';
-import { generateActions } from './openapi-actions.js';
+import { type GeneratedAction, generateActions } from './openapi-actions.js';
 import { basePathOf } from './mock/server.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 import { UsageError } from './usage.js';
@@ -76,6 +76,27 @@ function exampleTokens(name: string): Record<string, string> {
   };
 }
 
+const INCREMENTAL_NOTE =
+  'The `-since` scenario of an incremental source starts where its first ended (the same `--state` folder):\nthe standard suite checks that it reads nothing twice. ';
+
+/** The record commands of a generated action: an incremental source's twice, the second from the first's checkpoint. */
+function recordCommands(action: GeneratedAction, standIn: string): string[] {
+  const input = quoted(JSON.stringify(sampleOf(action.inputSchema, { requiredOnly: true })));
+  const scenarios = action.incremental ? [action.key, `${action.key}-since`] : [action.key];
+  return scenarios.map(
+    (scenario) =>
+      `npx plugboard record ${action.key} --input ${input} --scenario ${scenario}${action.incremental ? ' --state .record-state' : ''} --base-url ${standIn}`,
+  );
+}
+
+/** The standard suite's two-run pairs of the incremental sources, as the test file's option. */
+function incrementalPairs(actions: readonly GeneratedAction[]): string {
+  const pairs = actions
+    .filter((action) => action.incremental)
+    .map((action) => `{ first: ${JSON.stringify(action.key)}, then: ${JSON.stringify(`${action.key}-since`)} }`);
+  return pairs.length > 0 ? `\n  incremental: [${pairs.join(', ')}],` : '';
+}
+
 export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions): Promise<Scaffold> {
   if (!NAME.test(name)) {
     throw new UsageError(
@@ -106,18 +127,14 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
         `${typeof info.title === 'string' ? info.title.slice(0, 100) : title}: ${connector.actions.map((action) => action.key).join(', ')}.`,
       ),
       baseUrl: JSON.stringify(server && /^https?:\/\//.test(server) ? server : `https://api.${name}.example`),
-      incremental: '',
+      incremental: incrementalPairs(connector.actions),
       actionSummary: connector.actions.map((action) => `\`${action.key}\` (${action.direction})`).join(', '),
-      recordCommands: connector.actions
-        .map(
-          (action) =>
-            `npx plugboard record ${action.key} --input ${quoted(JSON.stringify(sampleOf(action.inputSchema, { requiredOnly: true })))} --scenario ${action.key} --base-url ${standIn}`,
-        )
-        .join('\n'),
-      recordNote: 'Each action needs a scenario with a successful run before the standard suite passes. ',
+      recordCommands: connector.actions.flatMap((action) => recordCommands(action, standIn)).join('\n'),
+      recordNote: `Each action needs a scenario with a successful run before the standard suite passes. ${connector.actions.some((action) => action.incremental) ? INCREMENTAL_NOTE : ''}`,
     };
     generated.push(
       ['src/entities.ts', connector.entities],
+      ...(connector.listing ? [['src/listing.ts', connector.listing] as [string, string]] : []),
       ...connector.actions.map((action) => [action.file, action.source] as [string, string]),
     );
     generated.push([

@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { jobsList, projectsList } from '@plugboard/connector-descript';
+import type { Action, Paginator } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { loadOpenApiDocument } from '../src/openapi-document.js';
 import { runCli } from '../src/index.js';
@@ -90,6 +93,22 @@ const execFileAsync = promisify(execFile);
 const WORKSPACE = join(import.meta.dirname, '..', '..', '..');
 const DESCRIPT_OPENAPI = join(WORKSPACE, '..', 'shared', 'reference', 'descript-openapi-1.2.yaml');
 
+/** What a paginator does with the pages of a list like Descript's: its records, first request, next requests and problems. */
+function pagingOf(paginator: Paginator) {
+  const answer = (data: unknown) => ({ status: 200, data, header: () => null, requestId: undefined });
+  const request = { method: 'GET' as const, path: '/projects', query: { limit: 100 } };
+  const page = answer({ data: [{ id: 'a' }], pagination: { next_cursor: 'c2' } });
+  const last = answer({ data: [{ id: 'b' }], pagination: {} });
+  return {
+    recordsPath: paginator.recordsPath,
+    first: paginator.first(request),
+    records: paginator.records(page),
+    next: paginator.next(page, request, [{ id: 'a' }], 1),
+    afterLast: paginator.next(last, request, [{ id: 'b' }], 2),
+    problems: paginator.problems?.(),
+  };
+}
+
 /** What `npm install` would put in a scaffold's node_modules, linked from the workspace. */
 async function linkDependencies(dir: string): Promise<void> {
   const modules = join(dir, 'node_modules');
@@ -123,8 +142,13 @@ describe('plugboard new --from-openapi', () => {
     ]);
     const list = await readFile(join(dir, 'src', 'actions', 'projects.list.ts'), 'utf8');
     expect(list).toContain("direction: 'source',");
-    expect(list).toContain('limit: z.number().int().min(1).max(100).optional(),');
-    expect(Math.max(...list.split('\n').map((line) => line.length))).toBeLessThanOrEqual(160);
+    // The paginator found in the document is declared, and the read leaves the cursor to it.
+    expect(list).toContain(
+      "paginator: cursorPaginator({ records: 'data', cursor: { from: 'pagination.next_cursor', to: { query: 'cursor' } } }),",
+    );
+    expect(list).not.toContain('cursor: z.');
+    expect(list).toContain("limit: input['limit'] ?? 100,");
+    expect(Math.max(...list.split('\n').map((line) => line.length))).toBeLessThanOrEqual(120);
     expect(await readFile(join(dir, 'src', 'actions', 'project_media.create.ts'), 'utf8')).toContain(
       'effect: { writes: true, idempotent: false, destructive: false },',
     );
@@ -143,16 +167,18 @@ describe('plugboard new --from-openapi', () => {
       const readme = await readFile(join(dir, 'README.md'), 'utf8');
       const commands = [
         ...readme.matchAll(
-          /^npx plugboard record (\S+) --input '([^']*)' --scenario (\S+) --base-url http:\/\/127\.0\.0\.1:4010\/v1$/gm,
+          /^npx plugboard record (\S+) --input '([^']*)' --scenario (\S+)(?: --state (\S+))? --base-url http:\/\/127\.0\.0\.1:4010\/v1$/gm,
         ),
       ];
-      expect(commands.map((command) => command[1])).toEqual([
-        'projects.list',
+      // The incremental sources are recorded twice, the second run from the first's checkpoint.
+      expect(commands.map((command) => `${command[3]}${command[4] ? ` --state ${command[4]}` : ''}`)).toEqual([
+        'projects.list --state .record-state',
+        'projects.list-since --state .record-state',
         'projects.get',
         'project_media.create',
         'status.get',
       ]);
-      for (const [, action, input, scenario] of commands) {
+      for (const [, action, input, scenario, state] of commands) {
         const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: 'stand-in-token' });
         const argv = [
           'record',
@@ -165,6 +191,7 @@ describe('plugboard new --from-openapi', () => {
           mock.url,
           '--connector',
           dir,
+          ...(state ? ['--state', state] : []),
         ];
         expect(await runCli(argv, { ...recorded.io, cwd: dir }), recorded.stderr()).toBe(0);
       }
@@ -181,6 +208,49 @@ describe('plugboard new --from-openapi', () => {
     expect('failed' in suite ? suite.stdout : '').toBe('');
     await typechecked;
   }, 120_000);
+
+  it('declares for projects.list and jobs.list the paginator and incremental reading the Descript connector declares by hand', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-openapi-'));
+    const created = bufferIo();
+    const argv = ['new', 'descript-paged', '--from-openapi', DESCRIPT_OPENAPI, '--operations', 'listProjects,listJobs'];
+    expect(await runCli(argv, { ...created.io, cwd }), created.stderr()).toBe(0);
+    const dir = join(cwd, 'descript-paged');
+    // Both lists page alike: their paginator is declared once, in src/listing.ts, as the connector does.
+    expect(await readFile(join(dir, 'src', 'listing.ts'), 'utf8')).toContain(
+      'export const byCursor = cursorPaginator(',
+    );
+    for (const file of ['projects.list', 'jobs.list'])
+      expect(await readFile(join(dir, 'src', 'actions', `${file}.ts`), 'utf8')).toContain('paginator: byCursor,');
+    await linkDependencies(dir);
+    await execFileAsync(
+      process.execPath,
+      [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: dir,
+      },
+    );
+    // Loading the connector runs defineConnector's checks of every declaration.
+    await import(pathToFileURL(join(dir, 'dist', 'index.js')).href);
+
+    for (const [file, generated, byHand] of [
+      ['projects.list', 'projectsList', projectsList],
+      ['jobs.list', 'jobsList', jobsList],
+    ] as const) {
+      const action = (
+        (await import(pathToFileURL(join(dir, 'dist', 'actions', `${file}.js`)).href)) as Record<string, Action>
+      )[generated]!;
+      expect(action.direction === 'source' && action.paginator).toBeTruthy();
+      if (action.direction !== 'source' || byHand.direction !== 'source') continue;
+      expect(pagingOf(action.paginator!), file).toEqual(pagingOf(byHand.paginator!));
+      const { cursorField, tieBreaker, newerThan, order } = action.incremental!;
+      expect({ cursorField, tieBreaker, newerThan, order }, file).toEqual({
+        cursorField: byHand.incremental!.cursorField,
+        tieBreaker: byHand.incremental!.tieBreaker,
+        newerThan: byHand.incremental!.newerThan,
+        order: byHand.incremental!.order,
+      });
+    }
+  }, 60_000);
 
   it('refuses an operationId the document lacks, naming those it has, before writing anything', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-openapi-'));
