@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadOpenApiDocument } from '../src/openapi-document.js';
 import { runCli } from '../src/index.js';
 import { startMockServer } from '../src/mock/server.js';
+import { DESCRIPT_OPENAPI, linkDependencies } from './scaffold-support.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -90,8 +91,6 @@ describe('plugboard new', () => {
 });
 
 const execFileAsync = promisify(execFile);
-const WORKSPACE = join(import.meta.dirname, '..', '..', '..');
-const DESCRIPT_OPENAPI = join(WORKSPACE, '..', 'shared', 'reference', 'descript-openapi-1.2.yaml');
 
 /** What a paginator does with the pages of a list like Descript's: its records, first request, next requests and problems. */
 function pagingOf(paginator: Paginator) {
@@ -107,18 +106,6 @@ function pagingOf(paginator: Paginator) {
     afterLast: paginator.next(last, request, [{ id: 'b' }], 2),
     problems: paginator.problems?.(),
   };
-}
-
-/** What `npm install` would put in a scaffold's node_modules, linked from the workspace. */
-async function linkDependencies(dir: string): Promise<void> {
-  const modules = join(dir, 'node_modules');
-  await mkdir(join(modules, '@plugboard'), { recursive: true });
-  await mkdir(join(modules, '@types'), { recursive: true });
-  for (const name of ['sdk', 'testing', 'cli'])
-    await symlink(join(WORKSPACE, 'packages', name), join(modules, '@plugboard', name));
-  await symlink(await realpath(join(WORKSPACE, 'packages', 'sdk', 'node_modules', 'zod')), join(modules, 'zod'));
-  for (const name of ['typescript', 'vitest', '@types/node'])
-    await symlink(await realpath(join(WORKSPACE, 'node_modules', name)), join(modules, name));
 }
 
 describe('plugboard new --from-openapi', () => {

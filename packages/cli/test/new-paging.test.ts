@@ -1,0 +1,236 @@
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
+import { linkDependencies } from './scaffold-support.js';
+import { bufferIo } from './support.js';
+
+/**
+ * `plugboard new --from-openapi` on a document with a list of each paging style: the scaffold
+ * type-checks, passes `defineConnector`'s checks, and each list reads every page of a local
+ * provider that pages as its document says, two records a page (the most the document allows).
+ */
+
+const execFileAsync = promisify(execFile);
+const Item = {
+  type: 'object',
+  required: ['id', 'updated_at'],
+  properties: { id: { type: 'string' }, updated_at: { type: 'string', format: 'date-time' } },
+};
+const items = { type: 'array', items: Item };
+const ok = (schema: unknown, headers?: Record<string, unknown>) => ({
+  '200': { description: 'OK', ...(headers ? { headers } : {}), content: { 'application/json': { schema } } },
+});
+const int = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  in: 'query',
+  schema: { type: 'integer', ...extra },
+});
+const size = (name: string) => int(name, { minimum: 1, maximum: 2 });
+const DOCUMENT = {
+  openapi: '3.1.0',
+  info: { title: 'Styles', version: '1.0.0' },
+  servers: [{ url: 'https://api.styles.example/v1' }],
+  paths: {
+    '/cursor-items': {
+      get: {
+        operationId: 'listCursorItems',
+        parameters: [
+          { name: 'after', in: 'query', schema: { type: 'string' } },
+          size('limit'),
+          { name: 'updated_since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+        ],
+        responses: ok({ type: 'object', properties: { data: items, next_cursor: { type: 'string' } } }),
+      },
+    },
+    '/offset-items': {
+      get: {
+        operationId: 'listOffsetItems',
+        parameters: [int('offset', { minimum: 0 }), size('limit')],
+        responses: ok({ type: 'object', properties: { results: items, total: { type: 'integer' } } }),
+      },
+    },
+    '/page-items': {
+      get: {
+        operationId: 'listPageItems',
+        parameters: [int('page', { minimum: 1 }), size('per_page')],
+        responses: ok({ type: 'object', properties: { data: items, total_pages: { type: 'integer' } } }),
+      },
+    },
+    '/link-items': {
+      get: {
+        operationId: 'listLinkItems',
+        parameters: [int('page'), size('per_page')],
+        responses: ok(items, { Link: { schema: { type: 'string' } } }),
+      },
+    },
+    '/next-items': {
+      get: {
+        operationId: 'listNextItems',
+        parameters: [size('limit')],
+        responses: ok({
+          type: 'object',
+          properties: {
+            items,
+            links: { type: 'object', properties: { next: { type: 'string', format: 'uri' } } },
+          },
+        }),
+      },
+    },
+    '/plain-items': {
+      get: { operationId: 'listPlainItems', responses: ok({ type: 'object', properties: { items } }) },
+    },
+  },
+};
+
+const RECORDS = Array.from({ length: 5 }, (_, index) => ({
+  id: `i${index + 1}`,
+  updated_at: `2026-03-0${index + 1}T00:00:00.000Z`,
+}));
+
+/** Serves the records in pages as each path's document says; the page size is what the client asks for. */
+function answer(url: URL, base: string): { body: unknown; headers?: Record<string, string> } {
+  const query = url.searchParams;
+  const per = Number(query.get('limit') ?? query.get('per_page') ?? 20);
+  const since = query.get('updated_since');
+  const records = since ? RECORDS.filter((record) => record.updated_at > since) : RECORDS;
+  const from = (start: number) => records.slice(start, start + per);
+  switch (url.pathname) {
+    case '/v1/cursor-items': {
+      const start = Number(query.get('after') ?? 0);
+      return {
+        body: { data: from(start), ...(start + per < records.length ? { next_cursor: String(start + per) } : {}) },
+      };
+    }
+    case '/v1/offset-items': {
+      const start = Number(query.get('offset'));
+      return { body: { results: from(start), total: records.length } };
+    }
+    case '/v1/page-items': {
+      const page = Number(query.get('page'));
+      return { body: { data: from((page - 1) * per), total_pages: Math.ceil(records.length / per) } };
+    }
+    case '/v1/link-items': {
+      const page = Number(query.get('page') ?? 1);
+      const next =
+        page * per < records.length ? `<${base}/link-items?page=${page + 1}&per_page=${per}>; rel="next"` : '';
+      return { body: from((page - 1) * per), headers: next ? { link: next } : {} };
+    }
+    case '/v1/next-items': {
+      const start = Number(query.get('start') ?? 0);
+      const next = start + per < records.length ? `${base}/next-items?start=${start + per}&limit=${per}` : undefined;
+      return { body: { items: from(start), links: next ? { next } : {} } };
+    }
+    default:
+      return { body: { items: RECORDS } };
+  }
+}
+
+describe('plugboard new --from-openapi: each paging style', () => {
+  let server: Server;
+  let base: string;
+  const asked: string[] = [];
+  let dir: string;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const url = new URL(request.url ?? '/', base);
+      asked.push(`${url.pathname}${url.search}`);
+      const { body, headers = {} } = answer(url, base);
+      response.writeHead(200, { 'content-type': 'application/json', ...headers });
+      response.end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+
+    const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-paging-'));
+    const file = join(cwd, 'styles.json');
+    await writeFile(file, JSON.stringify(DOCUMENT));
+    const operations = Object.values(DOCUMENT.paths).map((item) => item.get.operationId);
+    const created = bufferIo();
+    const argv = ['new', 'styles', '--from-openapi', file, '--operations', operations.join(',')];
+    expect(await runCli(argv, { ...created.io, cwd }), created.stderr()).toBe(0);
+    dir = join(cwd, 'styles');
+    await linkDependencies(dir);
+    const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
+    await execFileAsync(process.execPath, [tsc, '--noEmit'], { cwd: dir });
+    await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir });
+  }, 60_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const run = async (action: string, extra: string[] = []) => {
+    const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'styles-token' });
+    const argv = ['run', action, '--connector', dir, '--base-url', base, ...extra];
+    expect(await runCli(argv, { ...io, cwd: dir }), stderr()).toBe(0);
+    return stdout()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+  };
+
+  it.each([
+    [
+      'cursor_items.list',
+      'cursorPaginator',
+      ['/v1/cursor-items?limit=2', '/v1/cursor-items?limit=2&after=2', '/v1/cursor-items?limit=2&after=4'],
+    ],
+    [
+      'offset_items.list',
+      'offsetPaginator',
+      ['/v1/offset-items?limit=2&offset=0', '/v1/offset-items?limit=2&offset=2', '/v1/offset-items?limit=2&offset=4'],
+    ],
+    [
+      'page_items.list',
+      'pageNumberPaginator',
+      [
+        '/v1/page-items?per_page=2&page=1',
+        '/v1/page-items?per_page=2&page=2',
+        '/v1/page-items?per_page=2&page=3',
+        '/v1/page-items?per_page=2&page=4',
+      ],
+    ],
+    [
+      'link_items.list',
+      'linkHeaderPaginator',
+      ['/v1/link-items?per_page=2', '/v1/link-items?page=2&per_page=2', '/v1/link-items?page=3&per_page=2'],
+    ],
+    [
+      'next_items.list',
+      'nextUrlPaginator',
+      ['/v1/next-items?limit=2', '/v1/next-items?start=2&limit=2', '/v1/next-items?start=4&limit=2'],
+    ],
+  ])('%s declares %s and reads every page', async (action, factory, requests) => {
+    const source = await readFile(join(dir, 'src', 'actions', `${action}.ts`), 'utf8');
+    expect(source).toContain(`paginator: ${factory}({`);
+    asked.length = 0;
+    expect(await run(action)).toEqual(RECORDS.map((record) => record.id));
+    expect(asked).toEqual(requests);
+  });
+
+  it('a list without paging in its document keeps its one request and says what to do', async () => {
+    const source = await readFile(join(dir, 'src', 'actions', 'plain_items.list.ts'), 'utf8');
+    expect(source).toContain('// TODO paging: the document shows no way to ask for a further page');
+    expect(source).not.toContain('paginator:');
+    expect(await run('plain_items.list')).toEqual(RECORDS.map((record) => record.id));
+  });
+
+  it('the list with a newer-than filter reads, on its second run, only what is newer than its checkpoint', async () => {
+    const source = await readFile(join(dir, 'src', 'actions', 'cursor_items.list.ts'), 'utf8');
+    expect(source).toContain("newerThan: { query: 'updated_since', format: 'iso', earlierMs: 1 },");
+    const state = ['--state', join(dir, '.run-state')];
+    expect(await run('cursor_items.list', state)).toEqual(RECORDS.map((record) => record.id));
+    asked.length = 0;
+    expect(await run('cursor_items.list', state)).toEqual([]);
+    // Asked from 1 ms before the newest instant read: the record at it comes back and is dropped.
+    expect(asked).toEqual(['/v1/cursor-items?limit=2&updated_since=2026-03-04T23%3A59%3A59.999Z']);
+  });
+});
