@@ -39,7 +39,7 @@ export interface Operation {
   requestBody?: { required?: boolean; content?: Record<string, MediaType> };
   responses?: Record<
     string,
-    { description?: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> }
+    { description?: string; content?: Record<string, MediaType>; headers?: Record<string, unknown> }
   >;
   security?: Array<Record<string, string[]>>;
 }

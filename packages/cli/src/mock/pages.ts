@@ -1,0 +1,222 @@
+import { sampleOf } from '@plugboard/catalogue/sample';
+import type { Schema } from '../openapi-document.js';
+import type { Listing, Position } from './listing.js';
+import { type MadeRecord, makeRecords } from './records.js';
+import { Refusal } from './refusal.js';
+
+/**
+ * The records of one list operation and its pages. The records are held oldest first; a
+ * filter on their instant and the sort direction make a contiguous run of them (found by
+ * binary search), and a page is a slice of that run, so a page costs its size whatever the
+ * number of records. A cursor names the record the next page starts at, so it stays right
+ * when records are added after a read. With `grow`, a read that reached the end makes `grow`
+ * newer records appear before the next first-page request: the next incremental run reads them.
+ */
+
+export interface RecordListOptions {
+  seed: string;
+  count: number;
+  /** Records added before a first page that follows a read to the end. */
+  grow: number;
+  /** The most records held: growth stops there. */
+  cap: number;
+}
+
+/** What a page request carries where a position can be. */
+export interface PageAsk {
+  query: URLSearchParams;
+  header(name: string): string | undefined;
+  path: Record<string, string>;
+  body: unknown;
+  /** The request's own URL on the stand-in, to build a next URL from. */
+  url: URL;
+}
+
+export interface PageAnswer {
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+const CURSOR = /^pos:(\d{1,9})$/;
+const MAX_POSITION = Number.MAX_SAFE_INTEGER;
+
+const encode = (index: number) => Buffer.from(`pos:${index}`).toString('base64url');
+
+function setAt(value: unknown, path: string, set: unknown): unknown {
+  if (path === '') return set;
+  const steps = path.split('.');
+  let at = value as Record<string, unknown>;
+  for (const step of steps.slice(0, -1)) {
+    if (at[step] === null || typeof at[step] !== 'object') at[step] = {};
+    at = at[step] as Record<string, unknown>;
+  }
+  const last = steps.at(-1)!;
+  if (set === undefined) delete at[last];
+  else at[last] = set;
+  return value;
+}
+
+/** The first index of `records` whose instant is more than `at` (or at least `at`, `inclusive`). */
+function firstAfter(records: readonly MadeRecord[], at: number, inclusive: boolean): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const record = records[middle]!;
+    if (record.at > at || (inclusive && record.at === at)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+function whole(text: string, field: string, min: number): number {
+  if (!/^\d{1,16}$/.test(text) || Number(text) > MAX_POSITION || Number(text) < min)
+    throw new Refusal(400, 'invalid_request', `${field} must be a whole number of at least ${min}`);
+  return Number(text);
+}
+
+export class RecordList {
+  readonly records: MadeRecord[];
+  /** A read reached the end: the next first page comes after growth. */
+  private ended = false;
+
+  constructor(
+    readonly listing: Listing,
+    private readonly options: RecordListOptions,
+  ) {
+    this.records = makeRecords(listing.record, { seed: options.seed, index: 0, count: options.count });
+  }
+
+  /** Adds `count` records newer than every one held (up to the cap). */
+  grow(count: number): void {
+    const room = Math.max(0, Math.min(count, this.options.cap - this.records.length));
+    if (room === 0) return;
+    this.records.push(
+      ...makeRecords(this.listing.record, {
+        seed: this.options.seed,
+        index: this.records.length,
+        count: room,
+        after: this.records.at(-1)?.at,
+      }),
+    );
+  }
+
+  page(ask: PageAsk): PageAnswer {
+    const { listing } = this;
+    const size = this.size(ask.query);
+    const newestFirst = this.newestFirst(ask.query);
+    const position = this.position(ask);
+    if (position.first && this.ended && this.options.grow > 0) this.grow(this.options.grow);
+    if (position.first) this.ended = false;
+    const [low, high] = this.range(ask.query);
+    const total = high - low;
+    // `skip`: how many of the run come before the page, from its oldest end (or newest, newest first).
+    let skip: number;
+    if (position.cursor === undefined) skip = position.skip;
+    else skip = Math.max(0, newestFirst ? high - 1 - position.cursor : position.cursor - low);
+    const count = Math.max(0, Math.min(size, total - skip));
+    const indexes = Array.from({ length: count }, (_, at) => (newestFirst ? high - 1 - skip - at : low + skip + at));
+    const more = skip + count < total;
+    if (!more) this.ended = true;
+    const records = indexes.map((index) => this.records[index]!.value);
+    const following = newestFirst ? high - 1 - skip - count : low + skip + count;
+
+    const sample = structuredClone(sampleOf(listing.answer as Schema));
+    const body = listing.records === '' ? records : sample !== null && typeof sample === 'object' ? sample : {};
+    const headers: Record<string, string> = {};
+    if (listing.records !== '') setAt(body, listing.records, records);
+    const nextValue = (): string => {
+      const { position: at } = listing;
+      if (at.kind === 'cursor') return encode(following);
+      return String(at.kind === 'offset' ? skip + count : Number(ask.query.get(at.name) ?? at.first) + 1);
+    };
+    const nextUrl = () => {
+      const url = new URL(ask.url);
+      url.searchParams.set(listing.position.name, nextValue());
+      return url.toString();
+    };
+    const absent = (kind: 'omit' | 'null' | 'empty') => (kind === 'omit' ? undefined : kind === 'null' ? null : '');
+    const { next } = listing;
+    if (next.kind === 'cursor') setAt(body, next.path, more ? nextValue() : absent(next.absent));
+    if (next.kind === 'next-url') setAt(body, next.path, more ? nextUrl() : absent(next.absent));
+    if (next.kind === 'cursor-header' && more) headers[next.name] = nextValue();
+    if (next.kind === 'link' && more) headers.link = `<${nextUrl()}>; rel="next"`;
+    if (listing.hasMore) setAt(body, listing.hasMore, more);
+    if (listing.total) setAt(body, listing.total, total);
+    if (listing.totalPages) setAt(body, listing.totalPages, Math.ceil(total / size));
+    return { body, headers };
+  }
+
+  private size(query: URLSearchParams): number {
+    const { param, default: fallback, max } = this.listing.pageSize;
+    const text = param === undefined ? undefined : query.get(param);
+    if (text === undefined || text === null) return fallback;
+    const size = whole(text, `query.${param}`, 1);
+    if (size > max) throw new Refusal(400, 'invalid_request', `query.${param} must be at most ${max}`);
+    return size;
+  }
+
+  private newestFirst(query: URLSearchParams): boolean {
+    const { order } = this.listing;
+    if (!order) return false;
+    const asked = query.get(order.param);
+    return asked === null ? order.default === 'desc' : order.newestFirst.includes(asked);
+  }
+
+  /** Where the page starts: a count of records to skip, or the record a cursor names; `first` for a first page. */
+  private position(ask: PageAsk): { first: boolean; skip: number; cursor?: number } {
+    const at: Position = this.listing.position;
+    if (at.kind === 'cursor') {
+      const field = `${at.in}.${at.name}`;
+      const given =
+        at.in === 'query'
+          ? ask.query.get(at.name)
+          : at.in === 'header'
+            ? ask.header(at.name)
+            : at.in === 'path'
+              ? ask.path[at.name]
+              : (ask.body as Record<string, unknown> | undefined)?.[at.name];
+      if (given === undefined || given === null || given === '' || given === at.first) return { first: true, skip: 0 };
+      const text = typeof given === 'string' ? Buffer.from(given, 'base64url').toString('latin1') : '';
+      const index = CURSOR.exec(text)?.[1];
+      if (
+        typeof given !== 'string' ||
+        index === undefined ||
+        encode(Number(index)) !== given ||
+        Number(index) > this.records.length
+      )
+        throw new Refusal(400, 'invalid_request', `${field} is not a cursor this API gave`);
+      return { first: false, skip: 0, cursor: Number(index) };
+    }
+    const text = ask.query.get(at.name);
+    if (at.kind === 'offset') {
+      const skip = text === null ? 0 : whole(text, `query.${at.name}`, 0);
+      return { first: skip === 0, skip };
+    }
+    const page = text === null ? at.first : whole(text, `query.${at.name}`, at.first);
+    // A page past every record is empty; its number is bounded so that the product stays exact.
+    return { first: page === at.first, skip: Math.min((page - at.first) * this.size(ask.query), MAX_POSITION) };
+  }
+
+  /** The records the time filters keep: indexes `[low, high)` of the oldest-first list. */
+  private range(query: URLSearchParams): [number, number] {
+    let low = 0;
+    let high = this.records.length;
+    for (const filter of this.listing.filters) {
+      const text = query.get(filter.param);
+      if (text === null) continue;
+      const field = `query.${filter.param}`;
+      let at: number;
+      if (filter.unit === 'iso') {
+        at = Date.parse(text);
+        if (!Number.isFinite(at)) throw new Refusal(400, 'invalid_request', `${field} must be a date-time`);
+      } else {
+        if (!/^-?\d{1,16}$/.test(text)) throw new Refusal(400, 'invalid_request', `${field} must be a unix time`);
+        at = Number(text) * (filter.unit === 's' ? 1000 : 1);
+      }
+      if (filter.bound === 'after') low = Math.max(low, firstAfter(this.records, at, false));
+      else high = Math.min(high, firstAfter(this.records, at, true));
+    }
+    return [low, Math.max(low, high)];
+  }
+}
