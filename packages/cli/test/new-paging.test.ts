@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
-import { linkDependencies } from './scaffold-support.js';
+import { linkDependencies, tsc } from './scaffold-support.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -16,7 +14,6 @@ import { bufferIo } from './support.js';
  * provider that pages as its document says, two records a page (the most the document allows).
  */
 
-const execFileAsync = promisify(execFile);
 const Item = {
   type: 'object',
   required: ['id', 'updated_at'],
@@ -157,9 +154,8 @@ describe('plugboard new --from-openapi: each paging style', () => {
     expect(await runCli(argv, { ...created.io, cwd }), created.stderr()).toBe(0);
     dir = join(cwd, 'styles');
     await linkDependencies(dir);
-    const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
-    await execFileAsync(process.execPath, [tsc, '--noEmit'], { cwd: dir });
-    await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir });
+    await tsc(dir, '--noEmit');
+    await tsc(dir, '-p', 'tsconfig.build.json');
   }, 60_000);
 
   afterAll(async () => {

@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { jobsList, projectsList } from '@plugboard/connector-descript';
 import type { Action, Paginator } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
 import { loadOpenApiDocument } from '../src/openapi-document.js';
 import { runCli } from '../src/index.js';
 import { startMockServer } from '../src/mock/server.js';
-import { DESCRIPT_OPENAPI, linkDependencies } from './scaffold-support.js';
+import { DESCRIPT_OPENAPI, linkDependencies, suiteFailures, tsc } from './scaffold-support.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -90,8 +88,6 @@ describe('plugboard new', () => {
   });
 });
 
-const execFileAsync = promisify(execFile);
-
 /** What a paginator does with the pages of a list like Descript's: its records, first request, next requests and problems. */
 function pagingOf(paginator: Paginator) {
   const answer = (data: unknown) => ({ status: 200, data, header: () => null, requestId: undefined });
@@ -142,11 +138,10 @@ describe('plugboard new --from-openapi', () => {
     expect(await readFile(join(dir, 'openapi.yaml'), 'utf8')).toBe(await readFile(DESCRIPT_OPENAPI, 'utf8'));
 
     await linkDependencies(dir);
-    const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
     // The type check of src and test needs nothing the steps below make: it runs beside them, awaited last.
-    const typechecked = execFileAsync(process.execPath, [tsc, '--noEmit'], { cwd: dir });
+    const typechecked = tsc(dir, '--noEmit');
     typechecked.catch(() => undefined);
-    await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir });
+    await tsc(dir, '-p', 'tsconfig.build.json');
 
     // Record each action's scenario against the document's stand-in, as the README says.
     // Fewer projects than a page holds: the generated list makes one request, and that read is whole.
@@ -186,14 +181,7 @@ describe('plugboard new --from-openapi', () => {
     } finally {
       await mock.close();
     }
-    const suite = await execFileAsync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
-      cwd: dir,
-      env: { ...process.env, CI: 'true' },
-    }).catch((error: { stdout: string; stderr: string }) => ({
-      stdout: `${error.stdout}\n${error.stderr}`,
-      failed: true,
-    }));
-    expect('failed' in suite ? suite.stdout : '').toBe('');
+    expect(await suiteFailures(dir)).toBe('');
     await typechecked;
   }, 120_000);
 
@@ -210,13 +198,7 @@ describe('plugboard new --from-openapi', () => {
     for (const file of ['projects.list', 'jobs.list'])
       expect(await readFile(join(dir, 'src', 'actions', `${file}.ts`), 'utf8')).toContain('paginator: byCursor,');
     await linkDependencies(dir);
-    await execFileAsync(
-      process.execPath,
-      [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: dir,
-      },
-    );
+    await tsc(dir, '-p', 'tsconfig.build.json');
     // Loading the connector runs defineConnector's checks of every declaration.
     await import(pathToFileURL(join(dir, 'dist', 'index.js')).href);
 

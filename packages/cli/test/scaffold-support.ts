@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { mkdir, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 /** What the tests of a scaffolded connector package share. */
 
@@ -17,4 +19,22 @@ export async function linkDependencies(dir: string): Promise<void> {
   await symlink(await realpath(join(WORKSPACE, 'packages', 'sdk', 'node_modules', 'zod')), join(modules, 'zod'));
   for (const name of ['typescript', 'vitest', '@types/node'])
     await symlink(await realpath(join(WORKSPACE, 'node_modules', name)), join(modules, name));
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Runs the scaffold's TypeScript compiler with these arguments (`-p tsconfig.build.json` builds dist/). */
+export async function tsc(dir: string, ...args: string[]): Promise<void> {
+  await execFileAsync(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), ...args], { cwd: dir });
+}
+
+/** What the scaffold's own tests (`npm test`) report when they fail; '' when they pass. */
+export async function suiteFailures(dir: string): Promise<string> {
+  return execFileAsync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+    cwd: dir,
+    env: { ...process.env, CI: 'true' },
+  }).then(
+    () => '',
+    (error: { stdout: string; stderr: string }) => `${error.stdout}\n${error.stderr}`,
+  );
 }

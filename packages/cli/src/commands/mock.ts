@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { resolve } from 'node:path';
 import { excerpt } from '@plugboard/sdk';
 import { loadOpenApiDocument } from '../openapi-document.js';
 import { MAX_RECORDS, startMockServer } from '../mock/server.js';
@@ -27,7 +28,8 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
   const records = count('--records', values.records, 250, MAX_RECORDS);
   const grow = count('--grow', values.grow, 0, MAX_RECORDS);
   const seed = String(values.seed ?? '1');
-  const document = await loadOpenApiDocument(file!);
+  // A relative path is the caller's, as with every other command.
+  const document = await loadOpenApiDocument(resolve(io.cwd, file!));
   let server: Awaited<ReturnType<typeof startMockServer>>;
   try {
     server = await startMockServer(document, {
