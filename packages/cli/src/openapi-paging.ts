@@ -30,7 +30,14 @@ export interface Records {
 
 /** A paginator of the SDK with the options to declare it with (`cursorPaginator(options)`...). */
 export type DetectedPaginator =
-  | { kind: 'cursor'; options: { records: string; cursor: { from: ReadFrom; to: { query: string } }; stop?: Stop[] } }
+  | {
+      kind: 'cursor';
+      options: {
+        records: string;
+        cursor: { from: ReadFrom; to: { query: string } | { header: string } };
+        stop?: Stop[];
+      };
+    }
   | { kind: 'offset'; options: { records: string; offset: { param: string }; pageSize: PageSize; stop?: Stop[] } }
   | { kind: 'page-number'; options: { records: string; page: { param: string; initial?: number }; stop?: Stop[] } }
   | { kind: 'next-url'; options: { records: string; next: ReadFrom } }
@@ -94,6 +101,7 @@ const CURSOR_PARAMS = new Set([
   'pageafter',
 ]);
 const NEXT_CURSOR_FIELDS = new Set([
+  'next',
   'nextcursor',
   'nextpagetoken',
   'nexttoken',
@@ -226,7 +234,14 @@ function pagingOf(list: ListOperation): ListPaging {
   const sizeValue = max ?? whole(sizeParam?.schema?.default);
   const hasMore = field(HAS_MORE_FIELDS, (schema) => typeOf(schema) === 'boolean');
   const total = field(TOTAL_FIELDS, isNumber);
-  const cursorParam = param(CURSOR_PARAMS, (schema) => !schema || typeOf(schema) === 'string');
+  // A cursor is text (an `after` that is an instant is a filter), sent in the query or a header (`X-Cursor`).
+  const cursorParam = list.parameters.find(
+    (parameter) =>
+      (parameter.in === 'query' || parameter.in === 'header') &&
+      CURSOR_PARAMS.has(bare(parameter.name.replace(/^x-/i, ''))) &&
+      (!parameter.schema || typeOf(parameter.schema) === 'string') &&
+      !['date-time', 'date'].includes(String(parameter.schema?.format)),
+  );
   const sized = (driven: string[]) => ({
     driven,
     ...(sizeParam ? { pageSize: { param: sizeParam.name, value: sizeValue } } : {}),
@@ -260,7 +275,8 @@ function pagingOf(list: ListOperation): ListPaging {
   }
 
   if (cursorParam) {
-    const cursorName = bare(cursorParam.name);
+    const cursorName = bare(cursorParam.name.replace(/^x-/i, ''));
+    const to = cursorParam.in === 'header' ? { header: cursorParam.name } : { query: cursorParam.name };
     const candidates = fields.filter(
       (entry) => typeOf(entry.schema) === 'string' && NEXT_CURSOR_FIELDS.has(bare(lastName(entry.path))),
     );
@@ -275,16 +291,16 @@ function pagingOf(list: ListOperation): ListPaging {
       const stop = hasMore ? [{ hasMore: hasMore.path }] : undefined;
       return {
         ...base,
-        ...sized([cursorParam.name]),
+        ...sized(cursorParam.in === 'query' ? [cursorParam.name] : []),
         paginator: {
           kind: 'cursor',
           options: {
             records: recordsPath,
-            cursor: { from: read, to: { query: cursorParam.name } },
+            cursor: { from: read, to },
             ...(stop ? { stop } : {}),
           },
         },
-        summary: `\`${cursorParam.name}\` sent back from ${typeof read === 'string' ? `\`${read}\`` : `the ${read.header} header`}${size}; the read ends when it is absent${hasMore ? ` or \`${hasMore.path}\` is not true` : ''}`,
+        summary: `the ${cursorParam.in} \`${cursorParam.name}\` sent back from ${typeof read === 'string' ? `\`${read}\`` : `the ${read.header} header`}${size}; the read ends when it is absent${hasMore ? ` or \`${hasMore.path}\` is not true` : ''}`,
       };
     }
     return {
@@ -388,27 +404,42 @@ function incrementalOf(list: ListOperation, records: Records): DetectedIncrement
   );
   if (!idField || (!required.has(idField) && idField !== 'id')) return undefined;
   // Oldest first when the document lets the list be sorted on the field ascending: each page moves the checkpoint on.
-  const sortParam = list.parameters.find(
-    (parameter) =>
-      parameter.in === 'query' &&
-      SORT_PARAMS.has(bare(parameter.name)) &&
-      Array.isArray(parameter.schema?.enum) &&
-      parameter.schema.enum.includes(chosen.field),
-  );
-  const directionParam = list.parameters.find(
-    (parameter) =>
-      parameter.in === 'query' &&
-      DIRECTION_PARAMS.has(bare(parameter.name)) &&
-      parameter !== sortParam &&
-      Array.isArray(parameter.schema?.enum) &&
-      parameter.schema.enum.includes('asc'),
+  const ascending = sortedAscending(
+    list.parameters,
+    (value) => stemOf(wordsOf(value)) === stemOf(wordsOf(chosen.field)),
   );
   return {
     cursorField: chosen.field,
     ...(idField === 'id' ? {} : { tieBreaker: idField }),
     query: chosen.query,
-    ...(sortParam && directionParam
-      ? { sort: { [sortParam.name]: chosen.field, [directionParam.name]: 'asc' }, order: 'oldest-first' as const }
-      : { order: 'newest-first' as const }),
+    ...(ascending ? { sort: ascending, order: 'oldest-first' as const } : { order: 'newest-first' as const }),
   };
+}
+
+/**
+ * The query values that sort a list ascending on a field: a sort parameter naming it (`updated_at`,
+ * or `updated` as GitHub writes it) with a direction parameter taking `asc`, or a sort parameter
+ * whose values are `field` and `-field` (JSON:API: the bare name is ascending).
+ */
+function sortedAscending(
+  parameters: readonly Parameter[],
+  names: (value: string) => boolean,
+): Record<string, string> | undefined {
+  const values = (parameter: Parameter) =>
+    Array.isArray(parameter.schema?.enum) ? parameter.schema.enum.filter((value) => typeof value === 'string') : [];
+  for (const parameter of parameters) {
+    if (parameter.in !== 'query' || !SORT_PARAMS.has(bare(parameter.name))) continue;
+    const value = values(parameter).find((entry) => !entry.startsWith('-') && names(entry));
+    if (value === undefined) continue;
+    if (values(parameter).includes(`-${value}`)) return { [parameter.name]: value };
+    const direction = parameters.find(
+      (other) =>
+        other !== parameter &&
+        other.in === 'query' &&
+        DIRECTION_PARAMS.has(bare(other.name)) &&
+        values(other).includes('asc'),
+    );
+    if (direction) return { [parameter.name]: value, [direction.name]: 'asc' };
+  }
+  return undefined;
 }

@@ -59,6 +59,29 @@ describe('detectPaging: the paginator a list operation declares', () => {
     expect(token.pageSize).toEqual({ param: 'page_size', value: 50 });
   });
 
+  it('a cursor named next in the answer, a cursor sent in a header, and an after that is an instant (a filter, no cursor)', () => {
+    const next = detectPaging(list([query('after'), limit], envelope({ next: { type: 'string' } })));
+    expect(next.paginator).toEqual({
+      kind: 'cursor',
+      options: { records: 'data', cursor: { from: 'next', to: { query: 'after' } } },
+    });
+    const header = detectPaging(
+      list(
+        [{ name: 'X-Cursor', in: 'header', schema: { type: 'string' } }],
+        envelope({ next_cursor: { type: 'string' } }),
+      ),
+    );
+    expect(header.paginator).toEqual({
+      kind: 'cursor',
+      options: { records: 'data', cursor: { from: 'next_cursor', to: { header: 'X-Cursor' } } },
+    });
+    expect(header.driven).toEqual([]);
+    const instant = detectPaging(
+      list([query('after', { type: 'string', format: 'date-time' })], envelope({ next_cursor: { type: 'string' } })),
+    );
+    expect(instant.paginator).toBeUndefined();
+  });
+
   it('an offset moved on by the records, with the limit as its page size and the total as its stop', () => {
     const paging = detectPaging(
       list(
@@ -169,6 +192,26 @@ describe('detectPaging: incremental reading where the document has a newer-than 
       sort: { sort: 'updated_at', direction: 'asc' },
       order: 'oldest-first',
     });
+    // GitHub names the field without `_at`; JSON:API sorts ascending on the bare name and descending on `-name`.
+    const github = detectPaging(
+      list(
+        [
+          ...cursor,
+          dateTime('since'),
+          query('sort', { type: 'string', enum: ['created', 'updated'] }),
+          query('direction', { type: 'string', enum: ['asc', 'desc'] }),
+        ],
+        answer,
+      ),
+    );
+    expect(github.incremental).toMatchObject({ query: 'since', sort: { sort: 'updated', direction: 'asc' } });
+    const jsonApi = detectPaging(
+      list(
+        [...cursor, dateTime('updated_after'), query('sort', { type: 'string', enum: ['-updated_at', 'updated_at'] })],
+        answer,
+      ),
+    );
+    expect(jsonApi.incremental).toMatchObject({ sort: { sort: 'updated_at' }, order: 'oldest-first' });
     const unsorted = detectPaging(list([...cursor, dateTime('created_after')], answer));
     expect(unsorted.incremental).toEqual({ cursorField: 'created_at', query: 'created_after', order: 'newest-first' });
   });
