@@ -24,24 +24,24 @@ const NAMES: Record<DetectedPaginator['kind'], string> = {
   'link-header': 'byLinkHeader',
 };
 
-/** Comment lines of at most about 110 columns, at this indent. */
-function commentLines(text: string, indent: string): string[] {
+/** Comment lines of at most about 110 columns, each starting with `lead` (`  // `, ` * `). */
+function commentLines(text: string, lead: string): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && indent.length + 3 + line.length + word.length > 110) {
-      lines.push(`${indent}// ${line}`);
+    if (line && lead.length + line.length + word.length > 110) {
+      lines.push(`${lead}${line}`);
       line = word;
     } else line = line ? `${line} ${word}` : word;
   }
-  return line ? [...lines, `${indent}// ${line}`] : lines;
+  return line ? [...lines, `${lead}${line}`] : lines;
 }
 
 /** What a list whose paging was not found says in its `read`, for the author to finish. */
 export function unpagedNote(summary: string): string[] {
   return commentLines(
     `TODO paging: ${summary}. If the API pages, declare a paginator (cursorPaginator, offsetPaginator, pageNumberPaginator, nextUrlPaginator or linkHeaderPaginator of @plugboard/sdk) and read with ctx.pages.`,
-    '    ',
+    '    // ',
   );
 }
 
@@ -87,7 +87,13 @@ export function sharedListing(sources: ReadonlyArray<{ key: string; paging: List
     const name = taken === 0 ? base : `${base}${taken + 1}`;
     shared.set(text, name);
     factories.add(FACTORIES[paginator.kind]);
-    blocks.push(`/** ${keys.join(', ')} page alike: ${summary}. */`, `export const ${name} = ${text};`, '');
+    blocks.push(
+      '/**',
+      ...commentLines(`${keys.join(', ')} page alike: ${summary}.`, ' * '),
+      ' */',
+      `export const ${name} = ${text};`,
+      '',
+    );
   }
   if (shared.size === 0) return { shared, source: undefined };
   return {
@@ -137,13 +143,13 @@ export function pagedReadSource({ paging, listing, entity, request, query }: Pag
     sdk: shared ? [] : [FACTORIES[paging.paginator.kind]],
     lines: [
       // A shared paginator says how it pages in src/listing.ts.
-      ...(shared ? [] : commentLines(`Pages as the document describes: ${paging.summary}.`, '  ')),
+      ...(shared ? [] : commentLines(`Pages as the document describes: ${paging.summary}.`, '  // ')),
       `  paginator: ${shared ?? text},`,
       ...(incremental
         ? [
             ...commentLines(
               `Incremental on ${incremental.cursorField}: the next run asks for records with ${incremental.query} from its checkpoint on.`,
-              '  ',
+              '  // ',
             ),
             '  incremental: {',
             `    cursorField: ${JSON.stringify(incremental.cursorField)},`,
