@@ -76,7 +76,19 @@ export interface ListPaging {
   incremental?: DetectedIncremental;
 }
 
-const PREFERRED_RECORDS = ['data', 'items', 'results', 'records', 'entries'];
+// As the stand-in (mock/listing.ts) finds them, so that what it serves is what the scaffold reads.
+const PREFERRED_RECORDS = [
+  'data',
+  'items',
+  'results',
+  'records',
+  'entries',
+  'values',
+  'list',
+  'elements',
+  'hits',
+  'rows',
+];
 const MAX_DEPTH = 3;
 
 /** A name compared without case or separators: `page_token`, `pageToken` and `page[token]` are alike. */

@@ -82,6 +82,17 @@ describe('detectPaging: the paginator a list operation declares', () => {
     expect(instant.paginator).toBeUndefined();
   });
 
+  it('records under the names the stand-in serves them by, in an envelope of more than three fields', () => {
+    const search = detectPaging(
+      list(
+        [query('cursor')],
+        envelope({ total: { type: 'integer' }, took: { type: 'integer' }, next_cursor: { type: 'string' } }, 'hits'),
+      ),
+    );
+    expect(search.records.property).toBe('hits');
+    expect(search.paginator).toMatchObject({ kind: 'cursor', options: { records: 'hits' } });
+  });
+
   it('an offset moved on by the records, with the limit as its page size and the total as its stop', () => {
     const paging = detectPaging(
       list(
