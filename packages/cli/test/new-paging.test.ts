@@ -162,9 +162,9 @@ describe('plugboard new --from-openapi: each paging style', () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  const run = async (action: string, extra: string[] = []) => {
+  const run = async (action: string, extra: string[] = [], url = base) => {
     const { io, stdout, stderr } = bufferIo({ PLUGBOARD_CREDENTIAL: 'styles-token' });
-    const argv = ['run', action, '--connector', dir, '--base-url', base, ...extra];
+    const argv = ['run', action, '--connector', dir, '--base-url', url, ...extra];
     expect(await runCli(argv, { ...io, cwd: dir }), stderr()).toBe(0);
     return stdout()
       .trim()
@@ -228,5 +228,26 @@ describe('plugboard new --from-openapi: each paging style', () => {
     expect(await run('cursor_items.list', state)).toEqual([]);
     // Asked from 1 ms before the newest instant read: the record at it comes back and is dropped.
     expect(asked).toEqual(['/v1/cursor-items?limit=2&updated_since=2026-03-04T23%3A59%3A59.999Z']);
+  });
+
+  it('each list reads every page of plugboard mock serving the same document', async () => {
+    const mock = bufferIo();
+    const stop = new AbortController();
+    const serving = runCli(
+      ['mock', 'openapi.json', '--port', '0', '--records', '7'],
+      { ...mock.io, cwd: dir },
+      {
+        signal: stop.signal,
+      },
+    );
+    try {
+      await expect.poll(() => mock.stdout()).toMatch(/ at (http:\/\/127\.0\.0\.1:\d+\/v1) /);
+      const url = / at (http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(mock.stdout())![1]!;
+      for (const action of ['cursor_items', 'offset_items', 'page_items', 'link_items', 'next_items'])
+        expect(new Set(await run(`${action}.list`, [], url)).size, action).toBe(7);
+    } finally {
+      stop.abort();
+      await serving;
+    }
   });
 });
