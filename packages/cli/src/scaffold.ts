@@ -77,7 +77,7 @@ function exampleTokens(name: string): Record<string, string> {
 }
 
 const INCREMENTAL_NOTE =
-  'The `-since` scenario of an incremental source starts where its first ended (the same `--state` folder):\nthe standard suite checks that it reads nothing twice. ';
+  'The `-since` scenario of an incremental source starts where its first ended (the same `--state` folder):\nthe standard suite checks that it reads nothing twice. Started with `--grow 3`, the stand-in adds three\nnewer records after a read to the end, for the second run to read. ';
 
 /** The record commands of a generated action: an incremental source's twice, the second from the first's checkpoint. */
 function recordCommands(action: GeneratedAction, standIn: string): string[] {
