@@ -1,6 +1,6 @@
 import { sampleOf } from '@plugboard/catalogue/sample';
 import type { Schema } from '../openapi-document.js';
-import type { Listing, Position } from './listing.js';
+import type { Absent, Listing, Position } from './listing.js';
 import { type MadeRecord, makeRecords } from './records.js';
 import { Refusal } from './refusal.js';
 
@@ -135,15 +135,15 @@ export class RecordList {
       url.searchParams.set(listing.position.name, nextValue());
       return url.toString();
     };
-    const absent = (kind: 'omit' | 'null' | 'empty') => (kind === 'omit' ? undefined : kind === 'null' ? null : '');
-    const { next } = listing;
-    if (next.kind === 'cursor') setAt(body, next.path, more ? nextValue() : absent(next.absent));
-    if (next.kind === 'next-url') setAt(body, next.path, more ? nextUrl() : absent(next.absent));
-    if (next.kind === 'cursor-header' && more) headers[next.name] = nextValue();
-    if (next.kind === 'link' && more) headers.link = `<${nextUrl()}>; rel="next"`;
-    if (listing.hasMore) setAt(body, listing.hasMore, more);
-    if (listing.total) setAt(body, listing.total, total);
-    if (listing.totalPages) setAt(body, listing.totalPages, Math.ceil(total / size));
+    const absent = (kind: Absent) => (kind === 'omit' ? undefined : kind === 'null' ? null : '');
+    const { signals } = listing;
+    if (signals.cursor) setAt(body, signals.cursor.path, more ? nextValue() : absent(signals.cursor.absent));
+    if (signals.nextUrl) setAt(body, signals.nextUrl.path, more ? nextUrl() : absent(signals.nextUrl.absent));
+    if (signals.cursorHeader && more) headers[signals.cursorHeader] = nextValue();
+    if (signals.link && more) headers.link = `<${nextUrl()}>; rel="next"`;
+    if (signals.hasMore) setAt(body, signals.hasMore, more);
+    if (signals.total) setAt(body, signals.total, total);
+    if (signals.totalPages) setAt(body, signals.totalPages, Math.ceil(total / size));
     return { body, headers };
   }
 
