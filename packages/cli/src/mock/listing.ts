@@ -1,5 +1,5 @@
 import type { Method, Parameter, Schema } from '../openapi-document.js';
-import { propertiesOf } from './records.js';
+import { propertiesOf, TIME_NAME } from './records.js';
 
 /**
  * How a list operation of a document pages, read from the document alone: where its records
@@ -217,9 +217,7 @@ function timeFilters(parameters: Parameter[], used: Set<string>, record: Schema)
   const properties = Object.entries(propertiesOf(record));
   const timed = properties.some(
     ([name, schema]) =>
-      instantFormat(schema) ||
-      (['integer', 'number'].includes(typeOf(schema) ?? '') &&
-        /(^|_)(at|time|timestamp|created|updated|modified)$|[a-z](At|Time)$/.test(name)),
+      instantFormat(schema) || (['integer', 'number'].includes(typeOf(schema) ?? '') && TIME_NAME.test(name)),
   );
   if (!timed) return [];
   return parameters.flatMap((parameter): TimeFilter[] => {

@@ -17,9 +17,9 @@ const START = Date.UTC(2026, 0, 1);
 const MAX_DEPTH = 4;
 /** Properties that point to a further page: never part of a record. */
 const NEXT_PAGE = /^(next|next_?cursor|next_?page(_?token|_?url)?|next_?link|has_?more|more)$/i;
-/** A number field that is an instant: `created`, `updated_at`, `timestamp`, `expires`. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TIME_NAME = /(^|_)(at|time|timestamp|created|updated|modified|date)$|[a-z](At|Time|Timestamp)$/;
+/** The name of a number field that is an instant: `created`, `updated_at`, `timestamp`, `modifiedAt`. */
+export const TIME_NAME = /(^|_)(at|time|timestamp|created|updated|modified|date)$|[a-z](At|Time|Timestamp)$/;
 
 /** A pseudo-random stream from a text seed (mulberry32 over the seed's hash). */
 export function randomStream(seed: string): () => number {
