@@ -496,6 +496,16 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(new Set([...first.records, ...second.records].map((record) => record.id)).size).toBe(163);
   });
 
+  it('from no records at all, a list that grows: the first read finds none, the next the new ones', async () => {
+    await serve({ records: 0, grow: 4 });
+    const connector = source(byCursor, { path: '/cursor' }, incremental);
+    const first = await read(connector);
+    expect({ records: first.records, pages: first.pages }).toEqual({ records: [], pages: 1 });
+    const second = await read(connector, first.checkpoint);
+    expectAllOnce(second.records, 4);
+    expect(second.records[0]!.updated_at).toBe('2026-01-01T00:00:00Z');
+  });
+
   it('a newer-than filter in unix seconds', async () => {
     await serve({ grow: 5 });
     const paged = offsetPaginator({
@@ -610,6 +620,14 @@ describe('plugboard mock refuses hostile paging', () => {
     expect(await refusal('/numbered?page=0')).toEqual(invalid('query.page must be at least 1'));
     expect(await refusal('/offset?updated_after=yesterday')).toEqual(
       invalid('query.updated_after must be a date-time'),
+    );
+    const search = await fetch(`${server!.url}/search`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'x', cursor: 'forged' }),
+    });
+    expect({ status: search.status, body: await search.json() }).toEqual(
+      invalid('body.cursor is not a cursor this API gave'),
     );
     // A page past the end is empty, however far.
     expect(await refusal('/offset?offset=9007199254740991')).toEqual({
