@@ -39,7 +39,7 @@ export interface Operation {
   requestBody?: { required?: boolean; content?: Record<string, MediaType> };
   responses?: Record<
     string,
-    { description?: string; content?: Record<string, MediaType>; headers?: Record<string, unknown> }
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> }
   >;
   security?: Array<Record<string, string[]>>;
 }

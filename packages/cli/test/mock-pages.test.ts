@@ -155,6 +155,51 @@ const PAGED = {
         responses: ok(list, { Link: { schema: { type: 'string' } } }),
       },
     },
+    '/both': {
+      get: {
+        operationId: 'byEither',
+        parameters: [limit, query('page_token', { type: 'string' })],
+        responses: ok({
+          type: 'object',
+          required: ['items', 'has_more', 'total_count'],
+          properties: {
+            items: list,
+            has_more: { type: 'boolean' },
+            total_count: { type: 'integer' },
+            meta: { type: 'object', properties: { next_page_token: { type: 'string' } } },
+            links: { type: 'object', properties: { next: { type: 'string', format: 'uri' } } },
+          },
+        }),
+      },
+    },
+    '/hal': {
+      get: {
+        operationId: 'byHal',
+        parameters: [query('page', { type: 'integer', minimum: 0, default: 0 }), perPage],
+        responses: ok({
+          type: 'object',
+          properties: {
+            _embedded: { type: 'object', properties: {} },
+            records: list,
+            _links: {
+              type: 'object',
+              properties: { next: { type: 'object', required: ['href'], properties: { href: { type: 'string' } } } },
+            },
+          },
+        }),
+      },
+    },
+    '/changes': {
+      get: {
+        operationId: 'byUnixTime',
+        parameters: [
+          query('offset', { type: 'integer', minimum: 0 }),
+          limit,
+          query('modified_since', { type: 'integer', minimum: 0 }),
+        ],
+        responses: ok({ type: 'object', properties: { data: list } }),
+      },
+    },
     '/next': {
       get: {
         operationId: 'byNextUrl',
@@ -353,6 +398,45 @@ describe('plugboard mock pages as each declared paginator reads', () => {
     expect(first.headers.get('link')).toBe(`<${server!.url}/linked?per_page=100&page=2>; rel="next"`);
   });
 
+  it('every way the document says there is more, written together: a next cursor, a next URL, has_more and the total', async () => {
+    await serve();
+    const byToken = cursorPaginator({
+      records: 'items',
+      pageSize: { param: 'limit', value: 50 },
+      cursor: { from: 'meta.next_page_token', to: { query: 'page_token' } },
+      stop: [{ hasMore: 'has_more' }],
+    });
+    const tokens = await read(source(byToken, { path: '/both' }));
+    expectAllOnce(tokens.records, 103);
+    expect(tokens.pages).toBe(3);
+    const byUrl = nextUrlPaginator({ records: 'items', next: 'links.next', pageSize: { param: 'limit', value: 50 } });
+    const urls = await read(source(byUrl, { path: '/both' }));
+    expect(urls.records.map((record) => record.id)).toEqual(tokens.records.map((record) => record.id));
+    const byTotal = cursorPaginator({
+      records: 'items',
+      pageSize: { param: 'limit', value: 50 },
+      cursor: { from: 'meta.next_page_token', to: { query: 'page_token' } },
+      stop: [{ total: 'total_count' }],
+    });
+    expect((await read(source(byTotal, { path: '/both' }))).pages).toBe(3);
+  });
+
+  it("a HAL next link's href, pages counted from the document's first page, 0", async () => {
+    await serve();
+    const paginator = nextUrlPaginator({
+      records: 'records',
+      next: '_links.next.href',
+      pageSize: { param: 'per_page', value: 40 },
+    });
+    const { records, pages } = await read(source(paginator, { path: '/hal' }));
+    expectAllOnce(records, 103);
+    expect(pages).toBe(3);
+    const page = await fetch(`${server!.url}/hal?per_page=40&page=0`, { headers: { authorization: 'Bearer t' } });
+    expect(((await page.json()) as { _links: unknown })._links).toEqual({
+      next: { href: `${server!.url}/hal?per_page=40&page=1` },
+    });
+  });
+
   it('a next URL read from the answer, until it is null', async () => {
     await serve();
     const paginator = nextUrlPaginator({
@@ -394,6 +478,56 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     // The second and third ask from the checkpoint, 1 ms early.
     const asked = server!.requests.filter((request) => request.operationId === 'byCursor');
     expect(asked).toHaveLength(5);
+  });
+
+  it('newest first, as the direction asks: a second run reads the new records across pages and stops where the first began', async () => {
+    await serve({ grow: 60 });
+    const connector = source(
+      byCursor,
+      { path: '/cursor', query: { direction: 'desc' } },
+      { ...incremental, order: 'newest-first' },
+    );
+    const first = await read(connector);
+    expect(first.records).toHaveLength(103);
+    expect(first.records[0]!.updated_at >= first.records.at(-1)!.updated_at).toBe(true);
+    const second = await read(connector, first.checkpoint);
+    expect(second.records).toHaveLength(60);
+    expect(second.pages).toBe(2);
+    expect(new Set([...first.records, ...second.records].map((record) => record.id)).size).toBe(163);
+  });
+
+  it('from no records at all, a list that grows: the first read finds none, the next the new ones', async () => {
+    await serve({ records: 0, grow: 4 });
+    const connector = source(byCursor, { path: '/cursor' }, incremental);
+    const first = await read(connector);
+    expect({ records: first.records, pages: first.pages }).toEqual({ records: [], pages: 1 });
+    const second = await read(connector, first.checkpoint);
+    expectAllOnce(second.records, 4);
+    expect(second.records[0]!.updated_at).toBe('2026-01-01T00:00:00Z');
+  });
+
+  it('a newer-than filter in unix seconds', async () => {
+    await serve({ grow: 5 });
+    const paged = offsetPaginator({
+      records: 'data',
+      offset: { param: 'offset' },
+      pageSize: { param: 'limit', value: 50 },
+      stop: ['short-page'],
+    });
+    const connector = source(
+      paged,
+      { path: '/changes' },
+      {
+        cursorField: 'updated_at',
+        newerThan: { query: 'modified_since', format: 'unix', earlierMs: 1000 },
+      },
+    );
+    const first = await read(connector);
+    expectAllOnce(first.records, 103);
+    const second = await read(connector, first.checkpoint);
+    expectAllOnce(second.records, 5);
+    const since = server!.requests.at(-1)!;
+    expect(since.operationId).toBe('byUnixTime');
   });
 
   it('without --grow a second run reads nothing new; with offsets the filter applies to every page', async () => {
@@ -486,6 +620,14 @@ describe('plugboard mock refuses hostile paging', () => {
     expect(await refusal('/numbered?page=0')).toEqual(invalid('query.page must be at least 1'));
     expect(await refusal('/offset?updated_after=yesterday')).toEqual(
       invalid('query.updated_after must be a date-time'),
+    );
+    const search = await fetch(`${server!.url}/search`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'x', cursor: 'forged' }),
+    });
+    expect({ status: search.status, body: await search.json() }).toEqual(
+      invalid('body.cursor is not a cursor this API gave'),
     );
     // A page past the end is empty, however far.
     expect(await refusal('/offset?offset=9007199254740991')).toEqual({

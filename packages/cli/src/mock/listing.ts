@@ -1,5 +1,5 @@
 import type { Method, Parameter, Schema } from '../openapi-document.js';
-import { propertiesOf } from './records.js';
+import { propertiesOf, TIME_NAME } from './records.js';
 
 /**
  * How a list operation of a document pages, read from the document alone: where its records
@@ -17,13 +17,23 @@ export type Position =
   | { kind: 'offset'; name: string }
   | { kind: 'page'; name: string; first: number };
 
-/** How an answer says that another page follows. `count`: the client counts (an offset or a page number). */
-export type NextSignal =
-  | { kind: 'cursor'; path: string; absent: 'omit' | 'null' | 'empty' }
-  | { kind: 'cursor-header'; name: string }
-  | { kind: 'link' }
-  | { kind: 'next-url'; path: string; absent: 'omit' | 'null' | 'empty' }
-  | { kind: 'count' };
+/** What is written where a next cursor or URL is absent: nothing, `null`, or '' (a field that is required and not nullable). */
+export type Absent = 'omit' | 'null' | 'empty';
+
+/**
+ * Every way the answer says that another page follows, as the document describes them: each is
+ * written, so a paginator reading any one of them reads the stand-in. None: the client counts
+ * (an offset or a page number, until an empty or short page, `has_more` or the total).
+ */
+export interface Signals {
+  cursor?: { path: string; absent: Absent };
+  cursorHeader?: string;
+  link?: boolean;
+  nextUrl?: { path: string; absent: Absent };
+  hasMore?: string;
+  total?: string;
+  totalPages?: string;
+}
 
 /** A query parameter keeping records newer (`after`) or older (`before`) than an instant. */
 export interface TimeFilter {
@@ -39,12 +49,9 @@ export interface Listing {
   record: Schema;
   answer: Schema;
   position: Position;
-  next: NextSignal;
+  signals: Signals;
   /** The page size parameter, its default and its cap (the schema's maximum, else 1000). */
   pageSize: { param?: string; default: number; max: number };
-  hasMore?: string;
-  total?: string;
-  totalPages?: string;
   filters: TimeFilter[];
   /** The sort direction parameter and the values meaning newest first; without it, oldest first. */
   order?: { param: string; newestFirst: string[]; default: 'asc' | 'desc' };
@@ -65,15 +72,49 @@ const RECORDS = [
   'hits',
   'rows',
 ];
-const SIZE = ['limit', 'pagesize', 'perpage', 'size', 'count', 'maxresults', 'top', 'take', 'pagelimit', 'maxitems'];
-const OFFSET = ['offset', 'skip', 'start', 'startindex'];
+const SIZE = [
+  'limit',
+  'pagesize',
+  'perpage',
+  'size',
+  'count',
+  'maxresults',
+  'top',
+  'take',
+  'pagelimit',
+  'maxitems',
+  'maxpagesize',
+];
+const OFFSET = ['offset', 'skip', 'start', 'startindex', 'pageoffset'];
 const PAGE = ['page', 'pagenumber', 'pagenum', 'pageindex', 'pageno'];
-const CURSOR_PARAM = ['cursor', 'pagetoken', 'nexttoken', 'continuationtoken', 'continuation', 'pagecursor', 'after'];
-const NEXT_CURSOR = ['nextcursor', 'nextpagetoken', 'nexttoken', 'continuationtoken', 'endcursor', 'cursor', 'next'];
-const NEXT_URL = ['nexturl', 'nextpageurl', 'nextlink', 'odatanextlink', 'nexthref', 'nextpage', 'next'];
+const CURSOR_PARAM = [
+  'cursor',
+  'pagetoken',
+  'nexttoken',
+  'continuationtoken',
+  'continuation',
+  'pagecursor',
+  'pageafter',
+  'startingafter',
+  'after',
+];
+const NEXT_CURSOR = [
+  'nextcursor',
+  'nextpagetoken',
+  'nexttoken',
+  'nextpagecursor',
+  'endcursor',
+  'continuationtoken',
+  'cursor',
+  'after',
+  'next',
+];
+const NEXT_URL = ['next', 'nexturl', 'nextlink', 'odatanextlink', 'nexthref', 'nextpage', 'nextpageurl', 'href'];
 const HAS_MORE = ['hasmore', 'more', 'hasnext', 'hasnextpage', 'moreresults'];
-const TOTAL = ['total', 'totalcount', 'totalresults', 'totalitems', 'totalrecords', 'totalsize'];
+const TOTAL = ['total', 'totalcount', 'totalresults', 'totalitems', 'totalrecords', 'totalentries', 'totalsize'];
 const TOTAL_PAGES = ['totalpages', 'pagecount', 'pages'];
+/** How deep in the answer's envelope its paging fields are looked for (`_links.next.href` is 3). */
+const FIELD_DEPTH = 3;
 const ORDER = ['direction', 'order', 'sortorder', 'sortdirection', 'sortdir', 'dir', 'sort'];
 const AFTER = /(after|since|from|gt|gte|min|newerthan)\]?$/i;
 const BEFORE = /(before|until|to|lt|lte|max|olderthan)\]?$/i;
@@ -92,27 +133,23 @@ function typeOf(schema: Schema | undefined): string | undefined {
 const nullable = (schema: Schema) =>
   schema.nullable === true || (Array.isArray(schema.type) && schema.type.includes('null'));
 
-/** A field of the answer (not the records) by its normal name, at most one object deep: its path and schema. */
-function field(
-  answer: Schema,
-  names: readonly string[],
-  test: (schema: Schema, path: string[]) => boolean,
-  skip: string,
-): { path: string; schema: Schema } | undefined {
-  const levels: Array<[string[], Schema]> = [[[], answer]];
-  for (const [name, schema] of Object.entries(propertiesOf(answer)))
-    if (name !== skip && typeOf(schema) === 'object') levels.push([[name], schema]);
-  for (const wanted of names)
-    for (const [path, schema] of levels)
-      for (const [name, property] of Object.entries(propertiesOf(schema))) {
-        if (path.length === 0 && name === skip) continue;
-        if (normal(name) === wanted && property && test(property, [...path, name]))
-          return { path: [...path, name].join('.'), schema: property };
-      }
-  return undefined;
+/** Every field of the answer outside its records, with its dotted path, a few objects deep. */
+function fieldsOf(answer: Schema, records: string): Array<{ path: string; name: string; schema: Schema }> {
+  const found: Array<{ path: string; name: string; schema: Schema }> = [];
+  const walk = (at: Schema, prefix: string, depth: number) => {
+    for (const [name, property] of Object.entries(propertiesOf(at))) {
+      const path = `${prefix}${name}`;
+      if (name.includes('.') || path === records || !property || typeof property !== 'object') continue;
+      found.push({ path, name: normal(name), schema: property });
+      if (depth + 1 < FIELD_DEPTH && typeOf(property) === 'object') walk(property, `${path}.`, depth + 1);
+    }
+  };
+  walk(answer, '', 0);
+  return found;
 }
 
-const absence = (schema: Schema, required: boolean) => (nullable(schema) ? 'null' : required ? 'empty' : 'omit');
+const absence = (schema: Schema, required: boolean): Absent =>
+  nullable(schema) ? 'null' : required ? 'empty' : 'omit';
 
 function isRequired(answer: Schema, path: string): boolean {
   let schema: Schema | undefined = answer;
@@ -135,6 +172,12 @@ function recordsOf(answer: Schema): { path: string; record: Schema } | undefined
   const found = lists.find(([name]) => RECORDS.includes(normal(name))) ?? lists[0];
   return found ? { path: found[0], record: found[1].items as Schema } : undefined;
 }
+
+const URI_FORMAT = /^(uri|url|uri-reference|iri|iri-reference)$/;
+
+/** The first page's number: the parameter's default, else its minimum, else 1. */
+const firstPage = (page: Parameter) =>
+  [page.schema?.default, page.schema?.minimum].find((value): value is number => Number.isInteger(value)) ?? 1;
 
 const named = (parameters: Parameter[], names: readonly string[], test: (parameter: Parameter) => boolean) =>
   names
@@ -174,9 +217,7 @@ function timeFilters(parameters: Parameter[], used: Set<string>, record: Schema)
   const properties = Object.entries(propertiesOf(record));
   const timed = properties.some(
     ([name, schema]) =>
-      instantFormat(schema) ||
-      (['integer', 'number'].includes(typeOf(schema) ?? '') &&
-        /(^|_)(at|time|timestamp|created|updated|modified)$|[a-z](At|Time)$/.test(name)),
+      instantFormat(schema) || (['integer', 'number'].includes(typeOf(schema) ?? '') && TIME_NAME.test(name)),
   );
   if (!timed) return [];
   return parameters.flatMap((parameter): TimeFilter[] => {
@@ -226,79 +267,90 @@ export function listingOf(
   const page = named(query, PAGE, integer);
   const cursor = cursorParameter(parameters, method === 'post' ? body : undefined);
   const headers = responseHeaders.map((name) => name.toLowerCase());
+  const fields = fieldsOf(answer, found.path);
   const text = (schema: Schema) => typeOf(schema) === 'string';
-  const urlField = field(
-    answer,
-    NEXT_URL,
-    (schema, path) =>
-      text(schema) &&
-      (normal(path.at(-1)!) !== 'next' ||
-        /^(uri|url|uri-reference|iri)$/.test(String(schema.format ?? '')) ||
-        (path.length > 1 && /links$/.test(normal(path[0]!)))),
-    found.path,
+  const withName = (names: readonly string[], test: (schema: Schema) => boolean) =>
+    fields.find((entry) => names.includes(entry.name) && test(entry.schema));
+  const urlField = fields.find(({ path, name, schema }) => {
+    if (!text(schema) || !NEXT_URL.includes(name)) return false;
+    // `href` counts inside a `next` link object (HAL); a bare `next` is a URL unless a cursor goes back.
+    if (name === 'href') return normal(path.split('.').at(-2) ?? '') === 'next';
+    return URI_FORMAT.test(String(schema.format ?? '')) || name !== 'next' || !cursor;
+  });
+  const cursorFields = fields.filter(
+    (entry) => text(entry.schema) && NEXT_CURSOR.includes(entry.name) && entry.path !== urlField?.path,
   );
-  const cursorField = field(
-    answer,
-    NEXT_CURSOR,
-    (schema, path) => text(schema) && path.join('.') !== urlField?.path,
-    found.path,
-  );
+  // `next_page_token` for `page_token`; else a name that says next; else a cursor or `after` in a paging object.
+  const cursorField = cursor
+    ? (cursorFields.find((entry) => entry.name === `next${normal(cursor.name)}`) ??
+      cursorFields.find((entry) => entry.name.startsWith('next')) ??
+      cursorFields.find((entry) => entry.path.includes('.')))
+    : undefined;
   const cursorHeader = headers.find((name) =>
     /^(x-)?(next-?(page-?)?(cursor|token)|continuation(-token)?)$/.test(name),
   );
+  const numeric = (schema: Schema) => integer({ name: '', in: 'query', schema });
+  const hasMore = withName(HAS_MORE, (schema) => typeOf(schema) === 'boolean')?.path;
+  const total = withName(TOTAL, numeric)?.path;
+  const totalPages = withName(TOTAL_PAGES, numeric)?.path;
+  const counted = {
+    ...(hasMore ? { hasMore } : {}),
+    ...(total ? { total } : {}),
+    ...(totalPages ? { totalPages } : {}),
+  };
+  const urls = {
+    ...(headers.includes('link') ? { link: true } : {}),
+    ...(urlField
+      ? { nextUrl: { path: urlField.path, absent: absence(urlField.schema, isRequired(answer, urlField.path)) } }
+      : {}),
+  };
 
-  let next: NextSignal;
-  if (headers.includes('link')) next = { kind: 'link' };
-  else if (urlField)
-    next = {
-      kind: 'next-url',
-      path: urlField.path,
-      absent: absence(urlField.schema, isRequired(answer, urlField.path)),
-    };
-  else if (cursor && cursorField)
-    next = {
-      kind: 'cursor',
-      path: cursorField.path,
-      absent: absence(cursorField.schema, isRequired(answer, cursorField.path)),
-    };
-  else if (cursor && cursorHeader) next = { kind: 'cursor-header', name: cursorHeader };
-  else if (offset || page) next = { kind: 'count' };
-  else return undefined;
-
-  // A Link or a next URL carries the page asked for in its query: a cursor, a page number or an offset.
-  const queryCursor = cursor?.in === 'query' ? cursor : undefined;
   let position: Position;
-  if (next.kind === 'cursor' || next.kind === 'cursor-header') position = cursor!;
-  else if (next.kind === 'count' || !queryCursor)
-    position = page
-      ? { kind: 'page', name: page.name, first: page.schema?.minimum === 0 ? 0 : 1 }
-      : offset
-        ? { kind: 'offset', name: offset.name }
-        : (queryCursor ?? { kind: 'cursor', in: 'query', name: 'cursor' });
-  else position = queryCursor;
+  let signals: Signals;
+  if (cursor && (cursorField || cursorHeader)) {
+    position = cursor;
+    signals = {
+      ...(cursorField
+        ? {
+            cursor: {
+              path: cursorField.path,
+              absent: absence(cursorField.schema, isRequired(answer, cursorField.path)),
+            },
+          }
+        : {}),
+      ...(cursorHeader ? { cursorHeader } : {}),
+      // A Link or a next URL carries the cursor in its query: only a cursor sent in the query can go there.
+      ...(cursor.in === 'query' ? urls : {}),
+      ...counted,
+    };
+  } else if (urls.link || urls.nextUrl) {
+    position =
+      cursor?.in === 'query'
+        ? cursor
+        : offset
+          ? { kind: 'offset', name: offset.name }
+          : page
+            ? { kind: 'page', name: page.name, first: firstPage(page) }
+            : { kind: 'cursor', in: 'query', name: 'cursor' };
+    signals = { ...urls, ...counted };
+  } else if (offset || page) {
+    position = offset
+      ? { kind: 'offset', name: offset.name }
+      : { kind: 'page', name: page!.name, first: firstPage(page!) };
+    signals = counted;
+  } else return undefined;
 
   const max = typeof size?.schema?.maximum === 'number' ? size.schema.maximum : 1000;
   const fallback = typeof size?.schema?.default === 'number' ? size.schema.default : Math.min(20, max);
   const used = new Set([size?.name, offset?.name, page?.name, cursor?.name].filter((name) => name !== undefined));
-  const hasMore = field(answer, HAS_MORE, (schema) => typeOf(schema) === 'boolean', found.path)?.path;
-  const total = field(answer, TOTAL, (schema) => integer({ name: '', in: 'query', schema }), found.path)?.path;
-  const totalPages = field(
-    answer,
-    TOTAL_PAGES,
-    (schema) => integer({ name: '', in: 'query', schema }),
-    found.path,
-  )?.path;
   const order = orderOf(query);
   return {
     records: found.path,
     record: found.record,
     answer,
     position,
-    next,
+    signals,
     pageSize: { ...(size ? { param: size.name } : {}), default: fallback, max },
-    ...(hasMore ? { hasMore } : {}),
-    ...(total ? { total } : {}),
-    ...(totalPages ? { totalPages } : {}),
     filters: timeFilters(query, used, found.record),
     ...(order ? { order } : {}),
   };
@@ -306,26 +358,27 @@ export function listingOf(
 
 /** One line saying how a list operation pages, for the author reading what the stand-in serves. */
 export function describeListing(listing: Listing): string {
-  const { position, next, pageSize } = listing;
+  const { position, pageSize } = listing;
   const asked =
     position.kind === 'cursor'
       ? `cursor in ${position.in}.${position.name}`
       : position.kind === 'offset'
         ? `offset in query.${position.name}`
         : `page number in query.${position.name} from ${position.first}`;
-  const told =
-    next.kind === 'cursor'
-      ? `next cursor at ${next.path}`
-      : next.kind === 'cursor-header'
-        ? `next cursor in header ${next.name}`
-        : next.kind === 'link'
-          ? 'Link rel="next"'
-          : next.kind === 'next-url'
-            ? `next URL at ${next.path}`
-            : 'counted by the client';
+  const { signals } = listing;
+  const told = [
+    signals.cursor ? `next cursor at ${signals.cursor.path}` : undefined,
+    signals.cursorHeader ? `next cursor in header ${signals.cursorHeader}` : undefined,
+    signals.link ? 'Link rel="next"' : undefined,
+    signals.nextUrl ? `next URL at ${signals.nextUrl.path}` : undefined,
+    signals.hasMore ? `${signals.hasMore} (has more)` : undefined,
+    signals.total ? `${signals.total} (total)` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(', ');
   const filters = listing.filters.map((filter) => `${filter.param} (${filter.bound})`).join(', ');
   return [
-    `${asked}, ${told}`,
+    `${asked}, ${told || 'counted by the client'}`,
     `${pageSize.param ?? 'page size'} ${pageSize.default} (max ${pageSize.max})`,
     ...(filters ? [`filters ${filters}`] : []),
     ...(listing.order ? [`${listing.order.param} default ${listing.order.default}`] : []),

@@ -1,16 +1,17 @@
 import { sampleOf } from '@plugboard/catalogue/sample';
 import type { Schema } from '../openapi-document.js';
-import type { Listing, Position } from './listing.js';
-import { type MadeRecord, makeRecords } from './records.js';
+import type { Absent, Listing, Position } from './listing.js';
+import { instantsOf, RecordMaker } from './records.js';
 import { Refusal } from './refusal.js';
 
 /**
- * The records of one list operation and its pages. The records are held oldest first; a
- * filter on their instant and the sort direction make a contiguous run of them (found by
- * binary search), and a page is a slice of that run, so a page costs its size whatever the
- * number of records. A cursor names the record the next page starts at, so it stays right
- * when records are added after a read. With `grow`, a read that reached the end makes `grow`
- * newer records appear before the next first-page request: the next incremental run reads them.
+ * The records of one list operation and its pages. Their instants are held oldest first and a
+ * record is made when a page serves it. A filter on their instant and the sort direction make
+ * a contiguous run of them (found by binary search), and a page is a slice of that run, so a
+ * page costs its size whatever the number of records. A cursor names the record the next page
+ * starts at, so it stays right when records are added after a read. With `grow`, a read that
+ * reached the end makes `grow` newer records appear before the next first-page request: the
+ * next incremental run reads them.
  */
 
 export interface RecordListOptions {
@@ -56,14 +57,14 @@ function setAt(value: unknown, path: string, set: unknown): unknown {
   return value;
 }
 
-/** The first index of `records` whose instant is more than `at` (or at least `at`, `inclusive`). */
-function firstAfter(records: readonly MadeRecord[], at: number, inclusive: boolean): number {
+/** The first index of `instants` (going up) more than `at` (or at least `at`, `inclusive`). */
+function firstAfter(instants: readonly number[], at: number, inclusive: boolean): number {
   let low = 0;
-  let high = records.length;
+  let high = instants.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    const record = records[middle]!;
-    if (record.at > at || (inclusive && record.at === at)) high = middle;
+    const instant = instants[middle]!;
+    if (instant > at || (inclusive && instant === at)) high = middle;
     else low = middle + 1;
   }
   return low;
@@ -76,7 +77,9 @@ function whole(text: string, field: string, min: number): number {
 }
 
 export class RecordList {
-  readonly records: MadeRecord[];
+  /** The instant of each record, oldest first: milliseconds since the epoch, whole seconds. */
+  readonly instants: number[];
+  private readonly maker: RecordMaker;
   /** A read reached the end: the next first page comes after growth. */
   private ended = false;
 
@@ -84,21 +87,16 @@ export class RecordList {
     readonly listing: Listing,
     private readonly options: RecordListOptions,
   ) {
-    this.records = makeRecords(listing.record, { seed: options.seed, index: 0, count: options.count });
+    this.maker = new RecordMaker(listing.record, options.seed);
+    this.instants = instantsOf(options.seed, { count: Math.min(options.count, options.cap) });
   }
 
   /** Adds `count` records newer than every one held (up to the cap). */
   grow(count: number): void {
-    const room = Math.max(0, Math.min(count, this.options.cap - this.records.length));
+    const room = Math.max(0, Math.min(count, this.options.cap - this.instants.length));
     if (room === 0) return;
-    this.records.push(
-      ...makeRecords(this.listing.record, {
-        seed: this.options.seed,
-        index: this.records.length,
-        count: room,
-        after: this.records.at(-1)?.at,
-      }),
-    );
+    for (const at of instantsOf(this.options.seed, { count: room, after: this.instants.at(-1) }))
+      this.instants.push(at);
   }
 
   page(ask: PageAsk): PageAnswer {
@@ -118,7 +116,7 @@ export class RecordList {
     const indexes = Array.from({ length: count }, (_, at) => (newestFirst ? high - 1 - skip - at : low + skip + at));
     const more = skip + count < total;
     if (!more) this.ended = true;
-    const records = indexes.map((index) => this.records[index]!.value);
+    const records = indexes.map((index) => this.maker.make(index, this.instants[index]!));
     const following = newestFirst ? high - 1 - skip - count : low + skip + count;
 
     const sample = structuredClone(sampleOf(listing.answer as Schema));
@@ -135,15 +133,15 @@ export class RecordList {
       url.searchParams.set(listing.position.name, nextValue());
       return url.toString();
     };
-    const absent = (kind: 'omit' | 'null' | 'empty') => (kind === 'omit' ? undefined : kind === 'null' ? null : '');
-    const { next } = listing;
-    if (next.kind === 'cursor') setAt(body, next.path, more ? nextValue() : absent(next.absent));
-    if (next.kind === 'next-url') setAt(body, next.path, more ? nextUrl() : absent(next.absent));
-    if (next.kind === 'cursor-header' && more) headers[next.name] = nextValue();
-    if (next.kind === 'link' && more) headers.link = `<${nextUrl()}>; rel="next"`;
-    if (listing.hasMore) setAt(body, listing.hasMore, more);
-    if (listing.total) setAt(body, listing.total, total);
-    if (listing.totalPages) setAt(body, listing.totalPages, Math.ceil(total / size));
+    const absent = (kind: Absent) => (kind === 'omit' ? undefined : kind === 'null' ? null : '');
+    const { signals } = listing;
+    if (signals.cursor) setAt(body, signals.cursor.path, more ? nextValue() : absent(signals.cursor.absent));
+    if (signals.nextUrl) setAt(body, signals.nextUrl.path, more ? nextUrl() : absent(signals.nextUrl.absent));
+    if (signals.cursorHeader && more) headers[signals.cursorHeader] = nextValue();
+    if (signals.link && more) headers.link = `<${nextUrl()}>; rel="next"`;
+    if (signals.hasMore) setAt(body, signals.hasMore, more);
+    if (signals.total) setAt(body, signals.total, total);
+    if (signals.totalPages) setAt(body, signals.totalPages, Math.ceil(total / size));
     return { body, headers };
   }
 
@@ -183,7 +181,7 @@ export class RecordList {
         typeof given !== 'string' ||
         index === undefined ||
         encode(Number(index)) !== given ||
-        Number(index) > this.records.length
+        Number(index) > this.instants.length
       )
         throw new Refusal(400, 'invalid_request', `${field} is not a cursor this API gave`);
       return { first: false, skip: 0, cursor: Number(index) };
@@ -201,7 +199,7 @@ export class RecordList {
   /** The records the time filters keep: indexes `[low, high)` of the oldest-first list. */
   private range(query: URLSearchParams): [number, number] {
     let low = 0;
-    let high = this.records.length;
+    let high = this.instants.length;
     for (const filter of this.listing.filters) {
       const text = query.get(filter.param);
       if (text === null) continue;
@@ -214,8 +212,8 @@ export class RecordList {
         if (!/^-?\d{1,16}$/.test(text)) throw new Refusal(400, 'invalid_request', `${field} must be a unix time`);
         at = Number(text) * (filter.unit === 's' ? 1000 : 1);
       }
-      if (filter.bound === 'after') low = Math.max(low, firstAfter(this.records, at, false));
-      else high = Math.min(high, firstAfter(this.records, at, true));
+      if (filter.bound === 'after') low = Math.max(low, firstAfter(this.instants, at, false));
+      else high = Math.min(high, firstAfter(this.instants, at, true));
     }
     return [low, Math.max(low, high)];
   }

@@ -8,23 +8,18 @@ import type { Schema } from '../openapi-document.js';
  * time fields) the record's own instant. Instants go up from 2026-01-01T00:00:00Z by 1 s to
  * 1 h, whole seconds, and about one record in ten shares the instant of the one before: as
  * providers that write timestamps to the second do, which is what an incremental read's
- * tie-breaker is for.
+ * tie-breaker is for. A record is made from its number and instant alone, so only the
+ * instants are held and a record is made when a page serves it.
  */
-
-export interface MadeRecord {
-  value: unknown;
-  /** Milliseconds since the epoch, whole seconds. */
-  at: number;
-}
 
 const START = Date.UTC(2026, 0, 1);
 /** How deep a record's objects go; a recursive schema stops there with only its required fields. */
 const MAX_DEPTH = 4;
 /** Properties that point to a further page: never part of a record. */
 const NEXT_PAGE = /^(next|next_?cursor|next_?page(_?token|_?url)?|next_?link|has_?more|more)$/i;
-/** A number field that is an instant: `created`, `updated_at`, `timestamp`, `expires`. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TIME_NAME = /(^|_)(at|time|timestamp|created|updated|modified|date)$|[a-z](At|Time|Timestamp)$/;
+/** The name of a number field that is an instant: `created`, `updated_at`, `timestamp`, `modifiedAt`. */
+export const TIME_NAME = /(^|_)(at|time|timestamp|created|updated|modified|date)$|[a-z](At|Time|Timestamp)$/;
 
 /** A pseudo-random stream from a text seed (mulberry32 over the seed's hash). */
 export function randomStream(seed: string): () => number {
@@ -83,25 +78,34 @@ interface Making {
   seed: string;
 }
 
-/** `count` records from `index` on, their instants going up from `after` (or the start). */
-export function makeRecords(
-  schema: Schema,
-  { seed, index, count, after }: { seed: string; index: number; count: number; after?: number },
-): MadeRecord[] {
-  const random = randomStream(`${seed}:${index}`);
-  const key = keyFieldOf(schema);
-  const made: MadeRecord[] = [];
-  let at = after ?? START - 1000;
-  for (let offset = 0; offset < count; offset += 1) {
-    // The first record of all is at the start; later ones 0 s (one in ten) to 1 h after the one before.
-    at =
-      after === undefined && index + offset === 0
-        ? START
-        : at + (random() < 0.1 ? 0 : 1 + Math.floor(random() * 3600)) * 1000;
-    const making: Making = { index: index + offset, at, key, random, seed };
-    made.push({ value: make(schema, making, 0, true), at });
+/** The instants of `count` records, going up from `after` (or from the start, for the first records of all). */
+export function instantsOf(seed: string, { count, after }: { count: number; after?: number }): number[] {
+  const random = randomStream(`${seed}:${after ?? 'start'}`);
+  const instants: number[] = [];
+  let at = after ?? START;
+  for (let index = 0; index < count; index += 1) {
+    // 0 s (one in ten) to 1 h after the one before.
+    if (index > 0 || after !== undefined) at += (random() < 0.1 ? 0 : 1 + Math.floor(random() * 3600)) * 1000;
+    instants.push(at);
   }
-  return made;
+  return instants;
+}
+
+/** Makes the records of one schema: record `index` at instant `at` is the same on every call. */
+export class RecordMaker {
+  private readonly key: string | undefined;
+
+  constructor(
+    private readonly schema: Schema,
+    private readonly seed: string,
+  ) {
+    this.key = keyFieldOf(schema);
+  }
+
+  make(index: number, at: number): unknown {
+    const making: Making = { index, at, key: this.key, random: randomStream(`${this.seed}:${index}`), seed: this.seed };
+    return make(this.schema, making, 0, true);
+  }
 }
 
 function make(given: Schema | undefined, making: Making, depth: number, top: boolean, name?: string): unknown {
