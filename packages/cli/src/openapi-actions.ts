@@ -317,6 +317,12 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
   return { actions, entities: entitiesSource, ...(listing.source ? { listing: listing.source } : {}) };
 }
 
+const INSTANT = {
+  iso: 'an ISO 8601 instant',
+  unix: 'seconds since the epoch',
+  'unix-ms': 'milliseconds since the epoch',
+};
+
 /**
  * The parameters a paged source takes as input: those the paginator sends are left to it, and so
  * is the order an incremental read asks for; the page size defaults to the most the document
@@ -334,7 +340,7 @@ function pagedParameters(parameters: Parameter[], paging: ListPaging): Parameter
           ...parameter,
           schema: {
             ...parameter.schema,
-            description: 'Where the first run starts (an ISO 8601 instant); later runs start at their checkpoint',
+            description: `Where the first run starts (${INSTANT[incremental.format]}); later runs start at their checkpoint`,
           },
         };
       if (parameter.name === pageSize?.param && pageSize.value !== undefined)

@@ -1,4 +1,4 @@
-import type { DetectedPaginator, ListPaging } from './openapi-paging.js';
+import type { DetectedIncremental, DetectedPaginator, ListPaging } from './openapi-paging.js';
 import { propertyKey } from './zod-source.js';
 
 /**
@@ -119,6 +119,13 @@ export interface PagedRead {
   query: string[];
 }
 
+/** Where a first run starts: the newer-than input, as the ISO 8601 instant the watermark ranks records' instants with. */
+function startOf({ query, format }: DetectedIncremental): string {
+  const given = `input[${JSON.stringify(query)}]`;
+  if (format === 'iso') return given;
+  return `${given} === undefined ? undefined : new Date(${given}${format === 'unix' ? ' * 1000' : ''}).toISOString()`;
+}
+
 /** What a paged source imports, and its declaration lines from `paginator` to the end of `read`. */
 export function pagedReadSource({ paging, listing, entity, request, query }: PagedRead): {
   imports: string[];
@@ -137,7 +144,7 @@ export function pagedReadSource({ paging, listing, entity, request, query }: Pag
   }
   for (const [param, value] of Object.entries(incremental?.sort ?? {}))
     entries.push(`${propertyKey(param)}: ${JSON.stringify(value)}`);
-  const call = `ctx.pages<z.input<typeof ${entity}>>({ ${request}${entries.length ? `, query: { ${entries.join(', ')} }` : ''} }${incremental ? `, { from: input[${JSON.stringify(incremental.query)}] }` : ''})`;
+  const call = `ctx.pages<z.input<typeof ${entity}>>({ ${request}${entries.length ? `, query: { ${entries.join(', ')} }` : ''} }${incremental ? `, { from: ${startOf(incremental)} }` : ''})`;
   return {
     imports: shared ? [`import { ${shared} } from '../listing.js';`] : [],
     sdk: shared ? [] : [FACTORIES[paging.paginator.kind]],
@@ -156,7 +163,7 @@ export function pagedReadSource({ paging, listing, entity, request, query }: Pag
             ...(incremental.tieBreaker ? [`    tieBreaker: ${JSON.stringify(incremental.tieBreaker)},`] : []),
             `    checkpoint: z.object({ ${propertyKey(incremental.query)}: z.string(), seen_ids: z.array(z.string()) }),`,
             // 1 ms earlier returns the records at the instant whether the filter includes its bound or not; those read are dropped.
-            `    newerThan: { query: ${JSON.stringify(incremental.query)}, format: 'iso', earlierMs: 1 },`,
+            `    newerThan: { query: ${JSON.stringify(incremental.query)}, format: '${incremental.format}', earlierMs: 1 },`,
             ...(incremental.order === 'oldest-first'
               ? ["    order: 'oldest-first',"]
               : [

@@ -56,8 +56,10 @@ export interface DetectedIncremental {
   cursorField: string;
   /** The record's id field, when it is not `id`. */
   tieBreaker?: string;
-  /** The date-time query parameter, sent as an ISO 8601 instant. */
+  /** The query parameter asking for records newer than an instant. */
   query: string;
+  /** How it writes the instant: ISO 8601 text, or seconds or milliseconds since the epoch. */
+  format: 'iso' | 'unix' | 'unix-ms';
   /** Query values that make the list oldest first, when the document offers them. */
   sort?: Record<string, string>;
   order: 'oldest-first' | 'newest-first';
@@ -140,6 +142,9 @@ const PAGE_SIZE_PARAMS = new Set([
   'maxpagesize',
 ]);
 const NEWER_WORDS = new Set(['after', 'since', 'gt', 'gte', 'from', 'min', 'start']);
+/** An integer filter is a time only after one of these: `from`, `start` or `min` may be an offset or a count. */
+const NEWER_NUMBER_WORDS = new Set(['after', 'since', 'gt', 'gte']);
+const UNIT_WORDS = new Set(['ms', 'millis', 'milliseconds', 'seconds', 'secs', 'unix', 'epoch', 'ts']);
 const TIME_WORDS = new Set(['at', 'time', 'date', 'on', 'timestamp']);
 const SORT_PARAMS = new Set(['sort', 'sortby', 'orderby', 'sortfield']);
 const DIRECTION_PARAMS = new Set(['direction', 'order', 'sortdirection', 'sortorder', 'dir']);
@@ -390,15 +395,14 @@ function incrementalOf(list: ListOperation, records: Records): DetectedIncrement
   );
   const stemOf = (words: string[]) => words.filter((word) => !TIME_WORDS.has(word)).join(' ');
   const candidates = list.parameters.flatMap((parameter) => {
-    if (parameter.in !== 'query' || typeOf(parameter.schema) !== 'string' || parameter.schema?.format !== 'date-time')
-      return [];
-    const words = wordsOf(parameter.name);
-    if (!NEWER_WORDS.has(words.at(-1) ?? '')) return [];
+    const unit = filterUnit(parameter);
+    if (!unit) return [];
+    const words = wordsOf(parameter.name).filter((word) => !UNIT_WORDS.has(word));
     const stem = stemOf(words.slice(0, -1));
     const field = stem
       ? instants.find((name) => stemOf(wordsOf(name)) === stem)
       : (instants.find((name) => /updat|modif|chang/.test(name)) ?? instants.find((name) => /creat/.test(name)));
-    return field ? [{ query: parameter.name, field }] : [];
+    return field ? [{ query: parameter.name, field, format: unit }] : [];
   });
   const rank = (field: string) => (/updat|modif|chang/.test(field) ? 0 : /creat/.test(field) ? 2 : 1);
   const chosen = candidates.sort((left, right) => rank(left.field) - rank(right.field))[0];
@@ -424,8 +428,20 @@ function incrementalOf(list: ListOperation, records: Records): DetectedIncrement
     cursorField: chosen.field,
     ...(idField === 'id' ? {} : { tieBreaker: idField }),
     query: chosen.query,
+    format: chosen.format,
     ...(ascending ? { sort: ascending, order: 'oldest-first' as const } : { order: 'newest-first' as const }),
   };
+}
+
+/** How a query parameter that asks for records newer than an instant writes it; undefined for any other parameter. */
+function filterUnit(parameter: Parameter): DetectedIncremental['format'] | undefined {
+  if (parameter.in !== 'query') return undefined;
+  const all = wordsOf(parameter.name);
+  const last = all.filter((word) => !UNIT_WORDS.has(word)).at(-1) ?? '';
+  if (typeOf(parameter.schema) === 'string' && parameter.schema?.format === 'date-time')
+    return NEWER_WORDS.has(last) ? 'iso' : undefined;
+  if (!isNumber(parameter.schema) || !NEWER_NUMBER_WORDS.has(last)) return undefined;
+  return all.some((word) => ['ms', 'millis', 'milliseconds'].includes(word)) ? 'unix-ms' : 'unix';
 }
 
 /**

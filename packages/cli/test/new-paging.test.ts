@@ -79,6 +79,13 @@ const DOCUMENT = {
         }),
       },
     },
+    '/unix-items': {
+      get: {
+        operationId: 'listUnixItems',
+        parameters: [int('offset', { minimum: 0 }), size('limit'), int('updated_since')],
+        responses: ok({ type: 'object', properties: { results: items } }),
+      },
+    },
     '/plain-items': {
       get: { operationId: 'listPlainItems', responses: ok({ type: 'object', properties: { items } }) },
     },
@@ -95,7 +102,9 @@ function answer(url: URL, base: string): { body: unknown; headers?: Record<strin
   const query = url.searchParams;
   const per = Number(query.get('limit') ?? query.get('per_page') ?? 20);
   const since = query.get('updated_since');
-  const records = since ? RECORDS.filter((record) => record.updated_at > since) : RECORDS;
+  // `/unix-items` takes the instant in seconds since the epoch.
+  const after = since && /^\d+$/.test(since) ? new Date(Number(since) * 1000).toISOString() : since;
+  const records = after ? RECORDS.filter((record) => record.updated_at > after) : RECORDS;
   const from = (start: number) => records.slice(start, start + per);
   switch (url.pathname) {
     case '/v1/cursor-items': {
@@ -104,6 +113,7 @@ function answer(url: URL, base: string): { body: unknown; headers?: Record<strin
         body: { data: from(start), ...(start + per < records.length ? { next_cursor: String(start + per) } : {}) },
       };
     }
+    case '/v1/unix-items':
     case '/v1/offset-items': {
       const start = Number(query.get('offset'));
       return { body: { results: from(start), total: records.length } };
@@ -230,6 +240,26 @@ describe('plugboard new --from-openapi: each paging style', () => {
     expect(asked).toEqual(['/v1/cursor-items?limit=2&updated_since=2026-03-04T23%3A59%3A59.999Z']);
   });
 
+  it('a newer-than filter in seconds since the epoch is sent in seconds, from where the first run is told to start', async () => {
+    const source = await readFile(join(dir, 'src', 'actions', 'unix_items.list.ts'), 'utf8');
+    expect(source).toContain("newerThan: { query: 'updated_since', format: 'unix', earlierMs: 1 },");
+    const state = ['--state', join(dir, '.unix-state')];
+    const start = Date.parse(RECORDS[2]!.updated_at) / 1000;
+    asked.length = 0;
+    expect(await run('unix_items.list', [...state, '--input', JSON.stringify({ updated_since: start })])).toEqual([
+      'i3',
+      'i4',
+      'i5',
+    ]);
+    // Asked from a second before the start: the record at the start comes back and is read, none having been read at it.
+    expect(asked[0]).toBe(`/v1/unix-items?updated_since=${start - 1}&limit=2&offset=0`);
+    asked.length = 0;
+    expect(await run('unix_items.list', [...state, '--input', JSON.stringify({ updated_since: start })])).toEqual([]);
+    expect(asked[0]).toBe(
+      `/v1/unix-items?updated_since=${Date.parse(RECORDS[4]!.updated_at) / 1000 - 1}&limit=2&offset=0`,
+    );
+  });
+
   it('each list reads every page of plugboard mock serving the same document', async () => {
     const mock = bufferIo();
     const stop = new AbortController();
@@ -243,7 +273,7 @@ describe('plugboard new --from-openapi: each paging style', () => {
     try {
       await expect.poll(() => mock.stdout()).toMatch(/ at (http:\/\/127\.0\.0\.1:\d+\/v1) /);
       const url = / at (http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(mock.stdout())![1]!;
-      for (const action of ['cursor_items', 'offset_items', 'page_items', 'link_items', 'next_items'])
+      for (const action of ['cursor_items', 'offset_items', 'page_items', 'link_items', 'next_items', 'unix_items'])
         expect(new Set(await run(`${action}.list`, [], url)).size, action).toBe(7);
     } finally {
       stop.abort();

@@ -200,6 +200,7 @@ describe('detectPaging: incremental reading where the document has a newer-than 
     expect(sorted.incremental).toEqual({
       cursorField: 'updated_at',
       query: 'updated_after',
+      format: 'iso',
       sort: { sort: 'updated_at', direction: 'asc' },
       order: 'oldest-first',
     });
@@ -224,7 +225,12 @@ describe('detectPaging: incremental reading where the document has a newer-than 
     );
     expect(jsonApi.incremental).toMatchObject({ sort: { sort: 'updated_at' }, order: 'oldest-first' });
     const unsorted = detectPaging(list([...cursor, dateTime('created_after')], answer));
-    expect(unsorted.incremental).toEqual({ cursorField: 'created_at', query: 'created_after', order: 'newest-first' });
+    expect(unsorted.incremental).toEqual({
+      cursorField: 'created_at',
+      query: 'created_after',
+      format: 'iso',
+      order: 'newest-first',
+    });
   });
 
   it('modified_since, updatedSince and updated_at_min name their fields; a record without id is told apart by <resource>_id', () => {
@@ -245,6 +251,7 @@ describe('detectPaging: incremental reading where the document has a newer-than 
       cursorField: 'modified_at',
       tieBreaker: 'event_id',
       query: 'modified_since',
+      format: 'iso',
       order: 'newest-first',
     });
     expect(detectPaging(list([...cursor, dateTime('updatedSince')], events, [], '/events')).incremental).toMatchObject({
@@ -255,6 +262,21 @@ describe('detectPaging: incremental reading where the document has a newer-than 
       cursorField: 'updated_at',
       query: 'updated_at_min',
     });
+  });
+
+  it('a filter in unix seconds or milliseconds on a date-time field is sent in its unit; an integer from or start is no filter', () => {
+    const seconds = query('updated_since', { type: 'integer' });
+    expect(detectPaging(list([...cursor, seconds], answer)).incremental).toMatchObject({
+      cursorField: 'updated_at',
+      query: 'updated_since',
+      format: 'unix',
+    });
+    const millis = query('updated_after_ms', { type: 'integer', format: 'int64' });
+    expect(detectPaging(list([...cursor, millis], answer)).incremental).toMatchObject({
+      query: 'updated_after_ms',
+      format: 'unix-ms',
+    });
+    expect(detectPaging(list([...cursor, query('from', { type: 'integer' })], answer)).incremental).toBeUndefined();
   });
 
   it('none without a date-time filter, a matching date-time field, an id, or a paginator', () => {
