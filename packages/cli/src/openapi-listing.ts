@@ -28,7 +28,8 @@ const NAMES: Record<DetectedPaginator['kind'], string> = {
 function commentLines(text: string, lead: string): string[] {
   const lines: string[] = [];
   let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
+  // Text from the document never ends the comment it is in.
+  for (const word of text.replace(/\*\//g, '* /').split(/\s+/).filter(Boolean)) {
     if (line && lead.length + line.length + word.length > 110) {
       lines.push(`${lead}${line}`);
       line = word;
