@@ -496,6 +496,23 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(new Set([...first.records, ...second.records].map((record) => record.id)).size).toBe(163);
   });
 
+  it('grows before every read after the first, even one that stopped before the end (newest first, no filter)', async () => {
+    await serve({ grow: 6 });
+    const connector = source(
+      byCursor,
+      { path: '/cursor', query: { direction: 'desc' } },
+      { cursorField: 'updated_at', order: 'newest-first' },
+    );
+    const first = await read(connector);
+    expect(first.records).toHaveLength(103);
+    // Each later run reads the six new records on its first page and stops where the last began.
+    const second = await read(connector, first.checkpoint);
+    expect({ records: second.records.length, pages: second.pages }).toEqual({ records: 6, pages: 1 });
+    const third = await read(connector, second.checkpoint);
+    expect({ records: third.records.length, pages: third.pages }).toEqual({ records: 6, pages: 1 });
+    expect(new Set([...first.records, ...second.records, ...third.records].map((record) => record.id)).size).toBe(115);
+  });
+
   it('from no records at all, a list that grows: the first read finds none, the next the new ones', async () => {
     await serve({ records: 0, grow: 4 });
     const connector = source(byCursor, { path: '/cursor' }, incremental);
@@ -648,10 +665,10 @@ describe('plugboard mock --records --grow --seed', () => {
     const running = runCli(['mock', file, '--records', '12', '--grow', '3'], io.io, { signal: controller.signal });
     await expect.poll(() => io.stdout()).toMatch(/GET \/next/);
     expect(io.stdout()).toContain(
-      '  GET /cursor: 12 records (+3 after each read to the end); cursor in query.cursor, next cursor at pagination.next_cursor; limit 20 (max 50); filters updated_after (after); direction default asc\n',
+      '  GET /cursor: 12 records (+3 before each later read); cursor in query.cursor, next cursor at pagination.next_cursor; limit 20 (max 50); filters updated_after (after); direction default asc\n',
     );
     expect(io.stdout()).toContain(
-      '  GET /linked: 12 records (+3 after each read to the end); page number in query.page from 1, Link rel="next"; per_page 30 (max 100)\n',
+      '  GET /linked: 12 records (+3 before each later read); page number in query.page from 1, Link rel="next"; per_page 30 (max 100)\n',
     );
     controller.abort();
     expect(await running).toBe(0);

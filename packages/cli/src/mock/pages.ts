@@ -9,15 +9,15 @@ import { Refusal } from './refusal.js';
  * record is made when a page serves it. A filter on their instant and the sort direction make
  * a contiguous run of them (found by binary search), and a page is a slice of that run, so a
  * page costs its size whatever the number of records. A cursor names the record the next page
- * starts at, so it stays right when records are added after a read. With `grow`, a read that
- * reached the end makes `grow` newer records appear before the next first-page request: the
+ * starts at, so it stays right when records are added between reads. With `grow`, every read
+ * after the first (a read starts with a first-page request) finds `grow` newer records: the
  * next incremental run reads them.
  */
 
 export interface RecordListOptions {
   seed: string;
   count: number;
-  /** Records added before a first page that follows a read to the end. */
+  /** Records added before each read after the first. */
   grow: number;
   /** The most records held: growth stops there. */
   cap: number;
@@ -80,8 +80,8 @@ export class RecordList {
   /** The instant of each record, oldest first: milliseconds since the epoch, whole seconds. */
   readonly instants: number[];
   private readonly maker: RecordMaker;
-  /** A read reached the end: the next first page comes after growth. */
-  private ended = false;
+  /** A first page was served: the next one starts a later read, which finds new records. */
+  private read = false;
 
   constructor(
     readonly listing: Listing,
@@ -104,8 +104,9 @@ export class RecordList {
     const size = this.size(ask.query);
     const newestFirst = this.newestFirst(ask.query);
     const position = this.position(ask);
-    if (position.first && this.ended && this.options.grow > 0) this.grow(this.options.grow);
-    if (position.first) this.ended = false;
+    // Not on a read's end: a reader that stops early (newest first, at what it read before) ends none.
+    if (position.first && this.read) this.grow(this.options.grow);
+    if (position.first) this.read = true;
     const [low, high] = this.range(ask.query);
     const total = high - low;
     // `skip`: how many of the run come before the page, from its oldest end (or newest, newest first).
@@ -115,7 +116,6 @@ export class RecordList {
     const count = Math.max(0, Math.min(size, total - skip));
     const indexes = Array.from({ length: count }, (_, at) => (newestFirst ? high - 1 - skip - at : low + skip + at));
     const more = skip + count < total;
-    if (!more) this.ended = true;
     const records = indexes.map((index) => this.maker.make(index, this.instants[index]!));
     const following = newestFirst ? high - 1 - skip - count : low + skip + count;
 

@@ -35,7 +35,7 @@ export interface MockServerOptions {
   records?: number;
   /** What the records are made from: the same seed, the same records. @default '1' */
   seed?: string;
-  /** Records each paged list operation adds, newer than all, after a read that reached its end. @default 0 */
+  /** Records each paged list operation adds, newer than all, before each read after its first. @default 0 */
   grow?: number;
 }
 
