@@ -90,6 +90,7 @@ const PAGED = {
           limit,
           query('cursor', { type: 'string' }),
           updatedAfter,
+          query('updated_before', { type: 'string', format: 'date-time' }),
           query('direction', { type: 'string', enum: ['asc', 'desc'], default: 'asc' }),
         ],
         responses: ok({
@@ -562,7 +563,7 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(second.records).toEqual([]);
   });
 
-  it('keeps only records newer than the bound, strictly, and newest first when the direction says', async () => {
+  it('keeps only records newer (or older) than the bound, strictly, and newest first when the direction says', async () => {
     await serve();
     const all = (await read(source(byCursor, { path: '/cursor' }))).records;
     const bound = all[60]!.updated_at;
@@ -574,6 +575,13 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(newer.data.every((record) => record.updated_at > bound)).toBe(true);
     expect(newer.data.map((record) => record.id)).toEqual(
       all.filter((record) => record.updated_at > bound).map((record) => record.id),
+    );
+    const [from, to] = [all[20]!.updated_at, all[40]!.updated_at];
+    const window = (await (
+      await fetch(`${server!.url}/cursor?limit=50&updated_after=${from}&updated_before=${to}`, { headers })
+    ).json()) as { data: Record_[] };
+    expect(window.data.map((record) => record.id)).toEqual(
+      all.filter((record) => record.updated_at > from && record.updated_at < to).map((record) => record.id),
     );
     const newestFirst = (await (await fetch(`${server!.url}/cursor?limit=3&direction=desc`, { headers })).json()) as {
       data: Record_[];
@@ -665,7 +673,7 @@ describe('plugboard mock --records --grow --seed', () => {
     const running = runCli(['mock', file, '--records', '12', '--grow', '3'], io.io, { signal: controller.signal });
     await expect.poll(() => io.stdout()).toMatch(/GET \/next/);
     expect(io.stdout()).toContain(
-      '  GET /cursor: 12 records (+3 before each later read); cursor in query.cursor, next cursor at pagination.next_cursor; limit 20 (max 50); filters updated_after (after); direction default asc\n',
+      '  GET /cursor: 12 records (+3 before each later read); cursor in query.cursor, next cursor at pagination.next_cursor; limit 20 (max 50); filters updated_after (after), updated_before (before); direction default asc\n',
     );
     expect(io.stdout()).toContain(
       '  GET /linked: 12 records (+3 before each later read); page number in query.page from 1, Link rel="next"; per_page 30 (max 100)\n',
