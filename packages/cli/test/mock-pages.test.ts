@@ -514,6 +514,15 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(new Set([...first.records, ...second.records, ...third.records].map((record) => record.id)).size).toBe(115);
   });
 
+  it('a refused first page starts no read: nothing grows for it', async () => {
+    await serve({ grow: 2 });
+    const connector = source(byCursor, { path: '/cursor' }, incremental);
+    const first = await read(connector);
+    const refused = await fetch(`${server!.url}/cursor?updated_after=soon`, { headers: { authorization: 'Bearer t' } });
+    expect(refused.status).toBe(400);
+    expectAllOnce((await read(connector, first.checkpoint)).records, 2);
+  });
+
   it('from no records at all, a list that grows: the first read finds none, the next the new ones', async () => {
     await serve({ records: 0, grow: 4 });
     const connector = source(byCursor, { path: '/cursor' }, incremental);

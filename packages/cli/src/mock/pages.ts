@@ -104,10 +104,11 @@ export class RecordList {
     const size = this.size(ask.query);
     const newestFirst = this.newestFirst(ask.query);
     const position = this.position(ask);
-    // Not on a read's end: a reader that stops early (newest first, at what it read before) ends none.
+    const bounds = this.bounds(ask.query);
+    // Only a request it answers starts a read; not a read's end, as a reader that stops early (newest first) ends none.
     if (position.first && this.read) this.grow(this.options.grow);
     if (position.first) this.read = true;
-    const [low, high] = this.range(ask.query);
+    const [low, high] = this.range(bounds);
     const total = high - low;
     // `skip`: how many of the run come before the page, from its oldest end (or newest, newest first).
     let skip: number;
@@ -197,22 +198,28 @@ export class RecordList {
   }
 
   /** The records the time filters keep: indexes `[low, high)` of the oldest-first list. */
-  private range(query: URLSearchParams): [number, number] {
+  /** The instants the time filters asked for bound the records by, each checked. */
+  private bounds(query: URLSearchParams): Array<{ bound: 'after' | 'before'; at: number }> {
+    return this.listing.filters.flatMap((filter) => {
+      const text = query.get(filter.param);
+      if (text === null) return [];
+      const field = `query.${filter.param}`;
+      if (filter.unit === 'iso') {
+        const at = Date.parse(text);
+        if (!Number.isFinite(at)) throw new Refusal(400, 'invalid_request', `${field} must be a date-time`);
+        return [{ bound: filter.bound, at }];
+      }
+      if (!/^-?\d{1,16}$/.test(text)) throw new Refusal(400, 'invalid_request', `${field} must be a unix time`);
+      return [{ bound: filter.bound, at: Number(text) * (filter.unit === 's' ? 1000 : 1) }];
+    });
+  }
+
+  /** The records within the bounds: indexes `[low, high)` of the oldest-first list. */
+  private range(bounds: ReadonlyArray<{ bound: 'after' | 'before'; at: number }>): [number, number] {
     let low = 0;
     let high = this.instants.length;
-    for (const filter of this.listing.filters) {
-      const text = query.get(filter.param);
-      if (text === null) continue;
-      const field = `query.${filter.param}`;
-      let at: number;
-      if (filter.unit === 'iso') {
-        at = Date.parse(text);
-        if (!Number.isFinite(at)) throw new Refusal(400, 'invalid_request', `${field} must be a date-time`);
-      } else {
-        if (!/^-?\d{1,16}$/.test(text)) throw new Refusal(400, 'invalid_request', `${field} must be a unix time`);
-        at = Number(text) * (filter.unit === 's' ? 1000 : 1);
-      }
-      if (filter.bound === 'after') low = Math.max(low, firstAfter(this.instants, at, false));
+    for (const { bound, at } of bounds) {
+      if (bound === 'after') low = Math.max(low, firstAfter(this.instants, at, false));
       else high = Math.min(high, firstAfter(this.instants, at, true));
     }
     return [low, Math.max(low, high)];
