@@ -673,6 +673,51 @@ describe('plugboard mock refuses hostile paging', () => {
   });
 });
 
+describe('plugboard mock bounds what it makes', () => {
+  it('makes records of a schema that requires itself, or contains itself, to a bounded depth', async () => {
+    const node: Record<string, unknown> = {
+      type: 'object',
+      required: ['id', 'child'],
+      properties: { id: { type: 'string' }, child: { $ref: '#/components/schemas/Node' } },
+    };
+    const looped: Record<string, unknown> = {
+      allOf: [{ $ref: '#/components/schemas/Looped' }, { type: 'object', properties: { id: { type: 'string' } } }],
+    };
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'Trees', version: '1.0.0' },
+      components: { schemas: { Node: node, Looped: looped } },
+      paths: Object.fromEntries(
+        ['Node', 'Looped'].map((name) => [
+          `/${name.toLowerCase()}`,
+          {
+            get: {
+              parameters: [query('cursor', { type: 'string' })],
+              responses: ok({
+                type: 'object',
+                properties: {
+                  data: { type: 'array', items: { $ref: `#/components/schemas/${name}` } },
+                  next_cursor: { type: 'string' },
+                },
+              }),
+            },
+          },
+        ]),
+      ),
+    };
+    const file = join(await mkdtemp(join(tmpdir(), 'plugboard-mock-pages-')), 'trees.json');
+    await writeFile(file, JSON.stringify(document));
+    server = await startMockServer(await loadOpenApiDocument(file), { records: 3 });
+    for (const path of ['/node', '/looped']) {
+      const answer = await fetch(`${server.url}${path}`);
+      expect(answer.status, path).toBe(200);
+      const { data } = (await answer.json()) as { data: unknown[] };
+      expect(data).toHaveLength(3);
+      expect(JSON.stringify(data).length).toBeLessThan(10_000);
+    }
+  });
+});
+
 describe('plugboard mock --records --grow --seed', () => {
   it('says how each list operation pages, and refuses a count it cannot serve', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'plugboard-mock-pages-')), 'paged.json');

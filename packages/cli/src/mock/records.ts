@@ -109,13 +109,14 @@ export class RecordMaker {
 }
 
 function make(given: Schema | undefined, making: Making, depth: number, top: boolean, name?: string): unknown {
-  if (!given || typeof given !== 'object') return null;
+  // A schema that requires (or contains) itself has no finite value: give up far below the stack's limit.
+  if (!given || typeof given !== 'object' || depth > 4 * MAX_DEPTH) return null;
   const schema = branch(given);
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0)
     return schema.enum[Math.floor(making.random() * schema.enum.length)];
   if (Array.isArray(schema.allOf)) {
-    const parts = (schema.allOf as Schema[]).map((part) => make(part, making, depth, top, name));
+    const parts = (schema.allOf as Schema[]).map((part) => make(part, making, depth + 1, top, name));
     return parts.every((part) => part !== null && typeof part === 'object' && !Array.isArray(part))
       ? Object.assign({}, ...parts)
       : (parts.find((part) => part !== null) ?? null);
