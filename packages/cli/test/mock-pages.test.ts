@@ -523,6 +523,21 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expectAllOnce((await read(connector, first.checkpoint)).records, 2);
   });
 
+  it('a record added later is newer than all before it: a filter that leaves its bound out finds each', async () => {
+    await serve({ records: 1, grow: 1 });
+    const headers = { authorization: 'Bearer t' };
+    let last = '2000-01-01T00:00:00Z';
+    const found: number[] = [];
+    for (let run = 0; run < 40; run += 1) {
+      const page = (await (
+        await fetch(`${server!.url}/cursor?limit=50&updated_after=${last}`, { headers })
+      ).json()) as { data: Record_[] };
+      found.push(page.data.length);
+      last = page.data.at(-1)?.updated_at ?? last;
+    }
+    expect(found).toEqual(Array.from({ length: 40 }, () => 1));
+  });
+
   it('from no records at all, a list that grows: the first read finds none, the next the new ones', async () => {
     await serve({ records: 0, grow: 4 });
     const connector = source(byCursor, { path: '/cursor' }, incremental);

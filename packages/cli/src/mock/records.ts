@@ -78,14 +78,19 @@ interface Making {
   seed: string;
 }
 
-/** The instants of `count` records, going up from `after` (or from the start, for the first records of all). */
+/**
+ * The instants of `count` records from the start, or after `after`: records added later are
+ * newer than every one before them (a filter that leaves its bound out still finds them).
+ */
 export function instantsOf(seed: string, { count, after }: { count: number; after?: number }): number[] {
   const random = randomStream(`${seed}:${after ?? 'start'}`);
   const instants: number[] = [];
   let at = after ?? START;
   for (let index = 0; index < count; index += 1) {
     // 0 s (one in ten) to 1 h after the one before.
-    if (index > 0 || after !== undefined) at += (random() < 0.1 ? 0 : 1 + Math.floor(random() * 3600)) * 1000;
+    const gap = random() < 0.1 ? 0 : 1 + Math.floor(random() * 3600);
+    if (index > 0) at += gap * 1000;
+    else if (after !== undefined) at += Math.max(gap, 1) * 1000;
     instants.push(at);
   }
   return instants;
