@@ -17,6 +17,8 @@ import {
   readAll,
   type Transport,
 } from '@plugboard/sdk';
+import { createDescriptConnector } from '@plugboard/connector-descript';
+import { manualClock } from '@plugboard/sdk/host';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -230,10 +232,13 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** The clock of the day the mock starts on, in every test: the newest of its records is at 2026-01-08T00:00:00Z. */
+const DAY = manualClock(Date.UTC(2026, 0, 8, 12));
+
 async function serve(options: MockServerOptions = {}): Promise<MockServer> {
   const file = join(await mkdtemp(join(tmpdir(), 'plugboard-mock-pages-')), 'paged.json');
   await writeFile(file, JSON.stringify(PAGED));
-  server = await startMockServer(await loadOpenApiDocument(file), { records: 103, ...options });
+  server = await startMockServer(await loadOpenApiDocument(file), { records: 103, clock: DAY, ...options });
   return server;
 }
 
@@ -545,7 +550,7 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect({ records: first.records, pages: first.pages }).toEqual({ records: [], pages: 1 });
     const second = await read(connector, first.checkpoint);
     expectAllOnce(second.records, 4);
-    expect(second.records[0]!.updated_at).toBe('2026-01-01T00:00:00Z');
+    expect(second.records.at(-1)!.updated_at).toBe('2026-01-08T00:00:00Z');
   });
 
   it('a newer-than filter in unix seconds', async () => {
@@ -637,7 +642,7 @@ describe('plugboard mock filters and grows for incremental reads', () => {
 
 describe("Descript's published document", () => {
   it('serves every list that pages with records its answer schema accepts, formats checked', async () => {
-    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { records: 30 });
+    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { records: 30, clock: DAY });
     const document = await loadOpenApiDocument(DESCRIPT);
     const ajv = new Ajv({ strict: false });
     (addFormats as unknown as (ajv: Ajv) => void)(ajv);
@@ -649,6 +654,29 @@ describe("Descript's published document", () => {
       expect(ajv.validate(schema!, body), `${list.path}: ${JSON.stringify(ajv.errors)}`).toBe(true);
       expect(body.data).toHaveLength(30);
     }
+  });
+});
+
+describe("Descript's jobs, listed from some days back", () => {
+  it('finds the records: the newest is at the start of the day the mock started, by its clock', async () => {
+    const now = Date.UTC(2026, 10, 26, 15, 30);
+    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { grow: 4, clock: manualClock(now) });
+    // jobs.list reads the last 7 days by default, newest first, from the connector's clock.
+    const connector = createDescriptConnector({ clock: () => now });
+    const options = {
+      input: {},
+      connection: { baseUrl: server.url },
+      credential: () => 'mock-token-1234',
+      transport,
+      log: () => undefined,
+    };
+    const first = await readAll(connector, 'jobs.list', options);
+    const created = (first.records as Array<{ created_at: string }>).map((job) => job.created_at);
+    expect(created.length).toBeGreaterThan(100);
+    expect([...created].sort().at(-1)).toBe('2026-11-26T00:00:00Z');
+    expect(created.every((at) => Date.parse(at) > now - 7 * 24 * 60 * 60 * 1000)).toBe(true);
+    const second = await readAll(connector, 'jobs.list', { ...options, checkpoint: first.checkpoint });
+    expect(second.records).toHaveLength(4);
   });
 });
 

@@ -19,6 +19,8 @@ export interface RecordListOptions {
   count: number;
   /** Records added before each read after the first. */
   grow: number;
+  /** Where the first records end: the newest of them is at this instant (ms). */
+  end: number;
   /** The most records held: growth stops there. */
   cap: number;
 }
@@ -88,15 +90,16 @@ export class RecordList {
     private readonly options: RecordListOptions,
   ) {
     this.maker = new RecordMaker(listing.record, options.seed);
-    this.instants = instantsOf(options.seed, { count: Math.min(options.count, options.cap) });
+    this.instants = instantsOf(options.seed, { count: Math.min(options.count, options.cap), end: options.end });
   }
 
   /** Adds `count` records newer than every one held (up to the cap). */
   grow(count: number): void {
     const room = Math.max(0, Math.min(count, this.options.cap - this.instants.length));
     if (room === 0) return;
-    for (const at of instantsOf(this.options.seed, { count: room, after: this.instants.at(-1) }))
-      this.instants.push(at);
+    const newest = this.instants.at(-1);
+    const place = newest === undefined ? { count: room, end: this.options.end } : { count: room, after: newest };
+    for (const at of instantsOf(this.options.seed, place)) this.instants.push(at);
   }
 
   page(ask: PageAsk): PageAnswer {
