@@ -17,6 +17,8 @@ import {
   readAll,
   type Transport,
 } from '@plugboard/sdk';
+import { createDescriptConnector } from '@plugboard/connector-descript';
+import { manualClock } from '@plugboard/sdk/host';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,6 +92,7 @@ const PAGED = {
           limit,
           query('cursor', { type: 'string' }),
           updatedAfter,
+          query('updated_before', { type: 'string', format: 'date-time' }),
           query('direction', { type: 'string', enum: ['asc', 'desc'], default: 'asc' }),
         ],
         responses: ok({
@@ -229,10 +232,13 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** The clock of the day the mock starts on, in every test: the newest of its records is at 2026-01-08T00:00:00Z. */
+const DAY = manualClock(Date.UTC(2026, 0, 8, 12));
+
 async function serve(options: MockServerOptions = {}): Promise<MockServer> {
   const file = join(await mkdtemp(join(tmpdir(), 'plugboard-mock-pages-')), 'paged.json');
   await writeFile(file, JSON.stringify(PAGED));
-  server = await startMockServer(await loadOpenApiDocument(file), { records: 103, ...options });
+  server = await startMockServer(await loadOpenApiDocument(file), { records: 103, clock: DAY, ...options });
   return server;
 }
 
@@ -496,6 +502,47 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(new Set([...first.records, ...second.records].map((record) => record.id)).size).toBe(163);
   });
 
+  it('grows before every read after the first, even one that stopped before the end (newest first, no filter)', async () => {
+    await serve({ grow: 6 });
+    const connector = source(
+      byCursor,
+      { path: '/cursor', query: { direction: 'desc' } },
+      { cursorField: 'updated_at', order: 'newest-first' },
+    );
+    const first = await read(connector);
+    expect(first.records).toHaveLength(103);
+    // Each later run reads the six new records on its first page and stops where the last began.
+    const second = await read(connector, first.checkpoint);
+    expect({ records: second.records.length, pages: second.pages }).toEqual({ records: 6, pages: 1 });
+    const third = await read(connector, second.checkpoint);
+    expect({ records: third.records.length, pages: third.pages }).toEqual({ records: 6, pages: 1 });
+    expect(new Set([...first.records, ...second.records, ...third.records].map((record) => record.id)).size).toBe(115);
+  });
+
+  it('a refused first page starts no read: nothing grows for it', async () => {
+    await serve({ grow: 2 });
+    const connector = source(byCursor, { path: '/cursor' }, incremental);
+    const first = await read(connector);
+    const refused = await fetch(`${server!.url}/cursor?updated_after=soon`, { headers: { authorization: 'Bearer t' } });
+    expect(refused.status).toBe(400);
+    expectAllOnce((await read(connector, first.checkpoint)).records, 2);
+  });
+
+  it('a record added later is newer than all before it: a filter that leaves its bound out finds each', async () => {
+    await serve({ records: 1, grow: 1 });
+    const headers = { authorization: 'Bearer t' };
+    let last = '2000-01-01T00:00:00Z';
+    const found: number[] = [];
+    for (let run = 0; run < 40; run += 1) {
+      const page = (await (
+        await fetch(`${server!.url}/cursor?limit=50&updated_after=${last}`, { headers })
+      ).json()) as { data: Record_[] };
+      found.push(page.data.length);
+      last = page.data.at(-1)?.updated_at ?? last;
+    }
+    expect(found).toEqual(Array.from({ length: 40 }, () => 1));
+  });
+
   it('from no records at all, a list that grows: the first read finds none, the next the new ones', async () => {
     await serve({ records: 0, grow: 4 });
     const connector = source(byCursor, { path: '/cursor' }, incremental);
@@ -503,7 +550,7 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect({ records: first.records, pages: first.pages }).toEqual({ records: [], pages: 1 });
     const second = await read(connector, first.checkpoint);
     expectAllOnce(second.records, 4);
-    expect(second.records[0]!.updated_at).toBe('2026-01-01T00:00:00Z');
+    expect(second.records.at(-1)!.updated_at).toBe('2026-01-08T00:00:00Z');
   });
 
   it('a newer-than filter in unix seconds', async () => {
@@ -545,7 +592,7 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(second.records).toEqual([]);
   });
 
-  it('keeps only records newer than the bound, strictly, and newest first when the direction says', async () => {
+  it('keeps only records newer (or older) than the bound, strictly, and newest first when the direction says', async () => {
     await serve();
     const all = (await read(source(byCursor, { path: '/cursor' }))).records;
     const bound = all[60]!.updated_at;
@@ -557,6 +604,13 @@ describe('plugboard mock filters and grows for incremental reads', () => {
     expect(newer.data.every((record) => record.updated_at > bound)).toBe(true);
     expect(newer.data.map((record) => record.id)).toEqual(
       all.filter((record) => record.updated_at > bound).map((record) => record.id),
+    );
+    const [from, to] = [all[20]!.updated_at, all[40]!.updated_at];
+    const window = (await (
+      await fetch(`${server!.url}/cursor?limit=50&updated_after=${from}&updated_before=${to}`, { headers })
+    ).json()) as { data: Record_[] };
+    expect(window.data.map((record) => record.id)).toEqual(
+      all.filter((record) => record.updated_at > from && record.updated_at < to).map((record) => record.id),
     );
     const newestFirst = (await (await fetch(`${server!.url}/cursor?limit=3&direction=desc`, { headers })).json()) as {
       data: Record_[];
@@ -588,7 +642,7 @@ describe('plugboard mock filters and grows for incremental reads', () => {
 
 describe("Descript's published document", () => {
   it('serves every list that pages with records its answer schema accepts, formats checked', async () => {
-    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { records: 30 });
+    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { records: 30, clock: DAY });
     const document = await loadOpenApiDocument(DESCRIPT);
     const ajv = new Ajv({ strict: false });
     (addFormats as unknown as (ajv: Ajv) => void)(ajv);
@@ -600,6 +654,29 @@ describe("Descript's published document", () => {
       expect(ajv.validate(schema!, body), `${list.path}: ${JSON.stringify(ajv.errors)}`).toBe(true);
       expect(body.data).toHaveLength(30);
     }
+  });
+});
+
+describe("Descript's jobs, listed from some days back", () => {
+  it('finds the records: the newest is at the start of the day the mock started, by its clock', async () => {
+    const now = Date.UTC(2026, 10, 26, 15, 30);
+    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { grow: 4, clock: manualClock(now) });
+    // jobs.list reads the last 7 days by default, newest first, from the connector's clock.
+    const connector = createDescriptConnector({ clock: () => now });
+    const options = {
+      input: {},
+      connection: { baseUrl: server.url },
+      credential: () => 'mock-token-1234',
+      transport,
+      log: () => undefined,
+    };
+    const first = await readAll(connector, 'jobs.list', options);
+    const created = (first.records as Array<{ created_at: string }>).map((job) => job.created_at);
+    expect(created.length).toBeGreaterThan(100);
+    expect([...created].sort().at(-1)).toBe('2026-11-26T00:00:00Z');
+    expect(created.every((at) => Date.parse(at) > now - 7 * 24 * 60 * 60 * 1000)).toBe(true);
+    const second = await readAll(connector, 'jobs.list', { ...options, checkpoint: first.checkpoint });
+    expect(second.records).toHaveLength(4);
   });
 });
 
@@ -639,6 +716,51 @@ describe('plugboard mock refuses hostile paging', () => {
   });
 });
 
+describe('plugboard mock bounds what it makes', () => {
+  it('makes records of a schema that requires itself, or contains itself, to a bounded depth', async () => {
+    const node: Record<string, unknown> = {
+      type: 'object',
+      required: ['id', 'child'],
+      properties: { id: { type: 'string' }, child: { $ref: '#/components/schemas/Node' } },
+    };
+    const looped: Record<string, unknown> = {
+      allOf: [{ $ref: '#/components/schemas/Looped' }, { type: 'object', properties: { id: { type: 'string' } } }],
+    };
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'Trees', version: '1.0.0' },
+      components: { schemas: { Node: node, Looped: looped } },
+      paths: Object.fromEntries(
+        ['Node', 'Looped'].map((name) => [
+          `/${name.toLowerCase()}`,
+          {
+            get: {
+              parameters: [query('cursor', { type: 'string' })],
+              responses: ok({
+                type: 'object',
+                properties: {
+                  data: { type: 'array', items: { $ref: `#/components/schemas/${name}` } },
+                  next_cursor: { type: 'string' },
+                },
+              }),
+            },
+          },
+        ]),
+      ),
+    };
+    const file = join(await mkdtemp(join(tmpdir(), 'plugboard-mock-pages-')), 'trees.json');
+    await writeFile(file, JSON.stringify(document));
+    server = await startMockServer(await loadOpenApiDocument(file), { records: 3 });
+    for (const path of ['/node', '/looped']) {
+      const answer = await fetch(`${server.url}${path}`);
+      expect(answer.status, path).toBe(200);
+      const { data } = (await answer.json()) as { data: unknown[] };
+      expect(data).toHaveLength(3);
+      expect(JSON.stringify(data).length).toBeLessThan(10_000);
+    }
+  });
+});
+
 describe('plugboard mock --records --grow --seed', () => {
   it('says how each list operation pages, and refuses a count it cannot serve', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'plugboard-mock-pages-')), 'paged.json');
@@ -648,10 +770,10 @@ describe('plugboard mock --records --grow --seed', () => {
     const running = runCli(['mock', file, '--records', '12', '--grow', '3'], io.io, { signal: controller.signal });
     await expect.poll(() => io.stdout()).toMatch(/GET \/next/);
     expect(io.stdout()).toContain(
-      '  GET /cursor: 12 records (+3 after each read to the end); cursor in query.cursor, next cursor at pagination.next_cursor; limit 20 (max 50); filters updated_after (after); direction default asc\n',
+      '  GET /cursor: 12 records (+3 before each later read); cursor in query.cursor, next cursor at pagination.next_cursor; limit 20 (max 50); filters updated_after (after), updated_before (before); direction default asc\n',
     );
     expect(io.stdout()).toContain(
-      '  GET /linked: 12 records (+3 after each read to the end); page number in query.page from 1, Link rel="next"; per_page 30 (max 100)\n',
+      '  GET /linked: 12 records (+3 before each later read); page number in query.page from 1, Link rel="next"; per_page 30 (max 100)\n',
     );
     controller.abort();
     expect(await running).toBe(0);

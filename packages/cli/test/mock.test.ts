@@ -1,6 +1,7 @@
 import { writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { manualClock } from '@plugboard/sdk/host';
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockServer, startMockServer } from '../src/mock/server.js';
@@ -225,7 +226,7 @@ describe("Descript's published document", () => {
   });
 
   it('stands in for Descript: the connector runs status.get, and projects.list page by page then incrementally', async () => {
-    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { grow: 4 });
+    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { grow: 4, clock: manualClock() });
     const state = await mkdtemp(join(tmpdir(), 'plugboard-mock-state-'));
     const status = bufferIo({ PLUGBOARD_CREDENTIAL: 'mock-token-1234' });
     expect(

@@ -49,7 +49,7 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
   io.stdout.write(`plugboard mock: ${server.operations} operations of ${file} at ${server.url} (Ctrl+C stops it)\n`);
   for (const list of server.lists)
     io.stdout.write(
-      `  ${list.method} ${list.path}: ${records} records${grow ? ` (+${grow} after each read to the end)` : ''}; ${list.paging}\n`,
+      `  ${list.method} ${list.path}: ${records} records${grow ? ` (+${grow} before each later read)` : ''}; ${list.paging}\n`,
     );
   let shown = 0;
   const show = () => {

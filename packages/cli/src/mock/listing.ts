@@ -305,6 +305,12 @@ export function listingOf(
       : {}),
   };
 
+  // An offset or a page number the client counts on; an offset first, as a scaffold declares it.
+  const counting: Position | undefined = offset
+    ? { kind: 'offset', name: offset.name }
+    : page
+      ? { kind: 'page', name: page.name, first: firstPage(page) }
+      : undefined;
   let position: Position;
   let signals: Signals;
   if (cursor && (cursorField || cursorHeader)) {
@@ -324,19 +330,12 @@ export function listingOf(
       ...counted,
     };
   } else if (urls.link || urls.nextUrl) {
-    position =
-      cursor?.in === 'query'
-        ? cursor
-        : offset
-          ? { kind: 'offset', name: offset.name }
-          : page
-            ? { kind: 'page', name: page.name, first: firstPage(page) }
-            : { kind: 'cursor', in: 'query', name: 'cursor' };
+    // Without a parameter of the document's own, the URL carries the stand-in's `cursor`.
+    position = (cursor?.in === 'query' ? cursor : undefined) ??
+      counting ?? { kind: 'cursor', in: 'query', name: 'cursor' };
     signals = { ...urls, ...counted };
-  } else if (offset || page) {
-    position = offset
-      ? { kind: 'offset', name: offset.name }
-      : { kind: 'page', name: page!.name, first: firstPage(page!) };
+  } else if (counting) {
+    position = counting;
     signals = counted;
   } else return undefined;
 

@@ -9,16 +9,18 @@ import { Refusal } from './refusal.js';
  * record is made when a page serves it. A filter on their instant and the sort direction make
  * a contiguous run of them (found by binary search), and a page is a slice of that run, so a
  * page costs its size whatever the number of records. A cursor names the record the next page
- * starts at, so it stays right when records are added after a read. With `grow`, a read that
- * reached the end makes `grow` newer records appear before the next first-page request: the
+ * starts at, so it stays right when records are added between reads. With `grow`, every read
+ * after the first (a read starts with a first-page request) finds `grow` newer records: the
  * next incremental run reads them.
  */
 
 export interface RecordListOptions {
   seed: string;
   count: number;
-  /** Records added before a first page that follows a read to the end. */
+  /** Records added before each read after the first. */
   grow: number;
+  /** Where the first records end: the newest of them is at this instant (ms). */
+  end: number;
   /** The most records held: growth stops there. */
   cap: number;
 }
@@ -80,23 +82,24 @@ export class RecordList {
   /** The instant of each record, oldest first: milliseconds since the epoch, whole seconds. */
   readonly instants: number[];
   private readonly maker: RecordMaker;
-  /** A read reached the end: the next first page comes after growth. */
-  private ended = false;
+  /** A first page was served: the next one starts a later read, which finds new records. */
+  private read = false;
 
   constructor(
     readonly listing: Listing,
     private readonly options: RecordListOptions,
   ) {
     this.maker = new RecordMaker(listing.record, options.seed);
-    this.instants = instantsOf(options.seed, { count: Math.min(options.count, options.cap) });
+    this.instants = instantsOf(options.seed, { count: Math.min(options.count, options.cap), end: options.end });
   }
 
   /** Adds `count` records newer than every one held (up to the cap). */
   grow(count: number): void {
     const room = Math.max(0, Math.min(count, this.options.cap - this.instants.length));
     if (room === 0) return;
-    for (const at of instantsOf(this.options.seed, { count: room, after: this.instants.at(-1) }))
-      this.instants.push(at);
+    const newest = this.instants.at(-1);
+    const place = newest === undefined ? { count: room, end: this.options.end } : { count: room, after: newest };
+    for (const at of instantsOf(this.options.seed, place)) this.instants.push(at);
   }
 
   page(ask: PageAsk): PageAnswer {
@@ -104,9 +107,11 @@ export class RecordList {
     const size = this.size(ask.query);
     const newestFirst = this.newestFirst(ask.query);
     const position = this.position(ask);
-    if (position.first && this.ended && this.options.grow > 0) this.grow(this.options.grow);
-    if (position.first) this.ended = false;
-    const [low, high] = this.range(ask.query);
+    const bounds = this.bounds(ask.query);
+    // Only a request it answers starts a read; not a read's end, as a reader that stops early (newest first) ends none.
+    if (position.first && this.read) this.grow(this.options.grow);
+    if (position.first) this.read = true;
+    const [low, high] = this.range(bounds);
     const total = high - low;
     // `skip`: how many of the run come before the page, from its oldest end (or newest, newest first).
     let skip: number;
@@ -115,7 +120,6 @@ export class RecordList {
     const count = Math.max(0, Math.min(size, total - skip));
     const indexes = Array.from({ length: count }, (_, at) => (newestFirst ? high - 1 - skip - at : low + skip + at));
     const more = skip + count < total;
-    if (!more) this.ended = true;
     const records = indexes.map((index) => this.maker.make(index, this.instants[index]!));
     const following = newestFirst ? high - 1 - skip - count : low + skip + count;
 
@@ -197,22 +201,28 @@ export class RecordList {
   }
 
   /** The records the time filters keep: indexes `[low, high)` of the oldest-first list. */
-  private range(query: URLSearchParams): [number, number] {
+  /** The instants the time filters asked for bound the records by, each checked. */
+  private bounds(query: URLSearchParams): Array<{ bound: 'after' | 'before'; at: number }> {
+    return this.listing.filters.flatMap((filter) => {
+      const text = query.get(filter.param);
+      if (text === null) return [];
+      const field = `query.${filter.param}`;
+      if (filter.unit === 'iso') {
+        const at = Date.parse(text);
+        if (!Number.isFinite(at)) throw new Refusal(400, 'invalid_request', `${field} must be a date-time`);
+        return [{ bound: filter.bound, at }];
+      }
+      if (!/^-?\d{1,16}$/.test(text)) throw new Refusal(400, 'invalid_request', `${field} must be a unix time`);
+      return [{ bound: filter.bound, at: Number(text) * (filter.unit === 's' ? 1000 : 1) }];
+    });
+  }
+
+  /** The records within the bounds: indexes `[low, high)` of the oldest-first list. */
+  private range(bounds: ReadonlyArray<{ bound: 'after' | 'before'; at: number }>): [number, number] {
     let low = 0;
     let high = this.instants.length;
-    for (const filter of this.listing.filters) {
-      const text = query.get(filter.param);
-      if (text === null) continue;
-      const field = `query.${filter.param}`;
-      let at: number;
-      if (filter.unit === 'iso') {
-        at = Date.parse(text);
-        if (!Number.isFinite(at)) throw new Refusal(400, 'invalid_request', `${field} must be a date-time`);
-      } else {
-        if (!/^-?\d{1,16}$/.test(text)) throw new Refusal(400, 'invalid_request', `${field} must be a unix time`);
-        at = Number(text) * (filter.unit === 's' ? 1000 : 1);
-      }
-      if (filter.bound === 'after') low = Math.max(low, firstAfter(this.instants, at, false));
+    for (const { bound, at } of bounds) {
+      if (bound === 'after') low = Math.max(low, firstAfter(this.instants, at, false));
       else high = Math.min(high, firstAfter(this.instants, at, true));
     }
     return [low, Math.max(low, high)];

@@ -5,14 +5,13 @@ import type { Schema } from '../openapi-document.js';
  * The records a list operation of the stand-in serves, made from the schema of its record
  * type: the same on every start for a seed, each valid against the schema (required fields,
  * enums, formats, bounds), its key unique, and every instant in it (date-time, date and unix
- * time fields) the record's own instant. Instants go up from 2026-01-01T00:00:00Z by 1 s to
- * 1 h, whole seconds, and about one record in ten shares the instant of the one before: as
- * providers that write timestamps to the second do, which is what an incremental read's
- * tie-breaker is for. A record is made from its number and instant alone, so only the
+ * time fields) the record's own instant. Instants are 1 s to 1 h apart, whole seconds, the
+ * newest at the start of the day the stand-in started (so a list read from some days back finds
+ * them), and about one record in ten shares the instant of the one before: as providers that
+ * write timestamps to the second do, which is what an incremental read's tie-breaker is for. A record is made from its number and instant alone, so only the
  * instants are held and a record is made when a page serves it.
  */
 
-const START = Date.UTC(2026, 0, 1);
 /** How deep a record's objects go; a recursive schema stops there with only its required fields. */
 const MAX_DEPTH = 4;
 /** Properties that point to a further page: never part of a record. */
@@ -78,17 +77,27 @@ interface Making {
   seed: string;
 }
 
-/** The instants of `count` records, going up from `after` (or from the start, for the first records of all). */
-export function instantsOf(seed: string, { count, after }: { count: number; after?: number }): number[] {
-  const random = randomStream(`${seed}:${after ?? 'start'}`);
-  const instants: number[] = [];
-  let at = after ?? START;
-  for (let index = 0; index < count; index += 1) {
-    // 0 s (one in ten) to 1 h after the one before.
-    if (index > 0 || after !== undefined) at += (random() < 0.1 ? 0 : 1 + Math.floor(random() * 3600)) * 1000;
-    instants.push(at);
+/**
+ * The instants of `count` records: the first records of all end at `end` (the newest is at it);
+ * records added later come after `after`, newer than every one before them (a filter that
+ * leaves its bound out still finds them). The gaps come from the seed alone.
+ */
+export function instantsOf(
+  seed: string,
+  place: { count: number; after: number } | { count: number; end: number },
+): number[] {
+  const random = randomStream(`${seed}:${'after' in place ? place.after : 'start'}`);
+  // 0 s (one in ten) to 1 h after the one before.
+  const gaps = Array.from({ length: place.count }, () => (random() < 0.1 ? 0 : 1 + Math.floor(random() * 3600)));
+  let at: number;
+  if ('after' in place) {
+    at = place.after;
+    if (gaps.length > 0) gaps[0] = Math.max(gaps[0]!, 1);
+  } else {
+    if (gaps.length > 0) gaps[0] = 0;
+    at = place.end - gaps.reduce((sum, gap) => sum + gap, 0) * 1000;
   }
-  return instants;
+  return gaps.map((gap) => (at += gap * 1000));
 }
 
 /** Makes the records of one schema: record `index` at instant `at` is the same on every call. */
@@ -109,13 +118,14 @@ export class RecordMaker {
 }
 
 function make(given: Schema | undefined, making: Making, depth: number, top: boolean, name?: string): unknown {
-  if (!given || typeof given !== 'object') return null;
+  // A schema that requires (or contains) itself has no finite value: give up far below the stack's limit.
+  if (!given || typeof given !== 'object' || depth > 4 * MAX_DEPTH) return null;
   const schema = branch(given);
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0)
     return schema.enum[Math.floor(making.random() * schema.enum.length)];
   if (Array.isArray(schema.allOf)) {
-    const parts = (schema.allOf as Schema[]).map((part) => make(part, making, depth, top, name));
+    const parts = (schema.allOf as Schema[]).map((part) => make(part, making, depth + 1, top, name));
     return parts.every((part) => part !== null && typeof part === 'object' && !Array.isArray(part))
       ? Object.assign({}, ...parts)
       : (parts.find((part) => part !== null) ?? null);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock } from '@plugboard/sdk/host';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
@@ -35,8 +36,10 @@ export interface MockServerOptions {
   records?: number;
   /** What the records are made from: the same seed, the same records. @default '1' */
   seed?: string;
-  /** Records each paged list operation adds, newer than all, after a read that reached its end. @default 0 */
+  /** Records each paged list operation adds, newer than all, before each read after its first. @default 0 */
   grow?: number;
+  /** The newest of the first records is at the start of this clock's day (UTC). @default systemClock */
+  clock?: Clock;
 }
 
 /** A list operation served page by page, and how (for the author to read). */
@@ -70,6 +73,7 @@ const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).defau
   ajv: Ajv | Ajv2020,
 ) => unknown;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_BODY = 1024 * 1024;
 const MAX_URL = 8 * 1024;
 /** The most records a list operation holds, growth included. */
@@ -99,6 +103,7 @@ function escapeRegExp(text: string): string {
 }
 
 function routesOf(document: OpenApiDocument, served: MockServerOptions): Route[] {
+  const today = Math.floor((served.clock ?? systemClock).now() / DAY_MS) * DAY_MS;
   // Formats a document may name that JSON Schema does not know (float, int64 ...) are not checked, and not a warning.
   const options = { strict: false, allErrors: false, logger: false } as const;
   const ajv = /^3\.1/.test(document.openapi) ? new Ajv2020(options) : new Ajv(options);
@@ -147,6 +152,7 @@ function routesOf(document: OpenApiDocument, served: MockServerOptions): Route[]
               seed: `${served.seed ?? '1'}:${method} ${path}`,
               count: Math.min(served.records ?? 250, MAX_RECORDS),
               grow: served.grow ?? 0,
+              end: today,
               cap: MAX_RECORDS,
             }),
           }
