@@ -43,17 +43,17 @@ export async function* paginate(
   let read = 0;
   for (let number = 1; next; number += 1) {
     if (signal.aborted) throw new CancelledError(`${subject}: the run was cancelled before page ${number}`);
-    const limit: [PagingEnd, number] | undefined =
+    const limit: { name: PagingEnd; value: number } | undefined =
       maxPages !== undefined && number > maxPages
-        ? ['maxPages', maxPages]
+        ? { name: 'maxPages', value: maxPages }
         : maxMs !== undefined && clock.now() - started >= maxMs
-          ? ['maxMs', maxMs]
+          ? { name: 'maxMs', value: maxMs }
           : undefined;
     if (limit) {
-      log.warn(`${subject}: stopped paging at ${limit[0]} (${limit[1]}) before page ${number}; more pages may follow`, {
-        pagingEnded: limit[0],
-        page: number,
-      });
+      log.warn(
+        `${subject}: stopped paging at ${limit.name} (${limit.value}) before page ${number}; more pages may follow`,
+        { pagingEnded: limit.name, page: number },
+      );
       return;
     }
     const current: PageRequest = next;
