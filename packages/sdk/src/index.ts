@@ -81,7 +81,14 @@ export type {
   SendAs,
   StopWhen,
 } from './paginate/declared.js';
-export type { Paginator, PageRequest, PageAnswer, RecordPage } from './paginate/paginator.js';
+export type {
+  Paginator,
+  PaginatorKind,
+  PageRequest,
+  PageAnswer,
+  PagingEnd,
+  RecordPage,
+} from './paginate/paginator.js';
 export type { CursorLoop } from './paging.js';
 export {
   ConnectorError,

@@ -377,6 +377,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
           pages: <R>(request: HttpRequest, start?: PagesStart) =>
             declaredPages(
               http,
+              log,
               `${connector.key} ${action.key}`,
               action,
               prepared.checkpoint,
