@@ -4,7 +4,6 @@ import type { ConnectionInput } from './connection.js';
 import { type Action, defineAction, type DestinationAction, type Environment } from './definition/action.js';
 import type { Connector } from './definition/connector.js';
 import { type FieldOptions, inputField, type OptionsPage, optionValueSchema } from './definition/options.js';
-import { ConnectorError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { type PreparedRun, prepareRun, UnknownActionError } from './run.js';
 
@@ -36,16 +35,12 @@ export function optionsKey(actionKey: string, field: string): string {
   return `${actionKey} options for ${field}`;
 }
 
-/** The field has no options (or the action no such field). */
-export class NoOptionsError extends ConnectorError {
+/** The field has no options (or the action no such field): refused as an unknown action is, before anything is sent. */
+export class NoOptionsError extends UnknownActionError {
   constructor(connector: Connector, action: Action, field: string) {
+    super(connector, action.key);
     const fields = Object.keys(action.options ?? {});
-    super(
-      'unknown_action',
-      `connector '${connector.key}': action '${action.key}' has no options for input field '${excerpt(field)}'; ${fields.length ? `fields with options: ${fields.join(', ')}` : 'none of its fields has options'}`,
-      false,
-      404,
-    );
+    this.message = `connector '${connector.key}': action '${action.key}' has no options for input field '${excerpt(field)}'; ${fields.length ? `fields with options: ${fields.join(', ')}` : 'none of its fields has options'}`;
   }
 }
 
