@@ -49,9 +49,12 @@ export interface FieldOptions<V = string | number> {
   list(ctx: ActionContext, query: OptionsQuery): Promise<OptionsPage<V>>;
 }
 
-/** The options of an action's input fields, by field name. */
+/**
+ * The options of an action's input fields, by field name. A value's type is checked against the
+ * field's schema when the options are listed (an action spread with another input keeps its type).
+ */
 export type InputOptions<Input> = {
-  [K in keyof Input & string]?: FieldOptions<NonNullable<Input[K]>>;
+  [K in keyof Input & string]?: FieldOptions;
 };
 
 /** The fields options fit: their JSON value is a string or a number. */
