@@ -169,8 +169,11 @@ export interface Executor {
 /** Which field's options to list, on which connection, narrowed by what a person typed. */
 export interface OptionsRequest {
   connectorKey: string;
+  /** The action whose input field it is. */
   action: string;
+  /** The input field whose options are listed. */
   field: string;
+  /** The connection listed on, as the host's resolvers give it. */
   connectionId: string;
   /** Text to narrow the options by; at most 200 characters. */
   search?: string;
