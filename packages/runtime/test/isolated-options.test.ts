@@ -27,10 +27,24 @@ export default defineConnector({
 });
 `;
 
+/**
+ * The same connector, whose code rewrites what its Plugboard process sends: each page becomes
+ * options of the wrong shape, past what the process checked.
+ */
+const forging = `
+const original = JSON.stringify;
+JSON.stringify = function (value, ...rest) {
+  if (value && value.type === 'page')
+    value = { ...value, page: { records: [{ items: [{ value: { id: 'p_1' }, label: 42 }], nextCursor: 'x'.repeat(5000) }] } };
+  return original.call(this, value, ...rest);
+};
+${entry}`;
+
 const TOKEN = 'plugin-options-token-8c2e4a6b0d';
 const paths: string[] = [];
 let folder: PluginFolder;
 let plugin: IsolatedPlugin;
+let forger: IsolatedPlugin;
 let provider: ReturnType<typeof createServer>;
 let transport: Transport;
 let url: string;
@@ -49,21 +63,26 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  folder = await npmFolder([{ name: 'connector-picker', entry }]);
+  folder = await npmFolder([
+    { name: 'connector-picker', entry },
+    { name: 'connector-forger', entry: forging },
+  ]);
   plugin = await startPlugin({ dir: join(folder.modules, 'connector-picker') }, { allow: ['127.0.0.0/8'] });
+  forger = await startPlugin({ dir: join(folder.modules, 'connector-forger') }, { allow: ['127.0.0.0/8'] });
   transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
 });
 afterAll(async () => {
   await transport?.close();
   await plugin?.close();
+  await forger?.close();
   await folder?.cleanup();
   provider.closeAllConnections();
   await new Promise<void>((resolve) => provider.close(() => resolve()));
 });
 
-function executor() {
+function executor(from = plugin) {
   return createExecutor({
-    plugins: [{ package: plugin.package, runner: plugin.runner }],
+    plugins: [{ package: from.package, runner: from.runner }],
     resolveConnection: (id) => ({ id, baseUrl: url }),
     resolveCredential: () => TOKEN,
     transport,
@@ -97,5 +116,16 @@ describe('options of a connector in a plugin’s own process', () => {
     });
     await expect(executor().listOptions({ ...request, cursor: '' })).rejects.toMatchObject({ code: 'invalid_input' });
     expect(paths.length).toBe(before);
+  });
+
+  test('a page the plugin forged past its process’s checks is checked again in the host', async () => {
+    await expect(executor(forger).listOptions(request)).rejects.toMatchObject({
+      code: 'schema_mismatch',
+      issues: expect.arrayContaining([
+        expect.objectContaining({ path: 'items.0.value' }),
+        expect.objectContaining({ path: 'items.0.label' }),
+        expect.objectContaining({ path: 'nextCursor' }),
+      ]),
+    });
   });
 });

@@ -7,7 +7,7 @@ import type { ProgressEvent } from './context.js';
 import { type Environment, type Page, retryPolicy } from './definition/action.js';
 import type { Connector } from './definition/connector.js';
 import type { OptionsPage } from './definition/options.js';
-import { OPTIONS_RETRY } from './options.js';
+import { checkedOptionsPage, OPTIONS_RETRY } from './options.js';
 import { type ConnectorRunner, type LocalRunner, localRunner } from './runner.js';
 import { checkConnection, type LiveCheck } from './check.js';
 import { canonicalJson } from './digest.js';
@@ -636,8 +636,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const credential = await credentialFor(connection.id);
     cancelled(request.signal, subject);
     const retry = { ...options.retry, ...OPTIONS_RETRY };
-    for await (const page of runner.run(run, { ...settings(request, credential), retry }))
-      return page.records[0] as OptionsPage;
+    for await (const page of runner.run(run, { ...settings(request, credential), retry })) {
+      const listed = page.records[0];
+      // A page of this process was checked against the field's schema; a plugin's is checked again here.
+      return isLocal(runner) ? (listed as OptionsPage) : checkedOptionsPage(listed, subject);
+    }
     throw new ConnectorError('connector_failed', `${subject}: the listing returned no page`, false, 500);
   }
 

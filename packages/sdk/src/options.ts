@@ -4,8 +4,10 @@ import type { ConnectionInput } from './connection.js';
 import { type Action, defineAction, type DestinationAction, type Environment } from './definition/action.js';
 import type { Connector } from './definition/connector.js';
 import { type FieldOptions, inputField, type OptionsPage, optionValueSchema } from './definition/options.js';
+import { SchemaMismatchError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { type PreparedRun, prepareRun, UnknownActionError } from './run.js';
+import { zodIssues } from './validation.js';
 
 /**
  * Listing a field's options runs as an action of its own, a read that returns one page: through
@@ -58,6 +60,19 @@ function pageSchema(field: z.ZodType): z.ZodType<OptionsPage> {
       .max(MAX_ITEMS),
     nextCursor: z.string().min(1).max(4096).optional(),
   }) as unknown as z.ZodType<OptionsPage>;
+}
+
+/** Any option page: values strings or numbers, the bounds of every page. */
+const ANY_PAGE = pageSchema(z.union([z.string(), z.number()]));
+
+/**
+ * A page that came from a plugin's process, checked again here: a plugin's code may rewrite what
+ * its process sends past the checks made there, and the host holds no schema of the field.
+ */
+export function checkedOptionsPage(page: unknown, subject: string): OptionsPage {
+  const result = ANY_PAGE.safeParse(page);
+  if (!result.success) throw new SchemaMismatchError(subject, zodIssues(result.error));
+  return result.data;
 }
 
 /** Keeps the items whose label contains the search, for a provider that cannot search. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createExecutor, manualClock, type OptionsRequest } from '../src/host.js';
+import { createExecutor, manualClock, type OptionsRequest, prepareOptions } from '../src/host.js';
 import {
   bearerToken,
   type ConnectorDefinition,
@@ -159,6 +159,25 @@ describe('listOptions', () => {
       executorFor(server.url).listOptions(request('folder_id', { environment: 'production' })),
     ).rejects.toMatchObject({ code: 'address_refused' });
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("waits less than the action: a 10 s request timeout at most, no rate-limit wait over 5 s, the action's budget", () => {
+    const connection = { baseUrl: 'http://127.0.0.1:9' };
+    expect(prepareOptions(drive, 'folders.move', 'folder_id', { connection }).action).toMatchObject({
+      effect: 'read',
+      budget: 'folders',
+      timeoutMs: 10_000,
+      maxRetryAfterSeconds: 5,
+    });
+    const quick = defineConnector({
+      ...base,
+      rateLimits: { folders: { limit: 1, per: 'minute' } },
+      actions: [defineAction({ ...foldersMove, timeoutMs: 2_000, maxRetryAfterSeconds: 1 })],
+    });
+    expect(prepareOptions(quick, 'folders.move', 'folder_id', { connection }).action).toMatchObject({
+      timeoutMs: 2_000,
+      maxRetryAfterSeconds: 1,
+    });
   });
 
   it("checks each value against the field's schema", async () => {
