@@ -57,30 +57,36 @@ export type InputOptions<Input> = {
   [K in keyof Input & string]?: FieldOptions;
 };
 
-/** The fields options fit: their JSON value is a string or a number. */
-const OPTION_TYPES = new Set(['string', 'number', 'enum', 'literal']);
-/** Wrappers that leave the field's value type as it is. */
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
+/** Wrappers that leave the field's value type as it is; each gives its inner schema with `unwrap()`. */
+const WRAPPERS = [
+  z.ZodOptional,
+  z.ZodNullable,
+  z.ZodDefault,
+  z.ZodPrefault,
+  z.ZodReadonly,
+  z.ZodCatch,
+  z.ZodNonOptional,
+];
+
+type Wrapper = InstanceType<(typeof WRAPPERS)[number]>;
 
 /** The field's own schema inside its wrappers (optional, default, ...): what each option's value is checked against. */
 export function optionValueSchema(field: z.ZodType): z.ZodType {
   let schema = field;
-  for (let depth = 0; depth < 16 && WRAPPERS.has(schema.def.type); depth += 1) {
-    schema = (schema.def as unknown as { innerType: z.ZodType }).innerType;
+  for (let depth = 0; depth < 16 && WRAPPERS.some((wrapper) => schema instanceof wrapper); depth += 1) {
+    schema = (schema as Wrapper).unwrap() as z.ZodType;
   }
   return schema;
 }
 
+const stringOrNumber = (value: unknown) => typeof value === 'string' || typeof value === 'number';
+
+/** The fields options fit: their JSON value is a string or a number. */
 function fitsOptions(field: z.ZodType): boolean {
   const schema = optionValueSchema(field);
-  if (!OPTION_TYPES.has(schema.def.type)) return false;
-  const values =
-    schema.def.type === 'enum'
-      ? Object.values((schema.def as unknown as { entries: Record<string, unknown> }).entries)
-      : schema.def.type === 'literal'
-        ? (schema.def as unknown as { values: unknown[] }).values
-        : [];
-  return values.every((value) => typeof value === 'string' || typeof value === 'number');
+  if (schema instanceof z.ZodEnum) return schema.options.every(stringOrNumber);
+  if (schema instanceof z.ZodLiteral) return [...schema.values].every(stringOrNumber);
+  return schema.def.type === 'string' || schema.def.type === 'number';
 }
 
 /** The field of the input schema, when the input is an object that has it. */
