@@ -4,6 +4,7 @@ import { compareText } from '@plugboard/sdk';
 import { PERIOD_MS } from '@plugboard/sdk/host';
 import { defaultPackageName } from './constants.js';
 import type { CatalogueEntry, CatalogueOperation } from './entry.js';
+import { inputOptionsChanges } from './input-options.js';
 import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile } from './paths.js';
 import type { JsonObject } from './public-connector-schema.js';
 import { compareSchemas, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
@@ -40,6 +41,10 @@ export const CATALOGUE_RULES = {
     rule: 'a lower limit, a longer period or a shared scope: runs that fit today may be throttled',
   },
   'authentication-changed': { breaking: true, rule: 'existing connections were made for the old authentication' },
+  'input-options-removed': {
+    breaking: true,
+    rule: "a host that lists the field's options (a picker) is refused: the field no longer declares them",
+  },
   'connector-added': { breaking: false, rule: 'nobody depends on it yet' },
   'operation-added': { breaking: false, rule: 'nobody calls it yet' },
   'billable-turned-off': { breaking: false, rule: 'runs cost less' },
@@ -49,6 +54,11 @@ export const CATALOGUE_RULES = {
   'rate-budget-loosened': {
     breaking: false,
     rule: 'a higher limit or a shorter period lets every run through that passed before',
+  },
+  'input-options-added': { breaking: false, rule: 'a host may offer a picker now; every value taken before still is' },
+  'input-options-changed': {
+    breaking: false,
+    rule: 'the options are still values of the field; only where they are listed from, or who applies the search, changed',
   },
 } as const satisfies Record<string, { breaking: boolean; rule: string }>;
 
@@ -479,6 +489,10 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
             ? `operation '${at}' requires the input field '${change.field}'`
             : schemaMessage(change, `the input of operation '${at}'`);
         add({ ...fromSchema(change, message), operation: at });
+      }
+      const inputs = [inputSchemaOf(before, old, was), inputSchemaOf(after, next, now)] as const;
+      for (const { text, ...change } of inputOptionsChanges(...inputs)) {
+        add({ ...change, operation: at, message: `operation '${at}' input field '${change.field}' ${text}` });
       }
     }
     if (stableJson(old.authentication ?? null) !== stableJson(next.authentication ?? null)) {

@@ -4,6 +4,7 @@ import ownPackage from '../package.json' with { type: 'json' };
 import { API_VERSION } from './constants.js';
 import { type CatalogueEntry, connectorEntry, secretProblems } from './entry.js';
 import { fieldRows } from './fields.js';
+import { withInputOptions } from './input-options.js';
 import { openApiDocument } from './openapi.js';
 import {
   connectorFile,
@@ -155,7 +156,7 @@ async function connectorOutput(connector: Connector, packageName: string | undef
   for (const action of [...connector.actions].sort((a, b) => compareText(a.key, b.key))) {
     const name = `${pascalName(action.key)}Input`;
     const parts = schemaParts(action.input, 'input');
-    const file = schemaFile(parts, name);
+    const file = withInputOptions(schemaFile(parts, name), action);
     files.push([inputSchemaFile(connector.key, action.key), stableJson(file)]);
     inputNames.set(action.key, definitions.add(parts, name, 'Input'));
     inputs[action.key] = fieldRows(file, file, { follow: true });

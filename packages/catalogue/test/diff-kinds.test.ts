@@ -57,6 +57,33 @@ function orders(input: z.ZodType, entity: z.ZodType = Order): typeof ordersCreat
 }
 
 describe('catalogue diff: each kind of change and its verdict', () => {
+  it("input options: the input schema says where a field's options come from, never values; removing them breaks, adding or changing them does not", async () => {
+    const list = async () => ({ items: [{ value: 'secret-looking-value', label: 'A' }] });
+    const named = (options: unknown) => defineAction({ ...itemsList, options } as unknown as typeof itemsList);
+    const picked = named({ name: { from: 'the item names', searchable: true, list } });
+    const outDir = await catalogueOf([shopWith([picked, ordersCreate])]);
+    const text = await readFile(join(outDir, 'schemas/shop/inputs/items.list.json'), 'utf8');
+    expect(JSON.parse(text).properties.name['x-plugboard-options']).toEqual({
+      from: 'the item names',
+      search: 'provider',
+    });
+    expect(text).not.toContain('secret-looking-value');
+
+    expect(await changes(shop, shopWith([picked, ordersCreate]))).toEqual(['ok input-options-added items.list name']);
+    expect(await changes(shopWith([picked, ordersCreate]), shop)).toEqual([
+      'BREAKING input-options-removed items.list name',
+    ]);
+    const byLabel = named({ name: { from: 'the item names', list } });
+    const diff = await diffCatalogues(
+      await catalogueOf([shopWith([picked, ordersCreate])]),
+      await catalogueOf([shopWith([byLabel, ordersCreate])]),
+    );
+    expect(diff.changes.map(brief)).toEqual(['ok input-options-changed items.list name']);
+    expect(diff.changes[0]?.message).toBe(
+      "operation 'items.list' input field 'name' lists its options from the item names, searched by label (was from the item names, searched by the provider)",
+    );
+  });
+
   it('the three breaking changes of one release: a data-type field retyped, approval and billing on for a source, an input field removed', async () => {
     const Retyped = Item.extend({ id: z.number() }).meta({ id: 'Item' });
     const gated = defineAction({

@@ -45,7 +45,8 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (!(error instanceof ConnectorError)) return 1;
   if (error instanceof ApprovalRequiredError) return 3;
   if (error instanceof QuotaExhaustedError) return 5;
-  if (REFUSED_BEFORE_SENDING.some((kind) => error instanceof kind)) return 2;
+  // A plugin's process sends its refusal back as a failure of the same code.
+  if (REFUSED_BEFORE_SENDING.some((kind) => error instanceof kind) || error.code === 'unknown_action') return 2;
   if (NEEDS_A_PERSON.some((kind) => error instanceof kind)) return 4;
   // A status is set only when the provider answered.
   if (error.status !== undefined && error.status >= 400 && error.status < 500) return 4;

@@ -5,7 +5,9 @@ import {
   CancelledError,
   compareText,
   ConnectionConfigError,
+  type ConnectionInput,
   ConnectorError,
+  type Environment,
   excerpt,
   type LogEntry,
   type LogSink,
@@ -16,6 +18,7 @@ import {
   approvalDigest,
   type ConnectorRunner,
   credentialSecrets,
+  optionsKey,
   passedGate,
   Redactor,
   stderrSink,
@@ -649,25 +652,34 @@ class PluginProcess {
         throw new TypeError(`${key}: a runner takes only the runs it prepared itself`);
       return prepared;
     };
+    // An action's run, or the listing of one of its fields' options (which runs under its own key).
+    const prepare = async (
+      action: string,
+      field: string | undefined,
+      input: unknown,
+      options: { connection?: ConnectionInput; environment?: Environment },
+    ): Promise<RemotePlan> => {
+      const plan = await this.ask((id) => ({
+        type: 'prepare',
+        id,
+        action,
+        ...(field === undefined ? {} : { field }),
+        input,
+        ...(options.connection ? { connection: options.connection } : {}),
+        ...(options.environment ? { environment: options.environment } : {}),
+      }));
+      return this.planFrom(plan, {
+        action: field === undefined ? action : optionsKey(action, field),
+        connectionId: options.connection?.id ?? 'default',
+        environment: options.environment ?? 'sandbox',
+      });
+    };
     return {
       key,
       name,
       version: connectorVersion,
-      prepare: async (action, options) => {
-        const plan = await this.ask((id) => ({
-          type: 'prepare',
-          id,
-          action,
-          input: options.input,
-          ...(options.connection ? { connection: options.connection } : {}),
-          ...(options.environment ? { environment: options.environment } : {}),
-        }));
-        return this.planFrom(plan, {
-          action,
-          connectionId: options.connection?.id ?? 'default',
-          environment: options.environment ?? 'sandbox',
-        });
-      },
+      prepare: (action, options) => prepare(action, undefined, options.input, options),
+      prepareOptions: (action, field, options) => prepare(action, field, options.query, options),
       resume: async (prepared, checkpoint) => {
         const before = own(prepared);
         const plan = await this.ask((id) => ({ type: 'resume', id, plan: before.id, checkpoint }));

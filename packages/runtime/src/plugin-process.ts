@@ -7,7 +7,7 @@ import {
   type Transport,
   type PreparedRun,
 } from '@plugboard/sdk';
-import { passGate, resumeFrom, runPrepared } from '@plugboard/sdk/host';
+import { passGate, prepareOptions, resumeFrom, runPrepared } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';
@@ -148,17 +148,17 @@ function answer(id: string, work: () => WirePlan): void {
 function handle(message: HostMessage): void {
   const loaded = connector!;
   switch (message.type) {
-    case 'prepare':
+    case 'prepare': {
+      const { action, field, input, connection, environment } = message;
       answer(message.id, () =>
         remember(
-          prepareRun(loaded, message.action, {
-            input: message.input,
-            connection: message.connection,
-            environment: message.environment,
-          }),
+          field === undefined
+            ? prepareRun(loaded, action, { input, connection, environment })
+            : prepareOptions(loaded, action, field, { query: input, connection, environment }),
         ),
       );
       break;
+    }
     case 'resume':
       answer(message.id, () => remember(resumeFrom(planOf(message.plan), message.checkpoint)));
       break;

@@ -47,6 +47,8 @@ export type HostMessage =
       type: 'prepare';
       id: string;
       action: string;
+      /** Prepares the listing of this input field's options instead, `input` being its query. */
+      field?: string;
       input: unknown;
       connection?: ConnectionInput;
       environment?: Environment;

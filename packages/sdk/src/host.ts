@@ -20,6 +20,7 @@ export type {
   ExecutorOptions,
   ExecuteRequest,
   CheckRequest,
+  OptionsRequest,
   ExecutionOutcome,
   DestinationOutcome,
   SourceOutcome,
@@ -68,3 +69,5 @@ export type { AuthorizationRequest } from './auth/authorize-url.js';
 export { exchangeAuthorizationCode } from './auth/login.js';
 export type { CodeExchange } from './auth/login.js';
 export type { AuthorizationCallback } from './auth/token-requests.js';
+// Dynamic input options: a field's listing prepared as a run of its own (a plugin's process prepares it too).
+export { prepareOptions, optionsKey, NoOptionsError } from './options.js';

@@ -21,6 +21,8 @@ export type {
 } from './definition/action.js';
 export { defineConnector, entityId, DefinitionError } from './definition/connector.js';
 export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
+// Dynamic input options: an action's `options` by field, each listing `{ items, nextCursor }`.
+export type { FieldOptions, InputOptions, OptionItem, OptionsPage, OptionsQuery } from './definition/options.js';
 export {
   bearerToken,
   apiKeyHeader,

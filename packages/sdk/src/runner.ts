@@ -1,6 +1,8 @@
 import type { ConnectionInput } from './connection.js';
 import type { Environment, Page } from './definition/action.js';
+import type { OptionsQuery } from './definition/options.js';
 import type { Connector } from './definition/connector.js';
+import { prepareOptions } from './options.js';
 import { type PreparedAction, type PreparedRun, prepareRun, resumeFrom, runPrepared, type RunSettings } from './run.js';
 
 /**
@@ -17,6 +19,15 @@ export interface ConnectorRunner {
   prepare(
     actionKey: string,
     options: { input: unknown; connection?: ConnectionInput; environment?: Environment },
+  ): Promise<PreparedAction>;
+  /**
+   * Validates the listing of an input field's options (`prepareOptions`); nothing is sent. It runs
+   * as any prepared run, and its one page holds the `OptionsPage`.
+   */
+  prepareOptions(
+    actionKey: string,
+    field: string,
+    options: { query: OptionsQuery; connection?: ConnectionInput; environment?: Environment },
   ): Promise<PreparedAction>;
   /** The prepared run resuming from a checkpoint, checked against the action's checkpoint schema. */
   resume(prepared: PreparedAction, checkpoint: unknown): Promise<PreparedAction>;
@@ -36,6 +47,7 @@ export function localRunner(connector: Connector): LocalRunner {
     version: connector.version,
     connector,
     prepare: async (actionKey, options) => prepareRun(connector, actionKey, options),
+    prepareOptions: async (actionKey, field, options) => prepareOptions(connector, actionKey, field, options),
     resume: async (prepared, checkpoint) => resumeFrom(prepared as PreparedRun, checkpoint),
     // runPrepared refuses anything but a prepared run of this process that passed the gate.
     run: (prepared, settings) => runPrepared(prepared as PreparedRun, settings),

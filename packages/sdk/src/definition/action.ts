@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ActionContext, SourceContext } from '../context.js';
 import type { InputIssue } from '../errors.js';
 import type { Paginator } from '../paginate/paginator.js';
+import type { InputOptions } from './options.js';
 
 /**
  * How an action's results come back: a `source` yields pages of records (`read`),
@@ -207,6 +208,13 @@ export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
    * @example check: (input, { environment }) => environment === 'production' && isPrivate(input.url) ? [{ path: ['url'], message: 'a private host' }] : []
    */
   check?: (input: z.output<I>, context: { environment: Environment }) => readonly InputIssue[];
+  /**
+   * Dynamic options of input fields, by field name (a string or number field): where they come
+   * from, and `list(ctx, { search, cursor })`, run through the same pipeline as the action.
+   * @example options: { project_id: { from: "the drive's projects", searchable: true, list: listProjects } }
+   * @default no field has options
+   */
+  options?: InputOptions<z.input<I>>;
 }
 
 export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType, C = unknown>
