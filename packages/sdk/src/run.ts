@@ -13,6 +13,7 @@ import { type ApprovalBinding, approvalDigest } from './digest.js';
 import { CancelledError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
 import { createHttpClient, DEFAULT_RETRY, type HttpRequest, NEVER, type RetrySettings } from './http/client.js';
 import { declaredPages } from './paginate/incremental.js';
+import { checkpointDeclaration, migrateCheckpoint } from './checkpoint.js';
 import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
 import { excerpt } from './excerpt.js';
@@ -70,6 +71,8 @@ export interface PreparedAction {
   connection: { id: string };
   environment: Environment;
   checkpoint: unknown;
+  /** The version of the action's checkpoint, under which the executor stores it; 1 when left out. */
+  readonly checkpointVersion?: number;
   /** The digest of exactly this run. */
   readonly binding: ApprovalBinding;
   needsApproval: boolean;
@@ -215,6 +218,10 @@ class Prepared implements PreparedRun {
     readonly needsApproval: boolean,
   ) {}
 
+  get checkpointVersion(): number {
+    return this.action.direction === 'source' ? checkpointDeclaration(this.action.incremental).version : 1;
+  }
+
   // Hashing the canonical input costs; only runs that involve an approval need it.
   get binding(): ApprovalBinding {
     this.digest ??= approvalDigest({
@@ -228,20 +235,28 @@ class Prepared implements PreparedRun {
   }
 }
 
-function checkpointOf(connector: Connector, action: Action, checkpoint: unknown): unknown {
+/** A checkpoint of the declared version, or of `version`, migrated to the declared one. */
+function checkpointOf(connector: Connector, action: Action, checkpoint: unknown, version?: number): unknown {
   if (action.direction !== 'source' || checkpoint === undefined) return checkpoint;
   const subject = `${connector.key} ${action.key}: checkpoint`;
   checkJson(checkpoint, subject, 'checkpoint', false);
-  if (!action.incremental?.checkpoint) return checkpoint;
+  const declaration = checkpointDeclaration(action.incremental);
+  if (version !== undefined && version !== declaration.version)
+    return migrateCheckpoint(connector.key, action.key, declaration, checkpoint, version);
+  if (!declaration.schema) return checkpoint;
   return parseOrThrow(
-    action.incremental.checkpoint,
+    declaration.schema,
     checkpoint,
     (error) => new InvalidInputError(subject, zodIssues(error, 'checkpoint')),
   );
 }
 
-/** The prepared run, resuming from a checkpoint (checked against the action's checkpoint schema). */
-export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): PreparedRun {
+/**
+ * The prepared run, resuming from a checkpoint of `version` (default: the action's own): one of
+ * an older version is migrated, one of a newer version refused (`CheckpointTooNewError`); the
+ * result is checked against the action's checkpoint schema.
+ */
+export function resumeFrom(prepared: PreparedRun, checkpoint: unknown, version?: number): PreparedRun {
   const { connector, action, input, connection, environment, needsApproval: approval } = prepared;
   return new Prepared(
     connector,
@@ -249,7 +264,7 @@ export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): Prepared
     input,
     connection,
     environment,
-    checkpointOf(connector, action, checkpoint),
+    checkpointOf(connector, action, checkpoint, version),
     approval,
   );
 }
@@ -414,9 +429,9 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       yield { records: validRecords([result]) };
       return;
     }
+    const checkpointSchema = checkpointDeclaration(action.incremental).schema;
     for await (const page of action.read!(context as SourceContext, prepared.input)) {
       signal.throwIfAborted();
-      const checkpointSchema = action.incremental?.checkpoint;
       if (checkpointSchema && page.checkpoint !== undefined) {
         parseOrThrow(
           checkpointSchema,
