@@ -564,8 +564,6 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const resumed = kept ? await ready.runner.resume(ready.prepared, kept.checkpoint, kept.version) : ready.prepared;
     const run = gate(request, resumed);
     let checkpoint = kept?.checkpoint;
-    // An older version's checkpoint, migrated: stored as this version once the first page is acknowledged.
-    let migrated = kept && kept.version < version ? resumed.checkpoint : undefined;
     const credential = await credentialFor(ready.connection.id);
     cancelled(request.signal, `${ready.runner.key} ${action.key}`);
     request.onProgress?.({
@@ -574,7 +572,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       environment,
       ...digestOf(ready),
       stream,
-      ...(kept === undefined ? {} : { checkpoint: migrated ?? checkpoint }),
+      ...(kept === undefined ? {} : { checkpoint }),
     });
 
     let index = 0;
@@ -582,12 +580,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
     for await (const page of ready.runner.run(run, settings(request, credential))) {
       // The host acknowledges the page by resolving; only then does the checkpoint move on.
       await onPage(page, { index });
-      const next = page.checkpoint ?? migrated;
-      const committed = next !== undefined;
+      const committed = page.checkpoint !== undefined;
       if (committed) {
-        await checkpoints.commit(stream, checkpointToStore(next, version));
-        checkpoint = next;
-        migrated = undefined;
+        // A checkpoint resumed from an older version is stored as this one from the first page on.
+        await checkpoints.commit(stream, checkpointToStore(page.checkpoint, version));
+        checkpoint = page.checkpoint;
       }
       records += page.records.length;
       request.onProgress?.({
@@ -597,7 +594,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         records: page.records.length,
         totalRecords: records,
         committed,
-        ...(committed ? { checkpoint } : {}),
+        ...(committed ? { checkpoint: page.checkpoint } : {}),
       });
       index += 1;
     }

@@ -216,6 +216,8 @@ class Prepared implements PreparedRun {
     readonly environment: Environment,
     readonly checkpoint: unknown,
     readonly needsApproval: boolean,
+    /** The checkpoint was migrated from an older version: the first page carries it when it moves none. */
+    readonly migrated = false,
   ) {}
 
   get checkpointVersion(): number {
@@ -258,15 +260,9 @@ function checkpointOf(connector: Connector, action: Action, checkpoint: unknown,
  */
 export function resumeFrom(prepared: PreparedRun, checkpoint: unknown, version?: number): PreparedRun {
   const { connector, action, input, connection, environment, needsApproval: approval } = prepared;
-  return new Prepared(
-    connector,
-    action,
-    input,
-    connection,
-    environment,
-    checkpointOf(connector, action, checkpoint, version),
-    approval,
-  );
+  const resumed = checkpointOf(connector, action, checkpoint, version);
+  const migrated = version !== undefined && resumed !== undefined && version < (prepared.checkpointVersion ?? 1);
+  return new Prepared(connector, action, input, connection, environment, resumed, approval, migrated);
 }
 
 /**
@@ -430,6 +426,8 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       return;
     }
     const checkpointSchema = checkpointDeclaration(action.incremental).schema;
+    // A migrated checkpoint is stored as the new version once the first page is acknowledged, whether or not that page moves it.
+    let migrated = prepared.migrated ? prepared.checkpoint : undefined;
     for await (const page of action.read!(context as SourceContext, prepared.input)) {
       signal.throwIfAborted();
       if (checkpointSchema && page.checkpoint !== undefined) {
@@ -442,9 +440,11 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
             }),
         );
       }
-      yield page.checkpoint === undefined
+      const checkpoint = page.checkpoint ?? migrated;
+      migrated = undefined;
+      yield checkpoint === undefined
         ? { records: validRecords(page.records) }
-        : { records: validRecords(page.records), checkpoint: page.checkpoint };
+        : { records: validRecords(page.records), checkpoint };
     }
   } catch (error) {
     throw safeError(error, redactor, connector, action, signal);
