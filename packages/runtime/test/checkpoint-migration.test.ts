@@ -239,17 +239,12 @@ describe.each(Object.entries(isolations))('a connector upgraded with a migrated 
         () => undefined,
         (caught: unknown) => caught,
       );
+      // Refused by the host against the version the plugin declares, before the plugin sees the checkpoint.
       expect(error).toBeInstanceOf(CheckpointTooNewError);
-      expect(error).toMatchObject({
-        code: 'checkpoint_too_new',
-        retryable: false,
-        connector: 'rows',
-        action: 'rows.list',
-        stored: 2,
-        known: 1,
-      });
-      expect((error as Error).message).toMatch(/version 2, newer than version 1/);
-      expect((error as Error).message).toMatch(/run the connector version that wrote it, or reset/);
+      expect(error).toMatchObject({ code: 'checkpoint_too_new', stored: 2, known: 1 });
+      expect((error as Error).message).toMatch(
+        /^rows rows\.list: the stored checkpoint is version 2, newer than version 1, .*run the connector version that wrote it, or reset/,
+      );
       expect(server.count).toBe(0);
       expect(await stores.checkpoints.get(stream)).toMatchObject({ $checkpointVersion: 2 });
     } finally {
