@@ -19,6 +19,8 @@ export interface CheckpointDeclaration {
 }
 
 const NO_MIGRATIONS = Object.freeze({});
+/** The highest checkpoint version: the checks and the migrations walk every version below it. */
+const MAX_VERSION = 1000;
 
 function isVersioned(checkpoint: unknown): checkpoint is VersionedCheckpoint<unknown> {
   return typeof checkpoint === 'object' && checkpoint !== null && !(checkpoint instanceof z.ZodType);
@@ -39,8 +41,10 @@ export function checkpointProblems(incremental: Incremental<unknown>): string[] 
   if (!isVersioned(declared)) return ['incremental.checkpoint must be a zod schema or { version, schema, migrate }'];
   const problems: string[] = [];
   const { version, schema, migrate } = declared;
-  if (!(Number.isSafeInteger(version) && version >= 1))
-    problems.push(`incremental.checkpoint.version must be a whole number from 1, not ${excerpt(String(version))}`);
+  if (!(Number.isSafeInteger(version) && version >= 1 && version <= MAX_VERSION))
+    problems.push(
+      `incremental.checkpoint.version must be a whole number from 1 to ${MAX_VERSION}, not ${excerpt(String(version))}`,
+    );
   if (!(schema instanceof z.ZodType)) problems.push('incremental.checkpoint.schema must be a zod schema');
   if (typeof migrate !== 'object' || migrate === null) {
     problems.push('incremental.checkpoint.migrate must map each older version to a function');
@@ -55,7 +59,7 @@ export function checkpointProblems(incremental: Incremental<unknown>): string[] 
     else if (typeof migrate[from] !== 'function')
       problems.push(`incremental.checkpoint.migrate[${from}] must be a function`);
   }
-  if (Number.isSafeInteger(version))
+  if (Number.isSafeInteger(version) && version <= MAX_VERSION)
     for (let from = 1; from < version; from += 1)
       if (!Object.hasOwn(migrate, from))
         problems.push(`incremental.checkpoint.migrate needs a migration from version ${from} to ${from + 1}`);

@@ -90,11 +90,15 @@ describe('a versioned checkpoint declaration', () => {
       "connector 'rows': action 'rows.list': incremental.checkpoint.migrate needs a migration from version 1 to 2",
     ]);
     expect(problemsOf({ version: 1.5, schema: V2, migrate: {} })).toEqual([
-      "connector 'rows': action 'rows.list': incremental.checkpoint.version must be a whole number from 1, not 1.5",
+      "connector 'rows': action 'rows.list': incremental.checkpoint.version must be a whole number from 1 to 1000, not 1.5",
     ]);
     expect(problemsOf({ version: 0, schema: V2, migrate: {} })).toContain(
-      "connector 'rows': action 'rows.list': incremental.checkpoint.version must be a whole number from 1, not 0",
+      "connector 'rows': action 'rows.list': incremental.checkpoint.version must be a whole number from 1 to 1000, not 0",
     );
+    // A version past the bound is named once, not answered with a line per missing migration.
+    expect(problemsOf({ version: 2 ** 40, schema: V2, migrate: {} })).toEqual([
+      "connector 'rows': action 'rows.list': incremental.checkpoint.version must be a whole number from 1 to 1000, not 1099511627776",
+    ]);
     expect(problemsOf({ version: 2, schema: V2, migrate: { 1: 'nope', 2: () => ({}), x: () => ({}) } })).toEqual([
       "connector 'rows': action 'rows.list': incremental.checkpoint.migrate[1] must be a function",
       "connector 'rows': action 'rows.list': incremental.checkpoint.migrate: 2 is not a version below 2",
