@@ -13,8 +13,11 @@ import { zodIssues } from './validation.js';
 
 /** A source's checkpoint declaration, every part spelled out. */
 export interface CheckpointDeclaration {
+  /** 1 for a schema alone, or for none. */
   version: number;
+  /** Undefined when any JSON value is accepted. */
   schema: z.ZodType | undefined;
+  /** `migrate[n]` turns a version-n checkpoint into a version n + 1 one. */
   migrate: VersionedCheckpoint<unknown>['migrate'];
 }
 
@@ -71,6 +74,7 @@ const VERSION_KEY = '$checkpointVersion';
 
 /** A stored checkpoint, read: its value and its version (1 when stored without one). */
 export interface StoredCheckpoint {
+  /** The checkpoint as the connector wrote it, out of its envelope. */
   checkpoint: unknown;
   version: number;
 }

@@ -116,7 +116,7 @@ export interface Incremental<C> {
  * version n + 1) and checks the result against `schema`; one of a newer version is refused.
  */
 export interface VersionedCheckpoint<C> {
-  /** A whole number from 1; a checkpoint stored without a version is version 1. */
+  /** A whole number from 1 to 1000; a checkpoint stored without a version is version 1. */
   version: number;
   schema: z.ZodType<C>;
   /** One function per older version, from 1 to `version - 1`: its checkpoint, made the next version's. */
