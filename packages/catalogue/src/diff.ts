@@ -45,6 +45,14 @@ export const CATALOGUE_RULES = {
     breaking: true,
     rule: "a host that lists the field's options (a picker) is refused: the field no longer declares them",
   },
+  'checkpoint-changed-unmigrated': {
+    breaking: true,
+    rule: 'the checkpoints runs kept have the old shape and are refused: a new checkpoint version with a migration keeps them',
+  },
+  'checkpoint-version-lowered': {
+    breaking: true,
+    rule: 'a checkpoint the newer version kept is refused: the stream stops until it is reset',
+  },
   'connector-added': { breaking: false, rule: 'nobody depends on it yet' },
   'operation-added': { breaking: false, rule: 'nobody calls it yet' },
   'billable-turned-off': { breaking: false, rule: 'runs cost less' },
@@ -60,6 +68,7 @@ export const CATALOGUE_RULES = {
     breaking: false,
     rule: 'the options are still values of the field; only where they are listed from, or who applies the search, changed',
   },
+  'checkpoint-migrated': { breaking: false, rule: 'runs resume from the checkpoints kept before, migrated' },
 } as const satisfies Record<string, { breaking: boolean; rule: string }>;
 
 export type CatalogueKind = keyof typeof CATALOGUE_RULES;
@@ -135,6 +144,7 @@ function schemaRefs(entry: CatalogueEntry): string[] {
   for (const operation of entry.operations) {
     refs.add(operation.inputSchema ?? inputSchemaFile(entry.key, operation.key));
     if (operation.entity !== null) refs.add(operation.entitySchema ?? dataTypeFile(entry.key, operation.entity));
+    if (operation.checkpointSchema !== undefined) refs.add(operation.checkpointSchema);
   }
   return [...refs].sort(compareText);
 }
@@ -312,6 +322,46 @@ function fromSchema(change: SchemaChange, message: string) {
 
 type EffectChange = Pick<CatalogueChange, 'kind' | 'from' | 'to'> & { text: string };
 
+/**
+ * The checkpoint change of one source: a version raised is a migration (the definition holds a
+ * migration from every older version), a version lowered or a schema changed under the same
+ * version strands the checkpoints runs kept. An entry from before checkpoint versions were
+ * published says nothing to compare.
+ */
+function checkpointChange(
+  before: CatalogueSnapshot,
+  was: CatalogueOperation,
+  after: CatalogueSnapshot,
+  now: CatalogueOperation,
+): (Pick<CatalogueChange, 'kind' | 'from' | 'to'> & { text: string }) | undefined {
+  const from = was.incremental?.checkpointVersion;
+  const to = now.incremental?.checkpointVersion;
+  if (from === undefined || to === undefined) return undefined;
+  const versions = { from: String(from), to: String(to) };
+  if (to > from)
+    return {
+      kind: 'checkpoint-migrated',
+      ...versions,
+      text: `migrates its checkpoint from version ${from} to version ${to}`,
+    };
+  if (to < from)
+    return {
+      kind: 'checkpoint-version-lowered',
+      ...versions,
+      text: `lowered its checkpoint version from ${from} to ${to}: the checkpoints version ${from} kept are refused`,
+    };
+  const schemaOf = (snapshot: CatalogueSnapshot, operation: CatalogueOperation) =>
+    stableJson(
+      operation.checkpointSchema === undefined ? null : (snapshot.schemas.get(operation.checkpointSchema) ?? null),
+    );
+  if (schemaOf(before, was) === schemaOf(after, now)) return undefined;
+  return {
+    kind: 'checkpoint-changed-unmigrated',
+    ...versions,
+    text: `changed its checkpoint schema under version ${to}: the checkpoints runs kept are refused (give the checkpoint version ${to + 1} and a migration from ${to})`,
+  };
+}
+
 function effectText(effect: NonNullable<CatalogueOperation['effect']>): string {
   if (!effect.writes) return 'reads only';
   const facts = [effect.idempotent ? 'idempotent' : 'not idempotent', effect.destructive ? 'destructive' : ''];
@@ -469,7 +519,8 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
           message: `operation '${at}' is no longer billable`,
         });
       }
-      for (const { text, ...change } of effectChanges(was, now)) {
+      const checkpoint = checkpointChange(before, was, after, now);
+      for (const { text, ...change } of [...effectChanges(was, now), ...(checkpoint ? [checkpoint] : [])]) {
         add({ ...change, operation: at, message: `operation '${at}' ${text}` });
       }
       const budget = compareBudgets(budgetOf(old, was), budgetOf(next, now));

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { byKey, compareText, type Connector, entityId } from '@plugboard/sdk';
 import ownPackage from '../package.json' with { type: 'json' };
 import { API_VERSION } from './constants.js';
-import { type CatalogueEntry, connectorEntry, secretProblems } from './entry.js';
+import { type CatalogueEntry, checkpointSchemaOf, connectorEntry, secretProblems } from './entry.js';
 import { fieldRows } from './fields.js';
 import { withInputOptions } from './input-options.js';
 import { openApiDocument } from './openapi.js';
@@ -11,6 +11,7 @@ import {
   dataTypeFile,
   INDEX_FILE,
   inputSchemaFile,
+  checkpointSchemaFile,
   OPENAPI_FILE,
   SITE_FILE,
   typesFile,
@@ -160,6 +161,11 @@ async function connectorOutput(connector: Connector, packageName: string | undef
     files.push([inputSchemaFile(connector.key, action.key), stableJson(file)]);
     inputNames.set(action.key, definitions.add(parts, name, 'Input'));
     inputs[action.key] = fieldRows(file, file, { follow: true });
+    const checkpoint = checkpointSchemaOf(action);
+    if (checkpoint) {
+      const file = schemaFile(schemaParts(checkpoint, 'output'), `${pascalName(action.key)}Checkpoint`);
+      files.push([checkpointSchemaFile(connector.key, action.key), stableJson(file)]);
+    }
     const entity = entityId(action.entity);
     examples[action.key] = {
       input: sampleOf(file, { requiredOnly: true }),

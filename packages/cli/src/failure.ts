@@ -3,6 +3,7 @@ import {
   AddressRefusedError,
   ApprovalRequiredError,
   AuthenticationError,
+  CheckpointTooNewError,
   ConnectionConfigError,
   ConnectorError,
   CredentialsExpiredError,
@@ -32,6 +33,7 @@ const REFUSED_BEFORE_SENDING = [
   UnknownConnectorError,
   IdempotencyKeyReusedError,
   AddressRefusedError,
+  CheckpointTooNewError,
 ];
 
 /**
@@ -71,6 +73,8 @@ export function hintFor(error: unknown): string | undefined {
   if (error instanceof NetworkError || error instanceof TimeoutError)
     return 'check --base-url and that the provider is reachable from here';
   if (error instanceof UnknownActionError) return 'plugboard catalogue --out DIR lists every action with its inputs';
+  if (error instanceof CheckpointTooNewError)
+    return 'a newer version of the connector kept this checkpoint: run that version, or pass --state with a new folder to read from the start';
   // The CLI's own refusals (a port in use, a folder not empty, a bad document) say what to do.
   if (error instanceof UsageError) return undefined;
   if (error instanceof InvalidInputError)

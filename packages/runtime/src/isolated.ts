@@ -217,6 +217,7 @@ class RemotePlan implements PreparedAction {
   readonly connection: { id: string };
   readonly environment: WirePlan['environment'];
   readonly checkpoint: unknown;
+  readonly checkpointVersion: number;
   readonly needsApproval: boolean;
 
   readonly id: string;
@@ -232,6 +233,9 @@ class RemotePlan implements PreparedAction {
     this.connection = plan.connection;
     this.environment = plan.environment;
     this.checkpoint = plan.checkpoint;
+    // Anything but a version number is version 1: a plugin's word bears only on its own checkpoints.
+    const version = plan.checkpointVersion;
+    this.checkpointVersion = Number.isSafeInteger(version) && version! >= 1 ? version! : 1;
     this.needsApproval = plan.needsApproval === true;
   }
 
@@ -680,9 +684,15 @@ class PluginProcess {
       version: connectorVersion,
       prepare: (action, options) => prepare(action, undefined, options.input, options),
       prepareOptions: (action, field, options) => prepare(action, field, options.query, options),
-      resume: async (prepared, checkpoint) => {
+      resume: async (prepared, checkpoint, version) => {
         const before = own(prepared);
-        const plan = await this.ask((id) => ({ type: 'resume', id, plan: before.id, checkpoint }));
+        const plan = await this.ask((id) => ({
+          type: 'resume',
+          id,
+          plan: before.id,
+          checkpoint,
+          ...(version === undefined ? {} : { version }),
+        }));
         return this.planFrom(plan, {
           action: before.action.key,
           connectionId: before.connection.id,

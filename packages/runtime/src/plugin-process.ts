@@ -81,6 +81,7 @@ function remember(prepared: PreparedRun): WirePlan {
     connection: { id: prepared.connection.id },
     environment: prepared.environment,
     checkpoint: prepared.checkpoint,
+    checkpointVersion: prepared.checkpointVersion,
     needsApproval: prepared.needsApproval,
   };
 }
@@ -160,7 +161,7 @@ function handle(message: HostMessage): void {
       break;
     }
     case 'resume':
-      answer(message.id, () => remember(resumeFrom(planOf(message.plan), message.checkpoint)));
+      answer(message.id, () => remember(resumeFrom(planOf(message.plan), message.checkpoint, message.version)));
       break;
     case 'run':
       void run(message);

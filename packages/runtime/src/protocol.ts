@@ -53,7 +53,7 @@ export type HostMessage =
       connection?: ConnectionInput;
       environment?: Environment;
     }
-  | { type: 'resume'; id: string; plan: string; checkpoint: unknown }
+  | { type: 'resume'; id: string; plan: string; checkpoint: unknown; version?: number }
   | {
       type: 'run';
       id: string;
@@ -71,7 +71,10 @@ export type HostMessage =
 
 /** A prepared run as the plugin's process describes it; the host computes its digest itself. */
 export interface WirePlan
-  extends Pick<PreparedAction, 'action' | 'input' | 'environment' | 'checkpoint' | 'needsApproval'> {
+  extends Pick<
+    PreparedAction,
+    'action' | 'input' | 'environment' | 'checkpoint' | 'checkpointVersion' | 'needsApproval'
+  > {
   id: string;
   connection: { id: string };
 }

@@ -11,7 +11,14 @@ import { checkedOptionsPage, OPTIONS_RETRY } from './options.js';
 import { type ConnectorRunner, type LocalRunner, localRunner } from './runner.js';
 import { checkConnection, type LiveCheck } from './check.js';
 import { canonicalJson } from './digest.js';
-import { CancelledError, ConflictError, ConnectionConfigError, ConnectorError } from './errors.js';
+import { checkpointFromStore, checkpointToStore } from './checkpoint.js';
+import {
+  CancelledError,
+  CheckpointTooNewError,
+  ConflictError,
+  ConnectionConfigError,
+  ConnectorError,
+} from './errors.js';
 import type { RetrySettings } from './http/client.js';
 import type { Transport } from './http/transport.js';
 import type { LogLevel, LogSink } from './log.js';
@@ -23,7 +30,8 @@ import { type IdempotencyRecord, memoryStore, type RunningRecord, type Stores } 
  * resolvers (rule 10 enforced on the settings), validates the input, enforces approvals
  * (rule 9, the digest of exactly what runs), returns the first result again for a repeated
  * idempotency key without calling the provider, and commits a source's checkpoint only
- * after the host acknowledged the page.
+ * after the host acknowledged the page (a stored checkpoint of an older version is migrated
+ * and stored as the action's version then; one of a newer version is refused).
  */
 
 /**
@@ -576,11 +584,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
         environment,
         input,
       });
-    let checkpoint = await checkpoints.get(stream);
-    const run = gate(
-      request,
-      checkpoint === undefined ? ready.prepared : await ready.runner.resume(ready.prepared, checkpoint),
-    );
+    const stored = await checkpoints.get(stream);
+    const version = ready.prepared.checkpointVersion ?? 1;
+    const kept = stored === undefined ? undefined : checkpointFromStore(stored);
+    // A checkpoint of a newer connector is refused before the plugin sees it: never read again from the start.
+    if (kept && kept.version > version)
+      throw new CheckpointTooNewError(ready.runner.key, action.key, kept.version, version);
+    const resumed = kept ? await ready.runner.resume(ready.prepared, kept.checkpoint, kept.version) : ready.prepared;
+    const run = gate(request, resumed);
+    let checkpoint = kept?.checkpoint;
     const credential = await credentialFor(ready.connection.id);
     cancelled(request.signal, `${ready.runner.key} ${action.key}`);
     request.onProgress?.({
@@ -589,7 +601,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       environment,
       ...digestOf(ready),
       stream,
-      ...(checkpoint === undefined ? {} : { checkpoint }),
+      ...(kept === undefined ? {} : { checkpoint }),
     });
 
     let index = 0;
@@ -599,7 +611,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       await onPage(page, { index });
       const committed = page.checkpoint !== undefined;
       if (committed) {
-        await checkpoints.commit(stream, page.checkpoint);
+        // A checkpoint resumed from an older version is stored as this one from the first page on.
+        await checkpoints.commit(stream, checkpointToStore(page.checkpoint, version));
         checkpoint = page.checkpoint;
       }
       records += page.records.length;

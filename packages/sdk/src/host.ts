@@ -31,6 +31,9 @@ export type {
   PreparedExecution,
 } from './executor.js';
 export { memoryStore, recordsEqual, recordAfterDecision } from './stores.js';
+// Checkpoint versions: the declaration spelled out, and a checkpoint as a store keeps it.
+export { checkpointDeclaration, checkpointFromStore, checkpointToStore } from './checkpoint.js';
+export type { CheckpointDeclaration, StoredCheckpoint } from './checkpoint.js';
 export type {
   CheckpointStore,
   DecideOutcome,

@@ -18,6 +18,7 @@ export type {
   Page,
   RetryPolicy,
   SourceAction,
+  VersionedCheckpoint,
 } from './definition/action.js';
 export { defineConnector, entityId, DefinitionError } from './definition/connector.js';
 export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
@@ -111,6 +112,8 @@ export {
   PagingLoopError,
   AddressRefusedError,
   CredentialsExpiredError,
+  CheckpointTooNewError,
+  CheckpointMigrationError,
 } from './errors.js';
 export type { PlatformError, ConnectorErrorOptions, InputIssue, QuotaDetails } from './errors.js';
 export { ApprovalRequiredError, ApprovalRefusedError } from './approval.js';

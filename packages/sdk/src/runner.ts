@@ -29,8 +29,11 @@ export interface ConnectorRunner {
     field: string,
     options: { query: OptionsQuery; connection?: ConnectionInput; environment?: Environment },
   ): Promise<PreparedAction>;
-  /** The prepared run resuming from a checkpoint, checked against the action's checkpoint schema. */
-  resume(prepared: PreparedAction, checkpoint: unknown): Promise<PreparedAction>;
+  /**
+   * The prepared run resuming from a checkpoint of `version` (default: the action's own),
+   * migrated to the action's version and checked against its checkpoint schema.
+   */
+  resume(prepared: PreparedAction, checkpoint: unknown, version?: number): Promise<PreparedAction>;
   /** Runs a prepared run that passed the gate (`passGate`) and yields its pages; a destination yields one page holding its result. */
   run(prepared: PreparedAction, settings: RunSettings): AsyncIterable<Page>;
 }
@@ -48,7 +51,7 @@ export function localRunner(connector: Connector): LocalRunner {
     connector,
     prepare: async (actionKey, options) => prepareRun(connector, actionKey, options),
     prepareOptions: async (actionKey, field, options) => prepareOptions(connector, actionKey, field, options),
-    resume: async (prepared, checkpoint) => resumeFrom(prepared as PreparedRun, checkpoint),
+    resume: async (prepared, checkpoint, version) => resumeFrom(prepared as PreparedRun, checkpoint, version),
     // runPrepared refuses anything but a prepared run of this process that passed the gate.
     run: (prepared, settings) => runPrepared(prepared as PreparedRun, settings),
   };

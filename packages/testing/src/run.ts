@@ -7,7 +7,7 @@ import {
   type Transport,
   type RetrySettings,
 } from '@plugboard/sdk';
-import { createExecutor, memoryStore } from '@plugboard/sdk/host';
+import { checkpointDeclaration, checkpointToStore, createExecutor, memoryStore } from '@plugboard/sdk/host';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 
@@ -59,7 +59,10 @@ export async function runScenario(connector: Connector, scenario: Scenario, run:
   let pages = 0;
   let checkpoint: unknown = run.checkpoint !== undefined ? run.checkpoint : scenario.checkpoint;
   const stores = memoryStore();
-  if (checkpoint !== undefined) await stores.checkpoints.commit(STREAM, checkpoint);
+  // A scenario's checkpoint is of the version the connector declares now; stored as that version.
+  const action = connector.action(scenario.action);
+  const version = action?.direction === 'source' ? checkpointDeclaration(action.incremental).version : 1;
+  if (checkpoint !== undefined) await stores.checkpoints.commit(STREAM, checkpointToStore(checkpoint, version));
   const connectionId = scenario.connection?.id ?? 'default';
   const executor = createExecutor({
     connectors: [connector],
