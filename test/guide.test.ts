@@ -115,7 +115,7 @@ describe('docs/authoring.md, followed step by step outside the repository', () =
       }
 
       // What the reader has at the end: the package on the registry, its own fixtures (the second
-      // incremental scenario read nothing again), its catalogue entry.
+      // incremental scenario read only the items the stand-in added after the first), its catalogue entry.
       const acme = join(work, 'acme');
       const packument = (await (await fetch(`${registry.url}plugboard-connector-acme`)).json()) as {
         versions?: Record<string, { plugboard?: unknown }>;
@@ -127,10 +127,13 @@ describe('docs/authoring.md, followed step by step outside the repository', () =
       });
       const fixture = async (name: string) =>
         JSON.parse(await readFile(join(acme, 'test', 'fixtures', `${name}.json`), 'utf8')) as {
-          outcome: { records?: unknown[] };
+          outcome: { records?: Array<{ id: string; updated_at: string }> };
         };
-      expect((await fixture('items-full')).outcome.records).toHaveLength(2);
-      expect((await fixture('items-since')).outcome.records).toEqual([]);
+      const full = (await fixture('items-full')).outcome.records ?? [];
+      const since = (await fixture('items-since')).outcome.records ?? [];
+      expect(full).toHaveLength(250);
+      expect(since).toHaveLength(3);
+      expect(since.every((item) => item.updated_at > full.at(-1)!.updated_at)).toBe(true);
       const entry = JSON.parse(await readFile(join(acme, 'catalogue', 'connectors', 'acme.json'), 'utf8')) as {
         key: string;
         operations: Array<{ key: string }>;

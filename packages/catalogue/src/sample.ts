@@ -15,6 +15,8 @@ export interface SampleOptions {
 }
 
 const MAX_DEPTH = 6;
+/** Combinations followed without going deeper, before a schema is taken to combine itself. */
+const MAX_HOPS = 64;
 
 /** Properties that point to a further page: a sample is the last page, or a client pages forever. */
 const NEXT_PAGE = /^(next|next_?cursor|next_?page(_?token|_?url)?|next_?link|has_?more|more)$/i;
@@ -53,7 +55,14 @@ function resolved(schema: Schema | undefined, root: Schema | undefined): Schema 
   return current;
 }
 
-function sample(given: Schema | undefined, depth: number, root: Schema | undefined, options: SampleOptions): unknown {
+/** `hops`: the combinations (`allOf`, `oneOf`, `anyOf`) followed on the way, which go no deeper. */
+function sample(
+  given: Schema | undefined,
+  depth: number,
+  root: Schema | undefined,
+  options: SampleOptions,
+  hops = 0,
+): unknown {
   const schema = resolved(given, root);
   if (schema === undefined || typeof schema !== 'object' || schema === null) return null;
   if (schema.example !== undefined) return schema.example;
@@ -61,15 +70,16 @@ function sample(given: Schema | undefined, depth: number, root: Schema | undefin
   if (schema.default !== undefined) return schema.default;
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  // A schema that requires itself has no finite value: give up far below the stack's limit.
-  if (depth > 4 * MAX_DEPTH) return null;
+  // A schema that requires or combines itself has no finite value: give up far below the stack's limit.
+  if (depth > 4 * MAX_DEPTH || hops > MAX_HOPS) return null;
   const next = (part: Schema | undefined, deeper = 0) => sample(part, depth + deeper, root, options);
-  if (Array.isArray(schema.allOf)) return mergeAll((schema.allOf as Schema[]).map((part) => next(part)));
+  const combined = (part: Schema | undefined) => sample(part, depth, root, options, hops + 1);
+  if (Array.isArray(schema.allOf)) return mergeAll((schema.allOf as Schema[]).map((part) => combined(part)));
   for (const key of ['oneOf', 'anyOf'] as const) {
     const first = Array.isArray(schema[key])
       ? (schema[key] as Schema[]).find((part) => resolved(part, root)?.type !== 'null')
       : undefined;
-    if (first) return next(first);
+    if (first) return combined(first);
   }
   switch (typeOf(schema)) {
     case 'object':

@@ -37,7 +37,10 @@ export interface Operation {
   description?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, MediaType> };
-  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+  responses?: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> }
+  >;
   security?: Array<Record<string, string[]>>;
 }
 

@@ -339,15 +339,19 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .command('mock')
     .summary('serve a local stand-in for an API from its OpenAPI document')
     .description(
-      "Serve the API an OpenAPI 3.0 or 3.1 document (JSON or YAML) describes on 127.0.0.1, until interrupted, to record fixtures against before there are credentials: each operation answers its first success response's example, or a sample of its schema, after checking the request (path, method, the credential a secured operation needs, required parameters, the JSON body against its schema; a refusal names the field). The base URL is the address plus the path of the document's first server.",
+      "Serve the API an OpenAPI 3.0 or 3.1 document (JSON or YAML) describes on 127.0.0.1, until interrupted, to record fixtures against before there are credentials: each operation answers its first success response's example, or a sample of its schema, after checking the request (path, method, the credential a secured operation needs, required parameters, the JSON body against its schema; a refusal names the field). A list operation that pages (a cursor, offset or page parameter, a next cursor, next URL or Link header in its answer) serves --records records made from its schema, up to the start of the day (UTC), oldest first (or as its sort direction parameter says), page by page the way the document says, and honours its newer-than and older-than filters; with --grow K, each read of a list after its first finds K newer records, for an incremental second run. The base URL is the address plus the path of the document's first server.",
     )
     .argument('<openapi-file>', 'the OpenAPI document')
     .option('--port <n>', 'the port (0: a free one)', '0')
     .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .option('--records <n>', 'records each paged list operation serves', '250')
+    .option('--grow <k>', 'records each paged list adds, newer than all, before each read after its first', '0')
+    .option('--seed <text>', 'what the records are made from: the same seed, the same records', '1')
     .addHelpText(
       'after',
       examples([
         'plugboard mock openapi.yaml --port 4010',
+        'plugboard mock openapi.yaml --port 4010 --records 250 --grow 5',
         'PLUGBOARD_CREDENTIAL=test-token plugboard record items.list --scenario items-full --base-url http://127.0.0.1:4010/v1',
       ]),
     )

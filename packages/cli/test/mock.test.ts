@@ -1,6 +1,7 @@
 import { writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { manualClock } from '@plugboard/sdk/host';
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockServer, startMockServer } from '../src/mock/server.js';
@@ -125,7 +126,7 @@ describe('startMockServer', () => {
 
     const list = await fetch(`${server.url}/items?limit=2`, { headers: bearer });
     expect(list.status).toBe(200);
-    const page = (await list.json()) as { data: unknown[] };
+    const page = (await list.json()) as { data: unknown[]; next_cursor?: string };
     // Item is recursive (parent): checked against the document as written.
     const ajv = new Ajv({ strict: false, validateFormats: false });
     ajv.addSchema(document.source, 'items');
@@ -140,13 +141,9 @@ describe('startMockServer', () => {
       'schema',
     ]);
     expect(ajv.validate({ $ref: `items${pointer}` }, page), JSON.stringify(ajv.errors)).toBe(true);
-    // The sample is the last page: a client that follows next_cursor stops.
-    expect(page).not.toHaveProperty('next_cursor');
-    expect(page.data[0]).toMatchObject({
-      id: '00000000-0000-4000-8000-000000000000',
-      updated_at: '2026-01-01T00:00:00Z',
-      tags: ['red'],
-    });
+    // A list that pages answers its first page of records made from the schema, and the cursor of the next.
+    expect(page.data).toHaveLength(2);
+    expect(page).toHaveProperty('next_cursor', expect.any(String));
 
     const created = await fetch(`${server.url}/items`, {
       method: 'POST',
@@ -228,21 +225,38 @@ describe("Descript's published document", () => {
     expect(checked).toBeGreaterThanOrEqual(10);
   });
 
-  it('stands in for Descript: the connector runs status.get and projects.list through plugboard run', async () => {
-    server = await startMockServer(await loadOpenApiDocument(DESCRIPT));
+  it('stands in for Descript: the connector runs status.get, and projects.list page by page then incrementally', async () => {
+    server = await startMockServer(await loadOpenApiDocument(DESCRIPT), { grow: 4, clock: manualClock() });
+    const state = await mkdtemp(join(tmpdir(), 'plugboard-mock-state-'));
     const status = bufferIo({ PLUGBOARD_CREDENTIAL: 'mock-token-1234' });
     expect(
       await runCli(['run', 'descript', 'status.get', '--base-url', server.url], status.io, { pack: PACK }),
       status.stderr(),
     ).toBe(0);
     expect(JSON.parse(status.stdout())).toMatchObject({ drive_id: expect.any(String) });
-    const list = bufferIo({ PLUGBOARD_CREDENTIAL: 'mock-token-1234' });
-    expect(
-      await runCli(['run', 'descript', 'projects.list', '--base-url', server.url], list.io, { pack: PACK }),
-      list.stderr(),
-    ).toBe(0);
-    expect(list.stdout().trim().split('\n').length).toBeGreaterThanOrEqual(1);
-    expect(server.requests.map((request) => `${request.method} ${request.status}`)).toEqual(['GET 200', 'GET 200']);
+    const listed = async () => {
+      const list = bufferIo({ PLUGBOARD_CREDENTIAL: 'mock-token-1234' });
+      const argv = ['run', 'descript', 'projects.list', '--base-url', server!.url, '--state', state];
+      expect(await runCli(argv, list.io, { pack: PACK }), list.stderr()).toBe(0);
+      return list
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; updated_at: string });
+    };
+    // 250 projects in pages of 100; the second run asks from the checkpoint and reads the 4 added since.
+    const first = await listed();
+    expect(new Set(first.map((project) => project.id)).size).toBe(250);
+    const second = await listed();
+    expect(second).toHaveLength(4);
+    expect(second.every((project) => project.updated_at > first.at(-1)!.updated_at)).toBe(true);
+    expect(server.requests.map((request) => `${request.method} ${request.path} ${request.status}`)).toEqual([
+      'GET /v1/status 200',
+      'GET /v1/projects 200',
+      'GET /v1/projects 200',
+      'GET /v1/projects 200',
+      'GET /v1/projects 200',
+    ]);
   });
 });
 

@@ -1,22 +1,42 @@
 import { once } from 'node:events';
+import { excerpt } from '@plugboard/sdk';
 import { loadOpenApiDocument } from '../openapi-document.js';
-import { startMockServer } from '../mock/server.js';
+import { MAX_RECORDS, startMockServer } from '../mock/server.js';
 import type { Invocation } from '../program.js';
 import { portInUse, UsageError } from '../usage.js';
 
+/** A whole number option between 0 and `max`. */
+function count(option: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  const text = String(value);
+  if (!/^\d{1,7}$/.test(text) || Number(text) > max)
+    throw new UsageError(`${option} must be a whole number from 0 to ${max}, not '${excerpt(text)}'`);
+  return Number(text);
+}
+
 /**
- * `plugboard mock <openapi-file> [--port N] [--host H]`: a local stand-in for the API the
- * document describes, until interrupted. Prints where it listens, then one line per request.
+ * `plugboard mock <openapi-file> [--port N] [--host H] [--records N] [--grow K] [--seed S]`: a
+ * local stand-in for the API the document describes, until interrupted. Prints where it
+ * listens and how each list operation pages, then one line per request.
  */
 export async function mockCommand({ args, values, io, signal }: Invocation): Promise<void> {
   const [file] = args;
   const portText = String(values.port ?? '0');
   if (!/^\d+$/.test(portText) || Number(portText) > 65_535)
     throw new UsageError(`--port must be a port number (0 for a free one), not '${portText}'`);
+  const records = count('--records', values.records, 250, MAX_RECORDS);
+  const grow = count('--grow', values.grow, 0, MAX_RECORDS);
+  const seed = String(values.seed ?? '1');
   const document = await loadOpenApiDocument(file!);
   let server: Awaited<ReturnType<typeof startMockServer>>;
   try {
-    server = await startMockServer(document, { port: Number(portText), host: String(values.host ?? '127.0.0.1') });
+    server = await startMockServer(document, {
+      port: Number(portText),
+      host: String(values.host ?? '127.0.0.1'),
+      records,
+      grow,
+      seed,
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw portInUse(portText);
@@ -25,6 +45,10 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
     throw error;
   }
   io.stdout.write(`plugboard mock: ${server.operations} operations of ${file} at ${server.url} (Ctrl+C stops it)\n`);
+  for (const list of server.lists)
+    io.stdout.write(
+      `  ${list.method} ${list.path}: ${records} records${grow ? ` (+${grow} before each later read)` : ''}; ${list.paging}\n`,
+    );
   let shown = 0;
   const show = () => {
     for (; shown < server.requests.length; shown += 1) {

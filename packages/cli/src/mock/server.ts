@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock } from '@plugboard/sdk/host';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
@@ -14,20 +15,41 @@ import {
   type Schema,
 } from '../openapi-document.js';
 import { exampleOf } from './example.js';
+import { describeListing, listingOf } from './listing.js';
+import { RecordList } from './pages.js';
+import { jsonMedia, jsonMediaType, Refusal, refusalBody } from './refusal.js';
 
 /**
  * A local stand-in for an API known only by its OpenAPI document, to record fixtures against
  * before there are credentials: every operation answers its first success response's example
  * (or a sample of its schema), after checking the request as the document describes it (the
  * path and the method, the credential a secured operation needs, required parameters and
- * their types, the JSON body against its schema). A refusal is JSON naming the field.
- * Everything a client sends is bounded: the body at 1 MiB, the URL at 8 KiB.
+ * their types, the JSON body against its schema). A list that pages (listing.ts) answers
+ * instead a page of records made from its schema (pages.ts). A refusal is JSON naming the
+ * field, in the shape of the operation's error answer when it has one. Everything a client
+ * sends is bounded: the body at 1 MiB, the URL at 8 KiB.
  */
 
 export interface MockServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Records each paged list operation starts with. @default 250 */
+  records?: number;
+  /** What the records are made from: the same seed, the same records. @default '1' */
+  seed?: string;
+  /** Records each paged list operation adds, newer than all, before each read after its first. @default 0 */
+  grow?: number;
+  /** The newest of the first records is at the start of this clock's day (UTC). @default systemClock */
+  clock?: Clock;
+}
+
+/** A list operation served page by page, and how (for the author to read). */
+export interface MockList {
+  method: string;
+  path: string;
+  operationId: string | undefined;
+  paging: string;
 }
 
 export interface MockRequest {
@@ -41,6 +63,8 @@ export interface MockServer {
   /** The base URL of the API: the address plus the path of the document's first server. */
   readonly url: string;
   readonly operations: number;
+  /** The list operations served page by page. */
+  readonly lists: readonly MockList[];
   /** Every request answered, oldest first. */
   readonly requests: readonly MockRequest[];
   close(): Promise<void>;
@@ -51,8 +75,11 @@ const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).defau
   ajv: Ajv | Ajv2020,
 ) => unknown;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_BODY = 1024 * 1024;
 const MAX_URL = 8 * 1024;
+/** The most records a list operation holds, growth included. */
+export const MAX_RECORDS = 100_000;
 
 interface Route {
   method: Method;
@@ -63,18 +90,7 @@ interface Route {
   parameters: Parameter[];
   security: Array<Record<string, string[]>>;
   body?: ValidateFunction;
-}
-
-/** What is refused, as the answer's status and JSON. */
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
+  list?: RecordList;
 }
 
 /** The path of the document's first server (`https://api.example.com/v1` gives `/v1`). */
@@ -88,7 +104,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function routesOf(document: OpenApiDocument): Route[] {
+function routesOf(document: OpenApiDocument, served: MockServerOptions): Route[] {
+  const today = Math.floor((served.clock ?? systemClock).now() / DAY_MS) * DAY_MS;
   // Formats a document may name that JSON Schema does not know (float, int64 ...) are not checked, and not a warning.
   const options = { strict: false, allErrors: false, logger: false } as const;
   const ajv = /^3\.1/.test(document.openapi) ? new Ajv2020(options) : new Ajv(options);
@@ -110,6 +127,14 @@ function routesOf(document: OpenApiDocument): Route[] {
     );
     const content = operation.requestBody?.content;
     const mediaType = content ? jsonMediaType(content) : undefined;
+    const success = successOf(operation);
+    const listing = listingOf(
+      method,
+      parameters,
+      jsonMedia(success.response?.content)?.schema,
+      Object.keys(success.response?.headers ?? {}),
+      mediaType === undefined ? undefined : content?.[mediaType]?.schema,
+    );
     const pointer =
       mediaType === undefined || !content?.[mediaType]?.schema
         ? undefined
@@ -123,20 +148,19 @@ function routesOf(document: OpenApiDocument): Route[] {
       parameters,
       security: operation.security ?? document.security ?? [],
       ...(pointer ? { body: ajv.compile({ $ref: `openapi${pointer}` }) } : {}),
+      ...(listing
+        ? {
+            list: new RecordList(listing, {
+              seed: `${served.seed ?? '1'}:${method} ${path}`,
+              count: Math.min(served.records ?? 250, MAX_RECORDS),
+              grow: served.grow ?? 0,
+              end: today,
+              cap: MAX_RECORDS,
+            }),
+          }
+        : {}),
     };
   });
-}
-
-function jsonMediaType(content: Record<string, unknown>): string | undefined {
-  return (
-    Object.keys(content).find((name) => /^application\/(.+\+)?json\b/.test(name)) ??
-    Object.keys(content).find((name) => name === '*/*')
-  );
-}
-
-function jsonMedia<T>(content: Record<string, T> | undefined): T | undefined {
-  const type = content ? jsonMediaType(content) : undefined;
-  return type === undefined ? undefined : content![type];
 }
 
 /** Whether the request carries what one of the operation's security requirements asks for. */
@@ -203,6 +227,14 @@ function checkParameters(
   }
 }
 
+function parsedBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new Refusal(400, 'invalid_request', 'body is not JSON');
+  }
+}
+
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   if (Number(request.headers['content-length'] ?? 0) > MAX_BODY)
     throw new Refusal(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
@@ -223,12 +255,7 @@ function checkBody(route: Route, body: Buffer): void {
     return;
   }
   if (!route.body) return;
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new Refusal(400, 'invalid_request', 'body is not JSON');
-  }
+  const value = parsedBody(body);
   if (!route.body(value)) {
     const [first] = route.body.errors ?? [];
     const where = `body${first?.instancePath ?? ''}`.replace(/\//g, '.');
@@ -242,21 +269,30 @@ function checkBody(route: Route, body: Buffer): void {
   }
 }
 
-/** The operation's first success answer: its status and example body (none for a 204). */
-function answerOf(operation: Operation): { status: number; body: unknown } {
+/** The operation's first success answer and its status. */
+function successOf(operation: Operation) {
   const responses = operation.responses ?? {};
   const code = Object.keys(responses)
     .filter((status) => /^2\d\d$/.test(status))
     .sort()[0];
-  const status = code === undefined ? 200 : Number(code);
-  const response = code === undefined ? responses.default : responses[code];
+  return {
+    status: code === undefined ? 200 : Number(code),
+    response: code === undefined ? responses.default : responses[code],
+  };
+}
+
+/** The operation's first success answer: its status and example body (none for a 204). */
+function answerOf(operation: Operation): { status: number; body: unknown } {
+  const { status, response } = successOf(operation);
   const media = jsonMedia(response?.content);
   return { status, body: status === 204 || media === undefined ? undefined : exampleOf(media) };
 }
 
 export async function startMockServer(document: OpenApiDocument, options: MockServerOptions = {}): Promise<MockServer> {
-  const routes = routesOf(document);
+  const routes = routesOf(document, options);
   const basePath = basePathOf(document);
+  // Known once listening: where a next URL or a Link points.
+  let origin = 'http://127.0.0.1';
   const requests: MockRequest[] = [];
 
   const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -273,6 +309,7 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const method = (request.method ?? 'GET').toLowerCase();
     let operationId: string | undefined;
+    let operation: Operation | undefined;
     try {
       if ((request.url ?? '').length > MAX_URL)
         throw new Refusal(414, 'uri_too_long', `the URL is longer than ${MAX_URL} characters`);
@@ -297,6 +334,7 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
       }
       const { route, match } = found;
       operationId = route.operation.operationId;
+      operation = route.operation;
       const pathValues = Object.fromEntries(
         route.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]),
       );
@@ -309,6 +347,23 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
         );
       checkParameters(route, pathValues, url.searchParams, request);
       checkBody(route, body);
+      if (route.list) {
+        const { status } = successOf(route.operation);
+        const page = route.list.page({
+          query: url.searchParams,
+          header: (name) => {
+            const value = request.headers[name.toLowerCase()];
+            return Array.isArray(value) ? value[0] : value;
+          },
+          path: pathValues,
+          // Checked against its schema above, when the document gives one.
+          body: body.length === 0 ? undefined : parsedBody(body),
+          url: new URL(`${url.pathname}${url.search}`, origin),
+        });
+        requests.push({ method: method.toUpperCase(), path: url.pathname, status, operationId });
+        send(response, status, page.body, page.headers);
+        return;
+      }
       const answer = answerOf(route.operation);
       requests.push({ method: method.toUpperCase(), path: url.pathname, status: answer.status, operationId });
       send(response, answer.status, answer.body);
@@ -324,12 +379,7 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
       // A body too large is not read to its end: the connection goes with the answer.
       const close: Record<string, string> = refusal.status === 413 ? { connection: 'close' } : {};
       if (!response.headersSent)
-        send(
-          response,
-          refusal.status,
-          { error: refusal.error, message: refusal.message },
-          { ...refusal.headers, ...close },
-        );
+        send(response, refusal.status, refusalBody(refusal, operation), { ...refusal.headers, ...close });
     }
   };
 
@@ -344,9 +394,22 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
   });
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
+  origin = `http://${shownHost}:${port}`;
   return {
-    url: `http://${shownHost}:${port}${basePath}`,
+    url: `${origin}${basePath}`,
     operations: routes.length,
+    lists: routes.flatMap((route) =>
+      route.list
+        ? [
+            {
+              method: route.method.toUpperCase(),
+              path: route.template,
+              operationId: route.operation.operationId,
+              paging: describeListing(route.list.listing),
+            },
+          ]
+        : [],
+    ),
     requests,
     close: () =>
       new Promise<void>((resolve) => {
