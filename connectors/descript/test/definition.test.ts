@@ -96,8 +96,8 @@ describe('the Descript connector definition', () => {
 
   it('reads projects and jobs incrementally, and gives published_projects.get its own budget of 1,000 an hour per connection', () => {
     const byKey = new Map(entry.operations.map((operation) => [operation.key, operation]));
-    expect(byKey.get('projects.list')?.incremental).toEqual({ cursorField: 'updated_at' });
-    expect(byKey.get('jobs.list')?.incremental).toEqual({ cursorField: 'created_at' });
+    expect(byKey.get('projects.list')?.incremental).toEqual({ cursorField: 'updated_at', checkpointVersion: 1 });
+    expect(byKey.get('jobs.list')?.incremental).toEqual({ cursorField: 'created_at', checkpointVersion: 1 });
     expect(entry.operations.filter((operation) => operation.incremental).map((operation) => operation.key)).toEqual([
       'jobs.list',
       'projects.list',

@@ -4,6 +4,7 @@ import { compareText } from '@plugboard/sdk';
 import { PERIOD_MS } from '@plugboard/sdk/host';
 import { defaultPackageName } from './constants.js';
 import type { CatalogueEntry, CatalogueOperation } from './entry.js';
+import { inputOptionsChanges } from './input-options.js';
 import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile } from './paths.js';
 import type { JsonObject } from './public-connector-schema.js';
 import { compareSchemas, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
@@ -40,6 +41,18 @@ export const CATALOGUE_RULES = {
     rule: 'a lower limit, a longer period or a shared scope: runs that fit today may be throttled',
   },
   'authentication-changed': { breaking: true, rule: 'existing connections were made for the old authentication' },
+  'input-options-removed': {
+    breaking: true,
+    rule: "a host that lists the field's options (a picker) is refused: the field no longer declares them",
+  },
+  'checkpoint-changed-unmigrated': {
+    breaking: true,
+    rule: 'the checkpoints runs kept have the old shape and are refused: a new checkpoint version with a migration keeps them',
+  },
+  'checkpoint-version-lowered': {
+    breaking: true,
+    rule: 'a checkpoint the newer version kept is refused: the stream stops until it is reset',
+  },
   'connector-added': { breaking: false, rule: 'nobody depends on it yet' },
   'operation-added': { breaking: false, rule: 'nobody calls it yet' },
   'billable-turned-off': { breaking: false, rule: 'runs cost less' },
@@ -50,6 +63,12 @@ export const CATALOGUE_RULES = {
     breaking: false,
     rule: 'a higher limit or a shorter period lets every run through that passed before',
   },
+  'input-options-added': { breaking: false, rule: 'a host may offer a picker now; every value taken before still is' },
+  'input-options-changed': {
+    breaking: false,
+    rule: 'the options are still values of the field; only where they are listed from, or who applies the search, changed',
+  },
+  'checkpoint-migrated': { breaking: false, rule: 'runs resume from the checkpoints kept before, migrated' },
 } as const satisfies Record<string, { breaking: boolean; rule: string }>;
 
 export type CatalogueKind = keyof typeof CATALOGUE_RULES;
@@ -125,6 +144,7 @@ function schemaRefs(entry: CatalogueEntry): string[] {
   for (const operation of entry.operations) {
     refs.add(operation.inputSchema ?? inputSchemaFile(entry.key, operation.key));
     if (operation.entity !== null) refs.add(operation.entitySchema ?? dataTypeFile(entry.key, operation.entity));
+    if (operation.checkpointSchema !== undefined) refs.add(operation.checkpointSchema);
   }
   return [...refs].sort(compareText);
 }
@@ -302,6 +322,46 @@ function fromSchema(change: SchemaChange, message: string) {
 
 type EffectChange = Pick<CatalogueChange, 'kind' | 'from' | 'to'> & { text: string };
 
+/**
+ * The checkpoint change of one source: a version raised is a migration (the definition holds a
+ * migration from every older version), a version lowered or a schema changed under the same
+ * version strands the checkpoints runs kept. An entry from before checkpoint versions were
+ * published says nothing to compare.
+ */
+function checkpointChange(
+  before: CatalogueSnapshot,
+  was: CatalogueOperation,
+  after: CatalogueSnapshot,
+  now: CatalogueOperation,
+): (Pick<CatalogueChange, 'kind' | 'from' | 'to'> & { text: string }) | undefined {
+  const from = was.incremental?.checkpointVersion;
+  const to = now.incremental?.checkpointVersion;
+  if (from === undefined || to === undefined) return undefined;
+  const versions = { from: String(from), to: String(to) };
+  if (to > from)
+    return {
+      kind: 'checkpoint-migrated',
+      ...versions,
+      text: `migrates its checkpoint from version ${from} to version ${to}`,
+    };
+  if (to < from)
+    return {
+      kind: 'checkpoint-version-lowered',
+      ...versions,
+      text: `lowered its checkpoint version from ${from} to ${to}: the checkpoints version ${from} kept are refused`,
+    };
+  const schemaOf = (snapshot: CatalogueSnapshot, operation: CatalogueOperation) =>
+    stableJson(
+      operation.checkpointSchema === undefined ? null : (snapshot.schemas.get(operation.checkpointSchema) ?? null),
+    );
+  if (schemaOf(before, was) === schemaOf(after, now)) return undefined;
+  return {
+    kind: 'checkpoint-changed-unmigrated',
+    ...versions,
+    text: `changed its checkpoint schema under version ${to}: the checkpoints runs kept are refused (give the checkpoint version ${to + 1} and a migration from ${to})`,
+  };
+}
+
 function effectText(effect: NonNullable<CatalogueOperation['effect']>): string {
   if (!effect.writes) return 'reads only';
   const facts = [effect.idempotent ? 'idempotent' : 'not idempotent', effect.destructive ? 'destructive' : ''];
@@ -459,7 +519,8 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
           message: `operation '${at}' is no longer billable`,
         });
       }
-      for (const { text, ...change } of effectChanges(was, now)) {
+      const checkpoint = checkpointChange(before, was, after, now);
+      for (const { text, ...change } of [...effectChanges(was, now), ...(checkpoint ? [checkpoint] : [])]) {
         add({ ...change, operation: at, message: `operation '${at}' ${text}` });
       }
       const budget = compareBudgets(budgetOf(old, was), budgetOf(next, now));
@@ -479,6 +540,10 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
             ? `operation '${at}' requires the input field '${change.field}'`
             : schemaMessage(change, `the input of operation '${at}'`);
         add({ ...fromSchema(change, message), operation: at });
+      }
+      const inputs = [inputSchemaOf(before, old, was), inputSchemaOf(after, next, now)] as const;
+      for (const { text, ...change } of inputOptionsChanges(...inputs)) {
+        add({ ...change, operation: at, message: `operation '${at}' input field '${change.field}' ${text}` });
       }
     }
     if (stableJson(old.authentication ?? null) !== stableJson(next.authentication ?? null)) {

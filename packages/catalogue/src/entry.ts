@@ -1,4 +1,5 @@
 import {
+  type Action,
   type Connector,
   catalogueEntry,
   compareText,
@@ -6,9 +7,10 @@ import {
   type PublicConnector,
   type PublicOperation,
 } from '@plugboard/sdk';
-import { findSecretKeys, formatJsonPath, someJsonString } from '@plugboard/sdk/host';
+import { checkpointDeclaration, findSecretKeys, formatJsonPath, someJsonString } from '@plugboard/sdk/host';
+import type { z } from 'zod';
 import { defaultPackageName } from './constants.js';
-import { dataTypeFile, inputSchemaFile, typesFile } from './paths.js';
+import { checkpointSchemaFile, dataTypeFile, inputSchemaFile, typesFile } from './paths.js';
 import { sortedRecord } from './write.js';
 
 /**
@@ -21,6 +23,8 @@ import { sortedRecord } from './write.js';
 export interface CatalogueOperation extends PublicOperation {
   inputSchema?: string;
   entitySchema?: string;
+  /** The JSON Schema of the checkpoint a run keeps, when the source checks it. */
+  checkpointSchema?: string;
 }
 
 export interface CatalogueEntry extends Omit<PublicConnector, 'operations'> {
@@ -35,7 +39,7 @@ export interface EntryOptions {
   package?: string;
 }
 
-function operationEntry(connectorKey: string, operation: PublicOperation): CatalogueOperation {
+function operationEntry(connectorKey: string, operation: PublicOperation, checked: boolean): CatalogueOperation {
   return {
     key: operation.key,
     label: operation.label,
@@ -47,12 +51,18 @@ function operationEntry(connectorKey: string, operation: PublicOperation): Catal
     ...(operation.effect === undefined ? {} : { effect: { ...operation.effect } }),
     ...(operation.billable === undefined ? {} : { billable: operation.billable }),
     ...(operation.retry === undefined ? {} : { retry: operation.retry }),
-    ...(operation.incremental === undefined ? {} : { incremental: { cursorField: operation.incremental.cursorField } }),
+    ...(operation.incremental === undefined ? {} : { incremental: { ...operation.incremental } }),
     ...(operation.rateBudget === undefined ? {} : { rateBudget: operation.rateBudget }),
     ...(operation.implemented === undefined ? {} : { implemented: operation.implemented }),
     inputSchema: inputSchemaFile(connectorKey, operation.key),
     ...(operation.entity === null ? {} : { entitySchema: dataTypeFile(connectorKey, operation.entity) }),
+    ...(checked ? { checkpointSchema: checkpointSchemaFile(connectorKey, operation.key) } : {}),
   };
+}
+
+/** The schema of a source's checkpoint, when it declares one. */
+export function checkpointSchemaOf(action: Action | undefined): z.ZodType | undefined {
+  return action?.direction === 'source' ? checkpointDeclaration(action.incremental).schema : undefined;
 }
 
 /** The catalogue entry of one connector. */
@@ -65,7 +75,9 @@ export function connectorEntry(connector: Connector, options: EntryOptions = {})
       // The runtime draws on the `default` budget when an action names none and none is named like it.
       operation.rateBudget === undefined && hasDefaultBudget ? { ...operation, rateBudget: 'default' } : operation,
     )
-    .map((operation) => operationEntry(connector.key, operation));
+    .map((operation) =>
+      operationEntry(connector.key, operation, checkpointSchemaOf(connector.action(operation.key)) !== undefined),
+    );
   const dataTypes: Record<string, string> = {};
   for (const action of connector.actions) {
     const id = entityId(action.entity);

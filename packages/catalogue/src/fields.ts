@@ -1,3 +1,4 @@
+import { OPTIONS_KEYWORD } from './input-options.js';
 import type { JsonObject } from './public-connector-schema.js';
 
 /**
@@ -135,10 +136,18 @@ function objectBehind(
   return undefined;
 }
 
-function description(schema: JsonObject, document: JsonObject): string | null {
+function ownDescription(schema: JsonObject, document: JsonObject): string | null {
   if (typeof schema.description === 'string') return schema.description;
   const { schema: target } = resolve(document, schema);
   return typeof target.description === 'string' && schema.$ref === undefined ? target.description : null;
+}
+
+/** The field's description, and where its options come from when it lists them. */
+function description(schema: JsonObject, document: JsonObject): string | null {
+  const text = ownDescription(schema, document);
+  const from = (schema[OPTIONS_KEYWORD] as { from?: unknown } | undefined)?.from;
+  if (typeof from !== 'string') return text;
+  return text === null ? `Options: ${from}` : `${text} (options: ${from})`;
 }
 
 /**

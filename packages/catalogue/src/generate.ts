@@ -2,14 +2,16 @@ import { resolve } from 'node:path';
 import { byKey, compareText, type Connector, entityId } from '@plugboard/sdk';
 import ownPackage from '../package.json' with { type: 'json' };
 import { API_VERSION } from './constants.js';
-import { type CatalogueEntry, connectorEntry, secretProblems } from './entry.js';
+import { type CatalogueEntry, checkpointSchemaOf, connectorEntry, secretProblems } from './entry.js';
 import { fieldRows } from './fields.js';
+import { withInputOptions } from './input-options.js';
 import { openApiDocument } from './openapi.js';
 import {
   connectorFile,
   dataTypeFile,
   INDEX_FILE,
   inputSchemaFile,
+  checkpointSchemaFile,
   OPENAPI_FILE,
   SITE_FILE,
   typesFile,
@@ -155,10 +157,15 @@ async function connectorOutput(connector: Connector, packageName: string | undef
   for (const action of [...connector.actions].sort((a, b) => compareText(a.key, b.key))) {
     const name = `${pascalName(action.key)}Input`;
     const parts = schemaParts(action.input, 'input');
-    const file = schemaFile(parts, name);
+    const file = withInputOptions(schemaFile(parts, name), action);
     files.push([inputSchemaFile(connector.key, action.key), stableJson(file)]);
     inputNames.set(action.key, definitions.add(parts, name, 'Input'));
     inputs[action.key] = fieldRows(file, file, { follow: true });
+    const checkpoint = checkpointSchemaOf(action);
+    if (checkpoint) {
+      const file = schemaFile(schemaParts(checkpoint, 'output'), `${pascalName(action.key)}Checkpoint`);
+      files.push([checkpointSchemaFile(connector.key, action.key), stableJson(file)]);
+    }
     const entity = entityId(action.entity);
     examples[action.key] = {
       input: sampleOf(file, { requiredOnly: true }),

@@ -26,6 +26,11 @@ export function inputSchemaFile(connectorKey: string, actionKey: string): string
   return `schemas/${safeName(connectorKey)}/inputs/${safeName(actionKey)}.json`;
 }
 
+/** The JSON Schema of a source's checkpoint, for the diff to tell a changed shape. */
+export function checkpointSchemaFile(connectorKey: string, actionKey: string): string {
+  return `schemas/${safeName(connectorKey)}/checkpoints/${safeName(actionKey)}.json`;
+}
+
 export function typesFile(connectorKey: string): string {
   return `types/${safeName(connectorKey)}.d.ts`;
 }

@@ -77,7 +77,15 @@ export function publicOperationSchema(strictness: Strictness = 'open'): JsonObje
       incremental: {
         type: 'object',
         required: ['cursorField'],
-        properties: { cursorField: { type: 'string', minLength: 1 } },
+        properties: {
+          cursorField: { type: 'string', minLength: 1 },
+          checkpointVersion: {
+            type: 'integer',
+            minimum: 1,
+            description:
+              'The version of the checkpoint a run keeps; a later one migrates the checkpoints of earlier ones.',
+          },
+        },
         ...closed(strictness),
         description: 'Reads from a checkpoint on, in the order of the cursor field.',
       },
@@ -92,6 +100,10 @@ export function publicOperationSchema(strictness: Strictness = 'open'): JsonObje
         description: 'JSON Schema of the operation input, relative to the catalogue folder.',
       },
       entitySchema: { ...schemaPath, description: 'JSON Schema of the entity, relative to the catalogue folder.' },
+      checkpointSchema: {
+        ...schemaPath,
+        description: 'JSON Schema of the checkpoint a run keeps, relative to the catalogue folder.',
+      },
     },
     ...closed(strictness),
   };

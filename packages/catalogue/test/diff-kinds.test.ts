@@ -57,6 +57,33 @@ function orders(input: z.ZodType, entity: z.ZodType = Order): typeof ordersCreat
 }
 
 describe('catalogue diff: each kind of change and its verdict', () => {
+  it("input options: the input schema says where a field's options come from, never values; removing them breaks, adding or changing them does not", async () => {
+    const list = async () => ({ items: [{ value: 'secret-looking-value', label: 'A' }] });
+    const named = (options: unknown) => defineAction({ ...itemsList, options } as unknown as typeof itemsList);
+    const picked = named({ name: { from: 'the item names', searchable: true, list } });
+    const outDir = await catalogueOf([shopWith([picked, ordersCreate])]);
+    const text = await readFile(join(outDir, 'schemas/shop/inputs/items.list.json'), 'utf8');
+    expect(JSON.parse(text).properties.name['x-plugboard-options']).toEqual({
+      from: 'the item names',
+      search: 'provider',
+    });
+    expect(text).not.toContain('secret-looking-value');
+
+    expect(await changes(shop, shopWith([picked, ordersCreate]))).toEqual(['ok input-options-added items.list name']);
+    expect(await changes(shopWith([picked, ordersCreate]), shop)).toEqual([
+      'BREAKING input-options-removed items.list name',
+    ]);
+    const byLabel = named({ name: { from: 'the item names', list } });
+    const diff = await diffCatalogues(
+      await catalogueOf([shopWith([picked, ordersCreate])]),
+      await catalogueOf([shopWith([byLabel, ordersCreate])]),
+    );
+    expect(diff.changes.map(brief)).toEqual(['ok input-options-changed items.list name']);
+    expect(diff.changes[0]?.message).toBe(
+      "operation 'items.list' input field 'name' lists its options from the item names, searched by label (was from the item names, searched by the provider)",
+    );
+  });
+
   it('the three breaking changes of one release: a data-type field retyped, approval and billing on for a source, an input field removed', async () => {
     const Retyped = Item.extend({ id: z.number() }).meta({ id: 'Item' });
     const gated = defineAction({
@@ -307,5 +334,76 @@ describe('catalogue diff reads the connector files and refuses a folder that dis
     const error = await diffCatalogues(dir, await catalogueOf([shop])).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CatalogueMismatchError);
     expect((error as Error).message).toContain('schemas/shop/Item.json is missing');
+  });
+});
+
+describe('catalogue diff: a checkpoint that changed shape', () => {
+  const Since = z.object({ updated_after: z.string() });
+  const Cursor = z.object({ cursor: z.object({ at: z.string() }) });
+  const migrated = {
+    version: 2,
+    schema: Cursor,
+    migrate: { 1: (old: z.infer<typeof Since>) => ({ cursor: { at: old.updated_after } }) },
+  };
+  const keeping = (checkpoint: typeof Since | typeof migrated) =>
+    shopWith([defineAction({ ...itemsList, incremental: { cursorField: 'updated_at', checkpoint } }), ordersCreate]);
+
+  it('publishes the checkpoint version with the operation, and its schema in a file beside the inputs', async () => {
+    const dir = await catalogueOf([keeping(migrated)]);
+    const entry = JSON.parse(await readFile(join(dir, 'connectors', 'shop.json'), 'utf8'));
+    const operation = entry.operations.find((one: { key: string }) => one.key === 'items.list');
+    expect(operation.incremental).toEqual({ cursorField: 'updated_at', checkpointVersion: 2 });
+    expect(operation.checkpointSchema).toBe('schemas/shop/checkpoints/items.list.json');
+    expect(JSON.parse(await readFile(join(dir, operation.checkpointSchema), 'utf8'))).toMatchObject({
+      title: 'ItemsListCheckpoint',
+      type: 'object',
+      required: ['cursor'],
+    });
+  });
+
+  it('a schema changed without a new version breaks; with a new version and its migration it does not; a version lowered breaks', async () => {
+    expect(await changes(keeping(Since), keeping(Cursor as unknown as typeof Since))).toEqual([
+      'BREAKING checkpoint-changed-unmigrated items.list',
+    ]);
+    expect(await changes(keeping(Since), keeping(migrated))).toEqual(['ok checkpoint-migrated items.list']);
+    expect(await changes(keeping(migrated), keeping(Since))).toEqual([
+      'BREAKING checkpoint-version-lowered items.list',
+    ]);
+    expect(await changes(keeping(migrated), keeping(migrated))).toEqual([]);
+    // A checked checkpoint where any value was accepted before is a change of its schema too.
+    expect(await changes(shop, keeping(Since))).toEqual(['BREAKING checkpoint-changed-unmigrated items.list']);
+  });
+
+  it('says what changed and what it costs', async () => {
+    const diff = await diffCatalogues(await catalogueOf([keeping(Since)]), await catalogueOf([keeping(migrated)]));
+    expect(diff.changes).toEqual([
+      expect.objectContaining({
+        kind: 'checkpoint-migrated',
+        from: '1',
+        to: '2',
+        message: "operation 'items.list' migrates its checkpoint from version 1 to version 2",
+      }),
+    ]);
+    const lowered = await diffCatalogues(await catalogueOf([keeping(migrated)]), await catalogueOf([keeping(Since)]));
+    expect(formatDiff(lowered)).toContain(
+      "BREAKING checkpoint-version-lowered shop items.list: operation 'items.list' lowered its checkpoint version from 2 to 1: the checkpoints version 2 kept are refused",
+    );
+  });
+
+  it('an entry from before checkpoint versions were published says nothing to compare', async () => {
+    const before = await catalogueOf([keeping(Since)]);
+    const file = join(before, 'connectors', 'shop.json');
+    const entry = JSON.parse(await readFile(file, 'utf8'));
+    for (const operation of entry.operations) {
+      if (operation.incremental) delete operation.incremental.checkpointVersion;
+      delete operation.checkpointSchema;
+    }
+    await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`);
+    const index = JSON.parse(await readFile(join(before, 'index.json'), 'utf8'));
+    index.connectors = [entry];
+    await writeFile(join(before, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
+    expect(
+      (await diffCatalogues(before, await catalogueOf([keeping(Cursor as unknown as typeof Since)]))).changes,
+    ).toEqual([]);
   });
 });

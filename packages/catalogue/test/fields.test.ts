@@ -73,4 +73,22 @@ describe('field tables of JSON Schemas', () => {
       'owner.id: string',
     ]);
   });
+
+  it('says in a field row where its options come from', () => {
+    const file = {
+      type: 'object',
+      properties: {
+        project_id: {
+          type: 'string',
+          description: 'The project',
+          'x-plugboard-options': { from: 'the projects', search: 'provider' },
+        },
+        kind: { type: 'string', 'x-plugboard-options': { from: 'the kinds', search: 'label' } },
+      },
+    };
+    expect(fieldRows(file, file).map((row) => row.description)).toEqual([
+      'The project (options: the projects)',
+      'Options: the kinds',
+    ]);
+  });
 });

@@ -14,7 +14,7 @@ export const EXIT_CODES = [
   {
     code: 2,
     meaning:
-      'refused before any request: usage, invalid input or connection, unknown connector or action, a refused address; check: the connector has no check (not_checked)',
+      'refused before any request: usage, invalid input or connection, unknown connector or action, a refused address, a checkpoint kept by a newer connector version; check: the connector has no check (not_checked)',
   },
   { code: 3, meaning: 'approval required: the action needs a decision by someone else on this digest (--approval)' },
   {

@@ -3,6 +3,7 @@ import {
   AddressRefusedError,
   ApprovalRequiredError,
   AuthenticationError,
+  CheckpointTooNewError,
   ConnectionConfigError,
   ConnectorError,
   CredentialsExpiredError,
@@ -32,6 +33,7 @@ const REFUSED_BEFORE_SENDING = [
   UnknownConnectorError,
   IdempotencyKeyReusedError,
   AddressRefusedError,
+  CheckpointTooNewError,
 ];
 
 /**
@@ -45,7 +47,8 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (!(error instanceof ConnectorError)) return 1;
   if (error instanceof ApprovalRequiredError) return 3;
   if (error instanceof QuotaExhaustedError) return 5;
-  if (REFUSED_BEFORE_SENDING.some((kind) => error instanceof kind)) return 2;
+  // A plugin's process sends its refusal back as a failure of the same code.
+  if (REFUSED_BEFORE_SENDING.some((kind) => error instanceof kind) || error.code === 'unknown_action') return 2;
   if (NEEDS_A_PERSON.some((kind) => error instanceof kind)) return 4;
   // A status is set only when the provider answered.
   if (error.status !== undefined && error.status >= 400 && error.status < 500) return 4;
@@ -70,6 +73,8 @@ export function hintFor(error: unknown): string | undefined {
   if (error instanceof NetworkError || error instanceof TimeoutError)
     return 'check --base-url and that the provider is reachable from here';
   if (error instanceof UnknownActionError) return 'plugboard catalogue --out DIR lists every action with its inputs';
+  if (error instanceof CheckpointTooNewError)
+    return 'a newer version of the connector kept this checkpoint: run that version, or pass --state with a new folder to read from the start';
   // The CLI's own refusals (a port in use, a folder not empty, a bad document) say what to do.
   if (error instanceof UsageError) return undefined;
   if (error instanceof InvalidInputError)

@@ -39,6 +39,7 @@ export const COMMANDS = {
   'auth login': async () => (await import('./commands/auth-login.js')).authLoginCommand,
   'auth status': async () => (await import('./commands/auth-status.js')).authStatusCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
+  options: async () => (await import('./commands/options.js')).optionsCommand,
 } satisfies Record<string, () => Promise<CommandRun>>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -424,6 +425,44 @@ export function buildProgram(hooks: ProgramHooks): Command {
       ]),
     )
     .action(action('check'));
+
+  program
+    .command('options')
+    .summary("list the options of an action's input field as JSON lines")
+    .description(
+      'List one page of the values an input field may take (a field with options, such as a project id), through the same connection, credential and pipeline as run. Each option is a JSON line {"value","label","description"?} on stdout; when there are more, a last line {"nextCursor"} gives the --cursor of the next page.',
+    )
+    .usage('[connector] <action> <field> [options]')
+    .argument('[connector]', 'the connector key (default: the connector package of this folder, or --connector)')
+    .argument('[action]', 'the action key, e.g. media_imports.create (required)')
+    .argument('[field]', 'the input field, e.g. project_id (required)')
+    .option('--search <text>', 'only the options that match this text (the provider searches where it can)')
+    .option('--cursor <cursor>', 'the page after the one whose last line gave this nextCursor')
+    .option('--base-url <url>', "the provider's base URL for this connection (a local stand-in, a simulator)")
+    .addOption(
+      new Option('--environment <env>', 'the network policy it connects under')
+        .choices(['sandbox', 'production'])
+        .default('sandbox'),
+    )
+    .option(
+      '--connection <json>',
+      'connection settings, a JSON object (no secrets: those come from PLUGBOARD_CREDENTIAL)',
+    )
+    .option('--connection-id <id>', 'the connection id (default: default); a signed-in connection is used by it')
+    .option(
+      '--connector <dir|package>',
+      "the connector package: a folder, or an installed package name (default: this folder's package)",
+    )
+    .option('--plugins <dir>', 'a folder npm or pnpm installed connector packages into')
+    .option('--state <dir>', 'where signed-in connections are kept (default: PLUGBOARD_STATE, else XDG_STATE_HOME)')
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard options descript media_imports.create project_id --search interview',
+        'plugboard options descript agent_edits.create model --base-url http://127.0.0.1:4010',
+      ]),
+    )
+    .action(action('options'));
 
   program
     .command('simulate', { hidden: !hooks.simulators })

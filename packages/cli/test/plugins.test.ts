@@ -111,6 +111,35 @@ describe('plugboard plugins and run --plugins', () => {
     }
   });
 
+  it("lists an input field's options from the plugin folder, and exits 2 for a field without them", async () => {
+    const simulator = await startInsuranceSimulator({ port: 0 });
+    try {
+      const options = async (field: string) => {
+        const out = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey });
+        const argv = ['options', 'insurance', 'hospital_cash_basic_quotes.create', field, '--search', 'injury'];
+        const code = await runCli([...argv, '--base-url', simulator.url, '--plugins', pluginDir], out.io, {
+          pack: new Map(),
+        });
+        return { code, stdout: out.stdout(), stderr: out.stderr() };
+      };
+      const cause = await options('cause');
+      expect(cause.code).toBe(0);
+      expect(
+        cause.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line)),
+      ).toEqual([
+        { value: 'accidental_injury', label: 'Accidental injury', description: 'Confinement after an accident' },
+      ]);
+      const applicant = await options('applicant');
+      expect(applicant.code).toBe(2);
+      expect(applicant.stderr).toContain("no options for input field 'applicant'");
+    } finally {
+      await simulator.close();
+    }
+  });
+
   it('takes a relative --dir from the working folder', async () => {
     const absolute = bufferIo();
     expect(await runCli(['plugins', '--dir', pluginDir], absolute.io, { pack: new Map() })).toBe(0);

@@ -5,7 +5,9 @@ import {
   CancelledError,
   compareText,
   ConnectionConfigError,
+  type ConnectionInput,
   ConnectorError,
+  type Environment,
   excerpt,
   type LogEntry,
   type LogSink,
@@ -16,6 +18,7 @@ import {
   approvalDigest,
   type ConnectorRunner,
   credentialSecrets,
+  optionsKey,
   passedGate,
   Redactor,
   stderrSink,
@@ -214,6 +217,7 @@ class RemotePlan implements PreparedAction {
   readonly connection: { id: string };
   readonly environment: WirePlan['environment'];
   readonly checkpoint: unknown;
+  readonly checkpointVersion: number;
   readonly needsApproval: boolean;
 
   readonly id: string;
@@ -229,6 +233,9 @@ class RemotePlan implements PreparedAction {
     this.connection = plan.connection;
     this.environment = plan.environment;
     this.checkpoint = plan.checkpoint;
+    // Anything but a version number is version 1: a plugin's word bears only on its own checkpoints.
+    const version = plan.checkpointVersion;
+    this.checkpointVersion = Number.isSafeInteger(version) && version! >= 1 ? version! : 1;
     this.needsApproval = plan.needsApproval === true;
   }
 
@@ -649,28 +656,43 @@ class PluginProcess {
         throw new TypeError(`${key}: a runner takes only the runs it prepared itself`);
       return prepared;
     };
+    // An action's run, or the listing of one of its fields' options (which runs under its own key).
+    const prepare = async (
+      action: string,
+      field: string | undefined,
+      input: unknown,
+      options: { connection?: ConnectionInput; environment?: Environment },
+    ): Promise<RemotePlan> => {
+      const plan = await this.ask((id) => ({
+        type: 'prepare',
+        id,
+        action,
+        ...(field === undefined ? {} : { field }),
+        input,
+        ...(options.connection ? { connection: options.connection } : {}),
+        ...(options.environment ? { environment: options.environment } : {}),
+      }));
+      return this.planFrom(plan, {
+        action: field === undefined ? action : optionsKey(action, field),
+        connectionId: options.connection?.id ?? 'default',
+        environment: options.environment ?? 'sandbox',
+      });
+    };
     return {
       key,
       name,
       version: connectorVersion,
-      prepare: async (action, options) => {
-        const plan = await this.ask((id) => ({
-          type: 'prepare',
-          id,
-          action,
-          input: options.input,
-          ...(options.connection ? { connection: options.connection } : {}),
-          ...(options.environment ? { environment: options.environment } : {}),
-        }));
-        return this.planFrom(plan, {
-          action,
-          connectionId: options.connection?.id ?? 'default',
-          environment: options.environment ?? 'sandbox',
-        });
-      },
-      resume: async (prepared, checkpoint) => {
+      prepare: (action, options) => prepare(action, undefined, options.input, options),
+      prepareOptions: (action, field, options) => prepare(action, field, options.query, options),
+      resume: async (prepared, checkpoint, version) => {
         const before = own(prepared);
-        const plan = await this.ask((id) => ({ type: 'resume', id, plan: before.id, checkpoint }));
+        const plan = await this.ask((id) => ({
+          type: 'resume',
+          id,
+          plan: before.id,
+          checkpoint,
+          ...(version === undefined ? {} : { version }),
+        }));
         return this.planFrom(plan, {
           action: before.action.key,
           connectionId: before.connection.id,

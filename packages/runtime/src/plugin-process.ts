@@ -7,7 +7,7 @@ import {
   type Transport,
   type PreparedRun,
 } from '@plugboard/sdk';
-import { passGate, resumeFrom, runPrepared } from '@plugboard/sdk/host';
+import { passGate, prepareOptions, resumeFrom, runPrepared } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';
@@ -81,6 +81,7 @@ function remember(prepared: PreparedRun): WirePlan {
     connection: { id: prepared.connection.id },
     environment: prepared.environment,
     checkpoint: prepared.checkpoint,
+    checkpointVersion: prepared.checkpointVersion,
     needsApproval: prepared.needsApproval,
   };
 }
@@ -148,19 +149,19 @@ function answer(id: string, work: () => WirePlan): void {
 function handle(message: HostMessage): void {
   const loaded = connector!;
   switch (message.type) {
-    case 'prepare':
+    case 'prepare': {
+      const { action, field, input, connection, environment } = message;
       answer(message.id, () =>
         remember(
-          prepareRun(loaded, message.action, {
-            input: message.input,
-            connection: message.connection,
-            environment: message.environment,
-          }),
+          field === undefined
+            ? prepareRun(loaded, action, { input, connection, environment })
+            : prepareOptions(loaded, action, field, { query: input, connection, environment }),
         ),
       );
       break;
+    }
     case 'resume':
-      answer(message.id, () => remember(resumeFrom(planOf(message.plan), message.checkpoint)));
+      answer(message.id, () => remember(resumeFrom(planOf(message.plan), message.checkpoint, message.version)));
       break;
     case 'run':
       void run(message);

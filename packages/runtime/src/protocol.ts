@@ -47,11 +47,13 @@ export type HostMessage =
       type: 'prepare';
       id: string;
       action: string;
+      /** Prepares the listing of this input field's options instead, `input` being its query. */
+      field?: string;
       input: unknown;
       connection?: ConnectionInput;
       environment?: Environment;
     }
-  | { type: 'resume'; id: string; plan: string; checkpoint: unknown }
+  | { type: 'resume'; id: string; plan: string; checkpoint: unknown; version?: number }
   | {
       type: 'run';
       id: string;
@@ -69,7 +71,10 @@ export type HostMessage =
 
 /** A prepared run as the plugin's process describes it; the host computes its digest itself. */
 export interface WirePlan
-  extends Pick<PreparedAction, 'action' | 'input' | 'environment' | 'checkpoint' | 'needsApproval'> {
+  extends Pick<
+    PreparedAction,
+    'action' | 'input' | 'environment' | 'checkpoint' | 'checkpointVersion' | 'needsApproval'
+  > {
   id: string;
   connection: { id: string };
 }

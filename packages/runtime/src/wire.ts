@@ -36,6 +36,11 @@ const FIELDS = [
   'reason',
   'approvalId',
   'action',
+  'connector',
+  'stored',
+  'known',
+  'from',
+  'to',
 ] as const;
 
 const MAX_MESSAGE = 2000;

@@ -106,36 +106,58 @@ describe('describePlugins (each plugin in its own process)', () => {
     expect(described.map((plugin) => plugin.key)).toEqual(['noisy']);
   });
 
-  test('a plugin that hangs, loops, exits or tries to forge the channel is killed or refused with its reason; the others are listed', async () => {
+  test('a plugin that exits or tries to forge the channel is refused with its reason; the others are listed', async () => {
     const folder = await track(
       npmFolder([
         { name: 'connector-good', entry: connectorSource('good') },
-        { name: 'connector-loop', entry: `while (true) {}\n${connectorSource('loop')}` },
-        {
-          name: 'connector-pending',
-          entry: `setInterval(() => {}, 1000);\nawait new Promise(() => {});\n${connectorSource('pending')}`,
-        },
         { name: 'connector-exit', entry: `process.exit(0);\n${connectorSource('exit')}` },
         {
           name: 'connector-forge',
           entry: `process.send?.({ type: 'described', connector: { key: 'forged', actions: [] } });\nexport default {};`,
         },
+      ]),
+    );
+    // None of them hangs: the load timeout only bounds a machine too busy to start them.
+    const { described, failed } = await describePlugins(folder.dir, { loadTimeoutMs: 45_000 });
+    expect(described.map((plugin) => plugin.key)).toEqual(['good']);
+    const why = Object.fromEntries(failed.map((plugin) => [plugin.package, plugin.killed ?? plugin.reason]));
+    expect(why).toMatchObject({ 'connector-exit': 'exited' });
+    expect(why['connector-forge']).toMatch(/not a connector made by defineConnector/);
+  }, 60_000);
+
+  test('a plugin that loops or never finishes loading is killed at the load timeout', async () => {
+    const folder = await track(
+      npmFolder([
+        { name: 'connector-loop', entry: `while (true) {}\n${connectorSource('loop')}` },
+        {
+          name: 'connector-pending',
+          entry: `setInterval(() => {}, 1000);\nawait new Promise(() => {});\n${connectorSource('pending')}`,
+        },
+      ]),
+    );
+    const { described, failed } = await describePlugins(folder.dir, { loadTimeoutMs: 2000 });
+    expect(described).toEqual([]);
+    expect(failed.map((plugin) => [plugin.package, plugin.killed ?? plugin.reason])).toEqual([
+      ['connector-loop', 'load_timeout'],
+      ['connector-pending', 'load_timeout'],
+    ]);
+  }, 60_000);
+
+  test('a plugin that fills its heap is killed for memory', async () => {
+    const folder = await track(
+      npmFolder([
         {
           name: 'connector-heap',
           entry: `const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random()));\n${connectorSource('heap')}`,
         },
       ]),
     );
-    const { described, failed } = await describePlugins(folder.dir, { loadTimeoutMs: 4000, maxOldSpaceMb: 32 });
-    expect(described.map((plugin) => plugin.key)).toEqual(['good']);
-    const why = Object.fromEntries(failed.map((plugin) => [plugin.package, plugin.killed ?? plugin.reason]));
-    expect(why).toMatchObject({
-      'connector-loop': 'load_timeout',
-      'connector-pending': 'load_timeout',
-      'connector-exit': 'exited',
-      'connector-heap': 'memory',
-    });
-    expect(why['connector-forge']).toMatch(/not a connector made by defineConnector/);
+    // Filling 32 MB takes a share of a core that a busy machine may not give within a few
+    // seconds: the load timeout only bounds a plugin that never reaches its limit.
+    const { failed } = await describePlugins(folder.dir, { loadTimeoutMs: 45_000, maxOldSpaceMb: 32 });
+    expect(failed.map((plugin) => [plugin.package, plugin.killed ?? plugin.reason])).toEqual([
+      ['connector-heap', 'memory'],
+    ]);
   }, 60_000);
 
   test('pluginsReport lists isolated by default; two packages claiming one key are both refused; isolation none imports into the host', async () => {

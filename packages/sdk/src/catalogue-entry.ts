@@ -8,6 +8,7 @@ import {
 } from './definition/action.js';
 import type { AuthScheme } from './definition/auth.js';
 import { CATEGORIES } from './definition/categories.js';
+import { checkpointDeclaration } from './checkpoint.js';
 import { credentialSchema } from './credentials.js';
 import { type Connector, entityId } from './definition/connector.js';
 import { byKey, compareText } from './order.js';
@@ -35,7 +36,8 @@ export interface PublicOperation {
   effect?: EffectFacts;
   billable?: boolean;
   retry?: 'safe' | 'never';
-  incremental?: { cursorField: string };
+  /** `checkpointVersion`: the version of the checkpoint a run keeps (1 for a schema alone, or none). */
+  incremental?: { cursorField: string; checkpointVersion?: number };
   rateBudget?: string;
   implemented?: boolean;
 }
@@ -135,7 +137,12 @@ function operation(connector: Connector, action: Action): PublicOperation {
     billable: action.billable ?? false,
     retry: retryPolicy(action),
     ...(action.direction === 'source' && action.incremental
-      ? { incremental: { cursorField: action.incremental.cursorField } }
+      ? {
+          incremental: {
+            cursorField: action.incremental.cursorField,
+            checkpointVersion: checkpointDeclaration(action.incremental).version,
+          },
+        }
       : {}),
     ...(budget ? { rateBudget: budget } : {}),
     implemented: isImplemented(action),

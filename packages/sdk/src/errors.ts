@@ -290,3 +290,64 @@ export class PagingLoopError extends ConnectorError {
     this.page = page;
   }
 }
+
+/**
+ * The stored checkpoint was written by a newer version of the connector than the one running:
+ * its shape is unknown here, so the run stops rather than reading from the start. Never retried.
+ */
+export class CheckpointTooNewError extends ConnectorError {
+  readonly connector: string;
+  readonly action: string;
+  /** The version of the stored checkpoint. */
+  readonly stored: number;
+  /** The newest checkpoint version this connector knows. */
+  readonly known: number;
+
+  constructor(connector: string, action: string, stored: number, known: number, options: ConnectorErrorOptions = {}) {
+    super(
+      options.code ?? 'checkpoint_too_new',
+      `${connector} ${action}: the stored checkpoint is version ${stored}, newer than version ${known}, the newest this connector knows; run the connector version that wrote it, or reset the stream's checkpoint to read from the start`,
+      false,
+      409,
+      options,
+    );
+    this.connector = connector;
+    this.action = action;
+    this.stored = stored;
+    this.known = known;
+  }
+}
+
+/**
+ * Migrating a stored checkpoint to the connector's version failed: a migration threw, or gave
+ * a value the current checkpoint schema refuses. Nothing was sent or committed. Never retried.
+ */
+export class CheckpointMigrationError extends ConnectorError {
+  readonly connector: string;
+  readonly action: string;
+  readonly from: number;
+  readonly to: number;
+  readonly issues: readonly InputIssue[];
+
+  constructor(
+    connector: string,
+    action: string,
+    versions: { from: number; to: number },
+    issues: readonly InputIssue[],
+    options: ConnectorErrorOptions = {},
+  ) {
+    const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
+    super(
+      options.code ?? 'checkpoint_migration_failed',
+      `${connector} ${action}: migrating the checkpoint from version ${versions.from} to ${versions.to} failed: ${list}`,
+      false,
+      500,
+      options,
+    );
+    this.connector = connector;
+    this.action = action;
+    this.from = versions.from;
+    this.to = versions.to;
+    this.issues = issues;
+  }
+}

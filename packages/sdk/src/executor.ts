@@ -6,10 +6,19 @@ import type { ConnectionCredential } from './credentials.js';
 import type { ProgressEvent } from './context.js';
 import { type Environment, type Page, retryPolicy } from './definition/action.js';
 import type { Connector } from './definition/connector.js';
+import type { OptionsPage } from './definition/options.js';
+import { checkedOptionsPage, OPTIONS_RETRY } from './options.js';
 import { type ConnectorRunner, type LocalRunner, localRunner } from './runner.js';
 import { checkConnection, type LiveCheck } from './check.js';
 import { canonicalJson } from './digest.js';
-import { CancelledError, ConflictError, ConnectionConfigError, ConnectorError } from './errors.js';
+import { checkpointFromStore, checkpointToStore } from './checkpoint.js';
+import {
+  CancelledError,
+  CheckpointTooNewError,
+  ConflictError,
+  ConnectionConfigError,
+  ConnectorError,
+} from './errors.js';
 import type { RetrySettings } from './http/client.js';
 import type { Transport } from './http/transport.js';
 import type { LogLevel, LogSink } from './log.js';
@@ -21,7 +30,8 @@ import { type IdempotencyRecord, memoryStore, type RunningRecord, type Stores } 
  * resolvers (rule 10 enforced on the settings), validates the input, enforces approvals
  * (rule 9, the digest of exactly what runs), returns the first result again for a repeated
  * idempotency key without calling the provider, and commits a source's checkpoint only
- * after the host acknowledged the page.
+ * after the host acknowledged the page (a stored checkpoint of an older version is migrated
+ * and stored as the action's version then; one of a newer version is refused).
  */
 
 /**
@@ -156,6 +166,30 @@ export interface Executor {
    * that runs in a plugin's own process is not checked there yet: `not_checked`.
    */
   checkConnection(request: CheckRequest): Promise<LiveCheck>;
+  /**
+   * One page of an input field's options (an action's `options`), listed on a connection and its
+   * credential as the host's resolvers give them, through the same pipeline as a run, wherever the
+   * connector runs. Values are the field's; a secret the provider echoed in a label is redacted.
+   */
+  listOptions(request: OptionsRequest): Promise<OptionsPage>;
+}
+
+/** Which field's options to list, on which connection, narrowed by what a person typed. */
+export interface OptionsRequest {
+  connectorKey: string;
+  /** The action whose input field it is. */
+  action: string;
+  /** The input field whose options are listed. */
+  field: string;
+  /** The connection listed on, as the host's resolvers give it. */
+  connectionId: string;
+  /** Text to narrow the options by; at most 200 characters. */
+  search?: string;
+  /** The `nextCursor` of the page before. */
+  cursor?: string;
+  /** The network policy the listing connects under; default `sandbox`. */
+  environment?: Environment;
+  signal?: AbortSignal;
 }
 
 /** Which connection to check, with which connector. */
@@ -430,7 +464,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return { connector: ready.runner.key, action: ready.prepared.action.key, time: now() };
   }
 
-  function settings(request: ExecuteRequest, credential: ConnectionCredential): RunSettings {
+  function settings(
+    request: Pick<ExecuteRequest, 'signal' | 'approval' | 'onProgress'>,
+    credential: ConnectionCredential,
+  ): RunSettings {
     return {
       credential: () => credential,
       ...(request.signal ? { signal: request.signal } : {}),
@@ -547,11 +584,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
         environment,
         input,
       });
-    let checkpoint = await checkpoints.get(stream);
-    const run = gate(
-      request,
-      checkpoint === undefined ? ready.prepared : await ready.runner.resume(ready.prepared, checkpoint),
-    );
+    const stored = await checkpoints.get(stream);
+    const version = ready.prepared.checkpointVersion ?? 1;
+    const kept = stored === undefined ? undefined : checkpointFromStore(stored);
+    // A checkpoint of a newer connector is refused before the plugin sees it: never read again from the start.
+    if (kept && kept.version > version)
+      throw new CheckpointTooNewError(ready.runner.key, action.key, kept.version, version);
+    const resumed = kept ? await ready.runner.resume(ready.prepared, kept.checkpoint, kept.version) : ready.prepared;
+    const run = gate(request, resumed);
+    let checkpoint = kept?.checkpoint;
     const credential = await credentialFor(ready.connection.id);
     cancelled(request.signal, `${ready.runner.key} ${action.key}`);
     request.onProgress?.({
@@ -560,7 +601,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       environment,
       ...digestOf(ready),
       stream,
-      ...(checkpoint === undefined ? {} : { checkpoint }),
+      ...(kept === undefined ? {} : { checkpoint }),
     });
 
     let index = 0;
@@ -570,7 +611,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       await onPage(page, { index });
       const committed = page.checkpoint !== undefined;
       if (committed) {
-        await checkpoints.commit(stream, page.checkpoint);
+        // A checkpoint resumed from an older version is stored as this one from the first page on.
+        await checkpoints.commit(stream, checkpointToStore(page.checkpoint, version));
         checkpoint = page.checkpoint;
       }
       records += page.records.length;
@@ -589,10 +631,37 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return { direction: 'source', replayed: false, pages: index, records, checkpoint, stream, ...digestOf(ready) };
   }
 
+  async function listOptions(request: OptionsRequest): Promise<OptionsPage> {
+    const subject = `${request.connectorKey} ${request.action} options for ${request.field}`;
+    cancelled(request.signal, subject);
+    const runner = runnerOf(request.connectorKey);
+    const connection = await resolveHostConnection(runner, request);
+    const prepared = await runner.prepareOptions(request.action, request.field, {
+      query: {
+        ...(request.search === undefined ? {} : { search: request.search }),
+        ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
+      },
+      connection: connectionInput(connection),
+      environment: request.environment ?? 'sandbox',
+    });
+    // A listing reads only and needs no approval: the gate lets it through as it is.
+    const run = passGate(prepared, undefined, clock.now());
+    const credential = await credentialFor(connection.id);
+    cancelled(request.signal, subject);
+    const retry = { ...options.retry, ...OPTIONS_RETRY };
+    for await (const page of runner.run(run, { ...settings(request, credential), retry })) {
+      const listed = page.records[0];
+      // A page of this process was checked against the field's schema; a plugin's is checked again here.
+      return isLocal(runner) ? (listed as OptionsPage) : checkedOptionsPage(listed, subject);
+    }
+    throw new ConnectorError('connector_failed', `${subject}: the listing returned no page`, false, 500);
+  }
+
   return {
     runners,
     prepare,
     checkConnection: check,
+    listOptions,
     async execute(request) {
       cancelled(request.signal, `${request.connectorKey} ${request.action}`);
       const ready = await prepare(request);

@@ -20,6 +20,7 @@ export type {
   ExecutorOptions,
   ExecuteRequest,
   CheckRequest,
+  OptionsRequest,
   ExecutionOutcome,
   DestinationOutcome,
   SourceOutcome,
@@ -30,6 +31,9 @@ export type {
   PreparedExecution,
 } from './executor.js';
 export { memoryStore, recordsEqual, recordAfterDecision } from './stores.js';
+// Checkpoint versions: the declaration spelled out, and a checkpoint as a store keeps it.
+export { checkpointDeclaration, checkpointFromStore, checkpointToStore } from './checkpoint.js';
+export type { CheckpointDeclaration, StoredCheckpoint } from './checkpoint.js';
 export type {
   CheckpointStore,
   DecideOutcome,
@@ -68,3 +72,5 @@ export type { AuthorizationRequest } from './auth/authorize-url.js';
 export { exchangeAuthorizationCode } from './auth/login.js';
 export type { CodeExchange } from './auth/login.js';
 export type { AuthorizationCallback } from './auth/token-requests.js';
+// Dynamic input options: a field's listing prepared as a run of its own (a plugin's process prepares it too).
+export { prepareOptions, optionsKey, NoOptionsError } from './options.js';

@@ -18,9 +18,12 @@ export type {
   Page,
   RetryPolicy,
   SourceAction,
+  VersionedCheckpoint,
 } from './definition/action.js';
 export { defineConnector, entityId, DefinitionError } from './definition/connector.js';
 export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
+// Dynamic input options: an action's `options` by field, each listing `{ items, nextCursor }`.
+export type { FieldOptions, InputOptions, OptionItem, OptionsPage, OptionsQuery } from './definition/options.js';
 export {
   bearerToken,
   apiKeyHeader,
@@ -81,7 +84,14 @@ export type {
   SendAs,
   StopWhen,
 } from './paginate/declared.js';
-export type { Paginator, PageRequest, PageAnswer, RecordPage } from './paginate/paginator.js';
+export type {
+  Paginator,
+  PaginatorKind,
+  PageRequest,
+  PageAnswer,
+  PagingEnd,
+  RecordPage,
+} from './paginate/paginator.js';
 export type { CursorLoop } from './paging.js';
 export {
   ConnectorError,
@@ -102,6 +112,8 @@ export {
   PagingLoopError,
   AddressRefusedError,
   CredentialsExpiredError,
+  CheckpointTooNewError,
+  CheckpointMigrationError,
 } from './errors.js';
 export type { PlatformError, ConnectorErrorOptions, InputIssue, QuotaDetails } from './errors.js';
 export { ApprovalRequiredError, ApprovalRefusedError } from './approval.js';

@@ -13,6 +13,7 @@ import { type ApprovalBinding, approvalDigest } from './digest.js';
 import { CancelledError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
 import { createHttpClient, DEFAULT_RETRY, type HttpRequest, NEVER, type RetrySettings } from './http/client.js';
 import { declaredPages } from './paginate/incremental.js';
+import { checkpointDeclaration, migrateCheckpoint } from './checkpoint.js';
 import { sharedTransport, type Transport } from './http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
 import { excerpt } from './excerpt.js';
@@ -70,6 +71,8 @@ export interface PreparedAction {
   connection: { id: string };
   environment: Environment;
   checkpoint: unknown;
+  /** The version of the action's checkpoint, under which the executor stores it; 1 when left out. */
+  readonly checkpointVersion?: number;
   /** The digest of exactly this run. */
   readonly binding: ApprovalBinding;
   needsApproval: boolean;
@@ -213,7 +216,13 @@ class Prepared implements PreparedRun {
     readonly environment: Environment,
     readonly checkpoint: unknown,
     readonly needsApproval: boolean,
+    /** The checkpoint was migrated from an older version: the first page carries it when it moves none. */
+    readonly migrated = false,
   ) {}
+
+  get checkpointVersion(): number {
+    return this.action.direction === 'source' ? checkpointDeclaration(this.action.incremental).version : 1;
+  }
 
   // Hashing the canonical input costs; only runs that involve an approval need it.
   get binding(): ApprovalBinding {
@@ -228,30 +237,32 @@ class Prepared implements PreparedRun {
   }
 }
 
-function checkpointOf(connector: Connector, action: Action, checkpoint: unknown): unknown {
+/** A checkpoint of the declared version, or of `version`, migrated to the declared one. */
+function checkpointOf(connector: Connector, action: Action, checkpoint: unknown, version?: number): unknown {
   if (action.direction !== 'source' || checkpoint === undefined) return checkpoint;
   const subject = `${connector.key} ${action.key}: checkpoint`;
   checkJson(checkpoint, subject, 'checkpoint', false);
-  if (!action.incremental?.checkpoint) return checkpoint;
+  const declaration = checkpointDeclaration(action.incremental);
+  if (version !== undefined && version !== declaration.version)
+    return migrateCheckpoint(connector.key, action.key, declaration, checkpoint, version);
+  if (!declaration.schema) return checkpoint;
   return parseOrThrow(
-    action.incremental.checkpoint,
+    declaration.schema,
     checkpoint,
     (error) => new InvalidInputError(subject, zodIssues(error, 'checkpoint')),
   );
 }
 
-/** The prepared run, resuming from a checkpoint (checked against the action's checkpoint schema). */
-export function resumeFrom(prepared: PreparedRun, checkpoint: unknown): PreparedRun {
+/**
+ * The prepared run, resuming from a checkpoint of `version` (default: the action's own): one of
+ * an older version is migrated, one of a newer version refused (`CheckpointTooNewError`); the
+ * result is checked against the action's checkpoint schema.
+ */
+export function resumeFrom(prepared: PreparedRun, checkpoint: unknown, version?: number): PreparedRun {
   const { connector, action, input, connection, environment, needsApproval: approval } = prepared;
-  return new Prepared(
-    connector,
-    action,
-    input,
-    connection,
-    environment,
-    checkpointOf(connector, action, checkpoint),
-    approval,
-  );
+  const resumed = checkpointOf(connector, action, checkpoint, version);
+  const migrated = version !== undefined && resumed !== undefined && version < (prepared.checkpointVersion ?? 1);
+  return new Prepared(connector, action, input, connection, environment, resumed, approval, migrated);
 }
 
 /**
@@ -377,6 +388,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
           pages: <R>(request: HttpRequest, start?: PagesStart) =>
             declaredPages(
               http,
+              log,
               `${connector.key} ${action.key}`,
               action,
               prepared.checkpoint,
@@ -414,9 +426,11 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       yield { records: validRecords([result]) };
       return;
     }
+    const checkpointSchema = checkpointDeclaration(action.incremental).schema;
+    // A migrated checkpoint is stored as the new version once the first page is acknowledged, whether or not that page moves it.
+    let migrated = prepared.migrated ? prepared.checkpoint : undefined;
     for await (const page of action.read!(context as SourceContext, prepared.input)) {
       signal.throwIfAborted();
-      const checkpointSchema = action.incremental?.checkpoint;
       if (checkpointSchema && page.checkpoint !== undefined) {
         parseOrThrow(
           checkpointSchema,
@@ -427,9 +441,11 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
             }),
         );
       }
-      yield page.checkpoint === undefined
+      const checkpoint = page.checkpoint ?? migrated;
+      migrated = undefined;
+      yield checkpoint === undefined
         ? { records: validRecords(page.records) }
-        : { records: validRecords(page.records), checkpoint: page.checkpoint };
+        : { records: validRecords(page.records), checkpoint };
     }
   } catch (error) {
     throw safeError(error, redactor, connector, action, signal);

@@ -1,6 +1,8 @@
 import type { ConnectionInput } from './connection.js';
 import type { Environment, Page } from './definition/action.js';
+import type { OptionsQuery } from './definition/options.js';
 import type { Connector } from './definition/connector.js';
+import { prepareOptions } from './options.js';
 import { type PreparedAction, type PreparedRun, prepareRun, resumeFrom, runPrepared, type RunSettings } from './run.js';
 
 /**
@@ -18,8 +20,20 @@ export interface ConnectorRunner {
     actionKey: string,
     options: { input: unknown; connection?: ConnectionInput; environment?: Environment },
   ): Promise<PreparedAction>;
-  /** The prepared run resuming from a checkpoint, checked against the action's checkpoint schema. */
-  resume(prepared: PreparedAction, checkpoint: unknown): Promise<PreparedAction>;
+  /**
+   * Validates the listing of an input field's options (`prepareOptions`); nothing is sent. It runs
+   * as any prepared run, and its one page holds the `OptionsPage`.
+   */
+  prepareOptions(
+    actionKey: string,
+    field: string,
+    options: { query: OptionsQuery; connection?: ConnectionInput; environment?: Environment },
+  ): Promise<PreparedAction>;
+  /**
+   * The prepared run resuming from a checkpoint of `version` (default: the action's own),
+   * migrated to the action's version and checked against its checkpoint schema.
+   */
+  resume(prepared: PreparedAction, checkpoint: unknown, version?: number): Promise<PreparedAction>;
   /** Runs a prepared run that passed the gate (`passGate`) and yields its pages; a destination yields one page holding its result. */
   run(prepared: PreparedAction, settings: RunSettings): AsyncIterable<Page>;
 }
@@ -36,7 +50,8 @@ export function localRunner(connector: Connector): LocalRunner {
     version: connector.version,
     connector,
     prepare: async (actionKey, options) => prepareRun(connector, actionKey, options),
-    resume: async (prepared, checkpoint) => resumeFrom(prepared as PreparedRun, checkpoint),
+    prepareOptions: async (actionKey, field, options) => prepareOptions(connector, actionKey, field, options),
+    resume: async (prepared, checkpoint, version) => resumeFrom(prepared as PreparedRun, checkpoint, version),
     // runPrepared refuses anything but a prepared run of this process that passed the gate.
     run: (prepared, settings) => runPrepared(prepared as PreparedRun, settings),
   };

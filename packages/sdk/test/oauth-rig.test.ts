@@ -159,6 +159,19 @@ describe('resource server', () => {
     expect(rig.api.counts).toEqual({ accepted: 1, refused: 1 });
   });
 
+  it('verifying each token once keeps judging its expiry at every call', async () => {
+    await rig.stop();
+    rig = await startOAuthRig({ clock, verifyOnce: true });
+    const { access_token } = await clientCredentials(rig.auth);
+    const { exp } = claims(access_token);
+    expect((await callApi('/me', access_token)).status).toBe(200);
+    await clock.advance(exp * 1000 - 1 - clock.now());
+    expect((await callApi('/me', access_token)).status).toBe(200);
+    await clock.advance(1);
+    expect((await callApi('/me', access_token)).status).toBe(401);
+    expect(rig.api.counts).toEqual({ accepted: 2, refused: 1 });
+  });
+
   it('shares its clock with the authorization server: a token issued after the clock moved is valid for its lifetime', async () => {
     const first = await clientCredentials(rig.auth);
     expect(claims(first.access_token)).toMatchObject({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 2 });

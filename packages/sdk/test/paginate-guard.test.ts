@@ -77,6 +77,30 @@ describe('the loop guard of ctx.http.paginate', () => {
     ]);
   });
 
+  it('says why paging ended in the `pagingEnded` field of a log entry: the last page, or the limit that stopped it', async () => {
+    await serve((cursor) => (Number(cursor) < 4 ? String(Number(cursor) + 1) : undefined));
+    const endOf = async (paginator: ReturnType<typeof byCursor>) => {
+      h.logs.length = 0;
+      await run(paginator, { logLevel: 'debug' });
+      return h.logs
+        .filter((entry) => 'pagingEnded' in entry)
+        .map(({ level, pagingEnded, page, action }) => ({ level, pagingEnded, page, action }));
+    };
+    expect(await endOf(byCursor())).toEqual([
+      { level: 'debug', pagingEnded: 'last-page', page: 5, action: 'items.list' },
+    ]);
+    // A limit reached exactly on the last page is not what ended the read.
+    expect(await endOf(byCursor({ maxRecords: 10, maxPages: 5 }))).toEqual([
+      { level: 'debug', pagingEnded: 'last-page', page: 5, action: 'items.list' },
+    ]);
+    expect(await endOf(byCursor({ maxPages: 2 }))).toEqual([
+      { level: 'warn', pagingEnded: 'maxPages', page: 3, action: 'items.list' },
+    ]);
+    expect(await endOf(byCursor({ maxRecords: 3 }))).toEqual([
+      { level: 'warn', pagingEnded: 'maxRecords', page: 2, action: 'items.list' },
+    ]);
+  });
+
   it("stops at maxMs on the transport's clock", async () => {
     const clock = manualClock();
     const transport = createTransport({ clock });
@@ -89,6 +113,9 @@ describe('the loop guard of ctx.http.paginate', () => {
       const { records } = await run(byCursor({ maxMs: 2_500 }), { transport });
       expect(records).toHaveLength(6);
       expect(h.server.requests).toHaveLength(3);
+      expect(h.logs.map(({ pagingEnded, page }) => ({ pagingEnded, page }))).toEqual([
+        { pagingEnded: 'maxMs', page: 4 },
+      ]);
     } finally {
       await transport.close();
     }

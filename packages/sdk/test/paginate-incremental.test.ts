@@ -140,6 +140,20 @@ describe('watermarks as data (ctx.pages)', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('says in the log whether a read ended on the last page or where its checkpoint began', async () => {
+    const stored = [item('i1', 0), item('i2', 1), item('i3', 2), item('i4', 3), item('i5', 4), item('i6', 5)];
+    await provider(stored, 'newest-first', false);
+    const connector = incrementalConnector({ newerThan, order: 'newest-first' });
+    const ends = async (checkpoint?: unknown) => {
+      h.logs.length = 0;
+      const options = h.options({ input: {}, connection: { baseUrl: h.server.url }, checkpoint, logLevel: 'debug' });
+      for await (const _page of runAction(connector, 'items.list', options));
+      return h.logs.filter((entry) => 'pagingEnded' in entry).map(({ pagingEnded, page }) => ({ pagingEnded, page }));
+    };
+    expect(await ends()).toEqual([{ pagingEnded: 'last-page', page: 3 }]);
+    expect(await ends({ updated_after: at(3), seen_ids: ['i4'] })).toEqual([{ pagingEnded: 'checkpoint', page: 2 }]);
+  });
+
   it("newest first: a read stopped before it reached the last run's records moves no checkpoint", async () => {
     const stored = [item('i1', 0), item('i2', 1), item('i3', 2), item('i4', 3), item('i5', 4)];
     await provider(stored, 'newest-first', false);

@@ -6,6 +6,7 @@ import {
   offsetPaginator,
   pageNumberPaginator,
   readAll,
+  SchemaMismatchError,
 } from '../src/index.js';
 import { useHarness } from './support/harness.js';
 import { items, pagedConnector } from './support/paged.js';
@@ -166,4 +167,66 @@ describe('ctx.http.paginate: each paginator against a server paging that way', (
     });
     expect(ids).toEqual({ ids: ['i1', 'i2', 'i3', 'i4', 'i5'], pages: 2 });
   });
+});
+
+describe('a stop condition read from the answer', () => {
+  /** A server that pages by number, two a page, the answer built by `extra` from the page number. */
+  const serve = (extra: (page: number) => Record<string, unknown>) =>
+    h.start((req, res) => {
+      const page = Number(req.query.get('page'));
+      json(
+        res,
+        200,
+        { results: all.slice((page - 1) * 2, page * 2), ...extra(page) },
+        { 'x-request-id': `req-${page}` },
+      );
+    });
+  const byPage = (stop: { hasMore: string } | { total: string }) =>
+    pageNumberPaginator({ records: 'results', page: { param: 'page' }, stop: [stop, 'empty-page'] });
+  const failure = (paginator: ReturnType<typeof byPage>) => read(paginator).catch((error: unknown) => error);
+
+  it('a page without the has-more value is a SchemaMismatchError naming its path and the page, never the end', async () => {
+    // Pages 1 and 2 say there is more; page 3 says nothing.
+    await serve((page) => (page < 3 ? { meta: { has_more: true } } : {}));
+    const error = await failure(byPage({ hasMore: 'meta.has_more' }));
+    expect(error).toBeInstanceOf(SchemaMismatchError);
+    expect(error).toMatchObject({
+      requestId: 'req-3',
+      issues: [{ path: 'meta.has_more', message: 'page 3 has no true or false here (the stop condition reads it)' }],
+    });
+    expect(h.server.requests).toHaveLength(3);
+  });
+
+  it('a has-more value that is not true or false is one too', async () => {
+    await serve(() => ({ meta: { has_more: 'yes' } }));
+    const error = await failure(byPage({ hasMore: 'meta.has_more' }));
+    expect(error).toMatchObject({ issues: [{ path: 'meta.has_more', message: expect.stringContaining('page 1') }] });
+  });
+
+  it('a page without the total, or with one that is not a number, is a SchemaMismatchError naming its path', async () => {
+    await serve((page) => (page === 1 ? { total: 5 } : {}));
+    expect(await failure(byPage({ total: 'total' }))).toMatchObject({
+      code: 'schema_mismatch',
+      issues: [{ path: 'total', message: 'page 2 has no number here (the stop condition reads it)' }],
+    });
+    await serve(() => ({ total: 'many' }));
+    expect(await failure(byPage({ total: 'total' }))).toMatchObject({ issues: [{ path: 'total' }] });
+  });
+
+  it('a condition that holds ends the read even when another one has no value to read', async () => {
+    // The last page is empty and carries no has-more value: 'empty-page' holds, so the read ends well.
+    await serve((page) => (page <= 3 ? { has_more: true } : {}));
+    expect(await read(byPage({ hasMore: 'has_more' }))).toEqual({ ids: ['i1', 'i2', 'i3', 'i4', 'i5'], pages: 4 });
+  });
+});
+
+it('each declared paginator says how it asks for the next page (`kind`); a custom one need not', () => {
+  const records = 'data';
+  expect([
+    cursorPaginator({ records, cursor: { from: 'next', to: { query: 'cursor' } } }).kind,
+    offsetPaginator({ records, offset: { param: 'offset' }, pageSize: { param: 'limit', value: 2 } }).kind,
+    pageNumberPaginator({ records, page: { param: 'page' } }).kind,
+    nextUrlPaginator({ records, next: 'next' }).kind,
+    linkHeaderPaginator({ records }).kind,
+  ]).toEqual(['cursor', 'offset', 'page-number', 'next-url', 'link-header']);
 });

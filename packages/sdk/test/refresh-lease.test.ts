@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fileLease } from '../src/auth/file-lease.js';
+import { LEASE_POLL_MS } from '../src/auth/lease.js';
 import { redisLease } from '../src/auth/redis-lease.js';
 import { type ManualClock, manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
@@ -30,6 +31,18 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
+/**
+ * Moves the clock on by `ms` one timer at a time, letting a waiter's I/O (a file read, a Redis
+ * answer) come in before each step, so that every poll it makes in that time runs.
+ */
+async function pollFor(ms: number): Promise<void> {
+  const until = clock.now() + ms;
+  while (clock.now() < until) {
+    while (clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
+    await clock.next();
+  }
+}
+
 describe('lock file', () => {
   let dir: string;
   beforeEach(async () => {
@@ -51,6 +64,26 @@ describe('lock file', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('a waiter does not read the store while the holder holds, and goes within a poll of its release', async () => {
+    const lease = fileLease(dir, clock, 5_000);
+    const release = (await lease.take('rigged:conn-1'))!;
+    let reads = 0;
+    let written = false;
+    const waiting = lease.take('rigged:conn-1', async () => {
+      reads += 1;
+      return written;
+    });
+    await pollFor(100);
+    expect(reads).toBe(0);
+    written = true;
+    await release();
+    await pollFor(LEASE_POLL_MS);
+    expect(await settled(waiting)).toBe(true);
+    // Either it took the freed lease (the lifecycle then reads the store once) or it read it here.
+    await (await waiting)?.();
+    expect(reads).toBeLessThanOrEqual(1);
+  });
+
   it('a lock its holder left (a process that died) is taken over after the lease time', async () => {
     const lease = fileLease(dir, clock, 5_000);
     const release = (await lease.take('rigged:conn-1'))!;
@@ -68,15 +101,15 @@ describe('lock file', () => {
   });
 
   it('a lock file cut short is taken over only once it stays unreadable for the lease time', async () => {
-    const lease = fileLease(dir, clock, 5_000);
+    const lease = fileLease(dir, clock, 500);
     const release = (await lease.take('rigged:conn-1'))!;
     const [file] = await readdir(dir);
     await release();
     await writeFile(join(dir, file!), '{"tok');
     const waiting = lease.take('rigged:conn-1');
-    await clock.advance(4_000);
+    await clock.advance(400);
     expect(await settled(waiting)).toBe(false);
-    await clock.advance(1_100);
+    await clock.advance(110);
     await (await clock.runUntil(waiting))!();
   });
 });
@@ -108,6 +141,28 @@ describe('Redis', () => {
     await release();
     await (await clock.runUntil(waiting))!();
     expect(await (await budgets.client()).exists('plugboard:oauth:{rigged:conn-1}:lease')).toBe(0);
+  });
+
+  it('a waiter does not read the store while the holder holds, and goes within a poll of its release', async (context) => {
+    if (!redis) return context.skip(skipReason);
+    budgets = new RedisBudgets({ url: redis.url, prefix: 'settled:' }, { clock });
+    const lease = redisLease(budgets, clock, 5_000);
+    const release = (await lease.take('rigged:conn-1'))!;
+    let reads = 0;
+    let written = false;
+    const waiting = lease.take('rigged:conn-1', async () => {
+      reads += 1;
+      return written;
+    });
+    await pollFor(100);
+    expect(reads).toBe(0);
+    written = true;
+    await release();
+    await pollFor(LEASE_POLL_MS);
+    expect(await settled(waiting)).toBe(true);
+    // Either it took the freed lease (the lifecycle then reads the store once) or it read it here.
+    await (await waiting)?.();
+    expect(reads).toBeLessThanOrEqual(1);
   });
 
   it("a holder that outlived its lease does not free the next holder's", async (context) => {

@@ -4,6 +4,7 @@ export { replayScenario } from './replay.js';
 export { REPLAY_CREDENTIAL, replayCredential } from './credential.js';
 export type { CredentialSource } from './credential.js';
 export type { ReplayOptions, ReplayResult } from './replay.js';
+export type { PagingEndEntry } from './run.js';
 export { defineScenario } from './scenario.js';
 export type { Scenario, ScenarioExpectation } from './scenario.js';
 export { FIXTURE_FORMAT, fixturePath, readFixtureSync } from './fixture.js';
@@ -41,4 +42,6 @@ export {
 } from './errors.js';
 export { billableFaultProblems, errorMappingProblems, incrementalProblems } from './probes.js';
 export type { FaultProbe, IncrementalProbe } from './probes.js';
+export { pagingEndProblems, pagingLoopProblems } from './paging-checks.js';
+export type { LoopProbe } from './paging-checks.js';
 export { startWindowServer, type WindowServer, type WindowServerOptions } from './window-server.js';

@@ -1,10 +1,10 @@
-import { type Connector, createTransport, type RetrySettings } from '@plugboard/sdk';
+import { type Action, type Connector, createTransport, type RetrySettings } from '@plugboard/sdk';
 import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';
-import { fixturePath, readFixture } from './fixture.js';
+import { fixturePath, REPLAY_ORIGIN, readFixture } from './fixture.js';
 import { valueMatches } from './match.js';
 import { replayCredential, schemeOf } from './credential.js';
-import { replayScenario } from './replay.js';
+import { describeCall, type ReplayResult, replayScenario } from './replay.js';
 import { runScenario } from './run.js';
 import type { Scenario } from './scenario.js';
 
@@ -189,5 +189,66 @@ export async function incrementalProblems(
     );
   }
   if (secondRun.checkpoint === undefined) problems.push(`the second run '${second.name}' ended without a checkpoint`);
+  problems.push(...resumeProblems(connector.action(first.action), firstRun.checkpoint, secondRun));
   return problems;
+}
+
+/**
+ * What a second run from a declared watermark's checkpoint (`{ <newerThan.query or cursorField>:
+ * value, seen_ids }`) must show: its first request carries the newer-than bound the checkpoint
+ * gives, and no record the checkpoint holds as read (older than its value, or at it with an id in
+ * `seen_ids`) is delivered again. A checkpoint of another shape is the action's own: not checked.
+ */
+function resumeProblems(action: Action | undefined, checkpoint: unknown, second: ReplayResult): string[] {
+  const incremental = action?.direction === 'source' ? action.incremental : undefined;
+  if (!incremental || checkpoint === null || typeof checkpoint !== 'object') return [];
+  const { newerThan, cursorField, tieBreaker = 'id' } = incremental;
+  const mark = checkpoint as Record<string, unknown>;
+  const key = newerThan?.query ?? cursorField;
+  const at = mark[key];
+  if (typeof at !== 'string' && typeof at !== 'number') return [];
+  const problems: string[] = [];
+  if (newerThan) {
+    const first = second.fixture.calls[0];
+    const sent = first ? new URL(first.request.path, REPLAY_ORIGIN).searchParams.get(newerThan.query) : null;
+    const { format = 'as-is', earlierMs = 0 } = newerThan;
+    if (!first || sent === null) {
+      problems.push(
+        `the second run's first request (${first ? describeCall(first) : 'none was sent'}) does not carry ${newerThan.query}, the newer-than bound from the checkpoint's ${JSON.stringify(at)}`,
+      );
+    } else if (!boundFits(sent, at, format, earlierMs)) {
+      problems.push(
+        `the second run's first request asks for ${newerThan.query}=${sent}; from the checkpoint's ${JSON.stringify(at)} it must be that instant${earlierMs ? ` less ${earlierMs} ms` : ''}, as ${format}`,
+      );
+    }
+  }
+  if (Array.isArray(mark.seen_ids)) {
+    const seen = new Set(mark.seen_ids.map(String));
+    const from = rank(at);
+    const again = second.records.filter((record) => {
+      const fields = (record ?? {}) as Record<string, unknown>;
+      const when = rank(fields[cursorField]);
+      return when < from || (when === from && seen.has(String(fields[tieBreaker])));
+    });
+    if (again.length > 0) {
+      const ids = again.slice(0, 5).map((record) => JSON.stringify((record as Record<string, unknown>)[tieBreaker]));
+      problems.push(
+        `the second run delivered ${again.length} record(s) its checkpoint holds as read (older than ${JSON.stringify(at)}, or at it with an id in seen_ids): ${ids.join(', ')}`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** Where a cursor value stands: a number as it is, a string as the instant it names. */
+function rank(value: unknown): number {
+  return typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+}
+
+/** True when `sent` is the checkpoint's value `at`, `earlierMs` before, in the declared format. */
+function boundFits(sent: string, at: string | number, format: string, earlierMs: number): boolean {
+  if (format === 'as-is' || typeof at === 'number') return sent === String(at);
+  const expected = rank(at) - earlierMs;
+  if (format === 'unix') return Number(sent) === Math.floor(expected / 1000);
+  return (format === 'iso' ? Date.parse(sent) : Number(sent)) === expected;
 }

@@ -18,7 +18,7 @@ import {
 } from './fixture.js';
 import { bodyMatches, pathMatches } from './match.js';
 import { assertNockOn, exclusive, loadNock, type Nock, settle } from './nock.js';
-import { runScenario } from './run.js';
+import { type PagingEndEntry, runScenario } from './run.js';
 import { assertScenario, type Scenario } from './scenario.js';
 
 /**
@@ -54,6 +54,8 @@ export interface ReplayResult {
   checkpoint: unknown;
   /** The run's failure, when it failed with a connector error (a recorded 402, say). */
   error: ConnectorError | undefined;
+  /** Why each paged read of the run ended (the SDK's `pagingEnded`), in order. */
+  pagingEnds: PagingEndEntry[];
   /** How many recorded calls were replayed (all of them, or replay fails). */
   calls: number;
   scenario: Scenario;
@@ -131,11 +133,31 @@ export function replayScenario(options: ReplayOptions): Promise<ReplayResult> {
 }
 
 async function replay(options: ReplayOptions): Promise<ReplayResult> {
-  const { connector } = options;
   const name = typeof options.scenario === 'string' ? options.scenario : options.scenario.name;
   const fixturePath = pathOf(options.fixturesDir, name);
   if (!existsSync(fixturePath)) throw new FixtureNotFoundError(name, fixturePath);
-  const fixture = await readFixture(fixturePath);
+  return replayRecorded(options, await readFixture(fixturePath), fixturePath);
+}
+
+/**
+ * Strict replay of a fixture held in memory: a variant the suite derived from a recorded one.
+ * `fixturePath` names it in errors.
+ */
+export function replayFixture(
+  options: Omit<ReplayOptions, 'fixturesDir'>,
+  fixture: Fixture,
+  fixturePath: string,
+): Promise<ReplayResult> {
+  return exclusive(() => replayRecorded(options, fixture, fixturePath));
+}
+
+async function replayRecorded(
+  options: Omit<ReplayOptions, 'fixturesDir'>,
+  fixture: Fixture,
+  fixturePath: string,
+): Promise<ReplayResult> {
+  const { connector } = options;
+  const name = typeof options.scenario === 'string' ? options.scenario : options.scenario.name;
   const scenario = typeof options.scenario === 'string' ? fixture.scenario : options.scenario;
   if (fixture.scenario.action !== scenario.action) {
     throw new TestingKitError(

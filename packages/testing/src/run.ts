@@ -3,10 +3,11 @@ import {
   type ConnectionCredential,
   type Connector,
   ConnectorError,
+  type PagingEnd,
   type Transport,
   type RetrySettings,
 } from '@plugboard/sdk';
-import { createExecutor, memoryStore } from '@plugboard/sdk/host';
+import { checkpointDeclaration, checkpointToStore, createExecutor, memoryStore } from '@plugboard/sdk/host';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 
@@ -33,6 +34,16 @@ export interface RunResult {
   checkpoint: unknown;
   /** The run's failure, when it failed with a connector error. */
   error: ConnectorError | undefined;
+  /** Why each paged read of the run ended, in order, as the SDK logged it (`pagingEnded`); none without declared paging. */
+  pagingEnds: PagingEndEntry[];
+}
+
+/** One paged read's end: why, and the page it ended on (or, at `maxPages` and `maxMs`, before). */
+export interface PagingEndEntry {
+  /** Why: the paginator's last page, the checkpoint (newest first), or a limit. */
+  ended: PagingEnd;
+  /** The page it ended on, or (at `maxPages` and `maxMs`) the page it did not ask for. */
+  page: number;
 }
 
 /** Who asks for the approval of an approved scenario; its approver (`approvedBy`) decides. */
@@ -44,10 +55,14 @@ const STREAM = 'scenario';
 /** Runs to the end. A `ConnectorError` is the run's outcome; anything else is thrown. */
 export async function runScenario(connector: Connector, scenario: Scenario, run: ScenarioRun): Promise<RunResult> {
   const records: unknown[] = [];
+  const pagingEnds: PagingEndEntry[] = [];
   let pages = 0;
   let checkpoint: unknown = run.checkpoint !== undefined ? run.checkpoint : scenario.checkpoint;
   const stores = memoryStore();
-  if (checkpoint !== undefined) await stores.checkpoints.commit(STREAM, checkpoint);
+  // A scenario's checkpoint is of the version the connector declares now; stored as that version.
+  const action = connector.action(scenario.action);
+  const version = action?.direction === 'source' ? checkpointDeclaration(action.incremental).version : 1;
+  if (checkpoint !== undefined) await stores.checkpoints.commit(STREAM, checkpointToStore(checkpoint, version));
   const connectionId = scenario.connection?.id ?? 'default';
   const executor = createExecutor({
     connectors: [connector],
@@ -59,8 +74,12 @@ export async function runScenario(connector: Connector, scenario: Scenario, run:
     resolveCredential: () => run.credential,
     stores,
     transport: run.transport,
-    log: () => undefined,
-    logLevel: 'error',
+    // Only the entries that say why a paged read ended (debug ones among them) are kept.
+    log: (entry) => {
+      if (typeof entry.pagingEnded === 'string')
+        pagingEnds.push({ ended: entry.pagingEnded as PagingEnd, page: Number(entry.page) });
+    },
+    logLevel: 'debug',
     ...(run.retry ? { retry: run.retry } : {}),
     ...(run.secrets ? { secrets: run.secrets } : {}),
   });
@@ -86,9 +105,9 @@ export async function runScenario(connector: Connector, scenario: Scenario, run:
       records.push(outcome.result);
       pages = 1;
     }
-    return { records, pages, checkpoint, error: undefined };
+    return { records, pages, checkpoint, error: undefined, pagingEnds };
   } catch (error) {
-    if (error instanceof ConnectorError) return { records, pages, checkpoint, error };
+    if (error instanceof ConnectorError) return { records, pages, checkpoint, error, pagingEnds };
     throw error;
   }
 }

@@ -13,6 +13,7 @@ import {
   scenariosIn,
 } from './fixture.js';
 import { billableFaultProblems, errorMappingProblems, incrementalProblems } from './probes.js';
+import { declaredPaginator, loopVariant, pagingEndProblems, pagingLoopProblems } from './paging-checks.js';
 import { replayScenario } from './replay.js';
 import type { Scenario } from './scenario.js';
 
@@ -45,7 +46,8 @@ export interface ConnectorSuiteOptions {
   /** Hosts replay may still reach; none by default. */
   allowHosts?: readonly (string | RegExp)[];
   /**
-   * Whether a source's last recorded answer offers another page. Default: a next
+   * Whether the last recorded answer of a source without a declared paginator offers another
+   * page (a declared one says why its read ended, and is checked by that). Default: a next
    * marker in the JSON body (`next_cursor`, `paging.next`, `has_more: true` ...)
    * or a `Link` header with `rel="next"`; `false` turns the check off.
    */
@@ -136,12 +138,50 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
       }
     });
 
+    const pagedSources = connector.actions.filter((action) => declaredPaginator(action) && isImplemented(action));
+    if (pagedSources.length > 0) {
+      describe('declared paging', () => {
+        for (const action of pagedSources) {
+          it(`${action.key} reads every recorded page and ends at its paginator's stop condition, not at maxPages, maxRecords or maxMs`, async () => {
+            const problems: string[] = [];
+            for (const scenario of scenariosOf(action).filter(succeeds)) {
+              try {
+                problems.push(...pagingEndProblems(await replay(scenario)));
+              } catch (error) {
+                problems.push(`scenario '${scenario.name}': ${(error as Error).message}`);
+              }
+            }
+            fail(problems, `source '${action.key}'`);
+          });
+          // A first run's recording: one from a checkpoint may stop, newest first, before the loop comes round.
+          const recorded = scenariosOf(action)
+            .filter(succeeds)
+            .sort((a, b) => Number(a.checkpoint !== undefined) - Number(b.checkpoint !== undefined))
+            .map((scenario) => ({ scenario, variant: loopVariant(fixtureOf(scenario), declaredPaginator(action)!) }))
+            .find(({ variant }) => variant !== undefined);
+          const guards = 'the loop guard stops a recorded read';
+          if (!recorded) it.skip(`${action.key}: ${guards} made to loop (no recording of two pages or more)`, () => {});
+          else
+            it(`${action.key}: ${guards} where ${recorded.variant!.change} ('${recorded.scenario.name}'), with a PagingLoopError naming the action and page ${recorded.variant!.page}`, async () => {
+              fail(
+                await pagingLoopProblems(connector, recorded.scenario, {
+                  fixturesDir,
+                  allowHosts: options.allowHosts,
+                }),
+                `source '${action.key}'`,
+              );
+            });
+        }
+      });
+    }
+
     const { nextPage } = options;
     if (nextPage !== false) {
-      it('sources page to the end: the last recorded answer of every successful source run offers no further page', () => {
-        const sources = scenarios.filter(
-          (scenario) => connector.action(scenario.action)?.direction === 'source' && succeeds(scenario),
-        );
+      it('sources without a declared paginator page to the end: the last recorded answer of every successful run offers no further page', () => {
+        const sources = scenarios.filter((scenario) => {
+          const action = connector.action(scenario.action);
+          return action?.direction === 'source' && !declaredPaginator(action) && succeeds(scenario);
+        });
         fail(
           sources.flatMap((scenario) => pagingProblems(fixtureOf(scenario), nextPage)),
           `connector '${connector.key}': sources that stopped paging early`,
@@ -158,7 +198,7 @@ export function describeConnector(connector: Connector, options: ConnectorSuiteO
           const pairs = (options.incremental ?? []).filter(
             (pair) => scenarios.find((scenario) => scenario.name === pair.first)?.action === action.key,
           );
-          it(`${action.key} runs twice from fixtures: the second run starts at the first run's checkpoint and reads no record twice`, async () => {
+          it(`${action.key} runs twice from fixtures: the second run starts at the first run's checkpoint (its newer-than bound on the first request), delivers no record the checkpoint holds as read and reads no record twice`, async () => {
             if (pairs.length === 0) {
               throw new Error(
                 `incremental source '${action.key}' has no two-run pair; record a first run and a second run from its checkpoint and list them in options.incremental ({ first, then })`,

@@ -2,8 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueEntry, ConnectorError, defineAction, defineConnector, ProviderRejectedError } from '@plugboard/sdk';
-import type { z } from 'zod';
+import {
+  catalogueEntry,
+  ConnectorError,
+  defineAction,
+  defineConnector,
+  type Page,
+  ProviderRejectedError,
+  type SourceContext,
+} from '@plugboard/sdk';
+import { z } from 'zod';
 import {
   billableFaultProblems,
   catalogueProblems,
@@ -104,6 +112,48 @@ describe('incremental pairs', () => {
     expect(await incrementalProblems(sample, tasksFull, tasksSince, { fixturesDir: dir })).toEqual([
       'the second run read 1 record(s) the first run had read already: "task_5"',
     ]);
+  });
+
+  it('pass for a source whose checkpoint is of a later version: each run starts from a checkpoint of that version', async () => {
+    type V1 = { updated_after: string };
+    const tasksListV2 = defineAction({
+      ...tasksList,
+      incremental: {
+        cursorField: 'updated_at',
+        checkpoint: {
+          version: 2,
+          schema: z.object({ since: z.string() }),
+          migrate: { 1: (old: V1) => ({ since: old.updated_after }) },
+        },
+      },
+      async *read(ctx, input) {
+        const since = ctx.checkpoint?.since;
+        const context = {
+          ...ctx,
+          checkpoint: since === undefined ? undefined : { updated_after: since },
+        } as SourceContext<V1>;
+        for await (const page of tasksList.read!(context, input) as AsyncIterable<Page<z.input<typeof Task>, V1>>)
+          yield page.checkpoint
+            ? { records: page.records, checkpoint: { since: page.checkpoint.updated_after } }
+            : { records: page.records };
+      },
+    });
+    const connector = defineConnector({ ...sample, actions: [tasksListV2, accountGet, invoicesCreate] });
+    const since = { ...tasksSince, checkpoint: { since: (tasksSince.checkpoint as V1).updated_after } };
+    const own = await mkdtemp(join(tmpdir(), 'plugboard-incremental-v2-'));
+    const token = 'incremental-token-456';
+    const provider = await startSampleProvider({ token });
+    try {
+      const record = (scenario: typeof tasksFull) =>
+        recordScenario({ connector, scenario, fixturesDir: own, baseUrl: provider.baseUrl, credential: token });
+      await record(tasksFull);
+      provider.addTasks(2);
+      expect((await record(since)).fixture.outcome).toMatchObject({ records: [{}, {}] });
+      expect(await incrementalProblems(connector, tasksFull, since, { fixturesDir: own })).toEqual([]);
+    } finally {
+      await provider.close();
+      await rm(own, { recursive: true, force: true });
+    }
   });
 
   it('catch a source that ignores its checkpoint: the second run does not replay', async () => {

@@ -4,6 +4,7 @@ import { TEAM_ACCESS } from '../contract.js';
 import { aboutProject } from '../errors.js';
 import { JobReceipt } from '../entities.js';
 import { checkProjectChoice, providerId } from '../inputs.js';
+import { modelChoices, projectChoices } from '../options.js';
 
 const Input = z
   .strictObject({
@@ -45,6 +46,7 @@ export const agentEditsCreate = defineAction({
   entity: JobReceipt,
   billable: true,
   input: Input,
+  options: { project_id: projectChoices, model: modelChoices },
   async write(ctx, input) {
     const start = () => ctx.http.post<z.input<typeof JobReceipt>>('/jobs/agent', input);
     return input.project_id === undefined ? start() : aboutProject(input.project_id, start);

@@ -5,6 +5,7 @@ import { aboutProject } from '../errors.js';
 import { JobReceipt } from '../entities.js';
 import { checkProjectChoice, providerId } from '../inputs.js';
 import { mediaUrlProblem, privateHostProblem } from '../media-url.js';
+import { projectChoices } from '../options.js';
 
 const DIRECT_UPLOAD = ['content_type', 'file_size'];
 
@@ -143,6 +144,7 @@ export const mediaImportsCreate = defineAction({
   entity: JobReceipt,
   billable: true,
   input: Input,
+  options: { project_id: projectChoices },
   // Before the approval gate: a run that can never go out is not put to an approver.
   check: (input, { environment }) =>
     environment !== 'production'

@@ -1,5 +1,6 @@
 import { type ActionContext, defineAction, SchemaMismatchError, zodIssues } from '@plugboard/sdk';
 import { BUDGETS, PATHS, type Tier } from '../contract.js';
+import { quoteOptions } from '../quote-options.js';
 import { HospitalCashQuote, HospitalCashQuoteRequest } from '../entities.js';
 
 const BENEFIT: Readonly<Record<Tier, string>> = {
@@ -51,6 +52,7 @@ export function quoteAction(tier: Tier) {
     effect: 'read',
     entity: HospitalCashQuote,
     input: HospitalCashQuoteRequest,
+    options: quoteOptions,
     budget: BUDGETS.quotes,
     write: (ctx, input) => requestQuote(ctx, tier, input),
   });

@@ -2,6 +2,7 @@ import { ConnectorError, defineAction } from '@plugboard/sdk';
 import { compareQuotes, IncomparableQuotesError } from '../compare.js';
 import { BUDGETS, TIERS } from '../contract.js';
 import { HospitalCashComparison, HospitalCashQuoteRequest } from '../entities.js';
+import { quoteOptions } from '../quote-options.js';
 import { requestQuote } from './hospital-cash-quote.js';
 
 /**
@@ -17,6 +18,7 @@ export const hospitalCashQuotesCompare = defineAction({
   effect: 'read',
   entity: HospitalCashComparison,
   input: HospitalCashQuoteRequest,
+  options: quoteOptions,
   budget: BUDGETS.quotes,
   async write(ctx, input) {
     const settled = await Promise.allSettled(TIERS.map((tier) => requestQuote(ctx, tier, input)));

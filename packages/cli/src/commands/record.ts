@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { fileStore } from '@plugboard/runtime';
 import { ConnectorError, createTransport, prepareRun } from '@plugboard/sdk';
-import { streamKey } from '@plugboard/sdk/host';
+import { checkpointFromStore, checkpointToStore, resumeFrom, streamKey } from '@plugboard/sdk/host';
 import { RecordingError, recordScenario } from '@plugboard/testing';
 import { actionArgs } from '../action-args.js';
 import { fixturesFolder } from '../fixtures-folder.js';
@@ -51,8 +51,11 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
   const given = jsonOption('--checkpoint', args.values.checkpoint, undefined);
   if (given !== undefined && prepared.action.direction !== 'source')
     throw new UsageError(`--checkpoint goes with a source; ${args.action} is a destination`);
-  const checkpoint =
-    prepared.action.direction === 'source' ? (given ?? (await state?.checkpoints.get(stream))) : undefined;
+  // A kept checkpoint goes the executor's way: an older version's migrated, a newer one's refused.
+  const stored =
+    prepared.action.direction === 'source' && given === undefined ? await state?.checkpoints.get(stream) : undefined;
+  const kept = stored === undefined ? undefined : checkpointFromStore(stored);
+  const checkpoint = kept ? resumeFrom(prepared, kept.checkpoint, kept.version).checkpoint : given;
   // Recording sends through fetch, where the recorder sees it; PLUGBOARD_ALLOW_NETWORK applies as for run.
   const transport = createTransport({ via: 'fetch', network: { allow: allowedNetwork(io.env) } });
   const result = await recordScenario({
@@ -88,7 +91,7 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
     .finally(() => transport.close());
   const { outcome } = result.fixture;
   if (state && 'checkpoint' in outcome && outcome.checkpoint !== undefined)
-    await state.checkpoints.commit(stream, outcome.checkpoint);
+    await state.checkpoints.commit(stream, checkpointToStore(outcome.checkpoint, prepared.checkpointVersion ?? 1));
   if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
   const summary =
     'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;

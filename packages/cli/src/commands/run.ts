@@ -1,12 +1,11 @@
 import { resolve } from 'node:path';
-import { type ApprovalDecision, createTransport, excerpt } from '@plugboard/sdk';
-import { createExecutor, IdempotencyUnsettledError, memoryStore } from '@plugboard/sdk/host';
+import { type ApprovalDecision, excerpt } from '@plugboard/sdk';
+import { IdempotencyUnsettledError } from '@plugboard/sdk/host';
 import { runArgs } from '../action-args.js';
+import { actionExecutor } from '../action-executor.js';
 import { type CliIo, writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';
-import { allowedNetwork } from '../network.js';
 import { createProgress } from '../progress.js';
-import { type SignedIn, signedIn, signedInCredential, signedInCredentials } from '../signed-in.js';
 import { ensureWritable, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';
 
@@ -48,22 +47,6 @@ async function runState(
 }
 
 /**
- * The connection signed in with `auth login` that a run uses, with its kept token set: when the
- * connector runs here (a plugin folder's runs in its own process, with the credential given) and
- * `--connection` picks no other scheme.
- */
-async function runSignedIn(
-  io: CliIo,
-  args: Awaited<ReturnType<typeof runArgs>>,
-  connectionId: string,
-): Promise<SignedIn | undefined> {
-  if ('plugin' in args) return undefined;
-  const signed = await signedIn(io, args.values.state, args.target.key, connectionId);
-  const picked = args.connection.settings?.authScheme;
-  return signed && (picked === undefined || String(picked).toLowerCase() === signed.kept.scheme) ? signed : undefined;
-}
-
-/**
  * `plugboard run`: the action through the runtime's executor, as the platform runs it.
  * Records go to stdout as JSON lines; with `--state DIR` a source's checkpoint is
  * committed there after its page went to stdout, and a destination's result is kept
@@ -79,37 +62,17 @@ export async function runCommand(invocation: Invocation): Promise<void> {
   const destination = args.target.actions.find((action) => action.key === args.action)?.direction === 'destination';
   const state = await runState(io, values.state, values['idempotency-key'], destination);
   const progress = createProgress(io.stderr);
-  // A command makes few requests: Node's own http modules start quicker than loading a pool
-  // (an idle keep-alive socket there does not hold the process open).
-  // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
-  const redis = io.env.PLUGBOARD_REDIS_URL;
-  // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
-  const signed = await runSignedIn(io, args, connectionId);
-  const transport = createTransport({
-    via: 'http',
-    ...(redis ? { redis } : {}),
-    network: { allow: allowedNetwork(io.env) },
-    ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
-  });
-  const connection = signed
-    ? { ...args.connection, settings: { ...args.connection.settings, authScheme: signed.kept.scheme } }
-    : args.connection;
-  const executor = createExecutor({
-    // A plugin folder's connector runs in its own process, with its own transport (the same network policy and Redis).
-    ...('plugin' in args
-      ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }
-      : { connectors: [args.connector] }),
-    resolveConnection: (id) => ({ ...connection, id }),
-    resolveCredential: signed ? signedInCredential(io, signed) : args.credential,
-    stores: state ? (await import('@plugboard/runtime')).fileStore(state) : memoryStore(),
-    transport,
-    log: args.log,
-  });
+  const host = await actionExecutor(
+    io,
+    args,
+    connectionId,
+    state ? (await import('@plugboard/runtime')).fileStore(state) : undefined,
+  );
   let records = 0;
   // Where a source resumed from (the checkpoint of --state), to say how many records were new.
   let resumedFrom: unknown;
   try {
-    const outcome = await executor.execute({
+    const outcome = await host.executor.execute({
       connectorKey: args.target.key,
       action: args.action,
       connectionId,
@@ -153,7 +116,6 @@ export async function runCommand(invocation: Invocation): Promise<void> {
     throw error;
   } finally {
     progress.done();
-    await transport.close();
-    if ('plugin' in args) await args.plugin.close();
+    await host.close();
   }
 }

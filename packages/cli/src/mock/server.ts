@@ -24,8 +24,10 @@ import { jsonMedia, jsonMediaType, Refusal, refusalBody } from './refusal.js';
  * before there are credentials: every operation answers its first success response's example
  * (or a sample of its schema), after checking the request as the document describes it (the
  * path and the method, the credential a secured operation needs, required parameters and
- * their types, the JSON body against its schema). A refusal is JSON naming the field.
- * Everything a client sends is bounded: the body at 1 MiB, the URL at 8 KiB.
+ * their types, the JSON body against its schema). A list that pages (listing.ts) answers
+ * instead a page of records made from its schema (pages.ts). A refusal is JSON naming the
+ * field, in the shape of the operation's error answer when it has one. Everything a client
+ * sends is bounded: the body at 1 MiB, the URL at 8 KiB.
  */
 
 export interface MockServerOptions {

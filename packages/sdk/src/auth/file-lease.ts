@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Clock, sleep } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { NetworkError } from '../errors.js';
-import { LEASE_POLL_MS, patience, type RefreshLease } from './lease.js';
+import { type LeaseAttempt, type RefreshLease, waitForLease } from './lease.js';
 
 /**
  * The refresh lease of processes on one machine without Redis (CLI commands): a lock file in
@@ -17,26 +17,23 @@ export function fileLease(folder: string, clock: Clock, leaseMs: number): Refres
       await mkdir(folder, { recursive: true });
       const path = join(folder, `refresh-${createHash('sha256').update(name).digest('hex').slice(0, 32)}.lock`);
       const token = randomUUID();
-      const waiting = patience(clock, leaseMs);
       // A lock read before its owner wrote it is unreadable: stale only once it stays so for a lease's time.
       let unreadableSince: number | undefined;
-      for (;;) {
-        if (await create(path, JSON.stringify({ token, at: clock.now() }))) break;
+      const attempt = async (): Promise<LeaseAttempt> => {
+        if (await create(path, JSON.stringify({ token, at: clock.now() }))) return { taken: true };
         const held = await readFile(path, 'utf8').catch(() => undefined);
         const at = held === undefined ? undefined : takenAt(held);
         if (held !== undefined && at === undefined) unreadableSince ??= clock.now();
-        if (held !== undefined && clock.now() - (at ?? unreadableSince!) > leaseMs) {
-          // Only the stale lock read is removed: one a quicker process made meanwhile is left.
+        // Only the stale lock read is removed: one a quicker process made meanwhile is left.
+        if (held !== undefined && clock.now() - (at ?? unreadableSince!) > leaseMs)
           if ((await readFile(path, 'utf8').catch(() => undefined)) === held) await unlink(path).catch(() => undefined);
-          continue;
-        }
-        if (!waiting())
-          throw new NetworkError(`the token refresh lock file was held by another process for over ${2 * leaseMs} ms`, {
-            code: 'token_lease_unavailable',
-          });
-        await sleep(clock, LEASE_POLL_MS);
-        if (await settled?.()) return undefined;
-      }
+        return { taken: false, holder: held };
+      };
+      const unavailable = (heldMs: number) =>
+        new NetworkError(`the token refresh lock file was held by another process for over ${heldMs} ms`, {
+          code: 'token_lease_unavailable',
+        });
+      if (!(await waitForLease(clock, leaseMs, attempt, settled, unavailable))) return undefined;
       return async () => {
         const held = await readFile(path, 'utf8').catch(() => undefined);
         if (held !== undefined && ownerOf(held) === token) await unlink(path).catch(() => undefined);

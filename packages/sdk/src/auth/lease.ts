@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import { type Clock, sleep } from '../clock.js';
 
 /**
  * What lets one process at a time refresh a connection's tokens: a Redis lease when the
@@ -9,21 +9,47 @@ import type { Clock } from '../clock.js';
 export interface RefreshLease {
   /**
    * Waits until this process holds `name` (bounded: a holder that died is outlived after the
-   * lease's time) and gives what releases it; only the holder's release frees it. While it
-   * waits it asks `settled` between tries: when another process's refresh is already in the
-   * store, there is nothing to take the lease for (undefined).
+   * lease's time) and gives what releases it; only the holder's release frees it. Each time the
+   * holder changes (a refresh ends with its release) a waiter asks `settled`: when another
+   * process's refresh is already in the store, there is nothing to take the lease for (undefined).
    */
   take(name: string, settled?: () => Promise<boolean>): Promise<(() => Promise<void>) | undefined>;
 }
 
-/** How often a process waiting on another's lease asks again (on the transport's clock). */
-export const LEASE_POLL_MS = 10;
+/**
+ * How often a process waiting on another's lease looks at it again (on the transport's clock).
+ * Looking is cheap (a Redis GET, a small file read); the store, maybe the host's remote vault,
+ * is read only when the holder changed. Every waiting call of a fleet waits this much at most
+ * beyond the refresh it waits for.
+ */
+export const LEASE_POLL_MS = 2;
 
 /** Within a process the lifecycle's own single flight is enough. */
 export const NO_LEASE: RefreshLease = { take: async () => async () => undefined };
 
-/** How long a waiter keeps asking before it gives up: the lease's time twice over. */
-export function patience(clock: Clock, leaseMs: number): () => boolean {
+/** One try at a lease: taken, or who holds it (an opaque mark; undefined when nobody seems to). */
+export type LeaseAttempt = { taken: true } | { taken: false; holder: string | undefined };
+
+/**
+ * The waiting both leases share: try, and while another holds it look again every poll,
+ * asking `settled` whenever the holder changed since the last look. Bounded by the lease's
+ * time twice over; `unavailable` makes the error for a holder that never let go.
+ */
+export async function waitForLease(
+  clock: Clock,
+  leaseMs: number,
+  attempt: () => Promise<LeaseAttempt>,
+  settled: (() => Promise<boolean>) | undefined,
+  unavailable: (heldMs: number) => Error,
+): Promise<boolean> {
   const until = clock.now() + 2 * leaseMs;
-  return () => clock.now() < until;
+  let seen: string | undefined;
+  for (let first = true; ; first = false) {
+    const tried = await attempt();
+    if (tried.taken) return true;
+    if (!first && tried.holder !== seen && (await settled?.())) return false;
+    seen = tried.holder;
+    if (clock.now() >= until) throw unavailable(2 * leaseMs);
+    await sleep(clock, LEASE_POLL_MS);
+  }
 }

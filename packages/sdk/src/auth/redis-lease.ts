@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type Clock, sleep } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import type { RedisBudgets } from '../http/redis-budget-state.js';
-import { LEASE_POLL_MS, patience, type RefreshLease } from './lease.js';
+import { type LeaseAttempt, type RefreshLease, waitForLease } from './lease.js';
 
 /**
  * The refresh lease shared through the transport's Redis connection: `SET NX PX` takes it
@@ -25,19 +25,17 @@ export function redisLease(redis: RedisBudgets, clock: Clock, leaseMs: number): 
     async take(name, settled) {
       const key = redis.key(`oauth:{${name}}:lease`);
       const token = randomUUID();
-      const waiting = patience(clock, leaseMs);
-      for (;;) {
-        let taken: string | null;
+      const attempt = async (): Promise<LeaseAttempt> => {
         try {
-          taken = await (await redis.client()).set(key, token, 'PX', leaseMs, 'NX');
+          const client = await redis.client();
+          if ((await client.set(key, token, 'PX', leaseMs, 'NX')) === 'OK') return { taken: true };
+          return { taken: false, holder: (await client.get(key)) ?? undefined };
         } catch (error) {
           throw failed(error);
         }
-        if (taken === 'OK') break;
-        if (!waiting()) throw failed(new Error(`another process held it for over ${2 * leaseMs} ms`));
-        await sleep(clock, LEASE_POLL_MS);
-        if (await settled?.()) return undefined;
-      }
+      };
+      const unavailable = (heldMs: number) => failed(new Error(`another process held it for over ${heldMs} ms`));
+      if (!(await waitForLease(clock, leaseMs, attempt, settled, unavailable))) return undefined;
       return async () => {
         // A release that fails leaves the lease to expire by itself.
         await (await redis.client()).eval(RELEASE, 1, key, token).catch(() => undefined);

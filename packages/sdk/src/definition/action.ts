@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ActionContext, SourceContext } from '../context.js';
 import type { InputIssue } from '../errors.js';
 import type { Paginator } from '../paginate/paginator.js';
+import type { InputOptions } from './options.js';
 
 /**
  * How an action's results come back: a `source` yields pages of records (`read`),
@@ -81,10 +82,13 @@ export interface Incremental<C> {
   cursorField: string;
   /**
    * Schema of the checkpoint; checked when a run starts from one and when a page emits one.
+   * A schema alone is version 1; a changed shape gets the next version and a migration from
+   * each older one (see {@link VersionedCheckpoint}).
    * @example checkpoint: z.object({ updated_after: z.string() })
+   * @example checkpoint: { version: 2, schema: z.object({ cursor: z.string() }), migrate: { 1: (old) => ({ cursor: old.updated_after }) } }
    * @default unchecked: any JSON value is accepted
    */
-  checkpoint?: z.ZodType<C>;
+  checkpoint?: z.ZodType<C> | VersionedCheckpoint<C>;
   /**
    * The record field that tells records of one cursor value apart; the checkpoint keeps the ids
    * read at its newest value (`ctx.pages`).
@@ -105,6 +109,20 @@ export interface Incremental<C> {
    * @default 'oldest-first'
    */
   order?: 'oldest-first' | 'newest-first';
+}
+
+/**
+ * A checkpoint schema with a version, for a connector whose checkpoint changed shape: a run
+ * that finds a checkpoint of an older version migrates it (`migrate[n]` turns version n into
+ * version n + 1) and checks the result against `schema`; one of a newer version is refused.
+ */
+export interface VersionedCheckpoint<C> {
+  /** A whole number from 1 to 1000; a checkpoint stored without a version is version 1. */
+  version: number;
+  schema: z.ZodType<C>;
+  /** One function per older version, from 1 to `version - 1`: its checkpoint, made the next version's. */
+  // biome-ignore lint/suspicious/noExplicitAny: an older version's shape is no longer declared.
+  migrate: Readonly<Record<number, (checkpoint: any) => unknown>>;
 }
 
 /** How a provider is asked for records from a cursor value on. */
@@ -207,6 +225,13 @@ export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
    * @example check: (input, { environment }) => environment === 'production' && isPrivate(input.url) ? [{ path: ['url'], message: 'a private host' }] : []
    */
   check?: (input: z.output<I>, context: { environment: Environment }) => readonly InputIssue[];
+  /**
+   * Dynamic options of input fields, by field name (a string or number field): where they come
+   * from, and `list(ctx, { search, cursor })`, run through the same pipeline as the action.
+   * @example options: { project_id: { from: "the drive's projects", searchable: true, list: listProjects } }
+   * @default no field has options
+   */
+  options?: InputOptions<z.input<I>>;
 }
 
 export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType, C = unknown>

@@ -6,6 +6,7 @@ import type { ProviderFailure } from '../http/classify.js';
 import { type Action, approvalOf } from './action.js';
 import { type AuthScheme, schemeProblems } from './auth.js';
 import { pagingProblems } from './paging.js';
+import { optionsProblems } from './options.js';
 import { isCategory, CATEGORIES } from './categories.js';
 
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
@@ -233,6 +234,7 @@ function actionProblems(action: Action, budgets: Record<string, RateBudget>): st
   }
   if (action.timeoutMs !== undefined && !(action.timeoutMs > 0)) problems.push('timeoutMs must be more than zero');
   if (action.check !== undefined && typeof action.check !== 'function') problems.push('check must be a function');
+  problems.push(...optionsProblems(action.input, action.options));
   const implementation = action.direction === 'source' ? action.read : action.write;
   if (implementation !== undefined && typeof implementation !== 'function') {
     problems.push(action.direction === 'source' ? 'read must be a function' : 'write must be a function');

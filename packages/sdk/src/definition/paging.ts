@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { SourceAction } from './action.js';
+import { checkpointProblems } from '../checkpoint.js';
 
 const FORMATS = ['as-is', 'iso', 'unix', 'unix-ms'];
 const ORDERS = ['oldest-first', 'newest-first'];
@@ -18,6 +19,7 @@ export function pagingProblems(action: SourceAction, shape: Record<string, z.Zod
     else for (const problem of paginator.problems?.() ?? []) problems.push(`paginator: ${problem}`);
   }
   if (!incremental) return problems;
+  problems.push(...checkpointProblems(incremental));
   const { cursorField, tieBreaker, newerThan, order } = incremental;
   if (!cursorField) problems.push('incremental reading needs a cursorField');
   else if (shape && !(cursorField in shape))

@@ -1,5 +1,11 @@
-import type { PageAnswer, PageRequest, Paginator } from './paginator.js';
-import { valueAt } from './paginator.js';
+import {
+  MissingPagingValue,
+  type PageAnswer,
+  type PageRequest,
+  type Paginator,
+  type PaginatorKind,
+  valueAt,
+} from './paginator.js';
 
 /**
  * Paginators as data: each declared by where the records are, how the next page is asked
@@ -14,9 +20,9 @@ export type StopWhen =
   | 'empty-page'
   /** The page has fewer records than the page size asked for. */
   | 'short-page'
-  /** The answer says `false` (or nothing) at this path, e.g. `{ hasMore: 'has_more' }`. */
+  /** The answer says `false` at this path, e.g. `{ hasMore: 'has_more' }`; a page without `true` or `false` there is a SchemaMismatchError. */
   | { hasMore: string }
-  /** The records read reach the number at this path, e.g. `{ total: 'meta.total' }`. */
+  /** The records read reach the number at this path, e.g. `{ total: 'meta.total' }`; a page without a number there is a SchemaMismatchError. */
   | { total: string };
 
 /** The page size, sent as a query parameter on the first request (and on each next one a paginator builds). */
@@ -89,24 +95,35 @@ const sized = (request: PageRequest, size: PageSize | undefined): PageRequest =>
 /** The common part of a declared paginator: records, stop conditions, limits and their problems. */
 function declared(
   options: PagedOptions,
-  kind: { stops: readonly StopWhen[]; followsLink: boolean; problems: string[] },
+  kind: { name: PaginatorKind; stops: readonly StopWhen[]; followsLink: boolean; problems: string[] },
   first: (request: PageRequest) => PageRequest,
   following: (answer: PageAnswer, request: PageRequest, records: readonly unknown[]) => PageRequest | undefined,
 ): Paginator {
   const stops = options.stop ?? kind.stops;
+  // Any condition that holds ends the read; a value one that cannot be read (a missing `has_more`,
+  // a `total` that is not a number) is a changed answer, reported rather than taken as the end.
   const stopped = (answer: PageAnswer, records: readonly unknown[], read: number) => {
+    let unreadable: MissingPagingValue | undefined;
     for (const stop of stops) {
       if (stop === 'empty-page' && records.length === 0) return true;
       if (stop === 'short-page' && records.length < (options.pageSize?.value ?? 0)) return true;
-      if (typeof stop === 'object' && 'hasMore' in stop && valueAt(answer.data, stop.hasMore) !== true) return true;
+      if (typeof stop === 'object' && 'hasMore' in stop) {
+        const more = valueAt(answer.data, stop.hasMore);
+        if (more === false) return true;
+        if (more !== true) unreadable ??= new MissingPagingValue(stop.hasMore, 'no true or false');
+      }
       if (typeof stop === 'object' && 'total' in stop) {
-        const total = Number(valueAt(answer.data, stop.total));
-        if (!Number.isFinite(total) || read >= total) return true;
+        const value = valueAt(answer.data, stop.total);
+        const total = typeof value === 'number' || (typeof value === 'string' && value !== '') ? Number(value) : NaN;
+        if (!Number.isFinite(total)) unreadable ??= new MissingPagingValue(stop.total, 'no number');
+        else if (read >= total) return true;
       }
     }
+    if (unreadable) throw unreadable;
     return false;
   };
   return {
+    kind: kind.name,
     recordsPath: options.records,
     recordKey: options.recordKey,
     maxPages: options.maxPages,
@@ -160,7 +177,7 @@ export function cursorPaginator(options: CursorOptions): Paginator {
   else if ('path' in to && initial === undefined) problems.push('a cursor sent in the path needs an initial value');
   return declared(
     options,
-    { stops: [], followsLink: true, problems },
+    { name: 'cursor', stops: [], followsLink: true, problems },
     (request) => (initial === undefined ? request : withValue(request, to!, initial)),
     (answer, request) => {
       const cursor = read(answer, from!);
@@ -176,7 +193,7 @@ export function offsetPaginator(options: OffsetOptions): Paginator {
   if (!options.pageSize) problems.push('an offset paginator needs a pageSize (the limit)');
   return declared(
     options,
-    { stops: ['empty-page'], followsLink: false, problems },
+    { name: 'offset', stops: ['empty-page'], followsLink: false, problems },
     (request) => withValue(request, { query: param! }, initial),
     (_answer, request, records) =>
       withValue(request, { query: param! }, Number(request.query?.[param!] ?? initial) + records.length),
@@ -188,7 +205,12 @@ export function pageNumberPaginator(options: PageNumberOptions): Paginator {
   const { param, initial = 1 } = options.page ?? ({} as Partial<PageNumberOptions['page']>);
   return declared(
     options,
-    { stops: ['empty-page'], followsLink: false, problems: param ? [] : ['page needs the parameter it is sent as'] },
+    {
+      name: 'page-number',
+      stops: ['empty-page'],
+      followsLink: false,
+      problems: param ? [] : ['page needs the parameter it is sent as'],
+    },
     (request) => withValue(request, { query: param! }, initial),
     (_answer, request) => withValue(request, { query: param! }, Number(request.query?.[param!] ?? initial) + 1),
   );
@@ -200,7 +222,7 @@ export function nextUrlPaginator(options: NextUrlOptions): Paginator {
   const problems = !from || (typeof from === 'object' && !from.header) ? ['next needs a path or a header'] : [];
   return declared(
     options,
-    { stops: [], followsLink: true, problems },
+    { name: 'next-url', stops: [], followsLink: true, problems },
     (request) => request,
     (answer, request) => {
       const url = read(answer, from);
@@ -213,7 +235,7 @@ export function nextUrlPaginator(options: NextUrlOptions): Paginator {
 export function linkHeaderPaginator(options: PagedOptions): Paginator {
   return declared(
     options,
-    { stops: [], followsLink: true, problems: [] },
+    { name: 'link-header', stops: [], followsLink: true, problems: [] },
     (request) => request,
     (answer, request) => {
       const url = nextLink(answer.header('link'));

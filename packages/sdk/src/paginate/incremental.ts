@@ -1,6 +1,7 @@
 import type { Action, Incremental, NewerThan, Page } from '../definition/action.js';
 import type { PagesStart } from '../context.js';
 import type { HttpClient, HttpRequest } from '../http/client.js';
+import type { Logger } from '../log.js';
 import type { Paginator } from './paginator.js';
 import { type Mark, rank, Watermark } from './watermark.js';
 
@@ -11,6 +12,7 @@ import { type Mark, rank, Watermark } from './watermark.js';
  */
 export async function* declaredPages(
   http: HttpClient,
+  log: Logger,
   subject: string,
   action: Action,
   checkpoint: unknown,
@@ -61,6 +63,11 @@ export async function* declaredPages(
     if (!newestFirst) yield { records, ...checkpointOf() };
     // Newest first, the checkpoint moves on only once the read has come down to where the last one began.
     else if (reached || page.last) {
+      if (!page.last)
+        log.debug(`${subject}: page ${page.number} came down to the checkpoint; paging ended`, {
+          pagingEnded: 'checkpoint',
+          page: page.number,
+        });
       yield { records, ...checkpointOf() };
       return;
     } else yield { records };

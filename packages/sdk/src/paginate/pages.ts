@@ -2,7 +2,14 @@ import type { Clock } from '../clock.js';
 import { CancelledError, PagingLoopError, SchemaMismatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { LoopGuard } from './guard.js';
-import type { PageAnswer, PageRequest, Paginator, RecordPage } from './paginator.js';
+import {
+  MissingPagingValue,
+  type PageAnswer,
+  type PageRequest,
+  type Paginator,
+  type PagingEnd,
+  type RecordPage,
+} from './paginator.js';
 
 /** What the paging loop needs of the run's `ctx.http`. */
 export interface PageFetch {
@@ -36,14 +43,17 @@ export async function* paginate(
   let read = 0;
   for (let number = 1; next; number += 1) {
     if (signal.aborted) throw new CancelledError(`${subject}: the run was cancelled before page ${number}`);
-    const limit =
+    const limit: { name: PagingEnd; value: number } | undefined =
       maxPages !== undefined && number > maxPages
-        ? `maxPages (${maxPages})`
+        ? { name: 'maxPages', value: maxPages }
         : maxMs !== undefined && clock.now() - started >= maxMs
-          ? `maxMs (${maxMs})`
+          ? { name: 'maxMs', value: maxMs }
           : undefined;
     if (limit) {
-      log.warn(`${subject}: stopped paging at ${limit} before page ${number}; more pages may follow`, { page: number });
+      log.warn(
+        `${subject}: stopped paging at ${limit.name} (${limit.value}) before page ${number}; more pages may follow`,
+        { pagingEnded: limit.name, page: number },
+      );
       return;
     }
     const current: PageRequest = next;
@@ -74,15 +84,33 @@ export async function* paginate(
       });
     }
     read += records.length;
-    next = paginator.next(answer, current, records, read);
+    try {
+      next = paginator.next(answer, current, records, read);
+    } catch (error) {
+      if (!(error instanceof MissingPagingValue)) throw error;
+      throw new SchemaMismatchError(
+        subject,
+        [{ path: error.path, message: `page ${number} has ${error.wanted} here (the stop condition reads it)` }],
+        { status: answer.status, requestId: answer.requestId },
+      );
+    }
     let kept = records as unknown[];
     if (maxRecords !== undefined && read >= maxRecords) {
       if (read > maxRecords) kept = kept.slice(0, kept.length - (read - maxRecords));
       if (next || read > maxRecords)
-        log.warn(`${subject}: stopped paging at maxRecords (${maxRecords}) on page ${number}`, { page: number });
+        log.warn(`${subject}: stopped paging at maxRecords (${maxRecords}) on page ${number}`, {
+          pagingEnded: 'maxRecords',
+          page: number,
+        });
+      else ended(log, subject, number);
       next = undefined;
-    }
+    } else if (!next) ended(log, subject, number);
     previous = url;
     yield { records: kept, number, requestId: answer.requestId, last: next === undefined };
   }
+}
+
+/** The debug entry of a read the paginator ended: the stop condition fired on this page. */
+function ended(log: Logger, subject: string, page: number): void {
+  log.debug(`${subject}: page ${page} is the last; paging ended`, { pagingEnded: 'last-page', page });
 }

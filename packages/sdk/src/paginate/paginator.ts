@@ -27,15 +27,33 @@ export interface Paginator {
   readonly recordsPath?: string;
   /** The record field two pages in a row are compared by (the loop guard). @default 'id' */
   readonly recordKey?: string;
-  /** Pages read before the run stops (with a warning in the log). @default no limit */
+  /** Pages read before the run stops (with a warning in the log, `pagingEnded: 'maxPages'`). @default no limit */
   readonly maxPages?: number;
-  /** Records read before the run stops (with a warning in the log). @default no limit */
+  /** Records read before the run stops (with a warning in the log, `pagingEnded: 'maxRecords'`). @default no limit */
   readonly maxRecords?: number;
-  /** Milliseconds on the transport's clock before the run stops paging (with a warning in the log). @default no limit */
+  /** Milliseconds on the transport's clock before the run stops paging (with a warning in the log, `pagingEnded: 'maxMs'`). @default no limit */
   readonly maxMs?: number;
+  /** How the next page is asked for; set by the declared paginators, absent on a custom one. */
+  readonly kind?: PaginatorKind;
   /** The problems of the declaration, for `defineConnector` to report; none for a custom paginator. */
   problems?(): string[];
 }
+
+/**
+ * How a paginator asks for the next page. A `cursor`, `next-url` or `link-header` paginator reads
+ * it from the answer, so a provider that answers a cursor again would loop (the loop guard stops
+ * it); an `offset` or `page-number` one counts it up itself.
+ */
+export type PaginatorKind = 'cursor' | 'offset' | 'page-number' | 'next-url' | 'link-header';
+
+/**
+ * Why a paged read ended, in the `pagingEnded` field of the log entry that says so (with `page`,
+ * the page it ended on or before): `last-page` when the paginator's stop condition fired (a debug
+ * entry), `checkpoint` when a newest-first incremental read came down to where its checkpoint
+ * began (debug), or the limit that stopped it, `maxPages`, `maxRecords` or `maxMs` (a warning:
+ * more pages may follow). A read that fails or that its caller stops early logs none.
+ */
+export type PagingEnd = 'last-page' | 'checkpoint' | 'maxPages' | 'maxRecords' | 'maxMs';
 
 /** A page's request: `ctx.http`'s, or a next URL the provider gave (absolute, or relative to the page it came with). */
 export interface PageRequest extends HttpRequest {
@@ -70,4 +88,18 @@ export function valueAt(value: unknown, path: string): unknown {
     current = (current as Record<string, unknown>)[key];
   }
   return current;
+}
+
+/**
+ * Thrown by a declared paginator's `next` when the value a stop condition reads is missing or of
+ * the wrong type; the paging loop reports it as a SchemaMismatchError naming the path and the page.
+ */
+export class MissingPagingValue extends Error {
+  constructor(
+    readonly path: string,
+    /** What the page has instead of the value, e.g. `no number`. */
+    readonly wanted: string,
+  ) {
+    super(`${path}: ${wanted}`);
+  }
 }

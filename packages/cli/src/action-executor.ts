@@ -1,0 +1,76 @@
+import { createTransport, type Transport } from '@plugboard/sdk';
+import { createExecutor, type Executor, memoryStore, type Stores } from '@plugboard/sdk/host';
+import type { ActionArgs, IsolatedActionArgs } from './action-args.js';
+import type { CliIo } from './io.js';
+import { allowedNetwork } from './network.js';
+import { type SignedIn, signedIn, signedInCredential, signedInCredentials } from './signed-in.js';
+
+/**
+ * The connection signed in with `auth login` that a run uses, with its kept token set: when the
+ * connector runs here (a plugin folder's runs in its own process, with the credential given) and
+ * `--connection` picks no other scheme.
+ */
+async function runSignedIn(
+  io: CliIo,
+  args: ActionArgs | IsolatedActionArgs,
+  connectionId: string,
+): Promise<SignedIn | undefined> {
+  if ('plugin' in args) return undefined;
+  const signed = await signedIn(io, args.values.state, args.target.key, connectionId);
+  const picked = args.connection.settings?.authScheme;
+  return signed && (picked === undefined || String(picked).toLowerCase() === signed.kept.scheme) ? signed : undefined;
+}
+
+/** The executor a command runs the connector of its arguments through, and the transport to close after. */
+export interface ActionHost {
+  executor: Executor;
+  transport: Transport;
+  /** Closes the transport, and ends the plugin's process of an isolated connector. */
+  close(): Promise<void>;
+}
+
+/**
+ * The executor of `run` and `options`: the connector of the arguments (a plugin folder's in a
+ * process of its own, with its own transport under the same network policy and Redis), the
+ * connection as given, its credential from a signed-in connection or PLUGBOARD_CREDENTIAL.
+ */
+export async function actionExecutor(
+  io: CliIo,
+  args: ActionArgs | IsolatedActionArgs,
+  connectionId: string,
+  stores?: Stores,
+): Promise<ActionHost> {
+  // A command makes few requests: Node's own http modules start quicker than loading a pool
+  // (an idle keep-alive socket there does not hold the process open).
+  // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
+  const redis = io.env.PLUGBOARD_REDIS_URL;
+  // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
+  const signed = await runSignedIn(io, args, connectionId);
+  const transport = createTransport({
+    via: 'http',
+    ...(redis ? { redis } : {}),
+    network: { allow: allowedNetwork(io.env) },
+    ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
+  });
+  const connection = signed
+    ? { ...args.connection, settings: { ...args.connection.settings, authScheme: signed.kept.scheme } }
+    : args.connection;
+  const executor = createExecutor({
+    ...('plugin' in args
+      ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }
+      : { connectors: [args.connector] }),
+    resolveConnection: (id) => ({ ...connection, id }),
+    resolveCredential: signed ? signedInCredential(io, signed) : args.credential,
+    stores: stores ?? memoryStore(),
+    transport,
+    log: args.log,
+  });
+  return {
+    executor,
+    transport,
+    close: async () => {
+      await transport.close();
+      if ('plugin' in args) await args.plugin.close();
+    },
+  };
+}
