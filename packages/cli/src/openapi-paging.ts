@@ -78,8 +78,8 @@ export interface ListPaging {
   incremental?: DetectedIncremental;
 }
 
-// As the stand-in (mock/listing.ts) finds them, so that what it serves is what the scaffold reads.
-const PREFERRED_RECORDS = [
+/** The names a list answer's records go by, most likely first: the scaffold reads them where the stand-in serves them. */
+export const RECORD_NAMES: readonly string[] = [
   'data',
   'items',
   'results',
@@ -88,6 +88,7 @@ const PREFERRED_RECORDS = [
   'values',
   'list',
   'elements',
+  'content',
   'hits',
   'rows',
 ];
@@ -202,7 +203,7 @@ export function recordsOf(schema: Schema | undefined, path: string): Records {
   const properties = Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
   const arrays = properties.filter(([, property]) => property?.type === 'array');
   const found =
-    arrays.find(([name]) => PREFERRED_RECORDS.includes(name)) ??
+    arrays.find(([name]) => RECORD_NAMES.includes(name)) ??
     (arrays.length === 1 && properties.length <= 3 ? arrays[0] : undefined);
   return found ? { property: found[0], item: found[1].items as Schema | undefined, many: true } : one;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
-import { DESCRIPT_OPENAPI, linkDependencies, suiteFailures, tsc } from './scaffold-support.js';
+import { DESCRIPT_OPENAPI, linkDependencies, startMock, suiteFailures, tsc } from './scaffold-support.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -23,18 +23,8 @@ it('a scaffolded connector records a three-page read and its incremental second 
   await tsc(dir, '-p', 'tsconfig.build.json');
 
   // 250 projects at 100 a page (the document's maximum) are three pages; three are added after a read to the end.
-  const mock = bufferIo();
-  const stop = new AbortController();
-  const serving = runCli(
-    ['mock', 'openapi.yaml', '--port', '0', '--grow', '3'],
-    { ...mock.io, cwd: dir },
-    {
-      signal: stop.signal,
-    },
-  );
+  const { url, stop } = await startMock(dir, ['openapi.yaml', '--grow', '3']);
   try {
-    await expect.poll(() => mock.stdout()).toMatch(/ at (http:\/\/127\.0\.0\.1:\d+\/v1) /);
-    const url = / at (http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(mock.stdout())![1]!;
     // The README's commands, against the stand-in's address.
     const readme = await readFile(join(dir, 'README.md'), 'utf8');
     const commands = [...readme.matchAll(/^npx plugboard (record projects\.list .*) --base-url \S+$/gm)].map((line) =>
@@ -66,8 +56,7 @@ it('a scaffolded connector records a three-page read and its incremental second 
     expect(second!.summary).toBe('(1 calls, 3 records in 1 pages)');
     expect(second!.ids.filter((id) => first!.ids.includes(id))).toEqual([]);
   } finally {
-    stop.abort();
-    await serving;
+    await stop();
   }
 
   // The standard suite replays both, the second from the first's checkpoint.

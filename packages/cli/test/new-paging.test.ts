@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
-import { linkDependencies, tsc } from './scaffold-support.js';
+import { linkDependencies, startMock, tsc } from './scaffold-support.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -261,23 +261,12 @@ describe('plugboard new --from-openapi: each paging style', () => {
   });
 
   it('each list reads every page of plugboard mock serving the same document', async () => {
-    const mock = bufferIo();
-    const stop = new AbortController();
-    const serving = runCli(
-      ['mock', 'openapi.json', '--port', '0', '--records', '7'],
-      { ...mock.io, cwd: dir },
-      {
-        signal: stop.signal,
-      },
-    );
+    const { url, stop } = await startMock(dir, ['openapi.json', '--records', '7']);
     try {
-      await expect.poll(() => mock.stdout()).toMatch(/ at (http:\/\/127\.0\.0\.1:\d+\/v1) /);
-      const url = / at (http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(mock.stdout())![1]!;
       for (const action of ['cursor_items', 'offset_items', 'page_items', 'link_items', 'next_items', 'unix_items'])
         expect(new Set(await run(`${action}.list`, [], url)).size, action).toBe(7);
     } finally {
-      stop.abort();
-      await serving;
+      await stop();
     }
   });
 });

@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdir, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
+import { runCli } from '../src/index.js';
+import { bufferIo } from './support.js';
 
 /** What the tests of a scaffolded connector package share. */
 
@@ -37,4 +40,23 @@ export async function suiteFailures(dir: string): Promise<string> {
     () => '',
     (error: { stdout: string; stderr: string }) => `${error.stdout}\n${error.stderr}`,
   );
+}
+
+/** `plugboard mock <document> --port 0 ...` run in the scaffold's folder, as its author would: where it listens, and how to stop it. */
+export async function startMock(
+  dir: string,
+  args: readonly string[],
+): Promise<{ url: string; stop: () => Promise<unknown> }> {
+  const mock = bufferIo();
+  const controller = new AbortController();
+  const serving = runCli(['mock', ...args, '--port', '0'], { ...mock.io, cwd: dir }, { signal: controller.signal });
+  const listening = / at (http:\/\/127\.0\.0\.1:\d+\/v1) /;
+  await expect.poll(() => mock.stdout() || mock.stderr()).toMatch(listening);
+  return {
+    url: listening.exec(mock.stdout())![1]!,
+    stop: () => {
+      controller.abort();
+      return serving;
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { Method, Parameter, Schema } from '../openapi-document.js';
+import { RECORD_NAMES } from '../openapi-paging.js';
 import { propertiesOf, TIME_NAME } from './records.js';
 
 /**
@@ -59,19 +60,6 @@ export interface Listing {
 
 const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-const RECORDS = [
-  'data',
-  'items',
-  'results',
-  'records',
-  'entries',
-  'values',
-  'list',
-  'elements',
-  'content',
-  'hits',
-  'rows',
-];
 const SIZE = [
   'limit',
   'pagesize',
@@ -169,7 +157,7 @@ function recordsOf(answer: Schema): { path: string; record: Schema } | undefined
   const lists = Object.entries(propertiesOf(answer)).filter(
     ([, schema]) => typeOf(schema) === 'array' && typeOf(schema.items as Schema | undefined) === 'object',
   );
-  const found = lists.find(([name]) => RECORDS.includes(normal(name))) ?? lists[0];
+  const found = lists.find(([name]) => RECORD_NAMES.includes(normal(name))) ?? lists[0];
   return found ? { path: found[0], record: found[1].items as Schema } : undefined;
 }
 
