@@ -1,4 +1,16 @@
 import type { Parameter, Schema } from './openapi-document.js';
+import {
+  bareName,
+  CURSOR_NAMES,
+  HAS_MORE_NAMES,
+  NEXT_CURSOR_NAMES,
+  NEXT_URL_NAMES,
+  OFFSET_NAMES,
+  PAGE_NAMES,
+  PAGE_SIZE_NAMES,
+  RECORD_NAMES,
+  TOTAL_NAMES,
+} from './paging-names.js';
 
 /**
  * How a list operation of an OpenAPI document pages, read from its parameters and its answer's
@@ -78,24 +90,8 @@ export interface ListPaging {
   incremental?: DetectedIncremental;
 }
 
-/** The names a list answer's records go by, most likely first: the scaffold reads them where the stand-in serves them. */
-export const RECORD_NAMES: readonly string[] = [
-  'data',
-  'items',
-  'results',
-  'records',
-  'entries',
-  'values',
-  'list',
-  'elements',
-  'content',
-  'hits',
-  'rows',
-];
 const MAX_DEPTH = 3;
 
-/** A name compared without case or separators: `page_token`, `pageToken` and `page[token]` are alike. */
-const bare = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 /** A name's words: `updatedAfter` and `updated_after` are `updated after`. */
 const wordsOf = (name: string) =>
   name
@@ -104,44 +100,14 @@ const wordsOf = (name: string) =>
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
 
-const CURSOR_PARAMS = new Set([
-  'cursor',
-  'after',
-  'pagetoken',
-  'startingafter',
-  'nexttoken',
-  'continuation',
-  'continuationtoken',
-  'pagecursor',
-  'pageafter',
-]);
-const NEXT_CURSOR_FIELDS = new Set([
-  'next',
-  'nextcursor',
-  'nextpagetoken',
-  'nexttoken',
-  'nextpagecursor',
-  'endcursor',
-  'continuationtoken',
-  'cursor',
-  'after',
-]);
-const NEXT_URL_FIELDS = new Set(['next', 'nexturl', 'nextlink', 'nextpage', 'nextpageurl', 'href']);
-const HAS_MORE_FIELDS = new Set(['hasmore', 'hasnextpage', 'hasnext', 'more']);
-const TOTAL_FIELDS = new Set(['total', 'totalcount', 'totalresults', 'totalitems', 'totalrecords', 'totalentries']);
-const OFFSET_PARAMS = new Set(['offset', 'skip', 'start', 'startindex', 'pageoffset']);
-const PAGE_PARAMS = new Set(['page', 'pagenumber', 'pageno', 'pagenum', 'pageindex']);
-const PAGE_SIZE_PARAMS = new Set([
-  'limit',
-  'perpage',
-  'pagesize',
-  'pagelimit',
-  'maxresults',
-  'size',
-  'count',
-  'top',
-  'maxpagesize',
-]);
+const CURSOR_PARAMS = new Set(CURSOR_NAMES);
+const NEXT_CURSOR_FIELDS = new Set(NEXT_CURSOR_NAMES);
+const NEXT_URL_FIELDS = new Set(NEXT_URL_NAMES);
+const HAS_MORE_FIELDS = new Set(HAS_MORE_NAMES);
+const TOTAL_FIELDS = new Set(TOTAL_NAMES);
+const OFFSET_PARAMS = new Set(OFFSET_NAMES);
+const PAGE_PARAMS = new Set(PAGE_NAMES);
+const PAGE_SIZE_PARAMS = new Set(PAGE_SIZE_NAMES);
 const NEWER_WORDS = new Set(['after', 'since', 'gt', 'gte', 'from', 'min', 'start']);
 /** An integer filter is a time only after one of these: `from`, `start` or `min` may be an offset or a count. */
 const NEWER_NUMBER_WORDS = new Set(['after', 'since', 'gt', 'gte']);
@@ -242,10 +208,10 @@ function pagingOf(list: ListOperation): ListPaging {
   const recordsPath = records.property ?? '';
   const query = list.parameters.filter((parameter) => parameter.in === 'query');
   const param = (names: Set<string>, accepts: (schema: Schema | undefined) => boolean = () => true) =>
-    query.find((parameter) => names.has(bare(parameter.name)) && accepts(parameter.schema));
+    query.find((parameter) => names.has(bareName(parameter.name)) && accepts(parameter.schema));
   const fields = fieldsOf(list.answer, records.property);
   const field = (names: Set<string>, accepts: (schema: Schema) => boolean) =>
-    fields.find((entry) => names.has(bare(lastName(entry.path))) && accepts(entry.schema));
+    fields.find((entry) => names.has(bareName(lastName(entry.path))) && accepts(entry.schema));
 
   const sizeParam = param(PAGE_SIZE_PARAMS, isNumber);
   const max = whole(sizeParam?.schema?.maximum);
@@ -256,7 +222,7 @@ function pagingOf(list: ListOperation): ListPaging {
   const cursorParam = list.parameters.find(
     (parameter) =>
       (parameter.in === 'query' || parameter.in === 'header') &&
-      CURSOR_PARAMS.has(bare(parameter.name.replace(/^x-/i, ''))) &&
+      CURSOR_PARAMS.has(bareName(parameter.name.replace(/^x-/i, ''))) &&
       (!parameter.schema || typeOf(parameter.schema) === 'string') &&
       !['date-time', 'date'].includes(String(parameter.schema?.format)),
   );
@@ -268,10 +234,10 @@ function pagingOf(list: ListOperation): ListPaging {
 
   // A next URL in the body or a `Link` header: the provider says exactly where the next page is.
   const nextUrl = fields.find(({ path, schema }) => {
-    const name = bare(lastName(path));
+    const name = bareName(lastName(path));
     if (typeOf(schema) !== 'string' || !NEXT_URL_FIELDS.has(name)) return false;
     // `href` counts inside a `next` link object (HAL); a bare `next` string is a URL unless a cursor goes back.
-    if (name === 'href') return bare(path.split('.').at(-2) ?? '') === 'next';
+    if (name === 'href') return bareName(path.split('.').at(-2) ?? '') === 'next';
     return isUri(schema) || name !== 'next' || !cursorParam;
   });
   if (nextUrl) {
@@ -293,15 +259,15 @@ function pagingOf(list: ListOperation): ListPaging {
   }
 
   if (cursorParam) {
-    const cursorName = bare(cursorParam.name.replace(/^x-/i, ''));
+    const cursorName = bareName(cursorParam.name.replace(/^x-/i, ''));
     const to = cursorParam.in === 'header' ? { header: cursorParam.name } : { query: cursorParam.name };
     const candidates = fields.filter(
-      (entry) => typeOf(entry.schema) === 'string' && NEXT_CURSOR_FIELDS.has(bare(lastName(entry.path))),
+      (entry) => typeOf(entry.schema) === 'string' && NEXT_CURSOR_FIELDS.has(bareName(lastName(entry.path))),
     );
     // `next_page_token` for `page_token`; else a name that says next; else a cursor or `after` in a paging object.
     const from =
-      candidates.find((entry) => bare(lastName(entry.path)) === `next${cursorName}`) ??
-      candidates.find((entry) => bare(lastName(entry.path)).startsWith('next')) ??
+      candidates.find((entry) => bareName(lastName(entry.path)) === `next${cursorName}`) ??
+      candidates.find((entry) => bareName(lastName(entry.path)).startsWith('next')) ??
       candidates.find((entry) => entry.path.includes('.'));
     const header = list.headers.find((name) => /^(x-)?next-?(cursor|page-?token|token)$/i.test(name));
     const read: ReadFrom | undefined = from ? from.path : header ? { header } : undefined;
@@ -457,7 +423,7 @@ function sortedAscending(
   const values = (parameter: Parameter) =>
     Array.isArray(parameter.schema?.enum) ? parameter.schema.enum.filter((value) => typeof value === 'string') : [];
   for (const parameter of parameters) {
-    if (parameter.in !== 'query' || !SORT_PARAMS.has(bare(parameter.name))) continue;
+    if (parameter.in !== 'query' || !SORT_PARAMS.has(bareName(parameter.name))) continue;
     const value = values(parameter).find((entry) => !entry.startsWith('-') && names(entry));
     if (value === undefined) continue;
     if (values(parameter).includes(`-${value}`)) return { [parameter.name]: value };
@@ -465,7 +431,7 @@ function sortedAscending(
       (other) =>
         other !== parameter &&
         other.in === 'query' &&
-        DIRECTION_PARAMS.has(bare(other.name)) &&
+        DIRECTION_PARAMS.has(bareName(other.name)) &&
         values(other).includes('asc'),
     );
     if (direction) return { [parameter.name]: value, [direction.name]: 'asc' };

@@ -1,5 +1,16 @@
 import type { Method, Parameter, Schema } from '../openapi-document.js';
-import { RECORD_NAMES } from '../openapi-paging.js';
+import {
+  bareName,
+  CURSOR_NAMES,
+  HAS_MORE_NAMES,
+  NEXT_CURSOR_NAMES,
+  NEXT_URL_NAMES,
+  OFFSET_NAMES,
+  PAGE_NAMES,
+  PAGE_SIZE_NAMES,
+  RECORD_NAMES,
+  TOTAL_NAMES,
+} from '../paging-names.js';
 import { propertiesOf, TIME_NAME } from './records.js';
 
 /**
@@ -58,48 +69,6 @@ export interface Listing {
   order?: { param: string; newestFirst: string[]; default: 'asc' | 'desc' };
 }
 
-const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
-
-const SIZE = [
-  'limit',
-  'pagesize',
-  'perpage',
-  'size',
-  'count',
-  'maxresults',
-  'top',
-  'take',
-  'pagelimit',
-  'maxitems',
-  'maxpagesize',
-];
-const OFFSET = ['offset', 'skip', 'start', 'startindex', 'pageoffset'];
-const PAGE = ['page', 'pagenumber', 'pagenum', 'pageindex', 'pageno'];
-const CURSOR_PARAM = [
-  'cursor',
-  'pagetoken',
-  'nexttoken',
-  'continuationtoken',
-  'continuation',
-  'pagecursor',
-  'pageafter',
-  'startingafter',
-  'after',
-];
-const NEXT_CURSOR = [
-  'nextcursor',
-  'nextpagetoken',
-  'nexttoken',
-  'nextpagecursor',
-  'endcursor',
-  'continuationtoken',
-  'cursor',
-  'after',
-  'next',
-];
-const NEXT_URL = ['next', 'nexturl', 'nextlink', 'odatanextlink', 'nexthref', 'nextpage', 'nextpageurl', 'href'];
-const HAS_MORE = ['hasmore', 'more', 'hasnext', 'hasnextpage', 'moreresults'];
-const TOTAL = ['total', 'totalcount', 'totalresults', 'totalitems', 'totalrecords', 'totalentries', 'totalsize'];
 const TOTAL_PAGES = ['totalpages', 'pagecount', 'pages'];
 /** How deep in the answer's envelope its paging fields are looked for (`_links.next.href` is 3). */
 const FIELD_DEPTH = 3;
@@ -128,7 +97,7 @@ function fieldsOf(answer: Schema, records: string): Array<{ path: string; name: 
     for (const [name, property] of Object.entries(propertiesOf(at))) {
       const path = `${prefix}${name}`;
       if (name.includes('.') || path === records || !property || typeof property !== 'object') continue;
-      found.push({ path, name: normal(name), schema: property });
+      found.push({ path, name: bareName(name), schema: property });
       if (depth + 1 < FIELD_DEPTH && typeOf(property) === 'object') walk(property, `${path}.`, depth + 1);
     }
   };
@@ -157,7 +126,7 @@ function recordsOf(answer: Schema): { path: string; record: Schema } | undefined
   const lists = Object.entries(propertiesOf(answer)).filter(
     ([, schema]) => typeOf(schema) === 'array' && typeOf(schema.items as Schema | undefined) === 'object',
   );
-  const found = lists.find(([name]) => RECORD_NAMES.includes(normal(name))) ?? lists[0];
+  const found = lists.find(([name]) => RECORD_NAMES.includes(bareName(name))) ?? lists[0];
   return found ? { path: found[0], record: found[1].items as Schema } : undefined;
 }
 
@@ -169,7 +138,7 @@ const firstPage = (page: Parameter) =>
 
 const named = (parameters: Parameter[], names: readonly string[], test: (parameter: Parameter) => boolean) =>
   names
-    .map((name) => parameters.find((parameter) => normal(parameter.name) === name && test(parameter)))
+    .map((name) => parameters.find((parameter) => bareName(parameter.name) === name && test(parameter)))
     .find((parameter) => parameter !== undefined);
 
 const integer = (parameter: Parameter) => ['integer', 'number'].includes(typeOf(parameter.schema) ?? '');
@@ -182,7 +151,7 @@ function cursorParameter(
 ): Extract<Position, { kind: 'cursor' }> | undefined {
   const cursor = named(
     parameters.map((parameter) => ({ ...parameter, name: parameter.name.replace(/^x-/i, '') })),
-    CURSOR_PARAM,
+    CURSOR_NAMES,
     (parameter) => parameter.in !== 'cookie' && !integer(parameter) && !instantFormat(parameter.schema),
   );
   if (cursor) {
@@ -197,7 +166,7 @@ function cursorParameter(
       ...(original.in === 'path' ? { first: typeof first === 'string' ? first : 'first' } : {}),
     };
   }
-  const property = Object.keys(body ? propertiesOf(body) : {}).find((name) => CURSOR_PARAM.includes(normal(name)));
+  const property = Object.keys(body ? propertiesOf(body) : {}).find((name) => CURSOR_NAMES.includes(bareName(name)));
   return property === undefined ? undefined : { kind: 'cursor', in: 'body', name: property };
 }
 
@@ -224,10 +193,10 @@ function timeFilters(parameters: Parameter[], used: Set<string>, record: Schema)
 
 function orderOf(parameters: Parameter[]): Listing['order'] {
   for (const wanted of ORDER) {
-    const parameter = parameters.find((entry) => entry.in === 'query' && normal(entry.name) === wanted);
+    const parameter = parameters.find((entry) => entry.in === 'query' && bareName(entry.name) === wanted);
     const values = Array.isArray(parameter?.schema?.enum) ? (parameter.schema.enum as unknown[]).map(String) : [];
-    const newestFirst = values.filter((value) => DESCENDING.test(normal(value)));
-    if (!parameter || newestFirst.length === 0 || !values.some((value) => ASCENDING.test(normal(value)))) continue;
+    const newestFirst = values.filter((value) => DESCENDING.test(bareName(value)));
+    if (!parameter || newestFirst.length === 0 || !values.some((value) => ASCENDING.test(bareName(value)))) continue;
     const fallback = parameter.schema?.default;
     return {
       param: parameter.name,
@@ -250,9 +219,9 @@ export function listingOf(
   const found = recordsOf(answer);
   if (!found) return undefined;
   const query = parameters.filter((parameter) => parameter.in === 'query');
-  const size = named(query, SIZE, integer);
-  const offset = named(query, OFFSET, integer);
-  const page = named(query, PAGE, integer);
+  const size = named(query, PAGE_SIZE_NAMES, integer);
+  const offset = named(query, OFFSET_NAMES, integer);
+  const page = named(query, PAGE_NAMES, integer);
   const cursor = cursorParameter(parameters, method === 'post' ? body : undefined);
   const headers = responseHeaders.map((name) => name.toLowerCase());
   const fields = fieldsOf(answer, found.path);
@@ -260,17 +229,17 @@ export function listingOf(
   const withName = (names: readonly string[], test: (schema: Schema) => boolean) =>
     fields.find((entry) => names.includes(entry.name) && test(entry.schema));
   const urlField = fields.find(({ path, name, schema }) => {
-    if (!text(schema) || !NEXT_URL.includes(name)) return false;
+    if (!text(schema) || !NEXT_URL_NAMES.includes(name)) return false;
     // `href` counts inside a `next` link object (HAL); a bare `next` is a URL unless a cursor goes back.
-    if (name === 'href') return normal(path.split('.').at(-2) ?? '') === 'next';
+    if (name === 'href') return bareName(path.split('.').at(-2) ?? '') === 'next';
     return URI_FORMAT.test(String(schema.format ?? '')) || name !== 'next' || !cursor;
   });
   const cursorFields = fields.filter(
-    (entry) => text(entry.schema) && NEXT_CURSOR.includes(entry.name) && entry.path !== urlField?.path,
+    (entry) => text(entry.schema) && NEXT_CURSOR_NAMES.includes(entry.name) && entry.path !== urlField?.path,
   );
   // `next_page_token` for `page_token`; else a name that says next; else a cursor or `after` in a paging object.
   const cursorField = cursor
-    ? (cursorFields.find((entry) => entry.name === `next${normal(cursor.name)}`) ??
+    ? (cursorFields.find((entry) => entry.name === `next${bareName(cursor.name)}`) ??
       cursorFields.find((entry) => entry.name.startsWith('next')) ??
       cursorFields.find((entry) => entry.path.includes('.')))
     : undefined;
@@ -278,8 +247,8 @@ export function listingOf(
     /^(x-)?(next-?(page-?)?(cursor|token)|continuation(-token)?)$/.test(name),
   );
   const numeric = (schema: Schema) => integer({ name: '', in: 'query', schema });
-  const hasMore = withName(HAS_MORE, (schema) => typeOf(schema) === 'boolean')?.path;
-  const total = withName(TOTAL, numeric)?.path;
+  const hasMore = withName(HAS_MORE_NAMES, (schema) => typeOf(schema) === 'boolean')?.path;
+  const total = withName(TOTAL_NAMES, numeric)?.path;
   const totalPages = withName(TOTAL_PAGES, numeric)?.path;
   const counted = {
     ...(hasMore ? { hasMore } : {}),
