@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  apiKeyHeader,
   bearerToken,
   catalogueEntry,
   type DestinationAction,
@@ -193,6 +194,17 @@ describe("a destination whose provider deduplicates on the run's idempotency key
   });
 });
 
+describe("a destination that declares the header and retry: 'never'", () => {
+  it('is not retried in the pipeline; its key is left free for the caller to repeat', async () => {
+    const provider = await deduplicatingProvider();
+    const { executor, idempotency } = hostOf(shop({ ...DEDUPLICATED, retry: 'never' }), provider.server);
+    provider.lose(1);
+    await expect(executor.execute(order('never'))).rejects.toBeInstanceOf(NetworkError);
+    expect(provider.writes()).toHaveLength(1);
+    expect(await idempotency.get('never')).toBeUndefined();
+  });
+});
+
 describe('a destination without the declaration', () => {
   it('sends no key, does not send a lost write again, and leaves the key uncertain for an operator', async () => {
     const provider = await deduplicatingProvider();
@@ -252,6 +264,17 @@ describe('the idempotencyHeader declaration', () => {
     expect(problems(() => shop({ idempotencyHeader: 'Authorization' }))).toContainEqual(
       expect.stringContaining("action 'orders.create': idempotencyHeader cannot be Authorization"),
     );
+  });
+
+  it("cannot be the credential's own header", () => {
+    const keyed = defineConnector.bind(null, {
+      ...shop(),
+      auth: apiKeyHeader('X-Api-Key'),
+      actions: [ordersCreate({ idempotencyHeader: 'x-api-key' })],
+    });
+    expect(problems(keyed)).toEqual([
+      "connector 'shop': action 'orders.create': idempotencyHeader cannot be x-api-key: the credential is sent in that header",
+    ]);
   });
 
   it('is refused on a source, naming connector and action', () => {

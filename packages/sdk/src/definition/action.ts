@@ -264,8 +264,9 @@ export interface DestinationAction<I extends z.ZodType = z.ZodType, E extends z.
    * (`ctx.idempotencyKey`) in this header with every request of the action that is not a GET,
    * HEAD or OPTIONS (a request that sets the header itself keeps its own value); the pipeline
    * retries such a request when its answer was lost, with the same key, and a run whose
-   * retries ran out leaves its key free to be run again, not `uncertain`. A billable action is
-   * still never retried by the pipeline: its caller repeats the run with the same key.
+   * retries ran out leaves its key free to be run again, not `uncertain`. A billable action,
+   * or one that says `retry: 'never'`, is still not retried by the pipeline: its caller repeats
+   * the run with the same key.
    * @example idempotencyHeader: 'Idempotency-Key'
    * @default none: the key stays with the host, and a write whose answer was lost is `uncertain`
    */

@@ -306,10 +306,17 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   for (const [budgetName, budget] of Object.entries(budgets)) budgetProblems(budgetName, budget).forEach(at);
   if (!Array.isArray(definition.actions) || definition.actions.length === 0) at('at least one action is required');
   const seen = new Set<string>();
+  // The credential's own header cannot carry an idempotency key as well.
+  const credentialHeaders = new Set(
+    schemes.flatMap((scheme) => (scheme?.type === 'api_key_header' ? [String(scheme.header).toLowerCase()] : [])),
+  );
   for (const action of definition.actions ?? []) {
     if (seen.has(action.key)) at(`action '${action.key}': the key is declared twice`);
     seen.add(action.key);
     for (const problem of actionProblems(action, budgets)) at(`action '${action.key}': ${problem}`);
+    const header = action.direction === 'destination' ? action.idempotencyHeader : undefined;
+    if (typeof header === 'string' && credentialHeaders.has(header.toLowerCase()))
+      at(`action '${action.key}': idempotencyHeader cannot be ${header}: the credential is sent in that header`);
   }
   return problems;
 }

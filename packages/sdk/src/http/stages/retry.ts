@@ -43,9 +43,11 @@ export function retry(settings: ClientSettings, next: Send): Send {
   const { action, signal, log, connector, transport, idempotency } = settings;
   const { retries } = settings.retry;
   if (retries < 1 || action.billable) return next;
-  // A write the provider deduplicates on the run's key may be sent again with it, whatever the effect.
-  const keyed = retryPolicy(action) === 'never' ? idempotency?.header : undefined;
-  if (retryPolicy(action) === 'never' && keyed === undefined) return next;
+  const policy = retryPolicy(action);
+  // A write the provider deduplicates on the run's key may be sent again with it, whatever the
+  // effect; an author's own `retry: 'never'` still holds.
+  const keyed = policy === 'never' && action.retry === undefined ? idempotency?.header : undefined;
+  if (policy === 'never' && keyed === undefined) return next;
   const maxWaitMs = maxWaitMsOf(action);
   const clock = transport.clock;
   const willRetry = (error: unknown): error is ConnectorError =>
