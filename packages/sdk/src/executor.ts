@@ -84,7 +84,11 @@ export interface ExecuteRequest {
   input?: unknown;
   /** Required when the action needs approval here. */
   approval?: ApprovalDecision;
-  /** Destinations: a repeated key returns the first result, `replayed` true, with no second provider call. */
+  /**
+   * Destinations: a repeated key returns the first result, `replayed` true, with no second provider
+   * call. The action gets a key derived from it (`ctx.idempotencyKey`), which the kit sends in the
+   * action's `idempotencyHeader` where it declares one.
+   */
   idempotencyKey?: string;
   /** Sources: the name the checkpoint is kept under; default from connector, action, connection, environment and input. */
   stream?: string;
