@@ -53,6 +53,10 @@ export const CATALOGUE_RULES = {
     breaking: true,
     rule: 'a checkpoint the newer version kept is refused: the stream stops until it is reset',
   },
+  'idempotency-key-dropped': {
+    breaking: true,
+    rule: "the provider no longer gets the run's idempotency key: a write whose answer was lost waits for an operator instead of being sent again",
+  },
   'connector-added': { breaking: false, rule: 'nobody depends on it yet' },
   'operation-added': { breaking: false, rule: 'nobody calls it yet' },
   'billable-turned-off': { breaking: false, rule: 'runs cost less' },
@@ -69,6 +73,10 @@ export const CATALOGUE_RULES = {
     rule: 'the options are still values of the field; only where they are listed from, or who applies the search, changed',
   },
   'checkpoint-migrated': { breaking: false, rule: 'runs resume from the checkpoints kept before, migrated' },
+  'idempotency-key-sent': {
+    breaking: false,
+    rule: "the provider deduplicates on the run's idempotency key now: a write whose answer was lost is sent again with it",
+  },
 } as const satisfies Record<string, { breaking: boolean; rule: string }>;
 
 export type CatalogueKind = keyof typeof CATALOGUE_RULES;
@@ -517,6 +525,19 @@ export function diffSnapshots(before: CatalogueSnapshot, after: CatalogueSnapsho
           from: 'billable',
           to: 'not billable',
           message: `operation '${at}' is no longer billable`,
+        });
+      }
+      const header = { was: was.idempotencyHeader, now: now.idempotencyHeader };
+      if ((header.was === undefined) !== (header.now === undefined)) {
+        add({
+          kind: header.now === undefined ? 'idempotency-key-dropped' : 'idempotency-key-sent',
+          operation: at,
+          from: header.was ?? 'none',
+          to: header.now ?? 'none',
+          message:
+            header.now === undefined
+              ? `operation '${at}' no longer sends the run's idempotency key to the provider (was in ${header.was})`
+              : `operation '${at}' sends the run's idempotency key to the provider in ${header.now}`,
         });
       }
       const checkpoint = checkpointChange(before, was, after, now);

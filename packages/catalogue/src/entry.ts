@@ -54,6 +54,7 @@ function operationEntry(connectorKey: string, operation: PublicOperation, checke
     ...(operation.incremental === undefined ? {} : { incremental: { ...operation.incremental } }),
     ...(operation.rateBudget === undefined ? {} : { rateBudget: operation.rateBudget }),
     ...(operation.implemented === undefined ? {} : { implemented: operation.implemented }),
+    ...(operation.idempotencyHeader === undefined ? {} : { idempotencyHeader: operation.idempotencyHeader }),
     inputSchema: inputSchemaFile(connectorKey, operation.key),
     ...(operation.entity === null ? {} : { entitySchema: dataTypeFile(connectorKey, operation.entity) }),
     ...(checked ? { checkpointSchema: checkpointSchemaFile(connectorKey, operation.key) } : {}),

@@ -95,6 +95,12 @@ export function publicOperationSchema(strictness: Strictness = 'open'): JsonObje
         description: 'Name of the rate budget (see `rateLimits`) the operation draws on.',
       },
       implemented: { type: 'boolean', description: 'False while the operation is declared but not yet implemented.' },
+      idempotencyHeader: {
+        type: 'string',
+        pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$",
+        description:
+          "The header in which the provider takes a run's `idempotencyKey` and deduplicates on it: a write whose answer was lost may be run again under the same key.",
+      },
       inputSchema: {
         ...schemaPath,
         description: 'JSON Schema of the operation input, relative to the catalogue folder.',

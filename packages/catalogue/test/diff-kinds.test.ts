@@ -205,6 +205,14 @@ describe('catalogue diff: each kind of change and its verdict', () => {
     ]);
   });
 
+  it("idempotency: a provider no longer sent the run's key breaks; one sent it now does not", async () => {
+    const keyed = defineAction({ ...ordersCreate, idempotencyHeader: 'Idempotency-Key' });
+    expect(await changes(shop, shopWith([itemsList, keyed]))).toEqual(['ok idempotency-key-sent orders.create']);
+    const diff = await diffCatalogues(await catalogueOf([shopWith([itemsList, keyed])]), await catalogueOf([shop]));
+    expect(diff.changes.map(brief)).toEqual(['BREAKING idempotency-key-dropped orders.create']);
+    expect(diff.breaking[0]).toMatchObject({ from: 'Idempotency-Key', to: 'none' });
+  });
+
   it('effects: reads only to writes, idempotent to not, not destructive to destructive break; the reverse does not', async () => {
     const writingSource = defineAction({
       ...itemsList,

@@ -228,7 +228,9 @@ class RemotePlan implements PreparedAction {
   ) {
     this.id = plan.id;
     this.connector = { key: owner.description.key, version: owner.description.connectorVersion };
-    this.action = plan.action;
+    // The plugin's word on its provider's deduplication bears only on its own keys; anything but a name is none.
+    const { idempotencyHeader, ...action } = plan.action;
+    this.action = typeof idempotencyHeader === 'string' ? { ...action, idempotencyHeader } : action;
     this.input = plan.input;
     this.connection = plan.connection;
     this.environment = plan.environment;
@@ -553,6 +555,7 @@ class PluginProcess {
         now: new Date(clock.now()).toISOString(),
         logLevel: settings.logLevel ?? (settings.log ? 'info' : 'warn'),
         ...(settings.retry ? { retry: settings.retry } : {}),
+        ...(settings.idempotencyKey === undefined ? {} : { idempotencyKey: settings.idempotencyKey }),
       }),
       {
         onMessage: (message) => {

@@ -76,6 +76,10 @@ function remember(prepared: PreparedRun): WirePlan {
       // Spelled out, as the action's effect gives it: the host holds no definition to derive it from.
       retry: retryPolicy(action),
       ...(action.billable ? { billable: true } : {}),
+      // The host frees a key whose write failed when the provider deduplicates on it.
+      ...(action.direction === 'destination' && action.idempotencyHeader
+        ? { idempotencyHeader: action.idempotencyHeader }
+        : {}),
     },
     input: prepared.input,
     connection: { id: prepared.connection.id },
@@ -115,6 +119,7 @@ async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void
       logLevel: message.logLevel,
       transport,
       ...(message.retry ? { retry: message.retry } : {}),
+      ...(message.idempotencyKey === undefined ? {} : { idempotencyKey: message.idempotencyKey }),
       onProgress: (event) => post({ type: 'progress', id: message.id, event }),
     });
     // The plugin reads at most one page ahead of the host's acknowledgements: the next page is on

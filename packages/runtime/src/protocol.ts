@@ -65,6 +65,8 @@ export type HostMessage =
       now: string;
       logLevel: LogLevel;
       retry?: Partial<RetrySettings>;
+      /** The destination's idempotency key as the provider gets it (`ctx.idempotencyKey`). */
+      idempotencyKey?: string;
     }
   | { type: 'pull'; id: string }
   | { type: 'cancel'; id: string };

@@ -40,6 +40,12 @@ export interface PublicOperation {
   incremental?: { cursorField: string; checkpointVersion?: number };
   rateBudget?: string;
   implemented?: boolean;
+  /**
+   * The header in which the provider takes the run's idempotency key and deduplicates on it (a
+   * destination's `idempotencyHeader`): a run's `idempotencyKey` reaches the provider, and a write
+   * whose answer was lost may be run again under the same key.
+   */
+  idempotencyHeader?: string;
 }
 
 /**
@@ -146,6 +152,9 @@ function operation(connector: Connector, action: Action): PublicOperation {
       : {}),
     ...(budget ? { rateBudget: budget } : {}),
     implemented: isImplemented(action),
+    ...(action.direction === 'destination' && action.idempotencyHeader
+      ? { idempotencyHeader: action.idempotencyHeader }
+      : {}),
   };
 }
 

@@ -28,6 +28,14 @@ export interface ActionContext {
   connection: { id: string; settings: Readonly<Record<string, unknown>> };
   /** Reports progress of a long job to the caller (a bar in the CLI, events in the runtime). */
   progress(update: ProgressUpdate): void;
+  /**
+   * A destination's idempotency key as the provider gets it, when the run has one: derived from
+   * the caller's key and what the run asks for (connector, action, connection, environment,
+   * input), so one caller key used for two actions gives two keys. The kit sends it itself in the
+   * action's `idempotencyHeader`; an action whose provider takes it elsewhere (a body field) puts
+   * it there. Undefined for a source and for a run without a key.
+   */
+  idempotencyKey: string | undefined;
 }
 
 export interface SourceContext<C = unknown> extends ActionContext {

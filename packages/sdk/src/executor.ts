@@ -84,7 +84,11 @@ export interface ExecuteRequest {
   input?: unknown;
   /** Required when the action needs approval here. */
   approval?: ApprovalDecision;
-  /** Destinations: a repeated key returns the first result, `replayed` true, with no second provider call. */
+  /**
+   * Destinations: a repeated key returns the first result, `replayed` true, with no second provider
+   * call. The action gets a key derived from it (`ctx.idempotencyKey`), which the kit sends in the
+   * action's `idempotencyHeader` where it declares one.
+   */
   idempotencyKey?: string;
   /** Sources: the name the checkpoint is kept under; default from connector, action, connection, environment and input. */
   stream?: string;
@@ -250,13 +254,27 @@ const BEFORE_SENDING = new Set([
   'not_implemented',
 ]);
 
-/** True when the failed run certainly did not act at the provider (or acting again is safe). */
-function safeToForget(error: unknown, connectorAction: Parameters<typeof retryPolicy>[0]): boolean {
+/**
+ * True when the failed run certainly did not act at the provider, or acting again is safe: the
+ * action is safe to repeat, or its provider deduplicates on the key its writes carried.
+ */
+function safeToForget(error: unknown, connectorAction: PreparedAction['action']): boolean {
   if (retryPolicy(connectorAction) === 'safe') return true;
+  if (connectorAction.idempotencyHeader) return true;
   if (!(error instanceof ConnectorError)) return false;
   if (BEFORE_SENDING.has(error.code)) return true;
   // The provider answered with a refusal: it did not act.
   return error.status !== undefined && error.status >= 400 && error.status < 500;
+}
+
+/**
+ * The key the provider gets for a caller's key (`ctx.idempotencyKey`): the caller's key and what
+ * the run asks for, hashed. Two actions (or two inputs, after a failed run freed the key) under one
+ * caller key never meet at the provider under one key, a key of any characters or length becomes a
+ * header value every provider takes, and the same run repeated sends the same key.
+ */
+function providerKey(key: string, fingerprint: string): string {
+  return `pb_${createHash('sha256').update(canonicalJson({ key, fingerprint })).digest('hex').slice(0, 40)}`;
 }
 
 function hash(value: unknown): string {
@@ -489,7 +507,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
     run: PreparedAction,
     credential: ConnectionCredential,
   ): Promise<unknown> {
-    for await (const page of ready.runner.run(run, settings(request, credential))) return page.records[0];
+    const key = request.idempotencyKey;
+    const keyed = key === undefined ? {} : { idempotencyKey: providerKey(key, fingerprint(ready)) };
+    for await (const page of ready.runner.run(run, { ...settings(request, credential), ...keyed }))
+      return page.records[0];
     return undefined;
   }
 

@@ -1,7 +1,14 @@
 import type { z } from 'zod';
 import { type ConnectionInput, type ResolvedConnection, type SecretResolver, resolveConnection } from './connection.js';
 import type { ActionContext, PagesStart, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
-import { type Action, type Environment, type Page, isImplemented, needsApproval } from './definition/action.js';
+import {
+  type Action,
+  type DestinationAction,
+  type Environment,
+  type Page,
+  isImplemented,
+  needsApproval,
+} from './definition/action.js';
 import { checkCredential, credentialSecrets } from './credentials.js';
 import { appliedAuth } from './http/auth.js';
 import { connectionTokens } from './auth/lifecycles.js';
@@ -11,6 +18,7 @@ import { type ApprovalDecision, checkApproval } from './approval.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
 import { CancelledError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
+import { NOT_IN_HEADER } from './http/headers.js';
 import { createHttpClient, DEFAULT_RETRY, type HttpRequest, NEVER, type RetrySettings } from './http/client.js';
 import { declaredPages } from './paginate/incremental.js';
 import { checkpointDeclaration, migrateCheckpoint } from './checkpoint.js';
@@ -49,6 +57,12 @@ export interface RunSettings {
   clock?: Clock;
   /** Further secret values to keep out of logs and errors. */
   secrets?: readonly string[];
+  /**
+   * A destination's idempotency key as the provider gets it (`ctx.idempotencyKey`), sent as is in
+   * the action's `idempotencyHeader`; the executor derives it from the caller's key. At most 255
+   * characters an HTTP header can carry.
+   */
+  idempotencyKey?: string;
 }
 
 export interface RunOptions extends RunSettings {
@@ -65,7 +79,7 @@ export interface RunOptions extends RunSettings {
  */
 export interface PreparedAction {
   connector: { key: string; version: string };
-  action: Pick<Action, 'key' | 'direction' | 'retry' | 'billable'>;
+  action: Pick<Action, 'key' | 'direction' | 'retry' | 'billable'> & Pick<DestinationAction, 'idempotencyHeader'>;
   /** The validated input, defaults applied: exactly what the action receives. */
   input: unknown;
   connection: { id: string };
@@ -320,6 +334,22 @@ function redactorFor(parts: readonly string[], secrets: readonly string[] | unde
   return redactor;
 }
 
+/** The longest idempotency key a run takes: what providers commonly accept. */
+const MAX_IDEMPOTENCY_KEY = 255;
+
+/** A run's idempotency key, checked before anything is sent: it may travel in a header. */
+function checkedKey(connector: Connector, action: Action, key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key === '' || key.length > MAX_IDEMPOTENCY_KEY || NOT_IN_HEADER.test(key))
+    throw new InvalidInputError(`${connector.key} ${action.key}`, [
+      {
+        path: 'idempotencyKey',
+        message: `must be 1 to ${MAX_IDEMPOTENCY_KEY} characters an HTTP header can carry; nothing was sent`,
+      },
+    ]);
+  return key;
+}
+
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
@@ -339,6 +369,8 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   const checked = checkCredential(connector.key, connection.scheme, resolved);
   const redactor = redactorFor(credentialSecrets(resolved), options.secrets, connection.scheme.type !== 'custom');
 
+  const idempotencyKey =
+    action.direction === 'destination' ? checkedKey(connector, action, options.idempotencyKey) : undefined;
   const signal = options.signal ?? NEVER;
   const clock = options.clock ?? systemClock;
   const log = createLogger(
@@ -361,6 +393,9 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     signal,
     log,
     retry: options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY,
+    ...(idempotencyKey !== undefined && action.direction === 'destination' && action.idempotencyHeader
+      ? { idempotency: { header: action.idempotencyHeader.toLowerCase(), key: idempotencyKey } }
+      : {}),
   };
   // An OAuth2 connection's tokens live as long as the transport, shared by its runs; token requests go this run's way.
   settings.auth = appliedAuth(`${connector.key} ${action.key}`, connection.scheme, checked, clock, (scheme, oauth) =>
@@ -382,6 +417,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     environment: prepared.environment,
     connection: { id: connection.id, settings: connection.settings },
     progress: (update) => options.onProgress?.(progressEvent(update, redactor, connector, action, clock)),
+    idempotencyKey,
     ...(action.direction === 'source'
       ? {
           checkpoint: prepared.checkpoint,

@@ -136,6 +136,7 @@ function operationsTable(connector: SiteConnector): string {
         operation.incremental ? `incremental on <code>${h(operation.incremental.cursorField)}</code>` : '',
         operation.retry ? `retry: ${h(operation.retry)}` : '',
         operation.rateBudget ? `budget: <code>${h(operation.rateBudget)}</code>` : '',
+        operation.idempotencyHeader ? `idempotency key in <code>${h(operation.idempotencyHeader)}</code>` : '',
         operation.implemented === false ? '<span class="badge todo">not implemented</span>' : '',
       ].filter(Boolean);
       const inputs = connector.inputs[operation.key] ?? [];

@@ -258,6 +258,19 @@ export interface DestinationAction<I extends z.ZodType = z.ZodType, E extends z.
   extends ActionCommon<I, E> {
   /** A destination returns one result through `write`. */
   direction: 'destination';
+  /**
+   * The request header in which the provider takes an idempotency key and deduplicates on it
+   * (its documentation says so). A run with an idempotency key then sends the key
+   * (`ctx.idempotencyKey`) in this header with every request of the action that is not a GET,
+   * HEAD or OPTIONS (a request that sets the header itself keeps its own value); the pipeline
+   * retries such a request when its answer was lost, with the same key, and a run whose
+   * retries ran out leaves its key free to be run again, not `uncertain`. A billable action,
+   * or one that says `retry: 'never'`, is still not retried by the pipeline: its caller repeats
+   * the run with the same key.
+   * @example idempotencyHeader: 'Idempotency-Key'
+   * @default none: the key stays with the host, and a write whose answer was lost is `uncertain`
+   */
+  idempotencyHeader?: string;
   /** Makes the call and returns the result; left out while the action is declared but not yet implemented. */
   write?: (ctx: ActionContext, input: z.output<I>) => Promise<z.input<E>>;
 }

@@ -191,6 +191,26 @@ function effectProblems(effect: unknown): string[] {
   return [`${EFFECT_SHAPE}, not ${excerpt(JSON.stringify(effect) ?? String(effect))}`];
 }
 
+/** An HTTP field name (RFC 9110 `token`). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Headers the pipeline itself sets on every request: a key in one of them would be lost or break the request. */
+const PIPELINE_HEADERS = new Set(['accept', 'authorization', 'content-length', 'content-type', 'cookie', 'host']);
+
+/** A destination's `idempotencyHeader`: a header name of its own, and only on a destination. */
+function idempotencyHeaderProblems(action: Action): string[] {
+  if (!('idempotencyHeader' in action) || action.idempotencyHeader === undefined) return [];
+  const header: unknown = action.idempotencyHeader;
+  if (action.direction !== 'destination')
+    return ['idempotencyHeader is for a destination: a source is never run under an idempotency key'];
+  if (typeof header !== 'string' || !HEADER_NAME.test(header))
+    return [
+      `idempotencyHeader must be an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~), not ${excerpt(JSON.stringify(header) ?? String(header))}`,
+    ];
+  if (PIPELINE_HEADERS.has(header.toLowerCase()))
+    return [`idempotencyHeader cannot be ${header}: the HTTP pipeline sets that header itself`];
+  return [];
+}
+
 function actionProblems(action: Action, budgets: Record<string, RateBudget>): string[] {
   const problems: string[] = [];
   if (!ACTION_KEY.test(action.key ?? '')) problems.push('the key must look like `resource.verb` in lower snake case');
@@ -206,6 +226,7 @@ function actionProblems(action: Action, budgets: Record<string, RateBudget>): st
   if (action.direction === 'destination' && 'incremental' in action && action.incremental) {
     problems.push('a destination cannot be incremental');
   }
+  problems.push(...idempotencyHeaderProblems(action));
   if (action.direction === 'source') {
     const shape = action.entity instanceof z.ZodObject ? action.entity.shape : undefined;
     problems.push(...pagingProblems(action, shape));
@@ -285,10 +306,17 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   for (const [budgetName, budget] of Object.entries(budgets)) budgetProblems(budgetName, budget).forEach(at);
   if (!Array.isArray(definition.actions) || definition.actions.length === 0) at('at least one action is required');
   const seen = new Set<string>();
+  // The credential's own header cannot carry an idempotency key as well.
+  const credentialHeaders = new Set(
+    schemes.flatMap((scheme) => (scheme?.type === 'api_key_header' ? [String(scheme.header).toLowerCase()] : [])),
+  );
   for (const action of definition.actions ?? []) {
     if (seen.has(action.key)) at(`action '${action.key}': the key is declared twice`);
     seen.add(action.key);
     for (const problem of actionProblems(action, budgets)) at(`action '${action.key}': ${problem}`);
+    const header = action.direction === 'destination' ? action.idempotencyHeader : undefined;
+    if (typeof header === 'string' && credentialHeaders.has(header.toLowerCase()))
+      at(`action '${action.key}': idempotencyHeader cannot be ${header}: the credential is sent in that header`);
   }
   return problems;
 }

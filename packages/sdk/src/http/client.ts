@@ -5,7 +5,7 @@ import { pipeline } from './pipeline.js';
 import { type PageFetch, paginate } from '../paginate/pages.js';
 import type { PageRequest, Paginator, RecordPage } from '../paginate/paginator.js';
 import type { HttpRequest } from './request.js';
-import type { ClientSettings } from './settings.js';
+import { type ClientSettings, isWriteMethod } from './settings.js';
 import { requestIdOf } from './stages/redaction.js';
 import type { Answer, Send } from './stages/stage.js';
 
@@ -182,7 +182,7 @@ class RunHttp implements HttpClient {
     const answer = await this.send({
       method,
       url,
-      headers: this.requestHeaders(request),
+      headers: this.requestHeaders(request, method),
       body: request.json === undefined ? undefined : JSON.stringify(request.json),
       operation,
       budget: request.budget,
@@ -192,7 +192,7 @@ class RunHttp implements HttpClient {
     return { answer, data: this.parseBody(answer, request.responseType, operation) };
   }
 
-  private requestHeaders(request: HttpRequest): Record<string, string> {
+  private requestHeaders(request: HttpRequest, method: string): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.headers) {
       for (const name in request.headers) {
@@ -211,6 +211,10 @@ class RunHttp implements HttpClient {
       }
     }
     if (request.json !== undefined) headers['content-type'] = 'application/json';
+    // The provider deduplicates a write on the run's key; a request that set the header keeps its own.
+    const idempotency = this.settings.idempotency;
+    if (idempotency && isWriteMethod(method) && headers[idempotency.header] === undefined)
+      headers[idempotency.header] = idempotency.key;
     return headers;
   }
 

@@ -22,6 +22,11 @@ export interface ClientSettings {
   signal: AbortSignal;
   log: Logger;
   retry: RetrySettings;
+  /**
+   * A destination whose provider deduplicates on an idempotency key, run with one: the header (lower
+   * case) and the key every write request carries (`carriesKey`).
+   */
+  idempotency?: { header: string; key: string };
 }
 
 /** A run's settings as its pipeline takes them: `heard` is told of every answer (the client keeps the latest request id). */
@@ -52,3 +57,11 @@ export function timeoutMsOf(action: Action): number {
 
 /** The signal of a run nobody can cancel: nothing listens to it. */
 export const NEVER: AbortSignal = new AbortController().signal;
+
+/** Methods that never change anything (RFC 9110): their requests carry no idempotency key. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** True when a request of this method is a write, which carries the run's idempotency key. */
+export function isWriteMethod(method: string): boolean {
+  return !SAFE_METHODS.has(method.toUpperCase());
+}

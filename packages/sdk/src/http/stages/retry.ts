@@ -28,7 +28,8 @@ function backoffMs({ minTimeoutMs, maxTimeoutMs }: RetrySettings, retry: number)
 }
 
 /**
- * Retries a transient failure of a read or a safe write (`retryPolicy(action)`), never a
+ * Retries a transient failure of a read or a safe write (`retryPolicy(action)`), or of a write
+ * that carries the run's idempotency key to a provider that deduplicates on it, never a
  * billable action's. A 429 or 503 has already paused the budget for its `Retry-After`, so the
  * next attempt waits there; a `Retry-After` longer than the action accepts fails at once, with
  * the wait in the error.
@@ -39,9 +40,14 @@ function backoffMs({ minTimeoutMs, maxTimeoutMs }: RetrySettings, retry: number)
  * on the transport's clock in `onFailedAttempt`, which a test drives by hand.
  */
 export function retry(settings: ClientSettings, next: Send): Send {
-  const { action, signal, log, connector, transport } = settings;
+  const { action, signal, log, connector, transport, idempotency } = settings;
   const { retries } = settings.retry;
-  if (retries < 1 || retryPolicy(action) === 'never' || action.billable) return next;
+  if (retries < 1 || action.billable) return next;
+  const policy = retryPolicy(action);
+  // A write the provider deduplicates on the run's key may be sent again with it, whatever the
+  // effect; an author's own `retry: 'never'` still holds.
+  const keyed = policy === 'never' && action.retry === undefined ? idempotency?.header : undefined;
+  if (policy === 'never' && keyed === undefined) return next;
   const maxWaitMs = maxWaitMsOf(action);
   const clock = transport.clock;
   const willRetry = (error: unknown): error is ConnectorError =>
@@ -64,6 +70,7 @@ export function retry(settings: ClientSettings, next: Send): Send {
     return sleep(clock, delayMs, signal);
   };
   return async (call) => {
+    if (keyed !== undefined && call.headers[keyed] === undefined) return next(call);
     try {
       return await next(call);
     } catch (error) {
