@@ -63,11 +63,15 @@ describe('help and version', () => {
     expect(await runCli(['recrod'], command.io)).toBe(2);
     expect(JSON.parse(command.stderr())).toMatchObject({
       code: 'invalid_input',
-      message: "unknown command 'recrod'\n(Did you mean record?)",
+      message: "unknown command 'recrod'; did you mean record?",
+      hint: 'plugboard --help lists the commands',
     });
     const option = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(['run', 'shop', 'items.list', '--bsae-url', server.url], option.io, { pack })).toBe(2);
-    expect(JSON.parse(option.stderr()).message).toBe("unknown option '--bsae-url'\n(Did you mean --base-url?)");
+    expect(JSON.parse(option.stderr())).toMatchObject({
+      message: "unknown option '--bsae-url'; did you mean --base-url?",
+      hint: 'plugboard run --help shows its options',
+    });
     expect(server.requests).toEqual([]);
   });
 });

@@ -1,0 +1,228 @@
+import { type Action, type Connector, catalogueEntry, excerpt, type PublicOperation } from '@plugboard/sdk';
+import { checkActionName } from '../did-you-mean.js';
+import { wantsJson, writeJsonLine } from '../io.js';
+import type { Invocation } from '../program.js';
+
+/**
+ * `plugboard describe [connector] [action]`: what a connector offers, read from its definition.
+ * The connector's actions with their effect, approval and rate budget; an action's inputs with
+ * their types, defaults and examples. Text at a terminal, one JSON line with `--json` or when
+ * stdout is not a terminal.
+ */
+
+type JsonSchema = Record<string, unknown>;
+
+/** One input field, dotted (`applicant.date_of_birth`) inside nested objects. */
+export interface InputField {
+  field: string;
+  type: string;
+  required: boolean;
+  description?: string;
+  default?: unknown;
+  examples?: unknown[];
+  /** `plugboard options` lists the values the field may take. */
+  options?: true;
+}
+
+/** How deep nested objects are listed, and how many values of an enum are named. */
+const MAX_DEPTH = 4;
+const MAX_VALUES = 12;
+
+function resolveRef(schema: JsonSchema, root: JsonSchema): JsonSchema {
+  const ref = schema.$ref;
+  if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return schema;
+  const defs = (root.$defs ?? {}) as Record<string, JsonSchema>;
+  return defs[decodeURIComponent(ref.slice('#/$defs/'.length))] ?? schema;
+}
+
+/** A field's type in a few words: `string (date-time)`, `integer 1..100`, `"a" | "b"`, `array of string`. */
+function typeOf(given: JsonSchema, root: JsonSchema, depth = 0): string {
+  const schema = resolveRef(given, root);
+  if (depth > MAX_DEPTH) return 'any';
+  if (Array.isArray(schema.enum)) {
+    const values = schema.enum.slice(0, MAX_VALUES).map((value) => JSON.stringify(value));
+    return `${values.join(' | ')}${schema.enum.length > MAX_VALUES ? ` | … (${schema.enum.length} values)` : ''}`;
+  }
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (Array.isArray(variants)) return variants.map((variant) => typeOf(variant, root, depth + 1)).join(' | ');
+  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type as string | undefined);
+  if (type === 'array') return `array of ${schema.items ? typeOf(schema.items as JsonSchema, root, depth + 1) : 'any'}`;
+  if (type === 'string') return typeof schema.format === 'string' ? `string (${schema.format})` : 'string';
+  if (type === 'integer' || type === 'number') {
+    const min = schema.minimum ?? schema.exclusiveMinimum;
+    const max = schema.maximum ?? schema.exclusiveMaximum;
+    // zod writes the safe integer bounds for a bare integer: those say nothing.
+    const said = (bound: unknown) => typeof bound === 'number' && Math.abs(bound) < Number.MAX_SAFE_INTEGER;
+    return said(min) || said(max) ? `${type} ${said(min) ? min : ''}..${said(max) ? max : ''}` : type;
+  }
+  return type ?? 'any';
+}
+
+/** The fields of an object schema, nested objects' fields after their own, dotted. */
+function fieldsOf(
+  given: JsonSchema,
+  root: JsonSchema,
+  prefix: string,
+  optionFields: ReadonlySet<string>,
+  depth: number,
+): InputField[] {
+  const schema = resolveRef(given, root);
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const fields: InputField[] = [];
+  for (const [name, property] of Object.entries(properties)) {
+    const field = `${prefix}${name}`;
+    const inner = resolveRef(property, root);
+    const description = inner.description ?? property.description;
+    fields.push({
+      field,
+      type: typeOf(property, root),
+      required: required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      ...('default' in property ? { default: property.default } : 'default' in inner ? { default: inner.default } : {}),
+      ...(Array.isArray(inner.examples) ? { examples: inner.examples } : {}),
+      ...(optionFields.has(field) ? { options: true as const } : {}),
+    });
+    if (inner.type === 'object' && inner.properties && depth < MAX_DEPTH)
+      fields.push(...fieldsOf(inner, root, `${field}.`, optionFields, depth + 1));
+  }
+  return fields;
+}
+
+/** The inputs of an action from its zod schema, as a caller may send them (a field with a default is optional). */
+export function inputFields(action: Action): InputField[] {
+  const root = action.input.toJSONSchema({ io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return fieldsOf(root, root, '', new Set(Object.keys(action.options ?? {})), 0);
+}
+
+function budgetOf(connector: Connector, operation: PublicOperation) {
+  const budget = operation.rateBudget === undefined ? undefined : connector.rateLimits[operation.rateBudget];
+  return budget && { name: operation.rateBudget!, limit: budget.limit, per: budget.per };
+}
+
+function actionSummary(connector: Connector, operation: PublicOperation) {
+  const budget = budgetOf(connector, operation);
+  return {
+    key: operation.key,
+    label: operation.label,
+    mode: operation.mode,
+    effect: operation.effect,
+    billable: operation.billable,
+    approval: operation.approval,
+    ...(budget ? { budget } : {}),
+    ...(operation.incremental ? { incremental: operation.incremental } : {}),
+    ...(operation.implemented === false ? { implemented: false } : {}),
+  };
+}
+
+type Summary = ReturnType<typeof actionSummary>;
+
+function effectWords({ effect, billable }: Summary): string {
+  const what = !effect?.writes ? 'reads' : effect.destructive ? 'writes (destructive)' : 'writes';
+  return `${what}${effect?.writes && effect.idempotent ? ', idempotent' : ''}${billable ? ', billable' : ''}`;
+}
+
+function budgetWords(summary: Summary): string {
+  return summary.budget ? `${summary.budget.name}: ${summary.budget.limit} per ${summary.budget.per}` : 'none';
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => `  ${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd()).join('\n');
+}
+
+function connectorText(connector: Connector, summaries: Summary[]): string {
+  const rows = [
+    ['ACTION', 'MODE', 'EFFECT', 'APPROVAL', 'BUDGET'],
+    ...summaries.map((summary) => [
+      summary.key,
+      summary.mode,
+      effectWords(summary),
+      summary.approval ?? 'none',
+      budgetWords(summary),
+    ]),
+  ];
+  return `${connector.key}: ${connector.name} ${connector.version}\n${connector.summary}\n\n${table(rows)}\n\nplugboard describe ${connector.key} ACTION lists an action's inputs\n`;
+}
+
+function value(json: unknown): string {
+  return excerpt(JSON.stringify(json), 80);
+}
+
+function actionText(connector: Connector, action: Action, summary: Summary, fields: InputField[]): string {
+  const lines = [
+    `${connector.key} ${action.key}: ${action.label}`,
+    ...(action.description ? [action.description] : []),
+    '',
+    `  mode      ${summary.mode}`,
+    `  effect    ${effectWords(summary)}`,
+    `  approval  ${summary.approval ?? 'none'}${summary.approval === 'production' ? ' (production runs need --approval)' : summary.approval === 'always' ? ' (every run needs --approval)' : ''}`,
+    `  budget    ${budgetWords(summary)}`,
+    '',
+  ];
+  if (fields.length === 0) return `${[...lines, 'Input: none'].join('\n')}\n`;
+  const rows = [
+    ['INPUT', 'TYPE', 'REQUIRED', 'DEFAULT', 'EXAMPLE'],
+    ...fields.map((field) => [
+      field.field,
+      field.type,
+      field.required ? 'yes' : 'no',
+      'default' in field ? value(field.default) : '',
+      field.examples?.length ? value(field.examples[0]) : '',
+    ]),
+  ];
+  const described = fields.filter((field) => field.description);
+  const withOptions = fields.filter((field) => field.options);
+  return `${[
+    ...lines,
+    table(rows),
+    ...(described.length ? ['', ...described.map((field) => `  ${field.field}: ${field.description}`)] : []),
+    ...(withOptions.length
+      ? [
+          '',
+          ...withOptions.map(
+            (field) => `plugboard options ${connector.key} ${action.key} ${field.field} lists the values it may take`,
+          ),
+        ]
+      : []),
+  ].join('\n')}\n`;
+}
+
+export async function describeCommand({ args, values, io, findConnector }: Invocation): Promise<void> {
+  const connectorOption = values.connector as string | undefined;
+  // With --connector the connector is named: a single word is the action.
+  const [key, actionKey] = connectorOption && args.length === 1 ? [undefined, args[0]] : args;
+  const { connector } = await findConnector({
+    key,
+    connector: connectorOption,
+    plugins: values.plugins as string | undefined,
+  });
+  const operations = catalogueEntry(connector).operations;
+  const json = wantsJson({ values, io });
+  if (actionKey === undefined) {
+    const actions = operations.map((operation) => actionSummary(connector, operation));
+    if (json)
+      return writeJsonLine(io.stdout, {
+        key: connector.key,
+        name: connector.name,
+        version: connector.version,
+        summary: connector.summary,
+        actions,
+      });
+    io.stdout.write(connectorText(connector, actions));
+    return;
+  }
+  checkActionName(connector, actionKey);
+  const action = connector.action(actionKey)!;
+  const summary = actionSummary(connector, operations.find((operation) => operation.key === actionKey)!);
+  const inputs = inputFields(action);
+  if (json)
+    return writeJsonLine(io.stdout, {
+      connector: connector.key,
+      ...summary,
+      description: action.description ?? null,
+      inputs,
+    });
+  io.stdout.write(actionText(connector, action, summary, inputs));
+}
