@@ -111,6 +111,8 @@ export function hintFor(error: unknown): string | undefined {
   if (error instanceof NetworkError || error instanceof TimeoutError)
     return 'check --base-url and that the provider is reachable from here';
   if (error instanceof UnknownActionError) return 'plugboard describe CONNECTOR lists its actions';
+  if (error instanceof ConnectorError && error.code === 'idempotency_key_unknown')
+    return 'a key is kept in the state folder of the runs that used it: pass the same --state, or PLUGBOARD_STATE';
   if (error instanceof CheckpointTooNewError)
     return 'a newer version of the connector kept this checkpoint: run that version, or pass --state with a new folder to read from the start';
   // The CLI's own refusals (a port in use, a folder not empty, a bad document) say what to do.

@@ -121,6 +121,56 @@ describe('output for people and for programs', () => {
     expect(server.requests).toEqual([]);
   });
 
+  it("gives each hint in the CLI's own words, never the library's", async () => {
+    const secret = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const withKey = ['run', 'shop', 'items.list', '--connection', '{"apiKey":"k-123"}', '--base-url', server.url];
+    expect(await runCli(withKey, secret.io, { pack })).toBe(2);
+    expect(secret.stderr()).toBe(
+      'plugboard: connection default: connection settings must not hold secrets. Refused: settings.apiKey\nhint: a credential goes in PLUGBOARD_CREDENTIAL (or plugboard auth login), never in --connection\n',
+    );
+    const loopback = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const production = ['run', 'shop', 'items.list', '--environment', 'production', '--base-url', server.url];
+    expect(await runCli(production, loopback.io, { pack })).toBe(2);
+    expect(loopback.stderr()).toBe(
+      'plugboard: the host 127.0.0.1 is a loopback address, which production runs may not connect to; nothing was sent\nhint: a local provider or stand-in? sandbox runs reach loopback addresses; in production, PLUGBOARD_ALLOW_NETWORK=127.0.0.0/8 lets them through\n',
+    );
+    for (const said of [secret.stderr(), loopback.stderr()]) expect(said).not.toMatch(/vault|createTransport/);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('says info lines as text at a terminal even when stdout is redirected, JSON with --json', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'plugboard-info-'));
+    const argv = ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url];
+    const redirected = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_STATE: state }, true);
+    expect(await runCli([...argv, '--idempotency-key', 'info-1'], redirected.io, { pack })).toBe(0);
+    // Clearing the line a progress bar may hold shows nothing.
+    expect(redirected.stderr().replaceAll('\r\x1b[2K', '')).toMatch(
+      /^idempotency key info-1 is kept in \S+ \(from PLUGBOARD_STATE; --state DIR keeps it elsewhere\)\n$/,
+    );
+    expect(JSON.parse(redirected.stdout())).toMatchObject({ order_id: expect.any(String) });
+    const json = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_STATE: state }, true);
+    expect(await runCli([...argv, '--idempotency-key', 'info-1', '--json'], json.io, { pack })).toBe(0);
+    expect(
+      json
+        .stderr()
+        .replaceAll('\r\x1b[2K', '')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { level: 'info', message: expect.stringMatching(/^idempotency key info-1 is kept in /) },
+      { level: 'info', message: 'replayed: the first result under idempotency key info-1; nothing was sent' },
+    ]);
+  });
+
+  it('prints the exit codes with --help, 6 for a state a person must look at', async () => {
+    const { io, stdout } = bufferIo();
+    expect(await runCli(['--help'], io)).toBe(0);
+    expect(stdout()).toMatch(
+      /\n {2}6 {2}a person must look; nothing was sent: an idempotency key left running or uncertain/,
+    );
+  });
+
   it('exits 5 when the provider says the quota is exhausted, and 4 when it refuses otherwise', async () => {
     const quota = await startFaultServer(() =>
       answer({

@@ -24,15 +24,31 @@ export interface InputField {
   options?: true;
 }
 
-/** How deep nested objects are listed, and how many values of an enum are named. */
+/** How deep nested objects are listed, how many values of an enum are named, how many examples a field keeps. */
 const MAX_DEPTH = 4;
 const MAX_VALUES = 12;
+const MAX_EXAMPLES = 3;
 
 function resolveRef(schema: JsonSchema, root: JsonSchema): JsonSchema {
   const ref = schema.$ref;
   if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return schema;
   const defs = (root.$defs ?? {}) as Record<string, JsonSchema>;
   return defs[decodeURIComponent(ref.slice('#/$defs/'.length))] ?? schema;
+}
+
+/** ` 1..100`, ` > 0`, ` <= 20`, or '' for a number without bounds. */
+function boundsOf(schema: JsonSchema): string {
+  // zod writes the safe integer bounds for a bare integer: those say nothing.
+  const said = (bound: unknown): bound is number =>
+    typeof bound === 'number' && Math.abs(bound) < Number.MAX_SAFE_INTEGER;
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
+  if (said(minimum) && said(maximum)) return ` ${minimum}..${maximum}`;
+  const low = said(minimum) ? `>= ${minimum}` : said(exclusiveMinimum) ? `> ${exclusiveMinimum}` : '';
+  const high = said(maximum) ? `<= ${maximum}` : said(exclusiveMaximum) ? `< ${exclusiveMaximum}` : '';
+  return [low, high]
+    .filter(Boolean)
+    .map((bound) => ` ${bound}`)
+    .join(',');
 }
 
 /** A field's type in a few words: `string (date-time)`, `integer 1..100`, `"a" | "b"`, `array of string`. */
@@ -49,14 +65,32 @@ function typeOf(given: JsonSchema, root: JsonSchema, depth = 0): string {
   const type = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type as string | undefined);
   if (type === 'array') return `array of ${schema.items ? typeOf(schema.items as JsonSchema, root, depth + 1) : 'any'}`;
   if (type === 'string') return typeof schema.format === 'string' ? `string (${schema.format})` : 'string';
-  if (type === 'integer' || type === 'number') {
-    const min = schema.minimum ?? schema.exclusiveMinimum;
-    const max = schema.maximum ?? schema.exclusiveMaximum;
-    // zod writes the safe integer bounds for a bare integer: those say nothing.
-    const said = (bound: unknown) => typeof bound === 'number' && Math.abs(bound) < Number.MAX_SAFE_INTEGER;
-    return said(min) || said(max) ? `${type} ${said(min) ? min : ''}..${said(max) ? max : ''}` : type;
-  }
+  if (type === 'integer' || type === 'number') return `${type}${boundsOf(schema)}`;
   return type ?? 'any';
+}
+
+/** The fields of an object schema, nested objects' fields after their own, dotted. */
+function examplesOf(schema: JsonSchema): unknown[] {
+  return Array.isArray(schema.examples) ? schema.examples.slice(0, MAX_EXAMPLES) : [];
+}
+
+/** Each example once, the first few. */
+function distinct(values: readonly unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values
+    .filter((value) => {
+      const text = JSON.stringify(value);
+      return !seen.has(text) && seen.add(text);
+    })
+    .slice(0, MAX_EXAMPLES);
+}
+
+/** The values a field takes in the examples of the object holding it (an author often gives whole inputs as examples). */
+function fieldExamples(outer: readonly unknown[], name: string): unknown[] {
+  return outer
+    .filter((example): example is Record<string, unknown> => typeof example === 'object' && example !== null)
+    .filter((example) => Object.hasOwn(example, name))
+    .map((example) => example[name]);
 }
 
 /** The fields of an object schema, nested objects' fields after their own, dotted. */
@@ -64,28 +98,31 @@ function fieldsOf(
   given: JsonSchema,
   root: JsonSchema,
   prefix: string,
+  outerExamples: readonly unknown[],
   optionFields: ReadonlySet<string>,
   depth: number,
 ): InputField[] {
   const schema = resolveRef(given, root);
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const objectExamples = distinct([...examplesOf(given), ...examplesOf(schema), ...outerExamples]);
   const fields: InputField[] = [];
   for (const [name, property] of Object.entries(properties)) {
     const field = `${prefix}${name}`;
     const inner = resolveRef(property, root);
     const description = inner.description ?? property.description;
+    const examples = distinct([...examplesOf(property), ...examplesOf(inner), ...fieldExamples(objectExamples, name)]);
     fields.push({
       field,
       type: typeOf(property, root),
       required: required.has(name),
       ...(typeof description === 'string' ? { description } : {}),
       ...('default' in property ? { default: property.default } : 'default' in inner ? { default: inner.default } : {}),
-      ...(Array.isArray(inner.examples) ? { examples: inner.examples } : {}),
+      ...(examples.length > 0 ? { examples } : {}),
       ...(optionFields.has(field) ? { options: true as const } : {}),
     });
     if (inner.type === 'object' && inner.properties && depth < MAX_DEPTH)
-      fields.push(...fieldsOf(inner, root, `${field}.`, optionFields, depth + 1));
+      fields.push(...fieldsOf(inner, root, `${field}.`, fieldExamples(objectExamples, name), optionFields, depth + 1));
   }
   return fields;
 }
@@ -93,7 +130,7 @@ function fieldsOf(
 /** The inputs of an action from its zod schema, as a caller may send them (a field with a default is optional). */
 export function inputFields(action: Action): InputField[] {
   const root = action.input.toJSONSchema({ io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return fieldsOf(root, root, '', new Set(Object.keys(action.options ?? {})), 0);
+  return fieldsOf(root, root, '', [], new Set(Object.keys(action.options ?? {})), 0);
 }
 
 function budgetOf(connector: Connector, operation: PublicOperation) {
