@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { shop, startShopProvider } from '@plugboard/example-connector';
 import type { Connector } from '@plugboard/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +79,26 @@ describe('plugboard describe', () => {
         expect.objectContaining({ field: 'cause', type: '"illness" | "accidental_injury"' }),
       ]),
     );
+  });
+
+  it("takes one word in a connector package's folder as its action, or another connector's key", async () => {
+    const cwd = fileURLToPath(new URL('../../../connectors/insurance', import.meta.url));
+    const inFolder = async (argv: string[]) => {
+      const { io, stdout, stderr } = bufferIo();
+      const code = await runCli(['describe', ...argv], { ...io, cwd });
+      return { code, stdout: stdout(), stderr: stderr() };
+    };
+    const action = await inFolder(['hospital_cash_plus_quotes.create']);
+    expect(action.code).toBe(0);
+    expect(JSON.parse(action.stdout)).toMatchObject({
+      connector: 'insurance',
+      key: 'hospital_cash_plus_quotes.create',
+    });
+    const connector = await inFolder(['insurance']);
+    expect(JSON.parse(connector.stdout)).toMatchObject({ key: 'insurance', actions: expect.any(Array) });
+    const misspelt = await inFolder(['hospital_cash_plus_quotes.craete']);
+    expect(misspelt.code).toBe(2);
+    expect(JSON.parse(misspelt.stderr).message).toContain('did you mean hospital_cash_plus_quotes.create?');
   });
 
   it('prints tables for a person at a terminal', async () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ const SCRIPT = '/usr/bin/script';
 
 let dir: string;
 beforeAll(async () => {
+  if (!existsSync(SCRIPT))
+    throw new Error(`these tests need ${SCRIPT} (util-linux's script): scripts/ensure-system.sh installs it`);
   dir = await mkdtemp(join(tmpdir(), 'plugboard-terminal-'));
 });
 afterAll(async () => {

@@ -226,15 +226,27 @@ function actionText(connector: Connector, action: Action, summary: Summary, fiel
   ].join('\n')}\n`;
 }
 
-export async function describeCommand({ args, values, io, findConnector }: Invocation): Promise<void> {
-  const connectorOption = values.connector as string | undefined;
-  // With --connector the connector is named: a single word is the action.
-  const [key, actionKey] = connectorOption && args.length === 1 ? [undefined, args[0]] : args;
-  const { connector } = await findConnector({
-    key,
-    connector: connectorOption,
-    plugins: values.plugins as string | undefined,
-  });
+/**
+ * The connector and the action asked about. One word, where a connector is found without a key
+ * (`--connector`, or this folder's package), is its action unless it is another connector's key.
+ */
+async function subject({ args, values, findConnector }: Invocation): Promise<[Connector, string | undefined]> {
+  const choice = { connector: values.connector as string | undefined, plugins: values.plugins as string | undefined };
+  const [word] = args;
+  const here = args.length === 1 ? await findConnector(choice).catch(() => undefined) : undefined;
+  if (here && word !== undefined) {
+    if (choice.connector || here.connector.action(word)) return [here.connector, word];
+    // Another connector's key, else a misspelt action of this one.
+    const named = await findConnector({ ...choice, key: word }).catch(() => undefined);
+    return named ? [named.connector, undefined] : [here.connector, word];
+  }
+  const [key, action] = args;
+  return [(await findConnector({ ...choice, key })).connector, action];
+}
+
+export async function describeCommand(invocation: Invocation): Promise<void> {
+  const { values, io } = invocation;
+  const [connector, actionKey] = await subject(invocation);
   const operations = catalogueEntry(connector).operations;
   const json = wantsJson({ values, io });
   if (actionKey === undefined) {
