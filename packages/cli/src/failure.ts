@@ -19,6 +19,7 @@ import {
   IdempotencyKeyReusedError,
   IdempotencySettleRefusedError,
   IdempotencyUnsettledError,
+  NoOptionsError,
   UnknownActionError,
   UnknownConnectorError,
 } from '@plugboard/sdk/host';
@@ -110,6 +111,8 @@ export function hintFor(error: unknown): string | undefined {
   if (error instanceof AddressRefusedError) return addressHint(error);
   if (error instanceof NetworkError || error instanceof TimeoutError)
     return 'check --base-url and that the provider is reachable from here';
+  // A field without options: its message names those with them.
+  if (error instanceof NoOptionsError) return undefined;
   if (error instanceof UnknownActionError) return 'plugboard describe CONNECTOR lists its actions';
   if (error instanceof ConnectorError && error.code === 'idempotency_key_unknown')
     return 'a key is kept in the state folder of the runs that used it: pass the same --state, or PLUGBOARD_STATE';
