@@ -163,6 +163,20 @@ describe('output for people and for programs', () => {
     ]);
   });
 
+  it("never passes a provider's control characters to a terminal", async () => {
+    const hostile = await startFaultServer(() =>
+      answer({ status: 400, body: { error: 'bad', message: 'no \u001b[2J\u001b]0;owned\u0007such item\rX' } }),
+    );
+    try {
+      const person = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+      expect(await runCli(['run', 'shop', 'items.list', '--base-url', hostile.url], person.io, { pack })).toBe(4);
+      expect(person.stderr()).toMatch(/^plugboard: .*no \ufffd\[2J\ufffd\]0;owned\ufffdsuch item\ufffdX/);
+      for (const control of ['\u001b', '\u0007', '\r']) expect(person.stderr()).not.toContain(control);
+    } finally {
+      await hostile.close();
+    }
+  });
+
   it('prints the exit codes with --help, 6 for a state a person must look at', async () => {
     const { io, stdout } = bufferIo();
     expect(await runCli(['--help'], io)).toBe(0);
