@@ -100,6 +100,8 @@ export function hintFor(error: unknown): string | undefined {
   }
   if (error instanceof ConnectionConfigError && SECRET_SETTINGS.test(error.message))
     return 'a credential goes in PLUGBOARD_CREDENTIAL (or plugboard auth login), never in --connection';
+  if (error instanceof ConnectionConfigError && /no public default base URL/.test(error.message))
+    return "pass --base-url URL: the provider's, or a local stand-in's (plugboard mock)";
   if (error instanceof ConnectionConfigError && /PLUGBOARD_CREDENTIAL|credential/.test(error.message))
     return 'export PLUGBOARD_CREDENTIAL=... (the token or key of the connection), then run again';
   if (error instanceof AuthenticationError)

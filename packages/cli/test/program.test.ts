@@ -9,7 +9,7 @@ import { items, shop, startShopProvider } from '@plugboard/example-connector';
 import { answer, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { runCli } from '../src/index.js';
 import { buildProgram } from '../src/program.js';
-import { bufferIo, TOKEN } from './support.js';
+import { bufferIo, PACK, TOKEN } from './support.js';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const VERSION = (JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -133,6 +133,13 @@ describe('output for people and for programs', () => {
     expect(await runCli(production, loopback.io, { pack })).toBe(2);
     expect(loopback.stderr()).toBe(
       'plugboard: the host 127.0.0.1 is a loopback address, which production runs may not connect to; nothing was sent\nhint: a local provider or stand-in? sandbox runs reach loopback addresses; in production, PLUGBOARD_ALLOW_NETWORK=127.0.0.0/8 lets them through\n',
+    );
+    const input = { applicant: { date_of_birth: '1980-01-01' }, cause: 'illness', confinement_days: 5 };
+    const nowhere = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const noBaseUrl = ['run', 'insurance', 'hospital_cash_plus_quotes.create', '--input', JSON.stringify(input)];
+    expect(await runCli(noBaseUrl, nowhere.io, { pack: PACK })).toBe(2);
+    expect(nowhere.stderr().split('\n')[1]).toBe(
+      "hint: pass --base-url URL: the provider's, or a local stand-in's (plugboard mock)",
     );
     for (const said of [secret.stderr(), loopback.stderr()]) expect(said).not.toMatch(/vault|createTransport/);
     expect(server.requests).toEqual([]);
