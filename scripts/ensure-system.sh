@@ -7,6 +7,8 @@
 #   redis-server  on PATH (Debian package redis-server): the SDK's shared-budget tests
 #   setpriv       /usr/bin/setpriv or /bin/setpriv (Debian package util-linux): the runtime ends
 #                 an isolated plugin's process with its host through it; its test needs it
+#   script        /usr/bin/script (util-linux's, in Debian package bsdutils): the CLI's tests run
+#                 the plugboard binary in a pseudo-terminal it makes, with no terminal of their own
 #
 # Idempotent: when every program is there it installs nothing and takes well under a second.
 # A missing one is installed with apt-get (non-interactive), as root or with password-less
@@ -24,12 +26,14 @@ chromium_path() { printf '%s\n' "${CHROMIUM_PATH:-/usr/bin/chromium}"; }
 redis_path() { command -v redis-server 2>/dev/null || true; }
 # Where the runtime looks for it, whatever PATH says.
 setpriv_path() { for path in /usr/bin/setpriv /bin/setpriv; do [ -x "$path" ] && { printf '%s\n' "$path"; return; }; done; true; }
+script_path() { [ -x /usr/bin/script ] && printf '%s\n' /usr/bin/script; true; }
 
 path_of() {
   case "$1" in
     chromium) chromium_path ;;
     redis-server) redis_path ;;
     setpriv) setpriv_path ;;
+    script) script_path ;;
   esac
 }
 
@@ -37,6 +41,7 @@ path_of() {
 package_of() {
   case "$1" in
     setpriv) printf 'util-linux\n' ;;
+    script) printf 'bsdutils\n' ;;
     *) printf '%s\n' "$1" ;;
   esac
 }
@@ -53,7 +58,7 @@ present() {
   [ -n "$path" ] && [ -x "$path" ]
 }
 
-programs=(chromium redis-server setpriv)
+programs=(chromium redis-server setpriv script)
 missing=()
 for program in "${programs[@]}"; do
   if present "$program"; then

@@ -52,6 +52,8 @@ describe('./pbw demo --keep-running', () => {
       /replayed scenario 'status' from .* with the network closed \(1 calls, 1 records in 1 pages\)/,
     );
     expect(output).toMatch(/catalogue: 1 connector, \d+ operations/);
+    // What the CLI said is shown in words, not as the JSON lines it writes to a pipe.
+    expect(output).not.toContain('"level"');
   });
 
   test('its commands run as printed while the simulator is up', async () => {

@@ -8,7 +8,9 @@ import {
 import type { IsolatedPlugin } from '@plugboard/runtime';
 import { type FoundConnector, isolatedIn } from './connectors.js';
 import { allowedNetwork } from './network.js';
-import { type CliIo, writeJsonLine } from './io.js';
+import { checkActionName } from './did-you-mean.js';
+import type { CliIo } from './io.js';
+import type { Messages } from './messages.js';
 import type { Invocation } from './program.js';
 import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
 
@@ -39,7 +41,7 @@ export async function runArgs(invocation: Invocation): Promise<ActionArgs | Isol
   if (!values.plugins) return actionArgs(invocation);
   const { key } = actionTarget(invocation.args);
   const redis = invocation.io.env.PLUGBOARD_REDIS_URL;
-  const plugin = await isolatedIn(invocation.io, values.plugins, key, {
+  const plugin = await isolatedIn(invocation.io, invocation.messages, values.plugins, key, {
     allow: allowedNetwork(invocation.io.env),
     ...(redis ? { redis } : {}),
   });
@@ -53,7 +55,7 @@ export async function actionArgs(
   isolated: ActionArgs['target'],
 ): Promise<Omit<ActionArgs, 'connector'>>;
 export async function actionArgs(
-  { args, values: given, io, findConnector }: Invocation,
+  { args, values: given, io, messages, findConnector }: Invocation,
   isolated?: ActionArgs['target'],
 ): Promise<Omit<ActionArgs, 'connector'> & { connector?: Connector }> {
   const values = given as Record<string, string | undefined>;
@@ -65,9 +67,11 @@ export async function actionArgs(
   if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings))) {
     throw new UsageError('--connection must be a JSON object of connection settings');
   }
+  const target = isolated ?? { key: found.connector!.key, actions: found.connector!.actions };
+  checkActionName(target, action);
   return {
     ...(found.connector ? { connector: found.connector } : {}),
-    target: isolated ?? { key: found.connector!.key, actions: found.connector!.actions },
+    target,
     dir: found.dir,
     action,
     input: jsonObjectOption('--input', values.input, {}),
@@ -78,7 +82,7 @@ export async function actionArgs(
     },
     environment: (values.environment ?? 'sandbox') as Environment,
     credential: environmentCredential(io),
-    log: stderrLog(io),
+    log: messagesLog(messages),
     values,
   };
 }
@@ -92,12 +96,10 @@ export function environmentCredential(io: CliIo): () => string {
   };
 }
 
-/** Warnings and errors of a run as JSON lines on stderr, clear of a progress line. */
-export function stderrLog(io: CliIo): LogSink {
+/** Warnings and errors of a run, said on stderr like any message. */
+export function messagesLog(messages: Messages): LogSink {
   return (entry) => {
-    if (entry.level !== 'warn' && entry.level !== 'error') return;
-    if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
-    writeJsonLine(io.stderr, entry);
+    if (entry.level === 'warn' || entry.level === 'error') messages.say({ ...entry, level: entry.level });
   };
 }
 

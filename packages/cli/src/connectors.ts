@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { type Connector, excerpt } from '@plugboard/sdk';
 import type { IsolatedPlugin, IsolationOptions } from '@plugboard/runtime';
-import { type CliIo, writeJsonLine } from './io.js';
+import { didYouMean, nearest } from './did-you-mean.js';
+import type { CliIo } from './io.js';
+import type { Messages } from './messages.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -37,9 +39,10 @@ export interface FoundConnector {
 export type FindConnector = (choice: ConnectorChoice) => Promise<FoundConnector>;
 
 /** `given`: connectors a host program passes in by key (tests, an embedding host); otherwise connectors are found as above. */
-export function connectorFinder(io: CliIo, given?: ReadonlyMap<string, Connector>): FindConnector {
+export function connectorFinder(io: CliIo, messages: Messages, given?: ReadonlyMap<string, Connector>): FindConnector {
   return async (choice) => {
-    const found = given && !choice.connector && !choice.plugins ? fromGiven(given, choice.key) : await find(io, choice);
+    const found =
+      given && !choice.connector && !choice.plugins ? fromGiven(given, choice.key) : await find(io, messages, choice);
     if (choice.key !== undefined && found.connector.key !== choice.key) {
       throw new UsageError(
         `the connector found is '${found.connector.key}', not '${excerpt(choice.key)}'${found.dir ? ` (${found.dir})` : ''}`,
@@ -54,12 +57,12 @@ function fromGiven(given: ReadonlyMap<string, Connector>, key: string | undefine
   const connector = key === undefined ? (given.size === 1 ? [...given.values()][0] : undefined) : given.get(key);
   if (!connector)
     throw new UsageError(
-      `no connector '${excerpt(key ?? '')}'; available: ${[...given.keys()].sort().join(', ') || 'none'}`,
+      `no connector '${excerpt(key ?? '')}'${didYouMean(key ?? '', given.keys())}; available: ${[...given.keys()].sort().join(', ') || 'none'}`,
     );
   return { connector };
 }
 
-async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector> {
+async function find(io: CliIo, messages: Messages, choice: ConnectorChoice): Promise<FoundConnector> {
   const runtime = await import('@plugboard/runtime');
   const load = async (dir: string): Promise<FoundConnector> => {
     try {
@@ -72,12 +75,9 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
     }
   };
   if (choice.plugins) {
-    const connectors = await connectorsIn(io, choice.plugins);
+    const connectors = await connectorsIn(io, messages, choice.plugins);
     const connector = choice.key === undefined ? undefined : connectors.get(choice.key);
-    if (!connector)
-      throw new UsageError(
-        `no connector '${excerpt(choice.key ?? '')}' in --plugins ${excerpt(choice.plugins)}; it has ${[...connectors.keys()].sort().join(', ') || 'none'}`,
-      );
+    if (!connector) throw notInPlugins(choice.key, choice.plugins, connectors.keys());
     return { connector };
   }
   if (choice.connector) {
@@ -104,18 +104,61 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
     const dir = installed(name, io.cwd);
     if (dir) return load(dir);
   }
+  const near = nearest(choice.key!, installedKeys(io.cwd));
   throw new UsageError(
-    `no connector '${excerpt(choice.key!)}': not this folder's package, and neither ${names.join(' nor ')} is installed; name one with --connector DIR or --plugins DIR`,
+    near
+      ? `no connector '${excerpt(choice.key!)}'; did you mean ${near}? (neither ${names.join(' nor ')} is installed)`
+      : `no connector '${excerpt(choice.key!)}': not this folder's package, and neither ${names.join(' nor ')} is installed; name one with --connector DIR or --plugins DIR`,
   );
 }
 
+function notInPlugins(key: string | undefined, dir: string, keys: Iterable<string>): UsageError {
+  const known = [...keys].sort();
+  return new UsageError(
+    `no connector '${excerpt(key ?? '')}' in --plugins ${excerpt(dir)}${didYouMean(key ?? '', known)}; it has ${known.join(', ') || 'none'}`,
+  );
+}
+
+const PACKAGE_PREFIXES = ['@plugboard/connector-', 'plugboard-connector-'];
+
+/** The keys of the connector packages installed where Node would look from `from` (by their names: none is loaded). */
+function installedKeys(from: string): string[] {
+  const keys = new Set<string>();
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const modules = join(dir, 'node_modules');
+    for (const name of [
+      ...packagesIn(modules),
+      ...packagesIn(join(modules, '@plugboard')).map((n) => `@plugboard/${n}`),
+    ])
+      for (const prefix of PACKAGE_PREFIXES) if (name.startsWith(prefix)) keys.add(name.slice(prefix.length));
+    if (dirname(dir) === dir) return [...keys];
+  }
+}
+
+/** The names in a folder, none when it cannot be read. */
+function packagesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
 /** Every connector package in a plugin folder; each one that did not load is said on stderr. */
-export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<string, Connector>> {
+export async function connectorsIn(
+  io: CliIo,
+  messages: Messages,
+  dir: string,
+): Promise<ReadonlyMap<string, Connector>> {
   const { loadPack } = await import('@plugboard/runtime');
   const { connectors, failed } = await loadPack(resolve(io.cwd, dir));
-  for (const plugin of failed)
-    writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
+  notLoaded(messages, failed);
   return connectors;
+}
+
+function notLoaded(messages: Messages, failed: ReadonlyArray<{ package: string; reason: string }>): void {
+  for (const plugin of failed)
+    messages.say({ level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
 }
 
 /**
@@ -125,24 +168,21 @@ export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<
  */
 export async function isolatedIn(
   io: CliIo,
+  messages: Messages,
   dir: string,
   key: string | undefined,
   options: IsolationOptions,
 ): Promise<IsolatedPlugin> {
   const { startPlugins } = await import('@plugboard/runtime');
   const { loaded, failed } = await startPlugins(resolve(io.cwd, dir), options);
-  for (const plugin of failed)
-    writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
+  notLoaded(messages, failed);
   const chosen = loaded.find((plugin) => plugin.key === key);
   await Promise.all(loaded.filter((plugin) => plugin !== chosen).map((plugin) => plugin.close()));
   if (!chosen)
-    throw new UsageError(
-      `no connector '${excerpt(key ?? '')}' in --plugins ${excerpt(dir)}; it has ${
-        loaded
-          .map((plugin) => plugin.key)
-          .sort()
-          .join(', ') || 'none'
-      }`,
+    throw notInPlugins(
+      key,
+      dir,
+      loaded.map((plugin) => plugin.key),
     );
   return chosen;
 }

@@ -2,7 +2,8 @@
  * The exit codes of every `plugboard` command, in one table: the help prints it, and
  * `exitCodeOf` (failure.ts) maps a failure onto it. A script tells from the code alone whether
  * to fix its input (2), ask for an approval (3), look at what the provider said (4), wait for a
- * quota (5) or retry (1).
+ * quota (5), have a person look before anything runs again (6) or retry (1): a state that needs
+ * a person never exits 1, which scripts retry.
  */
 export const EXIT_CODES = [
   { code: 0, meaning: 'done' },
@@ -23,6 +24,11 @@ export const EXIT_CODES = [
       'the provider refused the request (a 4xx answer: authentication, permission, not found, conflict, rejected), the credential expired, or a sign-in was denied; check: the connection did not pass (expired, credentials_changed, failed: its fixHint says what to do)',
   },
   { code: 5, meaning: 'quota exhausted (402): the provider says the account has not enough credits or minutes' },
+  {
+    code: 6,
+    meaning:
+      'a person must look; nothing was sent: an idempotency key left running or uncertain (plugboard idempotency show, then settle), a key nothing is kept under, a settle the key does not allow',
+  },
 ] as const;
 
 export type ExitCode = (typeof EXIT_CODES)[number]['code'];

@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { CliIo } from './io.js';
 import { exitCodesHelp } from './exit-codes.js';
 import type { FindConnector } from './connectors.js';
+import type { Messages } from './messages.js';
 
 /**
  * The `plugboard` command line: every command, its options, its help and examples, in one
@@ -16,6 +17,8 @@ export interface Invocation {
   /** Options by their long name without dashes (`base-url`), as typed; flags are booleans. */
   values: Record<string, string | boolean | string[] | undefined>;
   io: CliIo;
+  /** Info lines and warnings on stderr, as text for a person or JSON lines. */
+  messages: Messages;
   findConnector: FindConnector;
   signal: AbortSignal;
 }
@@ -40,6 +43,7 @@ export const COMMANDS = {
   'auth status': async () => (await import('./commands/auth-status.js')).authStatusCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
   options: async () => (await import('./commands/options.js')).optionsCommand,
+  describe: async () => (await import('./commands/describe.js')).describeCommand,
 } satisfies Record<string, () => Promise<CommandRun>>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -114,7 +118,10 @@ export function buildProgram(hooks: ProgramHooks): Command {
   program
     .description('Run, record, test and publish Plugboard connectors.')
     .version(VERSION, '-V, --version', 'print the version of plugboard')
-    .option('--json', 'print failures as platform Error JSON on stderr (the default when stdout is not a terminal)')
+    .option(
+      '--json',
+      'print messages and failures on stderr as JSON lines, failures as platform Error JSON (the default when stderr is not a terminal)',
+    )
     .showSuggestionAfterError(true)
     // Each command parses its own options: `catalogue --plugins` and `catalogue diff --plugins` are two.
     .enablePositionalOptions()
@@ -465,6 +472,31 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .action(action('options'));
 
   program
+    .command('describe')
+    .summary("list a connector's actions, or an action's inputs")
+    .description(
+      "Read the connector's definition: without an action, each action with its mode, effect (reads or writes, billable), approval and rate budget; with one, the action's inputs with their types, whether required, defaults and examples. Text at a terminal; one JSON line with --json or when stdout is not a terminal.",
+    )
+    .usage('[connector] [action] [options]')
+    .argument('[connector]', "the connector key (default: this folder's connector package, or --connector)")
+    .argument('[action]', 'the action key, e.g. media_imports.create')
+    .option(
+      '--connector <dir|package>',
+      "the connector package: a folder, or an installed package name (default: this folder's package)",
+    )
+    .option('--plugins <dir>', 'a folder npm or pnpm installed connector packages into')
+    .option('--json', 'print it as one JSON line')
+    .addHelpText(
+      'after',
+      examples([
+        'plugboard describe descript',
+        'plugboard describe descript media_imports.create',
+        'plugboard describe items.list --connector ./my-connector',
+      ]),
+    )
+    .action(action('describe'));
+
+  program
     .command('simulate', { hidden: !hooks.simulators })
     .summary('start a provider simulator of the Plugboard repository')
     .description(
@@ -483,9 +515,9 @@ export function buildProgram(hooks: ProgramHooks): Command {
     command.commands.length === 0 ? [command] : command.commands.flatMap(leaves);
   for (const command of [...program.commands.flatMap(leaves), catalogue]) {
     if (!command.options.some((option) => option.long === '--json'))
-      command.option('--json', 'print failures as platform Error JSON on stderr');
+      command.option('--json', 'print messages and failures on stderr as JSON lines');
   }
   return program;
 }
 
-export { CommanderError };
+export { type Command, CommanderError };

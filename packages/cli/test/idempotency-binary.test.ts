@@ -138,7 +138,7 @@ describe('idempotency keys of the plugboard binary', () => {
       await until(() => held.count > 0);
       const second = await plugboard([...ORDER, ...keyed]);
       release();
-      expect(second.code).toBe(1);
+      expect(second.code).toBe(6);
       expect(lastLine(second.stderr)).toMatchObject({
         code: 'conflict',
         statusCode: 409,
@@ -165,7 +165,7 @@ describe('idempotency keys of the plugboard binary', () => {
       startedAt: expect.any(String),
       decisions: [],
     });
-    expect((await order('order-2026-003')).code).toBe(1);
+    expect((await order('order-2026-003')).code).toBe(6);
 
     const settle = [
       'idempotency',
@@ -179,7 +179,7 @@ describe('idempotency keys of the plugboard binary', () => {
       'no such order in the provider console',
     ];
     const refused = await keys(settle);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(6);
     expect(lastLine(refused.stderr)).toMatchObject({ code: 'conflict', message: expect.stringContaining('--force') });
     const settled = await keys([...settle, '--force']);
     expect(settled.code).toBe(0);

@@ -169,7 +169,7 @@ describe('plugboard idempotency', () => {
     });
     // The run meanwhile is refused, as before.
     const blocked = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-9']);
-    expect(blocked.code).toBe(1);
+    expect(blocked.code).toBe(6);
     expect(lastError(blocked.stderr)).toMatchObject({
       code: 'conflict',
       statusCode: 409,
@@ -191,7 +191,7 @@ describe('plugboard idempotency', () => {
       'no order in the provider console',
     ];
     const early = await cli(settle);
-    expect(early.code).toBe(1);
+    expect(early.code).toBe(6);
     expect(lastError(early.stderr)).toMatchObject({
       code: 'conflict',
       statusCode: 409,
@@ -199,7 +199,7 @@ describe('plugboard idempotency', () => {
     });
     expect(lastError(early.stderr).message).toContain('(--force)');
     expect(lastError(early.stderr).message).toContain('--min-age');
-    expect((await cli([...settle, '--min-age', '10m'])).code).toBe(1);
+    expect((await cli([...settle, '--min-age', '10m'])).code).toBe(6);
 
     const settled = await cli([...settle, '--min-age', '2m']);
     expect(settled.code).toBe(0);
@@ -268,7 +268,7 @@ describe('plugboard idempotency', () => {
       'changed my mind',
       '--force',
     ]);
-    expect(twice.code).toBe(1);
+    expect(twice.code).toBe(6);
     expect(lastError(twice.stderr)).toMatchObject({
       code: 'conflict',
       message: expect.stringContaining('settled by ops'),
@@ -284,7 +284,7 @@ describe('plugboard idempotency', () => {
     const failed = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-11']);
     expect(failed.code).toBe(1);
     const refused = await cli([...ORDER, '--base-url', server.url, '--idempotency-key', 'order-11', '--state', state]);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(6);
     expect(lastError(refused.stderr).message).toContain(`see plugboard idempotency show order-11 --state ${state}`);
     const shown = JSON.parse((await cli(['idempotency', 'show', 'order-11'])).stdout);
     expect(shown).toMatchObject({
@@ -377,13 +377,13 @@ describe('plugboard idempotency', () => {
     expect(lastError(run.stderr)).toMatchObject({ code: 'invalid_input', message: expect.stringContaining(mention) });
   });
 
-  it('exits 1 for a key nothing is kept under, naming the folder looked in', async () => {
+  it('exits 6 (a person must look) for a key nothing is kept under, naming the folder looked in', async () => {
     for (const verb of [
       ['show', 'nope'],
       ['settle', 'nope', '--as', 'failed', '--by', 'ops', '--reason', 'r'],
     ]) {
       const run = await cli(['idempotency', ...verb]);
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(6);
       expect(lastError(run.stderr)).toMatchObject({
         code: 'idempotency_key_unknown',
         statusCode: 404,
@@ -400,7 +400,7 @@ describe('plugboard idempotency', () => {
     expect(run.stderr).toContain('… (10001 characters) is kept in');
     expect(JSON.parse((await cli(['idempotency', 'show', key])).stdout)).toMatchObject({ key, state: 'succeeded' });
     const unknown = await cli(['idempotency', 'show', `${key}y`]);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(6);
     expect(lastError(unknown.stderr).message.length).toBeLessThan(600);
     expect(lastError(unknown.stderr).message).toContain('… (10002 characters)');
   });

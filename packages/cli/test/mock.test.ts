@@ -289,7 +289,7 @@ describe('plugboard mock', () => {
       await runCli(['mock', DESCRIPT, '--port', port], { ...taken.io, stdout: { write: () => true, isTTY: true } }),
     ).toBe(2);
     expect(taken.stderr()).toBe(
-      `plugboard: arguments: --port ${port}: the port is in use; pick another, or --port 0 for a free one\n`,
+      `plugboard: --port ${port}: the port is in use; pick another, or --port 0 for a free one\n`,
     );
   });
 

@@ -71,6 +71,9 @@ describe('plugboard options', () => {
     const none = await options(['media_imports.create', 'project_name']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("no options for input field 'project_name'");
+    const misspelt = await options(['media_imports.create', 'project_di']);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain('fields with options: project_id; did you mean project_id?');
     expect((await options(['media_imports.create'])).code).toBe(2);
     expect((await options(['media_imports.create', 'project_id', '--search', 'x'.repeat(201)])).code).toBe(2);
     const before = sim.requests.length;

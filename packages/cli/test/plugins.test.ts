@@ -152,7 +152,7 @@ describe('plugboard plugins and run --plugins', () => {
   it.each([
     [['--dir', 'nope'], 'no such folder'],
     [[], "required option '--dir <dir>' not specified"],
-    [['--dir', 'x', '--dri', 'x'], "unknown option '--dri'\n(Did you mean --dir?)"],
+    [['--dir', 'x', '--dri', 'x'], "unknown option '--dri'; did you mean --dir?"],
   ])('exits 2 on %j, naming the problem', async (argv, mention) => {
     const { io, stdout, stderr } = bufferIo();
     expect(await runCli(['plugins', ...argv], { ...io, cwd: pluginDir }, { pack: new Map() })).toBe(2);

@@ -9,7 +9,7 @@ import { items, shop, startShopProvider } from '@plugboard/example-connector';
 import { answer, type FaultServer, startFaultServer } from '@plugboard/testing';
 import { runCli } from '../src/index.js';
 import { buildProgram } from '../src/program.js';
-import { bufferIo, TOKEN } from './support.js';
+import { bufferIo, PACK, TOKEN } from './support.js';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const VERSION = (JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -63,11 +63,15 @@ describe('help and version', () => {
     expect(await runCli(['recrod'], command.io)).toBe(2);
     expect(JSON.parse(command.stderr())).toMatchObject({
       code: 'invalid_input',
-      message: "unknown command 'recrod'\n(Did you mean record?)",
+      message: "unknown command 'recrod'; did you mean record?",
+      hint: 'plugboard --help lists the commands',
     });
     const option = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN });
     expect(await runCli(['run', 'shop', 'items.list', '--bsae-url', server.url], option.io, { pack })).toBe(2);
-    expect(JSON.parse(option.stderr()).message).toBe("unknown option '--bsae-url'\n(Did you mean --base-url?)");
+    expect(JSON.parse(option.stderr())).toMatchObject({
+      message: "unknown option '--bsae-url'; did you mean --base-url?",
+      hint: 'plugboard run --help shows its options',
+    });
     expect(server.requests).toEqual([]);
   });
 });
@@ -115,6 +119,77 @@ describe('output for people and for programs', () => {
     ).toBe(2);
     expect(person.stderr().split('\n')[0]).toBe('plugboard: --input: must be a JSON object, not an array');
     expect(server.requests).toEqual([]);
+  });
+
+  it("gives each hint in the CLI's own words, never the library's", async () => {
+    const secret = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const withKey = ['run', 'shop', 'items.list', '--connection', '{"apiKey":"k-123"}', '--base-url', server.url];
+    expect(await runCli(withKey, secret.io, { pack })).toBe(2);
+    expect(secret.stderr()).toBe(
+      'plugboard: connection default: connection settings must not hold secrets. Refused: settings.apiKey\nhint: a credential goes in PLUGBOARD_CREDENTIAL (or plugboard auth login), never in --connection\n',
+    );
+    const loopback = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const production = ['run', 'shop', 'items.list', '--environment', 'production', '--base-url', server.url];
+    expect(await runCli(production, loopback.io, { pack })).toBe(2);
+    expect(loopback.stderr()).toBe(
+      'plugboard: the host 127.0.0.1 is a loopback address, which production runs may not connect to; nothing was sent\nhint: a local provider or stand-in? sandbox runs reach loopback addresses; in production, PLUGBOARD_ALLOW_NETWORK=127.0.0.0/8 lets them through\n',
+    );
+    const input = { applicant: { date_of_birth: '1980-01-01' }, cause: 'illness', confinement_days: 5 };
+    const nowhere = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+    const noBaseUrl = ['run', 'insurance', 'hospital_cash_plus_quotes.create', '--input', JSON.stringify(input)];
+    expect(await runCli(noBaseUrl, nowhere.io, { pack: PACK })).toBe(2);
+    expect(nowhere.stderr().split('\n')[1]).toBe(
+      "hint: pass --base-url URL: the provider's, or a local stand-in's (plugboard mock)",
+    );
+    for (const said of [secret.stderr(), loopback.stderr()]) expect(said).not.toMatch(/vault|createTransport/);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('says info lines as text at a terminal even when stdout is redirected, JSON with --json', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'plugboard-info-'));
+    const argv = ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1}', '--base-url', server.url];
+    const redirected = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_STATE: state }, true);
+    expect(await runCli([...argv, '--idempotency-key', 'info-1'], redirected.io, { pack })).toBe(0);
+    // Clearing the line a progress bar may hold shows nothing.
+    expect(redirected.stderr().replaceAll('\r\x1b[2K', '')).toMatch(
+      /^idempotency key info-1 is kept in \S+ \(from PLUGBOARD_STATE; --state DIR keeps it elsewhere\)\n$/,
+    );
+    expect(JSON.parse(redirected.stdout())).toMatchObject({ order_id: expect.any(String) });
+    const json = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN, PLUGBOARD_STATE: state }, true);
+    expect(await runCli([...argv, '--idempotency-key', 'info-1', '--json'], json.io, { pack })).toBe(0);
+    expect(
+      json
+        .stderr()
+        .replaceAll('\r\x1b[2K', '')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { level: 'info', message: expect.stringMatching(/^idempotency key info-1 is kept in /) },
+      { level: 'info', message: 'replayed: the first result under idempotency key info-1; nothing was sent' },
+    ]);
+  });
+
+  it("never passes a provider's control characters to a terminal", async () => {
+    const hostile = await startFaultServer(() =>
+      answer({ status: 400, body: { error: 'bad', message: 'no \u001b[2J\u001b]0;owned\u0007such item\rX' } }),
+    );
+    try {
+      const person = tty({ PLUGBOARD_CREDENTIAL: TOKEN });
+      expect(await runCli(['run', 'shop', 'items.list', '--base-url', hostile.url], person.io, { pack })).toBe(4);
+      expect(person.stderr()).toMatch(/^plugboard: .*no \ufffd\[2J\ufffd\]0;owned\ufffdsuch item\ufffdX/);
+      for (const control of ['\u001b', '\u0007', '\r']) expect(person.stderr()).not.toContain(control);
+    } finally {
+      await hostile.close();
+    }
+  });
+
+  it('prints the exit codes with --help, 6 for a state a person must look at', async () => {
+    const { io, stdout } = bufferIo();
+    expect(await runCli(['--help'], io)).toBe(0);
+    expect(stdout()).toMatch(
+      /\n {2}6 {2}a person must look; nothing was sent: an idempotency key left running or uncertain/,
+    );
   });
 
   it('exits 5 when the provider says the quota is exhausted, and 4 when it refuses otherwise', async () => {

@@ -59,6 +59,7 @@ describe('plugboard run', () => {
         requestId: expect.stringMatching(/^req_[0-9a-f]+$/),
         path: '/cli/run/shop/items.list',
         code: 'authentication_failed',
+        hint: 'the provider refused the credential: check PLUGBOARD_CREDENTIAL, or sign in again with plugboard auth login',
       },
     ]);
     expect(stderr()).not.toContain('wrong-token-123');

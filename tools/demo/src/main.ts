@@ -71,6 +71,12 @@ function expectCode(outcome: Outcome, code: number, step: string): void {
 }
 
 const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
+
+/** The last info line a command said on stderr (JSON lines here, stderr not being a terminal) that includes `text`. */
+function said(outcome: Outcome, text = ''): string | undefined {
+  const line = lines(outcome.stderr).findLast((entry) => entry.includes(text));
+  return line === undefined ? undefined : (JSON.parse(line) as { message: string }).message;
+}
 const base = ['--base-url', simulator.url];
 let failed = false;
 
@@ -137,10 +143,7 @@ try {
   say('\n3. Read again from the checkpoint: only what changed since, the imported project');
   const second = await plugboard(...list);
   expectCode(second, 0, 'projects.list again');
-  const resumed = lines(second.stderr).find((line) => line.includes('resumed from the checkpoint'));
-  say(
-    `   ${resumed ? (JSON.parse(resumed) as { message: string }).message : `${lines(second.stdout).length} records`}`,
-  );
+  say(`   ${said(second, 'resumed from the checkpoint') ?? `${lines(second.stdout).length} records`}`);
 
   say('\n4. Record a scenario, then replay it with the network closed');
   const fixtures = join(work, 'fixtures');
@@ -155,10 +158,10 @@ try {
     ...base,
   );
   expectCode(recorded, 0, 'record');
-  say(`   ${lines(recorded.stderr).at(-1)}`);
+  say(`   ${said(recorded)}`);
   const replayed = await plugboard('replay', 'descript', '--scenario', 'status', '--fixtures', fixtures);
   expectCode(replayed, 0, 'replay');
-  say(`   ${lines(replayed.stderr).at(-1)}`);
+  say(`   ${said(replayed)}`);
 
   say('\n5. The public catalogue: entries, JSON Schemas, types, OpenAPI and a static site');
   const catalogue = join(work, 'catalogue');

@@ -10,7 +10,7 @@ import {
 import { authorizationRequest, exchangeAuthorizationCode } from '@plugboard/sdk/host';
 import { openBrowser } from '../browser.js';
 import { connectionName } from '../connection-name.js';
-import { type CliIo, wantsJson, writeJsonLine } from '../io.js';
+import { wantsJson, writeJsonLine } from '../io.js';
 import { connectorCredentials, keepTokens, writeKept } from '../kept-connections.js';
 import { listenForRedirect } from '../loopback-redirect.js';
 import { allowedNetwork } from '../network.js';
@@ -36,11 +36,6 @@ function signInScheme(connector: Connector, id: string | undefined): OAuth2Autho
   return chosen;
 }
 
-function say(io: CliIo, message: string, url?: string): void {
-  if (io.stderr.isTTY) io.stderr.write(url ? `${message}:\n\n  ${url}\n\n` : `${message}\n`);
-  else writeJsonLine(io.stderr, { level: 'info', message, ...(url ? { url } : {}) });
-}
-
 /**
  * `plugboard auth login <connector> [--connection NAME]`: the OAuth2 authorization code flow
  * with PKCE S256 through a loopback redirect (RFC 8252): the URL to open is printed (and opened
@@ -49,7 +44,14 @@ function say(io: CliIo, message: string, url?: string): void {
  * `check`. The client id comes from `--client-id` or `PLUGBOARD_CLIENT_ID`, a confidential
  * client's secret from `PLUGBOARD_CLIENT_SECRET` only.
  */
-export async function authLoginCommand({ args, values, io, findConnector, signal }: Invocation): Promise<void> {
+export async function authLoginCommand({
+  args,
+  values,
+  io,
+  messages,
+  findConnector,
+  signal,
+}: Invocation): Promise<void> {
   const given = values as Record<string, string | undefined>;
   const { connector } = await findConnector({ key: args[0], connector: given.connector, plugins: given.plugins });
   const scheme = signInScheme(connector, given.scheme);
@@ -68,8 +70,9 @@ export async function authLoginCommand({ args, values, io, findConnector, signal
   let tokens: TokenSet;
   try {
     const request = authorizationRequest(scheme, { clientId, redirectUri: redirect.uri });
-    say(io, `open this URL to sign in to ${connector.name}`, request.url.href);
-    if (openBrowser(io, request.url.href)) say(io, 'opened it in your browser; waiting for the sign-in to come back');
+    messages.say({ level: 'info', message: `open this URL to sign in to ${connector.name}`, url: request.url.href });
+    if (openBrowser(io, request.url.href))
+      messages.say({ level: 'info', message: 'opened it in your browser; waiting for the sign-in to come back' });
     const callbackUrl = await redirect.received(request.state);
     tokens = await exchangeAuthorizationCode({
       connector,

@@ -19,11 +19,11 @@ function packageNames(pairs: string[] | undefined): Record<string, string> {
 }
 
 /** The connectors to list: the keys named, the --connector packages, every one of --plugins, else this folder's package. */
-async function connectorsFor({ args, values, io, findConnector }: Invocation): Promise<Connector[]> {
+async function connectorsFor({ args, values, io, messages, findConnector }: Invocation): Promise<Connector[]> {
   const plugins = values.plugins as string | undefined;
   const packages = (values.connector as string[] | undefined) ?? [];
   const connectors: Connector[] = [];
-  if (plugins) connectors.push(...(await connectorsIn(io, plugins)).values());
+  if (plugins) connectors.push(...(await connectorsIn(io, messages, plugins)).values());
   for (const key of args) connectors.push((await findConnector({ key })).connector);
   for (const connector of packages) connectors.push((await findConnector({ connector })).connector);
   if (connectors.length === 0 && !plugins) connectors.push((await findConnector({})).connector);

@@ -1,6 +1,6 @@
 import { createTransport, type Environment } from '@plugboard/sdk';
 import { checkConnection, type LiveCheck } from '@plugboard/sdk/host';
-import { environmentCredential, stderrLog } from '../action-args.js';
+import { environmentCredential, messagesLog } from '../action-args.js';
 import { connectionName } from '../connection-name.js';
 import type { ExitCode } from '../exit-codes.js';
 import { writeJsonLine } from '../io.js';
@@ -29,7 +29,7 @@ export function checkExitCode(state: LiveCheck['state'], retryable = false): Exi
  * any other uses PLUGBOARD_CREDENTIAL. The verdict is kept with the signed-in connection.
  */
 export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
-  const { io, values, signal } = invocation;
+  const { io, values, signal, messages } = invocation;
   const given = values as Record<string, string | undefined>;
   const connection = connectionName(given.connection);
   const { connector } = await invocation.findConnector({
@@ -58,7 +58,7 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
       environment: (given.environment ?? 'sandbox') as Environment,
       credential: signed ? signedInCredential(io, signed) : environmentCredential(io),
       transport,
-      log: stderrLog(io),
+      log: messagesLog(messages),
       signal,
       onFailure: (error) => {
         retryable = error.retryable;

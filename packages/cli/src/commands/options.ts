@@ -1,5 +1,7 @@
+import { NoOptionsError } from '@plugboard/sdk/host';
 import { runArgs } from '../action-args.js';
 import { actionExecutor } from '../action-executor.js';
+import { didYouMean } from '../did-you-mean.js';
 import { writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';
 import { UsageError } from '../usage.js';
@@ -35,6 +37,11 @@ export async function optionsCommand(invocation: Invocation): Promise<void> {
     });
     for (const item of page.items) writeJsonLine(io.stdout, item);
     if (page.nextCursor !== undefined) writeJsonLine(io.stdout, { nextCursor: page.nextCursor });
+  } catch (error) {
+    // A connector loaded here says which fields list options: name the nearest.
+    const fields = 'connector' in args ? Object.keys(args.connector.action(args.action)?.options ?? {}) : [];
+    if (error instanceof NoOptionsError) error.message += didYouMean(field, fields);
+    throw error;
   } finally {
     await host.close();
   }

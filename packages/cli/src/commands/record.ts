@@ -21,7 +21,7 @@ import { jsonOption, UsageError } from '../usage.js';
  * second scenario of an incremental pair), where it leaves its own.
  */
 export async function recordCommand(invocation: Invocation): Promise<void> {
-  const { io } = invocation;
+  const { io, messages } = invocation;
   const args = await actionArgs(invocation);
   const scenario = args.values.scenario;
   if (!scenario || !/^[a-z0-9][a-z0-9._-]*$/i.test(scenario)) {
@@ -83,7 +83,7 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
   })
     .catch((error: unknown) => {
       if (error instanceof RecordingError && error.cause instanceof ConnectorError) {
-        io.stderr.write(`${error.message}\n`);
+        messages.say({ level: 'error', message: error.message });
         throw error.cause;
       }
       throw error;
@@ -95,7 +95,8 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
   if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
   const summary =
     'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;
-  io.stderr.write(
-    `recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}\n`,
-  );
+  messages.say({
+    level: 'info',
+    message: `recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}`,
+  });
 }

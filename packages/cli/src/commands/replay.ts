@@ -9,7 +9,7 @@ import { UsageError } from '../usage.js';
  * again from its fixture with the network closed, as the standard suite does, and prints its
  * records. A request the recording does not hold, or a recorded one not made, fails it.
  */
-export async function replayCommand({ args, values, io, findConnector }: Invocation): Promise<void> {
+export async function replayCommand({ args, values, io, messages, findConnector }: Invocation): Promise<void> {
   const scenario = values.scenario;
   if (typeof scenario !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/i.test(scenario)) {
     throw new UsageError('--scenario <name> is required: the recorded scenario, e.g. --scenario projects-first');
@@ -25,7 +25,8 @@ export async function replayCommand({ args, values, io, findConnector }: Invocat
   const outcome = result.error
     ? `error ${result.error.code}`
     : `${result.records.length} records in ${result.pages} pages`;
-  io.stderr.write(
-    `replayed scenario '${scenario}' from ${result.fixturePath} with the network closed (${result.calls} calls, ${outcome})\n`,
-  );
+  messages.say({
+    level: 'info',
+    message: `replayed scenario '${scenario}' from ${result.fixturePath} with the network closed (${result.calls} calls, ${outcome})`,
+  });
 }

@@ -3,7 +3,7 @@ import { type ApprovalDecision, excerpt } from '@plugboard/sdk';
 import { IdempotencyUnsettledError } from '@plugboard/sdk/host';
 import { runArgs } from '../action-args.js';
 import { actionExecutor } from '../action-executor.js';
-import { type CliIo, writeJsonLine } from '../io.js';
+import { writeJsonLine } from '../io.js';
 import type { Invocation } from '../program.js';
 import { createProgress } from '../progress.js';
 import { ensureWritable, stateFolder } from '../state.js';
@@ -26,7 +26,7 @@ function approvalOption(text: string | undefined): ApprovalDecision | undefined 
  * none (a source without `--state` keeps no checkpoint).
  */
 async function runState(
-  io: CliIo,
+  { io, messages }: Pick<Invocation, 'io' | 'messages'>,
   given: string | undefined,
   key: string | undefined,
   destination: boolean,
@@ -38,7 +38,7 @@ async function runState(
   const folder = stateFolder(io, given, purpose);
   await ensureWritable(folder, purpose);
   if (folder.from !== '--state') {
-    writeJsonLine(io.stderr, {
+    messages.say({
       level: 'info',
       message: `idempotency key ${excerpt(key)} is kept in ${folder.dir} (from ${folder.from}; --state DIR keeps it elsewhere)`,
     });
@@ -55,12 +55,12 @@ async function runState(
  * A connection signed in with `auth login` runs on its kept token set, refreshed in place.
  */
 export async function runCommand(invocation: Invocation): Promise<void> {
-  const { io, signal } = invocation;
+  const { io, messages, signal } = invocation;
   const args = await runArgs(invocation);
   const { values } = args;
   const connectionId = args.connection.id ?? 'default';
   const destination = args.target.actions.find((action) => action.key === args.action)?.direction === 'destination';
-  const state = await runState(io, values.state, values['idempotency-key'], destination);
+  const state = await runState(invocation, values.state, values['idempotency-key'], destination);
   const progress = createProgress(io.stderr);
   const host = await actionExecutor(
     io,
@@ -93,14 +93,14 @@ export async function runCommand(invocation: Invocation): Promise<void> {
     });
     if (outcome.direction === 'source' && resumedFrom !== undefined) {
       progress.done();
-      writeJsonLine(io.stderr, {
+      messages.say({
         level: 'info',
         message: `resumed from the checkpoint in ${excerpt(values.state ?? '')}: ${excerpt(JSON.stringify(resumedFrom))}; ${records} new record${records === 1 ? '' : 's'}`,
       });
     }
     if (outcome.direction === 'destination') {
       if (outcome.replayed) {
-        writeJsonLine(io.stderr, {
+        messages.say({
           level: 'info',
           message: `replayed: the first result under idempotency key ${values['idempotency-key']}; nothing was sent`,
         });
