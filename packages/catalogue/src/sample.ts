@@ -1,6 +1,7 @@
 /**
  * A value that matches a JSON Schema, the same on every call: the schema's own example,
- * default, const or first enum value where it has one, else built from its type. Optional
+ * default, const or first enum value where it has one, else built from its type (a string named
+ * after its field, `example-project-id`; a number of 1 moved within its bounds). Optional
  * properties are filled (or left out, for an example input), arrays have one item (or their
  * `minItems`), `$ref`s to `#/...` are followed in the root schema, and a recursive schema
  * stops after a few levels (deeper, optional properties and items are left out).
@@ -34,7 +35,7 @@ const FORMATS: Record<string, string> = {
 };
 
 export function sampleOf(schema: Schema | undefined, options: SampleOptions = {}): unknown {
-  return sample(schema, 0, schema, options);
+  return sample(schema, 0, schema, options, undefined);
 }
 
 /** The schema a `#/...` reference points to in the root, else the schema itself. */
@@ -53,7 +54,14 @@ function resolved(schema: Schema | undefined, root: Schema | undefined): Schema 
   return current;
 }
 
-function sample(given: Schema | undefined, depth: number, root: Schema | undefined, options: SampleOptions): unknown {
+/** `name`: the property (or the array's property) the value is for, which a string sample is named after. */
+function sample(
+  given: Schema | undefined,
+  depth: number,
+  root: Schema | undefined,
+  options: SampleOptions,
+  name: string | undefined,
+): unknown {
   const schema = resolved(given, root);
   if (schema === undefined || typeof schema !== 'object' || schema === null) return null;
   if (schema.example !== undefined) return schema.example;
@@ -63,7 +71,7 @@ function sample(given: Schema | undefined, depth: number, root: Schema | undefin
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   // A schema that requires itself has no finite value: give up far below the stack's limit.
   if (depth > 4 * MAX_DEPTH) return null;
-  const next = (part: Schema | undefined, deeper = 0) => sample(part, depth + deeper, root, options);
+  const next: Next = (part, deeper = 0, named = name) => sample(part, depth + deeper, root, options, named);
   if (Array.isArray(schema.allOf)) return mergeAll((schema.allOf as Schema[]).map((part) => next(part)));
   for (const key of ['oneOf', 'anyOf'] as const) {
     const first = Array.isArray(schema[key])
@@ -79,7 +87,7 @@ function sample(given: Schema | undefined, depth: number, root: Schema | undefin
       return Array.from({ length: Math.min(count, 3) }, () => next(schema.items as Schema | undefined, 1));
     }
     case 'string':
-      return stringSample(schema);
+      return stringSample(schema, name);
     case 'integer':
       return numberSample(schema, true);
     case 'number':
@@ -101,12 +109,9 @@ function typeOf(schema: Schema): string | undefined {
   return undefined;
 }
 
-function objectSample(
-  schema: Schema,
-  depth: number,
-  next: (part: Schema | undefined, deeper?: number) => unknown,
-  options: SampleOptions,
-): Record<string, unknown> {
+type Next = (part: Schema | undefined, deeper?: number, name?: string) => unknown;
+
+function objectSample(schema: Schema, depth: number, next: Next, options: SampleOptions): Record<string, unknown> {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
@@ -124,14 +129,15 @@ function objectSample(
         continue;
       }
     }
-    value[name] = next(property, 1);
+    value[name] = next(property, 1, name);
   }
   return value;
 }
 
-function stringSample(schema: Schema): string {
+function stringSample(schema: Schema, name: string | undefined): string {
   const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
-  let text = format ?? 'string';
+  const named = name ? `example-${name.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}` : 'example';
+  let text = format ?? named;
   const min = Number(schema.minLength ?? 0);
   const max = Number(schema.maxLength ?? Infinity);
   if (text.length < min) text = text.padEnd(min, 'x');
@@ -139,20 +145,30 @@ function stringSample(schema: Schema): string {
   return text;
 }
 
+/** A bound a person would set: zod writes the safe integer range for every integer, which is none. */
+function bound(value: unknown): number | undefined {
+  return typeof value === 'number' && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined;
+}
+
+/** 1, moved within the schema's bounds (open ones too) and onto its `multipleOf`. */
 function numberSample(schema: Schema, integer: boolean): number {
-  const minimum = typeof schema.minimum === 'number' ? schema.minimum : undefined;
-  const exclusive =
-    typeof schema.exclusiveMinimum === 'number'
-      ? schema.exclusiveMinimum
-      : schema.exclusiveMinimum === true
-        ? minimum
-        : undefined;
-  let value =
-    exclusive !== undefined
-      ? exclusive + 1
-      : (minimum ?? (typeof schema.maximum === 'number' ? Math.min(0, schema.maximum) : 0));
-  if (integer) value = Math.ceil(value);
-  return value;
+  const minimum = bound(schema.minimum);
+  const maximum = bound(schema.maximum);
+  // Draft 4 writes an open bound as `exclusiveMinimum: true` beside `minimum`.
+  const above = schema.exclusiveMinimum === true ? minimum : bound(schema.exclusiveMinimum);
+  const below = schema.exclusiveMaximum === true ? maximum : bound(schema.exclusiveMaximum);
+  const low = above ?? minimum;
+  const high = below ?? maximum;
+  let value = 1;
+  if (low !== undefined && (value < low || (above !== undefined && value <= above)))
+    value =
+      above === undefined ? low : integer ? Math.floor(above) + 1 : high !== undefined ? (above + high) / 2 : above + 1;
+  if (high !== undefined && (value > high || (below !== undefined && value >= below)))
+    value =
+      below === undefined ? high : integer ? Math.ceil(below) - 1 : low !== undefined ? (low + below) / 2 : below - 1;
+  const step = bound(schema.multipleOf);
+  if (step !== undefined && step > 0) value = Math.ceil(value / step) * step;
+  return integer ? Math.ceil(value) : value;
 }
 
 function mergeAll(parts: unknown[]): unknown {

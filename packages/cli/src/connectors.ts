@@ -32,6 +32,8 @@ export interface FoundConnector {
   connector: Connector;
   /** The connector's package folder, when it came from one. */
   dir?: string;
+  /** The package's name, from its `package.json`, when it came from one. */
+  package?: string;
 }
 
 export type FindConnector = (choice: ConnectorChoice) => Promise<FoundConnector>;
@@ -64,7 +66,7 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
   const load = async (dir: string): Promise<FoundConnector> => {
     try {
       const plugin = await runtime.loadPlugin({ dir });
-      return { connector: plugin.connector, dir: plugin.dir };
+      return { connector: plugin.connector, dir: plugin.dir, package: plugin.package };
     } catch (error) {
       if (error instanceof runtime.PluginLoadError)
         throw new UsageError(`${dir} is not a connector package Plugboard can load: ${error.message}`);
@@ -109,13 +111,18 @@ async function find(io: CliIo, choice: ConnectorChoice): Promise<FoundConnector>
   );
 }
 
-/** Every connector package in a plugin folder; each one that did not load is said on stderr. */
-export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<string, Connector>> {
+/** Every connector package in a plugin folder, with its folder and name; each one that did not load is said on stderr. */
+export async function connectorPackagesIn(io: CliIo, dir: string): Promise<FoundConnector[]> {
   const { loadPack } = await import('@plugboard/runtime');
-  const { connectors, failed } = await loadPack(resolve(io.cwd, dir));
+  const { loaded, failed } = await loadPack(resolve(io.cwd, dir));
   for (const plugin of failed)
     writeJsonLine(io.stderr, { level: 'warn', message: `plugin ${plugin.package} not loaded: ${plugin.reason}` });
-  return connectors;
+  return loaded.map((plugin) => ({ connector: plugin.connector, dir: plugin.dir, package: plugin.package }));
+}
+
+/** Every connector of a plugin folder, by key. */
+export async function connectorsIn(io: CliIo, dir: string): Promise<ReadonlyMap<string, Connector>> {
+  return new Map((await connectorPackagesIn(io, dir)).map((found) => [found.connector.key, found.connector]));
 }
 
 /**
