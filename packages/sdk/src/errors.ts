@@ -98,7 +98,7 @@ export class ProviderRejectedError extends ConnectorError {
   readonly field: string | undefined;
 
   constructor(message: string, options: ConnectorErrorOptions & { field?: string | undefined } = {}) {
-    super(options.code ?? ProviderRejectedError.code, message, false, 400, options);
+    super(options.code ?? new.target.code, message, false, 400, options);
     this.field = options.field;
   }
 }
@@ -109,7 +109,7 @@ export class AuthenticationError extends ConnectorError {
   static readonly code = 'authentication_failed';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? AuthenticationError.code, message, false, 401, options);
+    super(options.code ?? new.target.code, message, false, 401, options);
   }
 }
 
@@ -122,7 +122,7 @@ export class CredentialsExpiredError extends ConnectorError {
   static readonly code = 'credentials_expired';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? CredentialsExpiredError.code, message, false, 401, options);
+    super(options.code ?? new.target.code, message, false, 401, options);
   }
 }
 
@@ -132,7 +132,7 @@ export class PermissionError extends ConnectorError {
   static readonly code = 'permission_denied';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? PermissionError.code, message, false, 403, options);
+    super(options.code ?? new.target.code, message, false, 403, options);
   }
 }
 
@@ -142,7 +142,7 @@ export class NotFoundError extends ConnectorError {
   static readonly code = 'not_found';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? NotFoundError.code, message, false, 404, options);
+    super(options.code ?? new.target.code, message, false, 404, options);
   }
 }
 
@@ -158,7 +158,7 @@ export class ConflictError extends ConnectorError {
     message: string,
     options: ConnectorErrorOptions & { state?: string | undefined; retryable?: boolean } = {},
   ) {
-    super(options.code ?? ConflictError.code, message, options.retryable ?? false, 409, options);
+    super(options.code ?? new.target.code, message, options.retryable ?? false, 409, options);
     this.state = options.state;
   }
 }
@@ -182,7 +182,7 @@ export class QuotaExhaustedError extends ConnectorError {
   readonly available: number | undefined;
 
   constructor(message: string, details: QuotaDetails = {}, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? QuotaExhaustedError.code, message, false, 402, options);
+    super(options.code ?? new.target.code, message, false, 402, options);
     this.quota = details.quota;
     this.unit = details.unit;
     this.required = details.required;
@@ -199,7 +199,7 @@ export class RateLimitedError extends ConnectorError {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, retryAfterMs: number | undefined, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? RateLimitedError.code, message, true, 429, options);
+    super(options.code ?? new.target.code, message, true, 429, options);
     this.retryAfterMs = retryAfterMs;
   }
 
@@ -217,7 +217,7 @@ export class ProviderUnavailableError extends ConnectorError {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, options: ConnectorErrorOptions & { retryAfterMs?: number | undefined } = {}) {
-    super(options.code ?? ProviderUnavailableError.code, message, true, 503, options);
+    super(options.code ?? new.target.code, message, true, 503, options);
     this.retryAfterMs = options.retryAfterMs;
   }
 }
@@ -228,7 +228,7 @@ export class TimeoutError extends ConnectorError {
   static readonly code = 'timeout';
 
   constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
-    super(options.code ?? TimeoutError.code, message, options.retryable ?? true, 504, options);
+    super(options.code ?? new.target.code, message, options.retryable ?? true, 504, options);
   }
 }
 
@@ -238,7 +238,7 @@ export class NetworkError extends ConnectorError {
   static readonly code = 'network_error';
 
   constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
-    super(options.code ?? NetworkError.code, message, options.retryable ?? true, 502, options);
+    super(options.code ?? new.target.code, message, options.retryable ?? true, 502, options);
   }
 }
 
@@ -268,7 +268,7 @@ export class CancelledError extends ConnectorError {
   static readonly code = 'cancelled';
 
   constructor(message = 'the run was cancelled', options: ConnectorErrorOptions = {}) {
-    super(options.code ?? CancelledError.code, message, false, 499, options);
+    super(options.code ?? new.target.code, message, false, 499, options);
   }
 }
 
@@ -295,7 +295,7 @@ export class AddressRefusedError extends ConnectorError {
     options: ConnectorErrorOptions = {},
   ) {
     super(
-      options.code ?? AddressRefusedError.code,
+      options.code ?? new.target.code,
       `the host ${host} ${resolved ? 'resolves to' : 'is'} ${refusal.reason}, which ${environment} runs may not connect to; nothing was sent (a host may allow a range: createTransport({ network: { allow } }))`,
       false,
       403,
@@ -322,7 +322,7 @@ export class PagingLoopError extends ConnectorError {
   constructor(action: string, page: number, reason: string, options: ConnectorErrorOptions = {}) {
     const where = options.requestId ? ` (request ${options.requestId})` : '';
     super(
-      options.code ?? PagingLoopError.code,
+      options.code ?? new.target.code,
       `${action}: page ${page} ${reason}; stopping rather than looping${where}`,
       false,
       502,
@@ -350,7 +350,7 @@ export class CheckpointTooNewError extends ConnectorError {
 
   constructor(connector: string, action: string, stored: number, known: number, options: ConnectorErrorOptions = {}) {
     super(
-      options.code ?? CheckpointTooNewError.code,
+      options.code ?? new.target.code,
       `${connector} ${action}: the stored checkpoint is version ${stored}, newer than version ${known}, the newest this connector knows; run the connector version that wrote it, or reset the stream's checkpoint to read from the start`,
       false,
       409,
@@ -386,7 +386,7 @@ export class CheckpointMigrationError extends ConnectorError {
   ) {
     const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
     super(
-      options.code ?? CheckpointMigrationError.code,
+      options.code ?? new.target.code,
       `${connector} ${action}: migrating the checkpoint from version ${versions.from} to ${versions.to} failed: ${list}`,
       false,
       500,

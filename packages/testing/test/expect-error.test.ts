@@ -74,6 +74,9 @@ describe('an expected error', () => {
     const error = new QuotaExhaustedError('no credits', {}, { code: 'credits_exhausted' });
     expect(errorCodes(error)).toEqual(['credits_exhausted', 'quota_exhausted']);
     expect(errorCodes(new QuotaExhaustedError('no credits'))).toEqual(['quota_exhausted']);
+    // The general code is the class's own: its name, which fixtures record, stays the class's.
+    expect(QuotaExhaustedError.code).toBe('quota_exhausted');
+    expect(error.name).toBe('QuotaExhaustedError');
   });
 
   for (const code of ['quota_exhausted', 'credits_exhausted']) {
