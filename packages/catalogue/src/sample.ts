@@ -142,6 +142,66 @@ function stringSample(schema: Schema, name: string | undefined): string {
   const max = Number(schema.maxLength ?? Infinity);
   if (text.length < min) text = text.padEnd(min, 'x');
   if (text.length > max) text = text.slice(0, max);
+  if (typeof schema.pattern === 'string' && !accepts(schema.pattern, text)) {
+    const built = patternSample(schema.pattern);
+    if (built !== undefined && accepts(schema.pattern, built)) return built;
+  }
+  return text;
+}
+
+/** Patterns longer than this are not read: an author's own schemas have short ones. */
+const MAX_PATTERN = 200;
+/** A count above this (`{1000}`) is not built. */
+const MAX_REPEAT = 64;
+
+function accepts(pattern: string, text: string): boolean {
+  if (pattern.length > MAX_PATTERN) return true;
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return true;
+  }
+}
+
+/** The first character a class or escape stands for: `\d` 1, `\w` a, `[A-Z]` A. */
+function firstOf(part: string): string | undefined {
+  if (part.startsWith('\\'))
+    return { d: '1', w: 'a', s: ' ' }[part[1] ?? ''] ?? (/[A-Za-z0-9]/.test(part[1] ?? '') ? undefined : part[1]);
+  return part[0];
+}
+
+/**
+ * A string a simple pattern accepts (`^[A-Z]{3}$` AAA, `^\d+\.\d{2}$` 1.11): literals, escapes
+ * and classes, each with a count; undefined for anything more (groups, alternatives).
+ */
+function patternSample(pattern: string): string | undefined {
+  if (pattern.length > MAX_PATTERN) return undefined;
+  const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
+  let text = '';
+  let at = 0;
+  while (at < body.length) {
+    let part: string;
+    if (body[at] === '\\') part = body.slice(at, at + 2);
+    else if (body[at] === '[') {
+      const end = body.indexOf(']', at);
+      if (end < 0 || body[at + 1] === '^') return undefined;
+      part = body.slice(at, end + 1);
+    } else if ('()|.*+?{}^$'.includes(body[at]!)) return undefined;
+    else part = body[at]!;
+    at += part.length;
+    const char = part.startsWith('[') ? firstOf(part.slice(1, -1)) : firstOf(part);
+    if (char === undefined) return undefined;
+    let count = 1;
+    if (body[at] === '+' || body[at] === '*' || body[at] === '?') at += 1;
+    else if (body[at] === '{') {
+      const end = body.indexOf('}', at);
+      const bounds = end < 0 ? null : /^(\d+)(,\d*)?$/.exec(body.slice(at + 1, end));
+      if (!bounds || Number(bounds[1]) > MAX_REPEAT) return undefined;
+      count = Number(bounds[1]);
+      at = end + 1;
+    }
+    text += char.repeat(count);
+  }
   return text;
 }
 

@@ -48,4 +48,23 @@ describe('sampleOf', () => {
     });
     expect(schema.safeParse(sample).success).toBe(true);
   });
+
+  it('gives a string its simple pattern accepts', () => {
+    const schema = z.object({
+      currency: z.string().regex(/^[A-Z]{3}$/),
+      amount: z.string().regex(/^\d+\.\d{2}$/),
+      day: z.iso.date(),
+      at: z.iso.datetime(),
+      // Too involved to build from: the field's name stands, as before.
+      either: z.string().regex(/^(a|b)+$/),
+    });
+    const sample = sampleOf(jsonSchema(schema));
+    expect(sample).toEqual({
+      currency: 'AAA',
+      amount: '1.11',
+      day: '2026-01-01',
+      at: '2026-01-01T00:00:00Z',
+      either: 'example-either',
+    });
+  });
 });
