@@ -49,11 +49,16 @@ function amount(text: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
+/** A quota's name is a few words of letters and digits: a longer run, or other text, is not one. */
+const MAX_QUOTA_NAME = 64;
+const QUOTA_NAME = /^[a-z0-9][a-z0-9 -]*$/;
+
 /**
  * The quota a 402 names, in the provider's words: `Insufficient media minutes to start the
  * job (300 minutes required, 50 available)` gives `media_minutes`, `minutes`, 300 and 50;
- * `Insufficient AI credits ...` gives `ai_credits`. A plain scan of at most 4 KB of text;
- * anything else gives no details.
+ * `Insufficient AI credits ...` gives `ai_credits`; a message without amounts (or with amounts
+ * it cannot read) gives the quota's name alone. A plain scan of at most 4 KB of text; anything
+ * else gives no details.
  */
 export function descriptQuota(message: string): QuotaDetails {
   const text = message.slice(0, MAX_QUOTA_TEXT).toLowerCase().replace(/\s+/g, ' ');
@@ -61,10 +66,21 @@ export function descriptQuota(message: string): QuotaDetails {
   if (start < 0) return {};
   const nameStart = start + 'insufficient '.length;
   const nameEnd = text.indexOf(' to ', nameStart);
-  const open = nameEnd < 0 ? -1 : text.indexOf('(', nameEnd);
+  if (nameEnd < 0 || nameEnd - nameStart > MAX_QUOTA_NAME) return {};
+  const name = text.slice(nameStart, nameEnd);
+  if (!QUOTA_NAME.test(name)) return {};
+  const quota = name
+    .split(/[^a-z0-9]/)
+    .filter(Boolean)
+    .join('_');
+  return { quota, ...amounts(text, nameEnd) };
+}
+
+/** `(300 minutes required, 50 available)` after the quota's name: unit and amounts, or nothing. */
+function amounts(text: string, from: number): Omit<QuotaDetails, 'quota'> {
+  const open = text.indexOf('(', from);
   const close = open < 0 ? -1 : text.indexOf(')', open);
   if (close < 0) return {};
-  // `300 minutes required, 50 available`
   const inner = text.slice(open + 1, close).trim();
   const cut = inner.indexOf(' required');
   const [needed = '', ...unit] = inner.slice(0, Math.max(cut, 0)).split(' ');
@@ -72,13 +88,8 @@ export function descriptQuota(message: string): QuotaDetails {
   if (cut < 0 || unit.length === 0 || !rest.startsWith(',') || !rest.endsWith(' available')) return {};
   const required = amount(needed);
   const available = amount(rest.slice(1, -' available'.length).trim());
-  const quota = text
-    .slice(nameStart, nameEnd)
-    .split(/[^a-z0-9]/)
-    .filter(Boolean)
-    .join('_');
-  if (required === undefined || available === undefined || !quota) return {};
-  return { quota, unit: unit.join(' '), required, available };
+  if (required === undefined || available === undefined) return {};
+  return { unit: unit.join(' '), required, available };
 }
 
 /** Classifies a failed answer of the provider; wired into the connector as `classifyError`. */

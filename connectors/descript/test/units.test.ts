@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '@plugboard/sdk';
-import { descriptQuota, dispositionFileName, explainProjectError } from '../src/index.js';
+import { NotFoundError, QuotaExhaustedError } from '@plugboard/sdk';
+import { classifyDescriptFailure, descriptQuota, dispositionFileName, explainProjectError } from '../src/index.js';
 
 describe('dispositionFileName', () => {
   it('reads quoted, bare and RFC 5987 file names', () => {
@@ -28,8 +28,33 @@ describe('descriptQuota', () => {
       available: 25.5,
     });
     expect(descriptQuota('Payment required')).toEqual({});
-    expect(descriptQuota('Insufficient media minutes to start the job')).toEqual({});
-    expect(descriptQuota('Insufficient media minutes to start the job (lots required, none available)')).toEqual({});
+  });
+
+  it('names the quota when the message gives no amounts, or amounts it cannot read', () => {
+    expect(descriptQuota('Insufficient media minutes to start the job')).toEqual({ quota: 'media_minutes' });
+    expect(descriptQuota('Insufficient AI credits to run the agent.')).toEqual({ quota: 'ai_credits' });
+    expect(descriptQuota('Insufficient media minutes to start the job (lots required, none available)')).toEqual({
+      quota: 'media_minutes',
+    });
+    // A name no quota has (empty, or longer than any) is not one.
+    expect(descriptQuota('Insufficient  to start')).toEqual({});
+    expect(descriptQuota(`Insufficient ${'very '.repeat(30)}minutes to start`)).toEqual({});
+  });
+
+  it('makes a 402 that names its quota without amounts a QuotaExhaustedError naming that quota', () => {
+    const error = classifyDescriptFailure({
+      status: 402,
+      headers: new Headers(),
+      body: { error: 'payment_required', message: 'Insufficient media minutes to start the job' },
+      message: 'Insufficient media minutes to start the job',
+      requestId: 'req_402',
+      retryAfterMs: undefined,
+      operation: 'POST /jobs/import/project_media',
+    });
+    expect(error).toBeInstanceOf(QuotaExhaustedError);
+    expect(error).toMatchObject({ code: 'quota_exhausted', quota: 'media_minutes', status: 402, retryable: false });
+    expect((error as QuotaExhaustedError).required).toBeUndefined();
+    expect(error.message).toContain('Insufficient media minutes to start the job');
   });
 
   it('reads at most 4 KB of hostile text', () => {
@@ -54,7 +79,8 @@ describe('descriptQuota', () => {
       ]) {
         const details = descriptQuota(text);
         expect(typeof details).toBe('object');
-        expect(details).toEqual({});
+        // Named, the quota is all that is read of amounts too long to be any.
+        expect(details).toEqual(text.includes('1,1,') ? { quota: 'media_minutes' } : {});
       }
     },
   );

@@ -28,10 +28,24 @@ export interface CatalogueOptions {
   connectors: Iterable<Connector> | ReadonlyMap<string, Connector>;
   /** npm package of each connector, by connector key; default `@plugboard/connector-<key>`. */
   packages?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /**
+   * Recorded examples by connector key, then action key: an input a run was recorded with and
+   * a record it gave, redacted (`recordedExamples(fixturesDir)` of `@plugboard/testing`). An
+   * action without one shows examples sampled from its schemas.
+   */
+  examples?: Readonly<Record<string, Readonly<Record<string, RecordedExample>>>>;
   /** The time written as `generatedAt`; default `SOURCE_DATE_EPOCH` when set, else now. */
   generatedAt?: string | Date;
   /** Where `SOURCE_DATE_EPOCH` is read from; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** What a recording shows of an action. */
+export interface RecordedExample {
+  /** The input the run was recorded with. */
+  input: unknown;
+  /** The first record it gave (a destination's result), redacted. */
+  record: unknown;
 }
 
 export interface GenerateOptions extends CatalogueOptions {
@@ -93,7 +107,11 @@ interface ConnectorOutput {
   site: SiteConnector;
 }
 
-async function connectorOutput(connector: Connector, packageName: string | undefined): Promise<ConnectorOutput> {
+async function connectorOutput(
+  connector: Connector,
+  packageName: string | undefined,
+  recorded: Readonly<Record<string, RecordedExample>> = {},
+): Promise<ConnectorOutput> {
   const entry = connectorEntry(connector, packageName === undefined ? {} : { package: packageName });
   const leaks = secretProblems(entry.authentication);
   if (leaks.length > 0) {
@@ -167,10 +185,14 @@ async function connectorOutput(connector: Connector, packageName: string | undef
       files.push([checkpointSchemaFile(connector.key, action.key), stableJson(file)]);
     }
     const entity = entityId(action.entity);
-    examples[action.key] = {
-      input: sampleOf(file, { requiredOnly: true }),
-      record: entity === undefined ? null : sampleOf(entityFiles.get(entity)),
-    };
+    const example = Object.hasOwn(recorded, action.key) ? recorded[action.key] : undefined;
+    examples[action.key] = example
+      ? { input: example.input, record: entity === undefined ? null : example.record, recorded: true }
+      : {
+          input: sampleOf(file, { requiredOnly: true }),
+          record: entity === undefined ? null : sampleOf(entityFiles.get(entity)),
+          recorded: false,
+        };
   }
   const declarations = await typeDeclarations({
     connectorKey: connector.key,
@@ -189,7 +211,15 @@ export async function buildCatalogue(options: CatalogueOptions): Promise<Catalog
   const generatedAt = resolveGeneratedAt(options.generatedAt, options.env);
   const connectors = connectorList(options.connectors);
   const outputs = await Promise.all(
-    connectors.map((connector) => connectorOutput(connector, packageOf(options.packages, connector.key))),
+    connectors.map((connector) =>
+      connectorOutput(
+        connector,
+        packageOf(options.packages, connector.key),
+        options.examples && Object.hasOwn(options.examples, connector.key)
+          ? options.examples[connector.key]
+          : undefined,
+      ),
+    ),
   );
   const entries = outputs.map((output) => output.entry);
   const files = new Map<string, string>(outputs.flatMap((output) => output.files));

@@ -1,5 +1,5 @@
 export { generateCatalogue } from './generate.js';
-export type { Catalogue, CatalogueOptions, GenerateOptions, GeneratedCatalogue } from './generate.js';
+export type { Catalogue, CatalogueOptions, GenerateOptions, GeneratedCatalogue, RecordedExample } from './generate.js';
 export type { CatalogueEntry, CatalogueOperation } from './entry.js';
 export type { CatalogueFiles } from './write.js';
 export { publicConnectorSchema, publicOperationSchema } from './public-connector-schema.js';

@@ -1,6 +1,7 @@
 /**
  * A value that matches a JSON Schema, the same on every call: the schema's own example,
- * default, const or first enum value where it has one, else built from its type. Optional
+ * default, const or first enum value where it has one, else built from its type (a string named
+ * after its field, `example-project-id`; a number of 1 moved within its bounds). Optional
  * properties are filled (or left out, for an example input), arrays have one item (or their
  * `minItems`), `$ref`s to `#/...` are followed in the root schema, and a recursive schema
  * stops after a few levels (deeper, optional properties and items are left out).
@@ -36,7 +37,7 @@ const FORMATS: Record<string, string> = {
 };
 
 export function sampleOf(schema: Schema | undefined, options: SampleOptions = {}): unknown {
-  return sample(schema, 0, schema, options);
+  return sample(schema, 0, schema, options, undefined);
 }
 
 /** The schema a `#/...` reference points to in the root, else the schema itself. */
@@ -55,12 +56,16 @@ function resolved(schema: Schema | undefined, root: Schema | undefined): Schema 
   return current;
 }
 
-/** `hops`: the combinations (`allOf`, `oneOf`, `anyOf`) followed on the way, which go no deeper. */
+/**
+ * `name`: the property (or the array's property) the value is for, which a string sample is named
+ * after; `hops`: the combinations (`allOf`, `oneOf`, `anyOf`) followed on the way, which go no deeper.
+ */
 function sample(
   given: Schema | undefined,
   depth: number,
   root: Schema | undefined,
   options: SampleOptions,
+  name: string | undefined,
   hops = 0,
 ): unknown {
   const schema = resolved(given, root);
@@ -72,8 +77,8 @@ function sample(
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   // A schema that requires or combines itself has no finite value: give up far below the stack's limit.
   if (depth > 4 * MAX_DEPTH || hops > MAX_HOPS) return null;
-  const next = (part: Schema | undefined, deeper = 0) => sample(part, depth + deeper, root, options);
-  const combined = (part: Schema | undefined) => sample(part, depth, root, options, hops + 1);
+  const next: Next = (part, deeper = 0, named = name) => sample(part, depth + deeper, root, options, named);
+  const combined = (part: Schema | undefined) => sample(part, depth, root, options, name, hops + 1);
   if (Array.isArray(schema.allOf)) return mergeAll((schema.allOf as Schema[]).map((part) => combined(part)));
   for (const key of ['oneOf', 'anyOf'] as const) {
     const first = Array.isArray(schema[key])
@@ -89,7 +94,7 @@ function sample(
       return Array.from({ length: Math.min(count, 3) }, () => next(schema.items as Schema | undefined, 1));
     }
     case 'string':
-      return stringSample(schema);
+      return stringSample(schema, name);
     case 'integer':
       return numberSample(schema, true);
     case 'number':
@@ -111,12 +116,9 @@ function typeOf(schema: Schema): string | undefined {
   return undefined;
 }
 
-function objectSample(
-  schema: Schema,
-  depth: number,
-  next: (part: Schema | undefined, deeper?: number) => unknown,
-  options: SampleOptions,
-): Record<string, unknown> {
+type Next = (part: Schema | undefined, deeper?: number, name?: string) => unknown;
+
+function objectSample(schema: Schema, depth: number, next: Next, options: SampleOptions): Record<string, unknown> {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
@@ -134,35 +136,106 @@ function objectSample(
         continue;
       }
     }
-    value[name] = next(property, 1);
+    value[name] = next(property, 1, name);
   }
   return value;
 }
 
-function stringSample(schema: Schema): string {
+function stringSample(schema: Schema, name: string | undefined): string {
   const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
-  let text = format ?? 'string';
+  const named = name ? `example-${name.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}` : 'example';
+  let text = format ?? named;
   const min = Number(schema.minLength ?? 0);
   const max = Number(schema.maxLength ?? Infinity);
   if (text.length < min) text = text.padEnd(min, 'x');
   if (text.length > max) text = text.slice(0, max);
+  if (typeof schema.pattern === 'string' && !accepts(schema.pattern, text)) {
+    const built = patternSample(schema.pattern);
+    if (built !== undefined && accepts(schema.pattern, built)) return built;
+  }
   return text;
 }
 
+/** Patterns longer than this are not read: an author's own schemas have short ones. */
+const MAX_PATTERN = 200;
+/** A count above this (`{1000}`) is not built. */
+const MAX_REPEAT = 64;
+
+function accepts(pattern: string, text: string): boolean {
+  if (pattern.length > MAX_PATTERN) return true;
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return true;
+  }
+}
+
+/** The first character a class or escape stands for: `\d` 1, `\w` a, `[A-Z]` A. */
+function firstOf(part: string): string | undefined {
+  if (part.startsWith('\\'))
+    return { d: '1', w: 'a', s: ' ' }[part[1] ?? ''] ?? (/[A-Za-z0-9]/.test(part[1] ?? '') ? undefined : part[1]);
+  return part[0];
+}
+
+/**
+ * A string a simple pattern accepts (`^[A-Z]{3}$` AAA, `^\d+\.\d{2}$` 1.11): literals, escapes
+ * and classes, each with a count; undefined for anything more (groups, alternatives).
+ */
+function patternSample(pattern: string): string | undefined {
+  if (pattern.length > MAX_PATTERN) return undefined;
+  const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
+  let text = '';
+  let at = 0;
+  while (at < body.length) {
+    let part: string;
+    if (body[at] === '\\') part = body.slice(at, at + 2);
+    else if (body[at] === '[') {
+      const end = body.indexOf(']', at);
+      if (end < 0 || body[at + 1] === '^') return undefined;
+      part = body.slice(at, end + 1);
+    } else if ('()|.*+?{}^$'.includes(body[at]!)) return undefined;
+    else part = body[at]!;
+    at += part.length;
+    const char = part.startsWith('[') ? firstOf(part.slice(1, -1)) : firstOf(part);
+    if (char === undefined) return undefined;
+    let count = 1;
+    if (body[at] === '+' || body[at] === '*' || body[at] === '?') at += 1;
+    else if (body[at] === '{') {
+      const end = body.indexOf('}', at);
+      const bounds = end < 0 ? null : /^(\d+)(,\d*)?$/.exec(body.slice(at + 1, end));
+      if (!bounds || Number(bounds[1]) > MAX_REPEAT) return undefined;
+      count = Number(bounds[1]);
+      at = end + 1;
+    }
+    text += char.repeat(count);
+  }
+  return text;
+}
+
+/** A bound a person would set: zod writes the safe integer range for every integer, which is none. */
+function bound(value: unknown): number | undefined {
+  return typeof value === 'number' && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined;
+}
+
+/** 1, moved within the schema's bounds (open ones too) and onto its `multipleOf`. */
 function numberSample(schema: Schema, integer: boolean): number {
-  const minimum = typeof schema.minimum === 'number' ? schema.minimum : undefined;
-  const exclusive =
-    typeof schema.exclusiveMinimum === 'number'
-      ? schema.exclusiveMinimum
-      : schema.exclusiveMinimum === true
-        ? minimum
-        : undefined;
-  let value =
-    exclusive !== undefined
-      ? exclusive + 1
-      : (minimum ?? (typeof schema.maximum === 'number' ? Math.min(0, schema.maximum) : 0));
-  if (integer) value = Math.ceil(value);
-  return value;
+  const minimum = bound(schema.minimum);
+  const maximum = bound(schema.maximum);
+  // Draft 4 writes an open bound as `exclusiveMinimum: true` beside `minimum`.
+  const above = schema.exclusiveMinimum === true ? minimum : bound(schema.exclusiveMinimum);
+  const below = schema.exclusiveMaximum === true ? maximum : bound(schema.exclusiveMaximum);
+  const low = above ?? minimum;
+  const high = below ?? maximum;
+  let value = 1;
+  if (low !== undefined && (value < low || (above !== undefined && value <= above)))
+    value =
+      above === undefined ? low : integer ? Math.floor(above) + 1 : high !== undefined ? (above + high) / 2 : above + 1;
+  if (high !== undefined && (value > high || (below !== undefined && value >= below)))
+    value =
+      below === undefined ? high : integer ? Math.ceil(below) - 1 : low !== undefined ? (low + below) / 2 : below - 1;
+  const step = bound(schema.multipleOf);
+  if (step !== undefined && step > 0) value = Math.ceil(value / step) * step;
+  return integer ? Math.ceil(value) : value;
 }
 
 function mergeAll(parts: unknown[]): unknown {

@@ -1,7 +1,8 @@
 import insurance from '@plugboard/connector-insurance';
 import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
+import { recordedExamples } from '@plugboard/testing';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -138,7 +139,7 @@ const hostile = defineConnector({
 
 /** The command of a copy button, and the input JSON in its quotes. */
 function commandInput(line: string): { action: string; input: unknown } {
-  const match = /^plugboard run \S+ (\S+) --input '(.*)'$/s.exec(line);
+  const match = /^plugboard run \S+ (\S+)(?: --connector \S+)?(?: --base-url '[^']*')? --input '(.*)'$/s.exec(line);
   if (!match) throw new Error(`not a run line: ${line}`);
   return { action: match[1]!, input: JSON.parse(match[2]!.replace(/'\\''/g, "'")) };
 }
@@ -221,7 +222,7 @@ describe('cards, addresses, Markdown and examples', () => {
     await example.locator('summary').click();
     const line = await example.locator('.run-line code').innerText();
     // Only what the input requires: the smallest input that runs.
-    expect(line).toBe(`plugboard run marked notes.list --input '{"folder":"string"}'`);
+    expect(line).toBe(`plugboard run marked notes.list --input '{"folder":"example-folder"}'`);
     await example.locator('button.copy').click();
     expect(
       await page.evaluate(() =>
@@ -231,7 +232,10 @@ describe('cards, addresses, Markdown and examples', () => {
       ),
     ).toBe(line);
     await expect.poll(() => example.locator('button.copy').innerText()).toBe('Copied');
-    expect(JSON.parse(await example.locator('.example-record').innerText())).toEqual({ id: 'string', title: 'string' });
+    expect(JSON.parse(await example.locator('.example-record').innerText())).toEqual({
+      id: 'example-id',
+      title: 'example-title',
+    });
 
     // Every operation of the insurance connector: its example input passes the action's own input schema.
     const lines = await page
@@ -242,6 +246,51 @@ describe('cards, addresses, Markdown and examples', () => {
       const { action, input } = commandInput(text);
       expect(insurance.action(action)!.input.safeParse(input).success, text).toBe(true);
     }
+    await page.close();
+  });
+
+  it('shows the recorded examples, names a package its key does not find, and says where the base URL goes', async () => {
+    const outDir = await tempDir();
+    const fixtures = fileURLToPath(new URL('../../../connectors/insurance/test/fixtures/', import.meta.url));
+    await generateCatalogue({
+      connectors: [hostile, insurance],
+      outDir,
+      packages: { marked: 'acme-marked' },
+      examples: { insurance: recordedExamples(fixtures) },
+      generatedAt: '2026-10-01T08:00:00Z',
+    });
+    const page = await browser.newPage();
+    await page.goto(`${pathToFileURL(join(outDir, 'index.html')).href}#connector-insurance`);
+    const marked = await page
+      .locator('li.connector[data-key="marked"] button.copy')
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-copy') ?? ''));
+    expect(marked).toEqual([
+      `plugboard run marked notes.list --connector acme-marked --input '{"folder":"example-folder"}'`,
+    ]);
+
+    // The insurance connector has no base URL of its own: every line has the placeholder, said as such.
+    const operation = (key: string) =>
+      page.locator(`li.connector[data-key="insurance"] tr.operation[data-operation="${key}"] details.example`);
+    const classic = operation('hospital_cash_classic_quotes.create');
+    await classic.locator('summary').click();
+    const line = await classic.locator('.run-line code').innerText();
+    expect(line).toContain(
+      `plugboard run insurance hospital_cash_classic_quotes.create --base-url '<provider base URL>' --input '{`,
+    );
+    expect(await classic.innerText()).toContain('Replace <provider base URL> with the address of the provider');
+    // Recorded, redacted: the classic tier's own quote, not a sample of the shared quote type.
+    expect(await classic.getAttribute('data-example')).toBe('recorded');
+    expect(await classic.locator('.example-label').allInnerTexts()).toContain('Input (recorded, redacted)');
+    expect(JSON.parse(await classic.locator('.example-record').innerText())).toMatchObject({ tier: 'classic' });
+    const input = commandInput(line).input as Record<string, unknown>;
+    expect(insurance.action('hospital_cash_classic_quotes.create')!.input.safeParse(input).success).toBe(true);
+    expect(JSON.stringify(input)).not.toContain('example-');
+
+    // Every operation has a recording, so no line carries a sampled placeholder.
+    const kinds = await page
+      .locator('li.connector[data-key="insurance"] details.example')
+      .evaluateAll((blocks) => blocks.map((block) => block.getAttribute('data-example')));
+    expect(kinds).toEqual(insurance.actions.map(() => 'recorded'));
     await page.close();
   });
 });

@@ -34,6 +34,8 @@ export interface FoundConnector {
   connector: Connector;
   /** The connector's package folder, when it came from one. */
   dir?: string;
+  /** The package's name, from its `package.json`, when it came from one. */
+  package?: string;
 }
 
 export type FindConnector = (choice: ConnectorChoice) => Promise<FoundConnector>;
@@ -67,7 +69,7 @@ async function find(io: CliIo, messages: Messages, choice: ConnectorChoice): Pro
   const load = async (dir: string): Promise<FoundConnector> => {
     try {
       const plugin = await runtime.loadPlugin({ dir });
-      return { connector: plugin.connector, dir: plugin.dir };
+      return { connector: plugin.connector, dir: plugin.dir, package: plugin.package };
     } catch (error) {
       if (error instanceof runtime.PluginLoadError)
         throw new UsageError(`${dir} is not a connector package Plugboard can load: ${error.message}`);
@@ -144,16 +146,21 @@ function packagesIn(dir: string): string[] {
   }
 }
 
-/** Every connector package in a plugin folder; each one that did not load is said on stderr. */
+/** Every connector package in a plugin folder, with its folder and name; each one that did not load is said on stderr. */
+export async function connectorPackagesIn(io: CliIo, messages: Messages, dir: string): Promise<FoundConnector[]> {
+  const { loadPack } = await import('@plugboard/runtime');
+  const { loaded, failed } = await loadPack(resolve(io.cwd, dir));
+  notLoaded(messages, failed);
+  return loaded.map((plugin) => ({ connector: plugin.connector, dir: plugin.dir, package: plugin.package }));
+}
+
+/** Every connector of a plugin folder, by key. */
 export async function connectorsIn(
   io: CliIo,
   messages: Messages,
   dir: string,
 ): Promise<ReadonlyMap<string, Connector>> {
-  const { loadPack } = await import('@plugboard/runtime');
-  const { connectors, failed } = await loadPack(resolve(io.cwd, dir));
-  notLoaded(messages, failed);
-  return connectors;
+  return new Map((await connectorPackagesIn(io, messages, dir)).map((found) => [found.connector.key, found.connector]));
 }
 
 function notLoaded(messages: Messages, failed: ReadonlyArray<{ package: string; reason: string }>): void {

@@ -259,7 +259,7 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .option('-o, --out <dir>', 'the folder to write into (required)')
     .option('--connector <dir|package...>', 'connector packages: folders or installed package names')
     .option('--plugins <dir>', 'every connector package installed in this folder')
-    .option('--package <key=name...>', 'the npm package name to show for a connector key')
+    .option('--package <key=name...>', "the npm package name to show for a connector key (default: its package.json's)")
     .addHelpText(
       'after',
       examples([

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,31 @@ async function catalogueCli(
 }
 
 const tempDir = () => mkdtemp(join(tmpdir(), 'plugboard-cli-catalogue-'));
+
+const EXAMPLE = fileURLToPath(new URL('../../../tools/example-connector', import.meta.url));
+
+/** A connector package named otherwise than `@plugboard/connector-<key>`, with the shop's recordings in its test/fixtures. */
+async function acmeShop(parent: string): Promise<string> {
+  const dir = join(parent, 'acme-shop');
+  await mkdir(join(dir, 'node_modules', '@plugboard'), { recursive: true });
+  const sdk = JSON.parse(await readFile(fileURLToPath(new URL('../../sdk/package.json', import.meta.url)), 'utf8')) as {
+    version: string;
+  };
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'acme-shop',
+      version: '2.0.0',
+      type: 'module',
+      dependencies: { '@plugboard/example-connector': '*' },
+      plugboard: { connector: './index.js', sdk: `^${sdk.version}` },
+    }),
+  );
+  await symlink(EXAMPLE, join(dir, 'node_modules', '@plugboard', 'example-connector'), 'dir');
+  await writeFile(join(dir, 'index.js'), `export { default } from '@plugboard/example-connector/connector';\n`);
+  await cp(join(EXAMPLE, 'test', 'fixtures'), join(dir, 'test', 'fixtures'), { recursive: true });
+  return dir;
+}
 
 describe('plugboard catalogue --out DIR', () => {
   it('generates, prints a summary, and honours SOURCE_DATE_EPOCH from its environment', async () => {
@@ -97,6 +122,49 @@ describe('plugboard catalogue --out DIR', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: plugboard catalogue');
     expect(help.stdout).toContain('diff [options] <old> <new>');
+  });
+});
+
+describe('plugboard catalogue --out DIR of a connector package', () => {
+  it('names the package from its package.json and shows its recorded examples, with run lines that find it', async () => {
+    const dir = await acmeShop(await tempDir());
+    for (const [cwd, argv] of [
+      [dir, ['--out', 'site']],
+      [await tempDir(), ['--out', 'site', '--connector', dir]],
+    ] as const) {
+      const buffers = bufferIo();
+      const code = await runCli(['catalogue', ...argv], { ...buffers.io, cwd });
+      expect(buffers.stderr()).toBe('');
+      expect(code).toBe(0);
+      const entry = JSON.parse(await readFile(join(cwd, 'site', 'connectors', 'shop.json'), 'utf8')) as {
+        package: string;
+      };
+      expect(entry.package).toBe('acme-shop');
+      // The page's text, its character references read back.
+      const site = (await readFile(join(cwd, 'site', 'index.html'), 'utf8')).replace(/&#(\d+);/g, (_, code: string) =>
+        String.fromCharCode(Number(code)),
+      );
+      // orders-create.json: the input it was recorded with, and the order it gave.
+      expect(site).toContain(
+        `plugboard run shop orders.create --connector acme-shop --base-url '<provider base URL>' --input '{"quantity":2,"sku":"sku_1"}'`,
+      );
+      expect(site).toContain('"order_id": "ord_4"');
+      expect(site).not.toContain('data-example="sampled"');
+    }
+  });
+
+  it('names each package of a plugin folder', async () => {
+    const plugins = await tempDir();
+    await mkdir(join(plugins, 'node_modules'));
+    await acmeShop(join(plugins, 'node_modules'));
+    const cwd = await tempDir();
+    const buffers = bufferIo();
+    const code = await runCli(['catalogue', '--out', 'site', '--plugins', plugins], { ...buffers.io, cwd });
+    expect(code).toBe(0);
+    const entry = JSON.parse(await readFile(join(cwd, 'site', 'connectors', 'shop.json'), 'utf8')) as {
+      package: string;
+    };
+    expect(entry.package).toBe('acme-shop');
   });
 });
 

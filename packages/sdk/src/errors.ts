@@ -91,19 +91,25 @@ export class ConnectionConfigError extends ConnectorError {
 
 /** The provider answered 400 or 422 with its own reason. */
 export class ProviderRejectedError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'provider_rejected';
+
   /** Dotted path of the field the provider named, when it named one. */
   readonly field: string | undefined;
 
   constructor(message: string, options: ConnectorErrorOptions & { field?: string | undefined } = {}) {
-    super(options.code ?? 'provider_rejected', message, false, 400, options);
+    super(options.code ?? new.target.code, message, false, 400, options);
     this.field = options.field;
   }
 }
 
 /** 401: the credential is missing, wrong, expired or revoked. */
 export class AuthenticationError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'authentication_failed';
+
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'authentication_failed', message, false, 401, options);
+    super(options.code ?? new.target.code, message, false, 401, options);
   }
 }
 
@@ -112,27 +118,39 @@ export class AuthenticationError extends ConnectorError {
  * refresh refused): a person must sign in again or replace it. Never retried.
  */
 export class CredentialsExpiredError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'credentials_expired';
+
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'credentials_expired', message, false, 401, options);
+    super(options.code ?? new.target.code, message, false, 401, options);
   }
 }
 
 /** 403: the credential is valid but may not do this. */
 export class PermissionError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'permission_denied';
+
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'permission_denied', message, false, 403, options);
+    super(options.code ?? new.target.code, message, false, 403, options);
   }
 }
 
 /** 404: nothing with that id is visible to this credential. */
 export class NotFoundError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'not_found';
+
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'not_found', message, false, 404, options);
+    super(options.code ?? new.target.code, message, false, 404, options);
   }
 }
 
 /** 409: the resource is in a state that forbids the call (e.g. a publish still processing). */
 export class ConflictError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'conflict';
+
   /** The provider's name for the state, when it gave one. */
   readonly state: string | undefined;
 
@@ -140,7 +158,7 @@ export class ConflictError extends ConnectorError {
     message: string,
     options: ConnectorErrorOptions & { state?: string | undefined; retryable?: boolean } = {},
   ) {
-    super(options.code ?? 'conflict', message, options.retryable ?? false, 409, options);
+    super(options.code ?? new.target.code, message, options.retryable ?? false, 409, options);
     this.state = options.state;
   }
 }
@@ -155,13 +173,16 @@ export interface QuotaDetails {
 
 /** 402: a plan quota ran out. Retrying cannot help until someone tops it up. */
 export class QuotaExhaustedError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'quota_exhausted';
+
   readonly quota: string | undefined;
   readonly unit: string | undefined;
   readonly required: number | undefined;
   readonly available: number | undefined;
 
   constructor(message: string, details: QuotaDetails = {}, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'quota_exhausted', message, false, 402, options);
+    super(options.code ?? new.target.code, message, false, 402, options);
     this.quota = details.quota;
     this.unit = details.unit;
     this.required = details.required;
@@ -171,11 +192,14 @@ export class QuotaExhaustedError extends ConnectorError {
 
 /** 429, or a budget paused for longer than the action may wait. */
 export class RateLimitedError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'rate_limited';
+
   /** How long the provider asked to wait, in milliseconds, when it said. */
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, retryAfterMs: number | undefined, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'rate_limited', message, true, 429, options);
+    super(options.code ?? new.target.code, message, true, 429, options);
     this.retryAfterMs = retryAfterMs;
   }
 
@@ -186,26 +210,35 @@ export class RateLimitedError extends ConnectorError {
 
 /** 5xx: the provider failed; trying again later may work. */
 export class ProviderUnavailableError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'provider_unavailable';
+
   /** How long the provider asked to wait (`Retry-After`), in milliseconds, when it said. */
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, options: ConnectorErrorOptions & { retryAfterMs?: number | undefined } = {}) {
-    super(options.code ?? 'provider_unavailable', message, true, 503, options);
+    super(options.code ?? new.target.code, message, true, 503, options);
     this.retryAfterMs = options.retryAfterMs;
   }
 }
 
 /** The provider did not answer in time. */
 export class TimeoutError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'timeout';
+
   constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
-    super(options.code ?? 'timeout', message, options.retryable ?? true, 504, options);
+    super(options.code ?? new.target.code, message, options.retryable ?? true, 504, options);
   }
 }
 
 /** The connection failed or broke before a whole answer arrived; not retryable when the host's name does not resolve. */
 export class NetworkError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'network_error';
+
   constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
-    super(options.code ?? 'network_error', message, options.retryable ?? true, 502, options);
+    super(options.code ?? new.target.code, message, options.retryable ?? true, 502, options);
   }
 }
 
@@ -231,8 +264,11 @@ export class SchemaMismatchError extends ConnectorError {
 
 /** The caller aborted the run (its AbortSignal fired). */
 export class CancelledError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'cancelled';
+
   constructor(message = 'the run was cancelled', options: ConnectorErrorOptions = {}) {
-    super(options.code ?? 'cancelled', message, false, 499, options);
+    super(options.code ?? new.target.code, message, false, 499, options);
   }
 }
 
@@ -243,6 +279,9 @@ export class CancelledError extends ConnectorError {
  * address, not the address a name resolved to.
  */
 export class AddressRefusedError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'address_refused';
+
   /** `loopback`, `private`, `link-local`, `unique-local`, `metadata`, `unspecified`, `broadcast`, `multicast` or `reserved`. */
   readonly addressClass: string;
   /** How an IPv6 address carried the IPv4 address refused (`nat64`, `6to4`, `ipv4-mapped` ...), when it did. */
@@ -256,7 +295,7 @@ export class AddressRefusedError extends ConnectorError {
     options: ConnectorErrorOptions = {},
   ) {
     super(
-      options.code ?? 'address_refused',
+      options.code ?? new.target.code,
       `the host ${host} ${resolved ? 'resolves to' : 'is'} ${refusal.reason}, which ${environment} runs may not connect to; nothing was sent (a host may allow a range: createTransport({ network: { allow } }))`,
       false,
       403,
@@ -273,6 +312,9 @@ export class AddressRefusedError extends ConnectorError {
  * retried: the provider would answer the same.
  */
 export class PagingLoopError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'paging_loop';
+
   readonly action: string;
   /** The page (1 for the first) at which the loop was caught. */
   readonly page: number;
@@ -280,7 +322,7 @@ export class PagingLoopError extends ConnectorError {
   constructor(action: string, page: number, reason: string, options: ConnectorErrorOptions = {}) {
     const where = options.requestId ? ` (request ${options.requestId})` : '';
     super(
-      options.code ?? 'paging_loop',
+      options.code ?? new.target.code,
       `${action}: page ${page} ${reason}; stopping rather than looping${where}`,
       false,
       502,
@@ -296,6 +338,9 @@ export class PagingLoopError extends ConnectorError {
  * its shape is unknown here, so the run stops rather than reading from the start. Never retried.
  */
 export class CheckpointTooNewError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'checkpoint_too_new';
+
   readonly connector: string;
   readonly action: string;
   /** The version of the stored checkpoint. */
@@ -305,7 +350,7 @@ export class CheckpointTooNewError extends ConnectorError {
 
   constructor(connector: string, action: string, stored: number, known: number, options: ConnectorErrorOptions = {}) {
     super(
-      options.code ?? 'checkpoint_too_new',
+      options.code ?? new.target.code,
       `${connector} ${action}: the stored checkpoint is version ${stored}, newer than version ${known}, the newest this connector knows; run the connector version that wrote it, or reset the stream's checkpoint to read from the start`,
       false,
       409,
@@ -323,6 +368,9 @@ export class CheckpointTooNewError extends ConnectorError {
  * a value the current checkpoint schema refuses. Nothing was sent or committed. Never retried.
  */
 export class CheckpointMigrationError extends ConnectorError {
+  /** The family's general code, which a more precise one (`options.code`) still answers to. */
+  static readonly code = 'checkpoint_migration_failed';
+
   readonly connector: string;
   readonly action: string;
   readonly from: number;
@@ -338,7 +386,7 @@ export class CheckpointMigrationError extends ConnectorError {
   ) {
     const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
     super(
-      options.code ?? 'checkpoint_migration_failed',
+      options.code ?? new.target.code,
       `${connector} ${action}: migrating the checkpoint from version ${versions.from} to ${versions.to} failed: ${list}`,
       false,
       500,
@@ -350,4 +398,19 @@ export class CheckpointMigrationError extends ConnectorError {
     this.to = versions.to;
     this.issues = issues;
   }
+}
+
+/**
+ * The codes an error answers to: its own, then the general code of each family it belongs to
+ * (`credits_exhausted`, then `quota_exhausted`, for a 402 a connector names more precisely), so a
+ * test or a caller may expect either.
+ * @example errorCodes(new QuotaExhaustedError('...', {}, { code: 'credits_exhausted' })) // ['credits_exhausted', 'quota_exhausted']
+ */
+export function errorCodes(error: ConnectorError): string[] {
+  const codes = [error.code];
+  for (let type: unknown = error.constructor; type && type !== ConnectorError; type = Object.getPrototypeOf(type)) {
+    const general = Object.hasOwn(type as object, 'code') ? (type as { code: unknown }).code : undefined;
+    if (typeof general === 'string' && !codes.includes(general)) codes.push(general);
+  }
+  return codes;
 }

@@ -95,6 +95,7 @@ export type {
 export type { CursorLoop } from './paging.js';
 export {
   ConnectorError,
+  errorCodes,
   InvalidInputError,
   ConnectionConfigError,
   ProviderRejectedError,

@@ -1,6 +1,6 @@
 import { approvalOf } from '@plugboard/sdk';
 import { canonicalJson } from '@plugboard/sdk/host';
-import { type Connector, catalogueEntry } from '@plugboard/sdk';
+import { type Connector, catalogueEntry, errorCodes } from '@plugboard/sdk';
 import { type Fixture, outcomeError, type RecordedResponse } from './fixture.js';
 import { valueMatches } from './match.js';
 import { nextPageMarker } from './paging.js';
@@ -107,7 +107,7 @@ export function outcomeProblems(
       problems.push(
         `expected the run to fail with ${expected.error}, it succeeded with ${result.records.length} records`,
       );
-    else if (result.error.code !== expected.error)
+    else if (!errorCodes(result.error).includes(expected.error))
       problems.push(`expected error ${expected.error}, got ${result.error.code}: ${result.error.message}`);
     return problems;
   }

@@ -45,3 +45,5 @@ export type { FaultProbe, IncrementalProbe } from './probes.js';
 export { pagingEndProblems, pagingLoopProblems } from './paging-checks.js';
 export type { LoopProbe } from './paging-checks.js';
 export { startWindowServer, type WindowServer, type WindowServerOptions } from './window-server.js';
+export { recordedExamples } from './examples.js';
+export type { RecordedExample } from './examples.js';

@@ -1,4 +1,11 @@
-import { type Action, type Connector, createTransport, type RetrySettings } from '@plugboard/sdk';
+import {
+  type Action,
+  type Connector,
+  type ConnectorError,
+  createTransport,
+  errorCodes,
+  type RetrySettings,
+} from '@plugboard/sdk';
 import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';
 import { fixturePath, REPLAY_ORIGIN, readFixture } from './fixture.js';
@@ -30,7 +37,7 @@ export async function runUnderFault(
   scenario: Scenario,
   probe: FaultProbe,
   fault: AnswerOptions,
-): Promise<{ error: { code: string; message: string } | undefined; requests: number }> {
+): Promise<{ error: ConnectorError | undefined; requests: number }> {
   probe.server.answer(fault).clear();
   // The fault server listens on 127.0.0.1: production scenarios may reach it, and only it.
   const transport = createTransport({ via: 'fetch', network: { allow: ['127.0.0.1'] } });
@@ -47,13 +54,10 @@ export async function runUnderFault(
   }
 }
 
-function mismatch(
-  what: string,
-  outcome: { error: { code: string; message: string } | undefined },
-  code: string,
-): string | undefined {
+function mismatch(what: string, outcome: { error: ConnectorError | undefined }, code: string): string | undefined {
   if (!outcome.error) return `${what}: the run succeeded; expected ${code}`;
-  if (outcome.error.code !== code)
+  // A connector may name the failure more precisely (`credits_exhausted`), within the family.
+  if (!errorCodes(outcome.error).includes(code))
     return `${what}: expected ${code}, got ${outcome.error.code}: ${outcome.error.message}`;
   return undefined;
 }

@@ -6,7 +6,9 @@ import {
   createTransport,
   type RetrySettings,
 } from '@plugboard/sdk';
+import { type ManualClock, manualClock } from '@plugboard/sdk/host';
 import { replayCredential } from './credential.js';
+import { driveClock } from './driven.js';
 import { FixtureNotFoundError, TestingKitError, UnrecordedRequestError, UnusedRecordingError } from './errors.js';
 import {
   type Fixture,
@@ -29,6 +31,11 @@ import { assertScenario, type Scenario } from './scenario.js';
  * call matches aborts the run and fails it, naming method, path and body; a
  * recorded call the run never made fails it too. Each recorded call answers
  * once, in the recorded order among equal requests.
+ *
+ * The transport runs on a clock replay drives: budget windows, Retry-After pauses and retry
+ * backoff are waited in driven time, so a replay takes as long as its calls, not as long as the
+ * budget would on the provider, and a recording that needs more requests than a window allows
+ * still waits (the result's `drivenMs` says how long).
  */
 
 /** Retries keep their count but not their waits, so a recorded 503-then-200 replays at once. */
@@ -46,6 +53,8 @@ export interface ReplayOptions {
   retry?: Partial<RetrySettings>;
   /** Default: `replayCredential(connector, fixture.scenario)`, a placeholder of the scheme's shape. */
   credential?: ConnectionCredential;
+  /** The clock the transport waits on, which replay moves itself; default a `manualClock()` at the real time. */
+  clock?: ManualClock;
 }
 
 export interface ReplayResult {
@@ -58,6 +67,10 @@ export interface ReplayResult {
   pagingEnds: PagingEndEntry[];
   /** How many recorded calls were replayed (all of them, or replay fails). */
   calls: number;
+  /** Milliseconds the replay's clock moved: the waits the budget, Retry-After and retries asked for. */
+  drivenMs: number;
+  /** How many requests waited for their rate budget (in driven time). */
+  budgetWaits: number;
   scenario: Scenario;
   fixture: Fixture;
   fixturePath: string;
@@ -192,22 +205,28 @@ async function replayRecorded(
     controller.abort(new Error(`unrecorded request ${request.method} ${url.pathname}`));
   };
 
-  const transport = createTransport({ via: 'fetch' });
+  const clock = options.clock ?? manualClock(Date.now());
+  const transport = createTransport({ via: 'fetch', clock });
   let unused: string[] = [];
   let result: Awaited<ReturnType<typeof runScenario>> | undefined;
+  let driven = { drivenMs: 0, budgetWaits: 0 };
   let thrown: unknown;
   try {
     const scopes = fixture.calls.map((call) => ({ call, scope: intercept(nock, call) }));
     nock.emitter.on('no match', onNoMatch);
     try {
-      result = await runScenario(connector, scenario, {
-        baseUrl: `${REPLAY_ORIGIN}${fixture.basePath}`,
-        credential: options.credential ?? replayCredential(connector, fixture.scenario),
-        transport,
-        signal: controller.signal,
-        retry: { ...REPLAY_RETRY, ...options.retry },
-        ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
-      });
+      const run = await driveClock(clock, () =>
+        runScenario(connector, scenario, {
+          baseUrl: `${REPLAY_ORIGIN}${fixture.basePath}`,
+          credential: options.credential ?? replayCredential(connector, fixture.scenario),
+          transport,
+          signal: controller.signal,
+          retry: { ...REPLAY_RETRY, ...options.retry },
+          ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
+        }),
+      );
+      result = run.value;
+      driven = { drivenMs: run.drivenMs, budgetWaits: run.budgetWaits };
     } catch (error) {
       // Reported below, unless an unrecorded request explains it.
       thrown = error;
@@ -222,5 +241,5 @@ async function replayRecorded(
   if (unrecorded.length > 0) throw new UnrecordedRequestError(name, fixturePath, await Promise.all(unrecorded), unused);
   if (thrown !== undefined || !result) throw thrown;
   if (unused.length > 0) throw new UnusedRecordingError(name, fixturePath, unused);
-  return { ...result, calls: fixture.calls.length, scenario, fixture, fixturePath };
+  return { ...result, calls: fixture.calls.length, ...driven, scenario, fixture, fixturePath };
 }

@@ -27,7 +27,7 @@ export interface Scenario {
 }
 
 export interface ScenarioExpectation {
-  /** The run fails with this `ConnectorError` code, e.g. `quota_exhausted`. */
+  /** The run fails with this `ConnectorError` code, e.g. `quota_exhausted`: the error's own or its family's (`errorCodes`). */
   error?: string;
   /** The records (compared with `[REDACTED]` as a wildcard), or just how many. */
   records?: unknown[] | number;

@@ -29,10 +29,12 @@ export interface SiteDataType {
 }
 
 export interface SiteExample {
-  /** An input the action accepts: its declared example, else the required fields sampled from its schema. */
+  /** An input the action accepts: a recorded run's, else the required fields sampled from its schema. */
   input: unknown;
-  /** A record (or a destination's result) as the data type describes it, sampled; null when the action has none. */
+  /** A record (or a destination's result): a recorded one, else sampled from the data type; null when the action has none. */
   record: unknown;
+  /** True when both come from a recording (redacted) rather than from the schemas. */
+  recorded: boolean;
 }
 
 export interface SiteConnector {
@@ -144,7 +146,7 @@ function operationsTable(connector: SiteConnector): string {
         inputs.length === 0
           ? ''
           : `<details><summary>input: ${inputs.filter((row) => !row.field.includes('.')).length} field(s)</summary>${fieldTable(inputs, `input of ${operation.key}`, links)}</details>`;
-      const example = exampleBlock(entry.key, operation, connector.examples[operation.key]);
+      const example = exampleBlock(entry, operation, connector.examples[operation.key]);
       return `<tr class="operation" data-mode="${h(operation.mode)}" data-operation="${h(operation.key)}"><td><code>${h(operation.key)}</code><br>${h(operation.label)}</td><td>${h(operation.mode)}</td><td>${entity}</td><td>${effectText(operation)}</td><td>${approvalText(operation)}</td><td>${yesNo(operation.billable, true)}</td><td>${operation.description === null ? '' : `<div class="description">${markdownBlock(operation.description)}</div>`}${facts.length ? `<div class="meta">${facts.join(' · ')}</div>` : ''}${inputText}${example}</td></tr>`;
     })
     .join('');
@@ -156,19 +158,40 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command that runs an operation with its example input. */
-export function runLine(connectorKey: string, operationKey: string, input: unknown): string {
-  return `plugboard run ${connectorKey} ${operationKey} --input ${shellQuote(JSON.stringify(input ?? {}))}`;
+/** Where a run line says the provider's address goes, for a connector that has none of its own. */
+export const BASE_URL_PLACEHOLDER = '<provider base URL>';
+
+/** The names `plugboard run KEY` finds a connector's package by; any other is named with `--connector`. */
+function foundByKey(connectorKey: string, packageName: string): boolean {
+  return (
+    packageName === `@plugboard/connector-${connectorKey}` || packageName === `plugboard-connector-${connectorKey}`
+  );
 }
 
-function exampleBlock(connectorKey: string, operation: CatalogueOperation, example: SiteExample | undefined): string {
+/**
+ * The command that runs an operation with its example input: the package named when its key
+ * does not find it, and the base URL as a placeholder when the connector has none of its own.
+ */
+export function runLine(entry: CatalogueEntry, operationKey: string, input: unknown): string {
+  const words = ['plugboard', 'run', entry.key, operationKey];
+  if (entry.package && !foundByKey(entry.key, entry.package)) words.push('--connector', entry.package);
+  if (entry.authentication?.baseUrl === null) words.push('--base-url', shellQuote(BASE_URL_PLACEHOLDER));
+  return `${words.join(' ')} --input ${shellQuote(JSON.stringify(input ?? {}))}`;
+}
+
+function exampleBlock(entry: CatalogueEntry, operation: CatalogueOperation, example: SiteExample | undefined): string {
   if (!example) return '';
-  const line = runLine(connectorKey, operation.key, example.input);
+  const line = runLine(entry, operation.key, example.input);
+  const from = example.recorded ? 'recorded, redacted' : 'sampled from the schema';
+  const placeholder =
+    entry.authentication?.baseUrl === null
+      ? `<p class="example-label">Replace <code>${h(BASE_URL_PLACEHOLDER)}</code> with the address of the provider's API: the connector has none of its own.</p>`
+      : '';
   const output =
     example.record === null
       ? ''
-      : `<p class="example-label">${operation.mode === 'source' ? 'A record' : 'The result'}</p><pre class="example-record"><code>${h(JSON.stringify(example.record, null, 2))}</code></pre>`;
-  return `<details class="example"><summary>Example</summary><div class="run-line"><code>${h(line)}</code><button type="button" class="copy" data-copy="${h(line)}" aria-label="Copy the command">Copy</button></div><p class="example-label">Input</p><pre class="example-input"><code>${h(JSON.stringify(example.input ?? {}, null, 2))}</code></pre>${output}</details>`;
+      : `<p class="example-label">${operation.mode === 'source' ? 'A record' : 'The result'} (${from})</p><pre class="example-record"><code>${h(JSON.stringify(example.record, null, 2))}</code></pre>`;
+  return `<details class="example" data-example="${example.recorded ? 'recorded' : 'sampled'}"><summary>Example</summary><div class="run-line"><code>${h(line)}</code><button type="button" class="copy" data-copy="${h(line)}" aria-label="Copy the command">Copy</button></div>${placeholder}<p class="example-label">Input (${from})</p><pre class="example-input"><code>${h(JSON.stringify(example.input ?? {}, null, 2))}</code></pre>${output}</details>`;
 }
 
 function rateTable(entry: CatalogueEntry): string {

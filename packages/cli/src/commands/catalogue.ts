@@ -1,9 +1,16 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CatalogueReadError, diffCatalogues, formatDiff, generateCatalogue } from '@plugboard/catalogue';
-import { type Connector, excerpt } from '@plugboard/sdk';
-import { connectorsIn } from '../connectors.js';
+import {
+  CatalogueReadError,
+  diffCatalogues,
+  formatDiff,
+  generateCatalogue,
+  type RecordedExample,
+} from '@plugboard/catalogue';
+import { excerpt } from '@plugboard/sdk';
+import { recordedExamples } from '@plugboard/testing';
+import { connectorPackagesIn, type FoundConnector } from '../connectors.js';
 import type { Invocation } from '../program.js';
 import { UsageError } from '../usage.js';
 
@@ -19,15 +26,30 @@ function packageNames(pairs: string[] | undefined): Record<string, string> {
 }
 
 /** The connectors to list: the keys named, the --connector packages, every one of --plugins, else this folder's package. */
-async function connectorsFor({ args, values, io, messages, findConnector }: Invocation): Promise<Connector[]> {
+async function connectorsFor({ args, values, io, messages, findConnector }: Invocation): Promise<FoundConnector[]> {
   const plugins = values.plugins as string | undefined;
   const packages = (values.connector as string[] | undefined) ?? [];
-  const connectors: Connector[] = [];
-  if (plugins) connectors.push(...(await connectorsIn(io, messages, plugins)).values());
-  for (const key of args) connectors.push((await findConnector({ key })).connector);
-  for (const connector of packages) connectors.push((await findConnector({ connector })).connector);
-  if (connectors.length === 0 && !plugins) connectors.push((await findConnector({})).connector);
-  return connectors;
+  const found: FoundConnector[] = [];
+  if (plugins) found.push(...(await connectorPackagesIn(io, messages, plugins)));
+  for (const key of args) found.push(await findConnector({ key }));
+  for (const connector of packages) found.push(await findConnector({ connector }));
+  if (found.length === 0 && !plugins) found.push(await findConnector({}));
+  return found;
+}
+
+/** Each connector's package name, from its `package.json`; `--package KEY=NAME` wins. */
+function packagesOf(found: readonly FoundConnector[], given: Record<string, string>): Record<string, string> {
+  const packages: Record<string, string> = {};
+  for (const { connector, package: name } of found) if (name) packages[connector.key] = name;
+  return { ...packages, ...given };
+}
+
+/** The recordings in each connector package's `test/fixtures` (a published package often has none). */
+function examplesOf(found: readonly FoundConnector[]): Record<string, Record<string, RecordedExample>> {
+  const examples: Record<string, Record<string, RecordedExample>> = {};
+  for (const { connector, dir } of found)
+    if (dir) examples[connector.key] = recordedExamples(join(dir, 'test', 'fixtures'));
+  return examples;
 }
 
 /**
@@ -40,9 +62,14 @@ export async function catalogueCommand(invocation: Invocation): Promise<void> {
   if (typeof values.out !== 'string')
     throw new UsageError('--out DIR is required: the folder to write the catalogue into');
   const outDir = resolve(io.cwd, values.out);
-  const packages = packageNames(values.package as string[] | undefined);
-  const connectors = await connectorsFor(invocation);
-  const catalogue = await generateCatalogue({ connectors, outDir, packages, env: io.env });
+  const found = await connectorsFor(invocation);
+  const catalogue = await generateCatalogue({
+    connectors: found.map(({ connector }) => connector),
+    outDir,
+    packages: packagesOf(found, packageNames(values.package as string[] | undefined)),
+    examples: examplesOf(found),
+    env: io.env,
+  });
   const operations = catalogue.entries.reduce((sum, entry) => sum + entry.operations.length, 0);
   const partial = catalogue.entries.filter((entry) => !entry.implemented).map((entry) => entry.key);
   io.stdout.write(
