@@ -112,10 +112,13 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
       // The folder that holds the clone, as the guide's reader has it.
       await symlink(ROOT, join(work, 'plugboard'));
       await mkdir(join(tmp, 'shell'));
+      await mkdir(join(tmp, 'tmp'));
       const env = cleanEnv({
         HOME: home,
         // The reader's Node is the one running this test (Node 22.20 or newer), and npm finds it.
         PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+        // What the steps leave in a temporary folder (the clone's registry, stopped with SIGKILL) goes with the test's.
+        TMPDIR: join(tmp, 'tmp'),
         npm_config_userconfig: npmConfig.npmrc,
         npm_config_globalconfig: npmConfig.globalNpmrc,
         npm_config_cache: npmConfig.cache,
