@@ -9,4 +9,4 @@ export function workspacePackages(root?: string): Map<string, WorkspacePackageIn
 export function sourcesChangedAt(dir: string, root?: string): number;
 export function isStale(dir: string, root?: string): boolean;
 export function buildOrder(packages: Map<string, WorkspacePackageInfo>, targets: string[]): WorkspacePackageInfo[];
-export function freshBuild(targets: string[], root?: string): Promise<string[]>;
+export function freshBuild(targets: string[], root?: string, say?: (line: string) => void): Promise<string[]>;

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Builds a workspace package and the workspace packages it depends on, only those whose
 // dist/ is missing or older than what it is built from (its sources, package.json, tsconfig,
-// tsup config) or than a dependency rebuilt before it. Quiet when nothing fails: a failed
-// build prints its output and exits 1.
+// tsup config) or than a dependency rebuilt before it. On a terminal it names each package
+// before building it; a failed build prints its output and exits 1.
 //
 //   node scripts/fresh-build.mjs @plugboard/cli [@plugboard/demo ...]
 import { execFile } from 'node:child_process';
@@ -93,22 +93,28 @@ export function buildOrder(packages, targets) {
   return order;
 }
 
-/** Builds what is stale in `targets`' closure; returns the names built. */
-export async function freshBuild(targets, root = ROOT) {
+/**
+ * Builds what is stale in `targets`' closure; returns the names built. `say` hears one line
+ * before each build (the command line passes it only on a terminal).
+ */
+export async function freshBuild(targets, root = ROOT, say = () => {}) {
   const packages = workspacePackages(root);
-  const rebuilt = new Set();
+  // A package is built when it is stale or a dependency of it is built first.
+  const toBuild = [];
   for (const pkg of buildOrder(packages, targets)) {
-    const dir = join(root, pkg.folder);
-    if (!isStale(dir, root) && !pkg.dependencies.some((name) => rebuilt.has(name))) continue;
+    const built = new Set(toBuild.map(({ name }) => name));
+    if (isStale(join(root, pkg.folder), root) || pkg.dependencies.some((name) => built.has(name))) toBuild.push(pkg);
+  }
+  for (const [index, pkg] of toBuild.entries()) {
+    say(`building ${pkg.name} (${index + 1} of ${toBuild.length})`);
     try {
-      await run('pnpm', ['run', 'build'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+      await run('pnpm', ['run', 'build'], { cwd: join(root, pkg.folder), maxBuffer: 64 * 1024 * 1024 });
     } catch (error) {
       process.stderr.write(`${pkg.name}: the build failed\n${error.stdout ?? ''}${error.stderr ?? ''}`);
       process.exit(1);
     }
-    rebuilt.add(pkg.name);
   }
-  return [...rebuilt];
+  return toBuild.map(({ name }) => name);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -117,5 +123,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('usage: node scripts/fresh-build.mjs PACKAGE [PACKAGE ...]\n');
     process.exit(2);
   }
-  await freshBuild(targets);
+  await freshBuild(targets, ROOT, process.stderr.isTTY ? (line) => process.stderr.write(`${line}\n`) : undefined);
 }

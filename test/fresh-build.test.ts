@@ -78,3 +78,19 @@ describe('freshBuild', () => {
     expect(await builds()).toEqual(['app']);
   });
 });
+
+describe('freshBuild, reporting', () => {
+  it('says what it builds before each build, and nothing when nothing is stale', async () => {
+    await age(join(root, 'packages', 'lib', 'src', 'index.js'), 2 * HOUR);
+    const lines: string[] = [];
+    expect(await freshBuild(['app'], root, (line) => lines.push(line))).toEqual(['lib', 'app']);
+    await builds();
+    expect(lines).toEqual(['building lib (1 of 2)', 'building app (2 of 2)']);
+    lines.length = 0;
+    for (const folder of ['lib', 'app']) {
+      for (const file of ['src/index.js', 'package.json']) await age(join(root, 'packages', folder, file), -HOUR);
+    }
+    expect(await freshBuild(['app'], root, (line) => lines.push(line))).toEqual([]);
+    expect(lines).toEqual([]);
+  });
+});

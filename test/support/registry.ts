@@ -27,7 +27,8 @@ export interface LocalRegistry {
   stop(): Promise<void>;
 }
 
-export async function startRegistry(dir: string): Promise<LocalRegistry> {
+/** `port`: 0 (the default) for a free one. */
+export async function startRegistry(dir: string, { port: wanted = 0 }: { port?: number } = {}): Promise<LocalRegistry> {
   const storage = join(dir, 'storage');
   await mkdir(storage, { recursive: true });
   const config = {
@@ -51,7 +52,7 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
   await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`);
 
   const server = join(import.meta.dirname, 'verdaccio-server.mjs');
-  const child: ChildProcess = spawn(process.execPath, [server, configFile], {
+  const child: ChildProcess = spawn(process.execPath, [server, configFile, String(wanted)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: dir,
   });

@@ -1,10 +1,11 @@
-// Starts Verdaccio with the given config file on 127.0.0.1 and a free port, prints
-// {"port": N} as one JSON line when it listens, and serves until SIGTERM or SIGINT.
+// Starts Verdaccio with the given config file on 127.0.0.1 and the given port (a free one when
+// 0 or none), prints {"port": N} as one JSON line when it listens, and serves until SIGTERM or
+// SIGINT. A port already taken exits 1 naming it.
 //
-//   node verdaccio-server.mjs CONFIG_FILE
+//   node verdaccio-server.mjs CONFIG_FILE [PORT]
 import { runServer } from 'verdaccio';
 
-const [configFile] = process.argv.slice(2);
+const [configFile, port = '0'] = process.argv.slice(2);
 if (!configFile) {
   console.error('usage: node verdaccio-server.mjs CONFIG_FILE');
   process.exit(2);
@@ -17,8 +18,14 @@ process.on('uncaughtException', (error) => {
   process.stderr.write(`ignored after an answer began: ${error.message}\n`);
 });
 const app = await runServer(configFile);
-const server = app.listen(0, '127.0.0.1', () => {
+const server = app.listen(Number(port), '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+});
+server.once('error', (error) => {
+  process.stderr.write(
+    error.code === 'EADDRINUSE' ? `port ${port} of 127.0.0.1 is already in use\n` : `${error.message}\n`,
+  );
+  process.exit(1);
 });
 const stop = () => {
   server.closeAllConnections?.();
