@@ -7,7 +7,9 @@
 //                 expired, beside the same calls on a fresh token set (same transport warmth)
 //   4 processes   the same 200 calls from 4 child processes (50 each, let go at once) sharing
 //                 the token set in the runtime's file credential store and a Redis of this
-//                 script's own for the refresh lease
+//                 script's own for the refresh lease; each child first makes 20 calls on an
+//                 expired set of a grant of its own, so that the refresh's path is as warm as
+//                 the calls' (as the one process's is after its first round)
 //   steady        callers looping `readAll` for --seconds with 2-second access tokens
 //
 // Counted at the rig: token requests (target: exactly 1 per expired case), calls that failed
@@ -184,10 +186,16 @@ async function fleet(rig, redis, expired) {
       storeDir: dir,
       calls: Math.ceil(calls / processes),
       redis,
-      warm: tokens,
     };
-    const children = Array.from({ length: processes }, () => {
-      const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    // Each child warms on an expired set of a grant of its own: the refresh's path is as warm as
+    // the calls' (a worker refreshes many times in its life; only its first refresh is cold).
+    const warm = [];
+    for (let index = 0; index < processes; index += 1)
+      warm.push({ ...(await signIn(rig, rigConnector(rig), transport)), expiresAt: 0 });
+    const children = warm.map((tokens) => {
+      const child = spawn(process.execPath, [CHILD, JSON.stringify({ ...settings, warm: tokens })], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       let stdout = '';
       let readied;
       const ready = new Promise((resolve) => (readied = resolve));

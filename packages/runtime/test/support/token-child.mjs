@@ -7,8 +7,9 @@
 //   calls        how many `me.get` runs at once
 //   redis        createTransport's `redis` option, or absent
 //   lockFolder   the lock folder (used without redis), or absent
-//   warm         a fresh token set: 20 calls first on another connection, so that the measured
-//                calls meet a warm process (optional)
+//   warm         a token set of a grant of its own: 20 calls first on another connection, so that
+//                the measured calls meet a warm process; one that has expired warms the refresh's
+//                path too (optional)
 // It prints `ready`, waits for a line on stdin, makes its calls all at once, and prints one JSON
 // line: { ok, errors, ms } (each call's milliseconds), then closes its transport and exits by itself.
 import { createInterface } from 'node:readline';
