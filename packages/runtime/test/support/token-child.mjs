@@ -4,6 +4,8 @@
 //   tokenUrl, authorizeUrl, apiUrl  the OAuth rig
 //   clientId     the native client
 //   storeDir     the state folder of the file credential store
+//   redisStore   the Redis URL of a shared credential store instead (redis-credential-store.mjs), or absent
+//   redisStorePrefix  its keys' prefix
 //   calls        how many `me.get` runs at once
 //   redis        createTransport's `redis` option, or absent
 //   lockFolder   the lock folder (used without redis), or absent
@@ -50,7 +52,9 @@ const connector = defineConnector({
   ],
 });
 
-const store = fileCredentialStore(settings.storeDir);
+const store = settings.redisStore
+  ? (await import('./redis-credential-store.mjs')).redisCredentialStore(settings.redisStore, settings.redisStorePrefix)
+  : fileCredentialStore(settings.storeDir);
 const transport = createTransport({
   network: { allow: ['127.0.0.0/8'] },
   credentials: { store, ...(settings.lockFolder ? { lockFolder: settings.lockFolder } : {}) },
@@ -91,3 +95,4 @@ await Promise.all(
 );
 process.stdout.write(`${JSON.stringify({ ok, errors, ms })}\n`);
 await transport.close();
+await store.close?.();
