@@ -8,6 +8,10 @@ import { z } from 'zod';
 export const byCursor = cursorPaginator({
   records: 'data',
   cursor: { from: 'pagination.next_cursor', to: { query: 'cursor' } },
+  answer: z.object({
+    data: z.array(z.unknown()),
+    pagination: z.object({ next_cursor: z.string().optional() }),
+  }),
 });
 
 /**

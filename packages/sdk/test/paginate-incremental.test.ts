@@ -227,4 +227,33 @@ describe('paging declarations refused at definition', () => {
       "connector 'paged': action 'items.list': incremental.newerThan.earlierMs needs a format of 'iso', 'unix' or 'unix-ms'",
     ]);
   });
+
+  it('a path the paginator reads that its declared answer lacks', () => {
+    const answer = z.object({
+      items: z.array(PagedItem),
+      meta: z.object({ next: z.string().nullable(), count: z.number() }).optional(),
+    });
+    expect(
+      refused(
+        {},
+        cursorPaginator({
+          records: 'meta',
+          cursor: { from: 'meta.cursor', to: { query: 'cursor' } },
+          stop: [{ hasMore: 'has_more' }],
+          answer,
+        }),
+      ),
+    ).toEqual([
+      "connector 'paged': action 'items.list': paginator: records: 'meta' is not a list in the declared answer",
+      "connector 'paged': action 'items.list': paginator: cursor.from: 'meta.cursor' is not in the declared answer",
+      "connector 'paged': action 'items.list': paginator: hasMore: 'has_more' is not in the declared answer",
+    ]);
+    // The same reads of an answer that has them are accepted.
+    expect(() =>
+      incrementalConnector(
+        {},
+        cursorPaginator({ records: 'items', cursor: { from: 'meta.next', to: { query: 'cursor' } }, answer }),
+      ),
+    ).not.toThrow();
+  });
 });

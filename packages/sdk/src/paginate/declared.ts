@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   MissingPagingValue,
   type PageAnswer,
@@ -45,6 +46,13 @@ export interface PagedOptions {
   maxPages?: number;
   maxRecords?: number;
   maxMs?: number;
+  /**
+   * The page's answer as the provider documents it. Only checked against at definition: every
+   * path the paginator reads from the body (records, a cursor or next URL, hasMore, total) must be
+   * in it, the records an array; pages are not parsed with it.
+   * @example answer: z.object({ data: z.array(Project), pagination: z.object({ next_cursor: z.string().optional() }) })
+   */
+  answer?: z.ZodType;
 }
 
 /** Where a value is read from: a dotted path of the answer's body, or a header. */
@@ -95,7 +103,14 @@ const sized = (request: PageRequest, size: PageSize | undefined): PageRequest =>
 /** The common part of a declared paginator: records, stop conditions, limits and their problems. */
 function declared(
   options: PagedOptions,
-  kind: { name: PaginatorKind; stops: readonly StopWhen[]; followsLink: boolean; problems: string[] },
+  kind: {
+    name: PaginatorKind;
+    stops: readonly StopWhen[];
+    followsLink: boolean;
+    problems: string[];
+    /** What it reads from the answer's body besides records and stop values, by the option's name. */
+    reads?: Record<string, ReadFrom | undefined>;
+  },
   first: (request: PageRequest) => PageRequest,
   following: (answer: PageAnswer, request: PageRequest, records: readonly unknown[]) => PageRequest | undefined,
 ): Paginator {
@@ -163,9 +178,50 @@ function declared(
         const value = options[limit];
         if (value !== undefined && !(value > 0)) problems.push(`${limit} must be more than zero`);
       }
+      if (options.answer !== undefined) problems.push(...answerProblems(options, stops, kind.reads ?? {}));
       return problems;
     },
   };
+}
+
+/** The paths the paginator reads that its declared answer does not have. */
+function answerProblems(
+  options: PagedOptions,
+  stops: readonly StopWhen[],
+  reads: Record<string, ReadFrom | undefined>,
+): string[] {
+  const answer = options.answer;
+  if (!(answer instanceof z.ZodType)) return ['answer must be a zod schema of the page'];
+  const problems: string[] = [];
+  const paths: [string, string][] = [['records', options.records]];
+  for (const [name, from] of Object.entries(reads)) if (typeof from === 'string') paths.push([name, from]);
+  for (const stop of stops) if (typeof stop === 'object') paths.push(Object.entries(stop)[0] as [string, string]);
+  for (const [name, path] of paths) {
+    if (typeof path !== 'string') continue;
+    const found = schemaAt(answer, path);
+    if (found === undefined) problems.push(`${name}: '${path}' is not in the declared answer`);
+    else if (name === 'records' && !(found instanceof z.ZodArray))
+      problems.push(`records: '${path}' is not a list in the declared answer`);
+  }
+  return problems;
+}
+
+/** The schema at a dotted path of an object schema ('' the whole), through optional, nullable and default. */
+function schemaAt(schema: z.ZodType, path: string): z.ZodType | undefined {
+  let current: z.ZodType | undefined = unwrapped(schema);
+  for (const key of path === '' ? [] : path.split('.')) {
+    if (!(current instanceof z.ZodObject)) return undefined;
+    const shape = current.shape as Record<string, z.ZodType>;
+    current = Object.hasOwn(shape, key) ? unwrapped(shape[key]!) : undefined;
+  }
+  return current;
+}
+
+function unwrapped(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  while (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault)
+    current = current.unwrap() as z.ZodType;
+  return current;
 }
 
 /** A cursor read from the answer (or a header) and sent back; the read ends when none comes. */
@@ -177,7 +233,7 @@ export function cursorPaginator(options: CursorOptions): Paginator {
   else if ('path' in to && initial === undefined) problems.push('a cursor sent in the path needs an initial value');
   return declared(
     options,
-    { name: 'cursor', stops: [], followsLink: true, problems },
+    { name: 'cursor', stops: [], followsLink: true, problems, reads: { 'cursor.from': from } },
     (request) => (initial === undefined ? request : withValue(request, to!, initial)),
     (answer, request) => {
       const cursor = read(answer, from!);
@@ -222,7 +278,7 @@ export function nextUrlPaginator(options: NextUrlOptions): Paginator {
   const problems = !from || (typeof from === 'object' && !from.header) ? ['next needs a path or a header'] : [];
   return declared(
     options,
-    { name: 'next-url', stops: [], followsLink: true, problems },
+    { name: 'next-url', stops: [], followsLink: true, problems, reads: { next: from } },
     (request) => request,
     (answer, request) => {
       const url = read(answer, from);
