@@ -155,7 +155,7 @@ describe('cards, addresses, Markdown and examples', () => {
       page
         .locator(`li.connector[data-key="${key}"] > details`)
         .evaluate((details) => (details as unknown as { open: boolean }).open);
-    await expect.poll(() => open('shop')).toBe(true);
+    await expect.poll(() => open('shop'), { timeout: 20_000 }).toBe(true);
     expect(await open('notes')).toBe(false);
 
     const notes = page.locator('li.connector[data-key="notes"] > details > summary');
@@ -168,19 +168,21 @@ describe('cards, addresses, Markdown and examples', () => {
       ),
     ).toBe('pointer');
     expect(await notes.locator('.open-hint').innerText()).toMatch(/Show operations/);
+    // The card's toggle event (which sets the address) comes after the click: wait for it, however busy the machine.
+    const settled = { timeout: 20_000 };
     await notes.click();
-    expect(await open('notes')).toBe(true);
-    expect(new URL(page.url()).hash).toBe('#connector-notes');
-    expect(await notes.locator('.open-hint').innerText()).toMatch(/Hide/);
+    await expect.poll(() => open('notes'), settled).toBe(true);
+    await expect.poll(() => new URL(page.url()).hash, settled).toBe('#connector-notes');
+    await expect.poll(() => notes.locator('.open-hint').innerText(), settled).toMatch(/Hide/);
 
     await page.goBack();
-    await expect.poll(() => new URL(page.url()).hash).toBe('#connector-shop');
+    await expect.poll(() => new URL(page.url()).hash, settled).toBe('#connector-shop');
 
     // The keyboard: Tab reaches a card, Enter opens it.
     const clips = page.locator('li.connector[data-key="clips"] > details > summary');
     await clips.focus();
     await page.keyboard.press('Enter');
-    expect(await open('clips')).toBe(true);
+    await expect.poll(() => open('clips'), settled).toBe(true);
     expect(await page.locator('li.connector[data-key="clips"] a.permalink').getAttribute('href')).toBe(
       '#connector-clips',
     );
