@@ -9,6 +9,8 @@ import {
 } from './openapi-document.js';
 import { pagedReadSource, sharedListing, unpagedNote } from './openapi-listing.js';
 import { detectPaging, type ListPaging, recordsOf } from './openapi-paging.js';
+import { didYouMean, nearest } from './did-you-mean.js';
+import { assignKeys, derivedKey, words } from './openapi-keys.js';
 import { UsageError } from './usage.js';
 import { propertyKey, zodSource } from './zod-source.js';
 
@@ -45,17 +47,6 @@ export interface GeneratedConnector {
   listing?: string;
 }
 
-const VERBS: Partial<Record<Method, string>> = { post: 'create', put: 'update', patch: 'update', delete: 'delete' };
-
-function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word.toLowerCase());
-}
-
-const snake = (text: string) => words(text).join('_') || 'operation';
 const camel = (text: string) =>
   words(text)
     .map((word, index) => (index === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
@@ -64,18 +55,6 @@ const pascal = (text: string) =>
   words(text)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
-
-/** `resource.verb` from the path and method: GET /items answering a list is items.list, GET /items/{id} items.get. */
-function actionKey(path: string, method: Method, operationId: string, taken: Set<string>, list: boolean): string {
-  const segments = path.split('/').filter(Boolean);
-  const resource = snake(segments.filter((segment) => !segment.startsWith('{')).at(-1) ?? operationId);
-  const verb =
-    method === 'get' ? (list && !segments.at(-1)?.startsWith('{') ? 'list' : 'get') : (VERBS[method] ?? method);
-  let key = `${/^[a-z]/.test(resource) ? resource : `op_${resource}`}.${verb}`;
-  if (taken.has(key)) key = `${key.split('.')[0]}.${snake(operationId)}`;
-  taken.add(key);
-  return key;
-}
 
 function jsonContent<T>(content: Record<string, T> | undefined): { type: string; media: T } | undefined {
   if (!content) return undefined;
@@ -173,33 +152,56 @@ function comment(text: string | undefined): string {
   return text ? text.replace(/\*\//g, '* /').replace(/\s+/g, ' ').trim().slice(0, 300) : '';
 }
 
-export function generateActions(document: OpenApiDocument, operationIds: readonly string[]): GeneratedConnector {
-  const operations = operationsOf(document);
-  const byId = new Map(
-    operations.flatMap((entry) => (entry.operation.operationId ? [[entry.operation.operationId, entry] as const] : [])),
-  );
-  const unknown = operationIds.filter((id) => !byId.has(id));
+/** An operation to generate an action for: its operationId (or `METHOD /path` when it has none), and the key the author gives it. */
+export interface OperationChoice {
+  operation: string;
+  key?: string;
+}
+
+/** The operations chosen, found in the document; an unknown name is refused with the nearest the document has. */
+function chosenOperations(document: OpenApiDocument, choices: readonly OperationChoice[]) {
+  const byName = new Map<string, ReturnType<typeof operationsOf>[number]>();
+  for (const entry of operationsOf(document)) {
+    if (entry.operation.operationId) byName.set(entry.operation.operationId, entry);
+    byName.set(`${entry.method.toUpperCase()} ${entry.path}`, entry);
+  }
+  const named = (choice: OperationChoice) => {
+    const [method = '', ...path] = choice.operation.split(' ');
+    return byName.has(choice.operation) ? choice.operation : `${method.toUpperCase()} ${path.join(' ')}`;
+  };
+  const unknown = choices.filter((choice) => !byName.has(named(choice))).map(({ operation }) => operation);
   if (unknown.length > 0) {
-    const known = [...byId.keys()].sort();
+    const ids = [...byName.keys()].filter((name) => !/^[A-Z]+ \//.test(name)).sort();
+    const near = (name: string) => didYouMean(name, byName.keys()).replace(/^; /, '');
     throw new UsageError(
-      `--operations: no operation ${unknown.map((id) => `'${id}'`).join(', ')} in the document; it has ${known.slice(0, 60).join(', ')}${known.length > 60 ? ` and ${known.length - 60} more` : ''}`,
+      `--operations: no operation ${unknown.map((name) => `'${name}'${nearest(name, byName.keys()) ? ` (${near(name)})` : ''}`).join(', ')} in the document; it has ${ids.slice(0, 60).join(', ')}${ids.length > 60 ? ` and ${ids.length - 60} more` : ''}`,
     );
   }
-  if (operationIds.length === 0)
+  if (choices.length === 0)
     throw new UsageError('--operations: name at least one operationId of the document, comma-separated');
+  return choices.map((choice) => ({ choice, ...byName.get(named(choice))! }));
+}
 
-  const taken = new Set<string>();
-  const planned = operationIds.map((id) => {
-    const { path, method, operation, parameters } = byId.get(id)!;
+export function generateActions(document: OpenApiDocument, choices: readonly OperationChoice[]): GeneratedConnector {
+  const found = chosenOperations(document, choices).map(({ choice, path, method, operation, parameters }) => {
     const answer = successSchema(path, method, operation);
     const records = recordsOf(answer.schema, path);
-    const key = actionKey(path, method, id, taken, records.many);
-    const paging =
-      method === 'get' && records.many
-        ? detectPaging({ path, parameters, answer: answer.schema, headers: answer.headers })
-        : undefined;
-    return { id, path, method, operation, parameters, answer, records, key, paging };
+    const derived = derivedKey({ operationId: operation.operationId, path, method, list: records.many });
+    return { name: choice.operation, key: choice.key, derived, path, method, operation, parameters, answer, records };
   });
+  const planned = assignKeys(found).map((entry) => ({
+    ...entry,
+    id: entry.operation.operationId ?? entry.name,
+    paging:
+      entry.method === 'get' && entry.records.many
+        ? detectPaging({
+            path: entry.path,
+            parameters: entry.parameters,
+            answer: entry.answer.schema,
+            headers: entry.answer.headers,
+          })
+        : undefined,
+  }));
   const listing = sharedListing(planned.flatMap(({ key, paging }) => (paging ? [{ key, paging }] : [])));
   const entities = new Map<string, string>();
   const actions: GeneratedAction[] = [];

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sampleOf } from '@plugboard/catalogue/sample';
-import { type GeneratedAction, generateActions } from './openapi-actions.js';
+import { type GeneratedAction, generateActions, type OperationChoice } from './openapi-actions.js';
 import { basePathOf } from './mock/server.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 import { UsageError } from './usage.js';
@@ -23,7 +23,7 @@ export interface ScaffoldOptions {
   /** The folder to create; it may exist if empty. */
   dir: string;
   /** Generate the actions from these operations of an OpenAPI 3.x document. */
-  openapi?: { file: string; operations: readonly string[] };
+  openapi?: { file: string; operations: readonly OperationChoice[] };
 }
 
 export interface Scaffold {

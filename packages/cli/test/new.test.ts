@@ -118,8 +118,8 @@ describe('plugboard new --from-openapi', () => {
     ).toBe(0);
     const dir = join(cwd, 'descript-gen');
     expect((await readdir(join(dir, 'src', 'actions'))).sort()).toEqual([
-      'project_media.create.ts',
-      'projects.get.ts',
+      'project.get.ts',
+      'project_media.import.ts',
       'projects.list.ts',
       'status.get.ts',
     ]);
@@ -132,7 +132,7 @@ describe('plugboard new --from-openapi', () => {
     expect(list).not.toContain('cursor: z.');
     expect(list).toContain("limit: input['limit'] ?? 100,");
     expect(Math.max(...list.split('\n').map((line) => line.length))).toBeLessThanOrEqual(120);
-    expect(await readFile(join(dir, 'src', 'actions', 'project_media.create.ts'), 'utf8')).toContain(
+    expect(await readFile(join(dir, 'src', 'actions', 'project_media.import.ts'), 'utf8')).toContain(
       'effect: { writes: true, idempotent: false, destructive: false },',
     );
     expect(await readFile(join(dir, 'openapi.yaml'), 'utf8')).toBe(await readFile(DESCRIPT_OPENAPI, 'utf8'));
@@ -157,8 +157,8 @@ describe('plugboard new --from-openapi', () => {
       expect(commands.map((command) => `${command[3]}${command[4] ? ` --state ${command[4]}` : ''}`)).toEqual([
         'projects.list --state .record-state',
         'projects.list-since --state .record-state',
-        'projects.get',
-        'project_media.create',
+        'project.get',
+        'project_media.import',
         'status.get',
       ]);
       for (const [, action, input, scenario, state] of commands) {

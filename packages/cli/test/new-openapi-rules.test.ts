@@ -1,0 +1,95 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
+import { generateActions, type OperationChoice } from '../src/openapi-actions.js';
+import { loadOpenApiDocument } from '../src/openapi-document.js';
+import { bufferIo } from './support.js';
+
+/** The rules `new --from-openapi` writes actions by, each on a small document of its own. */
+
+const ok = (schema: unknown) => ({ '200': { description: 'OK', content: { 'application/json': { schema } } } });
+const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+
+let folder: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'plugboard-openapi-rules-'));
+});
+afterAll(() => rm(folder, { recursive: true, force: true }));
+
+let documents = 0;
+async function generate(paths: Record<string, unknown>, choices: Array<string | OperationChoice>, extra = {}) {
+  documents += 1;
+  const file = join(folder, `document-${documents}.json`);
+  await writeFile(file, JSON.stringify({ openapi: '3.1.0', info: { title: 'Rules', version: '1' }, paths, ...extra }));
+  const chosen = choices.map((choice) => (typeof choice === 'string' ? { operation: choice } : choice));
+  return generateActions(await loadOpenApiDocument(file), chosen);
+}
+
+const Message = { type: 'object', properties: { id: { type: 'string' }, text: { type: 'string' } }, required: ['id'] };
+const MESSAGES = {
+  '/messages': {
+    get: { operationId: 'listMessages', responses: ok({ type: 'array', items: Message }) },
+    post: { operationId: 'sendMessage', requestBody: json(Message), responses: ok(Message) },
+  },
+  '/messages/{id}': {
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    get: { operationId: 'getMessage', responses: ok(Message) },
+  },
+  '/threads': { get: { responses: ok({ type: 'array', items: Message }) } },
+  '/search': { get: { operationId: 'search', responses: ok({ type: 'array', items: Message }) } },
+};
+
+describe('action keys', () => {
+  it('come from the operationId, verb first; from the path and method where there is none', async () => {
+    const { actions } = await generate(MESSAGES, [
+      'listMessages',
+      'sendMessage',
+      'getMessage',
+      'GET /threads',
+      'search',
+    ]);
+    expect(actions.map(({ key, file }) => [key, file])).toEqual([
+      ['messages.list', 'src/actions/messages.list.ts'],
+      ['message.send', 'src/actions/message.send.ts'],
+      ['message.get', 'src/actions/message.get.ts'],
+      ['threads.list', 'src/actions/threads.list.ts'],
+      ['search.search', 'src/actions/search.search.ts'],
+    ]);
+  });
+
+  it("are the author's where --operations names them: operationId=resource.verb", async () => {
+    const { actions } = await generate(MESSAGES, [
+      { operation: 'sendMessage', key: 'messages.send' },
+      { operation: 'getMessage', key: 'messages.get' },
+    ]);
+    expect(actions.map(({ key, name }) => [key, name])).toEqual([
+      ['messages.send', 'messagesSend'],
+      ['messages.get', 'messagesGet'],
+    ]);
+    expect(actions[0]!.source).toContain('key: "messages.send",');
+  });
+
+  it('refuse a key that is not resource.verb, and two operations on one key, naming them', async () => {
+    await expect(generate(MESSAGES, [{ operation: 'sendMessage', key: 'Send' }])).rejects.toThrow(
+      /sendMessage=Send: a key looks like resource\.verb/,
+    );
+    await expect(
+      generate(MESSAGES, ['listMessages', { operation: 'sendMessage', key: 'messages.list' }]),
+    ).rejects.toThrow(/listMessages and sendMessage would both be the action messages\.list/);
+  });
+
+  it('refuse an operation the document lacks with exit 2, the nearest named, before writing anything', async () => {
+    const cwd = await mkdtemp(join(folder, 'cli-'));
+    const file = join(cwd, '..', 'messages.json');
+    await writeFile(file, JSON.stringify({ openapi: '3.1.0', info: { title: 'M', version: '1' }, paths: MESSAGES }));
+    const refused = bufferIo();
+    const argv = ['new', 'chat', '--from-openapi', file, '--operations', 'listMessage=messages.list,sendMessage'];
+    expect(await runCli(argv, { ...refused.io, cwd })).toBe(2);
+    expect(refused.stderr()).toMatch(
+      /--operations: no operation 'listMessage' \(did you mean listMessages\?\) in the document; it has getMessage, listMessages, search, sendMessage/,
+    );
+    expect(await readdir(cwd)).toEqual([]);
+  });
+});
