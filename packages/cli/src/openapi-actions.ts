@@ -80,12 +80,56 @@ function successSchema(
   };
 }
 
-/** The component name a `$ref` at `at` in the document as written points to, if it does. */
+/** The name of the component a value at `at` in the document as written is, if it is one rather than part of one. */
 function refName(document: OpenApiDocument, at: string[]): string | undefined {
-  const pointer = pointerTo(document.source, at);
-  return pointer?.startsWith('#/components/schemas/')
-    ? decodeURIComponent(pointer.slice('#/components/schemas/'.length)).split('/')[0]
-    : undefined;
+  const found = /^#\/components\/schemas\/([^/]+)$/.exec(pointerTo(document.source, at) ?? '');
+  return found ? decodeURIComponent(found[1]!.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
+}
+
+/** `projects` → `project`: the last word of a resource as one record of it, for a data type's name. */
+function singular(resource: string): string {
+  return resource
+    .replace(/ies$/, 'y')
+    .replace(/(ss|x|ch|sh)es$/, '$1')
+    .replace(/([^su])s$/, '$1');
+}
+
+/**
+ * The data types of the actions, once each: a record is named after its component in the
+ * document (`Team`, not `TeamResponse`), else after the resource it is one of (`Project` for
+ * `projects.list`); an answer of a destination that is no record after what it did
+ * (`ProjectMediaImportResult`). The same schema met again is the same type; a different one of a
+ * name already taken is the `Detail` of a read by id, or takes its verb.
+ */
+class DataTypes {
+  private readonly byText = new Map<string, string>();
+  private readonly lines = new Map<string, string>();
+
+  name(schema: Schema | undefined, component: string | undefined, key: string, record: boolean): string {
+    const text = zodSource(schema, { loose: true });
+    const known = this.byText.get(text);
+    if (known) return known;
+    const [resource = '', verb = ''] = key.split('.');
+    const base =
+      pascal(component?.replace(/(.)Response$/, '$1') ?? '') ||
+      (record ? pascal(singular(resource)) : `${pascal(key)}Result`);
+    const candidates = [base, `${base}${verb === 'get' ? 'Detail' : pascal(verb)}`];
+    let name = candidates.find((candidate) => !this.lines.has(candidate));
+    for (let n = 2; name === undefined; n += 1) if (!this.lines.has(`${base}${n}`)) name = `${base}${n}`;
+    this.byText.set(text, name);
+    this.lines.set(name, `export const ${name} = ${text}.meta({ id: ${JSON.stringify(name)} });`);
+    return name;
+  }
+
+  source(): string {
+    return [
+      "import { z } from 'zod';",
+      '',
+      '/** The data types of the actions, from the OpenAPI document: loose objects, as the provider may add fields. */',
+      '',
+      ...[...this.lines.values()].flatMap((line) => [line, '']),
+    ].join('\n');
+  }
 }
 
 /**
@@ -203,28 +247,32 @@ export function generateActions(document: OpenApiDocument, choices: readonly Ope
         : undefined,
   }));
   const listing = sharedListing(planned.flatMap(({ key, paging }) => (paging ? [{ key, paging }] : [])));
-  const entities = new Map<string, string>();
+  const types = new DataTypes();
   const actions: GeneratedAction[] = [];
-  for (const { id, path, method, operation, parameters: declared, answer, records, key, paging } of planned) {
+  for (const { id, path, method, operation, parameters: declared, answer, records: found, key, paging } of planned) {
     const name = camel(key);
     const direction = method === 'get' ? 'source' : 'destination';
+    // What a destination answers is one thing, whatever it holds.
+    const records =
+      direction === 'destination' && found.many ? { property: undefined, item: answer.schema, many: false } : found;
     const paged = paging?.paginator ? { ...paging, paginator: paging.paginator } : undefined;
     const parameters = paged ? pagedParameters(declared, paged) : declared;
-    const entitySchema = direction === 'source' ? records.item : answer.schema;
-    const entityAt =
-      records.property === undefined
-        ? records.many
-          ? [...answer.at, 'items']
-          : answer.at
-        : [...answer.at, 'properties', records.property, 'items'];
-    const named = refName(document, direction === 'source' ? entityAt : answer.at);
-    const entityName = (named ? pascal(named) : '') || `${pascal(key)}${direction === 'source' ? 'Record' : 'Result'}`;
-    if (!entities.has(entityName)) {
-      entities.set(
-        entityName,
-        `export const ${entityName} = ${zodSource(entitySchema, { loose: true })}.meta({ id: ${JSON.stringify(entityName)} });`,
-      );
-    }
+    const entityAt = [
+      ...answer.at,
+      ...(records.property === undefined ? [] : ['properties', records.property]),
+      ...(records.many ? ['items'] : []),
+    ];
+    const entityName = types.name(
+      records.item,
+      refName(document, entityAt),
+      key,
+      direction === 'source' || records.property !== undefined,
+    );
+    // The answer as the entity in its envelope: the record's type is written once, in src/entities.ts.
+    const listOf = records.many ? `z.array(${entityName})` : entityName;
+    const answerType =
+      records.property === undefined ? listOf : `z.looseObject({ ${propertyKey(records.property)}: ${listOf} })`;
+    const unwrap = records.property === undefined ? '' : `[${JSON.stringify(records.property)}]`;
     const body = jsonContent(operation.requestBody?.content)?.media.schema;
     const input = inputSchema(parameters, body);
     const pathParams = parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
@@ -263,7 +311,7 @@ export function generateActions(document: OpenApiDocument, choices: readonly Ope
             .map(queryEntry),
         })
       : undefined;
-    const call = `ctx.http.request<z.input<typeof ${direction === 'source' && records.property === undefined && !records.many ? entityName : 'Answer'}>>({ ${request} })`;
+    const call = `ctx.http.request<z.input<typeof ${answerType === entityName ? entityName : 'Answer'}>>({ ${request} })`;
     const summary = comment(operation.summary ?? operation.description) || `${method.toUpperCase()} ${path}`;
     const lines = [
       `import { ${['defineAction', ...(read?.sdk ?? [])].sort().join(', ')} } from '@plugboard/sdk';`,
@@ -271,10 +319,7 @@ export function generateActions(document: OpenApiDocument, choices: readonly Ope
       `import { ${entityName} } from '../entities.js';`,
       ...(read?.imports ?? []),
       '',
-      ...(direction === 'source' && !read && (records.many || records.property !== undefined)
-        ? [`const Answer = ${zodSource(answer.schema, { loose: true })};`, '']
-        : []),
-      ...(direction === 'destination' ? [`const Answer = ${entityName};`, ''] : []),
+      ...(!read && answerType !== entityName ? [`const Answer = ${answerType};`, ''] : []),
       `/** ${method.toUpperCase()} ${path} (${id}). */`,
       `export const ${name} = defineAction({`,
       `  key: ${JSON.stringify(key)},`,
@@ -291,10 +336,10 @@ export function generateActions(document: OpenApiDocument, choices: readonly Ope
               '  async *read(ctx, input) {',
               ...(paging ? unpagedNote(paging.summary) : []),
               `    const answer = await ${call};`,
-              `    yield { records: ${records.property !== undefined ? `answer.data[${JSON.stringify(records.property)}] ?? []` : records.many ? 'answer.data' : '[answer.data]'} };`,
+              `    yield { records: ${records.many ? `answer.data${unwrap}${unwrap ? ' ?? []' : ''}` : `[answer.data${unwrap}]`} };`,
               '  },',
             ]
-          : ['  async write(ctx, input) {', `    return (await ${call}).data;`, '  },']),
+          : ['  async write(ctx, input) {', `    return (await ${call}).data${unwrap};`, '  },']),
       '});',
       '',
     ];
@@ -309,14 +354,7 @@ export function generateActions(document: OpenApiDocument, choices: readonly Ope
       incremental: paged?.incremental !== undefined,
     });
   }
-  const entitiesSource = [
-    "import { z } from 'zod';",
-    '',
-    '/** The data types of the actions, from the OpenAPI document: loose objects, as the provider may add fields. */',
-    '',
-    ...[...entities.values()].flatMap((line) => [line, '']),
-  ].join('\n');
-  return { actions, entities: entitiesSource, ...(listing.source ? { listing: listing.source } : {}) };
+  return { actions, entities: types.source(), ...(listing.source ? { listing: listing.source } : {}) };
 }
 
 const INSTANT = {

@@ -93,3 +93,101 @@ describe('action keys', () => {
     expect(await readdir(cwd)).toEqual([]);
   });
 });
+
+/** `export const Name = <zod>` of each data type in src/entities.ts. */
+const entitiesOf = (source: string) =>
+  Object.fromEntries(
+    [...source.matchAll(/^export const (\w+) = (.*)\.meta\(\{ id: "(\w+)" \}\);$/gm)].map(([, name, zod, id]) => {
+      expect(id).toBe(name);
+      return [name, zod];
+    }),
+  );
+
+const Team = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' }, size: { type: 'integer' } },
+  required: ['id', 'name'],
+};
+const TEAMS = {
+  '/teams': {
+    get: {
+      operationId: 'listTeams',
+      responses: ok({ $ref: '#/components/schemas/TeamListResponse' }),
+    },
+    post: {
+      operationId: 'createTeam',
+      requestBody: json(Team),
+      responses: ok({ type: 'object', properties: { data: { $ref: '#/components/schemas/Team' } } }),
+    },
+  },
+  '/teams/{id}': {
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    get: { operationId: 'getTeam', responses: ok({ $ref: '#/components/schemas/TeamResponse' }) },
+  },
+  '/members': {
+    get: {
+      operationId: 'listMembers',
+      responses: ok({
+        type: 'object',
+        properties: {
+          members: {
+            type: 'array',
+            items: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+          },
+          next: { type: 'string' },
+        },
+      }),
+    },
+  },
+};
+const COMPONENTS = {
+  components: {
+    schemas: {
+      Team,
+      TeamListResponse: {
+        type: 'object',
+        properties: {
+          data: { type: 'array', items: { $ref: '#/components/schemas/Team' } },
+          total: { type: 'integer' },
+        },
+      },
+      TeamResponse: {
+        type: 'object',
+        properties: { data: { $ref: '#/components/schemas/Team' }, meta: { type: 'object' } },
+      },
+    },
+  },
+};
+
+describe('data types', () => {
+  it('are the records, unwrapped from their envelopes, named from the schema, once each, their required fields required', async () => {
+    const generated = await generate(TEAMS, ['listTeams', 'getTeam', 'createTeam', 'listMembers'], COMPONENTS);
+    expect(entitiesOf(generated.entities)).toEqual({
+      Team: 'z.looseObject({ id: z.string(), name: z.string(), size: z.number().int().optional() })',
+      Member: 'z.looseObject({ id: z.number().int() })',
+    });
+    const [list, get, create] = generated.actions;
+    expect(list!.source).toContain('entity: Team,');
+    expect(get!.source).toContain('entity: Team,');
+    expect(get!.source).toContain('const Answer = z.looseObject({ data: Team });');
+    expect(get!.source).toContain('yield { records: [answer.data["data"]] };');
+    expect(create!.source).toContain('entity: Team,');
+    expect(create!.source).toContain('return (await ctx.http.request<z.input<typeof Answer>>(');
+    expect(create!.source).toMatch(/\)\)\.data\["data"\];$/m);
+  });
+
+  it('two different records of one name are told apart, a single record read by id as its Detail', async () => {
+    const detail = { ...Team, properties: { ...Team.properties, created_at: { type: 'string' } } };
+    const paths = {
+      '/teams': { get: { operationId: 'listTeams', responses: ok({ type: 'array', items: Team }) } },
+      '/teams/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { operationId: 'getTeams', responses: ok(detail) },
+      },
+    };
+    expect(Object.keys(entitiesOf((await generate(paths, ['listTeams', 'getTeams'])).entities))).toEqual([
+      'Team',
+      'TeamDetail',
+    ]);
+  });
+});

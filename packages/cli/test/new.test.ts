@@ -123,6 +123,17 @@ describe('plugboard new --from-openapi', () => {
       'projects.list.ts',
       'status.get.ts',
     ]);
+    // The data types are the records, named from what they are, once each; a field the document requires is required.
+    const entities = await readFile(join(dir, 'src', 'entities.ts'), 'utf8');
+    expect([...entities.matchAll(/^export const (\w+) = /gm)].map((found) => found[1])).toEqual([
+      'Project',
+      'ProjectDetail',
+      'ProjectMediaImportResult',
+      'Status',
+    ]);
+    expect(entities).toMatch(
+      /^export const Project = z\n {2}\.looseObject\(\{\n {4}id: z\.string\(\)\.describe\('Project ID'\),\n {4}name: /m,
+    );
     const list = await readFile(join(dir, 'src', 'actions', 'projects.list.ts'), 'utf8');
     expect(list).toContain("direction: 'source',");
     // The paginator found in the document is declared, and the read leaves the cursor to it.
