@@ -132,34 +132,59 @@ class DataTypes {
   }
 }
 
+const ENDS = new Set(['delete', 'remove', 'cancel', 'archive', 'revoke', 'destroy', 'purge', 'void', 'close', 'stop']);
+const CHANGES = new Set(['update', 'edit', 'set', 'modify', 'rename', 'move', 'patch', 'change', 'replace', 'reset']);
+
+const BILLABLE_TODO = [
+  "  // TODO billable: add `billable: true` if this call spends the customer's money or credits (never retried,",
+  '  // approved before production); delete this comment once decided.',
+];
+
 /**
- * The effect an HTTP method promises, as declaration lines: GET (and HEAD, OPTIONS) reads; the
- * others write. PUT and DELETE are idempotent by HTTP's rules; PUT, PATCH and DELETE overwrite or
- * delete what was there. Retries follow from it, so the generated action says nothing of them.
+ * The effect of an operation, as declaration lines: GET (and HEAD, OPTIONS) reads; the others
+ * write. The method says what a write does (PUT replaces, PATCH updates, DELETE deletes, POST
+ * creates) unless the operation's own verb says more of a POST (`cancelJob` ends something,
+ * `renameItem` changes it). PUT and DELETE are idempotent by HTTP's rules. Retries follow from
+ * the effect, so the generated action says nothing of them; whether it costs money is the author's
+ * to say.
  */
-function effectLines(method: Method): string[] {
-  switch (method) {
-    case 'get':
-    case 'head':
-    case 'options':
-      return ["  effect: 'read',"];
-    case 'post':
-      return [
-        "  // Sent once: a retry could do it twice. Add `billable: true` when it spends the customer's money.",
-        '  effect: { writes: true, idempotent: false, destructive: false },',
-      ];
-    case 'put':
-    case 'delete':
-      return [
-        '  // Repeating it leaves the same state: safe to retry.',
-        '  effect: { writes: true, idempotent: true, destructive: true },',
-      ];
-    case 'patch':
-      return [
-        '  // A partial update may depend on what is there: sent once.',
-        '  effect: { writes: true, idempotent: false, destructive: true },',
-      ];
-  }
+function effectLines(method: Method, verb: string | undefined): string[] {
+  if (method === 'get' || method === 'head' || method === 'options') return ["  effect: 'read',"];
+  const does =
+    method === 'put'
+      ? 'replace'
+      : method === 'patch'
+        ? 'update'
+        : method === 'delete' || (verb !== undefined && ENDS.has(verb))
+          ? 'delete'
+          : verb !== undefined && CHANGES.has(verb)
+            ? 'update'
+            : 'create';
+  const lines: Record<typeof does, string[]> = {
+    create: [
+      '  // Creates: sent once, as a retry could do it twice.',
+      '  effect: { writes: true, idempotent: false, destructive: false },',
+    ],
+    replace: [
+      '  // Replaces what was there: repeating it leaves the same state, so it is safe to retry.',
+      '  effect: { writes: true, idempotent: true, destructive: true },',
+    ],
+    update: [
+      '  // Updates what is there, and may depend on it: sent once.',
+      '  effect: { writes: true, idempotent: false, destructive: true },',
+    ],
+    delete:
+      method === 'delete'
+        ? [
+            '  // Deletes: repeating it leaves the same state, so it is safe to retry.',
+            '  effect: { writes: true, idempotent: true, destructive: true },',
+          ]
+        : [
+            '  // Deletes or ends something, by a POST: sent once.',
+            '  effect: { writes: true, idempotent: false, destructive: true },',
+          ],
+  };
+  return [...lines[does], ...BILLABLE_TODO];
 }
 
 function inputSchema(
@@ -326,7 +351,7 @@ export function generateActions(document: OpenApiDocument, choices: readonly Ope
       `  label: ${JSON.stringify(comment(operation.summary) || key)},`,
       `  description: ${JSON.stringify(summary)},`,
       `  direction: ${JSON.stringify(direction)},`,
-      ...effectLines(method),
+      ...effectLines(method, operation.operationId ? words(operation.operationId)[0] : undefined),
       `  entity: ${entityName},`,
       `  input: ${zodSource(input.schema, { loose: false })},`,
       ...(read

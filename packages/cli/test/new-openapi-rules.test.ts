@@ -191,3 +191,53 @@ describe('data types', () => {
     ]);
   });
 });
+
+describe('destinations', () => {
+  const item = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+  const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
+  const post = (operationId: string) => ({ post: { operationId, responses: ok(item) } });
+  const WRITES = {
+    '/items': post('createItem'),
+    '/items/{id}': {
+      parameters: id,
+      put: { operationId: 'replaceItem', responses: ok(item) },
+      patch: { operationId: 'updateItem', responses: ok(item) },
+      delete: { operationId: 'deleteItem', responses: ok(item) },
+    },
+    '/items/{id}/cancel': { parameters: id, ...post('cancelItem') },
+    '/items/{id}/rename': { parameters: id, ...post('renameItem') },
+    '/messages': post('sendMessage'),
+  };
+
+  it('are marked by the effect of their method and operation, the billable flag left to decide', async () => {
+    const operations = [
+      'createItem',
+      'replaceItem',
+      'updateItem',
+      'deleteItem',
+      'cancelItem',
+      'renameItem',
+      'sendMessage',
+    ];
+    const { actions } = await generate(WRITES, operations);
+    expect(
+      actions.map(({ key, source }) => [
+        key,
+        source.match(/^ {2}effect: (.*),$/m)?.[1],
+        source.match(/^ {2}\/\/ (\w+)/m)?.[1],
+      ]),
+    ).toEqual([
+      ['item.create', '{ writes: true, idempotent: false, destructive: false }', 'Creates'],
+      ['item.replace', '{ writes: true, idempotent: true, destructive: true }', 'Replaces'],
+      ['item.update', '{ writes: true, idempotent: false, destructive: true }', 'Updates'],
+      ['item.delete', '{ writes: true, idempotent: true, destructive: true }', 'Deletes'],
+      ['item.cancel', '{ writes: true, idempotent: false, destructive: true }', 'Deletes'],
+      ['item.rename', '{ writes: true, idempotent: false, destructive: true }', 'Updates'],
+      ['message.send', '{ writes: true, idempotent: false, destructive: false }', 'Creates'],
+    ]);
+    for (const { source } of actions)
+      expect(source).toContain(
+        "  // TODO billable: add `billable: true` if this call spends the customer's money or credits (never retried,",
+      );
+  });
+});
