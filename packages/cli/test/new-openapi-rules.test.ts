@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -239,5 +239,30 @@ describe('destinations', () => {
       expect(source).toContain(
         "  // TODO billable: add `billable: true` if this call spends the customer's money or credits (never retried,",
       );
+  });
+});
+
+describe('the credential', () => {
+  const scaffoldIndex = async (extra: Record<string, unknown>) => {
+    const cwd = await mkdtemp(join(folder, 'auth-'));
+    const file = join(cwd, 'messages.json');
+    await writeFile(
+      file,
+      JSON.stringify({ openapi: '3.1.0', info: { title: 'M', version: '1' }, paths: MESSAGES, ...extra }),
+    );
+    const created = bufferIo();
+    const argv = ['new', 'chat', '--from-openapi', file, '--operations', 'listMessages'];
+    expect(await runCli(argv, { ...created.io, cwd }), created.stderr()).toBe(0);
+    return readFile(join(cwd, 'chat', 'src', 'index.ts'), 'utf8');
+  };
+
+  it("is the API key the document's security requirement names, else a bearer token", async () => {
+    const byQuery = await scaffoldIndex({
+      security: [{ key: [] }],
+      components: { securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'api_key' } } },
+    });
+    expect(byQuery).toContain("import { apiKeyQuery, defineConnector } from '@plugboard/sdk';");
+    expect(byQuery).toContain("auth: apiKeyQuery('api_key'),");
+    expect(await scaffoldIndex({})).toContain('auth: bearerToken(),');
   });
 });
