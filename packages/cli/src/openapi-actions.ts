@@ -110,9 +110,9 @@ class DataTypes {
     const known = this.byText.get(text);
     if (known) return known;
     const [resource = '', verb = ''] = key.split('.');
-    const base =
-      pascal(component?.replace(/(.)Response$/, '$1') ?? '') ||
-      (record ? pascal(singular(resource)) : `${pascal(key)}Result`);
+    // A component's name is the document's to choose: one that is no identifier (`2fa_status`) starts with `Type`.
+    const named = pascal(component?.replace(/(.)Response$/, '$1') ?? '').replace(/^(?=\d)/, 'Type');
+    const base = named || (record ? pascal(singular(resource)) : `${pascal(key)}Result`);
     const candidates = [base, `${base}${verb === 'get' ? 'Detail' : pascal(verb)}`];
     let name = candidates.find((candidate) => !this.lines.has(candidate));
     for (let n = 2; name === undefined; n += 1) if (!this.lines.has(`${base}${n}`)) name = `${base}${n}`;

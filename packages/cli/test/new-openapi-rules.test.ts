@@ -176,6 +176,18 @@ describe('data types', () => {
     expect(create!.source).toMatch(/\)\)\.data\["data"\];$/m);
   });
 
+  it('a component whose name is no identifier names a type that is one', async () => {
+    const paths = {
+      '/codes': { get: { operationId: 'listCodes', responses: ok({ $ref: '#/components/schemas/2fa_code' }) } },
+    };
+    const components = {
+      components: { schemas: { '2fa_code': { type: 'object', properties: { id: { type: 'string' } } } } },
+    };
+    expect(Object.keys(entitiesOf((await generate(paths, ['listCodes'], components)).entities))).toEqual([
+      'Type2faCode',
+    ]);
+  });
+
   it('two different records of one name are told apart, a single record read by id as its Detail', async () => {
     const detail = { ...Team, properties: { ...Team.properties, created_at: { type: 'string' } } };
     const paths = {
