@@ -9,6 +9,8 @@ import {
 } from './openapi-document.js';
 import { pagedReadSource, sharedListing, unpagedNote } from './openapi-listing.js';
 import { detectPaging, type ListPaging, recordsOf } from './openapi-paging.js';
+import { didYouMean, nearest } from './did-you-mean.js';
+import { assignKeys, derivedKey, words } from './openapi-keys.js';
 import { UsageError } from './usage.js';
 import { propertyKey, zodSource } from './zod-source.js';
 
@@ -45,17 +47,6 @@ export interface GeneratedConnector {
   listing?: string;
 }
 
-const VERBS: Partial<Record<Method, string>> = { post: 'create', put: 'update', patch: 'update', delete: 'delete' };
-
-function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word.toLowerCase());
-}
-
-const snake = (text: string) => words(text).join('_') || 'operation';
 const camel = (text: string) =>
   words(text)
     .map((word, index) => (index === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
@@ -64,18 +55,6 @@ const pascal = (text: string) =>
   words(text)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
-
-/** `resource.verb` from the path and method: GET /items answering a list is items.list, GET /items/{id} items.get. */
-function actionKey(path: string, method: Method, operationId: string, taken: Set<string>, list: boolean): string {
-  const segments = path.split('/').filter(Boolean);
-  const resource = snake(segments.filter((segment) => !segment.startsWith('{')).at(-1) ?? operationId);
-  const verb =
-    method === 'get' ? (list && !segments.at(-1)?.startsWith('{') ? 'list' : 'get') : (VERBS[method] ?? method);
-  let key = `${/^[a-z]/.test(resource) ? resource : `op_${resource}`}.${verb}`;
-  if (taken.has(key)) key = `${key.split('.')[0]}.${snake(operationId)}`;
-  taken.add(key);
-  return key;
-}
 
 function jsonContent<T>(content: Record<string, T> | undefined): { type: string; media: T } | undefined {
   if (!content) return undefined;
@@ -101,42 +80,111 @@ function successSchema(
   };
 }
 
-/** The component name a `$ref` at `at` in the document as written points to, if it does. */
+/** The name of the component a value at `at` in the document as written is, if it is one rather than part of one. */
 function refName(document: OpenApiDocument, at: string[]): string | undefined {
-  const pointer = pointerTo(document.source, at);
-  return pointer?.startsWith('#/components/schemas/')
-    ? decodeURIComponent(pointer.slice('#/components/schemas/'.length)).split('/')[0]
-    : undefined;
+  const found = /^#\/components\/schemas\/([^/]+)$/.exec(pointerTo(document.source, at) ?? '');
+  return found ? decodeURIComponent(found[1]!.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
+}
+
+/** `projects` → `project`: the last word of a resource as one record of it, for a data type's name. */
+function singular(resource: string): string {
+  return resource
+    .replace(/ies$/, 'y')
+    .replace(/(ss|x|ch|sh)es$/, '$1')
+    .replace(/([^su])s$/, '$1');
 }
 
 /**
- * The effect an HTTP method promises, as declaration lines: GET (and HEAD, OPTIONS) reads; the
- * others write. PUT and DELETE are idempotent by HTTP's rules; PUT, PATCH and DELETE overwrite or
- * delete what was there. Retries follow from it, so the generated action says nothing of them.
+ * The data types of the actions, once each: a record is named after its component in the
+ * document (`Team`, not `TeamResponse`), else after the resource it is one of (`Project` for
+ * `projects.list`); an answer of a destination that is no record after what it did
+ * (`ProjectMediaImportResult`). The same schema met again is the same type; a different one of a
+ * name already taken is the `Detail` of a read by id, or takes its verb.
  */
-function effectLines(method: Method): string[] {
-  switch (method) {
-    case 'get':
-    case 'head':
-    case 'options':
-      return ["  effect: 'read',"];
-    case 'post':
-      return [
-        "  // Sent once: a retry could do it twice. Add `billable: true` when it spends the customer's money.",
-        '  effect: { writes: true, idempotent: false, destructive: false },',
-      ];
-    case 'put':
-    case 'delete':
-      return [
-        '  // Repeating it leaves the same state: safe to retry.',
-        '  effect: { writes: true, idempotent: true, destructive: true },',
-      ];
-    case 'patch':
-      return [
-        '  // A partial update may depend on what is there: sent once.',
-        '  effect: { writes: true, idempotent: false, destructive: true },',
-      ];
+class DataTypes {
+  private readonly byText = new Map<string, string>();
+  private readonly lines = new Map<string, string>();
+
+  name(schema: Schema | undefined, component: string | undefined, key: string, record: boolean): string {
+    const text = zodSource(schema, { loose: true });
+    const known = this.byText.get(text);
+    if (known) return known;
+    const [resource = '', verb = ''] = key.split('.');
+    // A component's name is the document's to choose: one that is no identifier (`2fa_status`) starts with `Type`.
+    const named = pascal(component?.replace(/(.)Response$/, '$1') ?? '').replace(/^(?=\d)/, 'Type');
+    const base = named || (record ? pascal(singular(resource)) : `${pascal(key)}Result`);
+    const candidates = [base, `${base}${verb === 'get' ? 'Detail' : pascal(verb)}`];
+    let name = candidates.find((candidate) => !this.lines.has(candidate));
+    for (let n = 2; name === undefined; n += 1) if (!this.lines.has(`${base}${n}`)) name = `${base}${n}`;
+    this.byText.set(text, name);
+    this.lines.set(name, `export const ${name} = ${text}.meta({ id: ${JSON.stringify(name)} });`);
+    return name;
   }
+
+  source(): string {
+    return [
+      "import { z } from 'zod';",
+      '',
+      '/** The data types of the actions, from the OpenAPI document: loose objects, as the provider may add fields. */',
+      '',
+      ...[...this.lines.values()].flatMap((line) => [line, '']),
+    ].join('\n');
+  }
+}
+
+const ENDS = new Set(['delete', 'remove', 'cancel', 'archive', 'revoke', 'destroy', 'purge', 'void', 'close', 'stop']);
+const CHANGES = new Set(['update', 'edit', 'set', 'modify', 'rename', 'move', 'patch', 'change', 'replace', 'reset']);
+
+const BILLABLE_TODO = [
+  "  // TODO billable: add `billable: true` if this call spends the customer's money or credits (never retried,",
+  '  // approved before production); delete this comment once decided.',
+];
+
+/**
+ * The effect of an operation, as declaration lines: GET (and HEAD, OPTIONS) reads; the others
+ * write. The method says what a write does (PUT replaces, PATCH updates, DELETE deletes, POST
+ * creates) unless the operation's own verb says more of a POST (`cancelJob` ends something,
+ * `renameItem` changes it). PUT and DELETE are idempotent by HTTP's rules. Retries follow from
+ * the effect, so the generated action says nothing of them; whether it costs money is the author's
+ * to say.
+ */
+function effectLines(method: Method, verb: string | undefined): string[] {
+  if (method === 'get' || method === 'head' || method === 'options') return ["  effect: 'read',"];
+  const does =
+    method === 'put'
+      ? 'replace'
+      : method === 'patch'
+        ? 'update'
+        : method === 'delete' || (verb !== undefined && ENDS.has(verb))
+          ? 'delete'
+          : verb !== undefined && CHANGES.has(verb)
+            ? 'update'
+            : 'create';
+  const lines: Record<typeof does, string[]> = {
+    create: [
+      '  // Creates: sent once, as a retry could do it twice.',
+      '  effect: { writes: true, idempotent: false, destructive: false },',
+    ],
+    replace: [
+      '  // Replaces what was there: repeating it leaves the same state, so it is safe to retry.',
+      '  effect: { writes: true, idempotent: true, destructive: true },',
+    ],
+    update: [
+      '  // Updates what is there, and may depend on it: sent once.',
+      '  effect: { writes: true, idempotent: false, destructive: true },',
+    ],
+    delete:
+      method === 'delete'
+        ? [
+            '  // Deletes: repeating it leaves the same state, so it is safe to retry.',
+            '  effect: { writes: true, idempotent: true, destructive: true },',
+          ]
+        : [
+            '  // Deletes or ends something, by a POST: sent once.',
+            '  effect: { writes: true, idempotent: false, destructive: true },',
+          ],
+  };
+  return [...lines[does], ...BILLABLE_TODO];
 }
 
 function inputSchema(
@@ -173,56 +221,83 @@ function comment(text: string | undefined): string {
   return text ? text.replace(/\*\//g, '* /').replace(/\s+/g, ' ').trim().slice(0, 300) : '';
 }
 
-export function generateActions(document: OpenApiDocument, operationIds: readonly string[]): GeneratedConnector {
-  const operations = operationsOf(document);
-  const byId = new Map(
-    operations.flatMap((entry) => (entry.operation.operationId ? [[entry.operation.operationId, entry] as const] : [])),
-  );
-  const unknown = operationIds.filter((id) => !byId.has(id));
+/** An operation to generate an action for: its operationId (or `METHOD /path` when it has none), and the key the author gives it. */
+export interface OperationChoice {
+  operation: string;
+  key?: string;
+}
+
+/** The operations chosen, found in the document; an unknown name is refused with the nearest the document has. */
+function chosenOperations(document: OpenApiDocument, choices: readonly OperationChoice[]) {
+  const byName = new Map<string, ReturnType<typeof operationsOf>[number]>();
+  for (const entry of operationsOf(document)) {
+    if (entry.operation.operationId) byName.set(entry.operation.operationId, entry);
+    byName.set(`${entry.method.toUpperCase()} ${entry.path}`, entry);
+  }
+  const named = (choice: OperationChoice) => {
+    const [method = '', ...path] = choice.operation.split(' ');
+    return byName.has(choice.operation) ? choice.operation : `${method.toUpperCase()} ${path.join(' ')}`;
+  };
+  const unknown = choices.filter((choice) => !byName.has(named(choice))).map(({ operation }) => operation);
   if (unknown.length > 0) {
-    const known = [...byId.keys()].sort();
+    const ids = [...byName.keys()].filter((name) => !/^[A-Z]+ \//.test(name)).sort();
+    const near = (name: string) => didYouMean(name, byName.keys()).replace(/^; /, '');
     throw new UsageError(
-      `--operations: no operation ${unknown.map((id) => `'${id}'`).join(', ')} in the document; it has ${known.slice(0, 60).join(', ')}${known.length > 60 ? ` and ${known.length - 60} more` : ''}`,
+      `--operations: no operation ${unknown.map((name) => `'${name}'${nearest(name, byName.keys()) ? ` (${near(name)})` : ''}`).join(', ')} in the document; it has ${ids.slice(0, 60).join(', ')}${ids.length > 60 ? ` and ${ids.length - 60} more` : ''}`,
     );
   }
-  if (operationIds.length === 0)
+  if (choices.length === 0)
     throw new UsageError('--operations: name at least one operationId of the document, comma-separated');
+  return choices.map((choice) => ({ choice, ...byName.get(named(choice))! }));
+}
 
-  const taken = new Set<string>();
-  const planned = operationIds.map((id) => {
-    const { path, method, operation, parameters } = byId.get(id)!;
+export function generateActions(document: OpenApiDocument, choices: readonly OperationChoice[]): GeneratedConnector {
+  const found = chosenOperations(document, choices).map(({ choice, path, method, operation, parameters }) => {
     const answer = successSchema(path, method, operation);
     const records = recordsOf(answer.schema, path);
-    const key = actionKey(path, method, id, taken, records.many);
-    const paging =
-      method === 'get' && records.many
-        ? detectPaging({ path, parameters, answer: answer.schema, headers: answer.headers })
-        : undefined;
-    return { id, path, method, operation, parameters, answer, records, key, paging };
+    const derived = derivedKey({ operationId: operation.operationId, path, method, list: records.many });
+    return { name: choice.operation, key: choice.key, derived, path, method, operation, parameters, answer, records };
   });
+  const planned = assignKeys(found).map((entry) => ({
+    ...entry,
+    id: entry.operation.operationId ?? entry.name,
+    paging:
+      entry.method === 'get' && entry.records.many
+        ? detectPaging({
+            path: entry.path,
+            parameters: entry.parameters,
+            answer: entry.answer.schema,
+            headers: entry.answer.headers,
+          })
+        : undefined,
+  }));
   const listing = sharedListing(planned.flatMap(({ key, paging }) => (paging ? [{ key, paging }] : [])));
-  const entities = new Map<string, string>();
+  const types = new DataTypes();
   const actions: GeneratedAction[] = [];
-  for (const { id, path, method, operation, parameters: declared, answer, records, key, paging } of planned) {
+  for (const { id, path, method, operation, parameters: declared, answer, records: found, key, paging } of planned) {
     const name = camel(key);
     const direction = method === 'get' ? 'source' : 'destination';
+    // What a destination answers is one thing, whatever it holds.
+    const records =
+      direction === 'destination' && found.many ? { property: undefined, item: answer.schema, many: false } : found;
     const paged = paging?.paginator ? { ...paging, paginator: paging.paginator } : undefined;
     const parameters = paged ? pagedParameters(declared, paged) : declared;
-    const entitySchema = direction === 'source' ? records.item : answer.schema;
-    const entityAt =
-      records.property === undefined
-        ? records.many
-          ? [...answer.at, 'items']
-          : answer.at
-        : [...answer.at, 'properties', records.property, 'items'];
-    const named = refName(document, direction === 'source' ? entityAt : answer.at);
-    const entityName = (named ? pascal(named) : '') || `${pascal(key)}${direction === 'source' ? 'Record' : 'Result'}`;
-    if (!entities.has(entityName)) {
-      entities.set(
-        entityName,
-        `export const ${entityName} = ${zodSource(entitySchema, { loose: true })}.meta({ id: ${JSON.stringify(entityName)} });`,
-      );
-    }
+    const entityAt = [
+      ...answer.at,
+      ...(records.property === undefined ? [] : ['properties', records.property]),
+      ...(records.many ? ['items'] : []),
+    ];
+    const entityName = types.name(
+      records.item,
+      refName(document, entityAt),
+      key,
+      direction === 'source' || records.property !== undefined,
+    );
+    // The answer as the entity in its envelope: the record's type is written once, in src/entities.ts.
+    const listOf = records.many ? `z.array(${entityName})` : entityName;
+    const answerType =
+      records.property === undefined ? listOf : `z.looseObject({ ${propertyKey(records.property)}: ${listOf} })`;
+    const unwrap = records.property === undefined ? '' : `[${JSON.stringify(records.property)}]`;
     const body = jsonContent(operation.requestBody?.content)?.media.schema;
     const input = inputSchema(parameters, body);
     const pathParams = parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
@@ -261,7 +336,7 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
             .map(queryEntry),
         })
       : undefined;
-    const call = `ctx.http.request<z.input<typeof ${direction === 'source' && records.property === undefined && !records.many ? entityName : 'Answer'}>>({ ${request} })`;
+    const call = `ctx.http.request<z.input<typeof ${answerType === entityName ? entityName : 'Answer'}>>({ ${request} })`;
     const summary = comment(operation.summary ?? operation.description) || `${method.toUpperCase()} ${path}`;
     const lines = [
       `import { ${['defineAction', ...(read?.sdk ?? [])].sort().join(', ')} } from '@plugboard/sdk';`,
@@ -269,17 +344,14 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       `import { ${entityName} } from '../entities.js';`,
       ...(read?.imports ?? []),
       '',
-      ...(direction === 'source' && !read && (records.many || records.property !== undefined)
-        ? [`const Answer = ${zodSource(answer.schema, { loose: true })};`, '']
-        : []),
-      ...(direction === 'destination' ? [`const Answer = ${entityName};`, ''] : []),
+      ...(!read && answerType !== entityName ? [`const Answer = ${answerType};`, ''] : []),
       `/** ${method.toUpperCase()} ${path} (${id}). */`,
       `export const ${name} = defineAction({`,
       `  key: ${JSON.stringify(key)},`,
       `  label: ${JSON.stringify(comment(operation.summary) || key)},`,
       `  description: ${JSON.stringify(summary)},`,
       `  direction: ${JSON.stringify(direction)},`,
-      ...effectLines(method),
+      ...effectLines(method, operation.operationId ? words(operation.operationId)[0] : undefined),
       `  entity: ${entityName},`,
       `  input: ${zodSource(input.schema, { loose: false })},`,
       ...(read
@@ -289,10 +361,10 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
               '  async *read(ctx, input) {',
               ...(paging ? unpagedNote(paging.summary) : []),
               `    const answer = await ${call};`,
-              `    yield { records: ${records.property !== undefined ? `answer.data[${JSON.stringify(records.property)}] ?? []` : records.many ? 'answer.data' : '[answer.data]'} };`,
+              `    yield { records: ${records.many ? `answer.data${unwrap}${unwrap ? ' ?? []' : ''}` : `[answer.data${unwrap}]`} };`,
               '  },',
             ]
-          : ['  async write(ctx, input) {', `    return (await ${call}).data;`, '  },']),
+          : ['  async write(ctx, input) {', `    return (await ${call}).data${unwrap};`, '  },']),
       '});',
       '',
     ];
@@ -307,14 +379,7 @@ export function generateActions(document: OpenApiDocument, operationIds: readonl
       incremental: paged?.incremental !== undefined,
     });
   }
-  const entitiesSource = [
-    "import { z } from 'zod';",
-    '',
-    '/** The data types of the actions, from the OpenAPI document: loose objects, as the provider may add fields. */',
-    '',
-    ...[...entities.values()].flatMap((line) => [line, '']),
-  ].join('\n');
-  return { actions, entities: entitiesSource, ...(listing.source ? { listing: listing.source } : {}) };
+  return { actions, entities: types.source(), ...(listing.source ? { listing: listing.source } : {}) };
 }
 
 const INSTANT = {

@@ -115,7 +115,8 @@ export function pointerTo(source: Record<string, unknown>, path: readonly string
     node = (node as Record<string, unknown>)[key];
     pointer.push(key);
   }
-  if (node === undefined) return undefined;
+  // A value that is a reference lies where it points.
+  if (!follow() || node === undefined) return undefined;
   return `#/${pointer.map(escapeKey).join('/')}`;
 }
 

@@ -34,7 +34,7 @@ export interface ListOperation {
 
 /** Where a list answer keeps its records. */
 export interface Records {
-  /** The envelope's property holding them; undefined when the answer is the list, or is one record. */
+  /** The envelope's property holding them (the list, or the one record); undefined when the answer is the list or the record. */
   property: string | undefined;
   item: Schema | undefined;
   many: boolean;
@@ -162,7 +162,7 @@ export function propertiesOf(
  * An answer about one thing (a path ending in its id) is one record, arrays inside it or not.
  */
 export function recordsOf(schema: Schema | undefined, path: string): Records {
-  const one = { property: undefined, item: schema, many: false };
+  const one = oneRecord(schema);
   if (/\}\/?$/.test(path)) return one;
   if (schema?.type === 'array' || schema?.items)
     return { property: undefined, item: schema.items as Schema | undefined, many: true };
@@ -173,6 +173,20 @@ export function recordsOf(schema: Schema | undefined, path: string): Records {
     (arrays.length === 1 && properties.length <= 3 ? arrays[0] : undefined);
   return found ? { property: found[0], item: found[1].items as Schema | undefined, many: true } : one;
 }
+
+/** Where an answer about one thing keeps it: a small envelope's `data`, `result` or `record` object (`{ data: {...}, meta }`), else the answer itself. */
+function oneRecord(schema: Schema | undefined): Records {
+  const properties = Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
+  const envelope =
+    properties.length <= 3
+      ? properties.find(([name, property]) => ONE_RECORD_NAMES.includes(name) && typeOf(property) === 'object')
+      : undefined;
+  return envelope
+    ? { property: envelope[0], item: envelope[1], many: false }
+    : { property: undefined, item: schema, many: false };
+}
+
+const ONE_RECORD_NAMES = ['data', 'result', 'record'];
 
 /** Every property of the answer outside the records, with its dotted path, a few levels down; names with a dot are left out. */
 function fieldsOf(schema: Schema | undefined, records: string | undefined): Array<{ path: string; schema: Schema }> {

@@ -149,13 +149,16 @@ export function buildProgram(hooks: ProgramHooks): Command {
       '--from-openapi <file>',
       'generate the actions, with zod schemas, from operations of this OpenAPI 3.0 or 3.1 document (JSON or YAML)',
     )
-    .option('--operations <ids>', 'with --from-openapi: the operationIds to generate, comma-separated')
+    .option(
+      '--operations <ids>',
+      'with --from-openapi: the operationIds to generate, comma-separated; ID=resource.verb names its action key',
+    )
     .addHelpText(
       'after',
       examples([
         'plugboard new acme',
         'npx @plugboard/cli new acme --dir ./connectors/acme',
-        'plugboard new acme --from-openapi ./acme-openapi.yaml --operations listProjects,getProject,createImport',
+        'plugboard new acme --from-openapi ./acme-openapi.yaml --operations listProjects,getProject,sendMessage=messages.send',
       ]),
     )
     .action(action('new'));

@@ -4,9 +4,9 @@ import { createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sampleOf } from '@plugboard/catalogue/sample';
-import { type GeneratedAction, generateActions } from './openapi-actions.js';
+import { type GeneratedAction, generateActions, type OperationChoice } from './openapi-actions.js';
 import { basePathOf } from './mock/server.js';
-import { loadOpenApiDocument } from './openapi-document.js';
+import { loadOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -23,7 +23,7 @@ export interface ScaffoldOptions {
   /** The folder to create; it may exist if empty. */
   dir: string;
   /** Generate the actions from these operations of an OpenAPI 3.x document. */
-  openapi?: { file: string; operations: readonly string[] };
+  openapi?: { file: string; operations: readonly OperationChoice[] };
 }
 
 export interface Scaffold {
@@ -62,6 +62,8 @@ function exampleTokens(name: string): Record<string, string> {
     imports:
       "import { itemsCreate } from './actions/items-create.js';\nimport { itemsList } from './actions/items-list.js';",
     actionList: 'itemsList, itemsCreate',
+    authFactory: 'bearerToken',
+    auth: 'bearerToken()',
     summary: JSON.stringify('Items of the API: an incremental list and a create.'),
     baseUrl: JSON.stringify(`https://api.${name}.example/v1`),
     incremental: "\n  incremental: [{ first: 'items-full', then: 'items-since' }],",
@@ -74,6 +76,24 @@ function exampleTokens(name: string): Record<string, string> {
     recordNote:
       'The second `items.list` scenario starts where the first ended (the same `--state` folder): the\nstandard suite checks that it reads nothing twice. ',
   };
+}
+
+/**
+ * The connector's credential as the document's first security requirement asks for it: an API
+ * key in a header or the query by its name, else a bearer token.
+ */
+function authOf(document: OpenApiDocument): { authFactory: string; auth: string } {
+  const [name] = Object.keys(document.security?.[0] ?? {});
+  const scheme = name === undefined ? undefined : document.components?.securitySchemes?.[name];
+  if (
+    scheme?.type === 'apiKey' &&
+    typeof scheme.name === 'string' &&
+    (scheme.in === 'header' || scheme.in === 'query')
+  ) {
+    const factory = scheme.in === 'header' ? 'apiKeyHeader' : 'apiKeyQuery';
+    return { authFactory: factory, auth: `${factory}(${JSON.stringify(scheme.name)})` };
+  }
+  return { authFactory: 'bearerToken', auth: 'bearerToken()' };
 }
 
 const INCREMENTAL_NOTE =
@@ -123,6 +143,7 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
         .map((action) => `import { ${action.name} } from './actions/${action.key}.js';`)
         .join('\n'),
       actionList: connector.actions.map((action) => action.name).join(', '),
+      ...authOf(document),
       summary: JSON.stringify(
         `${typeof info.title === 'string' ? info.title.slice(0, 100) : title}: ${connector.actions.map((action) => action.key).join(', ')}.`,
       ),

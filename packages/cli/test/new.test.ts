@@ -8,7 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { loadOpenApiDocument } from '../src/openapi-document.js';
 import { runCli } from '../src/index.js';
 import { startMockServer } from '../src/mock/server.js';
-import { DESCRIPT_OPENAPI, linkDependencies, suiteFailures, tsc } from './scaffold-support.js';
+import {
+  DESCRIPT_OPENAPI,
+  entityNames,
+  linkDependencies,
+  recordAsReadmeSays,
+  suiteFailures,
+  tsc,
+} from './scaffold-support.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -118,11 +125,16 @@ describe('plugboard new --from-openapi', () => {
     ).toBe(0);
     const dir = join(cwd, 'descript-gen');
     expect((await readdir(join(dir, 'src', 'actions'))).sort()).toEqual([
-      'project_media.create.ts',
-      'projects.get.ts',
+      'project.get.ts',
+      'project_media.import.ts',
       'projects.list.ts',
       'status.get.ts',
     ]);
+    // The data types are the records, named from what they are, once each; a field the document requires is required.
+    expect(await entityNames(dir)).toEqual(['Project', 'ProjectDetail', 'ProjectMediaImportResult', 'Status']);
+    expect(await readFile(join(dir, 'src', 'entities.ts'), 'utf8')).toMatch(
+      /^export const Project = z\n {2}\.looseObject\(\{\n {4}id: z\.string\(\)\.describe\('Project ID'\),\n {4}name: /m,
+    );
     const list = await readFile(join(dir, 'src', 'actions', 'projects.list.ts'), 'utf8');
     expect(list).toContain("direction: 'source',");
     // The paginator found in the document is declared, and the read leaves the cursor to it.
@@ -132,7 +144,7 @@ describe('plugboard new --from-openapi', () => {
     expect(list).not.toContain('cursor: z.');
     expect(list).toContain("limit: input['limit'] ?? 100,");
     expect(Math.max(...list.split('\n').map((line) => line.length))).toBeLessThanOrEqual(120);
-    expect(await readFile(join(dir, 'src', 'actions', 'project_media.create.ts'), 'utf8')).toContain(
+    expect(await readFile(join(dir, 'src', 'actions', 'project_media.import.ts'), 'utf8')).toContain(
       'effect: { writes: true, idempotent: false, destructive: false },',
     );
     expect(await readFile(join(dir, 'openapi.yaml'), 'utf8')).toBe(await readFile(DESCRIPT_OPENAPI, 'utf8'));
@@ -147,37 +159,14 @@ describe('plugboard new --from-openapi', () => {
     // Fewer projects than a page holds: the generated list makes one request, and that read is whole.
     const mock = await startMockServer(await loadOpenApiDocument(join(dir, 'openapi.yaml')), { records: 10 });
     try {
-      const readme = await readFile(join(dir, 'README.md'), 'utf8');
-      const commands = [
-        ...readme.matchAll(
-          /^npx plugboard record (\S+) --input '([^']*)' --scenario (\S+)(?: --state (\S+))? --base-url http:\/\/127\.0\.0\.1:4010\/v1$/gm,
-        ),
-      ];
       // The incremental sources are recorded twice, the second run from the first's checkpoint.
-      expect(commands.map((command) => `${command[3]}${command[4] ? ` --state ${command[4]}` : ''}`)).toEqual([
+      expect(await recordAsReadmeSays(dir, 'http://127.0.0.1:4010/v1', mock.url)).toEqual([
         'projects.list --state .record-state',
         'projects.list-since --state .record-state',
-        'projects.get',
-        'project_media.create',
+        'project.get',
+        'project_media.import',
         'status.get',
       ]);
-      for (const [, action, input, scenario, state] of commands) {
-        const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: 'stand-in-token' });
-        const argv = [
-          'record',
-          action!,
-          '--input',
-          input!,
-          '--scenario',
-          scenario!,
-          '--base-url',
-          mock.url,
-          '--connector',
-          dir,
-          ...(state ? ['--state', state] : []),
-        ];
-        expect(await runCli(argv, { ...recorded.io, cwd: dir }), recorded.stderr()).toBe(0);
-      }
     } finally {
       await mock.close();
     }

@@ -40,13 +40,10 @@ describe('actions generated from an OpenAPI document declare the effect of their
     try {
       const file = join(dir, 'openapi.json');
       await writeFile(file, JSON.stringify(DOCUMENT));
-      const generated = generateActions(await loadOpenApiDocument(file), [
-        'listThings',
-        'createThing',
-        'replaceThing',
-        'updateThing',
-        'deleteThing',
-      ]);
+      const generated = generateActions(
+        await loadOpenApiDocument(file),
+        ['listThings', 'createThing', 'replaceThing', 'updateThing', 'deleteThing'].map((operation) => ({ operation })),
+      );
       const effects = generated.actions.map((action) => [
         action.operationId,
         action.source.match(/^ {2}effect: .*,$/m)?.[0].trim() ?? null,

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, realpath, symlink } from 'node:fs/promises';
+import { mkdir, readFile, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
@@ -59,4 +59,34 @@ export async function startMock(
       return serving;
     },
   };
+}
+
+/** The data types a scaffold's src/entities.ts exports, in order. */
+export async function entityNames(dir: string): Promise<string[]> {
+  const entities = await readFile(join(dir, 'src', 'entities.ts'), 'utf8');
+  return [...entities.matchAll(/^export const (\w+) = /gm)].map((found) => found[1]!);
+}
+
+/**
+ * Runs the `plugboard record` commands of a scaffold's README against `url` instead of the
+ * stand-in address `standIn` they name, as an author would: the scenarios recorded, each with
+ * the `--state` folder it was recorded from.
+ */
+export async function recordAsReadmeSays(dir: string, standIn: string, url: string): Promise<string[]> {
+  const readme = await readFile(join(dir, 'README.md'), 'utf8');
+  const base = standIn.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const line = new RegExp(
+    `^npx plugboard record (\\S+) --input '([^']*)' --scenario (\\S+)(?: --state (\\S+))? --base-url ${base}$`,
+    'gm',
+  );
+  const commands = [...readme.matchAll(line)];
+  for (const [, action, input, scenario, state] of commands) {
+    const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: 'stand-in-token' });
+    const argv = ['record', action!, '--input', input!, '--scenario', scenario!, '--base-url', url, '--connector', dir];
+    expect(
+      await runCli([...argv, ...(state ? ['--state', state] : [])], { ...recorded.io, cwd: dir }),
+      recorded.stderr(),
+    ).toBe(0);
+  }
+  return commands.map((command) => `${command[3]}${command[4] ? ` --state ${command[4]}` : ''}`);
 }

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
+import type { OperationChoice } from '../openapi-actions.js';
 import type { Invocation } from '../program.js';
 import { scaffoldConnector } from '../scaffold.js';
 import { UsageError } from '../usage.js';
 
 /**
- * `plugboard new <name> [--dir DIR] [--from-openapi FILE --operations IDS]`: a connector package
+ * `plugboard new <name> [--dir DIR] [--from-openapi FILE --operations ID[=KEY],...]`: a connector package
  * that builds and passes its tests after `npm install`, or whose actions come from an OpenAPI document.
  */
 export async function newCommand({ args, values, io }: Invocation): Promise<void> {
@@ -15,8 +16,15 @@ export async function newCommand({ args, values, io }: Invocation): Promise<void
     typeof values.operations === 'string'
       ? values.operations
           .split(',')
-          .map((id) => id.trim())
+          .map((entry) => entry.trim())
           .filter(Boolean)
+          .map((entry): OperationChoice => {
+            // `operationId=resource.verb` names the action's key; the key never holds '='.
+            const at = entry.lastIndexOf('=');
+            return at < 0
+              ? { operation: entry }
+              : { operation: entry.slice(0, at).trim(), key: entry.slice(at + 1).trim() };
+          })
       : [];
   if (!file && operations.length > 0) throw new UsageError('--operations goes with --from-openapi <file>');
   const scaffold = await scaffoldConnector({ name: name!, dir, ...(file ? { openapi: { file, operations } } : {}) });

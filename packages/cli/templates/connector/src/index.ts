@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { bearerToken, defineConnector } from '@plugboard/sdk';
+import { {{authFactory}}, defineConnector } from '@plugboard/sdk';
 {{imports}}
 
 /** The package's version, one level up from both src/ and dist/. */
@@ -13,7 +13,7 @@ export default defineConnector({
   category: 'developer',
   status: 'alpha',
   summary: {{summary}},
-  auth: bearerToken(),
+  auth: {{auth}},
   baseUrl: {{baseUrl}},
   rateLimits: { default: { limit: 10, per: 'second' } },
   actions: [{{actionList}}],
