@@ -193,10 +193,17 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
       expect(since.every((item) => item.updated_at > full.at(-1)!.updated_at)).toBe(true);
       const entry = JSON.parse(await readFile(join(acme, 'catalogue', 'connectors', 'acme.json'), 'utf8')) as {
         key: string;
+        package: string;
         operations: Array<{ key: string }>;
       };
-      expect({ key: entry.key, operations: entry.operations.map((operation) => operation.key).sort() }).toEqual({
+      expect({
+        key: entry.key,
+        package: entry.package,
+        operations: entry.operations.map((operation) => operation.key).sort(),
+      }).toEqual({
         key: 'acme',
+        // The package's own name, from its package.json.
+        package: 'plugboard-connector-acme',
         operations: ['items.create', 'items.list'],
       });
       // Three npm installs, two builds and two test runs on a small machine.
