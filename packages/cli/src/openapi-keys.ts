@@ -6,7 +6,8 @@ import { UsageError } from './usage.js';
  * its `operationId` cut into lower-case words, the first the verb and the rest the resource
  * (`listProjects` → `projects.list`, `sendMessage` → `message.send`, `getProject` →
  * `project.get`: the words as written, nothing made plural or singular), a one-word id taking its
- * resource from the path (`search` on /search → `search.search`). An operation without an id is
+ * resource from the path (`search` on /search → `search.search`), an id naming its resource
+ * before a slash keeping it so (`repos/list-for-org` → `repos.list_for_org`). An operation without an id is
  * keyed from its path and method (GET /items → `items.list` when it answers a list, GET
  * /items/{id} → `items.get`, POST /items → `items.create`). The author may name any operation's
  * key instead (`--operations sendMessage=messages.send`).
@@ -55,6 +56,12 @@ export function derivedKey(operation: {
   whole: string;
 } {
   const { operationId, path, method, list } = operation;
+  // `repos/list-for-org` names its resource before the slash and its verb phrase after (GitHub's ids).
+  const slash = operationId?.lastIndexOf('/') ?? -1;
+  if (operationId && slash > 0 && slash < operationId.length - 1) {
+    const key = `${part(words(operationId.slice(0, slash)))}.${part(words(operationId.slice(slash + 1)))}`;
+    return { key, whole: key };
+  }
   const named = words(operationId ?? '');
   if (named.length > 1) {
     const key = `${part(named.slice(1))}.${part(named.slice(0, 1))}`;

@@ -1,12 +1,16 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runCli } from '../src/index.js';
 import { startMockServer } from '../src/mock/server.js';
 import { loadOpenApiDocument } from '../src/openapi-document.js';
-import { entityNames, linkDependencies, recordAsReadmeSays, suiteFailures, tsc } from './scaffold-support.js';
-import { bufferIo } from './support.js';
+import {
+  entityNames,
+  linkDependencies,
+  recordAsReadmeSays,
+  scaffoldFromOpenApi,
+  suiteFailures,
+  tsc,
+} from './scaffold-support.js';
 
 /**
  * A second provider's published document, whose operations have no operationId: Blockfrost's
@@ -19,12 +23,8 @@ import { bufferIo } from './support.js';
 const BLOCKFROST_OPENAPI = join(import.meta.dirname, 'documents', 'blockfrost-openapi.yaml');
 
 it("scaffolds from Blockfrost's document, operations named by method and path: it builds, records and passes the standard suite", async () => {
-  const cwd = await mkdtemp(join(tmpdir(), 'plugboard-new-blockfrost-'));
-  const created = bufferIo();
   const operations = ['GET /pools', 'GET /pools/{pool_id}', 'GET /blocks/latest', 'get /epochs/latest'];
-  const argv = ['new', 'blockfrost', '--from-openapi', BLOCKFROST_OPENAPI, '--operations', operations.join(',')];
-  expect(await runCli(argv, { ...created.io, cwd }), created.stderr()).toBe(0);
-  const dir = join(cwd, 'blockfrost');
+  const dir = await scaffoldFromOpenApi('blockfrost', BLOCKFROST_OPENAPI, operations);
   // Two paths ending alike (/blocks/latest, /epochs/latest) would both be latest.get: the whole path tells them apart.
   expect((await readdir(join(dir, 'src', 'actions'))).sort()).toEqual([
     'blocks_latest.get.ts',

@@ -59,6 +59,22 @@ describe('action keys', () => {
     ]);
   });
 
+  it('of an operationId naming its resource before a slash (repos/list-for-org) are that resource, then the verb phrase', async () => {
+    const { actions } = await generate(
+      {
+        '/orgs/{org}/repos': {
+          get: { operationId: 'repos/list-for-org', responses: ok({ type: 'array', items: Message }) },
+        },
+        '/repos/{repo}': { get: { operationId: 'repos/get', responses: ok(Message) } },
+        '/repos/{repo}/issues': {
+          get: { operationId: 'issues/list-for-repo', responses: ok({ type: 'array', items: Message }) },
+        },
+      },
+      ['repos/list-for-org', 'repos/get', 'issues/list-for-repo'],
+    );
+    expect(actions.map(({ key }) => key)).toEqual(['repos.list_for_org', 'repos.get', 'issues.list_for_repo']);
+  });
+
   it("are the author's where --operations names them: operationId=resource.verb", async () => {
     const { actions } = await generate(MESSAGES, [
       { operation: 'sendMessage', key: 'messages.send' },

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, realpath, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
@@ -11,6 +12,19 @@ import { bufferIo } from './support.js';
 export const WORKSPACE = join(import.meta.dirname, '..', '..', '..');
 /** Descript's OpenAPI document, beside the clone. */
 export const DESCRIPT_OPENAPI = join(WORKSPACE, '..', 'shared', 'reference', 'descript-openapi-1.2.yaml');
+
+/** `plugboard new <name> --from-openapi <document> --operations <operations>` run in a new folder: the package's folder. */
+export async function scaffoldFromOpenApi(
+  name: string,
+  document: string,
+  operations: readonly string[],
+): Promise<string> {
+  const cwd = await mkdtemp(join(tmpdir(), `plugboard-new-${name}-`));
+  const created = bufferIo();
+  const argv = ['new', name, '--from-openapi', document, '--operations', operations.join(',')];
+  expect(await runCli(argv, { ...created.io, cwd }), created.stderr()).toBe(0);
+  return join(cwd, name);
+}
 
 /** What `npm install` would put in a scaffold's node_modules, linked from the workspace. */
 export async function linkDependencies(dir: string): Promise<void> {
