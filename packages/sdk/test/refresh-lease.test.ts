@@ -33,13 +33,19 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 /**
  * Moves the clock on by `ms` one timer at a time, letting a waiter's I/O (a file read, a Redis
- * answer) come in before each step, so that every poll it makes in that time runs.
+ * answer) come in before each step, so that every poll it makes in that time runs; stops early
+ * once `waiting` settled (a waiter that took the lease sets no further timer).
  */
-async function pollFor(ms: number): Promise<void> {
+async function pollFor(ms: number, waiting: Promise<unknown>): Promise<void> {
+  let done = false;
+  void waiting.then(
+    () => (done = true),
+    () => (done = true),
+  );
   const until = clock.now() + ms;
-  while (clock.now() < until) {
-    while (clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
-    await clock.next();
+  while (clock.now() < until && !done) {
+    while (clock.pending === 0 && !done) await new Promise((resolve) => setImmediate(resolve));
+    if (!done) await clock.next();
   }
 }
 
@@ -73,14 +79,15 @@ describe('lock file', () => {
       reads += 1;
       return written;
     });
-    await pollFor(100);
+    await pollFor(100, waiting);
     expect(reads).toBe(0);
     written = true;
     await release();
-    await pollFor(LEASE_POLL_MS);
-    expect(await settled(waiting)).toBe(true);
+    const released = clock.now();
+    const taken = await clock.runUntil(waiting);
+    expect(clock.now() - released).toBeLessThanOrEqual(LEASE_POLL_MS);
     // Either it took the freed lease (the lifecycle then reads the store once) or it read it here.
-    await (await waiting)?.();
+    await taken?.();
     expect(reads).toBeLessThanOrEqual(1);
   });
 
@@ -154,14 +161,15 @@ describe('Redis', () => {
       reads += 1;
       return written;
     });
-    await pollFor(100);
+    await pollFor(100, waiting);
     expect(reads).toBe(0);
     written = true;
     await release();
-    await pollFor(LEASE_POLL_MS);
-    expect(await settled(waiting)).toBe(true);
+    const released = clock.now();
+    const taken = await clock.runUntil(waiting);
+    expect(clock.now() - released).toBeLessThanOrEqual(LEASE_POLL_MS);
     // Either it took the freed lease (the lifecycle then reads the store once) or it read it here.
-    await (await waiting)?.();
+    await taken?.();
     expect(reads).toBeLessThanOrEqual(1);
   });
 
