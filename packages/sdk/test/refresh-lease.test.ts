@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fileLease } from '../src/auth/file-lease.js';
-import { LEASE_POLL_MS } from '../src/auth/lease.js';
+import { LEASE_POLL_MS, type RefreshLease } from '../src/auth/lease.js';
 import { redisLease } from '../src/auth/redis-lease.js';
 import { type ManualClock, manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
@@ -49,6 +49,30 @@ async function pollFor(ms: number, waiting: Promise<unknown>): Promise<void> {
   }
 }
 
+/**
+ * While another holds `lease`, a waiter reads the store (its `settled`) not once; after the
+ * release it goes within one poll, having read it at most once.
+ */
+async function waitsWithoutReading(lease: RefreshLease): Promise<void> {
+  const release = (await lease.take('rigged:conn-1'))!;
+  let reads = 0;
+  let written = false;
+  const waiting = lease.take('rigged:conn-1', async () => {
+    reads += 1;
+    return written;
+  });
+  await pollFor(100, waiting);
+  expect(reads).toBe(0);
+  written = true;
+  await release();
+  const released = clock.now();
+  const taken = await clock.runUntil(waiting);
+  expect(clock.now() - released).toBeLessThanOrEqual(LEASE_POLL_MS);
+  // Either it took the freed lease (the lifecycle then reads the store once) or it read it here.
+  await taken?.();
+  expect(reads).toBeLessThanOrEqual(1);
+}
+
 describe('lock file', () => {
   let dir: string;
   beforeEach(async () => {
@@ -72,23 +96,7 @@ describe('lock file', () => {
 
   it('a waiter does not read the store while the holder holds, and goes within a poll of its release', async () => {
     const lease = fileLease(dir, clock, 5_000);
-    const release = (await lease.take('rigged:conn-1'))!;
-    let reads = 0;
-    let written = false;
-    const waiting = lease.take('rigged:conn-1', async () => {
-      reads += 1;
-      return written;
-    });
-    await pollFor(100, waiting);
-    expect(reads).toBe(0);
-    written = true;
-    await release();
-    const released = clock.now();
-    const taken = await clock.runUntil(waiting);
-    expect(clock.now() - released).toBeLessThanOrEqual(LEASE_POLL_MS);
-    // Either it took the freed lease (the lifecycle then reads the store once) or it read it here.
-    await taken?.();
-    expect(reads).toBeLessThanOrEqual(1);
+    await waitsWithoutReading(lease);
   });
 
   it('a lock its holder left (a process that died) is taken over after the lease time', async () => {
@@ -154,23 +162,7 @@ describe('Redis', () => {
     if (!redis) return context.skip(skipReason);
     budgets = new RedisBudgets({ url: redis.url, prefix: 'settled:' }, { clock });
     const lease = redisLease(budgets, clock, 5_000);
-    const release = (await lease.take('rigged:conn-1'))!;
-    let reads = 0;
-    let written = false;
-    const waiting = lease.take('rigged:conn-1', async () => {
-      reads += 1;
-      return written;
-    });
-    await pollFor(100, waiting);
-    expect(reads).toBe(0);
-    written = true;
-    await release();
-    const released = clock.now();
-    const taken = await clock.runUntil(waiting);
-    expect(clock.now() - released).toBeLessThanOrEqual(LEASE_POLL_MS);
-    // Either it took the freed lease (the lifecycle then reads the store once) or it read it here.
-    await taken?.();
-    expect(reads).toBeLessThanOrEqual(1);
+    await waitsWithoutReading(lease);
   });
 
   it("a holder that outlived its lease does not free the next holder's", async (context) => {
