@@ -4,6 +4,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,28 @@ export async function pool(count, concurrency, job, deadline = Infinity) {
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   return next;
+}
+
+/**
+ * The server half of a benchmark that starts itself again with `--serve`: every request is
+ * answered 200 with `body` (JSON text), idle keep-alive sockets stay open longer than any client
+ * keeps them, `{ url }` is printed once it listens, and SIGTERM closes it.
+ */
+export function serveJson(body) {
+  const length = String(Buffer.byteLength(body));
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+    response.end(body);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`),
+  );
+  process.once('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
 }
 
 export async function freePort() {

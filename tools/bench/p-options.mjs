@@ -14,10 +14,9 @@
 // call adds at most 1 ms p50. Not a test.
 //
 //   ./pbw build && node tools/bench/p-options.mjs [--calls 2000] [--rounds 5] [--warmup 300]
-import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { built, median, positiveInteger, round2, startChild } from './lib.mjs';
+import { built, median, positiveInteger, round2, serveJson, startChild } from './lib.mjs';
 
 const CREDENTIAL = 'bench-credential-123456';
 const FOLDERS = Array.from({ length: 25 }, (_, index) => ({ id: `f_${index}`, name: `Clients ${index}` }));
@@ -25,24 +24,8 @@ const BODY = JSON.stringify({ data: FOLDERS, next: 'c2' });
 const TARGET_MS = 1;
 
 // The server, in its own process: `node p-options.mjs --serve`.
-if (process.argv[2] === '--serve') {
-  const length = String(Buffer.byteLength(BODY));
-  const server = createServer((request, response) => {
-    request.resume();
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
-    response.end(BODY);
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () =>
-    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`),
-  );
-  process.once('SIGTERM', () => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-  });
-} else {
-  await main();
-}
+if (process.argv[2] === '--serve') serveJson(BODY);
+else await main();
 
 /** The folders answer as options: what both contenders do with it. */
 function toOptions(page) {

@@ -28,7 +28,7 @@
 // preparing, the gate, paging, checking records). Not a test.
 //
 //   ./pbw build && node tools/bench/p1-requests.mjs [--requests 20000] [--rounds 3] [--max-seconds 10] [--concurrency 1,16] [--warmup 500]
-import { Agent as HttpAgent, createServer } from 'node:http';
+import { Agent as HttpAgent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import {
@@ -40,6 +40,7 @@ import {
   positiveInteger,
   ratio,
   round2,
+  serveJson,
   startChild,
   thousands,
   times,
@@ -50,25 +51,8 @@ const CREDENTIAL = 'bench-credential-123456';
 const HEADERS = { accept: 'application/json', authorization: `Bearer ${CREDENTIAL}` };
 
 // The server, in its own process: `node p1-requests.mjs --serve`.
-if (process.argv[2] === '--serve') {
-  const length = String(Buffer.byteLength(BODY));
-  const server = createServer((request, response) => {
-    request.resume();
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
-    response.end(BODY);
-  });
-  // Idle keep-alive sockets stay open longer than any client keeps them.
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () =>
-    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`),
-  );
-  process.once('SIGTERM', () => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-  });
-} else {
-  await main();
-}
+if (process.argv[2] === '--serve') serveJson(BODY);
+else await main();
 
 async function main() {
   const { values } = parseArgs({
