@@ -499,26 +499,48 @@ for (const mode of MODES) {
       });
 
       test('cancelling a source between pages keeps the acknowledged page’s checkpoint and reads no further', async () => {
-        const stores = memoryStore();
-        const controller = new AbortController();
-        let stream = '';
-        const running = executor({ stores }).execute({
-          connectorKey: 'shop',
-          action: 'items.list',
-          connectionId: 'conn_1',
-          input: { limit: 3 },
-          signal: controller.signal,
-          onProgress: (event) => {
-            if (event.type === 'started') stream = event.stream ?? '';
-          },
-          onPage: (_page, { index }) => {
-            if (index === 0) controller.abort();
-          },
+        // A provider of its own: an isolated plugin reads one page ahead, and that read may still be on its way
+        // when the run is cancelled; it must land neither among the next test's requests nor in the checkpoint.
+        let answeredSecond: () => void = () => undefined;
+        const secondAnswered = new Promise<void>((resolve) => (answeredSecond = resolve));
+        const own: FaultServer = await startFaultServer((request) => {
+          if (own.count === 2) answeredSecond();
+          return shopAnswer(request, { items: ALL_ITEMS }, own.count);
         });
-        await expect(running).rejects.toBeInstanceOf(CancelledError);
-        expect(await stores.checkpoints.get(stream)).toEqual({ updated_after: ALL_ITEMS[2]!.updated_at });
-        // An isolated plugin reads at most one page ahead of the host's acknowledgements.
-        expect(server.requests.length).toBeLessThanOrEqual(current === 'isolated' ? 2 : 1);
+        try {
+          const stores = memoryStore();
+          const controller = new AbortController();
+          let stream = '';
+          const running = executor({
+            stores,
+            resolveConnection: (id) => ({ id, baseUrl: own.url, settings: { region: 'eu' } }),
+          }).execute({
+            connectorKey: 'shop',
+            action: 'items.list',
+            connectionId: 'conn_1',
+            input: { limit: 3 },
+            signal: controller.signal,
+            onProgress: (event) => {
+              if (event.type === 'started') stream = event.stream ?? '';
+            },
+            onPage: async (_page, { index }) => {
+              if (index !== 0) return;
+              // The page read ahead is already answered when the cancel comes: it must not be acknowledged.
+              if (current === 'isolated') {
+                await secondAnswered;
+                // Turns enough for that answer to reach the plugin and its page the host; correct either way.
+                for (let turn = 0; turn < 50; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+              }
+              controller.abort();
+            },
+          });
+          await expect(running).rejects.toBeInstanceOf(CancelledError);
+          expect(await stores.checkpoints.get(stream)).toEqual({ updated_after: ALL_ITEMS[2]!.updated_at });
+          // An isolated plugin reads at most one page ahead of the host's acknowledgements.
+          expect(own.requests.length).toBeLessThanOrEqual(current === 'isolated' ? 2 : 1);
+        } finally {
+          await own.close();
+        }
       });
     });
 

@@ -628,6 +628,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     let index = 0;
     let records = 0;
     for await (const page of ready.runner.run(run, settings(request, credential))) {
+      // A runner that reads ahead may hold a page read before the cancel: it is never acknowledged.
+      cancelled(request.signal, `${ready.runner.key} ${action.key}`);
       // The host acknowledges the page by resolving; only then does the checkpoint move on.
       await onPage(page, { index });
       const committed = page.checkpoint !== undefined;
