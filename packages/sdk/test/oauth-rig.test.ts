@@ -172,6 +172,16 @@ describe('resource server', () => {
     expect(rig.api.counts).toEqual({ accepted: 2, refused: 1 });
   });
 
+  it('verifying each token once checks its signature once when its calls arrive together', async () => {
+    await rig.stop();
+    rig = await startOAuthRig({ clock, verifyOnce: true });
+    const { access_token } = await clientCredentials(rig.auth);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => callApi('/me', access_token)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    expect(rig.api.counts).toEqual({ accepted: 20, refused: 0 });
+    expect(rig.api.signatureChecks).toBe(1);
+  });
+
   it('shares its clock with the authorization server: a token issued after the clock moved is valid for its lifetime', async () => {
     const first = await clientCredentials(rig.auth);
     expect(claims(first.access_token)).toMatchObject({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 2 });

@@ -552,6 +552,8 @@ export interface ResourceServer {
   /** `http://127.0.0.1:<port>`. */
   url: string;
   counts: ResourceServerCounts;
+  /** How many times a token's signature was checked (with `verifyOnce`, once per token however its calls came). */
+  readonly signatureChecks: number;
   /** Answers the next `times` calls (default 1) 401 invalid_token whatever their token, as after a revocation. */
   refuse(times?: number): void;
   stop(): Promise<void>;
@@ -567,8 +569,9 @@ interface Verification {
   audience: string;
   keys: ReturnType<typeof createRemoteJWKSet>;
   clock: Clock;
-  /** Claims of tokens verified already, when `verifyOnce`. */
-  verified: Map<string, Claims> | undefined;
+  /** Each token's verification (its claims, or undefined when refused), when `verifyOnce`. */
+  verified: Map<string, Promise<Claims | undefined>> | undefined;
+  signatureChecks: number;
 }
 
 type Claims = JWTPayload & { client_id?: string; scope?: string };
@@ -607,6 +610,9 @@ async function listenResourceServer(): Promise<ResourceServer & { verify(setting
   return {
     url: `http://127.0.0.1:${port}`,
     counts,
+    get signatureChecks() {
+      return verification?.signatureChecks ?? 0;
+    },
     refuse(times = 1) {
       refusals += times;
     },
@@ -617,6 +623,7 @@ async function listenResourceServer(): Promise<ResourceServer & { verify(setting
         keys: createRemoteJWKSet(new URL(settings.jwksUrl)),
         clock: settings.clock ?? systemClock,
         verified: settings.verifyOnce ? new Map() : undefined,
+        signatureChecks: 0,
       };
     },
     stop: () => close(server),
@@ -627,8 +634,21 @@ async function listenResourceServer(): Promise<ResourceServer & { verify(setting
 async function authorize(header: string | undefined, verification: Verification | undefined) {
   const token = /^Bearer ([\w.~+/-]+=*)$/.exec(header ?? '')?.[1];
   if (!token || !verification) return undefined;
-  const known = verification.verified?.get(token);
-  if (known) return known.exp !== undefined && known.exp * 1000 > verification.clock.now() ? known : undefined;
+  const { verified } = verification;
+  if (!verified) return verifyToken(token, verification);
+  // The verification itself is kept, not only its result: calls arriving together on a new token share one.
+  let claims = verified.get(token);
+  if (!claims) {
+    if (verified.size >= VERIFIED_KEPT) verified.clear();
+    claims = verifyToken(token, verification);
+    verified.set(token, claims);
+  }
+  const known = await claims;
+  return known && known.exp !== undefined && known.exp * 1000 > verification.clock.now() ? known : undefined;
+}
+
+async function verifyToken(token: string, verification: Verification): Promise<Claims | undefined> {
+  verification.signatureChecks += 1;
   try {
     const { payload } = await jwtVerify<Claims>(token, verification.keys, {
       issuer: verification.issuer,
@@ -636,10 +656,6 @@ async function authorize(header: string | undefined, verification: Verification 
       typ: 'at+jwt',
       currentDate: new Date(verification.clock.now()),
     });
-    if (verification.verified) {
-      if (verification.verified.size >= VERIFIED_KEPT) verification.verified.clear();
-      verification.verified.set(token, payload);
-    }
     return payload;
   } catch {
     return undefined;
