@@ -150,6 +150,30 @@ describe('the credential store', () => {
   });
 });
 
+describe('the credential store', () => {
+  it('a granted set the store could not take is kept and written first, never asked for again with the spent refresh token', async () => {
+    let failures = 1;
+    const flaky: CredentialStore = {
+      read: (id) => store.read(id),
+      compareAndSet: (id, expected, next) =>
+        failures-- > 0 ? Promise.reject(new Error('store offline')) : store.compareAndSet(id, expected, next),
+    };
+    await transport.close();
+    transport = rigTransport(clock, { store: flaky });
+    const connector = rigConnector(rig, 'code');
+    const tokens = await expiredSet();
+    await store.compareAndSet('conn-1', undefined, tokens);
+    const failed = await outcome(callMe(connector, transport, rig, { ...native(), tokens }));
+    expect(failed).toMatchObject({ code: 'credential_store_unavailable', retryable: true });
+    expect((await store.read('conn-1'))?.tokens).toEqual(tokens);
+    // The provider rotated the refresh token already: the next call writes the set it granted, and sends nothing to it.
+    expect(await outcome(callMe(connector, transport, rig, { ...native(), tokens }))).toBe('ok');
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    expect(rig.auth.counts.refreshReuse).toBe(0);
+    expect((await store.read('conn-1'))?.tokens.refreshToken).not.toBe(tokens.refreshToken);
+  });
+});
+
 describe('when the token endpoint fails', () => {
   it.each([
     ['status', { kind: 'status', status: 503 }, 'provider_unavailable'],

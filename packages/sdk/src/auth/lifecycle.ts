@@ -58,6 +58,11 @@ export class ConnectionTokens {
   private refreshing: Promise<TokenSet> | undefined;
   /** The refresh token of a refresh whose answer never came. */
   private unconfirmed: string | undefined;
+  /**
+   * A set the provider granted that the store did not take: its refresh token may be the only
+   * one left unspent, so it is written before anything else is sent, never asked for again.
+   */
+  private unwritten: Granted | undefined;
 
   constructor(private readonly settings: LifecycleSettings) {}
 
@@ -148,10 +153,13 @@ export class ConnectionTokens {
         // Written moments ago: what is left of it is about its lifetime.
         const { expiresAt } = entry!.tokens;
         this.adopt(entry!, expiresAt === undefined ? undefined : expiresAt - this.settings.clock.now());
+        this.unwritten = undefined;
         return entry!.tokens;
       }
-      const granted = await this.request(run, entry?.tokens ?? this.known?.tokens, refused);
-      await this.write(entry, granted);
+      const granted = this.unwritten ?? (await this.request(run, entry?.tokens ?? this.known?.tokens, refused));
+      this.unwritten = granted;
+      await this.write(entry, granted, run.subject);
+      this.unwritten = undefined;
       return granted.tokens;
     } finally {
       await release?.();
@@ -195,11 +203,20 @@ export class ConnectionTokens {
   }
 
   /** The new token set into the store, before any request may use it. */
-  private async write(read: StoredTokens | undefined, granted: Granted): Promise<void> {
+  private async write(read: StoredTokens | undefined, granted: Granted, subject: string): Promise<void> {
     const { store, connectionId } = this.settings;
     let expected = read;
     for (let attempt = 1; ; attempt += 1) {
-      if (await store.compareAndSet(connectionId, expected, granted.tokens)) {
+      let written: boolean;
+      try {
+        written = await store.compareAndSet(connectionId, expected, granted.tokens);
+      } catch (error) {
+        throw new ProviderUnavailableError(
+          `${subject}: the provider granted a new token set and the credential store did not take it; this process keeps it and writes it before anything else is sent`,
+          { code: 'credential_store_unavailable', cause: error },
+        );
+      }
+      if (written) {
         this.adopt({ version: (expected?.version ?? 0) + 1, tokens: granted.tokens }, granted.lifetimeMs);
         return;
       }
