@@ -397,6 +397,20 @@ export function isSecretKey(key: string, extraWords: readonly string[] = []): bo
   });
 }
 
+/**
+ * Whether a key only says how its value is written (`value`, `data`, `raw`, `hex_value`), the
+ * words rule 10 sets aside at the end of a key: it names nothing of its own, so what it holds is
+ * what the key above it names (`api_key: { value }` holds an API key).
+ */
+export function isFormatKey(key: string): boolean {
+  let words = 0;
+  const named = forEachWord(key, (word) => {
+    words += 1;
+    return !isFormatWord(word);
+  });
+  return words > 0 && !named;
+}
+
 /** Paths (`a.b[1].c`) of every secret-like key in a value, at any depth. */
 export function findSecretKeys(value: unknown, extraWords: readonly string[] = []): string[] {
   const found: string[] = [];

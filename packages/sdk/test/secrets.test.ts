@@ -11,7 +11,7 @@ import {
   readAll,
   writeAction,
 } from '../src/index.js';
-import { isSecretKey, Redactor, REDACTED } from '../src/host.js';
+import { isFormatKey, isSecretKey, Redactor, REDACTED } from '../src/host.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';
@@ -137,6 +137,22 @@ describe('platform rule 10: no secrets in connection settings', () => {
   ])('accepts the key %s', (key) => {
     expect(isSecretKey(key)).toBe(false);
     expect(() => checkConnectionSettings({ [key]: 'x' })).not.toThrow();
+  });
+
+  // A key that says only how its value is written names nothing: what it holds is what its parent names.
+  it.each([
+    ['value', true],
+    ['data', true],
+    ['rawValue', true],
+    ['hex_data', true],
+    ['VALUE', true],
+    ['status', false],
+    ['value_type', false],
+    ['key', false],
+    ['', false],
+    ['_', false],
+  ])('isFormatKey(%j) is %s', (key, expected) => {
+    expect(isFormatKey(key)).toBe(expected);
   });
 
   it('refuses such settings before any request is sent', async () => {
