@@ -24,8 +24,8 @@ import type { Fixture, RecordedCall, RecordedHeaders, RecordedRequest, RecordedR
  *    JSON-escaped, base64 or base64url (through the SDK's `Redactor`).
  *
  * A JSON value is judged by its own name: the nearest key above it, array
- * indices and names that only say how a value is written (`value`, `data`)
- * aside, so `api_keys: [...]` and `api_key: { value }` are secrets but
+ * indices and names that only say how or where a value is held (`value`,
+ * `data`, `current`) aside, so `api_keys: [...]` and `api_key: { value }` are secrets but
  * `secret_scanning: { status: 'enabled' }` is not. Only string values are
  * redacted by name (a number under `max_tokens` is not a secret), and text
  * that cannot be a secret (a date, `true`, `Bearer`) stays: replacing it would
@@ -53,6 +53,32 @@ const NOT_A_SECRET = new RegExp(
   `^(?:\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}(?::?\\d{2})?)?)?|true|false|${SCHEMES})$`,
   'i',
 );
+
+/**
+ * Keys that name a slot rather than a thing: like `value` or `data`, what they hold is what the
+ * key above them names (`signing_key: { current, previous }`; a JSON Web Key's private members
+ * under `private_key`, RFC 7518 section 6).
+ */
+const SLOT_KEYS = new Set([
+  'current',
+  'previous',
+  'primary',
+  'secondary',
+  'old',
+  'new',
+  'd',
+  'p',
+  'q',
+  'dp',
+  'dq',
+  'qi',
+  'k',
+]);
+
+/** Whether a key passes the verdict on the name above it through: it says only how, or in which slot, a value is held. */
+function isHolderKey(key: string): boolean {
+  return isFormatKey(key) || SLOT_KEYS.has(normaliseKey(key));
+}
 
 /** Whether a string held under a secret-like name is redacted: empty text and text no secret looks like stay. */
 function mayBeSecret(text: string): boolean {
@@ -159,8 +185,8 @@ export class FixtureRedactor {
 
   /**
    * A copy of a JSON value with each string passed through `text`, told whether its own name is
-   * secret-like: the nearest key above it, array indices and keys that only say how a value is
-   * written (`api_key: { value }`) passing the verdict of the key above them through.
+   * secret-like: the nearest key above it, array indices and holder keys (`api_key: { value }`,
+   * `signing_key: { current }`) passing the verdict of the key above them through.
    */
   private mapNamed(
     value: unknown,
@@ -172,7 +198,7 @@ export class FixtureRedactor {
       text: (inner) => text(inner, secret),
       ...(key ? { key } : {}),
       member: (name, inner) => {
-        if (isFormatKey(name)) return undefined;
+        if (isHolderKey(name)) return undefined;
         const named = this.isSecretKey(name);
         return named === secret ? undefined : this.mapNamed(inner, named, text, key);
       },

@@ -118,6 +118,20 @@ describe('redaction by name', () => {
     });
   });
 
+  it('hides what a slot of a secret holds: rotated values, and the private members of a JSON Web Key', () => {
+    expect(
+      redactor.redactJson({
+        signing_key: { current: 'sk-cur-0123456', previous: 'sk-prev-0123456', status: 'rotating' },
+        private_key: { kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB', d: 'private-exponent-0123', qi: 'crt-0123' },
+        jwks: { keys: [{ kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB' }] },
+      }),
+    ).toEqual({
+      signing_key: { current: REDACTED, previous: REDACTED, status: 'rotating' },
+      private_key: { kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB', d: REDACTED, qi: REDACTED },
+      jwks: { keys: [{ kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB' }] },
+    });
+  });
+
   it('keeps, under a secret-like name, text that cannot be a secret: dates, date-times, true and false, an auth scheme', () => {
     const kept = {
       password_changed_at: '2026-11-26T10:39:37Z',
