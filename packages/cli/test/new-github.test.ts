@@ -49,6 +49,7 @@ it("scaffolds from GitHub's document, operations named by their slash ids: lists
 
   await linkDependencies(dir);
   await tsc(dir, '-p', 'tsconfig.build.json');
+  // 45 records at the document's 30 a page: each list reads two pages, and the fixtures stay small.
   const { url, stop } = await startMock(dir, ['openapi.yaml', '--records', '45', '--grow', '3']);
   try {
     expect(await recordAsReadmeSays(dir, 'http://127.0.0.1:4010', url)).toEqual([
