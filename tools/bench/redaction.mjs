@@ -6,18 +6,24 @@
 // without the secret inside), a near-miss of the secret repeated (as is and in hex), look-alike
 // letters, a 402 message of that length, and the same text spread over many small JSON
 // strings. Each case runs once to warm up, then `--runs` times. Prints the median time of
-// each and whether the slowest 1 MB case is under the target. Not a test.
+// each and whether the slowest 1 MB case is under the target. Not a test. `--secrets` gives
+// the redactor that many secrets (a recording that learned a token from each record of a page).
 //
-//   pnpm build && node tools/bench/redaction.mjs [--sizes 10000,100000,1000000] [--runs 7]
+//   pnpm build && node tools/bench/redaction.mjs [--sizes 10000,100000,1000000] [--runs 7] [--secrets 2]
 import { parseArgs } from 'node:util';
 import { built, integerList, median, positiveInteger } from './lib.mjs';
 
 const TARGET_MS = 100;
 const { values } = parseArgs({
-  options: { sizes: { type: 'string', default: '10000,100000,1000000' }, runs: { type: 'string', default: '7' } },
+  options: {
+    sizes: { type: 'string', default: '10000,100000,1000000' },
+    runs: { type: 'string', default: '7' },
+    secrets: { type: 'string', default: '2' },
+  },
 });
 const sizes = integerList('sizes', values.sizes);
 const runs = positiveInteger('runs', values.runs);
+const secretCount = Math.max(2, positiveInteger('secrets', values.secrets));
 
 const sdk = await built('packages/sdk/dist/index.js');
 const host = await built('packages/sdk/dist/host.js');
@@ -25,7 +31,11 @@ const descript = await built('connectors/descript/dist/index.js');
 
 // A credential as a run holds it, and another secret the host passed on.
 const SECRET = 'pbk_live_7f3a9c21d4e5b6a70c1d8e9f';
-const redactor = new host.Redactor([SECRET, 'other-secret-0042']);
+const redactor = new host.Redactor([
+  SECRET,
+  'other-secret-0042',
+  ...Array.from({ length: secretCount - 2 }, (_, index) => `ghs_${String(index).padStart(6, '0')}${SECRET.slice(10)}`),
+]);
 
 /** The hostile texts of one size (characters). */
 function inputs(size) {
@@ -124,6 +134,7 @@ console.log(
     bench: 'redaction',
     targetMs: TARGET_MS,
     runs,
+    secrets: secretCount,
     underTarget: slowest.medianMs < TARGET_MS,
     results: results.map((result) => ({ ...result, medianMs: Math.round(result.medianMs * 1000) / 1000 })),
   }),

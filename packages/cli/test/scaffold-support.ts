@@ -64,7 +64,7 @@ export async function startMock(
   const mock = bufferIo();
   const controller = new AbortController();
   const serving = runCli(['mock', ...args, '--port', '0'], { ...mock.io, cwd: dir }, { signal: controller.signal });
-  const listening = / at (http:\/\/127\.0\.0\.1:\d+\/v1) /;
+  const listening = / at (http:\/\/127\.0\.0\.1:\d+\S*) /;
   await expect.poll(() => mock.stdout() || mock.stderr()).toMatch(listening);
   return {
     url: listening.exec(mock.stdout())![1]!,

@@ -49,7 +49,15 @@ export type {
 export { settleIdempotencyKey, IdempotencySettleRefusedError, DEFAULT_SETTLE_MIN_AGE_MS } from './idempotency.js';
 export type { SettleKeyOptions, SettleRefusal } from './idempotency.js';
 export { approvalDigest, canonicalJson } from './digest.js';
-export { Redactor, REDACTED, isSecretKey, findSecretKeys, normaliseKey } from './secrets.js';
+export {
+  Redactor,
+  REDACTED,
+  isSecretKey,
+  isFormatKey,
+  findSecretKeys,
+  normaliseKey,
+  MIN_SECRET_LENGTH,
+} from './secrets.js';
 export { describeJsonType, formatJsonPath, jsonProblem, mapJson, MAX_JSON_DEPTH, someJsonString } from './json.js';
 export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
 export { stderrSink } from './log.js';

@@ -397,6 +397,20 @@ export function isSecretKey(key: string, extraWords: readonly string[] = []): bo
   });
 }
 
+/**
+ * Whether a key only says how its value is written (`value`, `data`, `raw`, `hex_value`), the
+ * words rule 10 sets aside at the end of a key: it names nothing of its own, so what it holds is
+ * what the key above it names (`api_key: { value }` holds an API key).
+ */
+export function isFormatKey(key: string): boolean {
+  let words = 0;
+  const named = forEachWord(key, (word) => {
+    words += 1;
+    return !isFormatWord(word);
+  });
+  return words > 0 && !named;
+}
+
 /** Paths (`a.b[1].c`) of every secret-like key in a value, at any depth. */
 export function findSecretKeys(value: unknown, extraWords: readonly string[] = []): string[] {
   const found: string[] = [];
@@ -465,22 +479,116 @@ function isBase64Char(code: number): boolean {
 /** How many values added with `addRecent` a redactor keeps: enough for every request of a run in flight. */
 export const RECENT_KEPT = 64;
 
+/** Up to this many forms, each is searched for on its own with the engine's substring search; from there on, through an index. */
+const SEARCHED_ONE_BY_ONE = 48;
+
+/** How many lists of forms an index has: forms share one when their first three characters hash alike. */
+const INDEX_SLOTS = 16384;
+
+/** The slot of the first three characters of a form, or of text at a place (a small integer: no allocation per place). */
+function slotAt(text: string, at: number): number {
+  return (text.charCodeAt(at) * 961 + text.charCodeAt(at + 1) * 31 + text.charCodeAt(at + 2)) & (INDEX_SLOTS - 1);
+}
+
 /**
- * Finds secrets by plain substring search, form by form, so the time grows
- * linearly with the text whatever it holds. A base64 match takes in the whole
- * encoded run around it (and its `=` padding), whose edge characters also
- * carry bits of the secret.
+ * The forms of some secrets, and where they occur in a text. A few forms are searched for one
+ * by one; many (a recording that learned a token from every record of a page, a run that
+ * signs every request) through an index by their first three characters, so the text is read
+ * once whatever their number instead of once per form. A base64 match takes in the whole
+ * encoded run around it (and its `=` padding), whose edge characters also carry bits of the
+ * secret.
+ */
+class FormSet {
+  private readonly plain: string[] = [];
+  private readonly encoded: string[] = [];
+  private readonly known = new Set<string>();
+  private index: Array<Array<{ form: string; encoded: boolean }> | undefined> | undefined;
+  shortest = Infinity;
+
+  add(forms: SecretForms): void {
+    for (const [list, encoded] of [
+      [forms.plain, false],
+      [forms.encoded, true],
+    ] as const) {
+      for (const form of list) {
+        if (this.known.has(form)) continue;
+        this.known.add(form);
+        (encoded ? this.encoded : this.plain).push(form);
+        if (form.length < this.shortest) this.shortest = form.length;
+        this.index = undefined;
+      }
+    }
+  }
+
+  /** Calls `found` with each stretch `[start, end)` of the text a form takes up until it returns true; whether it did. */
+  find(text: string, found: (start: number, end: number) => boolean | void): boolean {
+    if (text.length < this.shortest) return false;
+    if (this.known.size > SEARCHED_ONE_BY_ONE) return this.findIndexed(text, found);
+    for (const form of this.plain) {
+      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
+        if (found(at, at + form.length)) return true;
+    }
+    for (const form of this.encoded) {
+      for (let at = text.indexOf(form); at >= 0; ) {
+        const [start, end] = base64Run(text, at, at + form.length);
+        if (found(start, end)) return true;
+        at = text.indexOf(form, end);
+      }
+    }
+    return false;
+  }
+
+  private findIndexed(text: string, found: (start: number, end: number) => boolean | void): boolean {
+    if (!this.index) {
+      this.index = new Array(INDEX_SLOTS);
+      for (const [list, encoded] of [
+        [this.plain, false],
+        [this.encoded, true],
+      ] as const) {
+        for (const form of list) (this.index[slotAt(form, 0)] ??= []).push({ form, encoded });
+      }
+    }
+    // A base64 match already took in the whole run: a later match inside it adds nothing.
+    let runEnd = 0;
+    for (let at = 0; at <= text.length - this.shortest; at += 1) {
+      const bucket = this.index[slotAt(text, at)];
+      if (!bucket) continue;
+      for (const { form, encoded } of bucket) {
+        if (!text.startsWith(form, at)) continue;
+        if (!encoded) {
+          if (found(at, at + form.length)) return true;
+        } else if (at >= runEnd) {
+          const [start, end] = base64Run(text, at, at + form.length);
+          runEnd = end;
+          if (found(start, end)) return true;
+        }
+      }
+    }
+    return false;
+  }
+}
+
+/** The whole base64 run around `[start, end)`, and its `=` padding. */
+function base64Run(text: string, start: number, end: number): [number, number] {
+  let from = start;
+  let to = end;
+  while (from > 0 && isBase64Char(text.charCodeAt(from - 1))) from -= 1;
+  while (to < text.length && isBase64Char(text.charCodeAt(to))) to += 1;
+  while (text.charCodeAt(to) === 61) to += 1;
+  return [from, to];
+}
+
+/**
+ * Finds secrets by plain substring search, so the time grows linearly with the text whatever
+ * it holds, and with their number only until there are many (see `FormSet`).
  */
 export class Redactor {
   private readonly secrets = new Set<string>();
-  private readonly plain: string[] = [];
-  private readonly encoded: string[] = [];
-  private shortest = Infinity;
+  private readonly forms = new FormSet();
   private readonly extraKeyWords: readonly string[];
   /** Values that matter for a while (a signer's signatures), oldest first, at most `RECENT_KEPT`. */
   private readonly recent = new Set<string>();
-  private recentPlain: string[] = [];
-  private recentEncoded: string[] = [];
+  private recentForms = new FormSet();
 
   constructor(secrets: Iterable<string> = [], options: { keyWords?: readonly string[] } = {}) {
     this.extraKeyWords = options.keyWords ?? [];
@@ -491,16 +599,7 @@ export class Redactor {
   add(secret: string | undefined): void {
     if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
     this.secrets.add(secret);
-    const forms = formsOf(secret);
-    for (const [mine, theirs] of [
-      [this.plain, forms.plain],
-      [this.encoded, forms.encoded],
-    ] as const) {
-      for (const form of theirs) {
-        if (!mine.includes(form)) mine.push(form);
-        if (form.length < this.shortest) this.shortest = form.length;
-      }
-    }
+    this.forms.add(formsOf(secret));
   }
 
   /**
@@ -512,15 +611,8 @@ export class Redactor {
     if (!value || value.length < MIN_SECRET_LENGTH || this.secrets.has(value) || this.recent.has(value)) return;
     this.recent.add(value);
     if (this.recent.size > RECENT_KEPT) this.recent.delete(this.recent.values().next().value!);
-    this.recentPlain = [];
-    this.recentEncoded = [];
-    for (const kept of this.recent) {
-      const forms = formsOf(kept);
-      this.recentPlain.push(...forms.plain);
-      this.recentEncoded.push(...forms.encoded);
-    }
-    for (const form of [...this.recentPlain, ...this.recentEncoded])
-      if (form.length < this.shortest) this.shortest = form.length;
+    this.recentForms = new FormSet();
+    for (const kept of this.recent) this.recentForms.add(formsOf(kept));
   }
 
   get values(): readonly string[] {
@@ -533,23 +625,12 @@ export class Redactor {
 
   /** The text with every known secret value, in any of its forms, replaced. */
   redactString(text: string): string {
-    if (text.length < this.shortest) return text;
     const spans: Array<[number, number]> = [];
-    for (const form of this.recentPlain.length === 0 ? this.plain : [...this.plain, ...this.recentPlain]) {
-      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
-        spans.push([at, at + form.length]);
-    }
-    for (const form of this.recentEncoded.length === 0 ? this.encoded : [...this.encoded, ...this.recentEncoded]) {
-      for (let at = text.indexOf(form); at >= 0; ) {
-        let start = at;
-        let end = at + form.length;
-        while (start > 0 && isBase64Char(text.charCodeAt(start - 1))) start -= 1;
-        while (end < text.length && isBase64Char(text.charCodeAt(end))) end += 1;
-        while (text.charCodeAt(end) === 61) end += 1;
-        spans.push([start, end]);
-        at = text.indexOf(form, end);
-      }
-    }
+    const found = (start: number, end: number) => {
+      spans.push([start, end]);
+    };
+    this.forms.find(text, found);
+    this.recentForms.find(text, found);
     if (spans.length === 0) return text;
     spans.sort((a, b) => a[0] - b[0]);
     let out = '';
@@ -569,12 +650,7 @@ export class Redactor {
 
   /** True when a known secret value, in any of its forms, occurs in the text. */
   containsSecret(text: string): boolean {
-    if (text.length < this.shortest) return false;
-    for (const form of this.plain) if (text.includes(form)) return true;
-    for (const form of this.encoded) if (text.includes(form)) return true;
-    for (const form of this.recentPlain) if (text.includes(form)) return true;
-    for (const form of this.recentEncoded) if (text.includes(form)) return true;
-    return false;
+    return this.forms.find(text, () => true) || this.recentForms.find(text, () => true);
   }
 
   /** True when a known secret occurs in any string or key of a JSON-like value. */

@@ -11,7 +11,7 @@ import {
   readAll,
   writeAction,
 } from '../src/index.js';
-import { isSecretKey, Redactor, REDACTED } from '../src/host.js';
+import { isFormatKey, isSecretKey, Redactor, REDACTED } from '../src/host.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';
@@ -137,6 +137,22 @@ describe('platform rule 10: no secrets in connection settings', () => {
   ])('accepts the key %s', (key) => {
     expect(isSecretKey(key)).toBe(false);
     expect(() => checkConnectionSettings({ [key]: 'x' })).not.toThrow();
+  });
+
+  // A key that says only how its value is written names nothing: what it holds is what its parent names.
+  it.each([
+    ['value', true],
+    ['data', true],
+    ['rawValue', true],
+    ['hex_data', true],
+    ['VALUE', true],
+    ['status', false],
+    ['value_type', false],
+    ['key', false],
+    ['', false],
+    ['_', false],
+  ])('isFormatKey(%j) is %s', (key, expected) => {
+    expect(isFormatKey(key)).toBe(expected);
   });
 
   it('refuses such settings before any request is sent', async () => {
@@ -275,8 +291,6 @@ describe('a planted canary credential', () => {
 });
 
 describe('Redactor', () => {
-  const redactor = new Redactor(['s3cr3t-value-42']);
-
   it("keeps only the latest values added as recent (a signer's signatures), the others for good", () => {
     const recent = new Redactor(['s3cr3t-value-42']);
     const signatures = Array.from({ length: 100 }, (_, index) => `signature-${String(index).padStart(4, '0')}`);
@@ -289,35 +303,54 @@ describe('Redactor', () => {
     expect(new Redactor().containsSecretIn({ a: signatures[0] })).toBe(false);
   });
 
-  it('finds a secret as is, URL-encoded, in base64 and inside Basic auth', () => {
-    const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
-    expect(redactor.redactString('a s3cr3t-value-42 b')).toBe(`a ${REDACTED} b`);
-    expect(redactor.containsSecret(`Authorization: Basic ${basic}`)).toBe(true);
-    expect(redactor.containsSecret(Buffer.from('s3cr3t-value-42').toString('base64url'))).toBe(true);
-    expect(redactor.containsSecret('nothing here')).toBe(false);
-  });
-
-  it('finds and hides a secret hex-encoded, in lower and upper case', () => {
-    const hex = Buffer.from('s3cr3t-value-42').toString('hex');
-    for (const form of [hex, hex.toUpperCase()]) {
-      expect(redactor.containsSecret(`sig=00${form}ff`)).toBe(true);
-      expect(redactor.redactString(`sig=00${form}ff`)).toBe(`sig=00${REDACTED}ff`);
-      expect(redactor.containsSecretIn({ a: [{ b: form }] })).toBe(true);
-    }
-  });
-
-  it('hides the whole base64 run that carries a secret, edges included', () => {
-    const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
-    expect(redactor.redactString(`Authorization: Basic ${basic}`)).toBe(`Authorization: Basic ${REDACTED}`);
-    expect(redactor.redactString(`a=${Buffer.from('x s3cr3t-value-42 y').toString('base64url')}&b=2`)).toBe(
-      `a=${REDACTED}&b=2`,
-    );
-  });
-
-  it('blanks secret-like keys and keeps the rest', () => {
-    expect(redactor.redact({ headers: { 'X-Api-Key': 'k', accept: 'json' }, list: ['s3cr3t-value-42'] })).toEqual({
-      headers: { 'X-Api-Key': REDACTED, accept: 'json' },
-      list: [REDACTED],
+  // Many secrets (a recording that learned a token from each record) are found through an index of their forms: the same finds.
+  const others = Array.from({ length: 99 }, (_, index) => `other-secret-${String(index).padStart(3, '0')}`);
+  describe.each([
+    ['one secret', new Redactor(['s3cr3t-value-42'])],
+    ['a hundred secrets', new Redactor([...others.slice(0, 50), 's3cr3t-value-42', ...others.slice(50)])],
+  ])('holding %s', (_, redactor) => {
+    it('finds a secret as is, URL-encoded, in base64 and inside Basic auth', () => {
+      const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
+      expect(redactor.redactString('a s3cr3t-value-42 b')).toBe(`a ${REDACTED} b`);
+      expect(redactor.containsSecret(`Authorization: Basic ${basic}`)).toBe(true);
+      expect(redactor.containsSecret(Buffer.from('s3cr3t-value-42').toString('base64url'))).toBe(true);
+      expect(redactor.containsSecret('nothing here')).toBe(false);
     });
+
+    it('finds and hides a secret hex-encoded, in lower and upper case', () => {
+      const hex = Buffer.from('s3cr3t-value-42').toString('hex');
+      for (const form of [hex, hex.toUpperCase()]) {
+        expect(redactor.containsSecret(`sig=00${form}ff`)).toBe(true);
+        expect(redactor.redactString(`sig=00${form}ff`)).toBe(`sig=00${REDACTED}ff`);
+        expect(redactor.containsSecretIn({ a: [{ b: form }] })).toBe(true);
+      }
+    });
+
+    it('hides the whole base64 run that carries a secret, edges included', () => {
+      const basic = Buffer.from('user:s3cr3t-value-42').toString('base64');
+      expect(redactor.redactString(`Authorization: Basic ${basic}`)).toBe(`Authorization: Basic ${REDACTED}`);
+      expect(redactor.redactString(`a=${Buffer.from('x s3cr3t-value-42 y').toString('base64url')}&b=2`)).toBe(
+        `a=${REDACTED}&b=2`,
+      );
+    });
+
+    it('blanks secret-like keys and keeps the rest', () => {
+      expect(redactor.redact({ headers: { 'X-Api-Key': 'k', accept: 'json' }, list: ['s3cr3t-value-42'] })).toEqual({
+        headers: { 'X-Api-Key': REDACTED, accept: 'json' },
+        list: [REDACTED],
+      });
+    });
+  });
+
+  it('finds each of many secrets, where they overlap too, and text that holds none of them stays as it is', () => {
+    const many = new Redactor(others);
+    const text = others.map((secret, index) => `${index}:${secret}`).join(' ');
+    expect(many.redactString(text)).toBe(others.map((_, index) => `${index}:${REDACTED}`).join(' '));
+    expect(many.redactString('other-secret-00other-secret-001')).toBe(`other-secret-00${REDACTED}`);
+    expect(many.redactString('other-secret-0011')).toBe(`${REDACTED}1`);
+    const encoded = Buffer.from(`user:${others[98]}`).toString('base64');
+    expect(many.redactString(`Basic ${encoded}, Basic ${encoded}`)).toBe(`Basic ${REDACTED}, Basic ${REDACTED}`);
+    expect(many.containsSecret('other-secret-1000 other-secret-09')).toBe(false);
+    expect(many.redactString('other-secret-09 and more text')).toBe('other-secret-09 and more text');
   });
 });

@@ -11,7 +11,7 @@ import {
   type Transport,
   type RetrySettings,
 } from '@plugboard/sdk';
-import { credentialSecrets } from '@plugboard/sdk/host';
+import { credentialSecrets, MIN_SECRET_LENGTH } from '@plugboard/sdk/host';
 import type { CredentialSource } from './credential.js';
 import { RecordingError, SecretLeakError } from './errors.js';
 import {
@@ -71,9 +71,6 @@ export interface RecordResult {
   /** The exact text of the file. */
   text: string;
 }
-
-/** The SDK's Redactor searches by value only from this length on (`MIN_SECRET_LENGTH` in packages/sdk/src/secrets.ts, not exported). */
-const MIN_SECRET_LENGTH = 6;
 
 /** A shorter secret could be written unnoticed (inside a base64 Basic header, say); refuse before anything is sent. */
 function assertSearchable(scenario: string, credential: ConnectionCredential, secrets: readonly string[]): void {

@@ -1,6 +1,8 @@
 import {
   formatJsonPath,
+  isFormatKey,
   isSecretKey,
+  MIN_SECRET_LENGTH,
   mapJson,
   normaliseKey,
   REDACTED,
@@ -21,9 +23,14 @@ import type { Fixture, RecordedCall, RecordedHeaders, RecordedRequest, RecordedR
  *    value is replaced wherever it occurs, as is, URL- or form-encoded,
  *    JSON-escaped, base64 or base64url (through the SDK's `Redactor`).
  *
- * Only string values are redacted by name: a number under `max_tokens` is not
- * a secret, and replacing it would break the recorded answer's schema.
- * `leaks()` then looks for any secret value left, and recording fails on one.
+ * A JSON value is judged by its own name: the nearest key above it, array
+ * indices and names that only say how or where a value is held (`value`,
+ * `data`, `current`) aside, so `api_keys: [...]` and `api_key: { value }` are secrets but
+ * `secret_scanning: { status: 'enabled' }` is not. Only string values are
+ * redacted by name (a number under `max_tokens` is not a secret), and text
+ * that cannot be a secret (a date, `true`, `Bearer`) stays: replacing it would
+ * break the recorded answer's schema. `leaks()` then looks for any secret
+ * value left, and recording fails on one.
  */
 
 export interface RedactionOptions {
@@ -38,7 +45,45 @@ export interface RedactionOptions {
 /** Secret-like names beyond the SDK's words (password, secret, token, api key, authorization, credential, cookie, signature ...), found anywhere in a name. */
 export const DEFAULT_REDACT_KEYS: readonly string[] = ['sessionid', 'csrf', 'xsrf', 'jwt'];
 
-const AUTH_SCHEME = /^(bearer|basic|token|digest|bot|apikey|sso-key)\s+(.+)$/i;
+const SCHEMES = 'bearer|basic|token|digest|bot|apikey|sso-key';
+const AUTH_SCHEME = new RegExp(`^(${SCHEMES})\\s+(.+)$`, 'i');
+
+/** Text no secret looks like: an ISO 8601 date or date-time, `true`/`false`, an auth scheme's name. */
+const NOT_A_SECRET = new RegExp(
+  `^(?:\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}(?::?\\d{2})?)?)?|true|false|${SCHEMES})$`,
+  'i',
+);
+
+/**
+ * Keys that name a slot rather than a thing: like `value` or `data`, what they hold is what the
+ * key above them names (`signing_key: { current, previous }`; a JSON Web Key's private members
+ * under `private_key`, RFC 7518 section 6).
+ */
+const SLOT_KEYS = new Set([
+  'current',
+  'previous',
+  'primary',
+  'secondary',
+  'old',
+  'new',
+  'd',
+  'p',
+  'q',
+  'dp',
+  'dq',
+  'qi',
+  'k',
+]);
+
+/** Whether a key passes the verdict on the name above it through: it says only how, or in which slot, a value is held. */
+function isHolderKey(key: string): boolean {
+  return isFormatKey(key) || SLOT_KEYS.has(normaliseKey(key));
+}
+
+/** Whether a string held under a secret-like name is redacted: empty text and text no secret looks like stay. */
+function mayBeSecret(text: string): boolean {
+  return text !== '' && !NOT_A_SECRET.test(text);
+}
 
 export class FixtureRedactor {
   private readonly values: Redactor;
@@ -81,10 +126,11 @@ export class FixtureRedactor {
 
   // ---- pass 1: learn the values held under secret-like names ----
 
-  /** Learns from a JSON value: strings under secret-like keys, at any depth. */
+  /** Learns from a JSON value: strings named as secrets at any depth, long enough to be found again. */
   learnJson(value: unknown): void {
-    someJsonString(value, (text, path, isKey) => {
-      if (!isKey && path.some((step) => typeof step === 'string' && this.isSecretKey(step))) this.addSecret(text);
+    this.mapNamed(value, false, (text, secret) => {
+      if (secret && text.length >= MIN_SECRET_LENGTH && mayBeSecret(text)) this.addSecret(text);
+      return text;
     });
   }
 
@@ -129,15 +175,33 @@ export class FixtureRedactor {
 
   /** A deep copy with secret-like keys' string values replaced and secret values hidden everywhere, keys included. */
   redactJson<T>(value: T): T {
-    return this.redactDeep(value, false) as T;
+    return this.mapNamed(
+      value,
+      false,
+      (text, secret) => (secret && mayBeSecret(text) ? REDACTED : this.redactText(text)),
+      (key) => this.redactText(key),
+    ) as T;
   }
 
-  private redactDeep(value: unknown, underSecret: boolean): unknown {
-    // Under a secret-like name every string goes; elsewhere only the secret values in it.
+  /**
+   * A copy of a JSON value with each string passed through `text`, told whether its own name is
+   * secret-like: the nearest key above it, array indices and holder keys (`api_key: { value }`,
+   * `signing_key: { current }`) passing the verdict of the key above them through.
+   */
+  private mapNamed(
+    value: unknown,
+    secret: boolean,
+    text: (text: string, secret: boolean) => unknown,
+    key?: (key: string) => string,
+  ): unknown {
     return mapJson(value, {
-      text: (text) => (underSecret && text !== '' ? REDACTED : this.redactText(text)),
-      key: (key) => this.redactText(key),
-      member: (key, inner) => (!underSecret && this.isSecretKey(key) ? this.redactDeep(inner, true) : undefined),
+      text: (inner) => text(inner, secret),
+      ...(key ? { key } : {}),
+      member: (name, inner) => {
+        if (isHolderKey(name)) return undefined;
+        const named = this.isSecretKey(name);
+        return named === secret ? undefined : this.mapNamed(inner, named, text, key);
+      },
     });
   }
 

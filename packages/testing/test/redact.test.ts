@@ -73,11 +73,77 @@ describe('redaction by name', () => {
       user: 'ada',
       password: REDACTED,
       nested: { clientSecret: REDACTED, list: [{ refresh_token: REDACTED }] },
-      credentials: { user: REDACTED, pass: REDACTED, retries: 3 },
+      // Each member of an object under a secret-like name is judged by its own name.
+      credentials: { user: 'u', pass: REDACTED, retries: 3 },
       max_tokens: 256,
       tokenExpiresSoon: false,
       signature: null,
       customer_ref: REDACTED,
+    });
+  });
+
+  it('judges a value by its own name, not by a secret-like name above it', () => {
+    expect(
+      redactor.redactJson({
+        security_and_analysis: {
+          secret_scanning: { status: 'enabled' },
+          secret_scanning_push_protection: { status: 'disabled' },
+        },
+        credentials: { client_id: 'client-0123456', client_secret: 'cs-0123456', token_expires_at: null },
+        auth: { access_token: 'at-0123456', token_type: 'Bearer', expires_in: 3600 },
+      }),
+    ).toEqual({
+      security_and_analysis: {
+        secret_scanning: { status: 'enabled' },
+        secret_scanning_push_protection: { status: 'disabled' },
+      },
+      credentials: { client_id: 'client-0123456', client_secret: REDACTED, token_expires_at: null },
+      auth: { access_token: REDACTED, token_type: 'Bearer', expires_in: 3600 },
+    });
+  });
+
+  it('hides what a name that only says how it is written holds, under a secret-like name', () => {
+    expect(
+      redactor.redactJson({
+        api_key: { value: 'ak-0123456', created_at: '2026-01-02' },
+        api_keys: ['k1', { data: 'k2-0123456' }],
+        token: { raw: { value: 'tok-0123456' } },
+        settings: { value: 'plain' },
+      }),
+    ).toEqual({
+      api_key: { value: REDACTED, created_at: '2026-01-02' },
+      api_keys: [REDACTED, { data: REDACTED }],
+      token: { raw: { value: REDACTED } },
+      settings: { value: 'plain' },
+    });
+  });
+
+  it('hides what a slot of a secret holds: rotated values, and the private members of a JSON Web Key', () => {
+    expect(
+      redactor.redactJson({
+        signing_key: { current: 'sk-cur-0123456', previous: 'sk-prev-0123456', status: 'rotating' },
+        private_key: { kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB', d: 'private-exponent-0123', qi: 'crt-0123' },
+        jwks: { keys: [{ kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB' }] },
+      }),
+    ).toEqual({
+      signing_key: { current: REDACTED, previous: REDACTED, status: 'rotating' },
+      private_key: { kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB', d: REDACTED, qi: REDACTED },
+      jwks: { keys: [{ kty: 'RSA', n: 'public-modulus-0123', e: 'AQAB' }] },
+    });
+  });
+
+  it('keeps, under a secret-like name, text that cannot be a secret: dates, date-times, true and false, an auth scheme', () => {
+    const kept = {
+      password_changed_at: '2026-11-26T10:39:37Z',
+      secret_rotated_on: '2026-11-26',
+      secret_refreshed_at: '2026-11-26T10:39:37.123+01:00',
+      has_secret: 'false',
+      client_secret_set: 'true',
+      auth: 'Bearer',
+    };
+    expect(redactor.redactJson({ ...kept, password: '2026-11-26 is not a date' })).toEqual({
+      ...kept,
+      password: REDACTED,
     });
   });
 
@@ -132,6 +198,135 @@ describe('redaction by value', () => {
     expect(redacted.calls[1]!.request.headers).toEqual({ 'x-session': REDACTED });
     expect(redacted.calls[1]!.response.body).toBe(`hello ${REDACTED}`);
     expect(learner.leaks(redacted)).toEqual([]);
+  });
+
+  it('learns only values named as secrets, so enums and dates of a record stay whole everywhere', () => {
+    const repository = {
+      id: 1296269,
+      full_name: 'octocat/hello-world',
+      visibility: 'public',
+      pushed_at: '2026-11-26T10:39:37Z',
+      security_and_analysis: {
+        advanced_security: { status: 'enabled' },
+        secret_scanning: { status: 'enabled' },
+        secret_scanning_push_protection: { status: 'disabled' },
+      },
+      installation: { token_expires_at: '2026-11-26T10:39:37Z', repository_selection: 'selected' },
+      authorization: { scopes: ['public_repo'], token_last_eight: 'abcd1234', app: { name: 'public_repo' } },
+    };
+    const fixture = fixtureWith(
+      [
+        {
+          request: { method: 'GET', path: '/orgs/octocat/repos?per_page=30&sort=public_repo' },
+          response: {
+            status: 200,
+            headers: { 'x-feature': 'enabled; since 2026-11-26T10:39:37Z' },
+            bodyType: 'json',
+            body: [repository],
+          },
+        },
+      ],
+      { pages: 1, records: [repository] },
+    );
+    const learner = new FixtureRedactor();
+    const redacted = learner.redactFixture(fixture);
+    // `token_last_eight` ends in no secret's name: its value is no secret either.
+    expect(redacted).toEqual(fixture);
+    expect(learner.secrets).toEqual([]);
+  });
+
+  it('still learns secrets at any depth, under their own names, and hides them wherever they echo', () => {
+    const body = {
+      auth: { access_token: 'at-deep-0123456789' },
+      credentials: { client_id: 'client-0123456789', client_secret: 'cs-deep-0123456789' },
+      api_keys: ['key-one-0123456789', 'key-two-0123456789'],
+      api_key: { value: 'ak-value-0123456789' },
+      installations: [{ token: { data: 'tok-data-0123456789' } }],
+    };
+    const echoes = [
+      'at-deep-0123456789',
+      'cs-deep-0123456789',
+      'key-one-0123456789',
+      'key-two-0123456789',
+      'ak-value-0123456789',
+      'tok-data-0123456789',
+    ];
+    const fixture = fixtureWith(
+      [
+        {
+          request: { method: 'POST', path: '/setup' },
+          response: { status: 200, bodyType: 'json', body },
+        },
+        {
+          request: {
+            method: 'GET',
+            path: `/echo?who=${echoes[1]}`,
+            headers: { 'x-echo': echoes[2]! },
+          },
+          response: {
+            status: 200,
+            bodyType: 'json',
+            body: { seen: echoes.map((echo) => `seen ${echo}`), client: 'client-0123456789' },
+          },
+        },
+        {
+          request: { method: 'GET', path: '/text' },
+          response: { status: 200, bodyType: 'text', body: `${echoes[0]} ${echoes[3]} ${echoes[4]} ${echoes[5]}` },
+        },
+      ],
+      { pages: 1, records: [{ note: `made with ${echoes[5]}` }] },
+    );
+    const learner = new FixtureRedactor();
+    const redacted = learner.redactFixture(fixture);
+    expect(redacted.calls[0]!.response.body).toEqual({
+      auth: { access_token: REDACTED },
+      credentials: { client_id: 'client-0123456789', client_secret: REDACTED },
+      api_keys: [REDACTED, REDACTED],
+      api_key: { value: REDACTED },
+      installations: [{ token: { data: REDACTED } }],
+    });
+    expect(redacted.calls[1]!.request.path).toBe(`/echo?who=${REDACTED}`);
+    expect(redacted.calls[1]!.request.headers).toEqual({ 'x-echo': REDACTED });
+    expect(redacted.calls[1]!.response.body).toEqual({
+      seen: echoes.map(() => `seen ${REDACTED}`),
+      client: 'client-0123456789',
+    });
+    expect(redacted.calls[2]!.response.body).toBe(`${REDACTED} ${REDACTED} ${REDACTED} ${REDACTED}`);
+    expect(redacted.outcome).toEqual({ pages: 1, records: [{ note: `made with ${REDACTED}` }] });
+    expect([...learner.secrets].filter((secret) => echoes.includes(secret)).sort()).toEqual([...echoes].sort());
+    expect(learner.leaks(redacted)).toEqual([]);
+  });
+
+  it('learns no value that cannot be a secret or is too short to be found again, in any of its forms', () => {
+    const fixture = fixtureWith([
+      {
+        request: { method: 'GET', path: '/a%2Fb%2Fc' },
+        response: {
+          status: 200,
+          bodyType: 'json',
+          body: {
+            pin: 'a/b/c',
+            password_changed_at: '2026-11-26T10:39:37Z',
+            has_secret: 'false',
+            auth: 'Bearer',
+            changed: '2026-11-26T10:39:37Z',
+            flags: ['false', 'Bearer', 'a/b/c'],
+          },
+        },
+      },
+    ]);
+    const learner = new FixtureRedactor();
+    const redacted = learner.redactFixture(fixture);
+    expect(learner.secrets).toEqual([]);
+    expect(redacted.calls[0]!.request.path).toBe('/a%2Fb%2Fc');
+    expect(redacted.calls[0]!.response.body).toEqual({
+      pin: REDACTED,
+      password_changed_at: '2026-11-26T10:39:37Z',
+      has_secret: 'false',
+      auth: 'Bearer',
+      changed: '2026-11-26T10:39:37Z',
+      flags: ['false', 'Bearer', 'a/b/c'],
+    });
   });
 
   it('hides form fields in url-encoded request bodies', () => {
