@@ -2,9 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
+  AuthenticationError,
   CredentialsExpiredError,
   createTransport,
   type OAuth2Credential,
+  ProviderUnavailableError,
   type TokenSet,
   type Transport,
 } from '@plugboard/sdk';
@@ -180,6 +182,24 @@ describe('an isolated plugin on an OAuth2 connection', () => {
     expect((failure as CredentialsExpiredError).code).toBe('credentials_expired');
     expect(fault.served).toBe(1);
     expect((await store.read('conn-1'))?.version).toBe(1);
+  }, 30_000);
+
+  test('the token endpoint down: a retryable provider_unavailable, typed; a second 401: credentials_changed', async () => {
+    await seed({ ...(await signedIn(rig, clock.now())), expiresAt: 0 });
+    const { run } = await host(fromStore());
+    const down = rig.auth.fault({ kind: 'status', status: 503 });
+    const unavailable = await run().catch((error: unknown) => error);
+    down.off();
+    expect(unavailable).toBeInstanceOf(ProviderUnavailableError);
+    expect((unavailable as ProviderUnavailableError).retryable).toBe(true);
+    expect((await store.read('conn-1'))?.version).toBe(1);
+
+    // The endpoint back: the run refreshes, then the provider refuses the new token too.
+    rig.api.refuse(2);
+    const changed = await run().catch((error: unknown) => error);
+    expect(changed).toBeInstanceOf(AuthenticationError);
+    expect((changed as AuthenticationError).code).toBe('credentials_changed');
+    expect((await store.read('conn-1'))?.version).toBe(3);
   }, 30_000);
 
   test('a plugin that asks for more token sets than a run may is killed', async () => {

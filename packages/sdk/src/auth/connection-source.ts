@@ -4,6 +4,7 @@ import type { Action, Environment } from '../definition/action.js';
 import { type AuthScheme, schemeProblems } from '../definition/auth.js';
 import type { Connector } from '../definition/connector.js';
 import { ConnectionConfigError } from '../errors.js';
+import { excerpt } from '../excerpt.js';
 import type { OAuth2Checked } from '../http/auth.js';
 import { sharedTransport, type Transport } from '../http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from '../log.js';
@@ -51,7 +52,7 @@ const TOKEN_ACTION = 'oauth2.token';
  */
 export function connectionTokenSource(request: ConnectionTokensRequest): TokenSource {
   const { connector: key, scheme, connectionId, redactor } = request;
-  const subject = `connector '${key}': auth scheme '${String(scheme?.id)}'`;
+  const subject = `connector '${key}': auth scheme '${excerpt(String(scheme?.id))}'`;
   if (scheme?.type !== 'oauth2_authorization_code' && scheme?.type !== 'oauth2_client_credentials')
     throw new ConnectionConfigError(`${subject} is not an OAuth2 scheme: it has no token lifecycle; nothing was sent`);
   const problems = schemeProblems(scheme);
