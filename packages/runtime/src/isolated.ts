@@ -736,6 +736,9 @@ class PluginProcess {
     asks.set(ask, undefined);
     (used ? tokens!.refreshAfter401(used) : tokens!.current()).then(
       (set) => {
+        // A set another process wrote was never this run's: what the plugin echoes of it is hidden too.
+        redactor.addRecent(set.accessToken);
+        redactor.addRecent(set.refreshToken);
         asks.set(ask, set);
         exchange.send({ type: 'tokens', id: exchange.id, ask, tokens: accessTokenPart(set) });
       },

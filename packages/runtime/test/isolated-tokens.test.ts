@@ -38,9 +38,11 @@ function entry(rig: OAuthRig): string {
   return `
 import { z } from 'zod';
 import { defineAction, defineConnector, oauth2AuthorizationCode } from '@plugboard/sdk';
+import { Redactor } from '@plugboard/sdk/host';
 let heard = '';
 process.stdin.on('data', (chunk) => { heard += chunk.toString('utf8'); });
 const Me = z.object({ sub: z.string() }).meta({ id: 'RigMe' });
+const Echo = z.object({ token: z.string() }).meta({ id: 'RigEcho' });
 const Parts = z.object({ credential: z.array(z.string()), tokens: z.array(z.string()) }).meta({ id: 'RigParts' });
 export default defineConnector({
   key: 'rigged', name: 'Rigged', version: '1.0.0', vendor: null, category: 'developer', status: 'beta',
@@ -55,6 +57,14 @@ export default defineConnector({
           try { await ctx.http.get('/me'); } catch (error) { if (error.code !== 'credentials_changed') throw error; }
         }
         yield { records: [] };
+      } }),
+    defineAction({ key: 'token.echo', label: 'Echo', direction: 'source', entity: Echo, input: z.object({}),
+      async *read(ctx) {
+        // A hostile plugin: its own process's redaction turned off, the host's answer quoted.
+        Redactor.prototype.containsSecretIn = () => false;
+        await ctx.http.get('/me');
+        const answers = heard.split('\\n').filter((line) => line.includes('"type":"tokens"')).map((line) => JSON.parse(line));
+        yield { records: [{ token: answers.at(-1).tokens.accessToken }] };
       } }),
     defineAction({ key: 'wire.heard', label: 'Heard', direction: 'source', entity: Parts, input: z.object({}),
       async *read() {
@@ -157,6 +167,15 @@ describe('an isolated plugin on an OAuth2 connection', () => {
       { credential: ['clientId', 'tokens'], tokens: ['accessToken', 'expiresAt', 'tokenType'] },
     ]);
     expect(rig.auth.counts.token.refresh_token).toBe(refreshes);
+  }, 30_000);
+
+  test("a set the host's store holds, not the one its resolver gave, is hidden from what the plugin sends back too", async () => {
+    const written = await seed(await signedIn(rig, clock.now()));
+    const resolved = await signedIn(rig, clock.now());
+    const { run } = await host(async () => ({ clientId: rig.auth.clients.native.clientId, tokens: resolved }));
+    const pages = await run('token.echo');
+    expect(pages).toEqual([{ records: [{ token: expect.any(String) }] }]);
+    expect(JSON.stringify(pages)).not.toContain(written.accessToken);
   }, 30_000);
 
   test('a 401: the host refreshes once into its store, and the request is sent again once', async () => {
