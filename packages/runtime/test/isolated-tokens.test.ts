@@ -1,5 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   AuthenticationError,
@@ -101,12 +103,16 @@ afterEach(async () => {
 });
 
 /** A new plugin process and a new host transport on the host's store: nothing is shared but the store. */
-async function host(credential: () => Promise<OAuth2Credential>, baseUrl = rig.api.url) {
+async function host(credential: () => Promise<OAuth2Credential>, baseUrl = rig.api.url, lockFolder?: string) {
   const plugin: IsolatedPlugin = await startPlugin(
     { dir: join(folder.modules, 'connector-rigged') },
     { allow: ['127.0.0.0/8'] },
   );
-  const transport: Transport = createTransport({ clock, network: { allow: ['127.0.0.0/8'] }, credentials: { store } });
+  const transport: Transport = createTransport({
+    clock,
+    network: { allow: ['127.0.0.0/8'] },
+    credentials: { store, ...(lockFolder ? { lockFolder } : {}) },
+  });
   opened.push(plugin, transport);
   const executor = createExecutor({
     plugins: [{ package: plugin.package, runner: plugin.runner }],
@@ -156,6 +162,29 @@ describe('an isolated plugin on an OAuth2 connection', () => {
     expect((await second.run())[0]!.records).toEqual([{ sub: expect.any(String) }]);
     expect(rig.auth.counts.token.refresh_token).toBe(refreshes + 1);
     expect(rig.auth.counts.refreshReuse).toBe(0);
+  }, 30_000);
+
+  test('two hosts sharing the store and a lock folder, each with its own plugin process: one refresh for both runs', async () => {
+    const seeded = await seed({ ...(await signedIn(rig, clock.now())), expiresAt: 0 });
+    const refreshes = rig.auth.counts.token.refresh_token;
+    const locks = await mkdtemp(join(tmpdir(), 'plugboard-locks-'));
+    try {
+      const [one, two] = await Promise.all([
+        host(fromStore(), rig.api.url, locks),
+        host(fromStore(), rig.api.url, locks),
+      ]);
+      // The loser waits for the lease on the hosts' clock: the test moves it while the runs are under way.
+      const pages = await clock.runUntil(Promise.all([one.run(), two.run()]));
+      expect(pages.map((page) => page[0]!.records)).toEqual([
+        [{ sub: expect.any(String) }],
+        [{ sub: expect.any(String) }],
+      ]);
+      expect(rig.auth.counts.token.refresh_token).toBe(refreshes + 1);
+      expect(rig.auth.counts.refreshReuse).toBe(0);
+      expect((await store.read('conn-1'))?.tokens.refreshToken).not.toBe(seeded.refreshToken);
+    } finally {
+      await rm(locks, { recursive: true, force: true });
+    }
   }, 30_000);
 
   test("the plugin's process never receives the refresh token or the client secret", async () => {
