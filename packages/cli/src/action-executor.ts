@@ -6,16 +6,15 @@ import { allowedNetwork } from './network.js';
 import { type SignedIn, signedIn, signedInCredential, signedInCredentials } from './signed-in.js';
 
 /**
- * The connection signed in with `auth login` that a run uses, with its kept token set: when the
- * connector runs here (a plugin folder's runs in its own process, with the credential given) and
- * `--connection` picks no other scheme.
+ * The connection signed in with `auth login` that a run uses, with its kept token set, when
+ * `--connection` picks no other scheme. A plugin folder's connector runs in its own process, but
+ * its token set is refreshed here, into the state folder's store: the plugin gets the access token only.
  */
 async function runSignedIn(
   io: CliIo,
   args: ActionArgs | IsolatedActionArgs,
   connectionId: string,
 ): Promise<SignedIn | undefined> {
-  if ('plugin' in args) return undefined;
   const signed = await signedIn(io, args.values.state, args.target.key, connectionId);
   const picked = args.connection.settings?.authScheme;
   return signed && (picked === undefined || String(picked).toLowerCase() === signed.kept.scheme) ? signed : undefined;

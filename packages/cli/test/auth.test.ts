@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -57,9 +57,9 @@ function env(): NodeJS.ProcessEnv {
   };
 }
 
-/** The binary on the shop connector package (`auth status` takes no connector). */
-function start(args: string[]) {
-  const connector = args[0] === 'auth' && args[1] === 'status' ? [] : ['--connector', SHOP];
+/** The binary on the shop connector package, or the connector `from` names (`auth status` takes none). */
+function start(args: string[], from = ['--connector', SHOP]) {
+  const connector = args[0] === 'auth' && args[1] === 'status' ? [] : from;
   return spawn(process.execPath, [BIN, ...args, ...connector], { env: env() });
 }
 
@@ -72,20 +72,20 @@ async function ended(child: ReturnType<typeof spawn>, stderr = '') {
   return { code, stdout, stderr };
 }
 
-function cli(args: string[]) {
-  return ended(start(args));
+function cli(args: string[], from?: string[]) {
+  return ended(start(args, from));
 }
 
-/** `auth login shop`: the URL it prints is signed in to by the rig, whose redirect then reaches the CLI's listener. */
-async function login() {
-  const result = await signIn('approve');
+/** `auth login shop` (or `key` of `from`): the URL it prints is signed in to by the rig, whose redirect then reaches the CLI's listener. */
+async function login(key = 'shop', from?: string[]) {
+  const result = await signIn('approve', key, from);
   expect(result.stderr).not.toMatch(/"level":"(warn|error)"/);
   expect(result.code).toBe(0);
   return result;
 }
 
-async function signIn(decision: 'approve' | 'deny') {
-  const child = start(['auth', 'login', 'shop']);
+async function signIn(decision: 'approve' | 'deny', key = 'shop', from?: string[]) {
+  const child = start(['auth', 'login', key], from);
   const lines = createInterface({ input: child.stderr! });
   let seen = '';
   let url: string | undefined;
@@ -102,6 +102,44 @@ async function signIn(decision: 'approve' | 'deny') {
   await page.text();
   lines.close();
   return ended(child, seen);
+}
+
+/**
+ * A plugin folder as npm would leave it, holding a connector on the rig (its token and authorization
+ * URLs written in: a plugin's process has no environment to read them from) with the SDK and zod.
+ */
+async function rigPlugins(): Promise<string[]> {
+  const dir = join(home, 'plugins');
+  const modules = join(dir, 'node_modules');
+  const own = fileURLToPath(new URL('../node_modules', import.meta.url));
+  await mkdir(join(modules, '@plugboard'), { recursive: true });
+  await symlink(await realpath(join(own, 'zod')), join(modules, 'zod'));
+  await symlink(await realpath(join(own, '@plugboard', 'sdk')), join(modules, '@plugboard', 'sdk'));
+  const pkg = join(modules, 'connector-rigged');
+  await mkdir(pkg);
+  const manifest = { connector: './index.js', sdk: '^0.1.0' };
+  await writeFile(
+    join(pkg, 'package.json'),
+    JSON.stringify({ name: 'connector-rigged', version: '1.0.0', type: 'module', plugboard: manifest }),
+  );
+  const { tokenUrl, authorizeUrl } = rig.auth;
+  await writeFile(
+    join(pkg, 'index.js'),
+    `import { z } from 'zod';
+import { defineAction, defineConnector, oauth2AuthorizationCode } from '@plugboard/sdk';
+const Me = z.object({ sub: z.string() }).meta({ id: 'RigMe' });
+export default defineConnector({
+  key: 'rigged', name: 'Rigged', version: '1.0.0', vendor: null, category: 'developer', status: 'beta',
+  summary: 'OAuth2 in a plugin.',
+  auth: oauth2AuthorizationCode({ tokenUrl: ${JSON.stringify(tokenUrl)}, authorizeUrl: ${JSON.stringify(authorizeUrl)}, scopes: ['items:read'] }),
+  actions: [
+    defineAction({ key: 'me.get', label: 'Who am I', direction: 'source', entity: Me, input: z.object({}),
+      async *read(ctx) { const me = await ctx.http.get('/me'); yield { records: [{ sub: me.sub ?? '' }] }; } }),
+  ],
+});
+`,
+  );
+  return ['--plugins', dir];
 }
 
 /** The token set kept for the shop's default connection, as the credential store wrote it. */
@@ -213,26 +251,44 @@ describe('plugboard check', () => {
   });
 });
 
+/**
+ * Three runs on the signed-in connection, the access token expired at the provider before the
+ * second: that one refreshes it once into the store, the third uses the kept set, nothing leaks.
+ */
+async function threeRuns(run: () => ReturnType<typeof cli>) {
+  const first = await run();
+  expect(first.stderr).toBe('');
+  expect(first.code).toBe(0);
+  const before = await kept();
+
+  await clock.advance(2 * HOUR);
+  const second = await run();
+  expect(second.stderr).toBe('');
+  expect(second.code).toBe(0);
+  expect(second.stdout).toBe(first.stdout);
+  expect(rig.auth.counts.token.refresh_token).toBe(1);
+  const after = await kept();
+  expect(after.tokens.accessToken).not.toBe(before.tokens.accessToken);
+  expect(after.tokens.refreshToken).not.toBe(before.tokens.refreshToken);
+
+  const third = await run();
+  expect(third.code).toBe(0);
+  expect(rig.auth.counts.token.refresh_token).toBe(1);
+  expect(rig.auth.counts.refreshReuse).toBe(0);
+  await expectNoSecret([before.tokens.accessToken, after.tokens.accessToken, after.tokens.refreshToken]);
+  return first;
+}
+
 describe('plugboard run on a signed-in connection', () => {
   it('refreshes the expired access token once, keeps the new set, and the next run uses it', async () => {
     await login();
-    const first = await cli(['run', 'shop', 'items.list', '--base-url', provider.url]);
-    expect(first.stderr).toBe('');
+    const first = await threeRuns(() => cli(['run', 'shop', 'items.list', '--base-url', provider.url]));
     expect(first.stdout.trim().split('\n')).toHaveLength(5);
-    const before = await kept();
+  });
 
-    await clock.advance(2 * HOUR);
-    const second = await cli(['run', 'shop', 'items.list', '--base-url', provider.url]);
-    expect(second.stderr).toBe('');
-    expect(second.code).toBe(0);
-    expect(second.stdout).toBe(first.stdout);
-    expect(rig.auth.counts.token.refresh_token).toBe(1);
-    const after = await kept();
-    expect(after.tokens.accessToken).not.toBe(before.tokens.accessToken);
-
-    const third = await cli(['run', 'shop', 'items.list', '--base-url', provider.url]);
-    expect(third.code).toBe(0);
-    expect(rig.auth.counts.token.refresh_token).toBe(1);
-    await expectNoSecret([before.tokens.accessToken, after.tokens.accessToken, after.tokens.refreshToken]);
+  it('run --plugins: the plugin runs on the kept token set, refreshed once into the store by the CLI', async () => {
+    const plugins = await rigPlugins();
+    await login('rigged', plugins);
+    await threeRuns(() => cli(['run', 'rigged', 'me.get', '--base-url', rig.api.url], plugins));
   });
 });

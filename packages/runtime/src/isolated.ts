@@ -1,5 +1,7 @@
 import {
   type ApprovalBinding,
+  type AuthScheme,
+  type ConnectionCredential,
   type PreparedAction,
   type ProgressEvent,
   CancelledError,
@@ -11,11 +13,14 @@ import {
   excerpt,
   type LogEntry,
   type LogSink,
+  type OAuth2Credential,
   type Page,
   type RunSettings,
+  type TokenSet,
 } from '@plugboard/sdk';
 import {
   approvalDigest,
+  connectionTokenSource,
   type ConnectorRunner,
   credentialSecrets,
   optionsKey,
@@ -23,6 +28,7 @@ import {
   Redactor,
   stderrSink,
   systemClock,
+  type TokenSource,
 } from '@plugboard/sdk/host';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -47,12 +53,13 @@ import {
   FIRST_PAGES,
   type HostMessage,
   MAX_RUN_NOTES,
+  MAX_TOKEN_ASKS,
   type SharedRedis,
   type StartMessage,
   type WirePlan,
 } from './protocol.js';
 import { jsonLines } from './json-lines.js';
-import { fromWire } from './wire.js';
+import { fromWire, toWire } from './wire.js';
 
 /**
  * Plugins in processes of their own: one per package, reused across runs, started with an
@@ -146,6 +153,8 @@ export interface IsolatedPlugins {
 }
 
 const LOG_LIMIT = 64 * 1024;
+/** The OAuth2 schemes of a plugin the host keeps; a connector declares a few. */
+const MAX_SCHEMES = 16;
 const NO_SECRETS = new Redactor();
 const CONNECTOR_PEERS = ['@plugboard/sdk', 'zod'];
 const DEFAULTS = {
@@ -215,6 +224,8 @@ class RemotePlan implements PreparedAction {
   readonly action: WirePlan['action'];
   readonly input: unknown;
   readonly connection: { id: string };
+  /** The id of the auth scheme the plugin resolved the connection to. */
+  readonly scheme: string | undefined;
   readonly environment: WirePlan['environment'];
   readonly checkpoint: unknown;
   readonly checkpointVersion: number;
@@ -232,7 +243,8 @@ class RemotePlan implements PreparedAction {
     const { idempotencyHeader, ...action } = plan.action;
     this.action = typeof idempotencyHeader === 'string' ? { ...action, idempotencyHeader } : action;
     this.input = plan.input;
-    this.connection = plan.connection;
+    this.connection = { id: plan.connection.id };
+    this.scheme = typeof plan.connection.scheme === 'string' ? plan.connection.scheme : undefined;
     this.environment = plan.environment;
     this.checkpoint = plan.checkpoint;
     // Anything but a version number is version 1: a plugin's word bears only on its own checkpoints.
@@ -272,6 +284,8 @@ class PluginProcess {
   private nextId = 0;
   private readonly limits: Required<IsolationLimits>;
   private readable: Set<string> | undefined;
+  /** The connector's OAuth2 schemes by id, as it described them when it loaded. */
+  private oauth2 = new Map<string, AuthScheme>();
 
   constructor(
     private readonly manifest: PluginManifest,
@@ -372,8 +386,10 @@ class PluginProcess {
           described = true;
           clearTimeout(timer);
           if (message.type === 'described') {
+            const { oauth2, ...connector } = message.connector;
+            this.oauth2 = schemesById(oauth2);
             this.description = {
-              ...message.connector,
+              ...connector,
               package: this.manifest.package,
               version: this.manifest.version,
               dir: this.dir,
@@ -534,6 +550,8 @@ class PluginProcess {
     const signal = settings.signal;
     signal?.throwIfAborted();
     const clock = settings.clock ?? systemClock;
+    const tokens = this.tokensOf(plan, credential, settings, redactor, sink);
+    const asks = new Map<number, TokenSet | undefined>();
 
     const queue: Array<{ page: Page } | { error: Error } | { done: true }> = [];
     let wake: (() => void) | undefined;
@@ -550,7 +568,8 @@ class PluginProcess {
         type: 'run',
         id,
         plan: plan.id,
-        credential,
+        credential: tokens ? accessPart(credential as OAuth2Credential) : credential,
+        ...(tokens ? { hostTokens: true as const } : {}),
         ...(settings.approval ? { approval: settings.approval } : {}),
         now: new Date(clock.now()).toISOString(),
         logLevel: settings.logLevel ?? (settings.log ? 'info' : 'warn'),
@@ -586,6 +605,9 @@ class PluginProcess {
               } else if (message.type === 'log')
                 sink({ ...(redactor.redact(message.entry) as LogEntry), connector: key, action: plan.action.key });
               else settings.onProgress?.(progressOf(message.event, redactor, key, plan.action.key, clock.now()));
+              break;
+            case 'tokens':
+              this.answerAsk(message, tokens, asks, exchange, redactor);
               break;
             case 'done':
               push({ done: true });
@@ -650,6 +672,86 @@ class PluginProcess {
       if (!finished) exchange.send({ type: 'cancel', id: exchange.id });
       exchange.end();
     }
+  }
+
+  /**
+   * The token source of a run on an OAuth2 credential: the host's lifecycle on the host's
+   * transport, for the scheme the plugin declared at load. Undefined for any other credential.
+   */
+  private tokensOf(
+    plan: RemotePlan,
+    credential: ConnectionCredential,
+    settings: RunSettings,
+    redactor: Redactor,
+    log: LogSink,
+  ): TokenSource | undefined {
+    if (!isOAuth2(credential)) return undefined;
+    const scheme = plan.scheme === undefined ? undefined : this.oauth2.get(plan.scheme);
+    if (!scheme)
+      throw new ConnectionConfigError(
+        `connector '${this.description.key}': the credential is an OAuth2 one, but the connection's auth scheme '${excerpt(String(plan.scheme))}' is not an OAuth2 scheme of the connector; nothing was sent`,
+      );
+    return connectionTokenSource({
+      connector: this.description.key,
+      scheme,
+      connectionId: plan.connection.id,
+      environment: plan.environment,
+      credential,
+      redactor,
+      log,
+      ...(settings.transport ? { transport: settings.transport } : {}),
+      ...(settings.logLevel ? { logLevel: settings.logLevel } : {}),
+      ...(settings.clock ? { clock: settings.clock } : {}),
+    });
+  }
+
+  /**
+   * A run's ask for a token set, answered to that run only: its current set, or after a 401 on the
+   * set of an earlier ask, a newer one. A run without the host's tokens, an ask past the bound, or a
+   * refusal of a set the host never gave it, is the plugin's own doing: its process is killed.
+   */
+  private answerAsk(
+    message: Extract<ChildMessage, { type: 'tokens' }>,
+    tokens: TokenSource | undefined,
+    asks: Map<number, TokenSet | undefined>,
+    exchange: { id: string; send(message: HostMessage): void },
+    redactor: Redactor,
+  ): void {
+    const { ask, refused } = message;
+    const used = refused === undefined ? undefined : asks.get(refused);
+    const problem = !tokens
+      ? 'asked for token sets on a run whose credential has none'
+      : asks.size >= MAX_TOKEN_ASKS
+        ? `asked for more than ${MAX_TOKEN_ASKS} token sets in one run`
+        : !Number.isSafeInteger(ask) || asks.has(ask)
+          ? 'asked for token sets out of turn'
+          : refused !== undefined && !used
+            ? 'reported a refusal of a token set it was never given'
+            : undefined;
+    if (problem) {
+      this.kill('forged', `${problem}; its process was killed`);
+      return;
+    }
+    // Counted at once; the set is held once given.
+    asks.set(ask, undefined);
+    (used ? tokens!.refreshAfter401(used) : tokens!.current()).then(
+      (set) => {
+        // A set another process wrote was never this run's: what the plugin echoes of it is hidden too.
+        redactor.addRecent(set.accessToken);
+        redactor.addRecent(set.refreshToken);
+        asks.set(ask, set);
+        exchange.send({ type: 'tokens', id: exchange.id, ask, tokens: accessTokenPart(set) });
+      },
+      (error: unknown) => {
+        const wire = toWire(error);
+        exchange.send({
+          type: 'tokens',
+          id: exchange.id,
+          ask,
+          error: { ...wire, message: redactor.redactString(wire.message) },
+        });
+      },
+    );
   }
 
   runner(): ConnectorRunner {
@@ -747,6 +849,37 @@ class PluginProcess {
     this.kill('closed', 'the host closed it');
     await exited;
   }
+}
+
+/** A credential of an OAuth2 scheme: by shape, since the scheme is the plugin's word. */
+function isOAuth2(credential: ConnectionCredential): credential is OAuth2Credential {
+  return typeof credential === 'object' && credential !== null && 'clientId' in credential;
+}
+
+/** What sending needs of an OAuth2 credential: the client id and the access token part, never a refresh token or a client secret. */
+function accessPart({ clientId, tokens }: OAuth2Credential): OAuth2Credential {
+  return tokens ? { clientId, tokens: accessTokenPart(tokens) } : { clientId };
+}
+
+/** A token set without its refresh token, and without the parts it does not have. */
+function accessTokenPart(tokens: TokenSet): TokenSet {
+  const { accessToken, expiresAt, tokenType, scope } = tokens;
+  return {
+    accessToken,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(tokenType === undefined ? {} : { tokenType }),
+    ...(scope === undefined ? {} : { scope }),
+  };
+}
+
+/** The OAuth2 schemes a plugin described, by id: plain data, each checked again when a run uses it. */
+function schemesById(described: unknown): Map<string, AuthScheme> {
+  const schemes = new Map<string, AuthScheme>();
+  if (!Array.isArray(described)) return schemes;
+  for (const scheme of described.slice(0, MAX_SCHEMES))
+    if (typeof scheme === 'object' && scheme !== null && typeof (scheme as AuthScheme).id === 'string')
+      schemes.set((scheme as AuthScheme).id, scheme as AuthScheme);
+  return schemes;
 }
 
 /** A progress update from the plugin as the caller gets it in-process: redacted, its label a short excerpt, the host's time. */

@@ -6,15 +6,16 @@ import {
   retryPolicy,
   type Transport,
   type PreparedRun,
+  type TokenSet,
 } from '@plugboard/sdk';
-import { passGate, prepareOptions, resumeFrom, runPrepared } from '@plugboard/sdk/host';
+import { passGate, prepareOptions, Redactor, resumeFrom, runPrepared, type TokenSource } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';
 import { connectorOf, errorText } from './load.js';
 import { type ChildMessage, FIRST_PAGES, type HostMessage, type StartMessage, type WirePlan } from './protocol.js';
 import { shareHostSdk } from './sdk-sharing.js';
-import { toWire } from './wire.js';
+import { fromWire, toWire } from './wire.js';
 
 /**
  * The plugin's side of an isolated plugin: one process per package, started by the host with
@@ -59,6 +60,8 @@ interface RunState {
   controller: AbortController;
   credits: number;
   wake?: () => void;
+  /** The run's asks for token sets the host has not answered yet, by number. */
+  asks: Map<number, { resolve(tokens: TokenSet): void; reject(error: Error): void }>;
 }
 const runs = new Map<string, RunState>();
 let nextPlan = 0;
@@ -82,7 +85,7 @@ function remember(prepared: PreparedRun): WirePlan {
         : {}),
     },
     input: prepared.input,
-    connection: { id: prepared.connection.id },
+    connection: { id: prepared.connection.id, scheme: prepared.connection.scheme.id },
     environment: prepared.environment,
     checkpoint: prepared.checkpoint,
     checkpointVersion: prepared.checkpointVersion,
@@ -99,8 +102,51 @@ function planOf(id: string): PreparedRun {
   return prepared;
 }
 
+/**
+ * The token source of a run whose token sets the host keeps: a set is asked for once and used
+ * until it expires; after a 401 the host is told which set was refused. One ask at a time.
+ */
+function hostTokens(id: string, state: RunState): TokenSource {
+  let asked = 0;
+  let held: { ask: number; tokens: TokenSet } | undefined;
+  let asking: Promise<TokenSet> | undefined;
+  const ask = (refused?: number) =>
+    (asking ??= new Promise<TokenSet>((resolve, reject) => {
+      const number = (asked += 1);
+      state.asks.set(number, {
+        resolve: (tokens) => {
+          held = { ask: number, tokens };
+          resolve(tokens);
+        },
+        reject,
+      });
+      post({ type: 'tokens', id, ask: number, ...(refused === undefined ? {} : { refused }) });
+    }).finally(() => (asking = undefined)));
+  return {
+    current: () =>
+      held && !(held.tokens.expiresAt !== undefined && held.tokens.expiresAt <= Date.now())
+        ? Promise.resolve(held.tokens)
+        : ask(),
+    // Another request of the run may have had a newer set since `used` was sent.
+    refreshAfter401: (used) =>
+      held && held.tokens.accessToken !== used.accessToken ? Promise.resolve(held.tokens) : ask(held?.ask),
+  };
+}
+
+const NO_SECRETS = new Redactor();
+
+/** The host's answer to one of a run's asks for a token set. */
+function answerAsk(message: Extract<HostMessage, { type: 'tokens' }>): void {
+  const asks = runs.get(message.id)?.asks;
+  const waiting = asks?.get(message.ask);
+  if (!waiting) return;
+  asks!.delete(message.ask);
+  if (message.tokens) waiting.resolve(message.tokens);
+  else waiting.reject(fromWire(message.error, NO_SECRETS, 'the host'));
+}
+
 async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
-  const state: RunState = { controller: new AbortController(), credits: FIRST_PAGES };
+  const state: RunState = { controller: new AbortController(), credits: FIRST_PAGES, asks: new Map() };
   runs.set(message.id, state);
   const { signal } = state.controller;
   try {
@@ -120,6 +166,7 @@ async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void
       transport,
       ...(message.retry ? { retry: message.retry } : {}),
       ...(message.idempotencyKey === undefined ? {} : { idempotencyKey: message.idempotencyKey }),
+      ...(message.hostTokens ? { tokens: hostTokens(message.id, state) } : {}),
       onProgress: (event) => post({ type: 'progress', id: message.id, event }),
     });
     // The plugin reads at most one page ahead of the host's acknowledgements: the next page is on
@@ -171,6 +218,9 @@ function handle(message: HostMessage): void {
     case 'run':
       void run(message);
       break;
+    case 'tokens':
+      answerAsk(message);
+      break;
     case 'pull':
     case 'cancel': {
       const state = runs.get(message.id);
@@ -211,6 +261,9 @@ async function load(): Promise<ChildMessage> {
         label: action.label,
         direction: action.direction,
       })),
+      oauth2: connector.auth.filter(
+        (scheme) => scheme.type === 'oauth2_authorization_code' || scheme.type === 'oauth2_client_credentials',
+      ),
     },
   };
 }

@@ -9,6 +9,7 @@ import type {
   PreparedAction,
   ProgressEvent,
   RetrySettings,
+  TokenSet,
 } from '@plugboard/sdk';
 import type { WireError } from './wire.js';
 
@@ -39,6 +40,12 @@ export const FIRST_PAGES = 2;
 /** The log entries and progress updates of one run the host passes on; the rest are dropped, and that is said once. */
 export const MAX_RUN_NOTES = 10_000;
 
+/**
+ * The token sets one run may ask the host for (its first, one per expiry, one per 401); a plugin
+ * that asks more is killed.
+ */
+export const MAX_TOKEN_ASKS = 64;
+
 /** The Redis a plugin's budgets are shared through: plain data, as it crosses the channel. */
 export type SharedRedis = string | { url: string; prefix?: string; probeTtlMs?: number; idleTtlMs?: number };
 
@@ -58,8 +65,14 @@ export type HostMessage =
       type: 'run';
       id: string;
       plan: string;
-      /** This run's credential, in its scheme's shape: the process holds it for this run only. */
+      /**
+       * This run's credential, in its scheme's shape: the process holds it for this run only. An
+       * OAuth2 one holds the client id and the access token part only: the host keeps the token
+       * lifecycle, and the run asks it for token sets (`tokens`).
+       */
       credential: ConnectionCredential;
+      /** The run's token sets come from the host: asked with a `tokens` message, answered with one. */
+      hostTokens?: true;
       approval?: ApprovalDecision;
       /** The host's time, which the approval's expiry is checked against. */
       now: string;
@@ -68,6 +81,8 @@ export type HostMessage =
       /** The destination's idempotency key as the provider gets it (`ctx.idempotencyKey`). */
       idempotencyKey?: string;
     }
+  /** The answer to the run's ask number `ask`: a token set's access part, or the failure to get one. */
+  | { type: 'tokens'; id: string; ask: number; tokens?: TokenSet; error?: WireError }
   | { type: 'pull'; id: string }
   | { type: 'cancel'; id: string };
 
@@ -78,7 +93,8 @@ export interface WirePlan
     'action' | 'input' | 'environment' | 'checkpoint' | 'checkpointVersion' | 'needsApproval'
   > {
   id: string;
-  connection: { id: string };
+  /** The connection, and the id of the auth scheme it uses. */
+  connection: { id: string; scheme?: string };
 }
 
 export interface DescribedConnector {
@@ -86,6 +102,8 @@ export interface DescribedConnector {
   name: string;
   connectorVersion: string;
   actions: Array<{ key: string; label: string; direction: string }>;
+  /** The connector's OAuth2 schemes as declared: the host sends their token requests. */
+  oauth2?: unknown[];
 }
 
 export type ChildMessage =
@@ -95,5 +113,7 @@ export type ChildMessage =
   | { type: 'page'; id: string; page: Page }
   | { type: 'progress'; id: string; event: ProgressEvent }
   | { type: 'log'; id: string; entry: LogEntry }
+  /** A run asks the host for its current token set, or (`refused`: the ask whose set got a 401) a newer one. */
+  | { type: 'tokens'; id: string; ask: number; refused?: number }
   | { type: 'done'; id: string }
   | { type: 'error'; id: string; error: WireError };

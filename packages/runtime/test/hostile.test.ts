@@ -428,7 +428,7 @@ describe('plugins that hang, spin, hoard, exit or ignore cancellation', () => {
     // The digest an approver reviews, the idempotency key's record and the checkpoint's stream are made of the connection.
     const rewrite = `import * as net from 'node:net';
       const original = net.Socket.prototype._writeGeneric;
-      const lie = (chunk) => String(chunk).replace('"connection":{"id":"conn_x"}', '"connection":{"id":"conn_victim"}');
+      const lie = (chunk) => String(chunk).replace('"connection":{"id":"conn_x"', '"connection":{"id":"conn_victim"');
       // Several queued writes go out together (writev): then data is a list of chunks.
       net.Socket.prototype._writeGeneric = function (writev, data, ...rest) { return original.call(this, writev, writev ? data.map((entry) => ({ ...entry, chunk: lie(entry.chunk) })) : lie(data), ...rest); };`;
     const liar = await plugin('connector-liar', `yield { records: [{ id: 'ran' }] };`, {}, rewrite);

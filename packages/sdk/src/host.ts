@@ -71,6 +71,9 @@ export { checkCredential, credentialSecrets, credentialExpiry, credentialSchema 
 export type { CheckedCredential } from './credentials.js';
 export { heldTokenSource, memoryCredentialStore } from './tokens.js';
 export type { CredentialStore, StoredTokens, TokenSource } from './tokens.js';
+// An OAuth2 connection's token lifecycle kept by the host for a run elsewhere (RunSettings.tokens there).
+export { connectionTokenSource } from './auth/connection-source.js';
+export type { ConnectionTokensRequest } from './auth/connection-source.js';
 // The connection check: a connector's check(ctx), answered as the platform's LiveCheck.
 export { checkConnection } from './check.js';
 export type { CheckOptions, LiveCheck, LiveCheckState } from './check.js';

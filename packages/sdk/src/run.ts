@@ -11,7 +11,8 @@ import {
 } from './definition/action.js';
 import { checkCredential, credentialSecrets } from './credentials.js';
 import { appliedAuth } from './http/auth.js';
-import { connectionTokens } from './auth/lifecycles.js';
+import { connectionTokens, tokenSubject } from './auth/lifecycles.js';
+import type { TokenSource } from './tokens.js';
 import type { ClientSettings } from './http/settings.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
@@ -63,6 +64,12 @@ export interface RunSettings {
    * characters an HTTP header can carry.
    */
   idempotencyKey?: string;
+  /**
+   * The token source of an OAuth2 connection whose token lifecycle the host keeps elsewhere (an
+   * isolated plugin's host, `connectionTokenSource`): used instead of the transport's own, so the
+   * credential needs no refresh token or client secret.
+   */
+  tokens?: TokenSource;
 }
 
 export interface RunOptions extends RunSettings {
@@ -398,15 +405,21 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
       : {}),
   };
   // An OAuth2 connection's tokens live as long as the transport, shared by its runs; token requests go this run's way.
-  settings.auth = appliedAuth(`${connector.key} ${action.key}`, connection.scheme, checked, clock, (scheme, oauth) =>
-    connectionTokens(transport, connector.key, connection.id).source({
-      settings,
-      scheme,
-      clientId: oauth.clientId,
-      clientSecret: oauth.clientSecret,
-      initial: oauth.tokens,
-      subject: `connector '${connector.key}' connection '${excerpt(connection.id)}'`,
-    }),
+  settings.auth = appliedAuth(
+    `${connector.key} ${action.key}`,
+    connection.scheme,
+    checked,
+    clock,
+    options.tokens ??
+      ((scheme, oauth) =>
+        connectionTokens(transport, connector.key, connection.id).source({
+          settings,
+          scheme,
+          clientId: oauth.clientId,
+          clientSecret: oauth.clientSecret,
+          initial: oauth.tokens,
+          subject: tokenSubject(connector.key, connection.id),
+        })),
   );
   const http = createHttpClient(settings);
   // A source's context carries its checkpoint; one object either way.

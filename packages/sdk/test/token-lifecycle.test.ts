@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ManualClock, manualClock } from '../src/clock.js';
 import { type ConnectorError, type LogEntry, readAll, type TokenSet, type Transport } from '../src/index.js';
 import { type CredentialStore, memoryCredentialStore } from '../src/tokens.js';
+import { connectionTokenSource, Redactor } from '../src/host.js';
 import { type OAuthRig, startOAuthRig } from './support/oauth.js';
 import { callMe, rigConnector, rigTransport, signedIn } from './support/oauth-connector.js';
 
@@ -323,5 +324,55 @@ describe('secrets', () => {
       answers();
       for (const name of names) unsubscribe(`plugboard:http:${name}`, listener);
     }
+  });
+});
+
+describe('a run elsewhere: the token source the host keeps (connectionTokenSource, RunSettings.tokens)', () => {
+  it("a run given the host's source uses it: an expired access part without a refresh token, one refresh shared with the host's own runs", async () => {
+    const connector = rigConnector(rig, 'code');
+    const tokens = await expiredSet();
+    const host = connectionTokenSource({
+      connector: connector.key,
+      scheme: connector.auth[0]!,
+      connectionId: 'conn-1',
+      environment: 'sandbox',
+      credential: { ...native(), tokens },
+      transport,
+      redactor: new Redactor(),
+    });
+    const elsewhere = { ...native(), tokens: { accessToken: tokens.accessToken, expiresAt: tokens.expiresAt } };
+    // The run's own transport, whose lifecycle it does not use: as a plugin's process has.
+    const own = rigTransport(clock, {});
+    const run = readAll(connector, 'me.get', {
+      input: {},
+      connection: { id: 'conn-1', baseUrl: rig.api.url },
+      credential: () => elsewhere,
+      tokens: host,
+      transport: own,
+      retry: { retries: 0 },
+    });
+    expect(await outcome(run.finally(() => own.close()))).toBe('ok');
+    // The host's own run on the connection shares the set the source refreshed into the host's store.
+    expect(await outcome(callMe(connector, transport, rig, { ...native(), tokens }))).toBe('ok');
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    expect((await store.read('conn-1'))?.tokens.refreshToken).not.toBe(tokens.refreshToken);
+  });
+
+  it('refuses a scheme that is not OAuth2, and a credential without a token set, naming what is wrong', () => {
+    const connector = rigConnector(rig, 'code');
+    const request = {
+      connector: connector.key,
+      connectionId: 'conn-1',
+      environment: 'sandbox' as const,
+      transport,
+      redactor: new Redactor(),
+    };
+    expect(() =>
+      connectionTokenSource({ ...request, scheme: { id: 'bearer', type: 'bearer' }, credential: native() }),
+    ).toThrow(/auth scheme 'bearer' is not an OAuth2 scheme/);
+    expect(() => connectionTokenSource({ ...request, scheme: connector.auth[0]!, credential: native() })).toThrow(
+      expect.objectContaining({ code: 'invalid_connection', message: expect.stringContaining('needs tokens') }),
+    );
+    expect(rig.auth.counts.token.refresh_token).toBe(0);
   });
 });

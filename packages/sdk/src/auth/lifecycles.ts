@@ -1,3 +1,4 @@
+import { excerpt } from '../excerpt.js';
 import { sharedStateOf, type Transport } from '../http/transport.js';
 import type { RedisBudgets } from '../http/redis-budget-state.js';
 import { type CredentialStore, memoryCredentialStore } from '../tokens.js';
@@ -18,6 +19,11 @@ const LEASE_MARGIN_MS = 5_000;
 
 const lifecycles = new WeakMap<Transport, Map<string, ConnectionTokens>>();
 const stores = new WeakMap<Transport, CredentialStore>();
+
+/** How token errors name a connection: `connector 'x' connection 'y'`. */
+export function tokenSubject(connectorKey: string, connectionId: string): string {
+  return `connector '${connectorKey}' connection '${excerpt(connectionId)}'`;
+}
 
 export function connectionTokens(transport: Transport, connectorKey: string, connectionId: string): ConnectionTokens {
   let kept = lifecycles.get(transport);

@@ -2,12 +2,11 @@ import type { Action, Environment } from '../definition/action.js';
 import type { OAuth2AuthorizationCodeScheme } from '../definition/auth.js';
 import type { Connector } from '../definition/connector.js';
 import { createLogger } from '../log.js';
-import { type ClientSettings, DEFAULT_RETRY, NEVER } from '../http/settings.js';
 import { sharedTransport, type Transport } from '../http/transport.js';
 import { Redactor } from '../secrets.js';
 import type { TokenSet } from '../tokens.js';
 import { type AuthorizationCallback, authorizationCodeGrant } from './token-requests.js';
-import { DEFAULT_TOKEN_TIMEOUT_MS, tokenFetch, tokenSend } from './token-send.js';
+import { DEFAULT_TOKEN_TIMEOUT_MS, tokenFetch, tokenSend, tokenSettings } from './token-send.js';
 
 /**
  * The end of a sign-in (a CLI's `auth login`): the code the authorization server redirected
@@ -41,16 +40,14 @@ export async function exchangeAuthorizationCode(exchange: CodeExchange): Promise
   const redactor = new Redactor(clientSecret === undefined ? [] : [clientSecret]);
   redactor.add(callback.verifier);
   const action = { ...connector.actions[0], key: 'auth.login' } as Action;
-  const settings: ClientSettings = {
+  const settings = tokenSettings({
     connector,
     action,
     connectionId,
     environment: exchange.environment ?? 'production',
-    baseUrl: scheme.tokenUrl,
-    auth: undefined,
+    tokenUrl: scheme.tokenUrl,
     redactor,
     transport,
-    signal: NEVER,
     log: createLogger(
       () => undefined,
       redactor,
@@ -58,8 +55,7 @@ export async function exchangeAuthorizationCode(exchange: CodeExchange): Promise
       'error',
       transport.clock,
     ),
-    retry: DEFAULT_RETRY,
-  };
+  });
   const send = tokenSend(settings, DEFAULT_TOKEN_TIMEOUT_MS, { mayHaveArrived: false });
   const { tokens } = await authorizationCodeGrant(
     {

@@ -3,7 +3,7 @@ import { ProviderUnavailableError, RateLimitedError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
 import { HeldBack } from '../http/budget-rules.js';
 import { transmit } from '../http/exchange.js';
-import { type ClientSettings, NEVER } from '../http/settings.js';
+import { type ClientSettings, DEFAULT_RETRY, NEVER } from '../http/settings.js';
 import { budget } from '../http/stages/budget.js';
 import { networkPolicy } from '../http/stages/network.js';
 import type { Send } from '../http/stages/stage.js';
@@ -25,6 +25,17 @@ export const DEFAULT_TOKEN_TIMEOUT_MS = 10_000;
 
 /** Connection failures that say nothing was written: the token endpoint cannot have seen the request. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'address_refused']);
+
+/** What a token request outside any run is sent with: the connection's, to the scheme's token endpoint. */
+export type TokenSettings = Pick<
+  ClientSettings,
+  'connector' | 'action' | 'connectionId' | 'environment' | 'redactor' | 'transport' | 'log'
+> & { tokenUrl: string };
+
+/** The settings of token requests outside any run (a sign-in, a host's lifecycle for a run elsewhere): nothing cancels them. */
+export function tokenSettings({ tokenUrl, ...settings }: TokenSettings): ClientSettings {
+  return { ...settings, baseUrl: tokenUrl, auth: undefined, signal: NEVER, retry: DEFAULT_RETRY };
+}
 
 /** Tells whether a token request that failed without an answer may have reached the token endpoint. */
 export interface Reach {

@@ -29,23 +29,28 @@ export type TokenLifecycle = (
   credential: OAuth2Checked,
 ) => TokenSource;
 
+/**
+ * `lifecycle` is the transport's token lifecycle, or the run's own token source, whose lifecycle a
+ * host keeps elsewhere (an isolated plugin's host): that one renews what the credential cannot.
+ */
 export function appliedAuth(
   subject: string,
   scheme: AuthScheme,
   credential: CheckedCredential,
   clock: Clock,
-  lifecycle?: TokenLifecycle,
+  lifecycle?: TokenLifecycle | TokenSource,
 ): AppliedAuth {
   if (credential.kind === 'basic')
     return { type: 'header', name: 'authorization', value: `Basic ${basicToken(credential)}` };
   if (credential.kind === 'oauth2') {
     const { expiresAt, refreshToken } = credential.tokens ?? {};
     const oauth2 = scheme.type === 'oauth2_client_credentials' || scheme.type === 'oauth2_authorization_code';
-    const renewable = scheme.type === 'oauth2_client_credentials' || refreshToken !== undefined;
+    const supplied = typeof lifecycle === 'object';
+    const renewable = supplied || scheme.type === 'oauth2_client_credentials' || refreshToken !== undefined;
     // Known before the run starts: nothing is sent, and the failure is not taken for the network's.
     if (!(lifecycle && renewable) && expiresAt !== undefined && expiresAt <= clock.now()) throw tokenExpired(subject);
     // The token lifecycle refreshes and writes back; without one the token is sent until it expires.
-    if (lifecycle && oauth2) return { type: 'token', source: lifecycle(scheme, credential) };
+    if (lifecycle && oauth2) return { type: 'token', source: supplied ? lifecycle : lifecycle(scheme, credential) };
     if (!credential.tokens)
       throw new ConnectionConfigError(
         `${subject}: the connection has no token set, and no token lifecycle to get one (a transport of the SDK's own has one); nothing was sent`,

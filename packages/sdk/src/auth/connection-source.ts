@@ -1,0 +1,91 @@
+import type { Clock } from '../clock.js';
+import { checkCredential, type ConnectionCredential } from '../credentials.js';
+import type { Action, Environment } from '../definition/action.js';
+import { type AuthScheme, schemeProblems } from '../definition/auth.js';
+import type { Connector } from '../definition/connector.js';
+import { ConnectionConfigError } from '../errors.js';
+import { excerpt } from '../excerpt.js';
+import type { OAuth2Checked } from '../http/auth.js';
+import { sharedTransport, type Transport } from '../http/transport.js';
+import { createLogger, type LogLevel, type LogSink, stderrSink } from '../log.js';
+import type { Redactor } from '../secrets.js';
+import type { TokenSource } from '../tokens.js';
+import { connectionTokens, tokenSubject } from './lifecycles.js';
+import { tokenSettings } from './token-send.js';
+
+/**
+ * The token source of an OAuth2 connection whose actions run elsewhere (an isolated plugin's
+ * process): the host keeps the connection's token lifecycle on its own transport (its
+ * credential store, lease, network policy and budgets), shared with the connection's runs in
+ * the host, and hands the run only the token sets it asks for.
+ */
+export interface ConnectionTokensRequest {
+  /** The connector's key. */
+  connector: string;
+  /** The connection's OAuth2 scheme as the connector declares it: token requests go to its `tokenUrl`. */
+  scheme: AuthScheme;
+  /** The connection whose token set the transport's credential store keeps. */
+  connectionId: string;
+  /** The environment the run connects under: the network policy token requests pass. */
+  environment: Environment;
+  /** The connection's credential from the host's vault: an `OAuth2Credential`. */
+  credential: ConnectionCredential;
+  /** Where token requests go; default: the process-wide transport. */
+  transport?: Transport;
+  /** The run's redactor: every token set the source gets is added to it, and errors are redacted with it. */
+  redactor: Redactor;
+  /** Receives the token requests' log entries, already redacted; default: warnings and errors to stderr. */
+  log?: LogSink;
+  /** The least level that reaches `log`; default `info` with a sink, `warn` without. */
+  logLevel?: LogLevel;
+  /** The time log entries are stamped with; default the transport's clock. */
+  clock?: Clock;
+}
+
+/** The action token requests are counted under: they belong to no action of the connector. */
+const TOKEN_ACTION = 'oauth2.token';
+
+/**
+ * The token source of a connection on `transport`: `current()` and `refreshAfter401(used)` as a
+ * run in this process gets them. The scheme and the credential are checked first: a
+ * `ConnectionConfigError` names what is wrong, and nothing is sent.
+ */
+export function connectionTokenSource(request: ConnectionTokensRequest): TokenSource {
+  const { connector: key, scheme, connectionId, redactor } = request;
+  const subject = `connector '${key}': auth scheme '${excerpt(String(scheme?.id))}'`;
+  if (scheme?.type !== 'oauth2_authorization_code' && scheme?.type !== 'oauth2_client_credentials')
+    throw new ConnectionConfigError(`${subject} is not an OAuth2 scheme: it has no token lifecycle; nothing was sent`);
+  const problems = schemeProblems(scheme);
+  if (problems.length > 0) throw new ConnectionConfigError(`${subject}: ${problems.join('; ')}; nothing was sent`);
+  // An OAuth2 scheme's credential checks as an OAuth2 one, or not at all.
+  const checked = checkCredential(key, scheme, request.credential) as OAuth2Checked;
+  const transport = request.transport ?? sharedTransport();
+  const clock = request.clock ?? transport.clock;
+  // Token requests read of the connector only its key and budgets; the host has no definition of it here.
+  const connector = { key, rateLimits: {} } as unknown as Connector;
+  const action = { key: TOKEN_ACTION } as Action;
+  const settings = tokenSettings({
+    connector,
+    action,
+    connectionId,
+    environment: request.environment,
+    tokenUrl: scheme.tokenUrl,
+    redactor,
+    transport,
+    log: createLogger(
+      request.log ?? stderrSink,
+      redactor,
+      { connector: key, action: TOKEN_ACTION },
+      request.logLevel ?? (request.log ? 'info' : 'warn'),
+      clock,
+    ),
+  });
+  return connectionTokens(transport, key, connectionId).source({
+    settings,
+    scheme,
+    clientId: checked.clientId,
+    clientSecret: checked.clientSecret,
+    initial: checked.tokens,
+    subject: tokenSubject(key, connectionId),
+  });
+}
