@@ -5,11 +5,12 @@
 //
 //   one process   200 concurrent `readAll` calls on a connection whose stored token set has
 //                 expired, beside the same calls on a fresh token set (same transport warmth)
-//   4 processes   the same 200 calls from 4 child processes (50 each, let go at once) sharing
-//                 the token set in the runtime's file credential store and a Redis of this
-//                 script's own for the refresh lease; each child first makes 20 calls on an
-//                 expired set of a grant of its own, so that the refresh's path is as warm as
-//                 the calls' (as the one process's is after its first round)
+//   4 processes   the same 200 calls from 4 long-lived child processes (50 each, let go at
+//                 once), as workers meet one burst after another: each burst on a connection of
+//                 its own, its token set in the runtime's file credential store (or a store in
+//                 Redis) and a Redis of this script's own for the refresh lease; each child first
+//                 makes 20 calls on an expired set of a grant of its own, then 6 unmeasured
+//                 bursts warm its code (as the one process's is after its first rounds)
 //   steady        callers looping `readAll` for --seconds with 2-second access tokens
 //
 // Counted at the rig: token requests (target: exactly 1 per expired case), calls that failed
@@ -26,9 +27,11 @@
 //   ./pbw build && node tools/bench/p9-refresh.mjs [--calls 200] [--processes 4] [--rounds 5]
 //       [--seconds 60] [--callers 8] [--skip-redis] [--verify-once]
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { built, builtPath, median, positiveInteger, round1, round2, startRedis, thousands } from './lib.mjs';
 import { signIn, startOAuthRig } from './oauth-rig.mjs';
@@ -49,6 +52,8 @@ const processes = positiveInteger('processes', values.processes);
 const rounds = positiveInteger('rounds', values.rounds);
 const seconds = positiveInteger('seconds', values.seconds);
 const callers = positiveInteger('callers', values.callers);
+/** Unmeasured bursts of each fleet before its rounds, expired and fresh in turn. */
+const WARM_BURSTS = 6;
 
 const sdk = await built('packages/sdk/dist/index.js');
 const host = await built('packages/sdk/dist/host.js');
@@ -176,66 +181,75 @@ async function oneProcess(rig, expired) {
 let fleets = 0;
 
 /**
- * The calls from `processes` children sharing Redis for the lease, and the token set in the
+ * `processes` long-lived children sharing Redis for the lease, and the token set in the
  * runtime's file store (`shared` 'file': processes of one machine) or in a store in that Redis
- * ('redis': a host's store, as a fleet on several machines shares one).
+ * ('redis': a host's store, as a fleet on several machines shares one). Each burst is on a
+ * connection of its own, its stored set expired or not; `measure` lets all children go at once.
  */
-async function fleet(rig, redis, shared, expired) {
+async function startFleet(rig, redis, shared) {
   const dir = await mkdtemp(join(tmpdir(), 'plugboard-p9-'));
   const transport = sdk.createTransport({ network: { allow: ['127.0.0.0/8'] } });
   const redisStorePrefix = `p9:${(fleets += 1)}:`;
   const store = shared === 'redis' ? redisCredentialStore(redis, redisStorePrefix) : fileCredentialStore(dir);
-  try {
-    const tokens = await signIn(rig, rigConnector(rig), transport);
-    await store.compareAndSet('conn-1', undefined, expired ? { ...tokens, expiresAt: 0 } : tokens);
-    const settings = {
-      ...(shared === 'redis' ? { redisStore: redis, redisStorePrefix } : {}),
-      tokenUrl: rig.auth.tokenUrl,
-      authorizeUrl: rig.auth.authorizeUrl,
-      apiUrl: rig.api.url,
-      clientId: rig.auth.clients.native.clientId,
-      storeDir: dir,
-      calls: Math.ceil(calls / processes),
-      redis,
-    };
-    // Each child warms on an expired set of a grant of its own: the refresh's path is as warm as
-    // the calls' (a worker refreshes many times in its life; only its first refresh is cold).
-    const warm = [];
-    for (let index = 0; index < processes; index += 1)
-      warm.push({ ...(await signIn(rig, rigConnector(rig), transport)), expiresAt: 0 });
-    const children = warm.map((tokens) => {
-      const child = spawn(process.execPath, [CHILD, JSON.stringify({ ...settings, warm: tokens })], {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      });
-      let stdout = '';
-      let readied;
-      const ready = new Promise((resolve) => (readied = resolve));
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk.toString('utf8');
-        if (stdout.startsWith('ready\n')) readied();
-      });
-      const result = new Promise((resolve, reject) =>
-        child.once('exit', (code) => {
-          const line = stdout.split('\n').find((text) => text.startsWith('{'));
-          if (code !== 0 || !line) reject(new Error(`bench: a child exited with ${code}\n${stdout}`));
-          else resolve(JSON.parse(line));
-        }),
-      );
-      return { child, ready, result };
+  const settings = {
+    ...(shared === 'redis' ? { redisStore: redis, redisStorePrefix } : {}),
+    tokenUrl: rig.auth.tokenUrl,
+    authorizeUrl: rig.auth.authorizeUrl,
+    apiUrl: rig.api.url,
+    clientId: rig.auth.clients.native.clientId,
+    storeDir: dir,
+    calls: Math.ceil(calls / processes),
+    redis,
+  };
+  // Each child warms on an expired set of a grant of its own: the refresh's path is warm from the first burst.
+  const children = [];
+  for (let index = 0; index < processes; index += 1) {
+    const warm = { ...(await signIn(rig, rigConnector(rig), transport)), expiresAt: 0 };
+    const child = spawn(process.execPath, [CHILD, JSON.stringify({ ...settings, warm })], {
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
-    await Promise.all(children.map((one) => one.ready));
-    const before = rig.auth.counts.token.refresh_token;
-    for (const { child } of children) child.stdin.write('go\n');
-    const results = await Promise.all(children.map((one) => one.result));
-    return {
-      tokenRequests: rig.auth.counts.token.refresh_token - before,
-      failed: results.reduce((sum, result) => sum + result.errors.length, 0),
-      p99: p99(results.flatMap((result) => result.ms)),
-    };
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    children.push({ child, lines });
+  }
+  const nextLine = async ({ child, lines }) => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`bench: a child ended (exit code ${child.exitCode})`);
+    return value;
+  };
+  for (const one of children) if ((await nextLine(one)) !== 'ready') throw new Error('bench: a child did not start');
+  let bursts = 0;
+  return {
+    async measure(expired) {
+      const connection = `conn-${(bursts += 1)}`;
+      const tokens = await signIn(rig, rigConnector(rig), transport);
+      await store.compareAndSet(connection, undefined, expired ? { ...tokens, expiresAt: 0 } : tokens);
+      const before = rig.auth.counts.token.refresh_token;
+      for (const { child } of children) child.stdin.write(`${JSON.stringify({ connection })}\n`);
+      const results = await Promise.all(children.map(async (one) => JSON.parse(await nextLine(one))));
+      return {
+        tokenRequests: rig.auth.counts.token.refresh_token - before,
+        failed: results.reduce((sum, result) => sum + result.errors.length, 0),
+        p99: p99(results.flatMap((result) => result.ms)),
+      };
+    },
+    async close() {
+      for (const { child } of children) child.stdin.end();
+      await Promise.all(children.map(({ child }) => child.exitCode ?? once(child, 'exit')));
+      await transport.close();
+      await store.close?.();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fleet's comparison: bursts before the measured rounds warm the children's code (a worker's is, after its first minutes). */
+async function compareFleet(name, rig, redis, shared) {
+  const fleet = await startFleet(rig, redis, shared);
+  try {
+    for (let round = 0; round < WARM_BURSTS; round += 1) await fleet.measure(round % 2 === 0);
+    return await compare(name, (expired) => fleet.measure(expired));
   } finally {
-    await transport.close();
-    await store.close?.();
-    await rm(dir, { recursive: true, force: true });
+    await fleet.close();
   }
 }
 
@@ -324,12 +338,8 @@ let sharedRedis;
 if (!values['skip-redis']) {
   const redis = await startRedis();
   try {
-    shared = await compare(`${processes} processes, Redis, file store`, (expired) =>
-      fleet(rig, redis.url, 'file', expired),
-    );
-    sharedRedis = await compare(`${processes} processes, Redis, store in Redis`, (expired) =>
-      fleet(rig, redis.url, 'redis', expired),
-    );
+    shared = await compareFleet(`${processes} processes, Redis, file store`, rig, redis.url, 'file');
+    sharedRedis = await compareFleet(`${processes} processes, Redis, store in Redis`, rig, redis.url, 'redis');
   } finally {
     await redis.stop();
   }

@@ -12,8 +12,11 @@
 //   warm         a token set of a grant of its own: 20 calls first on another connection, so that
 //                the measured calls meet a warm process; one that has expired warms the refresh's
 //                path too (optional)
-// It prints `ready`, waits for a line on stdin, makes its calls all at once, and prints one JSON
-// line: { ok, errors, ms } (each call's milliseconds), then closes its transport and exits by itself.
+// It prints `ready` and waits for lines on stdin. `go` makes its calls on connection `conn-1`
+// all at once, prints one JSON line { ok, errors, ms } (each call's milliseconds), closes its
+// transport and exits by itself. A line `{"connection": "<id>"}` does the same on that
+// connection and waits for the next line, as a long-lived worker meets one burst after another;
+// it exits when stdin ends.
 import { createInterface } from 'node:readline';
 
 const settings = JSON.parse(process.argv[2]);
@@ -60,9 +63,7 @@ const transport = createTransport({
   credentials: { store, ...(settings.lockFolder ? { lockFolder: settings.lockFolder } : {}) },
   ...(settings.redis ? { redis: settings.redis } : {}),
 });
-// The resolver's set is what a host would hold; the store's (expired) set is the one used.
-const credential = { clientId: settings.clientId, tokens: (await store.read('conn-1')).tokens };
-const call = (connectionId = 'conn-1', tokens = credential.tokens) =>
+const call = (connectionId, tokens) =>
   readAll(connector, 'me.get', {
     input: {},
     connection: { id: connectionId, baseUrl: settings.apiUrl },
@@ -73,26 +74,38 @@ const call = (connectionId = 'conn-1', tokens = credential.tokens) =>
   });
 if (settings.warm) await Promise.all(Array.from({ length: 20 }, () => call(`warm-${process.pid}`, settings.warm)));
 
+/** The calls on one connection, all at once; the resolver's set is what a host would hold, the store's (maybe expired) set the one used. */
+async function burst(connectionId) {
+  const tokens = (await store.read(connectionId)).tokens;
+  const errors = [];
+  const ms = [];
+  let ok = 0;
+  await Promise.all(
+    Array.from({ length: settings.calls }, async () => {
+      const started = performance.now();
+      try {
+        await call(connectionId, tokens);
+        ok += 1;
+      } catch (error) {
+        errors.push(error.code ?? String(error));
+      }
+      ms.push(performance.now() - started);
+    }),
+  );
+  process.stdout.write(`${JSON.stringify({ ok, errors, ms })}\n`);
+}
+
 process.stdout.write('ready\n');
 const lines = createInterface({ input: process.stdin });
-await new Promise((resolve) => lines.once('line', resolve));
+for await (const line of lines) {
+  if (line === 'go') {
+    await burst('conn-1');
+    break;
+  }
+  await burst(JSON.parse(line).connection);
+}
+// Stdin stays open after `go`: let go of it, or the process would wait on it.
 lines.close();
-
-const errors = [];
-const ms = [];
-let ok = 0;
-await Promise.all(
-  Array.from({ length: settings.calls }, async () => {
-    const started = performance.now();
-    try {
-      await call();
-      ok += 1;
-    } catch (error) {
-      errors.push(error.code ?? String(error));
-    }
-    ms.push(performance.now() - started);
-  }),
-);
-process.stdout.write(`${JSON.stringify({ ok, errors, ms })}\n`);
+process.stdin.destroy();
 await transport.close();
 await store.close?.();
