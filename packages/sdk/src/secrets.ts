@@ -316,7 +316,21 @@ function isSecretWord(word: string): boolean {
 }
 
 function isFormatWord(word: string): boolean {
-  return FORMAT_WORDS.has(word) || (word.charCodeAt(0) >= 48 && word.charCodeAt(0) <= 57);
+  return FORMAT_WORDS.has(word) || isNumber(word);
+}
+
+function isNumber(word: string): boolean {
+  return word.charCodeAt(0) >= 48 && word.charCodeAt(0) <= 57;
+}
+
+/**
+ * Whether a word is the rest of an encoding's name that the splitter cut at its digits:
+ * `base64`, `b64`, `base32` read as `base` `64`; `base64url` as `base` `64` `url`. The word
+ * before the digits then says nothing of the value either.
+ */
+function endsEncoding(word: string, before1: string, before2: string): boolean {
+  if (isNumber(word)) return before1 === 'base' || before1 === 'b';
+  return word === 'url' && isNumber(before1) && (before2 === 'base' || before2 === 'b');
 }
 
 /**
@@ -333,6 +347,8 @@ function judgeKey(key: string, ignoreCase: boolean): boolean {
   let last = '';
   let meaningful = 0;
   let onlyWord = '';
+  // The three words and counts before the latest meaningful word, for a `base` that turns out to start `base64`.
+  let undo: [string, string, string, number, string] = ['', '', '', 0, ''];
   const found = forEachWord(
     key,
     (word) => {
@@ -349,7 +365,10 @@ function judgeKey(key: string, ignoreCase: boolean): boolean {
         )
           return true;
       }
-      if (!isFormatWord(word)) {
+      const encoding = endsEncoding(word, before1, before2);
+      if (encoding && isNumber(word) && last === before1) [third, second, last, meaningful, onlyWord] = undo;
+      if (!encoding && !isFormatWord(word)) {
+        undo = [third, second, last, meaningful, onlyWord];
         third = before2;
         second = before1;
         last = word;
@@ -404,11 +423,20 @@ export function isSecretKey(key: string, extraWords: readonly string[] = []): bo
  */
 export function isFormatKey(key: string): boolean {
   let words = 0;
+  let before1 = '';
+  let before2 = '';
+  // A `base` or `b` names nothing only when digits follow (`base64`).
+  let pending = false;
   const named = forEachWord(key, (word) => {
     words += 1;
-    return !isFormatWord(word);
+    const encoding = endsEncoding(word, before1, before2);
+    if (pending && !encoding) return true;
+    before2 = before1;
+    before1 = word;
+    pending = !encoding && (word === 'base' || word === 'b');
+    return !encoding && !pending && !isFormatWord(word);
   });
-  return words > 0 && !named;
+  return words > 0 && !named && !pending;
 }
 
 /** Paths (`a.b[1].c`) of every secret-like key in a value, at any depth. */
