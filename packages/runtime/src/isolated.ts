@@ -56,6 +56,7 @@ import {
   MAX_TOKEN_ASKS,
   type SharedRedis,
   type StartMessage,
+  TOKEN_ASK_WINDOW_MS,
   type WirePlan,
 } from './protocol.js';
 import { jsonLines } from './json-lines.js';
@@ -80,6 +81,18 @@ export type KillReason =
   | 'forged'
   | 'oversized'
   | 'closed';
+
+/** The token sets a run asked for: the latest few given (a 401 names one), and when the last asks came. */
+interface TokenAsks {
+  given: Map<number, TokenSet | undefined>;
+  /** The host's clock at each of the last `MAX_TOKEN_ASKS` asks. */
+  times: number[];
+  /** The number of the latest ask: each is above the one before. */
+  last?: number;
+}
+
+/** Sets a run's asks keep to answer a 401 on: a plugin reports the one it holds, the latest. */
+const KEPT_TOKEN_SETS = 8;
 
 /** A plugin's process the host ended, or that ended on its own; the runs it held fail with this. */
 export class PluginKilledError extends ConnectorError {
@@ -551,7 +564,7 @@ class PluginProcess {
     signal?.throwIfAborted();
     const clock = settings.clock ?? systemClock;
     const tokens = this.tokensOf(plan, credential, settings, redactor, sink);
-    const asks = new Map<number, TokenSet | undefined>();
+    const asks: TokenAsks = { given: new Map(), times: [] };
 
     const queue: Array<{ page: Page } | { error: Error } | { done: true }> = [];
     let wake: (() => void) | undefined;
@@ -607,7 +620,7 @@ class PluginProcess {
               else settings.onProgress?.(progressOf(message.event, redactor, key, plan.action.key, clock.now()));
               break;
             case 'tokens':
-              this.answerAsk(message, tokens, asks, exchange, redactor);
+              this.answerAsk(message, tokens, asks, exchange, redactor, clock.now());
               break;
             case 'done':
               push({ done: true });
@@ -713,17 +726,21 @@ class PluginProcess {
   private answerAsk(
     message: Extract<ChildMessage, { type: 'tokens' }>,
     tokens: TokenSource | undefined,
-    asks: Map<number, TokenSet | undefined>,
+    asks: TokenAsks,
     exchange: { id: string; send(message: HostMessage): void },
     redactor: Redactor,
+    now: number,
   ): void {
     const { ask, refused } = message;
-    const used = refused === undefined ? undefined : asks.get(refused);
+    const { given, times } = asks;
+    const used = refused === undefined ? undefined : given.get(refused);
+    // The ask `MAX_TOKEN_ASKS` back: a plugin asking at the pace its tokens expire is far from it.
+    const oldest = times.length < MAX_TOKEN_ASKS ? undefined : times[times.length - MAX_TOKEN_ASKS];
     const problem = !tokens
       ? 'asked for token sets on a run whose credential has none'
-      : asks.size >= MAX_TOKEN_ASKS
-        ? `asked for more than ${MAX_TOKEN_ASKS} token sets in one run`
-        : !Number.isSafeInteger(ask) || asks.has(ask)
+      : oldest !== undefined && now - oldest < TOKEN_ASK_WINDOW_MS
+        ? `asked for more than ${MAX_TOKEN_ASKS} token sets within ${TOKEN_ASK_WINDOW_MS / 1000} s`
+        : !Number.isSafeInteger(ask) || ask <= (asks.last ?? 0)
           ? 'asked for token sets out of turn'
           : refused !== undefined && !used
             ? 'reported a refusal of a token set it was never given'
@@ -732,14 +749,18 @@ class PluginProcess {
       this.kill('forged', `${problem}; its process was killed`);
       return;
     }
-    // Counted at once; the set is held once given.
-    asks.set(ask, undefined);
+    // Counted at once; the set is held once given. Only the latest sets can be reported refused.
+    asks.last = ask;
+    times.push(now);
+    if (times.length > MAX_TOKEN_ASKS) times.shift();
+    given.set(ask, undefined);
+    for (const kept of given.keys()) if (given.size > KEPT_TOKEN_SETS) given.delete(kept);
     (used ? tokens!.refreshAfter401(used) : tokens!.current()).then(
       (set) => {
         // A set another process wrote was never this run's: what the plugin echoes of it is hidden too.
         redactor.addRecent(set.accessToken);
         redactor.addRecent(set.refreshToken);
-        asks.set(ask, set);
+        if (given.has(ask)) given.set(ask, set);
         exchange.send({ type: 'tokens', id: exchange.id, ask, tokens: accessTokenPart(set) });
       },
       (error: unknown) => {

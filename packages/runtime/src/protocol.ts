@@ -41,10 +41,12 @@ export const FIRST_PAGES = 2;
 export const MAX_RUN_NOTES = 10_000;
 
 /**
- * The token sets one run may ask the host for (its first, one per expiry, one per 401); a plugin
- * that asks more is killed.
+ * The token sets one run may ask the host for within `TOKEN_ASK_WINDOW_MS` of the host's clock
+ * (its first, one per expiry, one per 401): a long read asks as often as its tokens expire; a
+ * plugin that asks faster is killed.
  */
 export const MAX_TOKEN_ASKS = 64;
+export const TOKEN_ASK_WINDOW_MS = 60_000;
 
 /** The Redis a plugin's budgets are shared through: plain data, as it crosses the channel. */
 export type SharedRedis = string | { url: string; prefix?: string; probeTtlMs?: number; idleTtlMs?: number };

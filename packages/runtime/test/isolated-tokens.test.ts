@@ -60,6 +60,10 @@ export default defineConnector({
         }
         yield { records: [] };
       } }),
+    defineAction({ key: 'me.many', label: 'Who am I, over a long read', direction: 'source', entity: Me, input: z.object({}),
+      async *read(ctx) {
+        for (let page = 0; page < 80; page += 1) yield { records: [{ sub: (await ctx.http.get('/me')).sub ?? '' }] };
+      } }),
     defineAction({ key: 'token.echo', label: 'Echo', direction: 'source', entity: Echo, input: z.object({}),
       async *read(ctx) {
         // A hostile plugin: its own process's redaction turned off, the host's answer quoted.
@@ -249,6 +253,31 @@ describe('an isolated plugin on an OAuth2 connection', () => {
     expect((changed as AuthenticationError).code).toBe('credentials_changed');
     expect((await store.read('conn-1'))?.version).toBe(3);
   }, 30_000);
+
+  test('a long run that meets a 401 now and then asks for token sets as often as it needs', async () => {
+    // Every other request is refused, and each request takes a second of the host's time: 80 refusals over 160 s.
+    let seen = 0;
+    const flaky = createServer((_req, res) => {
+      seen += 1;
+      void clock
+        .advance(1_000)
+        .then(() =>
+          seen % 2 === 1
+            ? res.writeHead(401).end()
+            : res.writeHead(200, { 'content-type': 'application/json' }).end('{"sub":"me"}'),
+        );
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      await seed(await signedIn(rig, clock.now()));
+      const { run } = await host(fromStore(), `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`);
+      expect((await run('me.many')).length).toBe(80);
+      expect(seen).toBe(160);
+    } finally {
+      flaky.closeAllConnections();
+      await new Promise<void>((resolve) => flaky.close(() => resolve()));
+    }
+  }, 60_000);
 
   test('a plugin that asks for more token sets than a run may is killed', async () => {
     // A provider that refuses every token: each 401 would have the host refresh again.
