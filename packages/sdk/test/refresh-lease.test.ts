@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fileLease } from '../src/auth/file-lease.js';
-import { LEASE_POLL_MS, type RefreshLease } from '../src/auth/lease.js';
+import {
+  LEASE_FAST_POLLING_MS,
+  LEASE_POLL_MS,
+  LEASE_SLOW_POLL_MS,
+  type LeaseAttempt,
+  type RefreshLease,
+  waitForLease,
+} from '../src/auth/lease.js';
 import { redisLease } from '../src/auth/redis-lease.js';
 import { type ManualClock, manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
@@ -72,6 +79,27 @@ async function waitsWithoutReading(lease: RefreshLease): Promise<void> {
   await taken?.();
   expect(reads).toBeLessThanOrEqual(1);
 }
+
+describe('the waiting', () => {
+  it('looks every millisecond while the refresh it waits for is young, then every 10 ms, and goes at the next look after the release', async () => {
+    let looks = 0;
+    let free = false;
+    const attempt = async (): Promise<LeaseAttempt> => {
+      looks += 1;
+      return free ? { taken: true } : { taken: false, holder: 'another' };
+    };
+    const waiting = waitForLease(clock, 5_000, attempt, undefined, () => new Error('held too long'));
+    await pollFor(LEASE_FAST_POLLING_MS, waiting);
+    // The first look, then one a millisecond.
+    expect(looks).toBe(LEASE_FAST_POLLING_MS / LEASE_POLL_MS + 1);
+    await pollFor(1_000, waiting);
+    expect(looks).toBe(LEASE_FAST_POLLING_MS / LEASE_POLL_MS + 1 + 1_000 / LEASE_SLOW_POLL_MS);
+    free = true;
+    const freed = clock.now();
+    expect(await clock.runUntil(waiting)).toBe(true);
+    expect(clock.now() - freed).toBeLessThanOrEqual(LEASE_SLOW_POLL_MS);
+  });
+});
 
 describe('lock file', () => {
   let dir: string;

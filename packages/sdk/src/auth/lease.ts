@@ -17,12 +17,16 @@ export interface RefreshLease {
 }
 
 /**
- * How often a process waiting on another's lease looks at it again (on the transport's clock).
- * Looking is cheap (a Redis GET, a small file read); the store, maybe the host's remote vault,
- * is read only when the holder changed. Every waiting call of a fleet waits this much at most
- * beyond the refresh it waits for.
+ * How often a process waiting on another's lease looks at it again (on the transport's clock)
+ * while the refresh it waits for is young. Looking is cheap (a Redis SET NX and GET, a small
+ * file read); the store, maybe the host's remote vault, is read only when the holder changed.
+ * Every waiting call of a fleet waits this much at most beyond a refresh that ends in time.
  */
-export const LEASE_POLL_MS = 2;
+export const LEASE_POLL_MS = 1;
+/** How long a waiter looks every `LEASE_POLL_MS`: a refresh takes a token round trip and a store write. */
+export const LEASE_FAST_POLLING_MS = 200;
+/** How often it looks after that, at a holder slow to answer (or dead, until its lease runs out). */
+export const LEASE_SLOW_POLL_MS = 10;
 
 /** Within a process the lifecycle's own single flight is enough. */
 export const NO_LEASE: RefreshLease = { take: async () => async () => undefined };
@@ -42,7 +46,8 @@ export async function waitForLease(
   settled: (() => Promise<boolean>) | undefined,
   unavailable: (heldMs: number) => Error,
 ): Promise<boolean> {
-  const until = clock.now() + 2 * leaseMs;
+  const started = clock.now();
+  const until = started + 2 * leaseMs;
   let seen: string | undefined;
   for (let first = true; ; first = false) {
     const tried = await attempt();
@@ -50,6 +55,6 @@ export async function waitForLease(
     if (!first && tried.holder !== seen && (await settled?.())) return false;
     seen = tried.holder;
     if (clock.now() >= until) throw unavailable(2 * leaseMs);
-    await sleep(clock, LEASE_POLL_MS);
+    await sleep(clock, clock.now() - started < LEASE_FAST_POLLING_MS ? LEASE_POLL_MS : LEASE_SLOW_POLL_MS);
   }
 }
