@@ -1,13 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { startMockServer } from '../src/mock/server.js';
-import { loadOpenApiDocument } from '../src/openapi-document.js';
 import {
   entityNames,
   linkDependencies,
   recordAsReadmeSays,
   scaffoldFromOpenApi,
+  startMock,
   suiteFailures,
   tsc,
 } from './scaffold-support.js';
@@ -43,16 +42,16 @@ it("scaffolds from Blockfrost's document, operations named by method and path: i
 
   await linkDependencies(dir);
   await tsc(dir, '-p', 'tsconfig.build.json');
-  const mock = await startMockServer(await loadOpenApiDocument(join(dir, 'openapi.yaml')), { records: 10 });
+  const { url, stop } = await startMock(dir, ['openapi.yaml', '--records', '10']);
   try {
-    expect(await recordAsReadmeSays(dir, 'http://127.0.0.1:4010/api/v0', mock.url)).toEqual([
+    expect(await recordAsReadmeSays(dir, 'http://127.0.0.1:4010/api/v0', url)).toEqual([
       'pools.list',
       'pools.get',
       'blocks_latest.get',
       'epochs_latest.get',
     ]);
   } finally {
-    await mock.close();
+    await stop();
   }
   expect(await suiteFailures(dir)).toBe('');
 }, 120_000);
