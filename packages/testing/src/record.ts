@@ -27,6 +27,7 @@ import { FixtureRedactor } from './redact.js';
 import { callsFromRecording, type NockRecording, originRewriter, SetCookieWatch } from './recording.js';
 import { outcomeOf, runScenario } from './run.js';
 import { assertScenario, type Scenario } from './scenario.js';
+import { splitTokenCalls, tokenEndpoint } from './token-calls.js';
 
 /**
  * Recording with `nock.back`: the action runs against a real provider or a
@@ -46,8 +47,8 @@ export interface RecordOptions {
   /**
    * The real credential of the scheme the scenario's connection picks (a string or `{ key }`,
    * `{ username, password }`, `{ clientId, clientSecret?, tokens }`), or the host's resolver for
-   * it; no secret part of it (`credentialSecrets`) reaches the fixture. An OAuth2 token set
-   * should not need a refresh while recording: a token endpoint's answers are not recorded.
+   * it; no secret part of it (`credentialSecrets`) reaches the fixture. An expired OAuth2 token
+   * set is renewed as in any run, and the calls to the scheme's token URL are not recorded.
    */
   credential: CredentialSource;
   /** Other secret values to keep out of the fixture (a webhook secret, a password in the input ...). */
@@ -134,6 +135,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
     ...(options.keepKeys ? { keepKeys: options.keepKeys } : {}),
   });
   const rewriteOrigin = originRewriter(baseUrl.origin);
+  const tokenUrl = tokenEndpoint(connector, scenario);
 
   const nock = await loadNock();
   const staging = await mkdtemp(join(tmpdir(), 'plugboard-record-'));
@@ -149,12 +151,16 @@ async function record(options: RecordOptions): Promise<RecordResult> {
         recorder: { output_objects: true, enable_reqheaders_recording: true, dont_print: true },
         // The one place a recording is seen before nock.back writes it: redact, check, serialize.
         afterRecord: (recordings) => {
+          const recorded = callsFromRecording(recordings as unknown as NockRecording[], baseUrl.origin, cookies);
+          const { api, token } = splitTokenCalls(recorded, baseUrl.origin, tokenUrl);
+          // The token requests stay out; the tokens they carried stay secrets, wherever else they show up.
+          for (const call of token) redactor.learnCall(call);
           const draft: Fixture = {
             format: FIXTURE_FORMAT,
             connector: { key: connector.key, version: connector.version },
             scenario,
             basePath: baseUrl.pathname.replace(/\/+$/, ''),
-            calls: rewriteOrigin(callsFromRecording(recordings as unknown as NockRecording[], baseUrl.origin, cookies)),
+            calls: rewriteOrigin(api),
             outcome: rewriteOrigin(outcome!),
           };
           const redacted = redactor.redactFixture(draft);

@@ -15,9 +15,6 @@ import { z } from 'zod';
  * `SHOP_OAUTH_ISSUER` names when the connector is loaded (a test's, on 127.0.0.1).
  */
 
-/** Where a person signs in to the shop: the issuer's `/auth` and `/token`. */
-const issuer = process.env.SHOP_OAUTH_ISSUER ?? 'https://auth.shop.example';
-
 export const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'ShopItem' });
 export const Order = z.object({ order_id: z.string(), amount: z.string() }).meta({ id: 'ShopOrder' });
 export const Job = z.object({ job_id: z.string(), state: z.string() }).meta({ id: 'ShopJob' });
@@ -104,30 +101,36 @@ export const jobsRun = defineAction({
   },
 });
 
-export const shop = defineConnector({
-  key: 'shop',
-  name: 'Shop',
-  version: '1.2.0',
-  vendor: null,
-  category: 'developer',
-  status: 'beta',
-  summary: 'Items, orders and jobs of a small shop, for the runtime and CLI tests.',
-  auth: [
-    bearerToken(),
-    oauth2AuthorizationCode({
-      id: 'oauth2',
-      authorizeUrl: `${issuer}/auth`,
-      tokenUrl: `${issuer}/token`,
-      scopes: ['items:read'],
-    }),
-  ],
-  // Who the credential speaks for: the cheapest call the provider answers only with a valid one.
-  async check(ctx) {
-    await ctx.http.get('/me');
-  },
-  rateLimits: { default: { limit: 1000, per: 'second' } },
-  actions: [itemsList, ordersCreate, refundsCreate, quotesCreate, jobsRun],
-});
+/** The shop whose OAuth2 sign-in is at `issuer`'s `/auth` and `/token` (a test's authorization server). */
+export function shopAt(issuer: string) {
+  return defineConnector({
+    key: 'shop',
+    name: 'Shop',
+    version: '1.2.0',
+    vendor: null,
+    category: 'developer',
+    status: 'beta',
+    summary: 'Items, orders and jobs of a small shop, for the runtime and CLI tests.',
+    auth: [
+      bearerToken(),
+      oauth2AuthorizationCode({
+        id: 'oauth2',
+        authorizeUrl: `${issuer}/auth`,
+        tokenUrl: `${issuer}/token`,
+        scopes: ['items:read'],
+      }),
+    ],
+    // Who the credential speaks for: the cheapest call the provider answers only with a valid one.
+    async check(ctx) {
+      await ctx.http.get('/me');
+    },
+    rateLimits: { default: { limit: 1000, per: 'second' } },
+    actions: [itemsList, ordersCreate, refundsCreate, quotesCreate, jobsRun],
+  });
+}
+
+/** The shop signing in where `SHOP_OAUTH_ISSUER` names when the connector is loaded. */
+export const shop = shopAt(process.env.SHOP_OAUTH_ISSUER ?? 'https://auth.shop.example');
 
 /** The plugin entry (package.json's `plugboard.connector`). */
 export default shop;

@@ -1,13 +1,13 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTransport, type OAuth2AuthorizationCodeScheme, type TokenSet } from '@plugboard/sdk';
-import { authorizationRequest, credentialSecrets, exchangeAuthorizationCode } from '@plugboard/sdk/host';
+import { credentialSecrets } from '@plugboard/sdk/host';
 import { defineScenario, type RecordResult, recordScenario, type Scenario } from '@plugboard/testing';
 import { describe, expect, it } from 'vitest';
-import { type OAuthRig, startOAuthRig } from '../../../packages/sdk/test/support/oauth.js';
+import { startOAuthRig } from '../../../packages/sdk/test/support/oauth.js';
 import { shop } from '../src/connector.js';
 import { items, startShopProvider } from '../src/provider.js';
 import { FIXTURES_DIR, OAUTH_CONNECTION } from './scenarios.js';
+import { signIn } from './sign-in.js';
 
 /**
  * Re-records test/fixtures: every action of the shop, its connection signed in with OAuth2
@@ -17,31 +17,6 @@ import { FIXTURES_DIR, OAUTH_CONNECTION } from './scenarios.js';
  *
  *   PLUGBOARD_RECORD=1 pnpm exec vitest run tools/example-connector/test/record.test.ts
  */
-
-/** Signs in as a person would, once: the authorization request, the rig's consent, the code's exchange. */
-async function signIn(rig: OAuthRig): Promise<TokenSet> {
-  const shopScheme = shop.auth.find((scheme) => scheme.id === 'oauth2') as OAuth2AuthorizationCodeScheme;
-  // The shop's scheme at the rig's endpoints (the connector names its issuer when it is loaded).
-  const scheme = { ...shopScheme, authorizeUrl: rig.auth.authorizeUrl, tokenUrl: rig.auth.tokenUrl };
-  const clientId = rig.auth.clients.native.clientId;
-  const redirectUri = 'http://127.0.0.1:61000/callback';
-  const request = authorizationRequest(scheme, { clientId, redirectUri });
-  const callbackUrl = await rig.auth.completeAuthorization(request.url);
-  const transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
-  try {
-    return await exchangeAuthorizationCode({
-      connector: shop,
-      scheme,
-      clientId,
-      callback: { callbackUrl, state: request.state, verifier: request.verifier, redirectUri },
-      connectionId: 'default',
-      transport,
-      environment: 'sandbox',
-    });
-  } finally {
-    await transport.close();
-  }
-}
 
 const scenario = (fields: Omit<Scenario, 'connection'>) => defineScenario({ ...fields, connection: OAUTH_CONNECTION });
 
@@ -54,7 +29,7 @@ describe.runIf(process.env.PLUGBOARD_RECORD === '1')('recording the shop fixture
     const { issuer, jwksUrl, resource } = rig.auth;
     const provider = await startShopProvider({ items: listed, oauth: { issuer, jwksUrl, audience: resource } });
     try {
-      const tokens = await signIn(rig);
+      const tokens = await signIn(rig, shop);
       expect(tokens.refreshToken).toBeDefined();
       const credential = { clientId: rig.auth.clients.native.clientId, tokens };
       for (const file of readdirSync(FIXTURES_DIR).filter((name) => name.endsWith('.json')))
