@@ -9,6 +9,8 @@
 #                 an isolated plugin's process with its host through it; its test needs it
 #   script        /usr/bin/script (util-linux's, in Debian package bsdutils): the CLI's tests run
 #                 the plugboard binary in a pseudo-terminal it makes, with no terminal of their own
+#   openssl       on PATH (Debian package openssl): the wrapper's test makes the certificates of a
+#                 registry served over HTTPS
 #
 # Idempotent: when every program is there it installs nothing and takes well under a second.
 # A missing one is installed with apt-get (non-interactive), as root or with password-less
@@ -27,6 +29,7 @@ redis_path() { command -v redis-server 2>/dev/null || true; }
 # Where the runtime looks for it, whatever PATH says.
 setpriv_path() { for path in /usr/bin/setpriv /bin/setpriv; do [ -x "$path" ] && { printf '%s\n' "$path"; return; }; done; true; }
 script_path() { [ -x /usr/bin/script ] && printf '%s\n' /usr/bin/script; true; }
+openssl_path() { command -v openssl 2>/dev/null || true; }
 
 path_of() {
   case "$1" in
@@ -34,6 +37,7 @@ path_of() {
     redis-server) redis_path ;;
     setpriv) setpriv_path ;;
     script) script_path ;;
+    openssl) openssl_path ;;
   esac
 }
 
@@ -47,8 +51,10 @@ package_of() {
 }
 
 version_of() {
-  local version
-  version="$("$2" --version 2>/dev/null | head -n 1)" || true
+  local version asked=--version
+  # openssl says its version to a command, not an option.
+  [ "$1" = openssl ] && asked=version
+  version="$("$2" "$asked" 2>/dev/null | head -n 1)" || true
   printf '%s\n' "${version:-version unknown}"
 }
 
@@ -58,7 +64,7 @@ present() {
   [ -n "$path" ] && [ -x "$path" ]
 }
 
-programs=(chromium redis-server setpriv script)
+programs=(chromium redis-server setpriv script openssl)
 missing=()
 for program in "${programs[@]}"; do
   if present "$program"; then

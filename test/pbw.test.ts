@@ -1,22 +1,37 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildOrder, workspacePackages } from '../scripts/fresh-build.mjs';
+import { startHttpsRegistry } from './support/https-registry.js';
+import { oldNodeMachine, wrapperClone } from './support/old-machine.js';
 import { assertBuilt, cleanEnv, ROOT } from './support/packages.js';
 
 /**
- * `./pbw plugboard` from a folder outside the repository: the command runs in the caller's
- * folder, where a person typed it, not in the repository's root.
+ * The wrapper: `./pbw plugboard` from a folder outside the repository runs in the caller's
+ * folder, where a person typed it, not in the repository's root; on a machine whose Node is too
+ * old it fetches Node and pnpm with the machine's npm configuration; every document says the
+ * same Node floor.
  */
 
 const run = promisify(execFile);
 let tmp: string;
+
+/** The pnpm a fresh clone pins in the tests of the bootstrap: no pnpm on this machine has it. */
+const PNPM = '99.0.0';
+
+/** The wrapper's exit code (0 when it succeeded) and what it said on stderr. */
+function runWrapper(pbw: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stderr: string }> {
+  return run(pbw, args, { cwd: dirname(pbw), env }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code?: number; stderr?: string }) => ({ code: error.code ?? 1, stderr: error.stderr ?? '' }),
+  );
+}
 
 // The wrapper installs the workspace when its lockfile changed since its last install; a test
 // never installs: it needs a wrapper that ran once (`./pbw build`) on this lockfile.
@@ -52,22 +67,9 @@ describe.skipIf(!installed)('./pbw plugboard, called from another folder', () =>
 
 describe("./pbw's bootstrap on a machine whose Node is too old", () => {
   test("installs Node with the machine's global npm configuration (its registry, CA, proxy)", async () => {
-    // A copy of the wrapper in a folder without .tools/, a `node` that says it is 20.0.0 to the
-    // wrapper's version check and is the real Node for everything else (npm itself), and a
-    // machine whose global npmrc names a registry on 127.0.0.1 that answers 404 and counts.
-    const clone = join(tmp, 'bootstrap');
-    const bin = join(tmp, 'old-node-bin');
-    const machine = join(tmp, 'machine');
-    await mkdir(join(machine, 'etc'), { recursive: true });
-    await mkdir(bin, { recursive: true });
-    await mkdir(clone, { recursive: true });
-    await copyFile(join(ROOT, 'pbw'), join(clone, 'pbw'));
-    await writeFile(join(clone, 'package.json'), JSON.stringify({ packageManager: 'pnpm@12.21.0' }));
-    await writeFile(
-      join(bin, 'node'),
-      `#!/bin/sh\nif [ "$1" = -p ] && [ "$2" = process.versions.node ]; then echo 20.0.0; exit 0; fi\nexec ${JSON.stringify(process.execPath)} "$@"\n`,
-      { mode: 0o755 },
-    );
+    // The machine's global npmrc names a registry on 127.0.0.1 that answers 404 and counts.
+    const machine = await oldNodeMachine(join(tmp, 'bootstrap'));
+    const pbw = await wrapperClone(join(tmp, 'bootstrap', 'clone'), PNPM);
     const asked: string[] = [];
     const registry = createServer((request, response) => {
       asked.push(request.url ?? '');
@@ -75,33 +77,55 @@ describe("./pbw's bootstrap on a machine whose Node is too old", () => {
     });
     await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
     const { port } = registry.address() as AddressInfo;
-    await writeFile(join(machine, 'etc', 'npmrc'), `registry=http://127.0.0.1:${port}/\n`);
-    const home = join(tmp, 'home');
-    await mkdir(home, { recursive: true });
-    // Anything not sent to 127.0.0.1 meets a closed port.
-    await writeFile(
-      join(home, '.npmrc'),
-      'proxy=http://127.0.0.1:9/\nhttps-proxy=http://127.0.0.1:9/\nnoproxy=127.0.0.1\nfetch-retries=0\n',
-    );
+    await writeFile(machine.globalNpmrc, `registry=http://127.0.0.1:${port}/\n`);
     try {
-      const result = await run(join(clone, 'pbw'), ['build'], {
-        cwd: clone,
-        env: cleanEnv({
-          HOME: home,
-          PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-          npm_config_prefix: machine,
-          npm_config_cache: join(tmp, 'npm-cache'),
-        }),
-      }).then(
-        () => 0,
-        (error: { code?: number }) => error.code ?? 1,
-      );
-      expect(result).not.toBe(0);
+      expect((await runWrapper(pbw, ['build'], machine.env)).code).not.toBe(0);
       expect(asked.some((path) => /node-linux-/.test(path))).toBe(true);
     } finally {
       registry.close();
     }
   }, 120_000);
+
+  test("installs pnpm under the fetched Node with the machine's global npm configuration (a CA only there)", async () => {
+    // The registry is the user's; the CA its certificate chains to is trusted only by the
+    // machine's global npmrc (`cafile`), which npm run by the fetched Node would not read.
+    const dir = join(tmp, 'global-ca');
+    const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+    const ran = join(dir, 'ran.log');
+    const fetchedNode = `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(ran)}\nexec ${JSON.stringify(process.execPath)} "$@"\n`;
+    const fakePnpm = `#!/bin/sh\nif [ "$1" = --version ]; then echo ${PNPM}; exit 0; fi\nprintf 'pnpm %s\\n' "$*" >> ${JSON.stringify(ran)}\nif [ "$1" = install ]; then mkdir -p node_modules; fi\n`;
+    const registry = await startHttpsRegistry(join(dir, 'registry'), [
+      {
+        name: `node-linux-${arch}`,
+        version: '24.0.0',
+        bin: { node: 'bin/node' },
+        files: { 'bin/node': { text: fetchedNode, mode: 0o755 } },
+      },
+      {
+        name: 'pnpm',
+        version: PNPM,
+        bin: { pnpm: 'bin/pnpm' },
+        files: { 'bin/pnpm': { text: fakePnpm, mode: 0o755 } },
+      },
+    ]);
+    const machine = await oldNodeMachine(dir, `registry=${registry.url}\n`);
+    await writeFile(machine.globalNpmrc, `cafile=${registry.caFile}\n`);
+    const pbw = await wrapperClone(join(dir, 'clone'), PNPM);
+    try {
+      const { code, stderr } = await runWrapper(pbw, ['build'], machine.env);
+      expect(code, stderr).toBe(0);
+      expect(registry.asked).toEqual(
+        expect.arrayContaining([`/node-linux-${arch}`, '/pnpm', `/pnpm/-/pnpm-${PNPM}.tgz`]),
+      );
+      const log = readFileSync(ran, 'utf8');
+      // npm installed pnpm under the fetched Node, then the wrapper ran the fetched pnpm.
+      expect(log).toMatch(/npm\S* install --prefix \S+\/\.tools\/pnpm .*pnpm@/);
+      expect(log).toContain('pnpm install --frozen-lockfile');
+      expect(log).toContain('pnpm run --silent build');
+    } finally {
+      await registry.stop();
+    }
+  }, 60_000);
 });
 
 describe('one Node floor', () => {
