@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,13 @@ describe.each([
     expect(await store.compareAndSet('conn_1', read, third)).toBe(false);
     expect(await store.read('conn_1')).toEqual({ version: 2, tokens: second });
     expect(await store.read('conn_2')).toBeUndefined();
+  });
+
+  it("keeps a set whole, the token lifecycle's mark of a refused refresh token too", async () => {
+    const store = make();
+    const marked = { ...first, refreshRefused: createHash('sha256').update(first.refreshToken).digest('hex') };
+    expect(await store.compareAndSet('conn_1', undefined, marked)).toBe(true);
+    expect(await store.read('conn_1')).toEqual({ version: 1, tokens: marked });
   });
 
   it('lets exactly one of writers racing from the same read win', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,7 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 // The SDK's own test rig: a real authorization server that rotates refresh tokens, and a resource server.
 import { type OAuthRig, startOAuthRig } from '../../sdk/test/support/oauth.js';
-import { signedIn } from '../../sdk/test/support/oauth-connector.js';
+import { revokedGrant, signedIn } from '../../sdk/test/support/oauth-connector.js';
 import { type IsolatedPlugin, PluginKilledError, startPlugin } from '../src/index.js';
 import { npmFolder, type PluginFolder } from './support/plugins.js';
 
@@ -226,14 +227,16 @@ describe('an isolated plugin on an OAuth2 connection', () => {
   }, 30_000);
 
   test('the token endpoint refusing the refresh (invalid_grant): the caller gets credentials_expired, typed', async () => {
-    await seed({ ...(await signedIn(rig, clock.now())), expiresAt: 0 });
+    const seeded = await seed({ ...(await signedIn(rig, clock.now())), expiresAt: 0 });
     const { run } = await host(fromStore());
     const fault = rig.auth.fault({ kind: 'invalid_grant' }, { times: 1 });
     const failure = await run().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CredentialsExpiredError);
     expect((failure as CredentialsExpiredError).code).toBe('credentials_expired');
     expect(fault.served).toBe(1);
-    expect((await store.read('conn-1'))?.version).toBe(1);
+    // The same set, marked with its refused refresh token's digest.
+    const refreshRefused = createHash('sha256').update(seeded.refreshToken!).digest('hex');
+    expect(await store.read('conn-1')).toEqual({ version: 2, tokens: { ...seeded, refreshRefused } });
   }, 30_000);
 
   test('the token endpoint down: a retryable provider_unavailable, typed; a second 401: credentials_changed', async () => {
@@ -297,4 +300,25 @@ describe('an isolated plugin on an OAuth2 connection', () => {
       await new Promise<void>((resolve) => refusing.close(() => resolve()));
     }
   }, 60_000);
+
+  // Last: the revocation shows in the shared rig's count of reused refresh tokens.
+  test('a revoked grant: 20 runs at once send its refresh token once and fail credentials_expired; a later run sends nothing; a new set is refreshed again', async () => {
+    await seed({ ...(await revokedGrant(rig, clock.now())), expiresAt: 0 });
+    const refreshes = rig.auth.counts.token.refresh_token;
+    const { run } = await host(fromStore());
+    const failures = await Promise.all(Array.from({ length: 20 }, () => run().catch((error: unknown) => error)));
+    expect(failures.filter((failure) => failure instanceof CredentialsExpiredError)).toHaveLength(20);
+    expect(failures).toEqual(
+      Array.from({ length: 20 }, () => expect.objectContaining({ code: 'credentials_expired' })),
+    );
+    expect(rig.auth.counts.token.refresh_token).toBe(refreshes + 1);
+    expect(await run().catch((error: unknown) => error)).toMatchObject({ code: 'credentials_expired' });
+    expect(rig.auth.counts.token.refresh_token).toBe(refreshes + 1);
+
+    // As a sign-in writes a new set over the refused one.
+    const signed = { ...(await signedIn(rig, clock.now())), expiresAt: 0 };
+    expect(await store.compareAndSet('conn-1', await store.read('conn-1'), signed)).toBe(true);
+    expect((await run())[0]!.records).toEqual([{ sub: expect.any(String) }]);
+    expect(rig.auth.counts.token.refresh_token).toBe(refreshes + 2);
+  }, 30_000);
 });

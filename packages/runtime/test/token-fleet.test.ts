@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { manualClock } from '@plugboard/sdk/host';
 // The SDK's own test rigs: a real authorization server and Redis.
 import { type OAuthRig, startOAuthRig } from '../../sdk/test/support/oauth.js';
-import { signedIn } from '../../sdk/test/support/oauth-connector.js';
+import { revokedGrant, signedIn } from '../../sdk/test/support/oauth-connector.js';
 import { type RedisServer, startRedis } from '../../sdk/test/support/redis.js';
 import { fileCredentialStore } from '../src/index.js';
 
@@ -45,9 +45,9 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The signed-in set in the store, already expired. */
-async function seedExpired() {
-  const tokens = { ...(await signedIn(rig, Date.now())), expiresAt: 0 };
+/** The signed-in set in the store (of a grant since revoked), already expired. */
+async function seedExpired(grant = signedIn) {
+  const tokens = { ...(await grant(rig, Date.now())), expiresAt: 0 };
   expect(await fileCredentialStore(dir).compareAndSet('conn-1', undefined, tokens)).toBe(true);
   return tokens;
 }
@@ -100,6 +100,14 @@ async function fleet(extra: Record<string, unknown>): Promise<ChildResult[]> {
   return Promise.all(children.map((one) => one.result));
 }
 
+/** One process, let go once it is ready. */
+async function alone(extra: Record<string, unknown>): Promise<ChildResult> {
+  const one = start(extra);
+  await one.ready;
+  one.child.stdin!.write('go\n');
+  return one.result;
+}
+
 describe('single flight across processes', () => {
   it('4 processes sharing Redis: one refresh, no failed call', async (context) => {
     if (!redis) return context.skip(skipReason);
@@ -143,5 +151,31 @@ describe('single flight across processes', () => {
       expect(Object.keys(stored!.tokens).sort()).toEqual(['accessToken', 'expiresAt', 'refreshToken', 'tokenType']);
     }
     expect(rig.auth.counts.token.refresh_token).toBe(1);
+  }, 30_000);
+});
+
+describe('a refresh token the provider refused', () => {
+  it('4 processes with the lock file on a revoked grant: sent once, every call fails credentials_expired; a later process sends nothing; a new set is refreshed again', async () => {
+    await seedExpired(revokedGrant);
+    const before = rig.auth.counts.token.refresh_token;
+    const lockFolder = join(dir, 'locks');
+    const results = await fleet({ lockFolder });
+    expect(results.flatMap((result) => result.errors)).toEqual(
+      Array.from({ length: 200 }, () => 'credentials_expired'),
+    );
+    expect(rig.auth.counts.token.refresh_token).toBe(before + 1);
+
+    expect(await alone({ lockFolder, calls: 5 })).toMatchObject({
+      ok: 0,
+      errors: Array.from({ length: 5 }, () => 'credentials_expired'),
+    });
+    expect(rig.auth.counts.token.refresh_token).toBe(before + 1);
+
+    // As `plugboard auth login` writes a new sign-in over the stored set.
+    const store = fileCredentialStore(dir);
+    const signed = { ...(await signedIn(rig, Date.now())), expiresAt: 0 };
+    expect(await store.compareAndSet('conn-1', await store.read('conn-1'), signed)).toBe(true);
+    expect(await alone({ lockFolder, calls: 5 })).toMatchObject({ ok: 5, errors: [] });
+    expect(rig.auth.counts.token.refresh_token).toBe(before + 2);
   }, 30_000);
 });

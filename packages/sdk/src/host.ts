@@ -70,7 +70,7 @@ export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stag
 export { checkCredential, credentialSecrets, credentialExpiry, credentialSchema } from './credentials.js';
 export type { CheckedCredential } from './credentials.js';
 export { heldTokenSource, memoryCredentialStore } from './tokens.js';
-export type { CredentialStore, StoredTokens, TokenSource } from './tokens.js';
+export type { CredentialStore, StoredTokens, StoredTokenSet, TokenSource } from './tokens.js';
 // An OAuth2 connection's token lifecycle kept by the host for a run elsewhere (RunSettings.tokens there).
 export { connectionTokenSource } from './auth/connection-source.js';
 export type { ConnectionTokensRequest } from './auth/connection-source.js';

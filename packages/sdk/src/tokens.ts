@@ -52,10 +52,20 @@ export function heldTokenSource(subject: string, tokens: TokenSet, clock: Clock)
   };
 }
 
+/** A token set as a credential store keeps it: what the token lifecycle learnt of it goes with it. */
+export interface StoredTokenSet extends TokenSet {
+  /**
+   * The SHA-256 digest (hex) of `refreshToken`, once the token endpoint refused it
+   * (`invalid_grant`): no process sends that refresh token again, and runs on the set fail with
+   * `credentials_expired`. A set written later (a sign-in, another refresh) has no such mark.
+   */
+  refreshRefused?: string;
+}
+
 /** A connection's token set as a store holds it: `version` grows by one with every write. */
 export interface StoredTokens {
   version: number;
-  tokens: TokenSet;
+  tokens: StoredTokenSet;
 }
 
 /**
@@ -67,10 +77,10 @@ export interface CredentialStore {
   /** The connection's token set; undefined when none was stored. */
   read(connectionId: string): Promise<StoredTokens | undefined>;
   /**
-   * Stores `next` only when the connection's entry is still `expected` (the one read, by its
-   * version; undefined for none). Returns whether it did.
+   * Stores `next` whole (every field, `refreshRefused` too) only when the connection's entry is
+   * still `expected` (the one read, by its version; undefined for none). Returns whether it did.
    */
-  compareAndSet(connectionId: string, expected: StoredTokens | undefined, next: TokenSet): Promise<boolean>;
+  compareAndSet(connectionId: string, expected: StoredTokens | undefined, next: StoredTokenSet): Promise<boolean>;
 }
 
 /** A credential store in memory, for one process and tests. */

@@ -1,8 +1,16 @@
 import type { Clock } from '../clock.js';
-import { AuthenticationError, ConnectorError, ProviderUnavailableError } from '../errors.js';
+import { AuthenticationError, ConnectorError, CredentialsExpiredError, ProviderUnavailableError } from '../errors.js';
 import type { ClientSettings } from '../http/settings.js';
-import { type CredentialStore, type StoredTokens, type TokenSet, type TokenSource, tokenExpired } from '../tokens.js';
+import {
+  type CredentialStore,
+  type StoredTokenSet,
+  type StoredTokens,
+  type TokenSet,
+  type TokenSource,
+  tokenExpired,
+} from '../tokens.js';
 import type { RefreshLease } from './lease.js';
+import { grantRefused, isRefused, markRefused, refreshDigest } from './refused-grant.js';
 import {
   clientCredentialsGrant,
   type Granted,
@@ -19,7 +27,9 @@ import { type Reach, tokenFetch, tokenSend } from './token-send.js';
  * processes (the lease, then the store read again: another process may have refreshed). A
  * rotated refresh token is written to the store (compare-and-set) before any request gets the
  * new access token. A refresh whose answer never came is not sent again while the store
- * still holds the refresh token it carried: that token may have been spent.
+ * still holds the refresh token it carried: that token may have been spent. A refresh token the
+ * provider refused is never sent again (refused-grant.ts): runs on its set fail at once until
+ * the store holds another set.
  */
 
 /** What the lifecycle needs of the run that asks: how to send a token request, and for whom. */
@@ -58,6 +68,8 @@ export class ConnectionTokens {
   private refreshing: Promise<TokenSet> | undefined;
   /** The refresh token of a refresh whose answer never came. */
   private unconfirmed: string | undefined;
+  /** The SHA-256 digest of the refresh token the provider refused last (`invalid_grant`). */
+  private refusedRefresh: string | undefined;
   /**
    * A set the provider granted that the store did not take: its refresh token may be the only
    * one left unspent, so it is written before anything else is sent, never asked for again.
@@ -75,8 +87,13 @@ export class ConnectionTokens {
   }
 
   private async current(run: TokenRun): Promise<TokenSet> {
-    // One read of the store for the whole process; a failed one is tried again by the next request.
-    const known = this.known ?? (await (this.loading ??= this.load(run).finally(() => (this.loading = undefined))));
+    let known = this.known;
+    // One read of the store for the whole process, and one more by every run while the set's
+    // refresh token stands refused (a new set may have been written); a failed one is tried
+    // again by the next request.
+    if (known === undefined || isRefused(known.tokens, this.refusedRefresh))
+      known = await (this.loading ??= this.load(run).finally(() => (this.loading = undefined)));
+    if (known && isRefused(known.tokens, this.refusedRefresh)) throw grantRefused(run.subject);
     if (known && this.fresh(known.tokens)) return known.tokens;
     return this.renew(run, known?.tokens, false);
   }
@@ -156,7 +173,7 @@ export class ConnectionTokens {
         this.unwritten = undefined;
         return entry!.tokens;
       }
-      const granted = this.unwritten ?? (await this.request(run, entry?.tokens ?? this.known?.tokens, refused));
+      const granted = this.unwritten ?? (await this.requestOrMark(run, entry, refused));
       this.unwritten = granted;
       await this.write(entry, granted, run.subject);
       this.unwritten = undefined;
@@ -166,7 +183,26 @@ export class ConnectionTokens {
     }
   }
 
-  private async request(run: TokenRun, current: TokenSet | undefined, refused: boolean): Promise<Granted> {
+  /** A token request; a refusal of the refresh token is marked on the store's entry, read under the lease. */
+  private async requestOrMark(run: TokenRun, entry: StoredTokens | undefined, refused: boolean): Promise<Granted> {
+    try {
+      return await this.request(run, entry?.tokens ?? this.known?.tokens, refused);
+    } catch (error) {
+      if (error instanceof CredentialsExpiredError && entry && this.refusedRefresh !== undefined) {
+        const marked = await markRefused(
+          this.settings.store,
+          this.settings.connectionId,
+          entry,
+          this.refusedRefresh,
+          run.settings,
+        );
+        if (marked) this.adopt(marked, this.lifetimeMs);
+      }
+      throw error;
+    }
+  }
+
+  private async request(run: TokenRun, current: StoredTokenSet | undefined, refused: boolean): Promise<Granted> {
     const reach: Reach = { mayHaveArrived: false };
     const client: TokenClient = {
       scheme: run.scheme,
@@ -186,6 +222,10 @@ export class ConnectionTokens {
         { code: 'credentials_changed', status: 401 },
       );
     }
+    if (isRefused(current, this.refusedRefresh)) {
+      this.refusedRefresh = refreshDigest(refreshToken);
+      throw grantRefused(run.subject);
+    }
     if (refreshToken === this.unconfirmed)
       throw new ProviderUnavailableError(
         `${run.subject}: an earlier token refresh got no answer and the store still holds the refresh token it sent, which the provider may have spent; nothing was sent (try again later, or sign in again if this persists)`,
@@ -196,7 +236,8 @@ export class ConnectionTokens {
       this.unconfirmed = undefined;
       return granted;
     } catch (error) {
-      if (reach.mayHaveArrived && !(error instanceof ConnectorError && error.status !== undefined))
+      if (error instanceof CredentialsExpiredError) this.refusedRefresh = refreshDigest(refreshToken);
+      else if (reach.mayHaveArrived && !(error instanceof ConnectorError && error.status !== undefined))
         this.unconfirmed = refreshToken;
       throw error;
     }

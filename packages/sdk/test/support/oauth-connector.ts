@@ -87,6 +87,36 @@ export async function signedIn(rig: OAuthRig, now: number): Promise<TokenSet> {
   };
 }
 
+/**
+ * A signed-in token set whose grant the authorization server then revoked: its first refresh token
+ * was exchanged (for this set) and then presented again, on which oidc-provider revokes the whole
+ * grant (RFC 9700 4.14.2). The set's refresh token is refused (`invalid_grant`) from then on.
+ */
+export async function revokedGrant(rig: OAuthRig, now: number): Promise<TokenSet> {
+  const first = await signedIn(rig, now);
+  const { clientId } = rig.auth.clients.native;
+  const refresh = () =>
+    fetch(rig.auth.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: first.refreshToken!,
+        client_id: clientId,
+      }),
+    });
+  const as = { issuer: rig.auth.issuer, token_endpoint: rig.auth.tokenUrl };
+  const answer = await oauth.processRefreshTokenResponse(as, { client_id: clientId }, await refresh());
+  const reused = await refresh();
+  if (reused.status !== 400) throw new Error(`the spent refresh token was answered ${reused.status}, not refused`);
+  return {
+    accessToken: answer.access_token,
+    refreshToken: answer.refresh_token!,
+    expiresAt: now + (answer.expires_in ?? 0) * 1000,
+    tokenType: 'Bearer',
+  };
+}
+
 /** One `me.get` run on `connectionId`, its log entries kept in `log`. */
 export function callMe(
   connector: Connector,
