@@ -62,6 +62,8 @@ export { describeJsonType, formatJsonPath, jsonProblem, mapJson, MAX_JSON_DEPTH,
 export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
 export { stderrSink } from './log.js';
 export { isAddressRange } from './http/network-policy.js';
+// The bound an incremental read asks the provider from (the standard suite checks a recorded second run against it).
+export { newerThanBound } from './paginate/newer-than.js';
 export { systemClock, manualClock, sleep } from './clock.js';
 export type { Clock, ManualClock, Timer } from './clock.js';
 // The stages a host adds to ctx.http's pipeline (createTransport({ stages })).

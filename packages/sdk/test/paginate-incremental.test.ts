@@ -224,7 +224,7 @@ describe('paging declarations refused at definition', () => {
     ).toEqual([
       "connector 'paged': action 'items.list': paginator: a cursor sent in the path needs an initial value",
       "connector 'paged': action 'items.list': paginator: records: 'data..items' has an empty step",
-      "connector 'paged': action 'items.list': incremental.newerThan.earlierMs needs a format of 'iso', 'unix' or 'unix-ms'",
+      "connector 'paged': action 'items.list': incremental.newerThan.earlierMs needs a format that is a time ('iso', 'unix' or 'unix-ms'); 'as-is' sends the cursor value as the provider wrote it",
     ]);
   });
 

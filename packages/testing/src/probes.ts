@@ -6,6 +6,7 @@ import {
   errorCodes,
   type RetrySettings,
 } from '@plugboard/sdk';
+import { newerThanBound } from '@plugboard/sdk/host';
 import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';
 import { fixturePath, REPLAY_ORIGIN, readFixture } from './fixture.js';
@@ -216,13 +217,14 @@ function resumeProblems(action: Action | undefined, checkpoint: unknown, second:
     const first = second.fixture.calls[0];
     const sent = first ? new URL(first.request.path, REPLAY_ORIGIN).searchParams.get(newerThan.query) : null;
     const { format = 'as-is', earlierMs = 0 } = newerThan;
+    const expected = newerThanBound(newerThan, at);
     if (!first || sent === null) {
       problems.push(
         `the second run's first request (${first ? describeCall(first) : 'none was sent'}) does not carry ${newerThan.query}, the newer-than bound from the checkpoint's ${JSON.stringify(at)}`,
       );
-    } else if (!boundFits(sent, at, format, earlierMs)) {
+    } else if (!boundFits(sent, expected, format)) {
       problems.push(
-        `the second run's first request asks for ${newerThan.query}=${sent}; from the checkpoint's ${JSON.stringify(at)} it must be that instant${earlierMs ? ` less ${earlierMs} ms` : ''}, as ${format}`,
+        `the second run's first request asks for ${newerThan.query}=${sent}; from the checkpoint's ${JSON.stringify(at)} it must be ${expected ?? 'a value the format can write'}${earlierMs ? ` (${earlierMs} ms earlier)` : ''}, as ${format}`,
       );
     }
   }
@@ -249,10 +251,8 @@ function rank(value: unknown): number {
   return typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/** True when `sent` is the checkpoint's value `at`, `earlierMs` before, in the declared format. */
-function boundFits(sent: string, at: string | number, format: string, earlierMs: number): boolean {
-  if (format === 'as-is' || typeof at === 'number') return sent === String(at);
-  const expected = rank(at) - earlierMs;
-  if (format === 'unix') return Number(sent) === Math.floor(expected / 1000);
-  return (format === 'iso' ? Date.parse(sent) : Number(sent)) === expected;
+/** True when `sent` is the bound the SDK asks from for a checkpoint at `at` (an ISO instant in any spelling of it). */
+function boundFits(sent: string, expected: string | number | undefined, format: string): boolean {
+  if (expected === undefined) return false;
+  return format === 'iso' ? Date.parse(sent) === Date.parse(String(expected)) : sent === String(expected);
 }

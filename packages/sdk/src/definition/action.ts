@@ -129,12 +129,21 @@ export interface VersionedCheckpoint<C> {
 export interface NewerThan {
   query: string;
   /**
-   * `as-is`: the checkpoint's value as the provider wrote it; for a cursor of ISO 8601 instants,
-   * `iso`: an ISO 8601 instant in UTC, `unix`: seconds since the epoch, `unix-ms`: milliseconds.
+   * `as-is`: the checkpoint's value as the provider wrote it (a plain number or id, any text);
+   * the formats of a time: `iso`, an ISO 8601 instant in UTC; `unix`, seconds since the epoch;
+   * `unix-ms`, milliseconds. A cursor of ISO 8601 instants takes any of the three; a number
+   * cursor is in the unit `unix` or `unix-ms` names (`iso` is refused for it).
    * @default 'as-is'
    */
   format?: 'as-is' | 'iso' | 'unix' | 'unix-ms';
-  /** Milliseconds before the checkpoint to ask from; needs a format other than `as-is`. @default 0 */
+  /**
+   * How many milliseconds before the checkpoint to ask from, for a provider whose filter leaves
+   * its bound out or that may list a record later with a time already passed (the records read
+   * again are dropped). `unix` asks whole seconds earlier, rounded up (1 ms is 1 s). Needs a
+   * format that is a time: refused with `as-is`.
+   * @example earlierMs: 1
+   * @default 0
+   */
   earlierMs?: number;
 }
 

@@ -1,7 +1,10 @@
 import type { Action, Incremental, NewerThan, Page } from '../definition/action.js';
 import type { PagesStart } from '../context.js';
+import { InvalidInputError } from '../errors.js';
+import { excerpt } from '../excerpt.js';
 import type { HttpClient, HttpRequest } from '../http/client.js';
 import type { Logger } from '../log.js';
+import { newerThanBound } from './newer-than.js';
 import type { Paginator } from './paginator.js';
 import { type Mark, rank, Watermark } from './watermark.js';
 
@@ -32,7 +35,12 @@ export async function* declaredPages(
     : from === undefined
       ? undefined
       : { at: from, seen_ids: [] };
-  if (start && notBefore !== undefined && rank(start.at) < rank(notBefore)) start = { at: notBefore, seen_ids: [] };
+  // Where the start came from, for an error: the checkpoint's field, or the `ctx.pages` option.
+  let origin = checkpoint ? `checkpoint.${key}` : 'from';
+  if (start && notBefore !== undefined && rank(start.at) < rank(notBefore)) {
+    start = { at: notBefore, seen_ids: [] };
+    origin = 'notBefore';
+  }
   const mark = new Watermark(
     {
       subject,
@@ -43,10 +51,7 @@ export async function* declaredPages(
     start,
   );
   const { newerThan } = incremental;
-  const asked =
-    start && newerThan
-      ? { ...request, query: { ...request.query, [newerThan.query]: newerThanValue(newerThan, start.at) } }
-      : request;
+  const asked = start && newerThan ? askedFrom(subject, request, newerThan, start.at, origin) : request;
   const newestFirst = incremental.order === 'newest-first';
   const checkpointOf = () => {
     const at = mark.mark;
@@ -79,12 +84,14 @@ export function checkpointKey(incremental: Incremental<unknown>): string {
   return incremental.newerThan?.query ?? incremental.cursorField;
 }
 
-/** The newer-than parameter's value for a mark at `at`. */
-function newerThanValue(newerThan: NewerThan, at: string | number): string | number {
-  const { format = 'as-is', earlierMs = 0 } = newerThan;
-  // A number cursor is sent as the provider wrote it; the formats are of an instant's text.
-  if (format === 'as-is' || typeof at === 'number') return at;
-  const from = rank(at) - earlierMs;
-  if (format === 'iso') return new Date(from).toISOString();
-  return format === 'unix' ? Math.floor(from / 1000) : from;
+/** The request with its newer-than parameter from `at`; refused, naming where `at` came from, when it is no such value. */
+function askedFrom(subject: string, request: HttpRequest, newerThan: NewerThan, at: unknown, origin: string) {
+  const bound = typeof at === 'string' || typeof at === 'number' ? newerThanBound(newerThan, at) : undefined;
+  if (bound === undefined) {
+    const format = newerThan.format ?? 'as-is';
+    const shown = at === undefined ? 'a missing value' : excerpt(String(JSON.stringify(at)));
+    const message = `${newerThan.query} cannot be written from ${shown} in the format '${format}'`;
+    throw new InvalidInputError(subject, [{ path: origin, message }]);
+  }
+  return { ...request, query: { ...request.query, [newerThan.query]: bound } };
 }
