@@ -1,4 +1,4 @@
-import { createTransport, PagingLoopError, readAll } from '@plugboard/sdk';
+import { createTransport, PagingLoopError, readAll, SchemaMismatchError } from '@plugboard/sdk';
 import { answer, startFaultServer, type FaultServer } from '@plugboard/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { descript } from '../src/index.js';
@@ -14,16 +14,21 @@ afterEach(async () => {
 });
 afterAll(() => transport.close());
 
+/** Project `p<n>`, updated `n` seconds into 2026. */
+function project(page: number) {
+  const at = new Date(Date.UTC(2026, 0, 1) + page * 1000).toISOString();
+  return { id: `p${page}`, name: `Project ${page}`, created_at: at, updated_at: at };
+}
+
 /** Answers page `c<n>` with one project and `next_cursor` `c<next(n)>`, or none when `next` gives undefined (the first page is `c0`). */
 async function pagedProvider(next: (page: number) => number | undefined): Promise<FaultServer> {
   return startFaultServer((request) => {
     const page = Number((request.query.get('cursor') ?? 'c0').slice(1));
-    const at = new Date(Date.UTC(2026, 0, 1) + page * 1000).toISOString();
     const following = next(page);
     return answer({
       status: 200,
       body: {
-        data: [{ id: `p${page}`, name: `Project ${page}`, created_at: at, updated_at: at }],
+        data: [project(page)],
         pagination: following === undefined ? {} : { next_cursor: `c${following}` },
       },
     });
@@ -61,4 +66,43 @@ describe('cursor paging against a provider that loops', () => {
     const run = await read(server.url);
     expect(run.records).toHaveLength(1_001);
   });
+});
+
+describe('a next_cursor that is not text', () => {
+  /** The first page answers `next_cursor: value`; the page it leads to is the last. */
+  const provider = (value: unknown) =>
+    startFaultServer((request) => {
+      const first = request.query.get('cursor') === null;
+      return answer({
+        status: 200,
+        body: { data: [project(first ? 1 : 2)], pagination: first ? { next_cursor: value } : {} },
+        headers: { 'x-request-id': first ? 'req-1' : 'req-2' },
+      });
+    });
+
+  it('a number is taken as its decimal text: the read goes on to page 2', async () => {
+    server = await provider(2);
+    const run = await read(server.url);
+    expect(run.records.map((record) => (record as { id: string }).id)).toEqual(['p1', 'p2']);
+    expect(server.requests.map((request) => request.query.get('cursor'))).toEqual([null, '2']);
+  });
+
+  it.each([
+    [{}, 'object'],
+    [true, 'boolean'],
+    [[], 'array'],
+  ])(
+    '%j fails the read with schema_mismatch naming pagination.next_cursor and the type, never success',
+    async (value, type) => {
+      server = await provider(value);
+      const error = await failure(read(server.url));
+      expect(error).toBeInstanceOf(SchemaMismatchError);
+      expect(error).toMatchObject({
+        code: 'schema_mismatch',
+        requestId: 'req-1',
+        issues: [{ path: 'pagination.next_cursor', message: expect.stringContaining(`received ${type}`) }],
+      });
+      expect(server.count).toBe(1);
+    },
+  );
 });

@@ -66,24 +66,13 @@ export type {
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
 export { cursorLoop } from './paging.js';
 // Pagination as data: `ctx.http.paginate(request, paginator)`.
-export {
-  cursorPaginator,
-  offsetPaginator,
-  pageNumberPaginator,
-  nextUrlPaginator,
-  linkHeaderPaginator,
-} from './paginate/declared.js';
-export type {
-  CursorOptions,
-  OffsetOptions,
-  PageNumberOptions,
-  NextUrlOptions,
-  PagedOptions,
-  PageSize,
-  ReadFrom,
-  SendAs,
-  StopWhen,
-} from './paginate/declared.js';
+export { cursorPaginator, nextUrlPaginator, linkHeaderPaginator } from './paginate/cursor.js';
+export { offsetPaginator } from './paginate/offset.js';
+export { pageNumberPaginator } from './paginate/page-number.js';
+export type { CursorOptions, NextUrlOptions } from './paginate/cursor.js';
+export type { OffsetOptions } from './paginate/offset.js';
+export type { PageNumberOptions } from './paginate/page-number.js';
+export type { PagedOptions, PageSize, ReadFrom, SendAs, StopWhen } from './paginate/declared.js';
 export type {
   Paginator,
   PaginatorKind,

@@ -7,8 +7,8 @@ import {
   defineAction,
   defineConnector,
   type Incremental,
-  offsetPaginator,
   type PagesStart,
+  pageNumberPaginator,
   type Paginator,
   runAction,
 } from '../src/index.js';
@@ -201,16 +201,16 @@ describe('paging declarations refused at definition', () => {
     expect(
       refused(
         {},
-        offsetPaginator({
+        pageNumberPaginator({
           records: 'data',
-          offset: { param: 'offset' },
+          page: { param: 'page' },
           pageSize: { param: 'limit', value: 500, max: 100 },
           stop: [],
         }),
       ),
     ).toEqual([
       "connector 'paged': action 'items.list': paginator: pageSize.value 500 is over its cap of 100",
-      "connector 'paged': action 'items.list': paginator: no stop condition can fire: give stop one of 'empty-page', 'short-page', { hasMore }, { total }",
+      "connector 'paged': action 'items.list': paginator: no stop condition can fire: give stop one of 'empty-page', 'short-page', { hasMore }, { total }, { status }",
     ]);
     expect(refused({ cursorField: 'changed_at', tieBreaker: 'key' })).toEqual([
       "connector 'paged': action 'items.list': the cursor field 'changed_at' is not a field of the entity",

@@ -5,25 +5,17 @@ import {
   nextUrlPaginator,
   offsetPaginator,
   pageNumberPaginator,
-  readAll,
   SchemaMismatchError,
 } from '../src/index.js';
 import { useHarness } from './support/harness.js';
-import { items, pagedConnector } from './support/paged.js';
+import { items, type pagedConnector, readPaged } from './support/paged.js';
 import { json } from './support/server.js';
 
 const h = useHarness();
 const all = items(5);
 
-/** Reads `items.list` of a paged connector against this test's server; what it read and what the server was asked. */
-async function read(paginator: Parameters<typeof pagedConnector>[0], request?: Parameters<typeof pagedConnector>[1]) {
-  const { records, pages } = await readAll(
-    pagedConnector(paginator, request),
-    'items.list',
-    h.options({ input: {}, connection: { baseUrl: h.server.url } }),
-  );
-  return { ids: records.map((record) => (record as { id: string }).id), pages };
-}
+const read = (paginator: Parameters<typeof pagedConnector>[0], request?: Parameters<typeof pagedConnector>[1]) =>
+  readPaged(h, paginator, request);
 
 describe('ctx.http.paginate: each paginator against a server paging that way', () => {
   it('a cursor from a body path, sent as a query parameter, until none comes', async () => {

@@ -21,7 +21,7 @@ export function declaredPaginator(action: Action | undefined): Paginator | undef
   return action?.direction === 'source' ? action.paginator : undefined;
 }
 
-/** The recorded answers of a read's pages: its successful calls in order (a retried call's failures left out). */
+/** The recorded answers of a read's pages: its successful calls in order (a retried call's failures, and a status past the last page, left out). */
 export function pageCalls(fixture: Fixture): RecordedCall[] {
   return fixture.calls.filter((call) => call.response.status >= 200 && call.response.status < 300);
 }
@@ -135,9 +135,13 @@ export async function pagingLoopProblems(
   return [];
 }
 
-/** The fixture with one call's answer replaced. */
+/**
+ * The fixture with one call's answer replaced, and the calls after it left out: the guard stops
+ * the read there, before an answer past the last page (a 404 a `{ status }` stop ends on) is asked.
+ */
 function answeredWith(fixture: Fixture, call: RecordedCall, response: RecordedResponse): Fixture {
-  return { ...fixture, calls: fixture.calls.map((each) => (each === call ? { ...each, response } : each)) };
+  const upTo = fixture.calls.slice(0, fixture.calls.indexOf(call) + 1);
+  return { ...fixture, calls: upTo.map((each) => (each === call ? { ...each, response } : each)) };
 }
 
 function valueAt(value: unknown, steps: readonly string[]): unknown {

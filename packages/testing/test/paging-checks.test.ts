@@ -8,6 +8,7 @@ import {
   defineConnector,
   offsetPaginator,
   type Page,
+  pageNumberPaginator,
   type Paginator,
   type SourceContext,
 } from '@plugboard/sdk';
@@ -91,6 +92,7 @@ const since = scenario('items-since', firstCheckpoint);
 const sinceUnbounded = scenario('items-since-unbounded', firstCheckpoint);
 const stoppedEarly = scenario('items-two-pages');
 const byOffset = scenario('items-by-offset');
+const byNumber = scenario('items-by-number');
 
 const twoPages = [
   call('limit=2', { data: [item('i1', 1), item('i2', 2)], next: 'c2' }),
@@ -110,9 +112,23 @@ const FIXTURES: Record<string, RecordedCall[]> = {
     call('limit=2&offset=2', { data: [item('i3', 3), item('i4', 3)] }),
     call('limit=2&offset=4', { data: [] }),
   ],
+  // The provider answers 404 for a page past the last one.
+  'items-by-number': [
+    call('page=1', { data: [item('i1', 1), item('i2', 2)] }),
+    call('page=2', { data: [item('i3', 3)] }),
+    {
+      request: { method: 'GET', path: '/v1/items?page=3' },
+      response: {
+        status: 404,
+        body: { error: 'not_found' },
+        bodyType: 'json',
+        headers: { 'content-type': 'application/json' },
+      },
+    },
+  ],
 };
 
-const SCENARIOS = [first, since, sinceUnbounded, stoppedEarly, byOffset];
+const SCENARIOS = [first, since, sinceUnbounded, stoppedEarly, byOffset, byNumber];
 
 let dir: string;
 beforeAll(async () => {
@@ -160,6 +176,28 @@ describe('a recorded read ends at the paginator’s stop condition', () => {
     expect(await endProblems(impatient, stoppedEarly)).toEqual([
       "scenario 'items-two-pages' (items.list): no paged read came to its paginator's last page; the action stopped reading pages (or read them without ctx.pages) before the stop condition fired",
     ]);
+  });
+});
+
+/** `items.list` paged by number, its read ended by a 404 past the last page. */
+const numbered = connectorWith(
+  pageNumberPaginator({ records: 'data', page: { param: 'page' }, stop: [{ status: [404] }] }),
+  async function* (ctx) {
+    yield* ctx.pages<z.input<typeof Item>>({ path: '/items' });
+  },
+);
+
+describe('a recorded read ended by a status past the last page', () => {
+  it('replays to the end, and ends at the stop condition', async () => {
+    const result = await replayScenario({ connector: numbered, scenario: byNumber, fixturesDir: dir });
+    expect(result.error).toBeUndefined();
+    expect(result.records.map((record) => (record as { id: string }).id)).toEqual(['i1', 'i2', 'i3']);
+    expect(result.pagingEnds).toEqual([{ ended: 'last-page', page: 3 }]);
+    expect(pagingEndProblems(result)).toEqual([]);
+  });
+
+  it('made to loop, is stopped by the guard, the answer past the end left unasked', async () => {
+    expect(await pagingLoopProblems(numbered, byNumber, { fixturesDir: dir })).toEqual([]);
   });
 });
 

@@ -1,30 +1,17 @@
-import { z } from 'zod';
-import {
-  MissingPagingValue,
-  type PageAnswer,
-  type PageRequest,
-  type Paginator,
-  type PaginatorKind,
-  valueAt,
-} from './paginator.js';
+import type { z } from 'zod';
+import { type AnswerPath, answerProblems, pageCheck, type ReadAs } from './answer.js';
+import { type PageAnswer, type PageRequest, type Paginator, type PaginatorKind, valueAt } from './paginator.js';
+import { type StopWhen, stopHolds, stopPaths, stopProblems, stopStatuses } from './stops.js';
 
 /**
- * Paginators as data: each declared by where the records are, how the next page is asked
- * for, its page size and when to stop. A declaration that cannot work (no stop condition that
- * can fire, a page size over its cap) is reported by `defineConnector` for the action that
+ * Paginators as data: each declared by where the records are, how the next page is asked for,
+ * its page size and when to stop. This is the part they share; each kind is in a module of its
+ * own (cursor.ts, offset.ts, page-number.ts). A declaration that cannot work (no stop condition
+ * that can fire, a page size over its cap) is reported by `defineConnector` for the action that
  * declares it; `problems()` lists what is wrong.
  */
 
-/** When the last page has come: any condition listed that holds ends the read. */
-export type StopWhen =
-  /** The page has no records. */
-  | 'empty-page'
-  /** The page has fewer records than the page size asked for. */
-  | 'short-page'
-  /** The answer says `false` at this path, e.g. `{ hasMore: 'has_more' }`; a page without `true` or `false` there is a SchemaMismatchError. */
-  | { hasMore: string }
-  /** The records read reach the number at this path, e.g. `{ total: 'meta.total' }`; a page without a number there is a SchemaMismatchError. */
-  | { total: string };
+export type { StopWhen } from './stops.js';
 
 /** The page size, sent as a query parameter on the first request (and on each next one a paginator builds). */
 export interface PageSize {
@@ -41,15 +28,17 @@ export interface PagedOptions {
   records: string;
   pageSize?: PageSize;
   stop?: readonly StopWhen[];
-  /** The record field the loop guard compares pages by. @default 'id' */
+  /** The record field the loop guard compares pages by, and an offset paginator drops records read again by. @default 'id' */
   recordKey?: string;
   maxPages?: number;
   maxRecords?: number;
   maxMs?: number;
   /**
-   * The page's answer as the provider documents it. Only checked against at definition: every
-   * path the paginator reads from the body (records, a cursor or next URL, hasMore, total) must be
-   * in it, the records an array; pages are not parsed with it.
+   * The page's answer as the provider documents it. At definition, every path the paginator reads
+   * from the body (records, a cursor or next URL, hasMore, total) must be in it, the records a list.
+   * While reading, each page is checked against the part of it on the way to those paths (the
+   * records as a list, not record by record): a page that does not match is a SchemaMismatchError
+   * naming the path.
    * @example answer: z.object({ data: z.array(Project), pagination: z.object({ next_cursor: z.string().optional() }) })
    */
   answer?: z.ZodType;
@@ -61,35 +50,10 @@ export type ReadFrom = string | { header: string };
 /** Where the cursor goes on the next request. `path`: a `{name}` placeholder of the request's path. */
 export type SendAs = { query: string } | { header: string } | { body: string } | { path: string };
 
-export interface CursorOptions extends PagedOptions {
-  cursor: {
-    from: ReadFrom;
-    to: SendAs;
-    /** The cursor of the first request; without it the first request carries none. */
-    initial?: string;
-  };
-}
-
-export interface OffsetOptions extends PagedOptions {
-  /** The offset parameter; `initial` defaults to 0. The page size is the limit, and is required. */
-  offset: { param: string; initial?: number };
-  pageSize: PageSize;
-}
-
-export interface PageNumberOptions extends PagedOptions {
-  /** The page-number parameter; `initial` defaults to 1. */
-  page: { param: string; initial?: number };
-}
-
-export interface NextUrlOptions extends PagedOptions {
-  /** Where the next page's URL is. @example next: 'links.next' */
-  next: ReadFrom;
-}
-
-const read = (answer: PageAnswer, from: ReadFrom): unknown =>
+export const read = (answer: PageAnswer, from: ReadFrom): unknown =>
   typeof from === 'string' ? valueAt(answer.data, from) : (answer.header(from.header) ?? undefined);
 
-const withValue = (request: PageRequest, to: SendAs, value: string | number): PageRequest => {
+export const withValue = (request: PageRequest, to: SendAs, value: string | number): PageRequest => {
   if ('query' in to) return { ...request, query: { ...request.query, [to.query]: value } };
   if ('header' in to) return { ...request, headers: { ...request.headers, [to.header]: String(value) } };
   if ('path' in to) return { ...request, params: { ...request.params, [to.path]: value } };
@@ -100,43 +64,44 @@ const withValue = (request: PageRequest, to: SendAs, value: string | number): Pa
 const sized = (request: PageRequest, size: PageSize | undefined): PageRequest =>
   size ? { ...request, query: { ...request.query, [size.param]: size.value } } : request;
 
-/** The common part of a declared paginator: records, stop conditions, limits and their problems. */
-function declared(
-  options: PagedOptions,
-  kind: {
-    name: PaginatorKind;
-    stops: readonly StopWhen[];
-    followsLink: boolean;
-    problems: string[];
-    /** What it reads from the answer's body besides records and stop values, by the option's name. */
-    reads?: Record<string, ReadFrom | undefined>;
-  },
-  first: (request: PageRequest) => PageRequest,
-  following: (answer: PageAnswer, request: PageRequest, records: readonly unknown[]) => PageRequest | undefined,
-): Paginator {
+/** One page as a kind's `next` sees it. */
+export interface PageRead {
+  answer: PageAnswer;
+  request: PageRequest;
+  /** The page's records, as the provider sent them. */
+  records: readonly unknown[];
+  /** The run's records so far, this page's included. */
+  read: number;
+  /** True when a stop condition holds once the read has reached `reached` records. */
+  stopped(reached: number): boolean;
+}
+
+/** What makes a kind of paginator. */
+export interface Kind {
+  name: PaginatorKind;
+  /** The stop conditions when `stop` is not given. */
+  stops: readonly StopWhen[];
+  /** Whether the kind ends a read by itself (a cursor or link that does not come, an offset's empty page). */
+  endsByItself: boolean;
+  problems: string[];
+  /** What it reads from the answer's body besides records and stop values, by the option's name, and as what. */
+  reads?: Record<string, { from: ReadFrom | undefined; as: ReadAs }>;
+  first(request: PageRequest): PageRequest;
+  next(page: PageRead): PageRequest | undefined;
+}
+
+/** A declared paginator of a kind: records, stop conditions, the answer's check, limits and their problems. */
+export function declared(options: PagedOptions, kind: Kind): Paginator {
   const stops = options.stop ?? kind.stops;
-  // Any condition that holds ends the read; a value one that cannot be read (a missing `has_more`,
-  // a `total` that is not a number) is a changed answer, reported rather than taken as the end.
-  const stopped = (answer: PageAnswer, records: readonly unknown[], read: number) => {
-    let unreadable: MissingPagingValue | undefined;
-    for (const stop of stops) {
-      if (stop === 'empty-page' && records.length === 0) return true;
-      if (stop === 'short-page' && records.length < (options.pageSize?.value ?? 0)) return true;
-      if (typeof stop === 'object' && 'hasMore' in stop) {
-        const more = valueAt(answer.data, stop.hasMore);
-        if (more === false) return true;
-        if (more !== true) unreadable ??= new MissingPagingValue(stop.hasMore, 'no true or false');
-      }
-      if (typeof stop === 'object' && 'total' in stop) {
-        const value = valueAt(answer.data, stop.total);
-        const total = typeof value === 'number' || (typeof value === 'string' && value !== '') ? Number(value) : NaN;
-        if (!Number.isFinite(total)) unreadable ??= new MissingPagingValue(stop.total, 'no number');
-        else if (read >= total) return true;
-      }
-    }
-    if (unreadable) throw unreadable;
-    return false;
-  };
+  const pageSize = options.pageSize?.value;
+  const bodyReads: { name: string; path: string; as: ReadAs }[] = [
+    { name: 'records', path: options.records, as: 'records' },
+  ];
+  for (const [name, { from, as }] of Object.entries(kind.reads ?? {}))
+    if (typeof from === 'string') bodyReads.push({ name, path: from, as });
+  for (const [name, path] of stopPaths(stops)) bodyReads.push({ name, path, as: 'value' });
+  const check = pageCheck(options.answer, bodyReads);
+  const statuses = stopStatuses(stops);
   return {
     kind: kind.name,
     recordsPath: options.records,
@@ -144,169 +109,65 @@ function declared(
     maxPages: options.maxPages,
     maxRecords: options.maxRecords,
     maxMs: options.maxMs,
-    first: (request) => first(sized(request, options.pageSize)),
+    ...(statuses.length > 0 ? { stopStatus: statuses } : {}),
+    first: (request) => kind.first(sized(request, options.pageSize)),
     records: (answer) => {
+      check?.(answer.data);
       const records = valueAt(answer.data, options.records);
       return Array.isArray(records) ? records : undefined;
     },
     next: (answer, request, records, read) =>
-      stopped(answer, records, read) ? undefined : following(answer, request, records),
-    problems: () => {
-      const problems = [...kind.problems];
-      if (typeof options.records !== 'string') problems.push("records must be a dotted path ('' for the whole answer)");
-      else if (options.records.split('.').some((part, _index, parts) => part === '' && parts.length > 1))
-        problems.push(`records: '${options.records}' has an empty step`);
-      const size = options.pageSize;
-      if (size) {
-        if (!size.param) problems.push('pageSize needs the parameter it is sent as');
-        if (!(Number.isInteger(size.value) && size.value >= 1))
-          problems.push('pageSize.value must be a whole number of at least 1');
-        if (size.max !== undefined && size.value > size.max)
-          problems.push(`pageSize.value ${size.value} is over its cap of ${size.max}`);
-      }
-      for (const stop of stops) {
-        if (stop === 'short-page' && !size) problems.push("stop 'short-page' needs a pageSize");
-        if (typeof stop === 'object' && !Object.values(stop)[0])
-          problems.push(`stop ${JSON.stringify(stop)} needs a path`);
-      }
-      // A cursor, Link or next URL ends the read when it is absent; an offset or a page number never runs out.
-      if (!kind.followsLink && stops.length === 0)
-        problems.push(
-          "no stop condition can fire: give stop one of 'empty-page', 'short-page', { hasMore }, { total }",
-        );
-      for (const limit of ['maxPages', 'maxRecords', 'maxMs'] as const) {
-        const value = options[limit];
-        if (value !== undefined && !(value > 0)) problems.push(`${limit} must be more than zero`);
-      }
-      if (options.answer !== undefined) problems.push(...answerProblems(options, stops, kind.reads ?? {}));
-      return problems;
-    },
+      kind.next({
+        answer,
+        request,
+        records,
+        read,
+        stopped: (reached) => stopHolds(stops, pageSize, { answer, records: records.length, reached }),
+      }),
+    problems: () => [
+      ...kind.problems,
+      ...shapeProblems(options),
+      ...stopProblems(stops, options.pageSize !== undefined),
+      // A cursor, Link or next URL ends the read when it is absent, an offset at an empty page; a page number never runs out.
+      ...(kind.endsByItself || stops.length > 0
+        ? []
+        : [
+            "no stop condition can fire: give stop one of 'empty-page', 'short-page', { hasMore }, { total }, { status }",
+          ]),
+      ...limitProblems(options),
+      ...(options.answer === undefined
+        ? []
+        : answerProblems(
+            options.answer,
+            bodyReads.map(({ name, path }): AnswerPath => [name, path]),
+          )),
+    ],
   };
 }
 
-/** The paths the paginator reads that its declared answer does not have. */
-function answerProblems(
-  options: PagedOptions,
-  stops: readonly StopWhen[],
-  reads: Record<string, ReadFrom | undefined>,
-): string[] {
-  const answer = options.answer;
-  if (!(answer instanceof z.ZodType)) return ['answer must be a zod schema of the page'];
+/** The problems of where the records are and of the page size. */
+function shapeProblems(options: PagedOptions): string[] {
   const problems: string[] = [];
-  const paths: [string, string][] = [['records', options.records]];
-  for (const [name, from] of Object.entries(reads)) if (typeof from === 'string') paths.push([name, from]);
-  for (const stop of stops) if (typeof stop === 'object') paths.push(Object.entries(stop)[0] as [string, string]);
-  for (const [name, path] of paths) {
-    if (typeof path !== 'string') continue;
-    const found = schemaAt(answer, path);
-    if (found === undefined) problems.push(`${name}: '${path}' is not in the declared answer`);
-    else if (name === 'records' && !(found instanceof z.ZodArray))
-      problems.push(`records: '${path}' is not a list in the declared answer`);
+  if (typeof options.records !== 'string') problems.push("records must be a dotted path ('' for the whole answer)");
+  else if (options.records.split('.').some((part, _index, parts) => part === '' && parts.length > 1))
+    problems.push(`records: '${options.records}' has an empty step`);
+  const size = options.pageSize;
+  if (size) {
+    if (!size.param) problems.push('pageSize needs the parameter it is sent as');
+    if (!(Number.isInteger(size.value) && size.value >= 1))
+      problems.push('pageSize.value must be a whole number of at least 1');
+    if (size.max !== undefined && size.value > size.max)
+      problems.push(`pageSize.value ${size.value} is over its cap of ${size.max}`);
   }
   return problems;
 }
 
-/** The schema at a dotted path of an object schema ('' the whole), through optional, nullable and default. */
-function schemaAt(schema: z.ZodType, path: string): z.ZodType | undefined {
-  let current: z.ZodType | undefined = unwrapped(schema);
-  for (const key of path === '' ? [] : path.split('.')) {
-    if (!(current instanceof z.ZodObject)) return undefined;
-    const shape = current.shape as Record<string, z.ZodType>;
-    current = Object.hasOwn(shape, key) ? unwrapped(shape[key]!) : undefined;
-  }
-  return current;
-}
-
-function unwrapped(schema: z.ZodType): z.ZodType {
-  let current = schema;
-  while (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault)
-    current = current.unwrap() as z.ZodType;
-  return current;
-}
-
-/** A cursor read from the answer (or a header) and sent back; the read ends when none comes. */
-export function cursorPaginator(options: CursorOptions): Paginator {
-  const { from, to, initial } = options.cursor ?? ({} as Partial<CursorOptions['cursor']>);
+/** The problems of `maxPages`, `maxRecords` and `maxMs`. */
+function limitProblems(options: PagedOptions): string[] {
   const problems: string[] = [];
-  if (!from || (typeof from === 'object' && !from.header)) problems.push('cursor.from needs a path or a header');
-  if (!to || !Object.values(to)[0]) problems.push('cursor.to needs where the cursor goes: query, header, body or path');
-  else if ('path' in to && initial === undefined) problems.push('a cursor sent in the path needs an initial value');
-  return declared(
-    options,
-    { name: 'cursor', stops: [], followsLink: true, problems, reads: { 'cursor.from': from } },
-    (request) => (initial === undefined ? request : withValue(request, to!, initial)),
-    (answer, request) => {
-      const cursor = read(answer, from!);
-      return typeof cursor === 'string' && cursor !== '' ? withValue(request, to!, cursor) : undefined;
-    },
-  );
-}
-
-/** An offset moved on by the records read, with a limit. */
-export function offsetPaginator(options: OffsetOptions): Paginator {
-  const { param, initial = 0 } = options.offset ?? ({} as Partial<OffsetOptions['offset']>);
-  const problems = param ? [] : ['offset needs the parameter it is sent as'];
-  if (!options.pageSize) problems.push('an offset paginator needs a pageSize (the limit)');
-  return declared(
-    options,
-    { name: 'offset', stops: ['empty-page'], followsLink: false, problems },
-    (request) => withValue(request, { query: param! }, initial),
-    (_answer, request, records) =>
-      withValue(request, { query: param! }, Number(request.query?.[param!] ?? initial) + records.length),
-  );
-}
-
-/** A page number counted up from `initial`. */
-export function pageNumberPaginator(options: PageNumberOptions): Paginator {
-  const { param, initial = 1 } = options.page ?? ({} as Partial<PageNumberOptions['page']>);
-  return declared(
-    options,
-    {
-      name: 'page-number',
-      stops: ['empty-page'],
-      followsLink: false,
-      problems: param ? [] : ['page needs the parameter it is sent as'],
-    },
-    (request) => withValue(request, { query: param! }, initial),
-    (_answer, request) => withValue(request, { query: param! }, Number(request.query?.[param!] ?? initial) + 1),
-  );
-}
-
-/** The next page's URL read from the answer (or a header); the read ends when none comes. */
-export function nextUrlPaginator(options: NextUrlOptions): Paginator {
-  const from = options.next;
-  const problems = !from || (typeof from === 'object' && !from.header) ? ['next needs a path or a header'] : [];
-  return declared(
-    options,
-    { name: 'next-url', stops: [], followsLink: true, problems, reads: { next: from } },
-    (request) => request,
-    (answer, request) => {
-      const url = read(answer, from);
-      return typeof url === 'string' && url !== '' ? { method: request.method, path: request.path, url } : undefined;
-    },
-  );
-}
-
-/** The RFC 8288 `Link` header's `rel="next"` target; the read ends when none comes. */
-export function linkHeaderPaginator(options: PagedOptions): Paginator {
-  return declared(
-    options,
-    { name: 'link-header', stops: [], followsLink: true, problems: [] },
-    (request) => request,
-    (answer, request) => {
-      const url = nextLink(answer.header('link'));
-      return url === undefined ? undefined : { method: request.method, path: request.path, url };
-    },
-  );
-}
-
-/** The target of the `rel="next"` link of a `Link` header value (RFC 8288), if any. */
-export function nextLink(header: string | null): string | undefined {
-  if (!header) return undefined;
-  // Linear: each link is `<target>` then parameters up to the next `<`.
-  for (const match of header.matchAll(/<([^>]*)>([^<]*)/g)) {
-    const rel = /;\s*rel\s*=\s*"?([^";,]*)"?/i.exec(match[2]!);
-    if (rel && rel[1]!.toLowerCase().split(/\s+/).includes('next')) return match[1];
+  for (const limit of ['maxPages', 'maxRecords', 'maxMs'] as const) {
+    const value = options[limit];
+    if (value !== undefined && !(value > 0)) problems.push(`${limit} must be more than zero`);
   }
-  return undefined;
+  return problems;
 }

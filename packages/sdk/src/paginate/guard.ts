@@ -7,7 +7,8 @@ import { cursorLoop } from '../paging.js';
  * one asked for again is caught, A, B, A included. Memory is bounded: the first
  * {@link REMEMBERED} requests are remembered exactly (about 5 MB at most); past that, a cycle is
  * still caught by Brent's method over the hashes (one remembered at a time), within three times
- * the pages that lead into it and go round it.
+ * the pages that lead into it and go round it. A paginator that steps back on purpose (an offset
+ * after the list shrank, bounded there) starts a new visit: its pages are compared with each other.
  */
 export const REMEMBERED = 65_536;
 
@@ -17,16 +18,23 @@ export class LoopGuard {
   private readonly seen = new Set<string>();
   private readonly beyond = cursorLoop();
   private lastPage: string | undefined;
+  private visit = 0;
 
-  /** True when this request was asked for before in the run. */
+  /** True when this request was asked for before in the run (in this visit). */
   asksAgain(request: string): boolean {
-    const key = hash(request);
+    const key = hash(`${this.visit}\n${request}`);
     if (this.seen.has(key)) return true;
     if (this.seen.size < REMEMBERED) {
       this.seen.add(key);
       return false;
     }
     return this.beyond.repeats(key);
+  }
+
+  /** The paginator stepped back: the pages it asks from now on may be ones it asked before. */
+  steppedBack(): void {
+    this.visit += 1;
+    this.lastPage = undefined;
   }
 
   /** True when a page holds the same records, by key, as the page before it (empty pages are never alike). */

@@ -30,6 +30,11 @@ export async function* declaredPages(
     return;
   }
   const key = checkpointKey(incremental);
+  // Records are told apart by the entity's key the source declares: the paginator's own, else the tie-breaker.
+  const keyed: Paginator =
+    incremental.tieBreaker !== undefined && paginator.recordKey === undefined
+      ? Object.create(paginator, { recordKey: { value: incremental.tieBreaker } })
+      : paginator;
   let start: Mark | undefined = checkpoint
     ? { at: (checkpoint as Record<string, string | number>)[key]!, seen_ids: (checkpoint as Mark).seen_ids ?? [] }
     : from === undefined
@@ -57,7 +62,7 @@ export async function* declaredPages(
     const at = mark.mark;
     return at ? { checkpoint: { [key]: at.at, seen_ids: at.seen_ids } } : {};
   };
-  for await (const page of http.paginate(asked, paginator)) {
+  for await (const page of http.paginate(asked, keyed)) {
     const records: unknown[] = [];
     let reached = false;
     for (const record of page.records) {

@@ -33,6 +33,12 @@ export interface Paginator {
   readonly maxRecords?: number;
   /** Milliseconds on the transport's clock before the run stops paging (with a warning in the log, `pagingEnded: 'maxMs'`). @default no limit */
   readonly maxMs?: number;
+  /**
+   * Statuses (4xx) that, answered for any page after the first, mean the list has ended: the read
+   * ends there as at its last page (a 404 or a 400 "page out of range" past the end). On the first
+   * page they stay the error they are. @default none
+   */
+  readonly stopStatus?: readonly number[];
   /** How the next page is asked for; set by the declared paginators, absent on a custom one. */
   readonly kind?: PaginatorKind;
   /** The problems of the declaration, for `defineConnector` to report; none for a custom paginator. */
@@ -91,15 +97,44 @@ export function valueAt(value: unknown, path: string): unknown {
 }
 
 /**
- * Thrown by a declared paginator's `next` when the value a stop condition reads is missing or of
- * the wrong type; the paging loop reports it as a SchemaMismatchError naming the path and the page.
+ * Thrown by a declared paginator when a value it reads from a page is missing or of the wrong type
+ * (a stop condition's, a cursor, a next URL, or one the declared answer does not allow); the
+ * paging loop reports it as a SchemaMismatchError naming each path and the page.
  */
-export class MissingPagingValue extends Error {
+export class PageValueError extends Error {
   constructor(
-    readonly path: string,
-    /** What the page has instead of the value, e.g. `no number`. */
-    readonly wanted: string,
+    /** Each path and what the page has there, e.g. `has no number here (the stop condition reads it)`. */
+    readonly issues: readonly { path: string; found: string }[],
   ) {
-    super(`${path}: ${wanted}`);
+    super(issues.map((issue) => `${issue.path}: ${issue.found}`).join('; '));
   }
+}
+
+/**
+ * Thrown by a declared paginator that would have to go round in circles to read on (an offset
+ * stepped back again and again by a total that keeps shrinking); the paging loop reports it as a
+ * PagingLoopError naming the page.
+ */
+export class PageLoop extends Error {}
+
+/**
+ * Put by a paginator on the next page's request when it sets the page just read aside and steps
+ * back: the value is how many records the next pages may hold that the run delivered already.
+ * The paging loop delivers nothing of the page set aside, drops records it delivered already by
+ * their key, and compares the pages asked from there on with each other only (loop guard).
+ */
+export const STEP_BACK: unique symbol = Symbol('plugboard.stepBack');
+
+/** The records a step back may read again, when the request follows one. */
+export function stepBackOf(request: PageRequest): number | undefined {
+  return (request as { [STEP_BACK]?: number })[STEP_BACK];
+}
+
+/** What a value from a page is, for errors: `an object`, `an array`, `a boolean`, `a number`, `text`, `null`. */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return 'text';
+  return typeof value === 'number' || typeof value === 'boolean' ? `a ${typeof value}` : String(typeof value);
 }

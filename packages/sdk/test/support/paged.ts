@@ -1,7 +1,16 @@
 import { z } from 'zod';
-import { bearerToken, defineAction, defineConnector, type HttpRequest, type Paginator } from '../../src/index.js';
+import {
+  bearerToken,
+  defineAction,
+  defineConnector,
+  type HttpRequest,
+  type Paginator,
+  readAll,
+  type RunOptions,
+} from '../../src/index.js';
+import type { Harness } from './harness.js';
 
-/** A connector of one paged source, `items.list`, reading `request` with `paginator`: for the paging tests. */
+/** A connector of one paged source, `items.list`, reading `request` with `paginator` (`ctx.http.paginate`): for the paging tests. */
 
 export const PagedItem = z.object({ id: z.string(), updated_at: z.string() }).meta({ id: 'PagedItem' });
 
@@ -22,6 +31,8 @@ export function pagedConnector(paginator: Paginator, request: HttpRequest = { pa
         direction: 'source',
         entity: PagedItem,
         input: z.object({}),
+        // Declared too, so that `defineConnector` checks it.
+        paginator,
         async *read(ctx) {
           for await (const page of ctx.http.paginate<z.input<typeof PagedItem>>(request, paginator))
             yield { records: page.records };
@@ -37,4 +48,19 @@ export function items(count: number) {
     id: `i${index + 1}`,
     updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
   }));
+}
+
+/** Reads `items.list` of a paged connector against the harness's server: the ids read and the pages. */
+export async function readPaged(
+  h: Harness,
+  paginator: Paginator,
+  request?: HttpRequest,
+  options: Partial<RunOptions> = {},
+): Promise<{ ids: string[]; pages: number }> {
+  const { records, pages } = await readAll(
+    pagedConnector(paginator, request),
+    'items.list',
+    h.options({ input: {}, connection: { baseUrl: h.server.url }, ...options }),
+  );
+  return { ids: records.map((record) => (record as { id: string }).id), pages };
 }
