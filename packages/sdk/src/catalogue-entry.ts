@@ -10,7 +10,7 @@ import type { AuthScheme } from './definition/auth.js';
 import { CATEGORIES } from './definition/categories.js';
 import { checkpointDeclaration } from './checkpoint.js';
 import { credentialSchema } from './credentials.js';
-import { type Connector, entityId } from './definition/connector.js';
+import { budgetOf, type Connector, entityId } from './definition/connector.js';
 import { byKey, compareText } from './order.js';
 
 /**
@@ -121,12 +121,6 @@ function publicScheme(scheme: AuthScheme, index: number): PublicAuthentication {
     default:
       return { ...base, header: 'Authorization', ...rest };
   }
-}
-
-/** The declared budget an action's requests draw on, as the HTTP pipeline picks it. */
-export function budgetOf(connector: Connector, action: Action): string | undefined {
-  const name = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : 'default');
-  return Object.hasOwn(connector.rateLimits, name) ? name : undefined;
 }
 
 function operation(connector: Connector, action: Action): PublicOperation {

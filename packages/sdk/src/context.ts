@@ -1,5 +1,5 @@
-import type { Environment } from './definition/action.js';
-import type { Page } from './definition/action.js';
+import type { Environment } from './definition/environment.js';
+import type { Page } from './definition/page.js';
 import type { HttpClient, HttpRequest } from './http/client.js';
 import type { Logger } from './log.js';
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { budgetOf } from './catalogue-entry.js';
 import type { ConnectionInput } from './connection.js';
 import { type Action, defineAction, type DestinationAction, type Environment } from './definition/action.js';
-import type { Connector } from './definition/connector.js';
+import { budgetOf, type Connector } from './definition/connector.js';
 import { type FieldOptions, inputField, type OptionsPage, optionValueSchema } from './definition/options.js';
 import { SchemaMismatchError } from './errors.js';
 import { excerpt } from './excerpt.js';

@@ -21,7 +21,6 @@ import {
   writeAction,
 } from '../src/index.js';
 import { Redactor, REDACTED, type TokenSource } from '../src/host.js';
-import type { ClientSettings } from '../src/http/settings.js';
 import { credential } from '../src/http/stages/credential.js';
 import { tokens as tokenStage } from '../src/http/stages/tokens.js';
 import { Item } from './support/connector.js';
@@ -442,17 +441,12 @@ describe('the tokens and credential stages ask the token source for every attemp
     };
     const redactor = new Redactor([ACCESS_TOKEN]);
     const sent: string[] = [];
-    const settings = {
-      auth: { type: 'token', source },
-      baseUrl: 'https://api.example.com/v1',
-      redactor,
-      connector: multi,
-      signal: new AbortController().signal,
-    } as unknown as ClientSettings;
+    const auth = { type: 'token', source } as const;
+    const baseUrl = 'https://api.example.com/v1';
     // The tokens stage asks the source for each attempt; the credential stage sends it to the provider's origin.
     const send = tokenStage(
-      settings,
-      credential(settings, async (call) => {
+      { source, redactor, connector: multi.key },
+      credential({ auth, baseUrl, redactor, connector: multi.key }, async (call) => {
         sent.push(call.headers.authorization!);
         return { status: 200, headers: new Headers(), text: '' };
       }),

@@ -1,17 +1,17 @@
 import type { Clock } from '../clock.js';
 import { checkCredential, type ConnectionCredential } from '../credentials.js';
-import type { Action, Environment } from '../definition/action.js';
 import { type AuthScheme, schemeProblems } from '../definition/auth.js';
-import type { Connector } from '../definition/connector.js';
+import type { Environment } from '../definition/environment.js';
 import { ConnectionConfigError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
 import type { OAuth2Checked } from '../http/auth.js';
+import { tokenRequestSend } from '../http/pipeline.js';
 import { sharedTransport, type Transport } from '../http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import type { TokenSource } from '../tokens.js';
 import { connectionTokens, tokenSubject } from './lifecycles.js';
-import { tokenSettings } from './token-send.js';
+import { TOKEN_ACTION } from './token-send.js';
 
 /**
  * The token source of an OAuth2 connection whose actions run elsewhere (an isolated plugin's
@@ -42,9 +42,6 @@ export interface ConnectionTokensRequest {
   clock?: Clock;
 }
 
-/** The action token requests are counted under: they belong to no action of the connector. */
-const TOKEN_ACTION = 'oauth2.token';
-
 /**
  * The token source of a connection on `transport`: `current()` and `refreshAfter401(used)` as a
  * run in this process gets them. The scheme and the credential are checked first: a
@@ -61,17 +58,11 @@ export function connectionTokenSource(request: ConnectionTokensRequest): TokenSo
   const checked = checkCredential(key, scheme, request.credential) as OAuth2Checked;
   const transport = request.transport ?? sharedTransport();
   const clock = request.clock ?? transport.clock;
-  // Token requests read of the connector only its key and budgets; the host has no definition of it here.
-  const connector = { key, rateLimits: {} } as unknown as Connector;
-  const action = { key: TOKEN_ACTION } as Action;
-  const settings = tokenSettings({
-    connector,
-    action,
-    connectionId,
-    environment: request.environment,
-    tokenUrl: scheme.tokenUrl,
+  // The host has no definition of the connector here: its token requests draw on an undeclared budget.
+  const { environment } = request;
+  return connectionTokens(transport, key, connectionId).source({
+    send: tokenRequestSend({ transport, connector: key, connectionId, environment, redactor }),
     redactor,
-    transport,
     log: createLogger(
       request.log ?? stderrSink,
       redactor,
@@ -79,9 +70,6 @@ export function connectionTokenSource(request: ConnectionTokensRequest): TokenSo
       request.logLevel ?? (request.log ? 'info' : 'warn'),
       clock,
     ),
-  });
-  return connectionTokens(transport, key, connectionId).source({
-    settings,
     scheme,
     clientId: checked.clientId,
     clientSecret: checked.clientSecret,

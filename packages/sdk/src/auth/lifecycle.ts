@@ -1,6 +1,8 @@
 import type { Clock } from '../clock.js';
 import { AuthenticationError, ConnectorError, CredentialsExpiredError, ProviderUnavailableError } from '../errors.js';
-import type { ClientSettings } from '../http/settings.js';
+import type { Reach } from '../http/stages/reach.js';
+import type { Logger } from '../log.js';
+import type { Redactor } from '../secrets.js';
 import {
   type CredentialStore,
   type StoredTokenSet,
@@ -18,7 +20,7 @@ import {
   refreshGrant,
   type TokenClient,
 } from './token-requests.js';
-import { type Reach, tokenFetch, tokenSend } from './token-send.js';
+import { type TokenRequests, tokenFetch } from './token-send.js';
 
 /**
  * One connection's OAuth2 tokens, shared by every run of a transport (lifecycles.ts keeps one
@@ -30,11 +32,20 @@ import { type Reach, tokenFetch, tokenSend } from './token-send.js';
  * still holds the refresh token it carried: that token may have been spent. A refresh token the
  * provider refused is never sent again (refused-grant.ts): runs on its set fail at once until
  * the store holds another set.
+ *
+ * The lifecycle is what the tokens stage asks (a `TokenSource`); it sends no request through the
+ * stages itself: the way token requests go is handed to it (`TokenRun.send`, the pipeline's
+ * token-request composition).
  */
 
-/** What the lifecycle needs of the run that asks: how to send a token request, and for whom. */
+/** What the lifecycle needs of whoever asks for tokens: how token requests go, and for whom. */
 export interface TokenRun {
-  settings: ClientSettings;
+  /** How the connection's token requests are sent (`tokenRequestSend` in pipeline.ts). */
+  send: TokenRequests;
+  /** Every token set granted is added to it, and token errors are redacted with it. */
+  redactor: Redactor;
+  /** Where a warning of the lifecycle goes (a refusal the store did not take). */
+  log: Logger;
   scheme: OAuth2Scheme;
   clientId: string;
   clientSecret: string | undefined;
@@ -194,7 +205,7 @@ export class ConnectionTokens {
           this.settings.connectionId,
           entry,
           this.refusedRefresh,
-          run.settings,
+          run,
         );
         if (marked) this.adopt(marked, this.lifetimeMs);
       }
@@ -208,9 +219,9 @@ export class ConnectionTokens {
       scheme: run.scheme,
       clientId: run.clientId,
       clientSecret: run.clientSecret,
-      fetch: tokenFetch(tokenSend(run.settings, this.settings.tokenTimeoutMs, reach), this.settings.clock),
+      fetch: tokenFetch(run.send(this.settings.tokenTimeoutMs, reach), this.settings.clock),
       clock: this.settings.clock,
-      redactor: run.settings.redactor,
+      redactor: run.redactor,
       subject: run.subject,
     };
     if (run.scheme.type === 'oauth2_client_credentials') return clientCredentialsGrant(client);

@@ -1,12 +1,12 @@
-import type { Action, Environment } from '../definition/action.js';
 import type { OAuth2AuthorizationCodeScheme } from '../definition/auth.js';
 import type { Connector } from '../definition/connector.js';
-import { createLogger } from '../log.js';
+import type { Environment } from '../definition/environment.js';
+import { tokenRequestSend } from '../http/pipeline.js';
 import { sharedTransport, type Transport } from '../http/transport.js';
 import { Redactor } from '../secrets.js';
 import type { TokenSet } from '../tokens.js';
 import { type AuthorizationCallback, authorizationCodeGrant } from './token-requests.js';
-import { DEFAULT_TOKEN_TIMEOUT_MS, tokenFetch, tokenSend, tokenSettings } from './token-send.js';
+import { DEFAULT_TOKEN_TIMEOUT_MS, tokenFetch } from './token-send.js';
 
 /**
  * The end of a sign-in (a CLI's `auth login`): the code the authorization server redirected
@@ -39,24 +39,15 @@ export async function exchangeAuthorizationCode(exchange: CodeExchange): Promise
   const transport = exchange.transport ?? sharedTransport();
   const redactor = new Redactor(clientSecret === undefined ? [] : [clientSecret]);
   redactor.add(callback.verifier);
-  const action = { ...connector.actions[0], key: 'auth.login' } as Action;
-  const settings = tokenSettings({
-    connector,
-    action,
+  const requests = tokenRequestSend({
+    transport,
+    connector: connector.key,
     connectionId,
     environment: exchange.environment ?? 'production',
-    tokenUrl: scheme.tokenUrl,
     redactor,
-    transport,
-    log: createLogger(
-      () => undefined,
-      redactor,
-      { connector: connector.key, action: action.key },
-      'error',
-      transport.clock,
-    ),
+    rateLimits: connector.rateLimits,
   });
-  const send = tokenSend(settings, DEFAULT_TOKEN_TIMEOUT_MS, { mayHaveArrived: false });
+  const send = requests(DEFAULT_TOKEN_TIMEOUT_MS, { mayHaveArrived: false });
   const { tokens } = await authorizationCodeGrant(
     {
       scheme,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { CredentialsExpiredError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
-import type { ClientSettings } from '../http/settings.js';
+import type { Logger } from '../log.js';
+import type { Redactor } from '../secrets.js';
 import type { CredentialStore, StoredTokens, StoredTokenSet } from '../tokens.js';
 
 /**
@@ -42,7 +43,7 @@ export async function markRefused(
   connectionId: string,
   entry: StoredTokens,
   digest: string,
-  { log, redactor }: Pick<ClientSettings, 'log' | 'redactor'>,
+  { log, redactor }: { log: Logger; redactor: Redactor },
 ): Promise<StoredTokens | undefined> {
   const { refreshToken, refreshRefused } = entry.tokens;
   if (refreshRefused === digest) return entry;

@@ -1,71 +1,33 @@
 import type { Clock } from '../clock.js';
 import { ProviderUnavailableError, RateLimitedError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
-import { HeldBack } from '../http/budget-rules.js';
-import { transmit } from '../http/exchange.js';
-import { type ClientSettings, DEFAULT_RETRY, NEVER } from '../http/settings.js';
-import { budget } from '../http/stages/budget.js';
-import { networkPolicy } from '../http/stages/network.js';
+import { NEVER } from '../http/settings.js';
+import type { Reach } from '../http/stages/reach.js';
 import type { Send } from '../http/stages/stage.js';
-import { timeout } from '../http/stages/timeout.js';
 
 /**
- * How a token request is sent: through the kit's own stages (a budget of its own, one timer,
- * the network policy, the transport's pool), never a global fetch, and given to oauth4webapi
- * as its `customFetch`. A provider's quirks are mended here, before oauth4webapi reads the
- * answer: a missing `token_type` is Bearer; `expires_in` may be a number, a numeric string or
- * a date.
+ * How a token request is sent: through the pipeline's token-request composition (a budget of
+ * its own, one timer, the network policy, the transport's pool: pipeline.ts), never a global
+ * fetch, and given to oauth4webapi as its `customFetch`. A provider's quirks are mended here,
+ * before oauth4webapi reads the answer: a missing `token_type` is Bearer; `expires_in` may be a
+ * number, a numeric string or a date.
  */
 
 /** The budget token requests draw on, per connection: apart from the API's own. */
 export const TOKEN_BUDGET = 'oauth2_token';
 
+/** What token requests are counted under in events and logs: they belong to no action of the connector. */
+export const TOKEN_ACTION = 'oauth2.token';
+
 /** Default bound of one token request, redirects and body included. */
 export const DEFAULT_TOKEN_TIMEOUT_MS = 10_000;
 
-/** Connection failures that say nothing was written: the token endpoint cannot have seen the request. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'address_refused']);
-
-/** What a token request outside any run is sent with: the connection's, to the scheme's token endpoint. */
-export type TokenSettings = Pick<
-  ClientSettings,
-  'connector' | 'action' | 'connectionId' | 'environment' | 'redactor' | 'transport' | 'log'
-> & { tokenUrl: string };
-
-/** The settings of token requests outside any run (a sign-in, a host's lifecycle for a run elsewhere): nothing cancels them. */
-export function tokenSettings({ tokenUrl, ...settings }: TokenSettings): ClientSettings {
-  return { ...settings, baseUrl: tokenUrl, auth: undefined, signal: NEVER, retry: DEFAULT_RETRY };
-}
-
-/** Tells whether a token request that failed without an answer may have reached the token endpoint. */
-export interface Reach {
-  mayHaveArrived: boolean;
-}
-
 /**
- * The stages a token request passes, built from the run that asked for it, cancelled by no
- * run. `reach` learns whether a failed request may have been written.
+ * The way one connection's token requests go (`tokenRequestSend` in pipeline.ts): each request
+ * bounded by `timeoutMs`, cancelled by no run; `reach` learns whether a failed one may have been
+ * written.
  */
-export function tokenSend(run: ClientSettings, timeoutMs: number, reach: Reach): Send {
-  const settings: ClientSettings = { ...run, action: { ...run.action, timeoutMs }, signal: NEVER, auth: undefined };
-  const send = transmit(settings);
-  const watched: Send = (call) =>
-    send(call).catch((error: unknown) => {
-      if (!(error instanceof HeldBack) && !NOT_SENT.has(codeOf(error) ?? '')) reach.mayHaveArrived = true;
-      throw error;
-    });
-  return budget(settings, timeout(settings, networkPolicy(settings, watched)));
-}
-
-function codeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && typeof current === 'object' && depth < 8; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
+export type TokenRequests = (timeoutMs: number, reach: Reach) => Send;
 
 /** What oauth4webapi passes its `customFetch`. */
 export interface FetchOptions {

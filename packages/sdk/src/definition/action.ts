@@ -2,7 +2,11 @@ import type { z } from 'zod';
 import type { ActionContext, SourceContext } from '../context.js';
 import type { InputIssue } from '../errors.js';
 import type { Paginator } from '../paginate/paginator.js';
+import type { Environment } from './environment.js';
 import type { InputOptions } from './options.js';
+import type { Page } from './page.js';
+
+export type { Environment, Page };
 
 /**
  * How an action's results come back: a `source` yields pages of records (`read`),
@@ -14,7 +18,6 @@ export type Direction = 'source' | 'destination';
 export type Approval = 'none' | 'production' | 'always';
 /** `safe`: the call may be repeated automatically; `never`: a failure is reported, not repeated. */
 export type RetryPolicy = 'safe' | 'never';
-export type Environment = 'sandbox' | 'production';
 
 /**
  * What a call does to the world at the provider.
@@ -63,14 +66,6 @@ export interface ToolAnnotations {
   idempotentHint: boolean;
   /** Always true: every connector action talks to a provider outside the host. */
   openWorldHint: boolean;
-}
-
-/** One page of a source's records, with the checkpoint to resume after it. */
-export interface Page<R = unknown, C = unknown> {
-  /** The page's records, each checked against the action's entity before the host sees it. */
-  records: R[];
-  /** Where the next run resumes when this page is the last one acknowledged; left out when it does not move. */
-  checkpoint?: C;
 }
 
 /** Incremental reading: records are read from a checkpoint on, in the order of a cursor field. */

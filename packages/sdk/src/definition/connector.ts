@@ -335,3 +335,9 @@ export function defineConnector(definition: ConnectorDefinition): Connector {
     action: (key: string) => actions.get(key),
   });
 }
+
+/** The declared budget an action's requests draw on, as the HTTP pipeline picks it. */
+export function budgetOf(connector: Connector, action: Action): string | undefined {
+  const name = action.budget ?? (Object.hasOwn(connector.rateLimits, action.key) ? action.key : 'default');
+  return Object.hasOwn(connector.rateLimits, name) ? name : undefined;
+}

@@ -1,22 +1,17 @@
+import type { Clock } from '../clock.js';
 import { InvalidInputError, SchemaMismatchError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
+import type { Logger } from '../log.js';
+import type { Redactor } from '../secrets.js';
 import { type HeaderReader, NOT_IN_HEADER, toHeaders } from './headers.js';
-import { pipeline } from './pipeline.js';
 import { type PageFetch, paginate } from '../paginate/pages.js';
 import type { PageRequest, Paginator, RecordPage } from '../paginate/paginator.js';
 import type { HttpRequest } from './request.js';
-import { type ClientSettings, isWriteMethod } from './settings.js';
+import { isWriteMethod } from './settings.js';
 import { requestIdOf } from './stages/redaction.js';
 import type { Answer, Send } from './stages/stage.js';
 
-export {
-  type ClientSettings,
-  DEFAULT_MAX_RETRY_AFTER_SECONDS,
-  DEFAULT_RETRY,
-  DEFAULT_TIMEOUT_MS,
-  NEVER,
-  type RetrySettings,
-} from './settings.js';
+export type { RetrySettings } from './settings.js';
 
 /** `ctx.http`: every provider call of an action goes through its run's pipeline (pipeline.ts). */
 
@@ -67,9 +62,34 @@ function buildUrl(baseUrl: string, request: HttpRequest): URL {
   return url;
 }
 
-/** One run's `ctx.http`: builds each call, sends it down the run's pipeline, and reads the answer's body. */
-export function createHttpClient(settings: ClientSettings): HttpClient {
-  return new RunHttp(settings);
+/** What one run's `ctx.http` builds its calls with; the pipeline comes apart (`createHttpClient`). */
+export interface ClientOptions {
+  baseUrl: string;
+  redactor: Redactor;
+  /** The run's cancel: every call carries it down the pipeline. */
+  signal: AbortSignal;
+  log: Logger;
+  /** The transport's clock, which paging's waits read. */
+  clock: Clock;
+  /** `connector action`, as errors name the run. */
+  subject: string;
+  /**
+   * A destination whose provider deduplicates on an idempotency key, run with one: the header (lower
+   * case) and the key every write request carries.
+   */
+  idempotency?: { header: string; key: string } | undefined;
+}
+
+/**
+ * One run's `ctx.http`: builds each call, sends it down the run's pipeline, and reads the answer's
+ * body. `pipeline` is given the function to tell of every answer (the client keeps the latest
+ * request id) and returns the run's `Send` (pipeline.ts).
+ */
+export function createHttpClient(
+  options: ClientOptions,
+  pipeline: (heard: (answer: Answer) => void) => Send,
+): HttpClient {
+  return new RunHttp(options, pipeline);
 }
 
 /** A class, not closures: a run makes one object for its `ctx.http`, whatever it calls. */
@@ -79,12 +99,12 @@ class RunHttp implements HttpClient {
   private lastHeaders: HeaderReader | undefined;
   private lastId: string | undefined;
 
-  constructor(private readonly settings: ClientSettings) {
-    this.send = pipeline({
-      ...settings,
-      heard: (answer) => {
-        this.lastHeaders = answer.headers;
-      },
+  constructor(
+    private readonly settings: ClientOptions,
+    pipeline: (heard: (answer: Answer) => void) => Send,
+  ) {
+    this.send = pipeline((answer) => {
+      this.lastHeaders = answer.headers;
     });
   }
 
@@ -111,10 +131,10 @@ class RunHttp implements HttpClient {
   private pageFetch: PageFetch | undefined;
 
   private pages(): PageFetch {
-    const { connector, action, baseUrl, transport, signal, log, redactor } = this.settings;
+    const { subject, baseUrl, clock, signal, log, redactor } = this.settings;
     this.pageFetch ??= {
-      subject: `${connector.key} ${action.key}`,
-      clock: transport.clock,
+      subject,
+      clock,
       signal,
       log,
       url: (request: PageRequest, previous: URL | undefined) =>
@@ -139,8 +159,8 @@ class RunHttp implements HttpClient {
       url = new URL(href, previous ?? this.settings.baseUrl);
     } catch {}
     if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-      const { connector, action, redactor } = this.settings;
-      throw new SchemaMismatchError(`${connector.key} ${action.key}`, [
+      const { subject, redactor } = this.settings;
+      throw new SchemaMismatchError(subject, [
         { path: '(next page)', message: `not an http(s) URL: ${excerpt(redactor.redactString(href))}` },
       ]);
     }
@@ -199,8 +219,7 @@ class RunHttp implements HttpClient {
         const value = request.headers[name]!;
         // Refused the same on every transport, and never retried: no attempt could send it.
         if (NOT_IN_HEADER.test(value)) {
-          const { connector, action } = this.settings;
-          throw new InvalidInputError(`${connector.key} ${action.key}`, [
+          throw new InvalidInputError(this.settings.subject, [
             {
               path: `headers.${name}`,
               message: 'holds a line break or another character an HTTP header cannot carry; nothing was sent',
@@ -226,12 +245,11 @@ class RunHttp implements HttpClient {
     try {
       return JSON.parse(answer.text);
     } catch {
-      const { connector, action, redactor } = this.settings;
-      throw new SchemaMismatchError(
-        `${connector.key} ${action.key}`,
-        [{ path: '', message: `${operation}: the answer is not valid JSON` }],
-        { status: answer.status, requestId: requestIdOf(redactor, answer.headers) },
-      );
+      const { subject, redactor } = this.settings;
+      throw new SchemaMismatchError(subject, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
+        status: answer.status,
+        requestId: requestIdOf(redactor, answer.headers),
+      });
     }
   }
 }

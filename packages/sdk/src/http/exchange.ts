@@ -1,12 +1,13 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { Environment } from '../definition/action.js';
+import type { Environment } from '../definition/environment.js';
 import { HeldBack, type WriteGate } from './budget-rules.js';
 import { AnswerHeaders, type HeaderReader } from './headers.js';
 import { refusalIn } from './network-policy.js';
 import { events } from './events.js';
-import { type ClientSettings, NEVER } from './settings.js';
-import type { Send } from './stages/stage.js';
+import type { Redactor } from '../secrets.js';
+import { NEVER } from './settings.js';
+import type { Send, StageAbout } from './stages/stage.js';
 import type { Transport } from './transport.js';
 
 /** One request as it goes out, for a run in `environment`. */
@@ -40,11 +41,19 @@ export function readyToSend(transport: Transport, environment: Environment): voi
   else if (transport.via === 'fetch') transport.dispatcher(environment);
 }
 
+/** What the bottom of the pipeline uses: the transport, the environment's pool, and the redactor a redirect's origin is quoted through. */
+export interface TransmitOptions {
+  transport: Transport;
+  environment: Environment;
+  redactor: Redactor;
+  about: StageAbout;
+}
+
 /**
  * The bottom of the pipeline: one exchange the way the transport sends, its whole body read.
  * Every stage above applies whichever way that is.
  */
-export function transmit({ transport, environment, connector, action, redactor }: ClientSettings): Send {
+export function transmit({ transport, environment, redactor, about }: TransmitOptions): Send {
   const send: Send = async (call) => {
     const answer = await exchangeOnce({
       transport,
@@ -64,26 +73,25 @@ export function transmit({ transport, environment, connector, action, redactor }
     return { status: answer.status, headers: answer.headers, text: await answer.text() };
   };
   const watched: Send = async (call) => {
-    const about = {
-      connector: connector.key,
-      action: action.key,
+    const exchange = {
+      ...about,
       operation: call.operation,
       // A redirect may lead anywhere the provider says: its host is quoted redacted.
       origin: redactor.redactString(call.url.origin),
     };
     const started = performance.now();
-    events.exchangeStart.publish(about);
+    events.exchangeStart.publish(exchange);
     try {
       const answer = await send(call);
       events.exchangeEnd.publish({
-        ...about,
+        ...exchange,
         status: answer.status,
         durationMs: Math.round(performance.now() - started),
       });
       return answer;
     } catch (error) {
       const code = error instanceof HeldBack ? 'held_back' : ((error as { code?: unknown }).code ?? 'failed');
-      events.exchangeEnd.publish({ ...about, code, durationMs: Math.round(performance.now() - started) });
+      events.exchangeEnd.publish({ ...exchange, code, durationMs: Math.round(performance.now() - started) });
       throw error;
     }
   };

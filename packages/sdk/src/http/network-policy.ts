@@ -1,7 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { createRequire } from 'node:module';
 import { isIP, type LookupFunction } from 'node:net';
-import type { Environment } from '../definition/action.js';
+import type { Environment } from '../definition/environment.js';
 import { AddressRefusedError } from '../errors.js';
 
 /**

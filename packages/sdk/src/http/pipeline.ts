@@ -1,19 +1,29 @@
-import { transmit } from './exchange.js';
-import type { PipelineSettings } from './settings.js';
+import { type TokenRequests, TOKEN_ACTION, TOKEN_BUDGET } from '../auth/token-send.js';
+import { type Action, retryPolicy } from '../definition/action.js';
+import { budgetOf, type Connector, type RateBudget } from '../definition/connector.js';
+import type { Environment } from '../definition/environment.js';
+import type { Logger } from '../log.js';
+import type { Redactor } from '../secrets.js';
+import type { AppliedAuth } from './auth.js';
+import { readyToSend, transmit } from './exchange.js';
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, maxWaitMsOf, type RetrySettings, timeoutMsOf } from './settings.js';
 import { budget } from './stages/budget.js';
 import { classification } from './stages/classify.js';
 import { credential } from './stages/credential.js';
 import { networkPolicy } from './stages/network.js';
+import { reachWatch } from './stages/reach.js';
 import { redaction } from './stages/redaction.js';
 import { redirect } from './stages/redirect.js';
 import { retry } from './stages/retry.js';
-import type { Send, StageRun } from './stages/stage.js';
+import type { Answer, Send, StageAbout } from './stages/stage.js';
 import { timeout } from './stages/timeout.js';
 import { tokens } from './stages/tokens.js';
+import type { Transport } from './transport.js';
 
 /**
- * One run's `ctx.http` pipeline, composed once per run, in the order a request passes
- * (each stage wraps the ones below it, as undici's interceptors wrap a dispatch):
+ * The one place the HTTP stages are composed, for an action's `ctx.http` and for token requests
+ * alike. Each stage is made from an options object of what it uses, around the stage below it
+ * (as undici's interceptors wrap a dispatch). An action's calls pass, in order:
  *
  *   redaction       what leaves is redacted and typed; request start and end are published
  *   retry           transient failures of reads and safe writes, backoff on the clock
@@ -26,28 +36,138 @@ import { tokens } from './stages/tokens.js';
  *   credential      the connection's scheme (header, query, Basic, signer, OAuth2 token), to the base URL's origin only
  *   network policy  the address each hop goes to
  *   transport       one exchange: undici, fetch or Node's http
+ *
+ * What does not change from run to run, from the host's stages down, is built once for a
+ * connection and an action (`connectionSend`); a run adds the three stages above them, which
+ * read its log, its cancel and its retry settings (`runSend`). A call carries the run's cancel
+ * as its `signal` down to the timeout stage. A token request passes the budget (its own,
+ * `oauth2_token`), the timeout and the network policy only (`tokenRequestSend`).
  */
-export function pipeline(settings: PipelineSettings): Send {
-  let send = transmit(settings);
-  for (let index = BELOW_HOST.length - 1; index >= 0; index -= 1) send = BELOW_HOST[index]!(settings, send);
-  const hosts = settings.transport.stages;
-  if (hosts.length > 0) {
-    const { connector, action, connectionId, environment, transport } = settings;
-    const run: StageRun = {
-      connector: connector.key,
-      action: action.key,
-      connectionId,
-      environment,
-      clock: transport.clock,
-    };
-    for (let index = hosts.length - 1; index >= 0; index -= 1) send = hosts[index]!(send, run);
-  }
-  for (let index = ABOVE_HOST.length - 1; index >= 0; index -= 1) send = ABOVE_HOST[index]!(settings, send);
+
+/** One connection as its requests go: what the stages below the run's are made from. */
+export interface ConnectionRoute {
+  transport: Transport;
+  connector: Connector;
+  connectionId: string;
+  environment: Environment;
+  baseUrl: string;
+  /** What the credential stage adds; an OAuth2 connection's token source feeds the tokens stage. */
+  auth: AppliedAuth | undefined;
+  redactor: Redactor;
+}
+
+/** The stages of one action's calls on one connection, from the host's down to the transport. */
+export function connectionSend(route: ConnectionRoute, action: Action): Send {
+  const { transport, connector, connectionId, environment, auth, redactor } = route;
+  const about: StageAbout = { connector: connector.key, action: action.key };
+  let send = transmit({ transport, environment, redactor, about });
+  send = networkPolicy({ network: transport.network, environment, about }, send);
+  send = credential({ auth, baseUrl: route.baseUrl, redactor, connector: connector.key }, send);
+  send = redirect({ redactor, about }, send);
+  send = turnAndTimer(
+    { ...route, connector: connector.key, rateLimits: connector.rateLimits },
+    about,
+    {
+      defaultBudget: budgetOf(connector, action) ?? 'default',
+      maxWaitMs: maxWaitMsOf(action),
+      timeoutMs: timeoutMsOf(action),
+    },
+    send,
+  );
+  if (auth?.type === 'token') send = tokens({ source: auth.source, redactor, connector: connector.key }, send);
+  const hosts = transport.stages;
+  if (hosts.length === 0) return send;
+  const run = { ...about, connectionId, environment, clock: transport.clock };
+  for (let index = hosts.length - 1; index >= 0; index -= 1) send = hosts[index]!(send, run);
   return send;
 }
 
-/** A stage of the SDK's own: made once per run from its settings, around the stage below. */
-type OwnStage = (settings: PipelineSettings, next: Send) => Send;
+/** What the stages above the host's take from one run. */
+export interface RunScope {
+  redactor: Redactor;
+  log: Logger;
+  /** The run's cancel. */
+  signal: AbortSignal;
+  retry: RetrySettings;
+  /** The header (lower case) of the run's idempotency key, when it has one its action's provider deduplicates on. */
+  idempotencyHeader: string | undefined;
+  /** Told of every answer (the client keeps the latest request id). */
+  heard(answer: Answer): void;
+}
 
-const ABOVE_HOST: readonly OwnStage[] = [redaction, retry, classification];
-const BELOW_HOST: readonly OwnStage[] = [tokens, budget, timeout, redirect, credential, networkPolicy];
+/** One run's pipeline: redaction, retry (where its action may be retried) and classification, over the connection's stages. */
+export function runSend(
+  connector: Connector,
+  action: Action,
+  clock: Transport['clock'],
+  scope: RunScope,
+  below: Send,
+): Send {
+  const { redactor, log, signal, heard } = scope;
+  const about: StageAbout = { connector: connector.key, action: action.key };
+  const classifyError = connector.classifyError?.bind(connector);
+  let send = classification({ redactor, classifyError, clock, heard }, below);
+  const retried = retriedCalls(action, scope);
+  if (retried)
+    send = retry(
+      { settings: scope.retry, ...retried, maxWaitMs: maxWaitMsOf(action), clock, signal, log, about },
+      send,
+    );
+  return redaction({ redactor, log, signal, about }, send);
+}
+
+/**
+ * Which calls of a run may be sent again: none for a billable action; every transient failure of
+ * a read or a safe write (`retryPolicy`); else only the writes that carry the run's idempotency
+ * key to a provider that deduplicates on it, unless the author said `retry: 'never'` himself.
+ */
+function retriedCalls(action: Action, scope: RunScope): { keyedHeader: string | undefined } | undefined {
+  if (scope.retry.retries < 1 || action.billable) return undefined;
+  if (retryPolicy(action) === 'safe') return { keyedHeader: undefined };
+  const keyed = action.retry === undefined ? scope.idempotencyHeader : undefined;
+  return keyed === undefined ? undefined : { keyedHeader: keyed };
+}
+
+/** One connection's token requests: where they go, and the budgets its connector declares. */
+export interface TokenRoute {
+  transport: Transport;
+  /** The connector's key: token requests draw on its budget `oauth2_token` for the connection. */
+  connector: string;
+  connectionId: string;
+  /** The network policy the token endpoint is reached under. */
+  environment: Environment;
+  /** Every error a token request ends with is redacted with it. */
+  redactor: Redactor;
+  /** The connector's declared budgets, when the connector is known: one it declares for `oauth2_token` holds. */
+  rateLimits?: Readonly<Record<string, RateBudget>>;
+  /** The longest wait for a turn of the token budget; default the SDK's (90 s). */
+  maxWaitMs?: number;
+}
+
+/** How one connection's token requests are sent: the budget, one timer and the network policy over the transport; no run cancels them. */
+export function tokenRequestSend(route: TokenRoute): TokenRequests {
+  const about: StageAbout = { connector: route.connector, action: TOKEN_ACTION };
+  const { transport, environment, redactor } = route;
+  const limits = { defaultBudget: TOKEN_BUDGET, maxWaitMs: route.maxWaitMs ?? DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000 };
+  return (timeoutMs, reach) => {
+    let send = reachWatch(reach, transmit({ transport, environment, redactor, about }));
+    send = networkPolicy({ network: transport.network, environment, about }, send);
+    return turnAndTimer({ ...route, rateLimits: route.rateLimits ?? {} }, about, { ...limits, timeoutMs }, send);
+  };
+}
+
+/** The budget's turn, then one timer around the exchange below: what every request to a provider passes. */
+function turnAndTimer(
+  route: Pick<TokenRoute, 'transport' | 'connector' | 'connectionId' | 'environment' | 'redactor'> & {
+    rateLimits: Readonly<Record<string, RateBudget>>;
+  },
+  about: StageAbout,
+  limits: { defaultBudget: string; maxWaitMs: number; timeoutMs: number },
+  next: Send,
+): Send {
+  const { transport, connector, connectionId, environment, redactor, rateLimits } = route;
+  const { timeoutMs } = limits;
+  const timed = timeout({ timeoutMs, redactor, ready: () => readyToSend(transport, environment) }, next);
+  const budgetFor = (name: string) => transport.budgets.get(connector, connectionId, name, rateLimits[name]);
+  return budget({ ...limits, budgetFor, clock: transport.clock, about }, timed);
+}

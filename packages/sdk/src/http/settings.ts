@@ -1,39 +1,6 @@
-import type { Action, Environment } from '../definition/action.js';
-import type { Connector } from '../definition/connector.js';
-import type { Logger } from '../log.js';
-import type { Redactor } from '../secrets.js';
-import type { AppliedAuth } from './auth.js';
-import type { Answer } from './stages/stage.js';
-import type { Transport } from './transport.js';
+// The pipeline's defaults, and the small rules its stages and the client share.
 
-/** What one run's `ctx.http` is made from; every stage of its pipeline reads it. */
-export interface ClientSettings {
-  connector: Connector;
-  action: Action;
-  connectionId: string;
-  /** The run's environment: the network policy it connects under. */
-  environment: Environment;
-  baseUrl: string;
-  /** What the credential stage adds to each hop to the provider, resolved once per run. */
-  auth: AppliedAuth | undefined;
-  redactor: Redactor;
-  /** Where requests go, and the clock every wait of the pipeline reads (`transport.clock`). */
-  transport: Transport;
-  signal: AbortSignal;
-  log: Logger;
-  retry: RetrySettings;
-  /**
-   * A destination whose provider deduplicates on an idempotency key, run with one: the header (lower
-   * case) and the key every write request carries (`carriesKey`).
-   */
-  idempotency?: { header: string; key: string };
-}
-
-/** A run's settings as its pipeline takes them: `heard` is told of every answer (the client keeps the latest request id). */
-export interface PipelineSettings extends ClientSettings {
-  heard(answer: Answer): void;
-}
-
+/** How a run retries a transient failure: how many times, and the bounds of the backoff between tries. */
 export interface RetrySettings {
   /** Retries after the first attempt. */
   retries: number;
@@ -47,11 +14,11 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 90;
 
 /** The longest wait (a pause, a window, a Retry-After) the action accepts before failing at once. */
-export function maxWaitMsOf(action: Action): number {
+export function maxWaitMsOf(action: { maxRetryAfterSeconds?: number }): number {
   return (action.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS) * 1000;
 }
 
-export function timeoutMsOf(action: Action): number {
+export function timeoutMsOf(action: { timeoutMs?: number }): number {
   return action.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 }
 

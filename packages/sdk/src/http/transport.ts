@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../clock.js';
 import { type CredentialOptions, checkCredentialOptions } from '../auth/options.js';
-import type { Environment } from '../definition/action.js';
+import type { Environment } from '../definition/environment.js';
 import { BudgetRegistry } from './budget.js';
 import { HeldBack, type WriteGate } from './budget-rules.js';
 import { NetworkPolicy, type NetworkOptions } from './network-policy.js';

@@ -1,40 +1,45 @@
-import { budgetOf } from '../../catalogue-entry.js';
+import type { Clock } from '../../clock.js';
 import { RateLimitedError } from '../../errors.js';
 import type { Budget } from '../budget-rules.js';
 import { events } from '../events.js';
-import { type ClientSettings, maxWaitMsOf, timeoutMsOf } from '../settings.js';
-import type { Send } from './stage.js';
+import type { Send, StageAbout } from './stage.js';
+
+/** What the budget stage uses: where the connection's budgets are found, and how long the action waits. */
+export interface BudgetOptions {
+  /** The connection's budget of this name (the transport's registry: a budget declared or not). */
+  budgetFor(name: string): Budget;
+  /** The budget a call that names none draws on. */
+  defaultBudget: string;
+  /** The longest wait for a turn or a pause the action accepts: a longer one fails at once. */
+  maxWaitMs: number;
+  /** The bound of one send: a shared budget forgets a request whose process died after it. */
+  timeoutMs: number;
+  /** The transport's clock: the turn is waited on it. */
+  clock: Clock;
+  about: StageAbout;
+}
 
 /**
  * The rate budget: a call waits its turn (on the transport's clock), a wait longer than the
  * action accepts fails at once, and every answer tells the budget whether to pause. The call
  * carries the budget's write gate down to the transport: a request let in before a pause
- * began is held back when its connection is ready, and waits its turn again.
+ * began is held back when its connection is ready, and waits its turn again. A call's own
+ * signal (the run's cancel) ends its wait.
  */
-export function budget(settings: ClientSettings, next: Send): Send {
-  const { connector, action, connectionId, transport, signal } = settings;
-  const maxWaitMs = maxWaitMsOf(action);
-  const timeoutMs = timeoutMsOf(action);
-  const clock = transport.clock;
-  // An undeclared budget still exists: a 429 must pause the requests that share it.
-  const defaultName = budgetOf(connector, action) ?? 'default';
-  // Most runs draw on one budget: it is looked up once, others (rare) each time.
-  let defaultBudget: Budget | undefined;
-  const budgetFor = (name: string): Budget => {
-    if (name === defaultName)
-      return (defaultBudget ??= transport.budgets.get(connector.key, connectionId, name, connector.rateLimits[name]));
-    return transport.budgets.get(connector.key, connectionId, name, connector.rateLimits[name]);
-  };
+export function budget(options: BudgetOptions, next: Send): Send {
+  const { budgetFor, defaultBudget, maxWaitMs, timeoutMs, clock, about } = options;
+  // Most calls draw on one budget: it is looked up once, others (rare) each time.
+  let chosenDefault: Budget | undefined;
   return (call) => {
-    const name = call.budget ?? defaultName;
-    const chosen = budgetFor(name);
+    const name = call.budget ?? defaultBudget;
+    const chosen = name === defaultBudget ? (chosenDefault ??= budgetFor(name)) : budgetFor(name);
     if (!events.budgetWait.hasSubscribers && !events.refused.hasSubscribers) {
       return chosen.run(
         (open) => {
           call.open = open;
           return next(call);
         },
-        signal,
+        call.signal,
         maxWaitMs,
         timeoutMs,
       );
@@ -47,20 +52,19 @@ export function budget(settings: ClientSettings, next: Send): Send {
         (open) => {
           const waitMs = clock.now() - asked;
           if (!sent && waitMs > 0 && events.budgetWait.hasSubscribers)
-            events.budgetWait.publish({ connector: connector.key, action: action.key, budget: name, waitMs });
+            events.budgetWait.publish({ ...about, budget: name, waitMs });
           sent = true;
           call.open = open;
           return next(call);
         },
-        signal,
+        call.signal,
         maxWaitMs,
         timeoutMs,
       )
       .catch((error: unknown) => {
         if (!sent && error instanceof RateLimitedError && events.refused.hasSubscribers) {
           events.refused.publish({
-            connector: connector.key,
-            action: action.key,
+            ...about,
             operation: call.operation,
             reason: 'budget',
             code: error.code,

@@ -1,28 +1,39 @@
+import type { Clock } from '../../clock.js';
 import type { ConnectorError } from '../../errors.js';
+import type { Redactor } from '../../secrets.js';
 import { classifyByStatus, type ProviderFailure, providerMessage } from '../classify.js';
 import { parseRetryAfter, toHeaders } from '../headers.js';
-import type { ClientSettings, PipelineSettings } from '../settings.js';
 import { requestIdOf } from './redaction.js';
 import type { Answer, Send } from './stage.js';
+
+/** What the classification stage uses: the run's redactor, the connector's own reading of a failure, and who hears every answer. */
+export interface ClassificationOptions {
+  redactor: Redactor;
+  /** The connector's `classifyError`, asked before the status decides. */
+  classifyError: ((failure: ProviderFailure) => ConnectorError | undefined) | undefined;
+  /** The transport's clock: an HTTP-date `Retry-After` is read against it. */
+  clock: Clock;
+  /** Told of every answer first (the client keeps the latest one's request id). */
+  heard(answer: Answer): void;
+}
 
 /**
  * An answer that is not a success becomes the typed `ConnectorError` its status (or the
  * connector's `classifyError`) names, built from the redacted body: the stages above see
- * either a success or an error. `settings.heard` is told of every answer first (the client keeps the
- * latest one's request id).
+ * either a success or an error.
  */
-export function classification(settings: PipelineSettings, next: Send): Send {
-  const { heard } = settings;
+export function classification(options: ClassificationOptions, next: Send): Send {
+  const { heard } = options;
   return async (call) => {
     const answer = await next(call);
     heard(answer);
-    if (answer.status < 200 || answer.status >= 300) throw failure(settings, answer, call.operation);
+    if (answer.status < 200 || answer.status >= 300) throw failure(options, answer, call.operation);
     return answer;
   };
 }
 
 function failure(
-  { redactor, connector, transport }: ClientSettings,
+  { redactor, classifyError, clock }: ClassificationOptions,
   answer: Answer,
   operation: string,
 ): ConnectorError {
@@ -39,8 +50,8 @@ function failure(
     body: redactedBody,
     message: redactor.redactString(providerMessage(answer.status, redactedBody)),
     requestId: requestIdOf(redactor, answer.headers, body),
-    retryAfterMs: parseRetryAfter(answer.headers.get('retry-after'), transport.clock.now()),
+    retryAfterMs: parseRetryAfter(answer.headers.get('retry-after'), clock.now()),
     operation,
   };
-  return connector.classifyError?.(failed) ?? classifyByStatus(failed);
+  return classifyError?.(failed) ?? classifyByStatus(failed);
 }

@@ -3,18 +3,28 @@ import { excerpt } from '../../excerpt.js';
 import type { SignedParts } from '../../definition/auth.js';
 import type { Redactor } from '../../secrets.js';
 import { isHeaderName } from '../../definition/auth.js';
+import type { AppliedAuth } from '../auth.js';
 import { NOT_IN_HEADER } from '../headers.js';
-import type { ClientSettings } from '../settings.js';
 import type { Call, Send } from './stage.js';
+
+/** What the credential stage uses: what the connection's scheme adds, and to which origin. */
+export interface CredentialStageOptions {
+  /** Resolved once per connection and credential (http/auth.ts); none: the calls go as they are. */
+  auth: AppliedAuth | undefined;
+  baseUrl: string;
+  redactor: Redactor;
+  /** The connector's key, for a signer's errors. */
+  connector: string;
+}
 
 /**
  * The run's credential, on every hop to the base URL's origin and on no other: a redirect to
  * another origin goes without it (a query parameter of the scheme's name is taken off its URL
  * too). What the scheme adds goes on a copy of the call, so no stage above ever sees it. A
- * header or query parameter is resolved once per run (http/auth.ts); a signer is called for each
+ * header or query parameter is resolved once per connection and credential (http/auth.ts); a signer is called for each
  * hop; an OAuth2 access token comes on the call from the tokens stage.
  */
-export function credential({ auth, baseUrl, redactor, connector }: ClientSettings, next: Send): Send {
+export function credential({ auth, baseUrl, redactor, connector }: CredentialStageOptions, next: Send): Send {
   if (!auth) return next;
   let origin: string | undefined;
   // A first hop's URL is built from the base URL: only a redirect's needs its origin compared.
@@ -55,12 +65,12 @@ export function credential({ auth, baseUrl, redactor, connector }: ClientSetting
           const message = error instanceof Error ? error.message : String(error);
           throw new ConnectorError(
             'signing_failed',
-            `${call.operation}: connector '${connector.key}': the auth scheme's signer failed: ${excerpt(redactor.redactString(message))}; nothing was sent`,
+            `${call.operation}: connector '${connector}': the auth scheme's signer failed: ${excerpt(redactor.redactString(message))}; nothing was sent`,
             false,
             500,
           );
         }
-        return next(signed(call, parts, redactor, connector.key));
+        return next(signed(call, parts, redactor, connector));
       };
     }
   }

@@ -1,8 +1,15 @@
+import type { Environment } from '../../definition/environment.js';
 import type { AddressRefusedError } from '../../errors.js';
 import { events } from '../events.js';
-import { refusalIn } from '../network-policy.js';
-import type { ClientSettings } from '../settings.js';
-import type { Call, Send } from './stage.js';
+import { type NetworkPolicy, refusalIn } from '../network-policy.js';
+import type { Call, Send, StageAbout } from './stage.js';
+
+/** What the network policy stage uses: the transport's policy and the environment the run connects under. */
+export interface NetworkPolicyOptions {
+  network: NetworkPolicy;
+  environment: Environment;
+  about: StageAbout;
+}
 
 /**
  * The network policy, at every hop: an address literal the run's environment may not reach is
@@ -10,16 +17,15 @@ import type { Call, Send } from './stage.js';
  * transport's pools resolve through the policy), and the transport hands that refusal up as
  * it is.
  */
-export function networkPolicy(settings: ClientSettings, next: Send): Send {
-  const { transport, environment } = settings;
+export function networkPolicy({ network, environment, about }: NetworkPolicyOptions, next: Send): Send {
   const refused = (call: Call, error: unknown) => {
     const refusal = refusalIn(error);
-    if (refusal) publishRefusal(settings, call, refusal);
+    if (refusal) publishRefusal(about, call, refusal);
     throw error;
   };
   return (call) => {
     try {
-      transport.network.checkUrl(call.url, environment);
+      network.checkUrl(call.url, environment);
     } catch (error) {
       refused(call, error);
     }
@@ -28,11 +34,10 @@ export function networkPolicy(settings: ClientSettings, next: Send): Send {
   };
 }
 
-function publishRefusal({ connector, action }: ClientSettings, call: Call, refusal: AddressRefusedError): void {
+function publishRefusal(about: StageAbout, call: Call, refusal: AddressRefusedError): void {
   if (!events.refused.hasSubscribers) return;
   events.refused.publish({
-    connector: connector.key,
-    action: action.key,
+    ...about,
     operation: call.operation,
     reason: 'network',
     code: refusal.code,

@@ -1,10 +1,10 @@
 import { CancelledError, ConnectorError, NetworkError } from '../../errors.js';
 import { excerpt } from '../../excerpt.js';
+import type { Logger } from '../../log.js';
 import type { Redactor } from '../../secrets.js';
 import { events } from '../events.js';
 import { findRequestId, type HeaderReader } from '../headers.js';
-import type { ClientSettings } from '../settings.js';
-import type { Send } from './stage.js';
+import type { Send, StageAbout } from './stage.js';
 
 /** The provider's request id, redacted (a provider may echo the credential in it) and cut to a short excerpt. */
 export function requestIdOf(redactor: Redactor, headers: HeaderReader, body?: unknown): string | undefined {
@@ -12,18 +12,26 @@ export function requestIdOf(redactor: Redactor, headers: HeaderReader, body?: un
   return id === undefined ? undefined : excerpt(redactor.redactString(id));
 }
 
+/** What the redaction stage uses: the run's redactor, its log and its cancel. */
+export interface RedactionOptions {
+  redactor: Redactor;
+  log: Logger;
+  signal: AbortSignal;
+  about: StageAbout;
+}
+
 /**
  * The top of the pipeline: what leaves it is redacted. Every failure is a `ConnectorError` (an
  * unexpected one becomes a `NetworkError` quoting its redacted message; the caller's cancel a
  * `CancelledError`); the start and end of each call are published and, at debug level, logged.
  */
-export function redaction(settings: ClientSettings, next: Send): Send {
-  const { redactor, signal, log, connector, action } = settings;
+export function redaction({ redactor, log, signal, about }: RedactionOptions, next: Send): Send {
+  const { connector, action } = about;
   return async (call) => {
     const watched = events.requestStart.hasSubscribers || events.requestEnd.hasSubscribers || log.enabled('debug');
     const started = watched ? performance.now() : 0;
     if (watched && events.requestStart.hasSubscribers)
-      events.requestStart.publish({ connector: connector.key, action: action.key, operation: call.operation });
+      events.requestStart.publish({ connector, action, operation: call.operation });
     try {
       const answer = await next(call);
       if (watched) {
@@ -31,8 +39,8 @@ export function redaction(settings: ClientSettings, next: Send): Send {
         const requestId = requestIdOf(redactor, answer.headers);
         if (events.requestEnd.hasSubscribers) {
           events.requestEnd.publish({
-            connector: connector.key,
-            action: action.key,
+            connector,
+            action,
             operation: call.operation,
             status: answer.status,
             durationMs,
@@ -46,8 +54,8 @@ export function redaction(settings: ClientSettings, next: Send): Send {
       const typed = typedError(redactor, signal, error, call.operation);
       if (watched && events.requestEnd.hasSubscribers) {
         events.requestEnd.publish({
-          connector: connector.key,
-          action: action.key,
+          connector,
+          action,
           operation: call.operation,
           status: typed.status,
           code: typed.code,

@@ -1,6 +1,12 @@
+import type { Redactor } from '../../secrets.js';
 import { events } from '../events.js';
-import type { ClientSettings } from '../settings.js';
-import type { Send } from './stage.js';
+import type { Send, StageAbout } from './stage.js';
+
+/** What the redirect stage uses: the redactor a hostile Location is quoted through. */
+export interface RedirectOptions {
+  redactor: Redactor;
+  about: StageAbout;
+}
 
 /** Redirects followed before the answer counts as the 3xx it is. */
 const MAX_REDIRECTS = 5;
@@ -11,7 +17,7 @@ const MAX_REDIRECTS = 5;
  * 303, or a 301/302 after a POST, turns into a GET without a body. Only the first hop asks the
  * budget's write gate: a later one follows an answer the provider already gave.
  */
-export function redirect({ connector, action, redactor }: ClientSettings, next: Send): Send {
+export function redirect({ redactor, about }: RedirectOptions, next: Send): Send {
   return async (call) => {
     let hop = call;
     for (let count = 0; ; count += 1) {
@@ -28,8 +34,7 @@ export function redirect({ connector, action, redactor }: ClientSettings, next: 
       }
       if (events.redirect.hasSubscribers) {
         events.redirect.publish({
-          connector: connector.key,
-          action: action.key,
+          ...about,
           operation: call.operation,
           status: answer.status,
           from: hop.url.origin,

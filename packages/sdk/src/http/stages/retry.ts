@@ -1,6 +1,5 @@
 import pRetry from 'p-retry';
-import { sleep } from '../../clock.js';
-import { retryPolicy } from '../../definition/action.js';
+import { type Clock, sleep } from '../../clock.js';
 import {
   type ConnectorError,
   NetworkError,
@@ -8,9 +7,10 @@ import {
   RateLimitedError,
   TimeoutError,
 } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import { events } from '../events.js';
-import { type ClientSettings, maxWaitMsOf, type RetrySettings } from '../settings.js';
-import type { Send } from './stage.js';
+import type { RetrySettings } from '../settings.js';
+import type { Send, StageAbout } from './stage.js';
 
 /** Failures worth an automatic retry: the same call may well work a moment later. */
 const TRANSIENT = [RateLimitedError, ProviderUnavailableError, TimeoutError, NetworkError];
@@ -27,45 +27,46 @@ function backoffMs({ minTimeoutMs, maxTimeoutMs }: RetrySettings, retry: number)
   return Math.min(maxTimeoutMs, Math.round(minTimeoutMs * 2 ** (retry - 1) * (1 + Math.random())));
 }
 
+/** What the retry stage uses: the run's retry settings, its cancel and its log. */
+export interface RetryOptions {
+  settings: RetrySettings;
+  /**
+   * Set when only the calls that carry the run's idempotency key in this header (lower case) may
+   * be sent again: a write the provider deduplicates on the key; any other call goes once.
+   */
+  keyedHeader: string | undefined;
+  /** The longest `Retry-After` the action accepts: a longer one fails at once. */
+  maxWaitMs: number;
+  /** The transport's clock: the backoff is waited on it. */
+  clock: Clock;
+  signal: AbortSignal;
+  log: Logger;
+  about: StageAbout;
+}
+
 /**
- * Retries a transient failure of a read or a safe write (`retryPolicy(action)`), or of a write
- * that carries the run's idempotency key to a provider that deduplicates on it, never a
- * billable action's. A 429 or 503 has already paused the budget for its `Retry-After`, so the
- * next attempt waits there; a `Retry-After` longer than the action accepts fails at once, with
- * the wait in the error.
+ * Retries a transient failure; the pipeline puts this stage in only for an action whose calls may
+ * be sent again (pipeline.ts). A 429 or 503 has already paused the budget for its `Retry-After`,
+ * so the next attempt waits there; a `Retry-After` longer than the action accepts fails at once,
+ * with the wait in the error.
  *
  * The first attempt goes straight: the retry machinery is set up only after a failure. p-retry
  * then counts the attempts, stops on the run's cancel and rethrows what should not be retried;
  * it waits on real timers only, so it runs with no delay of its own and the backoff is waited
  * on the transport's clock in `onFailedAttempt`, which a test drives by hand.
  */
-export function retry(settings: ClientSettings, next: Send): Send {
-  const { action, signal, log, connector, transport, idempotency } = settings;
-  const { retries } = settings.retry;
-  if (retries < 1 || action.billable) return next;
-  const policy = retryPolicy(action);
-  // A write the provider deduplicates on the run's key may be sent again with it, whatever the
-  // effect; an author's own `retry: 'never'` still holds.
-  const keyed = policy === 'never' && action.retry === undefined ? idempotency?.header : undefined;
-  if (policy === 'never' && keyed === undefined) return next;
-  const maxWaitMs = maxWaitMsOf(action);
-  const clock = transport.clock;
+export function retry(options: RetryOptions, next: Send): Send {
+  const { settings, keyedHeader: keyed, maxWaitMs, clock, signal, log, about } = options;
+  const { retries } = settings;
   const willRetry = (error: unknown): error is ConnectorError =>
     isTransient(error) && ((error as { retryAfterMs?: number }).retryAfterMs ?? 0) <= maxWaitMs;
   /** Tells of retry `retry` and waits its backoff. */
   const backOff = (error: ConnectorError, operation: string, retry: number): Promise<void> => {
-    const delayMs = backoffMs(settings.retry, retry);
+    const delayMs = backoffMs(settings, retry);
     const attempt = retry + 1;
     log.warn('provider call failed; retrying', { operation, attempt, code: error.code, delayMs });
     if (events.retry.hasSubscribers) {
-      events.retry.publish({
-        connector: connector.key,
-        action: action.key,
-        operation,
-        attempt,
-        delayMs,
-        code: error.code,
-      });
+      events.retry.publish({ ...about, operation, attempt, delayMs, code: error.code });
     }
     return sleep(clock, delayMs, signal);
   };

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import type { Environment } from '../../definition/action.js';
+import type { Environment } from '../../definition/environment.js';
 import type { WriteGate } from '../budget-rules.js';
 import type { HeaderReader } from '../headers.js';
 
@@ -38,6 +38,12 @@ export interface Answer {
 }
 
 export type Send = (call: Call) => Promise<Answer>;
+
+/** What the SDK's own stages name in the events they publish: the connector's and the action's keys. */
+export interface StageAbout {
+  readonly connector: string;
+  readonly action: string;
+}
 
 /** What a host stage knows of the run it serves (never its credential). */
 export interface StageRun {

@@ -1,22 +1,30 @@
 import { CancelledError, ConnectorError, NetworkError, TimeoutError } from '../../errors.js';
 import { excerpt } from '../../excerpt.js';
+import type { Redactor } from '../../secrets.js';
 import { HeldBack } from '../budget-rules.js';
-import { readyToSend } from '../exchange.js';
-import { type ClientSettings, NEVER, timeoutMsOf } from '../settings.js';
+import { causeCode } from '../error-code.js';
+import { NEVER } from '../settings.js';
 import type { Send } from './stage.js';
 
+/** What the timeout stage uses: the bound of one exchange, and what sending needs made first. */
+export interface TimeoutOptions {
+  timeoutMs: number;
+  redactor: Redactor;
+  /** Makes what sending needs (undici is loaded on first use), so that the timer counts the exchange only. */
+  ready(): void;
+}
+
 /**
- * One timer bounds the whole exchange, redirects and body included, and the run's cancel
- * aborts it; a failure of the transport comes out as a typed error. The timer is a real one,
- * not the transport's clock: it bounds real I/O, which a clock a test moves by hand would
- * cut short while a request is still on the wire.
+ * One timer bounds the whole exchange, redirects and body included, and the call's own signal
+ * (the run's cancel) aborts it; the stages below get a signal that does both. A failure of the
+ * transport comes out as a typed error. The timer is a real one, not the transport's clock: it
+ * bounds real I/O, which a clock a test moves by hand would cut short while a request is still
+ * on the wire.
  */
-export function timeout(settings: ClientSettings, next: Send): Send {
-  const { signal, transport, environment } = settings;
-  const timeoutMs = timeoutMsOf(settings.action);
+export function timeout({ timeoutMs, redactor, ready }: TimeoutOptions, next: Send): Send {
   return async (call) => {
-    // What sending needs is made first (undici is loaded on first use): the timer counts the exchange only.
-    readyToSend(transport, environment);
+    ready();
+    const { signal } = call;
     const abort = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -26,10 +34,10 @@ export function timeout(settings: ClientSettings, next: Send): Send {
     const cancel = () => abort.abort(signal.reason);
     if (signal !== NEVER) signal.addEventListener('abort', cancel, { once: true });
     try {
-      call.signal = abort.signal;
-      return await next(call);
+      // A copy: the call above keeps the run's signal for its next attempt.
+      return await next({ ...call, signal: abort.signal });
     } catch (error) {
-      throw transportError(settings, error, timedOut, call.operation, excerpt(call.url.host), timeoutMs);
+      throw transportError(signal, redactor, error, timedOut, call, timeoutMs);
     } finally {
       clearTimeout(timer);
       if (signal !== NEVER) signal.removeEventListener('abort', cancel);
@@ -37,33 +45,24 @@ export function timeout(settings: ClientSettings, next: Send): Send {
   };
 }
 
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  while (current && typeof current === 'object') {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 /** A failure of the transport itself, told apart from the caller's own abort. */
 function transportError(
-  { signal, redactor }: ClientSettings,
+  signal: AbortSignal,
+  redactor: Redactor,
   error: unknown,
   timedOut: boolean,
-  operation: string,
-  host: string,
+  { operation, url }: { operation: string; url: URL },
   timeoutMs: number,
 ): ConnectorError | HeldBack {
   if (signal.aborted) return new CancelledError(`${operation}: cancelled`);
   // Held back by the budget before anything was written: the budget stage sends it again. A
   // typed error of a stage below (the network policy's refusal, a signer's or a token's failure) stays what it is.
   if (error instanceof HeldBack || error instanceof ConnectorError) return error;
-  const code = errorCode(error);
+  const code = causeCode(error);
   if (timedOut || code?.includes('TIMEOUT')) {
     return new TimeoutError(`${operation}: no complete answer within ${timeoutMs} ms`, { cause: code });
   }
+  const host = excerpt(url.host);
   // A name that does not resolve will not resolve on a retry a second later.
   if (code === 'ENOTFOUND')
     return new NetworkError(`${operation}: the host ${host} does not resolve (ENOTFOUND)`, {

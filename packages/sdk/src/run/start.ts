@@ -1,0 +1,147 @@
+import { connectionTokens, tokenSubject } from '../auth/lifecycles.js';
+import { systemClock } from '../clock.js';
+import { type ConnectionCredential, checkCredential, credentialSecrets } from '../credentials.js';
+import { type Action, isImplemented } from '../definition/action.js';
+import type { Connector } from '../definition/connector.js';
+import { InvalidInputError } from '../errors.js';
+import { appliedAuth, type TokenLifecycle } from '../http/auth.js';
+import { createHttpClient } from '../http/client.js';
+import { NOT_IN_HEADER } from '../http/headers.js';
+import { runSend, tokenRequestSend } from '../http/pipeline.js';
+import { DEFAULT_RETRY, maxWaitMsOf, NEVER } from '../http/settings.js';
+import { sharedTransport, type Transport } from '../http/transport.js';
+import { createLogger, type Logger, stderrSink } from '../log.js';
+import type { Redactor } from '../secrets.js';
+import { actionContext } from './action-context.js';
+import { ActionRun } from './action-run.js';
+import { NotImplementedError } from './failure.js';
+import { type Prepared, type PreparedRun, passedHere } from './prepared.js';
+import { redactorFor } from './redactors.js';
+import type { RunSettings } from './settings.js';
+import { wiringOf } from './wiring.js';
+
+/**
+ * A run's start: the credential resolved and checked, the connection's wiring (kept, or made
+ * now), and what only this run has: its log, its cancel, its retry settings, its idempotency
+ * key, its `ctx.http` over the run's three stages and its `ctx`. Nothing is sent.
+ */
+export function startRun(prepared: PreparedRun, options: RunSettings): ActionRun | Promise<ActionRun> {
+  const { connector, action } = prepared;
+  if (!passedHere(prepared))
+    throw new TypeError(
+      `${connector.key} ${action.key}: runPrepared runs only a prepared run that passed the approval gate (passGate)`,
+    );
+  if (!isImplemented(action)) throw new NotImplementedError(connector, action);
+  const answered = options.credential?.();
+  // A resolver that answers at once is not awaited: a run's setup takes no extra turn for it.
+  return isPromiseLike(answered)
+    ? Promise.resolve(answered).then((resolved) => started(prepared, options, resolved))
+    : started(prepared, options, answered);
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
+}
+
+function started(prepared: Prepared, options: RunSettings, resolved: ConnectionCredential | undefined): ActionRun {
+  const { connector, action, connection, environment } = prepared;
+  const checked = checkCredential(connector.key, connection.scheme, resolved);
+  // A signer's run adds each signature to its redactor: its own, and its wiring too.
+  const shared = connection.scheme.type !== 'custom';
+  const redactor = redactorFor(credentialSecrets(resolved), options.secrets, shared);
+  const idempotencyKey =
+    action.direction === 'destination' ? checkedKey(connector, action, options.idempotencyKey) : undefined;
+  const signal = options.signal ?? NEVER;
+  const clock = options.clock ?? systemClock;
+  const log = createLogger(
+    options.log ?? stderrSink,
+    redactor,
+    { connector: connector.key, action: action.key },
+    options.logLevel ?? (options.log ? 'info' : 'warn'),
+    clock,
+  );
+  const transport = options.transport ?? sharedTransport();
+  const subject = `${connector.key} ${action.key}`;
+  const wiring = wiringOf({
+    transport,
+    connector,
+    connection,
+    environment,
+    redactor,
+    sharedRedactor: shared,
+    auth: () =>
+      appliedAuth(
+        subject,
+        connection.scheme,
+        checked,
+        clock,
+        options.tokens ?? transportTokens(prepared, transport, redactor, log),
+      ),
+  });
+  const header = action.direction === 'destination' ? action.idempotencyHeader?.toLowerCase() : undefined;
+  const idempotency = idempotencyKey !== undefined && header ? { header, key: idempotencyKey } : undefined;
+  const retry = options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY;
+  const below = wiring.sendFor(action);
+  const http = createHttpClient(
+    { baseUrl: connection.baseUrl, redactor, signal, log, clock: transport.clock, subject, idempotency },
+    (heard) =>
+      runSend(
+        connector,
+        action,
+        transport.clock,
+        { redactor, log, signal, retry, idempotencyHeader: idempotency?.header, heard },
+        below,
+      ),
+  );
+  const context = actionContext({
+    prepared,
+    http,
+    log,
+    signal,
+    redactor,
+    clock,
+    idempotencyKey,
+    onProgress: options.onProgress,
+  });
+  return new ActionRun(prepared, context, http, redactor, signal);
+}
+
+/** An OAuth2 connection's tokens: the transport's lifecycle, shared by the connection's runs; its token requests go through the pipeline's token composition. */
+function transportTokens(prepared: Prepared, transport: Transport, redactor: Redactor, log: Logger): TokenLifecycle {
+  const { connector, action, connection, environment } = prepared;
+  return (scheme, oauth) =>
+    connectionTokens(transport, connector.key, connection.id).source({
+      send: tokenRequestSend({
+        transport,
+        connector: connector.key,
+        connectionId: connection.id,
+        environment,
+        redactor,
+        rateLimits: connector.rateLimits,
+        maxWaitMs: maxWaitMsOf(action),
+      }),
+      redactor,
+      log,
+      scheme,
+      clientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
+      initial: oauth.tokens,
+      subject: tokenSubject(connector.key, connection.id),
+    });
+}
+
+/** The longest idempotency key a run takes: what providers commonly accept. */
+const MAX_IDEMPOTENCY_KEY = 255;
+
+/** A run's idempotency key, checked before anything is sent: it may travel in a header. */
+function checkedKey(connector: Connector, action: Action, key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key === '' || key.length > MAX_IDEMPOTENCY_KEY || NOT_IN_HEADER.test(key))
+    throw new InvalidInputError(`${connector.key} ${action.key}`, [
+      {
+        path: 'idempotencyKey',
+        message: `must be 1 to ${MAX_IDEMPOTENCY_KEY} characters an HTTP header can carry; nothing was sent`,
+      },
+    ]);
+  return key;
+}
