@@ -48,7 +48,7 @@ function buildUrl(baseUrl: string, request: HttpRequest): URL {
       })
     : request.path;
   const url = new URL(
-    `${baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl}/${path.startsWith('/') ? path.replace(/^\/+/, '') : path}`,
+    `${baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl}/${withoutLeadingSlashes(path)}`,
   );
   const query = request.query;
   if (query) {
@@ -60,6 +60,13 @@ function buildUrl(baseUrl: string, request: HttpRequest): URL {
     }
   }
   return url;
+}
+
+/** The path without the slashes it starts with: most paths start with one, which a regular expression per call costs. */
+function withoutLeadingSlashes(path: string): string {
+  let start = 0;
+  while (path.charCodeAt(start) === 47) start += 1;
+  return start === 0 ? path : path.slice(start);
 }
 
 /** What one run's `ctx.http` builds its calls with; the pipeline comes apart (`createHttpClient`). */

@@ -2,6 +2,7 @@ import { type TokenRequests, TOKEN_ACTION, TOKEN_BUDGET } from '../auth/token-se
 import { type Action, retryPolicy } from '../definition/action.js';
 import { budgetOf, type Connector, type RateBudget } from '../definition/connector.js';
 import type { Environment } from '../definition/environment.js';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import type { AppliedAuth } from './auth.js';
@@ -38,7 +39,7 @@ import type { Transport } from './transport.js';
  *   transport       one exchange: undici, fetch or Node's http
  *
  * What does not change from run to run, from the host's stages down, is built once for a
- * connection and an action (`connectionSend`); a run adds the three stages above them, which
+ * connection and an action (`connectionStages`); a run adds the three stages above them, which
  * read its log, its cancel and its retry settings (`runSend`). A call carries the run's cancel
  * as its `signal` down to the timeout stage. A token request passes the budget (its own,
  * `oauth2_token`), the timeout and the network policy only (`tokenRequestSend`).
@@ -56,30 +57,33 @@ export interface ConnectionRoute {
   redactor: Redactor;
 }
 
+/** One action's stages on one connection, from the host's down to the transport, and the names they publish under. */
+export interface ConnectionStages {
+  readonly send: Send;
+  readonly about: StageAbout;
+  /** The transport's clock, which the run's own stages wait on too. */
+  readonly clock: Clock;
+}
+
 /** The stages of one action's calls on one connection, from the host's down to the transport. */
-export function connectionSend(route: ConnectionRoute, action: Action): Send {
+export function connectionStages(route: ConnectionRoute, action: Action): ConnectionStages {
   const { transport, connector, connectionId, environment, auth, redactor } = route;
-  const about: StageAbout = { connector: connector.key, action: action.key };
+  const about: StageAbout = Object.freeze({ connector: connector.key, action: action.key });
   let send = transmit({ transport, environment, redactor, about });
   send = networkPolicy({ network: transport.network, environment, about }, send);
   send = credential({ auth, baseUrl: route.baseUrl, redactor, connector: connector.key }, send);
   send = redirect({ redactor, about }, send);
-  send = turnAndTimer(
-    { ...route, connector: connector.key, rateLimits: connector.rateLimits },
-    about,
-    {
-      defaultBudget: budgetOf(connector, action) ?? 'default',
-      maxWaitMs: maxWaitMsOf(action),
-      timeoutMs: timeoutMsOf(action),
-    },
-    send,
-  );
+  const limits = {
+    defaultBudget: budgetOf(connector, action) ?? 'default',
+    maxWaitMs: maxWaitMsOf(action),
+    timeoutMs: timeoutMsOf(action),
+  };
+  send = turnAndTimer({ ...route, connector: connector.key, rateLimits: connector.rateLimits }, about, limits, send);
   if (auth?.type === 'token') send = tokens({ source: auth.source, redactor, connector: connector.key }, send);
-  const hosts = transport.stages;
-  if (hosts.length === 0) return send;
-  const run = { ...about, connectionId, environment, clock: transport.clock };
+  const { stages: hosts, clock } = transport;
+  const run = { ...about, connectionId, environment, clock };
   for (let index = hosts.length - 1; index >= 0; index -= 1) send = hosts[index]!(send, run);
-  return send;
+  return { send, about, clock };
 }
 
 /** What the stages above the host's take from one run. */
@@ -95,37 +99,39 @@ export interface RunScope {
   heard(answer: Answer): void;
 }
 
-/** One run's pipeline: redaction, retry (where its action may be retried) and classification, over the connection's stages. */
-export function runSend(
-  connector: Connector,
-  action: Action,
-  clock: Transport['clock'],
-  scope: RunScope,
-  below: Send,
-): Send {
-  const { redactor, log, signal, heard } = scope;
-  const about: StageAbout = { connector: connector.key, action: action.key };
-  const classifyError = connector.classifyError?.bind(connector);
-  let send = classification({ redactor, classifyError, clock, heard }, below);
-  const retried = retriedCalls(action, scope);
-  if (retried)
-    send = retry(
-      { settings: scope.retry, ...retried, maxWaitMs: maxWaitMsOf(action), clock, signal, log, about },
-      send,
-    );
-  return redaction({ redactor, log, signal, about }, send);
+/**
+ * One run's pipeline: redaction, retry (where its action may be retried) and classification,
+ * over the connection's stages. The three are made from one options object, the run's.
+ */
+export function runSend(connector: Connector, action: Action, below: ConnectionStages, scope: RunScope): Send {
+  const keyedHeader = retriedKey(action, scope);
+  const options = {
+    ...scope,
+    about: below.about,
+    clock: below.clock,
+    classifyError: connector.classifyError?.bind(connector),
+    settings: scope.retry,
+    keyedHeader: keyedHeader === ALL ? undefined : keyedHeader,
+    maxWaitMs: maxWaitMsOf(action),
+  };
+  let send = classification(options, below.send);
+  if (keyedHeader !== undefined) send = retry(options, send);
+  return redaction(options, send);
 }
 
+/** Every call of the run may be sent again. */
+const ALL = Symbol('every call');
+
 /**
- * Which calls of a run may be sent again: none for a billable action; every transient failure of
- * a read or a safe write (`retryPolicy`); else only the writes that carry the run's idempotency
- * key to a provider that deduplicates on it, unless the author said `retry: 'never'` himself.
+ * Which calls of a run may be sent again: none for a billable action (undefined); every transient
+ * failure of a read or a safe write (`retryPolicy`); else only the writes that carry the run's
+ * idempotency key to a provider that deduplicates on it (its header), unless the author said
+ * `retry: 'never'` himself.
  */
-function retriedCalls(action: Action, scope: RunScope): { keyedHeader: string | undefined } | undefined {
+function retriedKey(action: Action, scope: RunScope): string | typeof ALL | undefined {
   if (scope.retry.retries < 1 || action.billable) return undefined;
-  if (retryPolicy(action) === 'safe') return { keyedHeader: undefined };
-  const keyed = action.retry === undefined ? scope.idempotencyHeader : undefined;
-  return keyed === undefined ? undefined : { keyedHeader: keyed };
+  if (retryPolicy(action) === 'safe') return ALL;
+  return action.retry === undefined ? scope.idempotencyHeader : undefined;
 }
 
 /** One connection's token requests: where they go, and the budgets its connector declares. */

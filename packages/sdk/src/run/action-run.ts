@@ -79,8 +79,8 @@ export class ActionRun {
     const { redactor } = this;
     const { connector, action } = this.prepared;
     // A provider that echoes the credential must not pass it on into the flow's data.
-    // One walk over the page finds an echoed secret; only a page that holds one is copied record by record.
-    const records = redactor.containsSecretIn(page) ? page.map((record) => redactor.redactValues(record)) : page;
+    // One look over the page finds an echoed secret; only a page that holds one is copied record by record.
+    const records = holdsSecret(redactor, page) ? page.map((record) => redactor.redactValues(record)) : page;
     const valid: unknown[] = new Array(records.length);
     for (let index = 0; index < records.length; index += 1) {
       const result = action.entity.safeParse(records[index]);
@@ -94,4 +94,28 @@ export class ActionRun {
     }
     return valid;
   }
+}
+
+/**
+ * Whether any record of the page holds one of the run's secrets, in any of its forms, in a key or
+ * a string: a flat record (the common case) is looked at key by key, anything nested through the
+ * redactor's walk. A run that holds no secret finds none at once (every string is shorter than a
+ * secret it does not hold).
+ */
+function holdsSecret(redactor: Redactor, page: unknown[]): boolean {
+  for (const record of page) {
+    if (typeof record === 'string') {
+      if (redactor.containsSecret(record)) return true;
+    } else if (record !== null && typeof record === 'object' && Object.getPrototypeOf(record) === Object.prototype) {
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        const value = (record as Record<string, unknown>)[key];
+        if (redactor.containsSecret(key)) return true;
+        if (typeof value === 'string') {
+          if (redactor.containsSecret(value)) return true;
+        } else if (typeof value === 'object' && value !== null && redactor.containsSecretIn(value)) return true;
+      }
+    } else if (redactor.containsSecretIn(record)) return true;
+  }
+  return false;
 }

@@ -18,12 +18,13 @@ import { NotImplementedError } from './failure.js';
 import { type Prepared, type PreparedRun, passedHere } from './prepared.js';
 import { redactorFor } from './redactors.js';
 import type { RunSettings } from './settings.js';
-import { wiringOf } from './wiring.js';
+import { keptWiring, wire } from './wiring.js';
 
 /**
  * A run's start: the credential resolved and checked, the connection's wiring (kept, or made
  * now), and what only this run has: its log, its cancel, its retry settings, its idempotency
- * key, its `ctx.http` over the run's three stages and its `ctx`. Nothing is sent.
+ * key, its `ctx.http` over the run's three stages and its `ctx`. Nothing is sent. No part of
+ * it captures another that is built after it.
  */
 export function startRun(prepared: PreparedRun, options: RunSettings): ActionRun | Promise<ActionRun> {
   const { connector, action } = prepared;
@@ -53,56 +54,47 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
     action.direction === 'destination' ? checkedKey(connector, action, options.idempotencyKey) : undefined;
   const signal = options.signal ?? NEVER;
   const clock = options.clock ?? systemClock;
+  const transport = options.transport ?? sharedTransport();
+  const route = { transport, connector, connection, environment, redactor };
+  const kept = shared ? keptWiring(route)?.for(action) : undefined;
   const log = createLogger(
     options.log ?? stderrSink,
     redactor,
-    { connector: connector.key, action: action.key },
+    kept?.about ?? { connector: connector.key, action: action.key },
     options.logLevel ?? (options.log ? 'info' : 'warn'),
     clock,
   );
-  const transport = options.transport ?? sharedTransport();
-  const subject = `${connector.key} ${action.key}`;
-  const wiring = wiringOf({
-    transport,
-    connector,
-    connection,
-    environment,
-    redactor,
-    sharedRedactor: shared,
-    auth: () =>
+  const wired =
+    kept ??
+    wire(
+      route,
       appliedAuth(
-        subject,
+        `${connector.key} ${action.key}`,
         connection.scheme,
         checked,
         clock,
         options.tokens ?? transportTokens(prepared, transport, redactor, log),
       ),
-  });
+      shared,
+    ).for(action);
   const header = action.direction === 'destination' ? action.idempotencyHeader?.toLowerCase() : undefined;
   const idempotency = idempotencyKey !== undefined && header ? { header, key: idempotencyKey } : undefined;
   const retry = options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY;
-  const below = wiring.sendFor(action);
+  const { subject } = wired;
   const http = createHttpClient(
-    { baseUrl: connection.baseUrl, redactor, signal, log, clock: transport.clock, subject, idempotency },
+    { baseUrl: connection.baseUrl, redactor, signal, log, clock: wired.clock, subject, idempotency },
     (heard) =>
-      runSend(
-        connector,
-        action,
-        transport.clock,
-        { redactor, log, signal, retry, idempotencyHeader: idempotency?.header, heard },
-        below,
-      ),
+      runSend(connector, action, wired, {
+        redactor,
+        log,
+        signal,
+        retry,
+        idempotencyHeader: idempotency?.header,
+        heard,
+      }),
   );
-  const context = actionContext({
-    prepared,
-    http,
-    log,
-    signal,
-    redactor,
-    clock,
-    idempotencyKey,
-    onProgress: options.onProgress,
-  });
+  const { onProgress } = options;
+  const context = actionContext({ prepared, http, log, signal, redactor, clock, idempotencyKey, onProgress });
   return new ActionRun(prepared, context, http, redactor, signal);
 }
 

@@ -23,11 +23,17 @@ export function networkPolicy({ network, environment, about }: NetworkPolicyOpti
     if (refusal) publishRefusal(about, call, refusal);
     throw error;
   };
+  // The policy's verdict on a URL depends on its host and the environment only: the host last let through is not asked again.
+  let passed: string | undefined;
   return (call) => {
-    try {
-      network.checkUrl(call.url, environment);
-    } catch (error) {
-      refused(call, error);
+    const host = call.url.hostname;
+    if (host !== passed) {
+      try {
+        network.checkUrl(call.url, environment);
+        passed = host;
+      } catch (error) {
+        refused(call, error);
+      }
     }
     // Watched only when someone listens: a request pays nothing for the event otherwise.
     return events.refused.hasSubscribers ? next(call).catch((error: unknown) => refused(call, error)) : next(call);

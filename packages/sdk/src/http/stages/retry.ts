@@ -56,38 +56,42 @@ export interface RetryOptions {
  * on the transport's clock in `onFailedAttempt`, which a test drives by hand.
  */
 export function retry(options: RetryOptions, next: Send): Send {
-  const { settings, keyedHeader: keyed, maxWaitMs, clock, signal, log, about } = options;
-  const { retries } = settings;
-  const willRetry = (error: unknown): error is ConnectorError =>
-    isTransient(error) && ((error as { retryAfterMs?: number }).retryAfterMs ?? 0) <= maxWaitMs;
-  /** Tells of retry `retry` and waits its backoff. */
-  const backOff = (error: ConnectorError, operation: string, retry: number): Promise<void> => {
-    const delayMs = backoffMs(settings, retry);
-    const attempt = retry + 1;
-    log.warn('provider call failed; retrying', { operation, attempt, code: error.code, delayMs });
-    if (events.retry.hasSubscribers) {
-      events.retry.publish({ ...about, operation, attempt, delayMs, code: error.code });
-    }
-    return sleep(clock, delayMs, signal);
-  };
+  const { keyedHeader: keyed, signal } = options;
   return async (call) => {
     if (keyed !== undefined && call.headers[keyed] === undefined) return next(call);
     try {
       return await next(call);
     } catch (error) {
-      if (!willRetry(error)) throw error;
-      await backOff(error, call.operation, 1);
+      if (!willRetry(options, error)) throw error;
+      await backOff(options, error, call.operation, 1);
     }
     return pRetry(() => next({ ...call }), {
-      retries: retries - 1,
+      retries: options.settings.retries - 1,
       minTimeout: 0,
       signal,
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
         // Thrown here, the failure ends the call as it is.
-        if (!willRetry(error)) throw error;
+        if (!willRetry(options, error)) throw error;
         // p-retry counts from its own first attempt, the second of the call.
-        if (retriesLeft > 0) await backOff(error, call.operation, attemptNumber + 1);
+        if (retriesLeft > 0) await backOff(options, error, call.operation, attemptNumber + 1);
       },
     });
   };
+}
+
+/** A transient failure whose `Retry-After`, if any, the action waits out. */
+function willRetry({ maxWaitMs }: RetryOptions, error: unknown): error is ConnectorError {
+  return isTransient(error) && ((error as { retryAfterMs?: number }).retryAfterMs ?? 0) <= maxWaitMs;
+}
+
+/** Tells of retry `retry` and waits its backoff. */
+function backOff(options: RetryOptions, error: ConnectorError, operation: string, retry: number): Promise<void> {
+  const { settings, clock, signal, log, about } = options;
+  const delayMs = backoffMs(settings, retry);
+  const attempt = retry + 1;
+  log.warn('provider call failed; retrying', { operation, attempt, code: error.code, delayMs });
+  if (events.retry.hasSubscribers) {
+    events.retry.publish({ ...about, operation, attempt, delayMs, code: error.code });
+  }
+  return sleep(clock, delayMs, signal);
 }

@@ -39,11 +39,8 @@ export interface Answer {
 
 export type Send = (call: Call) => Promise<Answer>;
 
-/** What the SDK's own stages name in the events they publish: the connector's and the action's keys. */
-export interface StageAbout {
-  readonly connector: string;
-  readonly action: string;
-}
+/** What the SDK's own stages name in the events they publish (and a run's log entries carry): the connector's and the action's keys. */
+export type StageAbout = { readonly connector: string; readonly action: string };
 
 /** What a host stage knows of the run it serves (never its credential). */
 export interface StageRun {
