@@ -7,9 +7,10 @@ import { type HeaderReader, NOT_IN_HEADER, toHeaders } from './headers.js';
 import { type PageFetch, paginate } from '../paginate/pages.js';
 import type { PageRequest, Paginator, RecordPage } from '../paginate/paginator.js';
 import type { HttpRequest } from './request.js';
-import { isWriteMethod } from './settings.js';
+import { isWriteMethod, type RetrySettings } from './settings.js';
 import { requestIdOf } from './stages/redaction.js';
-import type { Answer, Send } from './stages/stage.js';
+import { RUN_SCOPE, type RunScope } from './stages/run-scope.js';
+import type { Answer, Call, Send } from './stages/stage.js';
 
 export type { RetrySettings } from './settings.js';
 
@@ -69,8 +70,10 @@ function withoutLeadingSlashes(path: string): string {
   return start === 0 ? path : path.slice(start);
 }
 
-/** What one run's `ctx.http` builds its calls with; the pipeline comes apart (`createHttpClient`). */
+/** What one run's `ctx.http` builds its calls with, and sends them down. */
 export interface ClientOptions {
+  /** The connection's pipeline for the run's action (pipeline.ts). */
+  send: Send;
   baseUrl: string;
   redactor: Redactor;
   /** The run's cancel: every call carries it down the pipeline. */
@@ -80,6 +83,9 @@ export interface ClientOptions {
   clock: Clock;
   /** `connector action`, as errors name the run. */
   subject: string;
+  /** How the run retries, and which of its calls (`retriedCalls` in pipeline.ts). */
+  retry: RetrySettings;
+  retried: RunScope['retried'];
   /**
    * A destination whose provider deduplicates on an idempotency key, run with one: the header (lower
    * case) and the key every write request carries.
@@ -88,31 +94,36 @@ export interface ClientOptions {
 }
 
 /**
- * One run's `ctx.http`: builds each call, sends it down the run's pipeline, and reads the answer's
- * body. `pipeline` is given the function to tell of every answer (the client keeps the latest
- * request id) and returns the run's `Send` (pipeline.ts).
+ * One run's `ctx.http`: builds each call, sends it down the connection's pipeline with the run's
+ * scope on it (the client is the scope: its log and retry settings, and it hears every answer),
+ * and reads the answer's body.
  */
-export function createHttpClient(
-  options: ClientOptions,
-  pipeline: (heard: (answer: Answer) => void) => Send,
-): HttpClient {
-  return new RunHttp(options, pipeline);
+export function createHttpClient(options: ClientOptions): HttpClient {
+  return new RunHttp(options);
 }
 
 /** A class, not closures: a run makes one object for its `ctx.http`, whatever it calls. */
-class RunHttp implements HttpClient {
-  private readonly send: Send;
+class RunHttp implements HttpClient, RunScope {
   /** The headers of the latest answer; its request id is read only when asked for. */
   private lastHeaders: HeaderReader | undefined;
   private lastId: string | undefined;
 
-  constructor(
-    private readonly settings: ClientOptions,
-    pipeline: (heard: (answer: Answer) => void) => Send,
-  ) {
-    this.send = pipeline((answer) => {
-      this.lastHeaders = answer.headers;
-    });
+  constructor(private readonly settings: ClientOptions) {}
+
+  get log(): ClientOptions['log'] {
+    return this.settings.log;
+  }
+
+  get retry(): RetrySettings {
+    return this.settings.retry;
+  }
+
+  get retried(): RunScope['retried'] {
+    return this.settings.retried;
+  }
+
+  heard(answer: Answer): void {
+    this.lastHeaders = answer.headers;
   }
 
   get lastRequestId(): string | undefined {
@@ -206,7 +217,7 @@ class RunHttp implements HttpClient {
     const method = request.method ?? 'GET';
     // A path holds the caller's ids: errors, logs and events quote an excerpt of it.
     const operation = excerpt(redactor.redactString(`${method} ${url.pathname}`));
-    const answer = await this.send({
+    const call: Call & { [RUN_SCOPE]: RunScope } = {
       method,
       url,
       headers: this.requestHeaders(request, method),
@@ -214,8 +225,10 @@ class RunHttp implements HttpClient {
       operation,
       budget: request.budget,
       signal,
-      ...(fromProvider ? { redirected: true } : {}),
-    });
+      [RUN_SCOPE]: this,
+    };
+    if (fromProvider) call.redirected = true;
+    const answer = await this.settings.send(call);
     return { answer, data: this.parseBody(answer, request.responseType, operation) };
   }
 

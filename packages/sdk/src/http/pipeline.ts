@@ -2,8 +2,6 @@ import { type TokenRequests, TOKEN_ACTION, TOKEN_BUDGET } from '../auth/token-se
 import { type Action, retryPolicy } from '../definition/action.js';
 import { budgetOf, type Connector, type RateBudget } from '../definition/connector.js';
 import type { Environment } from '../definition/environment.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import type { AppliedAuth } from './auth.js';
 import { readyToSend, transmit } from './exchange.js';
@@ -16,7 +14,8 @@ import { reachWatch } from './stages/reach.js';
 import { redaction } from './stages/redaction.js';
 import { redirect } from './stages/redirect.js';
 import { retry } from './stages/retry.js';
-import type { Answer, Send, StageAbout } from './stages/stage.js';
+import { EVERY_CALL, type RunScope } from './stages/run-scope.js';
+import type { Send, StageAbout } from './stages/stage.js';
 import { timeout } from './stages/timeout.js';
 import { tokens } from './stages/tokens.js';
 import type { Transport } from './transport.js';
@@ -38,10 +37,10 @@ import type { Transport } from './transport.js';
  *   network policy  the address each hop goes to
  *   transport       one exchange: undici, fetch or Node's http
  *
- * What does not change from run to run, from the host's stages down, is built once for a
- * connection and an action (`connectionStages`); a run adds the three stages above them, which
- * read its log, its cancel and its retry settings (`runSend`). A call carries the run's cancel
- * as its `signal` down to the timeout stage. A token request passes the budget (its own,
+ * The whole of it is built once for a connection and an action (`connectionStages`) and serves
+ * every run on it: what is a run's own rides on its calls, its cancel as the call's `signal` down
+ * to the timeout stage, and its log, retry settings and the client that hears every answer as the
+ * call's run scope (stages/run-scope.ts), which only the three stages above the host's read. A token request passes the budget (its own,
  * `oauth2_token`), the timeout and the network policy only (`tokenRequestSend`).
  */
 
@@ -57,17 +56,20 @@ export interface ConnectionRoute {
   redactor: Redactor;
 }
 
-/** One action's stages on one connection, from the host's down to the transport, and the names they publish under. */
+/** One action's pipeline on one connection, and the names its stages publish under. */
 export interface ConnectionStages {
   readonly send: Send;
   readonly about: StageAbout;
-  /** The transport's clock, which the run's own stages wait on too. */
-  readonly clock: Clock;
 }
 
-/** The stages of one action's calls on one connection, from the host's down to the transport. */
+/**
+ * The pipeline of one action's calls on one connection, built once for the runs on it: what is a
+ * run's own (its log, which calls it retries and how, who hears the answers) rides on each call
+ * (`RunScope`), and its cancel is the call's signal.
+ */
 export function connectionStages(route: ConnectionRoute, action: Action): ConnectionStages {
   const { transport, connector, connectionId, environment, auth, redactor } = route;
+  const { clock } = transport;
   const about: StageAbout = Object.freeze({ connector: connector.key, action: action.key });
   let send = transmit({ transport, environment, redactor, about });
   send = networkPolicy({ network: transport.network, environment, about }, send);
@@ -80,58 +82,34 @@ export function connectionStages(route: ConnectionRoute, action: Action): Connec
   };
   send = turnAndTimer({ ...route, connector: connector.key, rateLimits: connector.rateLimits }, about, limits, send);
   if (auth?.type === 'token') send = tokens({ source: auth.source, redactor, connector: connector.key }, send);
-  const { stages: hosts, clock } = transport;
+  const hosts = transport.stages;
   const run = { ...about, connectionId, environment, clock };
   for (let index = hosts.length - 1; index >= 0; index -= 1) send = hosts[index]!(send, run);
-  return { send, about, clock };
-}
-
-/** What the stages above the host's take from one run. */
-export interface RunScope {
-  redactor: Redactor;
-  log: Logger;
-  /** The run's cancel. */
-  signal: AbortSignal;
-  retry: RetrySettings;
-  /** The header (lower case) of the run's idempotency key, when it has one its action's provider deduplicates on. */
-  idempotencyHeader: string | undefined;
-  /** Told of every answer (the client keeps the latest request id). */
-  heard(answer: Answer): void;
+  send = classification({ redactor, classifyError: connector.classifyError?.bind(connector), clock }, send);
+  if (mayRetry(action)) send = retry({ maxWaitMs: limits.maxWaitMs, clock, about }, send);
+  return { send: redaction({ redactor, about }, send), about };
 }
 
 /**
- * One run's pipeline: redaction, retry (where its action may be retried) and classification,
- * over the connection's stages. The three are made from one options object, the run's.
+ * Which calls of a run may be sent again (`RunScope.retried`): none for a billable action or a
+ * run without retries; every transient failure of a read or a safe write (`retryPolicy`); else
+ * only the writes that carry the run's idempotency key (its header, when the run has one) to a
+ * provider that deduplicates on it, unless the author said `retry: 'never'` himself.
  */
-export function runSend(connector: Connector, action: Action, below: ConnectionStages, scope: RunScope): Send {
-  const keyedHeader = retriedKey(action, scope);
-  const options = {
-    ...scope,
-    about: below.about,
-    clock: below.clock,
-    classifyError: connector.classifyError?.bind(connector),
-    settings: scope.retry,
-    keyedHeader: keyedHeader === ALL ? undefined : keyedHeader,
-    maxWaitMs: maxWaitMsOf(action),
-  };
-  let send = classification(options, below.send);
-  if (keyedHeader !== undefined) send = retry(options, send);
-  return redaction(options, send);
+export function retriedCalls(
+  action: Action,
+  retry: RetrySettings,
+  idempotencyHeader: string | undefined,
+): RunScope['retried'] {
+  if (retry.retries < 1 || !mayRetry(action)) return undefined;
+  return retryPolicy(action) === 'safe' ? EVERY_CALL : idempotencyHeader;
 }
 
-/** Every call of the run may be sent again. */
-const ALL = Symbol('every call');
-
-/**
- * Which calls of a run may be sent again: none for a billable action (undefined); every transient
- * failure of a read or a safe write (`retryPolicy`); else only the writes that carry the run's
- * idempotency key to a provider that deduplicates on it (its header), unless the author said
- * `retry: 'never'` himself.
- */
-function retriedKey(action: Action, scope: RunScope): string | typeof ALL | undefined {
-  if (scope.retry.retries < 1 || action.billable) return undefined;
-  if (retryPolicy(action) === 'safe') return ALL;
-  return action.retry === undefined ? scope.idempotencyHeader : undefined;
+/** True when some call of the action may be sent again, whatever the run: the retry stage is in its pipeline. */
+function mayRetry(action: Action): boolean {
+  if (action.billable) return false;
+  if (retryPolicy(action) === 'safe') return true;
+  return action.retry === undefined && action.direction === 'destination' && action.idempotencyHeader !== undefined;
 }
 
 /** One connection's token requests: where they go, and the budgets its connector declares. */

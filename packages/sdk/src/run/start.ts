@@ -7,7 +7,7 @@ import { InvalidInputError } from '../errors.js';
 import { appliedAuth, type TokenLifecycle } from '../http/auth.js';
 import { createHttpClient } from '../http/client.js';
 import { NOT_IN_HEADER } from '../http/headers.js';
-import { runSend, tokenRequestSend } from '../http/pipeline.js';
+import { retriedCalls, tokenRequestSend } from '../http/pipeline.js';
 import { DEFAULT_RETRY, maxWaitMsOf, NEVER } from '../http/settings.js';
 import { sharedTransport, type Transport } from '../http/transport.js';
 import { createLogger, type Logger, stderrSink } from '../log.js';
@@ -80,19 +80,18 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const header = action.direction === 'destination' ? action.idempotencyHeader?.toLowerCase() : undefined;
   const idempotency = idempotencyKey !== undefined && header ? { header, key: idempotencyKey } : undefined;
   const retry = options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY;
-  const { subject } = wired;
-  const http = createHttpClient(
-    { baseUrl: connection.baseUrl, redactor, signal, log, clock: wired.clock, subject, idempotency },
-    (heard) =>
-      runSend(connector, action, wired, {
-        redactor,
-        log,
-        signal,
-        retry,
-        idempotencyHeader: idempotency?.header,
-        heard,
-      }),
-  );
+  const http = createHttpClient({
+    send: wired.send,
+    baseUrl: connection.baseUrl,
+    redactor,
+    signal,
+    log,
+    clock: transport.clock,
+    subject: wired.subject,
+    idempotency,
+    retry,
+    retried: retriedCalls(action, retry, idempotency?.header),
+  });
   const { onProgress } = options;
   const context = actionContext({ prepared, http, log, signal, redactor, clock, idempotencyKey, onProgress });
   return new ActionRun(prepared, context, http, redactor, signal);

@@ -4,29 +4,27 @@ import type { Redactor } from '../../secrets.js';
 import { classifyByStatus, type ProviderFailure, providerMessage } from '../classify.js';
 import { parseRetryAfter, toHeaders } from '../headers.js';
 import { requestIdOf } from './redaction.js';
+import { scopeOf } from './run-scope.js';
 import type { Answer, Send } from './stage.js';
 
-/** What the classification stage uses: the run's redactor, the connector's own reading of a failure, and who hears every answer. */
+/** What the classification stage uses: the connection's redactor and the connector's own reading of a failure. */
 export interface ClassificationOptions {
   redactor: Redactor;
   /** The connector's `classifyError`, asked before the status decides. */
   classifyError: ((failure: ProviderFailure) => ConnectorError | undefined) | undefined;
   /** The transport's clock: an HTTP-date `Retry-After` is read against it. */
   clock: Clock;
-  /** Told of every answer first (the client keeps the latest one's request id). */
-  heard(answer: Answer): void;
 }
 
 /**
  * An answer that is not a success becomes the typed `ConnectorError` its status (or the
  * connector's `classifyError`) names, built from the redacted body: the stages above see
- * either a success or an error.
+ * either a success or an error. The run (`RunScope.heard`) is told of every answer first.
  */
 export function classification(options: ClassificationOptions, next: Send): Send {
-  const { heard } = options;
   return async (call) => {
     const answer = await next(call);
-    heard(answer);
+    scopeOf(call).heard(answer);
     if (answer.status < 200 || answer.status >= 300) throw failure(options, answer, call.operation);
     return answer;
   };

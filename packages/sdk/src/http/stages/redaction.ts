@@ -1,9 +1,9 @@
 import { CancelledError, ConnectorError, NetworkError } from '../../errors.js';
 import { excerpt } from '../../excerpt.js';
-import type { Logger } from '../../log.js';
 import type { Redactor } from '../../secrets.js';
 import { events } from '../events.js';
 import { findRequestId, type HeaderReader } from '../headers.js';
+import { scopeOf } from './run-scope.js';
 import type { Send, StageAbout } from './stage.js';
 
 /** The provider's request id, redacted (a provider may echo the credential in it) and cut to a short excerpt. */
@@ -12,22 +12,23 @@ export function requestIdOf(redactor: Redactor, headers: HeaderReader, body?: un
   return id === undefined ? undefined : excerpt(redactor.redactString(id));
 }
 
-/** What the redaction stage uses: the run's redactor, its log and its cancel. */
+/** What the redaction stage uses: the redactor of the connection's credential. */
 export interface RedactionOptions {
   redactor: Redactor;
-  log: Logger;
-  signal: AbortSignal;
   about: StageAbout;
 }
 
 /**
  * The top of the pipeline: what leaves it is redacted. Every failure is a `ConnectorError` (an
  * unexpected one becomes a `NetworkError` quoting its redacted message; the caller's cancel a
- * `CancelledError`); the start and end of each call are published and, at debug level, logged.
+ * `CancelledError`); the start and end of each call are published and, at debug level, logged
+ * to the run's log (`RunScope`).
  */
-export function redaction({ redactor, log, signal, about }: RedactionOptions, next: Send): Send {
+export function redaction({ redactor, about }: RedactionOptions, next: Send): Send {
   const { connector, action } = about;
   return async (call) => {
+    const { signal } = call;
+    const { log } = scopeOf(call);
     const watched = events.requestStart.hasSubscribers || events.requestEnd.hasSubscribers || log.enabled('debug');
     const started = watched ? performance.now() : 0;
     if (watched && events.requestStart.hasSubscribers)

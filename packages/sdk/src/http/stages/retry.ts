@@ -7,10 +7,10 @@ import {
   RateLimitedError,
   TimeoutError,
 } from '../../errors.js';
-import type { Logger } from '../../log.js';
 import { events } from '../events.js';
 import type { RetrySettings } from '../settings.js';
-import type { Send, StageAbout } from './stage.js';
+import { EVERY_CALL, type RunScope, scopeOf } from './run-scope.js';
+import type { Call, Send, StageAbout } from './stage.js';
 
 /** Failures worth an automatic retry: the same call may well work a moment later. */
 const TRANSIENT = [RateLimitedError, ProviderUnavailableError, TimeoutError, NetworkError];
@@ -27,28 +27,22 @@ function backoffMs({ minTimeoutMs, maxTimeoutMs }: RetrySettings, retry: number)
   return Math.min(maxTimeoutMs, Math.round(minTimeoutMs * 2 ** (retry - 1) * (1 + Math.random())));
 }
 
-/** What the retry stage uses: the run's retry settings, its cancel and its log. */
+/** What the retry stage uses: how long the action waits for a `Retry-After`, and the clock backoff is waited on. */
 export interface RetryOptions {
-  settings: RetrySettings;
-  /**
-   * Set when only the calls that carry the run's idempotency key in this header (lower case) may
-   * be sent again: a write the provider deduplicates on the key; any other call goes once.
-   */
-  keyedHeader: string | undefined;
   /** The longest `Retry-After` the action accepts: a longer one fails at once. */
   maxWaitMs: number;
   /** The transport's clock: the backoff is waited on it. */
   clock: Clock;
-  signal: AbortSignal;
-  log: Logger;
   about: StageAbout;
 }
 
 /**
- * Retries a transient failure; the pipeline puts this stage in only for an action whose calls may
- * be sent again (pipeline.ts). A 429 or 503 has already paused the budget for its `Retry-After`,
- * so the next attempt waits there; a `Retry-After` longer than the action accepts fails at once,
- * with the wait in the error.
+ * Retries a transient failure of the calls the run lets be sent again (`RunScope.retried`: every
+ * call of a read or a safe write, or a write carrying the run's idempotency key to a provider
+ * that deduplicates on it), with the run's retry settings, waiting on the call's own signal (the
+ * run's cancel). A 429 or 503 has already paused the budget for its `Retry-After`, so the next
+ * attempt waits there; a `Retry-After` longer than the action accepts fails at once, with the
+ * wait in the error.
  *
  * The first attempt goes straight: the retry machinery is set up only after a failure. p-retry
  * then counts the attempts, stops on the run's cancel and rethrows what should not be retried;
@@ -56,24 +50,25 @@ export interface RetryOptions {
  * on the transport's clock in `onFailedAttempt`, which a test drives by hand.
  */
 export function retry(options: RetryOptions, next: Send): Send {
-  const { keyedHeader: keyed, signal } = options;
   return async (call) => {
-    if (keyed !== undefined && call.headers[keyed] === undefined) return next(call);
+    const scope = scopeOf(call);
+    const { retried } = scope;
+    if (retried === undefined || (retried !== EVERY_CALL && call.headers[retried] === undefined)) return next(call);
     try {
       return await next(call);
     } catch (error) {
       if (!willRetry(options, error)) throw error;
-      await backOff(options, error, call.operation, 1);
+      await backOff(options, scope, call, error, 1);
     }
     return pRetry(() => next({ ...call }), {
-      retries: options.settings.retries - 1,
+      retries: scope.retry.retries - 1,
       minTimeout: 0,
-      signal,
+      signal: call.signal,
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
         // Thrown here, the failure ends the call as it is.
         if (!willRetry(options, error)) throw error;
         // p-retry counts from its own first attempt, the second of the call.
-        if (retriesLeft > 0) await backOff(options, error, call.operation, attemptNumber + 1);
+        if (retriesLeft > 0) await backOff(options, scope, call, error, attemptNumber + 1);
       },
     });
   };
@@ -84,9 +79,14 @@ function willRetry({ maxWaitMs }: RetryOptions, error: unknown): error is Connec
   return isTransient(error) && ((error as { retryAfterMs?: number }).retryAfterMs ?? 0) <= maxWaitMs;
 }
 
-/** Tells of retry `retry` and waits its backoff. */
-function backOff(options: RetryOptions, error: ConnectorError, operation: string, retry: number): Promise<void> {
-  const { settings, clock, signal, log, about } = options;
+/** Tells of retry `retry` of `call` and waits its backoff. */
+function backOff(
+  { clock, about }: RetryOptions,
+  { retry: settings, log }: RunScope,
+  { operation, signal }: Call,
+  error: ConnectorError,
+  retry: number,
+): Promise<void> {
   const delayMs = backoffMs(settings, retry);
   const attempt = retry + 1;
   log.warn('provider call failed; retrying', { operation, attempt, code: error.code, delayMs });
