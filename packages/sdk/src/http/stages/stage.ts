@@ -42,7 +42,7 @@ export type Send = (call: Call) => Promise<Answer>;
 /** What the SDK's own stages name in the events they publish (and a run's log entries carry): the connector's and the action's keys. */
 export type StageAbout = { readonly connector: string; readonly action: string };
 
-/** What a host stage knows of the run it serves (never its credential). */
+/** What a host stage knows of the runs it serves: their connector, action, connection and environment (never a credential). */
 export interface StageRun {
   connector: string;
   action: string;
@@ -53,8 +53,9 @@ export interface StageRun {
 }
 
 /**
- * A stage a host adds to every run of a transport (`createTransport({ stages })`): called once
- * per run with the `Send` below it; returns the `Send` the stage above calls.
+ * A stage a host adds to every run of a transport (`createTransport({ stages })`): called with the
+ * `Send` below it when a connection's pipeline for an action is built, once for the runs on that
+ * connection; returns the `Send` the stage above calls, for every attempt of every run.
  * @example const count: HttpStage = (next) => (call) => { calls += 1; return next(call); };
  */
 export type HttpStage = (next: Send, run: StageRun) => Send;
