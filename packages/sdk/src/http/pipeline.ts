@@ -31,7 +31,7 @@ import type { Transport } from './transport.js';
  *   host stages     `createTransport({ stages })`, outermost first: once per attempt
  *   tokens          the OAuth2 access token of each attempt; a 401 refreshes it and goes once more
  *   budget          the rate budget's turn, its pauses, and the write gate carried down
- *   timeout         one timer for the whole exchange, redirects and body included
+ *   timeout         one bound for the whole exchange, redirects and body included
  *   redirect        each hop through the stages below again
  *   credential      the connection's scheme (header, query, Basic, signer, OAuth2 token), to the base URL's origin only
  *   network policy  the address each hop goes to
@@ -39,12 +39,13 @@ import type { Transport } from './transport.js';
  *
  * The whole of it is built once for a connection and an action (`connectionStages`) and serves
  * every run on it: what is a run's own rides on its calls, its cancel as the call's `signal` down
- * to the timeout stage, and its log, retry settings and the client that hears every answer as the
- * call's run scope (stages/run-scope.ts), which only the three stages above the host's read. A token request passes the budget (its own,
- * `oauth2_token`), the timeout and the network policy only (`tokenRequestSend`).
+ * to the timeout stage, and its log, retry settings and the client that hears every answer as
+ * the call's run scope (stages/run-scope.ts), which only the three stages above the host's read.
+ * A token request passes the budget (its own, `oauth2_token`), the timeout and the network
+ * policy only (`tokenRequestSend`).
  */
 
-/** One connection as its requests go: what the stages below the run's are made from. */
+/** One connection as its requests go: what its pipeline is made from. */
 export interface ConnectionRoute {
   transport: Transport;
   connector: Connector;

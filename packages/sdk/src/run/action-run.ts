@@ -20,7 +20,7 @@ import type { Prepared } from './prepared.js';
 export class ActionRun {
   /** A migrated checkpoint, until the first page carries it (whether or not that page moves it). */
   private migrated: unknown;
-  private checkpointSchema: z.ZodType | undefined;
+  private readonly checkpointSchema: z.ZodType | undefined;
 
   constructor(
     readonly prepared: Prepared,
@@ -31,7 +31,8 @@ export class ActionRun {
   ) {
     this.migrated = prepared.migrated ? prepared.checkpoint : undefined;
     const { action } = prepared;
-    if (action.direction === 'source') this.checkpointSchema = checkpointDeclaration(action.incremental).schema;
+    this.checkpointSchema =
+      action.direction === 'source' ? checkpointDeclaration(action.incremental).schema : undefined;
   }
 
   /** A destination's result, as its one page. */

@@ -23,7 +23,7 @@ import { keptWiring, wire } from './wiring.js';
 /**
  * A run's start: the credential resolved and checked, the connection's wiring (kept, or made
  * now), and what only this run has: its log, its cancel, its retry settings, its idempotency
- * key, its `ctx.http` over the run's three stages and its `ctx`. Nothing is sent. No part of
+ * key, its `ctx.http` over the connection's pipeline and its `ctx`. Nothing is sent. No part of
  * it captures another that is built after it.
  */
 export function startRun(prepared: PreparedRun, options: RunSettings): ActionRun | Promise<ActionRun> {
