@@ -7,11 +7,11 @@ import { refusalIn } from './network-policy.js';
 import { events } from './events.js';
 import type { Redactor } from '../secrets.js';
 import { NEVER } from './settings.js';
-import type { Send, StageAbout } from './stages/stage.js';
+import type { Answer, Send, StageAbout } from './stages/stage.js';
 import type { Transport } from './transport.js';
 
 /** One request as it goes out, for a run in `environment`. */
-export interface Outgoing {
+interface Outgoing {
   transport: Transport;
   environment: Environment;
   target: URL;
@@ -23,8 +23,8 @@ export interface Outgoing {
   open?: WriteGate | undefined;
 }
 
-/** An answer before its body is read. */
-export interface Exchange {
+/** An answer before its body is read (fetch's and Node's http streams). */
+interface Exchange {
   status: number;
   headers: HeaderReader;
   text(): Promise<string>;
@@ -50,12 +50,13 @@ export interface TransmitOptions {
 }
 
 /**
- * The bottom of the pipeline: one exchange the way the transport sends, its whole body read.
+ * The bottom of the pipeline: one exchange the way the transport sends, its whole body read (a
+ * redirect's body, which says nothing the pipeline reads and may be endless, dropped unread).
  * Every stage above applies whichever way that is.
  */
 export function transmit({ transport, environment, redactor, about }: TransmitOptions): Send {
-  const send: Send = async (call) => {
-    const answer = await exchangeOnce({
+  const send: Send = (call) =>
+    exchangeOnce({
       transport,
       environment,
       target: call.url,
@@ -65,13 +66,6 @@ export function transmit({ transport, environment, redactor, about }: TransmitOp
       signal: call.signal,
       open: call.open,
     });
-    // A redirect's body says nothing the pipeline reads, and a hostile one may be endless: dropped unread.
-    if (answer.status >= 300 && answer.status < 400 && answer.headers.get('location') !== null) {
-      await answer.discard();
-      return { status: answer.status, headers: answer.headers, text: '' };
-    }
-    return { status: answer.status, headers: answer.headers, text: await answer.text() };
-  };
   const watched: Send = async (call) => {
     const exchange = {
       ...about,
@@ -108,33 +102,47 @@ function heldIn(error: unknown): HeldBack | undefined {
   return undefined;
 }
 
+/** An answer that sends elsewhere: its body is dropped unread. */
+function isRedirect(status: number, headers: HeaderReader): boolean {
+  return status >= 300 && status < 400 && headers.get('location') !== null;
+}
+
 /**
- * One HTTP exchange, no redirect followed, the way the transport sends. A name is checked
- * against the network policy in the lookup of the connection (the network stage checks an
- * address literal before): a refused address is never connected to, and the
+ * One HTTP exchange, no redirect followed, the way the transport sends, its whole answer read. A
+ * name is checked against the network policy in the lookup of the connection (the network stage
+ * checks an address literal before): a refused address is never connected to, and the
  * AddressRefusedError comes out as it is (fetch wraps it), as does a budget's `HeldBack`.
  */
-async function exchangeOnce(outgoing: Outgoing): Promise<Exchange> {
-  const { transport } = outgoing;
+async function exchangeOnce(outgoing: Outgoing): Promise<Answer> {
   try {
-    switch (transport.via) {
+    switch (outgoing.transport.via) {
       case 'undici':
         return await overUndici(outgoing);
       case 'fetch':
-        return await overFetch(outgoing);
+        return await whole(await overFetch(outgoing));
       case 'http':
-        return await overNodeHttp(outgoing);
+        return await whole(await overNodeHttp(outgoing));
     }
   } catch (error) {
     throw refusalIn(error) ?? heldIn(error) ?? error;
   }
 }
 
+/** An answer read whole from a stream of its body: a redirect's dropped unread. */
+async function whole(answer: Exchange): Promise<Answer> {
+  if (isRedirect(answer.status, answer.headers)) {
+    await answer.discard();
+    return { status: answer.status, headers: answer.headers, text: '' };
+  }
+  return { status: answer.status, headers: answer.headers, text: await answer.text() };
+}
+
 /**
  * One exchange handed straight to the pool with a handler of our own: the answer's chunks are
  * collected as they come and decoded once, with no body stream (undici.request's `Readable`
- * and an async iterator over it cost more per request than the pipeline's own stages). The
- * write gate is asked when the request is about to be written (`onRequestStart`).
+ * and an async iterator over it cost more per request than the pipeline's own stages), and the
+ * whole answer is given once, at its end. The write gate is asked when the request is about to
+ * be written (`onRequestStart`).
  */
 function overUndici({
   transport,
@@ -145,8 +153,8 @@ function overUndici({
   body,
   signal,
   open,
-}: Outgoing): Promise<Exchange> {
-  return new Promise<Exchange>((resolve, reject) => {
+}: Outgoing): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
       return;
@@ -164,22 +172,23 @@ function overUndici({
 /** Bytes of a redirect's body read and dropped before its connection is closed instead. */
 const DISCARD_LIMIT = 128 * 1024;
 
-/** The handler of one request to the pool: the answer as an `Exchange`, its body gathered until asked for. */
+/** The handler of one request to the pool: its body gathered, the whole answer given at its end. */
 class UndiciExchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
-  private exchange: Exchange | undefined;
+  private status = 0;
+  private headers: AnswerHeaders | undefined;
   private readonly chunks: Buffer[] = [];
-  private discarded = 0;
-  private discarding = false;
-  private ended = false;
+  /** A redirect: its body is dropped as it comes. */
+  private dropping = false;
+  private dropped = 0;
+  private done = false;
   private failure: unknown;
-  private waiting: { resolve: (text: string) => void; reject: (error: unknown) => void } | undefined;
   private readonly onAbort = () => this.fail(this.signal.reason);
 
   constructor(
     private readonly signal: AbortSignal,
     private readonly open: WriteGate | undefined,
-    private readonly resolve: (exchange: Exchange) => void,
+    private readonly resolve: (answer: Answer) => void,
     private readonly reject: (error: unknown) => void,
   ) {}
 
@@ -203,62 +212,56 @@ class UndiciExchange implements Dispatcher.DispatchHandler {
     status: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
-    if (status < 200 || this.exchange) return;
-    this.exchange = {
-      status,
-      headers: new AnswerHeaders(headers),
-      text: () => this.text(),
-      discard: () => {
-        this.discarding = true;
-        this.chunks.length = 0;
-        // Ended early when too long: the connection closes, and the redirect goes on all the same.
-        return this.text().then(
-          () => undefined,
-          () => undefined,
-        );
-      },
-    };
-    this.resolve(this.exchange);
+    if (status < 200 || this.headers) return;
+    this.status = status;
+    this.headers = new AnswerHeaders(headers);
+    this.dropping = isRedirect(status, this.headers);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (!this.discarding) this.chunks.push(chunk);
-    // A hostile redirect body may be endless: past the limit the connection goes instead.
-    else if ((this.discarded += chunk.length) > DISCARD_LIMIT) this.fail(new Error('a redirect body too long to drop'));
+    if (!this.dropping) this.chunks.push(chunk);
+    // A hostile redirect body may be endless: past the limit the connection goes, and the redirect goes on all the same.
+    else if ((this.dropped += chunk.length) > DISCARD_LIMIT) {
+      this.finish();
+      this.controller?.abort(new Error('a redirect body too long to drop'));
+    }
   }
 
   onResponseEnd(): void {
-    this.ended = true;
-    this.settled();
-    this.waiting?.resolve(this.joined());
+    this.finish();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.fail(error);
   }
 
-  private joined(): string {
+  /** The whole answer, once: a redirect's without its body. */
+  private finish(): void {
+    if (this.done) return;
+    if (!this.headers) {
+      this.fail(new Error('the exchange ended without an answer'));
+      return;
+    }
+    this.done = true;
+    this.settled();
     const { chunks } = this;
-    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-  }
-
-  private text(): Promise<string> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (this.ended) return Promise.resolve(this.joined());
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-    });
+    const text = this.dropping
+      ? ''
+      : chunks.length === 1
+        ? chunks[0]!.toString('utf8')
+        : Buffer.concat(chunks).toString('utf8');
+    this.resolve({ status: this.status, headers: this.headers, text });
   }
 
   /** The request ends with `error`: whoever waits hears it, and the pool stops the request. */
   private fail(error: unknown): void {
-    if (this.failure !== undefined || this.ended) return;
+    if (this.done) return;
+    this.done = true;
     this.failure = error;
     this.settled();
     this.chunks.length = 0;
     this.controller?.abort(asError(error));
-    if (this.exchange) this.waiting?.reject(error);
-    else this.reject(error);
+    this.reject(error);
   }
 
   private settled(): void {
