@@ -24,8 +24,10 @@
 // over the rounds. A measurement stops starting requests after `--max-seconds`, so that a
 // slow contender does not hold the run: its figure is the requests it finished over the
 // time they took. Targets: Plugboard at least 0.9x fetch and at least 1.5x axios at both
-// concurrencies, and readAll at least 0.7x undici.request at concurrency 16 (the per-run work:
-// preparing, the gate, paging, checking records). Not a test.
+// concurrencies, and readAll at least 0.9x undici.request at both (the per-run work: preparing,
+// the gate, the connection's pipeline, paging, checking records). On a loaded machine a
+// measurement of 20,000 requests spans seconds over which the load moves: many short rounds
+// (`--requests 500 --rounds 40`) interleave the contenders more finely. Not a test.
 //
 //   ./pbw build && node tools/bench/p1-requests.mjs [--requests 20000] [--rounds 3] [--max-seconds 10] [--concurrency 1,16] [--warmup 500]
 import { Agent as HttpAgent } from 'node:http';
@@ -323,11 +325,8 @@ async function main() {
       undeclaredVsFetch: ratio(medians.undeclared, medians.fetch),
     };
     const ok = {
-      // The undici.request target is the per-run work's under load: at concurrency 16.
-      readAll:
-        ratios.readAllVsFetch >= 0.9 &&
-        ratios.readAllVsAxios >= 1.5 &&
-        (concurrency < 16 || ratios.readAllVsUndici >= 0.7),
+      // The undici.request target is the per-run work's: one run per request.
+      readAll: ratios.readAllVsFetch >= 0.9 && ratios.readAllVsAxios >= 1.5 && ratios.readAllVsUndici >= 0.9,
       ctxHttp: ratios.ctxHttpVsFetch >= 0.9 && ratios.ctxHttpVsAxios >= 1.5,
     };
     meets &&= ok.readAll && ok.ctxHttp;
@@ -335,7 +334,7 @@ async function main() {
       `bench: concurrency ${concurrency}, median req/s: ${contenders.map((contender) => `${contender.name} ${thousands(medians[contender.name])}`).join(', ')}`,
     );
     console.log(
-      `bench: concurrency ${concurrency}: readAll/fetch ${times(ratios.readAllVsFetch)}, readAll/axios ${times(ratios.readAllVsAxios)}, readAll/undici ${times(ratios.readAllVsUndici)} (target >= 0.90x, >= 1.50x${concurrency < 16 ? '' : ' and >= 0.70x'}: ${ok.readAll ? 'yes' : 'NO'}); ` +
+      `bench: concurrency ${concurrency}: readAll/fetch ${times(ratios.readAllVsFetch)}, readAll/axios ${times(ratios.readAllVsAxios)}, readAll/undici ${times(ratios.readAllVsUndici)} (target >= 0.90x, >= 1.50x and >= 0.90x: ${ok.readAll ? 'yes' : 'NO'}); ` +
         `ctx.http/fetch ${times(ratios.ctxHttpVsFetch)}, ctx.http/axios ${times(ratios.ctxHttpVsAxios)} (${ok.ctxHttp ? 'yes' : 'NO'}); ` +
         `no budget declared (one at a time): readAll/fetch ${times(ratios.undeclaredVsFetch)}, no target`,
     );
@@ -353,7 +352,7 @@ async function main() {
       maxSeconds: maxMs / 1000,
       capped: [...capped],
       node: process.versions.node,
-      targets: { vsFetch: 0.9, vsAxios: 1.5, readAllVsUndici: 0.7 },
+      targets: { vsFetch: 0.9, vsAxios: 1.5, readAllVsUndici: 0.9 },
       meetsTargets: meets,
       results,
     }),
