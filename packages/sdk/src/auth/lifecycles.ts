@@ -1,6 +1,6 @@
 import { excerpt } from '../excerpt.js';
 import { sharedStateOf, type Transport } from '../http/transport.js';
-import type { RedisBudgets } from '../http/redis-budget-state.js';
+import type { RedisConnection } from '../redis/connection.js';
 import { type CredentialStore, memoryCredentialStore } from '../tokens.js';
 import { fileLease } from './file-lease.js';
 import { NO_LEASE, type RefreshLease } from './lease.js';
@@ -52,7 +52,7 @@ export function connectionTokens(transport: Transport, connectorKey: string, con
 
 function leaseOf(
   transport: Transport,
-  redis: RedisBudgets | undefined,
+  redis: RedisConnection | undefined,
   lockFolder: string | undefined,
   leaseMs: number,
 ): RefreshLease {

@@ -7,6 +7,7 @@ import type { Environment } from '../definition/action.js';
 import { BudgetRegistry } from './budget.js';
 import { HeldBack, type WriteGate } from './budget-rules.js';
 import { NetworkPolicy, type NetworkOptions } from './network-policy.js';
+import { RedisConnection } from '../redis/connection.js';
 import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 import type { HttpStage } from './stages/stage.js';
 
@@ -140,8 +141,8 @@ export function createTransport(options: TransportOptions = {}): Transport {
     return agent;
   };
   const clock = options.clock ?? systemClock;
-  const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis, { clock });
-  const budgets = new BudgetRegistry(redis, clock);
+  const redis = options.redis === undefined ? undefined : new RedisConnection(options.redis, { clock });
+  const budgets = new BudgetRegistry(redis && new RedisBudgets(options.redis!, { connection: redis }), clock);
   const transport: Transport = {
     via,
     agent: gated,
@@ -179,6 +180,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     stages: options.stages ?? [],
     async close() {
       await budgets.stop();
+      await redis?.close();
       for (const agent of nodeAgents.values()) agent.destroy();
       await Promise.all([...agents.values()].map((agent) => agent.close()));
     },
@@ -189,8 +191,8 @@ export function createTransport(options: TransportOptions = {}): Transport {
 
 /** What a transport shares with the SDK's own modules only (the token lifecycle), not with its users. */
 interface SharedState {
-  /** The Redis connection of every process of a deployment (`redis`), or undefined. */
-  redis: RedisBudgets | undefined;
+  /** The Redis every process of a deployment shares (`redis`), or undefined. */
+  redis: RedisConnection | undefined;
   /** How OAuth2 token sets are kept and refreshed (`credentials`). */
   credentials: CredentialOptions;
 }
