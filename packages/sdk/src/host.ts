@@ -8,28 +8,23 @@ export { connectorProblems, PERIOD_MS } from './definition/connector.js';
 export type { ResolvedConnection } from './connection.js';
 export { runPrepared, passGate, passedGate, resumeFrom, UnknownActionError } from './run.js';
 export type { ConnectorRunner, LocalRunner } from './runner.js';
-export {
-  createExecutor,
-  streamKey,
-  UnknownConnectorError,
-  IdempotencyKeyReusedError,
-  IdempotencyUnsettledError,
-} from './executor.js';
-export type {
-  Executor,
-  ExecutorOptions,
-  ExecuteRequest,
-  CheckRequest,
-  OptionsRequest,
-  ExecutionOutcome,
-  DestinationOutcome,
-  SourceOutcome,
-  ExecutionEvent,
-  EventBase,
-  HostConnection,
-  PluginConnector,
-  PreparedExecution,
-} from './executor.js';
+// The executor: createExecutor composes its entry points, which a worker, a trigger receiver or
+// an MCP server may call on a setup of their own (setUpExecutor).
+export { createExecutor } from './executor.js';
+export type { Executor } from './executor.js';
+export { setUpExecutor } from './executor/setup.js';
+export type { ExecutorOptions, ExecutorSetup, HostConnection } from './executor/setup.js';
+export { prepareExecution } from './executor/preparation.js';
+export { runSource, streamKey } from './executor/source.js';
+export { runDestination } from './executor/destination.js';
+export { listFieldOptions } from './executor/options-listing.js';
+export { checkHostConnection } from './executor/connection-check.js';
+export { UnknownConnectorError, IdempotencyKeyReusedError, IdempotencyUnsettledError } from './executor/errors.js';
+export type { ExecutorErrorCode } from './executor/errors.js';
+export type { PluginConnector } from './executor/runners.js';
+export type { ExecuteRequest, CheckRequest, OptionsRequest } from './executor/requests.js';
+export type { ExecutionOutcome, DestinationOutcome, SourceOutcome, PreparedExecution } from './executor/outcomes.js';
+export type { ExecutionEvent, EventBase } from './executor/events.js';
 export { memoryStore, recordsEqual, recordAfterDecision } from './stores.js';
 // Checkpoint versions: the declaration spelled out, and a checkpoint as a store keeps it.
 export { checkpointDeclaration, checkpointFromStore, checkpointToStore } from './checkpoint.js';
