@@ -207,12 +207,11 @@ export interface CheckRequest {
 
 export class UnknownConnectorError extends ConnectorError {
   constructor(key: string, known: readonly string[]) {
-    super(
-      'unknown_connector',
-      `no connector '${key}'; the executor has ${known.length ? known.join(', ') : 'none'}`,
-      false,
-      404,
-    );
+    super(`no connector '${key}'; the executor has ${known.length ? known.join(', ') : 'none'}`, {
+      code: 'unknown_connector',
+      retryable: false,
+      platformStatus: 404,
+    });
   }
 }
 
@@ -677,7 +676,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
       // A page of this process was checked against the field's schema; a plugin's is checked again here.
       return isLocal(runner) ? (listed as OptionsPage) : checkedOptionsPage(listed, subject);
     }
-    throw new ConnectorError('connector_failed', `${subject}: the listing returned no page`, false, 500);
+    throw new ConnectorError(`${subject}: the listing returned no page`, {
+      code: 'connector_failed',
+      retryable: false,
+      platformStatus: 500,
+    });
   }
 
   return {
