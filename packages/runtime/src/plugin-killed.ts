@@ -19,6 +19,6 @@ export class PluginKilledError extends ConnectorError {
     message: string,
     readonly log: string,
   ) {
-    super('plugin_killed', `${plugin}: ${message}`, false, 500);
+    super(`${plugin}: ${message}`, { code: 'plugin_killed', retryable: false, platformStatus: 500 });
   }
 }

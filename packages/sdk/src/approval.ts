@@ -21,7 +21,7 @@ export class ApprovalRequiredError extends ConnectorError {
   readonly shortDigest: string;
 
   constructor(message: string, binding: ApprovalBinding) {
-    super('approval_required', message, false, 403);
+    super(message, { code: 'approval_required', retryable: false, platformStatus: 403 });
     this.digest = binding.digest;
     this.shortDigest = binding.shortDigest;
   }

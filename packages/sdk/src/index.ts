@@ -64,7 +64,7 @@ export type {
   RetrySettings,
 } from './http/client.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
-export { cursorLoop } from './paging.js';
+export { cursorLoop } from './paginate/cursor-loop.js';
 // Pagination as data: `ctx.http.paginate(request, paginator)`.
 export { cursorPaginator, nextUrlPaginator, linkHeaderPaginator } from './paginate/cursor.js';
 export { offsetPaginator } from './paginate/offset.js';
@@ -81,7 +81,7 @@ export type {
   PagingEnd,
   RecordPage,
 } from './paginate/paginator.js';
-export type { CursorLoop } from './paging.js';
+export type { CursorLoop } from './paginate/cursor-loop.js';
 export {
   ConnectorError,
   errorCodes,

@@ -108,22 +108,19 @@ export interface PreparedRun extends PreparedAction {
 export class UnknownActionError extends ConnectorError {
   constructor(connector: Connector, key: string) {
     super(
-      'unknown_action',
       `connector '${connector.key}' has no action '${excerpt(key)}'; it has ${connector.actions.map((action) => action.key).join(', ')}`,
-      false,
-      404,
+      { code: 'unknown_action', retryable: false, platformStatus: 404 },
     );
   }
 }
 
 export class NotImplementedError extends ConnectorError {
   constructor(connector: Connector, action: Action) {
-    super(
-      'not_implemented',
-      `connector '${connector.key}': action '${action.key}' is declared but not implemented yet`,
-      false,
-      501,
-    );
+    super(`connector '${connector.key}': action '${action.key}' is declared but not implemented yet`, {
+      code: 'not_implemented',
+      retryable: false,
+      platformStatus: 501,
+    });
   }
 }
 
@@ -536,12 +533,11 @@ function safeError(
     return new CancelledError(`${connector.key} ${action.key}: the run was cancelled`);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ConnectorError(
-    'connector_failed',
-    `${connector.key} ${action.key}: ${excerpt(redactor.redactString(message))}`,
-    false,
-    500,
-  );
+  return new ConnectorError(`${connector.key} ${action.key}: ${excerpt(redactor.redactString(message))}`, {
+    code: 'connector_failed',
+    retryable: false,
+    platformStatus: 500,
+  });
 }
 
 /** Runs a destination and returns its result. */

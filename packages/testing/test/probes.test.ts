@@ -226,7 +226,11 @@ describe('catalogue entry and outcome checks', () => {
   });
 
   it('compare a replay with what it must give', () => {
-    const error = new ConnectorError('quota_exhausted', 'out of credits', false, 402);
+    const error = new ConnectorError('out of credits', {
+      code: 'quota_exhausted',
+      retryable: false,
+      platformStatus: 402,
+    });
     expect(
       outcomeProblems({ records: [], pages: 1, checkpoint: undefined, error }, { error: 'quota_exhausted' }),
     ).toEqual([]);

@@ -69,7 +69,7 @@ export async function authLoginCommand({
   const transport = createTransport({ via: 'http', network: { allow: allowedNetwork(io.env) } });
   let tokens: TokenSet;
   try {
-    const request = authorizationRequest(scheme, { clientId, redirectUri: redirect.uri });
+    const request = await authorizationRequest(scheme, { clientId, redirectUri: redirect.uri });
     messages.say({ level: 'info', message: `open this URL to sign in to ${connector.name}`, url: request.url.href });
     if (openBrowser(io, request.url.href))
       messages.say({ level: 'info', message: 'opened it in your browser; waiting for the sign-in to come back' });

@@ -5,7 +5,7 @@ import { excerpt } from '../excerpt.js';
 import type { ProviderFailure } from '../http/classify.js';
 import { type Action, approvalOf } from './action.js';
 import { type AuthScheme, schemeProblems } from './auth.js';
-import { pagingProblems } from './paging.js';
+import { pagingProblems } from '../paginate/definition-check.js';
 import { optionsProblems } from './options.js';
 import { isCategory, CATEGORIES } from './categories.js';
 

@@ -46,12 +46,11 @@ export class UnknownConnectorError extends ConnectorError {
   static readonly code: ExecutorErrorCode = 'unknown_connector';
 
   constructor(key: string, known: readonly string[]) {
-    super(
-      UnknownConnectorError.code,
-      `no connector '${key}'; the executor has ${known.length ? known.join(', ') : 'none'}`,
-      false,
-      404,
-    );
+    super(`no connector '${key}'; the executor has ${known.length ? known.join(', ') : 'none'}`, {
+      code: UnknownConnectorError.code,
+      retryable: false,
+      platformStatus: 404,
+    });
   }
 }
 
@@ -94,5 +93,5 @@ export function stopIfCancelled(signal: AbortSignal | undefined, subject: string
 
 /** A failure the executor itself raises with one of its codes. */
 export function executorFailure(code: ExecutorErrorCode, message: string, platformStatus: number): ConnectorError {
-  return new ConnectorError(code, message, false, platformStatus);
+  return new ConnectorError(message, { code, retryable: false, platformStatus });
 }

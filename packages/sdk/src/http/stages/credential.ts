@@ -54,10 +54,8 @@ export function credential({ auth, baseUrl, redactor, connector }: ClientSetting
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           throw new ConnectorError(
-            'signing_failed',
             `${call.operation}: connector '${connector.key}': the auth scheme's signer failed: ${excerpt(redactor.redactString(message))}; nothing was sent`,
-            false,
-            500,
+            { code: 'signing_failed', retryable: false, platformStatus: 500 },
           );
         }
         return next(signed(call, parts, redactor, connector.key));
@@ -76,10 +74,8 @@ function without(call: Call, name: string): Call {
 function signed(call: Call, parts: SignedParts, redactor: Redactor, connector: string): Call {
   const refuse = (problem: string): never => {
     throw new ConnectorError(
-      'signing_failed',
       `${call.operation}: connector '${connector}': the auth scheme's signer returned ${problem}; nothing was sent`,
-      false,
-      500,
+      { code: 'signing_failed', retryable: false, platformStatus: 500 },
     );
   };
   let { headers, url } = call;
