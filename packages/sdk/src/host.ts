@@ -65,7 +65,10 @@ export type { Clock, ManualClock, Timer } from './clock.js';
 export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';
 // Credentials: checked per scheme before anything is sent; OAuth2 token sets kept by the host.
 export { checkCredential, credentialSecrets, credentialExpiry, credentialSchema } from './credentials.js';
-export type { CheckedCredential } from './credentials.js';
+export type { CheckedCredential } from './auth/schemes/credential-reader.js';
+// What a host asks of a connector's scheme: whether it is OAuth2 (a token lifecycle), whether a person signs in to it, how to say it.
+export { isOAuth2Scheme, signsIn, describeScheme } from './auth/schemes/index.js';
+export type { SchemeWords } from './auth/schemes/scheme-type.js';
 export { heldTokenSource, memoryCredentialStore } from './tokens.js';
 export type { CredentialStore, StoredTokens, StoredTokenSet, TokenSource } from './tokens.js';
 // An OAuth2 connection's token lifecycle kept by the host for a run elsewhere (RunSettings.tokens there).

@@ -24,15 +24,14 @@ export { defineConnector, entityId, DefinitionError } from './definition/connect
 export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
 // Dynamic input options: an action's `options` by field, each listing `{ items, nextCursor }`.
 export type { FieldOptions, InputOptions, OptionItem, OptionsPage, OptionsQuery } from './definition/options.js';
-export {
-  bearerToken,
-  apiKeyHeader,
-  apiKeyQuery,
-  basicAuth,
-  oauth2ClientCredentials,
-  oauth2AuthorizationCode,
-  customAuth,
-} from './definition/auth.js';
+// The auth schemes: one file each in auth/schemes/, with all the SDK does for that type.
+export { bearerToken } from './auth/schemes/bearer.js';
+export { apiKeyHeader } from './auth/schemes/api-key-header.js';
+export { apiKeyQuery } from './auth/schemes/api-key-query.js';
+export { basicAuth } from './auth/schemes/basic.js';
+export { oauth2ClientCredentials } from './auth/schemes/oauth2-client-credentials.js';
+export { oauth2AuthorizationCode } from './auth/schemes/oauth2-authorization-code.js';
+export { customAuth } from './auth/schemes/custom.js';
 export type {
   AuthScheme,
   AuthSchemeBase,
@@ -127,6 +126,7 @@ export type { NetworkOptions, NetworkPolicy } from './http/network-policy.js';
 export type { BudgetRegistry } from './http/budget.js';
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
 export { catalogueEntry } from './catalogue-entry.js';
-export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
+export type { PublicConnector, PublicOperation } from './catalogue-entry.js';
+export type { PublicAuthentication } from './auth/schemes/scheme-type.js';
 // What an action does to the world, apart from how its results come back.
 export type { Effect, EffectFacts, ToolAnnotations, Writes } from './definition/action.js';

@@ -10,7 +10,7 @@ import {
   needsApproval,
 } from './definition/action.js';
 import { checkCredential, credentialSecrets } from './credentials.js';
-import { appliedAuth } from './http/auth.js';
+import { appliedAuth, signsEachRequest } from './http/auth.js';
 import { connectionTokens, tokenSubject } from './auth/lifecycles.js';
 import type { TokenSource } from './tokens.js';
 import type { ClientSettings } from './http/settings.js';
@@ -371,7 +371,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   // A resolver that answers at once is not awaited: a run's setup takes no extra turn for it.
   const resolved = isPromiseLike(answered) ? await answered : answered;
   const checked = checkCredential(connector.key, connection.scheme, resolved);
-  const redactor = redactorFor(credentialSecrets(resolved), options.secrets, connection.scheme.type !== 'custom');
+  const redactor = redactorFor(credentialSecrets(resolved), options.secrets, !signsEachRequest(connection.scheme));
 
   const idempotencyKey =
     action.direction === 'destination' ? checkedKey(connector, action, options.idempotencyKey) : undefined;

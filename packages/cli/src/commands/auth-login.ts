@@ -7,7 +7,7 @@ import {
   type OAuth2AuthorizationCodeScheme,
   type TokenSet,
 } from '@plugboard/sdk';
-import { authorizationRequest, exchangeAuthorizationCode } from '@plugboard/sdk/host';
+import { authorizationRequest, exchangeAuthorizationCode, signsIn } from '@plugboard/sdk/host';
 import { openBrowser } from '../browser.js';
 import { connectionName } from '../connection-name.js';
 import { wantsJson, writeJsonLine } from '../io.js';
@@ -23,9 +23,7 @@ const REDIRECT_PATH = '/callback';
 
 /** The connector's authorization code scheme: `--scheme ID`, or its only one. */
 function signInScheme(connector: Connector, id: string | undefined): OAuth2AuthorizationCodeScheme {
-  const schemes = connector.auth.filter(
-    (scheme): scheme is OAuth2AuthorizationCodeScheme => scheme.type === 'oauth2_authorization_code',
-  );
+  const schemes = connector.auth.filter(signsIn);
   const chosen = id === undefined ? schemes[0] : schemes.find((scheme) => scheme.id === id.toLowerCase());
   if (!chosen || (id === undefined && schemes.length > 1))
     throw new UsageError(

@@ -4,7 +4,8 @@ import type { ConnectorError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
 import type { ProviderFailure } from '../http/classify.js';
 import { type Action, approvalOf } from './action.js';
-import { type AuthScheme, schemeProblems } from './auth.js';
+import { credentialHeader, schemeProblems } from '../auth/schemes/index.js';
+import type { AuthScheme } from './auth.js';
 import { pagingProblems } from '../paginate/definition-check.js';
 import { optionsProblems } from './options.js';
 import { isCategory, CATEGORIES } from './categories.js';
@@ -308,7 +309,10 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   const seen = new Set<string>();
   // The credential's own header cannot carry an idempotency key as well.
   const credentialHeaders = new Set(
-    schemes.flatMap((scheme) => (scheme?.type === 'api_key_header' ? [String(scheme.header).toLowerCase()] : [])),
+    schemes.flatMap((scheme) => {
+      const header = credentialHeader(scheme);
+      return header === undefined ? [] : [String(header).toLowerCase()];
+    }),
   );
   for (const action of definition.actions ?? []) {
     if (seen.has(action.key)) at(`action '${action.key}': the key is declared twice`);
