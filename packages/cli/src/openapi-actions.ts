@@ -8,7 +8,8 @@ import {
   type Schema,
 } from './openapi-document.js';
 import { pagedReadSource, sharedListing, unpagedNote } from './openapi-listing.js';
-import { detectPaging, type ListPaging, recordsOf } from './openapi-paging.js';
+import { recordsOf } from './list-records.js';
+import { type DeclaredPaging, detectPaging } from './openapi-paging.js';
 import { didYouMean, nearest } from './did-you-mean.js';
 import { assignKeys, derivedKey, words } from './openapi-keys.js';
 import { UsageError } from './usage.js';
@@ -393,7 +394,7 @@ const INSTANT = {
  * is the order an incremental read asks for; the page size defaults to the most the document
  * allows, and the newer-than filter says where a first run starts.
  */
-function pagedParameters(parameters: Parameter[], paging: ListPaging): Parameter[] {
+function pagedParameters(parameters: Parameter[], paging: DeclaredPaging): Parameter[] {
   const { incremental, pageSize, driven } = paging;
   const left = new Set([...driven, ...Object.keys(incremental?.sort ?? {})]);
   return parameters

@@ -128,13 +128,14 @@ function routesOf(document: OpenApiDocument, served: MockServerOptions): Route[]
     const content = operation.requestBody?.content;
     const mediaType = content ? jsonMediaType(content) : undefined;
     const success = successOf(operation);
-    const listing = listingOf(
+    const listing = listingOf({
       method,
+      path,
       parameters,
-      jsonMedia(success.response?.content)?.schema,
-      Object.keys(success.response?.headers ?? {}),
-      mediaType === undefined ? undefined : content?.[mediaType]?.schema,
-    );
+      answer: jsonMedia(success.response?.content)?.schema,
+      headers: Object.keys(success.response?.headers ?? {}),
+      body: mediaType === undefined ? undefined : content?.[mediaType]?.schema,
+    });
     const pointer =
       mediaType === undefined || !content?.[mediaType]?.schema
         ? undefined
