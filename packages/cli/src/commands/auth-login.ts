@@ -14,7 +14,7 @@ import { wantsJson, writeJsonLine } from '../io.js';
 import { connectorCredentials, keepTokens, writeKept } from '../kept-connections.js';
 import { listenForRedirect } from '../loopback-redirect.js';
 import { allowedNetwork } from '../network.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { stateFolder } from '../state.js';
 import { UsageError } from '../usage.js';
 

@@ -6,7 +6,7 @@ import type { ExitCode } from '../exit-codes.js';
 import { writeJsonLine } from '../io.js';
 import { writeKept } from '../kept-connections.js';
 import { allowedNetwork } from '../network.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { signedIn, signedInCredential, signedInCredentials } from '../signed-in.js';
 
 /**

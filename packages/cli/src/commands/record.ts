@@ -7,7 +7,7 @@ import { actionArgs } from '../action-args.js';
 import { fixturesFolder } from '../fixtures-folder.js';
 import { writeJsonLine } from '../io.js';
 import { allowedNetwork } from '../network.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { jsonOption, UsageError } from '../usage.js';
 
 /**
