@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -84,12 +85,17 @@ export function useSharedRedis(): SharedRedis {
       opened.push(transport);
       return transport;
     },
-    async now() {
+    now() {
       if (!inspector) throw new Error('no redis-server: the test should have skipped');
-      const [seconds, micros] = await inspector.time();
-      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      return redisNow(inspector);
     },
   };
+}
+
+/** The Redis server's clock (`TIME`), in whole ms, as `client` reads it. */
+export async function redisNow(client: Redis): Promise<number> {
+  const [seconds, micros] = await client.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
 export const item = (id: string) => ({ id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' });
@@ -144,6 +150,7 @@ export function runChild(settings: {
   hideIORedis?: boolean;
   warmUp?: boolean;
   timeoutMs?: number;
+  dieMidAnswer?: boolean;
 }) {
   if (!existsSync(DIST))
     throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
@@ -175,33 +182,37 @@ export function runChild(settings: {
 }
 
 /**
- * A server that never answers `/items/hang`, and a child process that sent it: `kill()` ends the
- * child (SIGKILL) mid-request and says when; `release()` drops the held answer. `arrivals` has,
- * for each request in the order the server saw them, the Redis server's clock read once it was
- * there (a time no earlier than its arrival, however late the server's event loop runs).
+ * A server that never finishes its answer to `/items/hang` (the head goes, the body never), and a
+ * child process that sent it, once the server has it. The child dies (SIGKILL) mid-request: by
+ * itself the moment the head came with `dieMidAnswer` (however late this process notices), else
+ * when `kill()` says. `exited` resolves once it is gone; `release()` drops the held answer. `arrivals[i]` is the Redis
+ * server's clock read once `server.requests[i]` was there (no earlier than its arrival, however
+ * late the server's event loop runs).
  */
 export async function dyingMidRequest(
   h: Harness,
   shared: SharedRedis,
-  settings: { budget: RateBudget; redis: unknown; timeoutMs?: number },
+  settings: { budget: RateBudget; redis: unknown; timeoutMs?: number; warmUp?: boolean; dieMidAnswer?: boolean },
 ) {
   const held: ServerResponse[] = [];
   const arrivals: Promise<number>[] = [];
   const server = await h.start((req, res) => {
     arrivals.push(shared.now());
-    if (req.path === '/items/hang') held.push(res);
-    else json(res, 200, item(req.path.split('/').pop()!));
+    if (req.path !== '/items/hang') return json(res, 200, item(req.path.split('/').pop()!));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.flushHeaders();
+    held.push(res);
   });
   const doomed = runChild({ baseUrl: server.url, ids: ['hang'], ...settings });
+  const exited = once(doomed.child, 'exit').then(() => undefined);
   doomed.result.catch(() => undefined);
-  await until(() => server.requests.length === 1);
+  // A fresh process on a loaded machine can take many seconds to send its first request.
+  await until(() => server.requests.some((request) => request.path === '/items/hang'), 40_000);
   return {
     server,
     arrivals,
-    kill: () => {
-      doomed.child.kill('SIGKILL');
-      return Date.now();
-    },
+    exited,
+    kill: () => void doomed.child.kill('SIGKILL'),
     release: () => {
       for (const res of held) res.destroy();
     },
