@@ -25,7 +25,7 @@ import type {
  * | key | type | holds | expires |
  * | --- | --- | --- | --- |
  * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score |
- * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency, scored by when its lease ends (its send timeout, plus a second) | a second after the latest lease ends |
+ * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency, scored by when its lease ends: its send timeout, plus a second, from when the request was written (until then, from when it was let in) | a second after the latest lease ends |
  * | `<prefix>budget:{<budget>}:concurrency` | string | the concurrency declared by the process that used the budget last after starting (`0`: none); every process keeps to it | `idleTtlMs` after the latest request |
  * | `<prefix>budget:{<budget>}:pause` | string | present while the budget is paused | when the pause ends (PX) |
  * | `<prefix>budget:{<budget>}:pauses` | counter | pauses started so far | `idleTtlMs` after the latest pause |
@@ -73,6 +73,12 @@ const DEFAULT_PROBE_TTL_MS = 10_000;
 const DEFAULT_IDLE_TTL_MS = 3_600_000;
 /** How long after its send timeout a running request's slot outlives it, for the time its answer takes to be read. */
 const LEASE_MARGIN_MS = 1_000;
+/**
+ * How much of a slot's lease must be left, by this process's count, when its request is
+ * written: time for the lease's new start to reach Redis. A request let in longer ago is not
+ * written (its slot may be another's by now) and asks for its turn again.
+ */
+const LEASE_LEFT_MS = LEASE_MARGIN_MS / 2;
 
 /** What `RedisBudgets` reads besides the option: the clock its timers read, how ioredis is loaded (tests replace it), and the transport's connection when it has one. */
 export interface RedisBudgetsContext extends RedisConnectionContext {
@@ -145,6 +151,13 @@ export class RedisBudgets implements BudgetBackend {
   }
 }
 
+/** A running slot a request holds: `leasedAt` (`performance.now()`) is no later than when Redis last started its lease. */
+interface Lease {
+  client: BudgetClient;
+  leasedAt: number;
+  lease: number;
+}
+
 /** How `RedisBudgetState` keeps time. */
 interface StateSettings {
   probeTtlMs: number;
@@ -203,8 +216,12 @@ export class RedisBudgetState implements BudgetStateStore {
     const { window, running, concurrency, pause, confirmed, probe } = this.keys;
     const tokens = Array.from({ length: count }, () => `${this.origin}:${(this.sequence += 1)}`);
     const hold = Math.ceil(request.holdMs);
-    const [kind = ACQUIRED.busy, ms = 0, going = 0] = (await this.call((client) =>
-      client.plugboardBudgetAcquire(
+    const lease = hold + LEASE_MARGIN_MS;
+    // Redis starts the leases no earlier than now: they last at least `lease` from here.
+    const askedAt = performance.now();
+    let connected: BudgetClient | undefined;
+    const [kind = ACQUIRED.busy, ms = 0, going = 0, slots = 0] = (await this.call((client) =>
+      (connected = client).plugboardBudgetAcquire(
         pause,
         confirmed,
         probe,
@@ -218,7 +235,7 @@ export class RedisBudgetState implements BudgetStateStore {
         request.maxConcurrent ?? 0,
         this.declared ? 0 : 1,
         this.settings.idleTtlMs,
-        hold + LEASE_MARGIN_MS,
+        lease,
         ...tokens,
       ),
     )) as number[];
@@ -228,7 +245,15 @@ export class RedisBudgetState implements BudgetStateStore {
         if (ms === 0) this.seen = { ...this.seen, confirmed: true };
         return {
           kind: 'go',
-          tickets: tokens.slice(0, going).map((token, index) => this.ticket(token, index === 0 && ms === 1)),
+          tickets: tokens
+            .slice(0, going)
+            .map((token, index) =>
+              this.ticket(
+                token,
+                index === 0 && ms === 1,
+                slots === 1 ? { client: connected!, leasedAt: askedAt, lease } : undefined,
+              ),
+            ),
         };
       case ACQUIRED.paused:
         this.seen = { ...this.seen, pausedUntil: this.pausedUntil(ms), confirmed: false };
@@ -242,8 +267,21 @@ export class RedisBudgetState implements BudgetStateStore {
     }
   }
 
-  /** What a request that went holds: its probe claim is renewed until it ends. */
-  private ticket(token: string, probe: boolean): Ticket {
+  /**
+   * Starts a running slot's lease again as its request is written, unless too little of it may
+   * be left (`LEASE_LEFT_MS`): then the request must not be written.
+   */
+  private writing(token: string, slot: Lease): boolean {
+    const now = performance.now();
+    if (now - slot.leasedAt > slot.lease - LEASE_LEFT_MS) return false;
+    slot.leasedAt = now;
+    // Not awaited, and sent at once: Redis reads it before anything this process sends it later.
+    slot.client.plugboardBudgetWriting(this.keys.running, token, slot.lease).catch(() => undefined);
+    return true;
+  }
+
+  /** What a request that went holds: its probe claim is renewed until it ends; its running slot, if any, is leased again when it is written. */
+  private ticket(token: string, probe: boolean, slot?: Lease): Ticket {
     const { clock, probeTtlMs } = this.settings;
     let renewal: { cancel(): void } | undefined;
     const renew = () => {
@@ -261,6 +299,7 @@ export class RedisBudgetState implements BudgetStateStore {
     let ended = false;
     return {
       probe,
+      writing: () => (slot ? this.writing(token, slot) : true),
       end: async (how: RequestEnd, answeredAt?: number) => {
         if (ended) return;
         ended = true;
