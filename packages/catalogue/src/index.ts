@@ -3,7 +3,7 @@ export type { Catalogue, CatalogueOptions, GenerateOptions, GeneratedCatalogue, 
 export type { CatalogueEntry, CatalogueOperation } from './entry.js';
 export type { CatalogueFiles } from './write.js';
 export { publicConnectorSchema, publicOperationSchema } from './public-connector-schema.js';
-export type { JsonObject } from './public-connector-schema.js';
+export type { JsonObject, Strictness } from './public-connector-schema.js';
 export { diffCatalogues } from './diff.js';
 export { formatDiff } from './diff/report.js';
 export { CatalogueReadError, CatalogueMismatchError } from './diff/snapshot.js';

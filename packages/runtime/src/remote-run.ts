@@ -7,9 +7,15 @@ import {
   type LogSink,
   type Page,
   type ProgressEvent,
-  type RunSettings,
 } from '@plugboard/sdk';
-import { type Clock, credentialSecrets, Redactor, stderrSink, systemClock } from '@plugboard/sdk/host';
+import {
+  type Clock,
+  credentialSecrets,
+  Redactor,
+  type RunSettings,
+  stderrSink,
+  systemClock,
+} from '@plugboard/sdk/host';
 import type { Exchange } from './exchanges.js';
 import { PluginKilledError } from './plugin-killed.js';
 import type { PluginPort } from './plugin-port.js';

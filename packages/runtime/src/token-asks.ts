@@ -5,10 +5,9 @@ import {
   excerpt,
   type LogSink,
   type OAuth2Credential,
-  type RunSettings,
   type TokenSet,
 } from '@plugboard/sdk';
-import { connectionTokenSource, type Redactor, type TokenSource } from '@plugboard/sdk/host';
+import { connectionTokenSource, type Redactor, type RunSettings, type TokenSource } from '@plugboard/sdk/host';
 import type { Exchange } from './exchanges.js';
 import type { KillReason } from './plugin-killed.js';
 import type { PluginPort } from './plugin-port.js';

@@ -5,8 +5,8 @@
  */
 export { isImplemented } from './definition/action.js';
 export { connectorProblems, PERIOD_MS } from './definition/connector.js';
-export type { ResolvedConnection } from './connection.js';
 export { runPrepared, passGate, passedGate, resumeFrom, UnknownActionError } from './run.js';
+export type { RunSettings } from './run-options.js';
 export type { ConnectorRunner, LocalRunner } from './runner.js';
 // The executor: createExecutor composes its entry points, which a worker, a trigger receiver or
 // an MCP server may call on a setup of their own (setUpExecutor).
@@ -61,8 +61,14 @@ export { isAddressRange } from './http/network-policy.js';
 export { newerThanBound } from './paginate/newer-than.js';
 export { systemClock, manualClock, sleep } from './clock.js';
 export type { Clock, ManualClock, Timer } from './clock.js';
-// The stages a host adds to ctx.http's pipeline (createTransport({ stages })).
+// A transport with the host's clock, stages and OAuth2 token lifecycle.
+export { createHostTransport } from './http/transport.js';
+export type { HostTransportOptions } from './http/transport.js';
+export type { CredentialOptions } from './auth/options.js';
+// The stages a host adds to ctx.http's pipeline (createHostTransport({ stages })).
 export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';
+export type { WriteGate } from './http/budget-rules.js';
+export type { HeaderReader } from './http/headers.js';
 // Credentials: checked per scheme before anything is sent; OAuth2 token sets kept by the host.
 export { checkCredential, credentialSecrets, credentialExpiry, credentialSchema } from './credentials.js';
 export type { CheckedCredential } from './auth/schemes/credential-reader.js';

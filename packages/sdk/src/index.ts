@@ -116,14 +116,13 @@ export { classifyAddress, describeAddressClass } from './http/network-policy.js'
 export type { AddressClass, AddressClassification, AddressEmbedding } from './http/network-policy.js';
 // An author's own tests run the connector against a local server and check its catalogue entry.
 export { runAction, readAll, writeAction, prepareRun } from './run.js';
-export type { RunOptions, RunSettings, PreparedAction, PreparedRun } from './run.js';
+export type { RunOptions } from './run-options.js';
+export type { PreparedAction, PreparedRun } from './run.js';
 export type { ApprovalBinding, RunSubject } from './digest.js';
-export type { ConnectionInput, SecretResolver } from './connection.js';
+export type { ConnectionInput, ResolvedConnection, SecretResolver } from './connection.js';
 export { createTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
-export type { CredentialOptions } from './auth/options.js';
-export type { NetworkOptions, NetworkPolicy } from './http/network-policy.js';
-export type { BudgetRegistry } from './http/budget.js';
+export type { NetworkOptions } from './http/network-policy.js';
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
 export { catalogueEntry } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation } from './catalogue-entry.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type ConnectionInput, type ResolvedConnection, type SecretResolver, resolveConnection } from './connection.js';
+import { type ResolvedConnection, resolveConnection } from './connection.js';
 import type { ActionContext, PagesStart, ProgressEvent, ProgressUpdate, SourceContext } from './context.js';
 import {
   type Action,
@@ -12,7 +12,6 @@ import {
 import { checkCredential, credentialSecrets } from './credentials.js';
 import { appliedAuth, signsEachRequest } from './http/auth.js';
 import { connectionTokens, tokenSubject } from './auth/lifecycles.js';
-import type { TokenSource } from './tokens.js';
 import type { ClientSettings } from './http/settings.js';
 import type { Connector } from './definition/connector.js';
 import { type ApprovalDecision, checkApproval } from './approval.js';
@@ -20,14 +19,15 @@ import { type Clock, systemClock } from './clock.js';
 import { type ApprovalBinding, approvalDigest } from './digest.js';
 import { CancelledError, ConnectorError, InvalidInputError, SchemaMismatchError } from './errors.js';
 import { NOT_IN_HEADER } from './http/headers.js';
-import { createHttpClient, DEFAULT_RETRY, type HttpRequest, NEVER, type RetrySettings } from './http/client.js';
+import { createHttpClient, DEFAULT_RETRY, type HttpRequest, NEVER } from './http/client.js';
 import { declaredPages } from './paginate/incremental.js';
 import { checkpointDeclaration, migrateCheckpoint } from './checkpoint.js';
-import { sharedTransport, type Transport } from './http/transport.js';
-import { createLogger, type LogLevel, type LogSink, stderrSink } from './log.js';
+import { partsOf } from './http/transport.js';
+import { createLogger, stderrSink } from './log.js';
 import { excerpt } from './excerpt.js';
 import { describeJsonType, type JsonPath, jsonProblem, MAX_JSON_DEPTH } from './json.js';
 import { Redactor } from './secrets.js';
+import type { RunOptions, RunSettings } from './run-options.js';
 import { boundedIssues, zodIssues } from './validation.js';
 
 /**
@@ -39,46 +39,8 @@ import { boundedIssues, zodIssues } from './validation.js';
  * `runAction` is the three in a row.
  */
 
-/** What a run needs besides what `prepareRun` checks: the credential, the gate's decision, and where things go. */
-export interface RunSettings {
-  /** The credential, resolved by the host from its vault. */
-  credential?: SecretResolver;
-  signal?: AbortSignal;
-  /** Receives structured log entries, already redacted. Default: warnings and errors to stderr. */
-  log?: LogSink;
-  /** The least level that reaches `log`; lower entries are never built. Default: `info` with a sink of the caller's, `warn` without; `debug` adds an entry per provider answer. */
-  logLevel?: LogLevel;
-  onProgress?: (event: ProgressEvent) => void;
-  /** The pool and rate budgets to use; default: the process-wide one. */
-  transport?: Transport;
-  retry?: Partial<RetrySettings>;
-  /** The decision of someone other than the requester on exactly this run; required when the action needs approval here. */
-  approval?: ApprovalDecision;
-  /** The time the approval's expiry is checked against and log entries and progress events are stamped with; default the system clock. */
-  clock?: Clock;
-  /** Further secret values to keep out of logs and errors. */
-  secrets?: readonly string[];
-  /**
-   * A destination's idempotency key as the provider gets it (`ctx.idempotencyKey`), sent as is in
-   * the action's `idempotencyHeader`; the executor derives it from the caller's key. At most 255
-   * characters an HTTP header can carry.
-   */
-  idempotencyKey?: string;
-  /**
-   * The token source of an OAuth2 connection whose token lifecycle the host keeps elsewhere (an
-   * isolated plugin's host, `connectionTokenSource`): used instead of the transport's own, so the
-   * credential needs no refresh token or client secret.
-   */
-  tokens?: TokenSource;
-}
-
-export interface RunOptions extends RunSettings {
-  input: unknown;
-  connection?: ConnectionInput;
-  environment?: Environment;
-  /** Where an incremental source resumes: the checkpoint of the last acknowledged page. */
-  checkpoint?: unknown;
-}
+// What a run is given; the executor, the connection check and the runners take the types from here too.
+export type { RunOptions, RunSettings };
 
 /**
  * What the executor knows of a prepared run, wherever the action's code runs (in this process,
@@ -313,7 +275,7 @@ export async function* runAction(connector: Connector, actionKey: string, option
 /** `runAction` without its own generator around `runPrepared`'s: for the callers that consume it at once. */
 function gatedRun(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
   const prepared = prepareRun(connector, actionKey, options);
-  return runPrepared(passGate(prepared, options.approval, (options.clock ?? systemClock).now()), options);
+  return runPrepared(passGate(prepared, options.approval, systemClock.now()), options);
 }
 
 /** How many credentials' redactors are kept for the runs that come next. */
@@ -384,7 +346,7 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
     options.logLevel ?? (options.log ? 'info' : 'warn'),
     clock,
   );
-  const transport = options.transport ?? sharedTransport();
+  const transport = partsOf(options.transport);
   const settings: ClientSettings = {
     connector,
     action,

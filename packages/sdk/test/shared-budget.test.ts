@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createTransport, NetworkError, RateLimitedError, type RateBudget, type Transport } from '../src/index.js';
 import { manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
+import { partsOf } from '../src/http/transport.js';
 import { SharedBudget } from '../src/http/shared-budget.js';
 import { useHarness } from './support/harness.js';
 import { freePort, startRedis } from './support/redis.js';
@@ -53,7 +54,7 @@ describe('rate budgets shared through Redis', () => {
     expectSlidingWindow(server.requests, 5, 1000);
     const times = server.requests.map((request) => request.at).sort((x, y) => x - y);
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1980);
-    expect(a.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(true);
+    expect(partsOf(a).budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(true);
 
     // Every key the budget left in Redis is one of its layout's, and expires by itself.
     const keys = await shared.inspector.keys(`*${options.prefix}*`);
@@ -125,7 +126,7 @@ describe('rate budgets shared through Redis', () => {
     const [a, b] = [shared.transport(options), shared.transport(options)];
     const connector = connectorWith({ limit: 1000, per: 'second' });
     const budgetOf = (transport: Transport) =>
-      transport.budgets.get('shared', 'default', 'default', connector.rateLimits.default);
+      partsOf(transport).budgets.get('shared', 'default', 'default', connector.rateLimits.default);
 
     // The provider's window is closed for a second; requests wait in both transports.
     const closedUntil = Date.now() + 1000;
@@ -377,7 +378,9 @@ describe('rate budgets shared through Redis', () => {
     const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
     const limited = connectorWith({ limit: 5, per: 'second' });
     await getItem(limited, h.transport, 'here', server.url);
-    expect(h.transport.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(false);
+    expect(partsOf(h.transport).budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(
+      false,
+    );
     if (!existsSync(DIST)) return context.skip('dist/index.js is not built');
     const { result } = runChild({ baseUrl: server.url, ids: ['p0', 'p1', 'p2'], budget: { limit: 5, per: 'second' } });
     expect(await result).toEqual({ ok: 3, errors: [], ioredisLoaded: false });

@@ -5,7 +5,7 @@ import type { AuthScheme } from '../definition/auth.js';
 import type { Connector } from '../definition/connector.js';
 import { ConnectionConfigError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
-import { sharedTransport, type Transport } from '../http/transport.js';
+import { partsOf, type Transport } from '../http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import type { TokenSource } from '../tokens.js';
@@ -60,7 +60,7 @@ export function connectionTokenSource(request: ConnectionTokensRequest): TokenSo
   if (problems.length > 0) throw new ConnectionConfigError(`${subject}: ${problems.join('; ')}; nothing was sent`);
   // An OAuth2 scheme's credential checks as an OAuth2 one, or not at all.
   const checked = checkCredential(key, scheme, request.credential) as OAuth2Checked;
-  const transport = request.transport ?? sharedTransport();
+  const transport = partsOf(request.transport);
   const clock = request.clock ?? transport.clock;
   // Token requests read of the connector only its key and budgets; the host has no definition of it here.
   const connector = { key, rateLimits: {} } as unknown as Connector;

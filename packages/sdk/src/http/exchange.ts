@@ -7,11 +7,11 @@ import { refusalIn } from './network-policy.js';
 import { events } from './events.js';
 import { type ClientSettings, NEVER } from './settings.js';
 import type { Send } from './stages/stage.js';
-import type { Transport } from './transport.js';
+import type { TransportParts } from './transport.js';
 
 /** One request as it goes out, for a run in `environment`. */
 export interface Outgoing {
-  transport: Transport;
+  transport: TransportParts;
   environment: Environment;
   target: URL;
   method: string;
@@ -35,7 +35,7 @@ export interface Exchange {
  * Makes what sending needs (the pool, which loads undici the first time), so that a
  * request's timeout counts the exchange and not the loading of modules.
  */
-export function readyToSend(transport: Transport, environment: Environment): void {
+export function readyToSend(transport: TransportParts, environment: Environment): void {
   if (transport.via === 'undici') transport.agent(environment);
   else if (transport.via === 'fetch') transport.dispatcher(environment);
 }

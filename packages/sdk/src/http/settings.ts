@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import type { AppliedAuth } from './auth.js';
 import type { Answer } from './stages/stage.js';
-import type { Transport } from './transport.js';
+import type { TransportParts } from './transport.js';
 
 /** What one run's `ctx.http` is made from; every stage of its pipeline reads it. */
 export interface ClientSettings {
@@ -18,7 +18,7 @@ export interface ClientSettings {
   auth: AppliedAuth | undefined;
   redactor: Redactor;
   /** Where requests go, and the clock every wait of the pipeline reads (`transport.clock`). */
-  transport: Transport;
+  transport: TransportParts;
   signal: AbortSignal;
   log: Logger;
   retry: RetrySettings;
