@@ -1,4 +1,4 @@
-import { compareText } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk/host';
 import { defaultPackageName } from './constants.js';
 import type { CatalogueEntry } from './entry.js';
 import { budgetChange } from './diff/budget.js';

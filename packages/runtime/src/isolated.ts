@@ -1,5 +1,4 @@
-import { compareText } from '@plugboard/sdk';
-import type { ConnectorRunner } from '@plugboard/sdk/host';
+import { type ConnectorRunner, compareText } from '@plugboard/sdk/host';
 import type { IsolationOptions } from './isolation-options.js';
 import {
   type FailedPlugin,

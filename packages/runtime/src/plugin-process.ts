@@ -1,13 +1,4 @@
-import {
-  CancelledError,
-  type Connector,
-  createTransport,
-  prepareRun,
-  retryPolicy,
-  type Transport,
-  type PreparedRun,
-  type TokenSet,
-} from '@plugboard/sdk';
+import { CancelledError, type Connector, createTransport, type Transport, type TokenSet } from '@plugboard/sdk';
 import {
   isOAuth2Scheme,
   passGate,
@@ -16,6 +7,9 @@ import {
   resumeFrom,
   runPrepared,
   type TokenSource,
+  prepareRun,
+  retryPolicy,
+  type PreparedRun,
 } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';

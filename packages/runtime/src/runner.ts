@@ -1,5 +1,5 @@
-import type { ConnectionInput, Environment, PreparedAction } from '@plugboard/sdk';
-import { type ConnectorRunner, optionsKey, passedGate, Redactor } from '@plugboard/sdk/host';
+import type { ConnectionInput, Environment } from '@plugboard/sdk';
+import { type ConnectorRunner, optionsKey, passedGate, Redactor, type PreparedAction } from '@plugboard/sdk/host';
 import { PluginKilledError } from './plugin-killed.js';
 import type { PluginPort } from './plugin-port.js';
 import type { HostMessage, WirePlan } from './protocol.js';

@@ -14,6 +14,7 @@ export interface PlatformError {
   code?: string;
 }
 
+/** How a `ConnectorError` is made: its code, whether retrying may help, the provider's status and request id, and the cause. */
 export interface ConnectorErrorOptions {
   /** HTTP status the provider answered with, when there was an answer. */
   status?: number | undefined;
@@ -24,6 +25,7 @@ export interface ConnectorErrorOptions {
   cause?: unknown;
 }
 
+/** The base of every typed failure of a run: a stable `code`, `retryable`, the provider's status and request id, in the platform's Error shape. */
 export class ConnectorError extends Error {
   /** Stable, machine-readable reason. */
   readonly code: string;
@@ -83,6 +85,7 @@ function refuseMalformed(options: unknown): void {
       );
 }
 
+/** One problem of an input or of settings: the field's path and what is wrong. */
 export interface InputIssue {
   /** Dotted path of the field, e.g. `applicant.date_of_birth` or `add_media.0.url`. */
   path: string;
@@ -186,6 +189,7 @@ export class ConflictError extends ConnectorError {
   }
 }
 
+/** What a provider said of an exhausted quota (`QuotaExhaustedError`): its name, unit, and the amounts required and available. */
 export interface QuotaDetails {
   /** snake_case name of the quota, e.g. `media_minutes` or `ai_credits`, when the provider named it. */
   quota?: string | undefined;

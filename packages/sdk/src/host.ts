@@ -3,9 +3,14 @@
  * testing kit, the catalogue, a worker). What an author writes against, errors included, is in
  * `@plugboard/sdk` (src/index.ts); a host imports those from there.
  */
-export { isImplemented } from './definition/action.js';
+// What a declaration means: its retry policy, approval, effect and the hints a tool server publishes.
+export { isImplemented, retryPolicy, needsApproval, approvalOf, effectOf, annotationsOf } from './definition/action.js';
+export type { Declared, EffectFacts, ToolAnnotations } from './definition/action.js';
 export { connectorProblems, PERIOD_MS } from './definition/connector.js';
-export { runPrepared, passGate, passedGate, resumeFrom, UnknownActionError } from './run.js';
+// A run prepared once (its `binding.digest` is what an approval quotes), then run by the host.
+export { prepareRun, runPrepared, passGate, passedGate, resumeFrom, UnknownActionError } from './run.js';
+export type { PreparedAction, PreparedRun } from './run.js';
+export type { ResolvedConnection } from './connection.js';
 export type { RunSettings } from './run-options.js';
 export type { ConnectorRunner, LocalRunner } from './runner.js';
 // The executor: createExecutor composes its entry points, which a worker, a trigger receiver or
@@ -44,6 +49,7 @@ export type {
 export { settleIdempotencyKey, IdempotencySettleRefusedError, DEFAULT_SETTLE_MIN_AGE_MS } from './idempotency.js';
 export type { SettleKeyOptions, SettleRefusal } from './idempotency.js';
 export { approvalDigest, canonicalJson } from './digest.js';
+export type { RunSubject } from './digest.js';
 export {
   Redactor,
   REDACTED,
@@ -56,9 +62,19 @@ export {
 export { describeJsonType, formatJsonPath, jsonProblem, mapJson, MAX_JSON_DEPTH, someJsonString } from './json.js';
 export type { JsonMapper, JsonPath, JsonProblem } from './json.js';
 export { stderrSink } from './log.js';
+// Ordering as the platform sorts (keys, names): the same in every locale.
+export { compareText } from './order.js';
+// The message a provider's error body carries, bounded.
+export { providerMessage } from './http/classify.js';
+// The public catalogue entry of a connector, as the catalogue and the standard suite build it.
+export { catalogueEntry } from './catalogue-entry.js';
+export type { PublicConnector, PublicOperation } from './catalogue-entry.js';
+export type { PublicAuthentication } from './auth/schemes/scheme-type.js';
 export { isAddressRange } from './http/network-policy.js';
 // The bound an incremental read asks the provider from (the standard suite checks a recorded second run against it).
 export { newerThanBound } from './paginate/newer-than.js';
+// How a paged read ended, as a debug log entry names it.
+export type { PagingEnd } from './paginate/paginator.js';
 export { systemClock, manualClock, sleep } from './clock.js';
 export type { Clock, ManualClock, Timer } from './clock.js';
 // A transport with the host's clock, stages and OAuth2 token lifecycle.

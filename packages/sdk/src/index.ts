@@ -3,15 +3,12 @@
  * run. Whatever runs connectors (the runtime, the CLI, the testing kit, the catalogue, a
  * worker) takes its machinery from `@plugboard/sdk/host` (src/host.ts) and the rest from here.
  */
-// What a declaration means: its retry policy, approval, effect and the hints a tool server publishes.
-export { defineAction, retryPolicy, needsApproval, approvalOf, effectOf, annotationsOf } from './definition/action.js';
+export { defineAction } from './definition/action.js';
 export type {
   Action,
   ActionCommon,
   Approval,
-  Declared,
   DestinationAction,
-  Direction,
   Environment,
   Incremental,
   NewerThan,
@@ -77,7 +74,6 @@ export type {
   PaginatorKind,
   PageRequest,
   PageAnswer,
-  PagingEnd,
   RecordPage,
 } from './paginate/paginator.js';
 export type { CursorLoop } from './paginate/cursor-loop.js';
@@ -107,25 +103,21 @@ export {
 export type { PlatformError, ConnectorErrorOptions, InputIssue, QuotaDetails } from './errors.js';
 export { ApprovalRequiredError, ApprovalRefusedError } from './approval.js';
 export type { ApprovalDecision, ApprovalRefusal } from './approval.js';
-export { classifyByStatus, providerMessage } from './http/classify.js';
+export { classifyByStatus } from './http/classify.js';
 export type { ProviderFailure } from './http/classify.js';
 export { zodIssues } from './validation.js';
 export { excerpt } from './excerpt.js';
-export { compareText, byKey } from './order.js';
+export { byKey } from './order.js';
 export { classifyAddress, describeAddressClass } from './http/network-policy.js';
 export type { AddressClass, AddressClassification, AddressEmbedding } from './http/network-policy.js';
 // An author's own tests run the connector against a local server and check its catalogue entry.
-export { runAction, readAll, writeAction, prepareRun } from './run.js';
+export { runAction, readAll, writeAction } from './run.js';
 export type { RunOptions } from './run-options.js';
-export type { PreparedAction, PreparedRun } from './run.js';
-export type { ApprovalBinding, RunSubject } from './digest.js';
-export type { ConnectionInput, ResolvedConnection, SecretResolver } from './connection.js';
+export type { ApprovalBinding } from './digest.js';
+export type { ConnectionInput, SecretResolver } from './connection.js';
 export { createTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
 export type { NetworkOptions } from './http/network-policy.js';
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
-export { catalogueEntry } from './catalogue-entry.js';
-export type { PublicConnector, PublicOperation } from './catalogue-entry.js';
-export type { PublicAuthentication } from './auth/schemes/scheme-type.js';
 // What an action does to the world, apart from how its results come back.
-export type { Effect, EffectFacts, ToolAnnotations, Writes } from './definition/action.js';
+export type { Effect, Writes } from './definition/action.js';

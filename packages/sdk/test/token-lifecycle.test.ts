@@ -1,16 +1,9 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ManualClock, manualClock } from '../src/clock.js';
-import {
-  type ConnectorError,
-  type LogEntry,
-  prepareRun,
-  readAll,
-  type TokenSet,
-  type Transport,
-} from '../src/index.js';
+import { type ConnectorError, type LogEntry, readAll, type TokenSet, type Transport } from '../src/index.js';
 import { type CredentialStore, memoryCredentialStore } from '../src/tokens.js';
-import { connectionTokenSource, passGate, Redactor, runPrepared } from '../src/host.js';
+import { connectionTokenSource, passGate, Redactor, runPrepared, prepareRun } from '../src/host.js';
 import { type OAuthRig, startOAuthRig } from './support/oauth.js';
 import { callMe, rigConnector, rigTransport, signedIn } from './support/oauth-connector.js';
 

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  catalogueEntry,
   ConnectorError,
   defineAction,
   defineConnector,
@@ -11,6 +10,7 @@ import {
   ProviderRejectedError,
   type SourceContext,
 } from '@plugboard/sdk';
+import { catalogueEntry } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import {
   billableFaultProblems,

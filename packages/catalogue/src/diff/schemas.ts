@@ -1,4 +1,4 @@
-import { compareText } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk/host';
 import type { CatalogueEntry, CatalogueOperation } from '../entry.js';
 import { inputOptionsChanges } from '../input-options.js';
 import { compareSchemas, type SchemaChange, type SchemaChangeKind } from '../schema-diff.js';

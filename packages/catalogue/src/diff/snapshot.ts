@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compareText } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk/host';
 import type { CatalogueEntry, CatalogueOperation } from '../entry.js';
 import { connectorFile, dataTypeFile, INDEX_FILE, inputSchemaFile } from '../paths.js';
 import type { JsonObject } from '../public-connector-schema.js';

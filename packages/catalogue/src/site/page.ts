@@ -1,5 +1,4 @@
-import { compareText } from '@plugboard/sdk';
-import { describeScheme } from '@plugboard/sdk/host';
+import { describeScheme, compareText } from '@plugboard/sdk/host';
 import { API_VERSION } from '../constants.js';
 import type { CatalogueEntry, CatalogueOperation } from '../entry.js';
 import type { FieldRow } from '../fields.js';

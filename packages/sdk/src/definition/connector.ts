@@ -10,6 +10,7 @@ import { pagingProblems } from '../paginate/definition-check.js';
 import { optionsProblems } from './options.js';
 import { isCategory, CATEGORIES } from './categories.js';
 
+/** The period a rate budget counts requests over. */
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
 
 /** A declared rate budget: how many requests per period, shared by the actions that draw on it. */
@@ -46,6 +47,7 @@ export const PERIOD_MS: Record<RatePeriod, number> = {
   day: 86_400_000,
 };
 
+/** What `defineConnector` takes: the connector's key, name, category, auth schemes, settings, actions, rate budgets and `classifyError`. */
 export interface ConnectorDefinition {
   /**
    * Stable key in lower case letters, digits, `-` or `_`: the catalogue's `connectorKey`.
@@ -138,6 +140,7 @@ export interface ConnectorDefinition {
   check?: (ctx: ActionContext) => Promise<unknown>;
 }
 
+/** A connector as `defineConnector` returns it, checked, with its actions, auth schemes and rate budgets spelled out. */
 export interface Connector extends Omit<ConnectorDefinition, 'auth' | 'actions'> {
   auth: readonly AuthScheme[];
   actions: readonly Action[];

@@ -34,6 +34,7 @@ export interface PipelineSettings extends ClientSettings {
   heard(answer: Answer): void;
 }
 
+/** How a run retries a read or a safe write: the number of retries and the bounds of the backoff (defaults 4, 300 ms, 15 s). */
 export interface RetrySettings {
   /** Retries after the first attempt. */
   retries: number;
