@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -19,12 +18,27 @@ import { type LocalRegistry, startRegistry } from './support/registry.js';
  * third-party packages the kit and an author's tools (typescript, vitest) need, never
  * `@plugboard/*`, so that the guide's scope lines are needed and checked. Nothing reaches
  * another address: every other host meets a closed proxy. The one change to the guide's text:
- * the local registry's port, 4873, becomes a free one. The guide cannot drift: a step that
- * fails fails this test, with its output.
+ * its ports. The servers it starts in a second terminal, the local registry (4873) and
+ * `plugboard mock` (4010), listen on ports the system chose (`--port 0`), and every later step
+ * names the port each printed instead of the guide's, so that another program holding 4873 or
+ * 4010 changes nothing. The guide cannot drift: a step that fails fails this test, with its output.
  */
 
-/** The port the guide gives `./pbw local-registry`; the test uses a free one instead. */
-const GUIDE_PORT = '4873';
+/** The servers the guide starts, the port it gives each, and the same command on a port the system chooses. */
+const SERVERS = [
+  {
+    command: './pbw local-registry',
+    port: '4873',
+    anyPort: (script: string) => script.replaceAll('./pbw local-registry', './pbw local-registry --port 0'),
+  },
+  {
+    command: 'plugboard mock',
+    port: '4010',
+    anyPort: (script: string) => script.replaceAll('--port 4010', '--port 0'),
+  },
+];
+/** A guide port left in a step the test runs. */
+const GUIDE_PORT = new RegExp(`\\b(${SERVERS.map((server) => server.port).join('|')})\\b`);
 const PACKAGES = ['packages/sdk', 'packages/testing', 'packages/catalogue', 'packages/runtime', 'packages/cli'];
 /** What a scaffolded connector builds and tests with, besides Plugboard's own packages. */
 const AUTHOR_TOOLS = ['typescript', 'vitest', '@types/node'];
@@ -39,15 +53,6 @@ const started: BackgroundStep[] = [];
 // installs: it needs a wrapper that ran once (`./pbw build`) on this lockfile.
 const wrapperReady = existsSync(join(ROOT, 'node_modules', '.pbw-lock'));
 if (!wrapperReady) console.warn('test/guide.test.ts skipped: run ./pbw build once, so that ./pbw installs nothing');
-
-/** A port of 127.0.0.1 that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   if (!wrapperReady) return;
@@ -91,20 +96,58 @@ async function npmLogTail(): Promise<string> {
   return `\n--- ${newest} (last 40 lines) ---\n${lines.slice(-40).join('\n')}`;
 }
 
+/**
+ * Runs the steps in order, each as written but for the ports: a server the guide starts
+ * listens where the system chose, and later steps name that port. Gives each step's output
+ * and where each guide port's server listens; prints how long each step took, for the docs' timings.
+ */
+async function follow(steps: readonly GuideStep[], shell: GuideShell) {
+  const timings: string[] = [];
+  const outputs = new Map<GuideStep, string>();
+  const listening = new Map<string, string>();
+  for (const step of steps) {
+    const begun = performance.now();
+    const server = step.background ? SERVERS.find((candidate) => step.script.includes(candidate.command)) : undefined;
+    let script = server ? server.anyPort(step.script) : step.script;
+    for (const [guide, port] of listening) script = script.replaceAll(`:${guide}`, `:${port}`);
+    expect(script, `docs/authoring.md line ${step.line} would run on a fixed port`).not.toMatch(GUIDE_PORT);
+    if (step.background) {
+      expect(server, `docs/authoring.md line ${step.line}: a server the test does not know`).toBeDefined();
+      const background = shell.begin(script);
+      started.push(background);
+      await background.waitFor(/http:\/\/127\.0\.0\.1:\d+/);
+      listening.set(server!.port, /http:\/\/127\.0\.0\.1:(\d+)/.exec(background.output())![1]!);
+      timings.push(`${step.line}: ${Math.round(performance.now() - begun)} ms to serve`);
+      continue;
+    }
+    const result = await shell.run(script, 5 * 60_000);
+    timings.push(`${step.line}: ${Math.round(performance.now() - begun)} ms`);
+    outputs.set(step, result.output);
+    const registryLog =
+      result.code === 0
+        ? ''
+        : `\n--- the registry's log (last 40 lines) ---\n${registry.log.join('').split('\n').slice(-40).join('\n')}`;
+    expect(
+      result.code,
+      `docs/authoring.md line ${step.line}:\n${script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}${registryLog}`,
+    ).toBe(0);
+  }
+  const ports = [...listening].map(([guide, port]) => `${guide} -> ${port}`).join(', ');
+  console.log(`docs/authoring.md, step by step (by the line of each block; ports ${ports}):\n${timings.join('\n')}`);
+  return { outputs, listening };
+}
+
 describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside the repository', () => {
   test(
     'every sh block runs as written: the kit from a clone, new, install, test, a local stand-in, record, run, catalogue, publish, a plugin folder',
     async (context) => {
       if (standInFailure) context.skip(standInFailure);
-      const port = String(await freePort());
-      const steps = guideSteps(await readFile(join(ROOT, 'docs', 'authoring.md'), 'utf8')).map((step) => ({
-        ...step,
-        script: step.script
-          .replaceAll(`:${GUIDE_PORT}`, `:${port}`)
-          .replaceAll('./pbw local-registry', `./pbw local-registry --port ${port}`),
-      }));
-      expect(steps.some((step) => step.script.includes(`127.0.0.1:${port}`))).toBe(true);
-      expect(steps.length).toBeGreaterThan(0);
+      const steps = guideSteps(await readFile(join(ROOT, 'docs', 'authoring.md'), 'utf8'));
+      // The guide names its servers' default ports: the reader's commands stay as they are.
+      for (const server of SERVERS) {
+        expect(steps.some((step) => step.background && step.script.includes(server.command))).toBe(true);
+        expect(steps.some((step) => step.script.includes(`127.0.0.1:${server.port}`))).toBe(true);
+      }
       const home = join(tmp, 'home');
       const work = join(tmp, 'work');
       await mkdir(home);
@@ -129,32 +172,8 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
       });
       delete env.PLUGBOARD_CREDENTIAL;
       const shell = new GuideShell(join(tmp, 'shell'), env, work);
-      // How long each step took, by its line in the guide: printed at the end, for the docs' timings.
-      const timings: string[] = [];
-      const outputs = new Map<GuideStep, string>();
-      for (const step of steps) {
-        const begun = performance.now();
-        if (step.background) {
-          const server = shell.begin(step.script);
-          started.push(server);
-          await server.waitFor(/http:\/\/127\.0\.0\.1:\d+/);
-          timings.push(`${step.line}: ${Math.round(performance.now() - begun)} ms to serve`);
-          continue;
-        }
-        const result = await shell.run(step.script, 5 * 60_000);
-        timings.push(`${step.line}: ${Math.round(performance.now() - begun)} ms`);
-        outputs.set(step, result.output);
-        const registryLog =
-          result.code === 0
-            ? ''
-            : `\n--- the registry's log (last 40 lines) ---\n${registry.log.join('').split('\n').slice(-40).join('\n')}`;
-        expect(
-          result.code,
-          `docs/authoring.md line ${step.line}:\n${step.script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}${registryLog}`,
-        ).toBe(0);
-      }
-
-      console.log(`docs/authoring.md, step by step (by the line of each block):\n${timings.join('\n')}`);
+      const { outputs, listening } = await follow(steps, shell);
+      const registryPort = listening.get(SERVERS[0]!.port);
 
       // The kit came from the clone's registry, everything else from npm's own.
       const lock = JSON.parse(await readFile(join(work, 'acme', 'package-lock.json'), 'utf8')) as {
@@ -163,7 +182,7 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
       const resolved = Object.entries(lock.packages).filter(([path]) => path.includes('node_modules/'));
       expect(resolved.length).toBeGreaterThan(0);
       for (const [path, { resolved: url }] of resolved) {
-        const from = path.includes('node_modules/@plugboard/') ? `http://127.0.0.1:${port}/` : registry.url;
+        const from = path.includes('node_modules/@plugboard/') ? `http://127.0.0.1:${registryPort}/` : registry.url;
         expect(url, path).toMatch(new RegExp(`^${from.replace(/[.]/g, '\\.')}`));
       }
       // The connector ran from the plugin folder, isolated: records as JSON lines.

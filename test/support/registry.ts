@@ -24,11 +24,16 @@ export interface LocalRegistry {
   /** An empty global config, so no machine-wide setting applies. */
   globalNpmrc: string;
   log: string[];
+  /** The registry's process. */
+  pid: number;
   stop(): Promise<void>;
 }
 
-/** `port`: 0 (the default) for a free one. */
-export async function startRegistry(dir: string, { port: wanted = 0 }: { port?: number } = {}): Promise<LocalRegistry> {
+/** `port`: 0 (the default) for a free one; `preload`: a module Node imports before the registry. */
+export async function startRegistry(
+  dir: string,
+  { port: wanted = 0, preload }: { port?: number; preload?: string } = {},
+): Promise<LocalRegistry> {
   const storage = join(dir, 'storage');
   await mkdir(storage, { recursive: true });
   const config = {
@@ -52,10 +57,14 @@ export async function startRegistry(dir: string, { port: wanted = 0 }: { port?: 
   await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`);
 
   const server = join(import.meta.dirname, 'verdaccio-server.mjs');
-  const child: ChildProcess = spawn(process.execPath, [server, configFile, String(wanted)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    cwd: dir,
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(preload ? ['--import', preload] : []), server, configFile, String(wanted)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: dir,
+    },
+  );
   const log: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
   // Never outlive the test process, however it ends.
@@ -131,7 +140,7 @@ export async function startRegistry(dir: string, { port: wanted = 0 }: { port?: 
     );
     const globalNpmrc = join(dir, 'global-npmrc');
     await writeFile(globalNpmrc, '');
-    return { url, port, npmrc, token: body.token, globalNpmrc, log, stop };
+    return { url, port, npmrc, token: body.token, globalNpmrc, log, pid: child.pid!, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -10,12 +10,17 @@ if (!configFile) {
   console.error('usage: node verdaccio-server.mjs CONFIG_FILE');
   process.exit(2);
 }
-// Verdaccio 9's tarball route may set a header after its answer began (ERR_HTTP_HEADERS_SENT,
-// from a stream event racing the response); the answer itself is whole, and one such throw must
-// not end the registry under every other request.
+// Verdaccio 9's tarball route races its own answer in two ways, each harmless to the answer
+// itself: it may set a header after the answer began (ERR_HTTP_HEADERS_SENT), and it asks the
+// size of a tarball's file after the file was opened, without waiting, so on a busy machine the
+// file may already be read whole and closed (EBADF from fstat, a rejection nothing handles; the
+// answer then goes without a length). One such throw must not end the registry under every
+// other request.
+const racedAnswer = (error) =>
+  error?.code === 'ERR_HTTP_HEADERS_SENT' || (error?.code === 'EBADF' && error?.syscall === 'fstat');
 process.on('uncaughtException', (error) => {
-  if (error?.code !== 'ERR_HTTP_HEADERS_SENT') throw error;
-  process.stderr.write(`ignored after an answer began: ${error.message}\n`);
+  if (!racedAnswer(error)) throw error;
+  process.stderr.write(`ignored, raced by its answer: ${error.message}\n`);
 });
 const app = await runServer(configFile);
 const server = app.listen(Number(port), '127.0.0.1', () => {

@@ -26,7 +26,7 @@ export async function signIn(rig, connector, transport) {
   const scheme = connector.auth[0];
   const clientId = rig.auth.clients.native.clientId;
   const redirectUri = 'http://127.0.0.1:61000/callback';
-  const request = host.authorizationRequest(scheme, { clientId, redirectUri });
+  const request = await host.authorizationRequest(scheme, { clientId, redirectUri });
   const callbackUrl = await rig.auth.completeAuthorization(request.url);
   return host.exchangeAuthorizationCode({
     connector,

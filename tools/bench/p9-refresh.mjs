@@ -155,7 +155,7 @@ async function burst(count, call) {
 async function oneProcess(rig, expired) {
   const connector = rigConnector(rig);
   const store = host.memoryCredentialStore();
-  const transport = sdk.createTransport({ network: { allow: ['127.0.0.0/8'] }, credentials: { store } });
+  const transport = host.createHostTransport({ network: { allow: ['127.0.0.0/8'] }, credentials: { store } });
   try {
     const tokens = await signIn(rig, connector, transport);
     const stored = expired ? { ...tokens, expiresAt: 0 } : tokens;
@@ -289,7 +289,7 @@ async function steady() {
   const rig = await startOAuthRig({ accessTokenTtl: 2, verifyOnce });
   const connector = rigConnector(rig);
   const store = host.memoryCredentialStore();
-  const transport = sdk.createTransport({ network: { allow: ['127.0.0.0/8'] }, credentials: { store } });
+  const transport = host.createHostTransport({ network: { allow: ['127.0.0.0/8'] }, credentials: { store } });
   try {
     const tokens = await signIn(rig, connector, transport);
     await store.compareAndSet('conn-1', undefined, tokens);

@@ -84,18 +84,18 @@ const operations = {
   'isSecretKey (the text as a key)': (text) => host.isSecretKey(text),
   "the client's failure path (redact, message, classify)": (text) => {
     const body = redactor.redact({ error: 'payment_required', message: text, detail: { text } });
-    return sdk.classifyByStatus(failure(body, redactor.redactString(sdk.providerMessage(402, body))));
+    return sdk.classifyByStatus(failure(body, redactor.redactString(host.providerMessage(402, body))));
   },
   'providerMessage + classifyByStatus (402)': (text) => {
     const body = { error: 'payment_required', message: text };
-    return sdk.classifyByStatus(failure(body, sdk.providerMessage(402, body)));
+    return sdk.classifyByStatus(failure(body, host.providerMessage(402, body)));
   },
   'providerMessage + classifyByStatus (bare text)': (text) =>
-    sdk.classifyByStatus(failure(text, sdk.providerMessage(402, text))),
+    sdk.classifyByStatus(failure(text, host.providerMessage(402, text))),
   descriptQuota: (text) => descript.descriptQuota(text),
   'classifyDescriptFailure (402)': (text) => {
     const body = { message: text };
-    return descript.classifyDescriptFailure(failure(body, sdk.providerMessage(402, body)));
+    return descript.classifyDescriptFailure(failure(body, host.providerMessage(402, body)));
   },
 };
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { catalogueEntry, entityId } from '@plugboard/sdk';
+import { entityId } from '@plugboard/sdk';
+import { catalogueEntry } from '@plugboard/sdk/host';
 import { describe, expect, it } from 'vitest';
 import descript, { createDescriptConnector, LIMITATIONS } from '../src/index.js';
 import { fixedClockDescript } from './support.js';

@@ -1,4 +1,5 @@
-import { InvalidInputError, prepareRun, readAll, writeAction } from '@plugboard/sdk';
+import { InvalidInputError, readAll, writeAction } from '@plugboard/sdk';
+import { prepareRun } from '@plugboard/sdk/host';
 import { describe, expect, it } from 'vitest';
 import { mediaUrlProblem, privateHostProblem } from '../src/index.js';
 import { failure, projectId, useHarness } from './support.js';

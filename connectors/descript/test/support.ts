@@ -1,11 +1,5 @@
-import {
-  type Connector,
-  createTransport,
-  type LogEntry,
-  prepareRun,
-  type RunOptions,
-  type Transport,
-} from '@plugboard/sdk';
+import { type Connector, createTransport, type LogEntry, type RunOptions, type Transport } from '@plugboard/sdk';
+import { prepareRun } from '@plugboard/sdk/host';
 import {
   openApiReference,
   startDescriptSimulator,

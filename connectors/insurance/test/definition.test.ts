@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
+import { entityId } from '@plugboard/sdk';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
+  credentialSchema,
   annotationsOf,
   approvalOf,
   catalogueEntry,
   effectOf,
-  entityId,
   needsApproval,
   retryPolicy,
-} from '@plugboard/sdk';
-import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { credentialSchema } from '@plugboard/sdk/host';
+} from '@plugboard/sdk/host';
 import insurance, { createInsuranceConnector, divide, toCents } from '../src/index.js';
 
 /** What the host supplies for a bearer token or an API key: a string, or one with its expiry. */

@@ -1,13 +1,14 @@
+import { type Action, type Connector, entityId } from '@plugboard/sdk';
 import {
-  type Action,
-  type Connector,
+  checkpointDeclaration,
+  findSecretKeys,
+  formatJsonPath,
+  someJsonString,
   catalogueEntry,
   compareText,
-  entityId,
   type PublicConnector,
   type PublicOperation,
-} from '@plugboard/sdk';
-import { checkpointDeclaration, findSecretKeys, formatJsonPath, someJsonString } from '@plugboard/sdk/host';
+} from '@plugboard/sdk/host';
 import type { z } from 'zod';
 import { defaultPackageName } from './constants.js';
 import { checkpointSchemaFile, dataTypeFile, inputSchemaFile, typesFile } from './paths.js';

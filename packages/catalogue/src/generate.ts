@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { byKey, compareText, type Connector, entityId } from '@plugboard/sdk';
+import { byKey, type Connector, entityId } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk/host';
 import ownPackage from '../package.json' with { type: 'json' };
 import { API_VERSION } from './constants.js';
 import { type CatalogueEntry, checkpointSchemaOf, connectorEntry, secretProblems } from './entry.js';

@@ -1,4 +1,5 @@
-import { compareText, type Connector, type FieldOptions } from '@plugboard/sdk';
+import type { Connector, FieldOptions } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk/host';
 import type { JsonObject } from './public-connector-schema.js';
 
 /**

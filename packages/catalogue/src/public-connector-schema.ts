@@ -22,7 +22,8 @@ import { API_VERSION } from './constants.js';
  */
 
 export type JsonObject = { [key: string]: unknown };
-type Strictness = 'open' | 'strict';
+/** How a schema treats fields it does not declare: `'open'` allows them, `'strict'` refuses them. */
+export type Strictness = 'open' | 'strict';
 
 const nullableString = { type: ['string', 'null'] } as const;
 

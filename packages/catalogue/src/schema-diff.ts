@@ -1,4 +1,4 @@
-import { compareText } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk/host';
 import type { JsonObject } from './public-connector-schema.js';
 
 /**

@@ -6,8 +6,8 @@ import { API_VERSION } from '../src/constants.js';
 import { assertValidEntry, CatalogueValidationError, entryProblems } from '../src/public-connector-schema.js';
 import { type CatalogueEntry, secretProblems } from '../src/entry.js';
 import { generateCatalogue, publicConnectorSchema } from '../src/index.js';
-import { basicAuth, catalogueEntry, defineConnector, oauth2AuthorizationCode } from '@plugboard/sdk';
-import { credentialSchema } from '@plugboard/sdk/host';
+import { basicAuth, defineConnector, oauth2AuthorizationCode } from '@plugboard/sdk';
+import { credentialSchema, catalogueEntry } from '@plugboard/sdk/host';
 import { PACK, shop as shopConnector } from './support/connectors.js';
 
 const keySchema = credentialSchema({ type: 'bearer', id: 'bearer' });

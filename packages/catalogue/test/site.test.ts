@@ -43,40 +43,40 @@ describe('the static catalogue site (index.html) in headless Chromium', () => {
     await page.goto(url);
 
     await expect.poll(() => page.locator('#result-count').textContent()).toBe('3 of 3 connectors');
-    expect(await visibleKeys(page)).toEqual(['clips', 'notes', 'shop']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['clips', 'notes', 'shop']);
 
     // Typing in the search box narrows the list.
     const search = page.locator('#search');
     await search.pressSequentially('render');
-    expect(await visibleKeys(page)).toEqual(['clips']);
-    expect(await page.locator('#result-count').textContent()).toBe('1 of 3 connectors');
+    await expect.poll(() => visibleKeys(page)).toEqual(['clips']);
+    await expect.poll(() => page.locator('#result-count').textContent()).toBe('1 of 3 connectors');
     await search.fill('');
     await search.pressSequentially('Item');
-    expect(await visibleKeys(page)).toEqual(['shop']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['shop']);
     await search.fill('export note');
-    expect(await visibleKeys(page)).toEqual(['notes']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['notes']);
     await search.fill('nothing-like-this');
-    expect(await visibleKeys(page)).toEqual([]);
+    await expect.poll(() => visibleKeys(page)).toEqual([]);
     expect(await page.locator('#empty').isVisible()).toBe(true);
     await search.fill('');
-    expect(await visibleKeys(page)).toEqual(['clips', 'notes', 'shop']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['clips', 'notes', 'shop']);
 
     // Filters: direction, approval required, billable, category.
     await page.selectOption('#filter-direction', 'source');
-    expect(await visibleKeys(page)).toEqual(['notes', 'shop']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['notes', 'shop']);
     await page.selectOption('#filter-direction', 'destination');
-    expect(await visibleKeys(page)).toEqual(['clips', 'notes', 'shop']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['clips', 'notes', 'shop']);
     await page.selectOption('#filter-direction', '');
     await page.check('#filter-approval');
-    expect(await visibleKeys(page)).toEqual(['clips', 'shop']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['clips', 'shop']);
     await page.check('#filter-billable');
-    expect(await visibleKeys(page)).toEqual(['shop']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['shop']);
     await page.uncheck('#filter-approval');
     await page.uncheck('#filter-billable');
     await page.selectOption('#filter-category', 'media');
-    expect(await visibleKeys(page)).toEqual(['clips']);
+    await expect.poll(() => visibleKeys(page)).toEqual(['clips']);
     await page.selectOption('#filter-category', '');
-    expect(await page.locator('#result-count').textContent()).toBe('3 of 3 connectors');
+    await expect.poll(() => page.locator('#result-count').textContent()).toBe('3 of 3 connectors');
 
     // A connector's operations, limitations, rate budgets and data types as field tables.
     const shop = page.locator('li.connector[data-key="shop"]');

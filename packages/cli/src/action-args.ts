@@ -11,7 +11,7 @@ import { allowedNetwork } from './network.js';
 import { checkActionName } from './did-you-mean.js';
 import type { CliIo } from './io.js';
 import type { Messages } from './messages.js';
-import type { Invocation } from './program.js';
+import type { Invocation } from './invocation.js';
 import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
 
 /** What `run` and `record` share: which action of which connector, with what input, over which connection. */

@@ -1,5 +1,5 @@
-import { createTransport, type Transport } from '@plugboard/sdk';
-import { createExecutor, type Executor, memoryStore, type Stores } from '@plugboard/sdk/host';
+import type { Transport } from '@plugboard/sdk';
+import { createExecutor, createHostTransport, type Executor, memoryStore, type Stores } from '@plugboard/sdk/host';
 import type { ActionArgs, IsolatedActionArgs } from './action-args.js';
 import type { CliIo } from './io.js';
 import { allowedNetwork } from './network.js';
@@ -45,7 +45,7 @@ export async function actionExecutor(
   const redis = io.env.PLUGBOARD_REDIS_URL;
   // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
   const signed = await runSignedIn(io, args, connectionId);
-  const transport = createTransport({
+  const transport = createHostTransport({
     via: 'http',
     ...(redis ? { redis } : {}),
     network: { allow: allowedNetwork(io.env) },

@@ -2,7 +2,7 @@ import type { Connector } from '@plugboard/sdk';
 import { type ExitCode, isExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { messagesAsJson, messagesTo } from './messages.js';
-import { buildProgram, type Command, COMMANDS, type CommandName, CommanderError, type Invocation } from './program.js';
+import { buildProgram, type Command, CommanderError } from './program.js';
 
 export interface CliOptions {
   /** Connectors by key that a host program passes in, found before any package (tests, an embedding host). */
@@ -48,11 +48,11 @@ export async function runCli(argv: string[], io: CliIo, options: CliOptions = {}
   const program = buildProgram({
     io,
     simulators: simulatorsHere(),
-    async run(name: CommandName, args: string[], values: Invocation['values'], json: boolean) {
+    async run({ name, load, args, values, json }) {
       asJson = messagesAsJson(json, io);
       words = [...name.split(' '), ...args];
       const messages = messagesTo(io, asJson);
-      const [command, { connectorFinder }] = await Promise.all([COMMANDS[name](), import('./connectors.js')]);
+      const [command, { connectorFinder }] = await Promise.all([load(), import('./connectors.js')]);
       code = await command({
         args,
         values,

@@ -69,10 +69,8 @@ export class UnknownActionNameError extends ConnectorError {
     const keys = connector.actions.map((known) => known.key);
     const near = nearest(action, keys);
     super(
-      'unknown_action',
       `connector '${connector.key}' has no action '${excerpt(action)}'${near ? `; did you mean ${near}?` : `; it has ${keys.join(', ')}`}`,
-      false,
-      404,
+      { code: 'unknown_action', retryable: false, platformStatus: 404 },
     );
     this.hint = `plugboard describe ${connector.key} lists its actions and their inputs`;
   }

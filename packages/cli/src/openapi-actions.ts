@@ -7,8 +7,9 @@ import {
   pointerTo,
   type Schema,
 } from './openapi-document.js';
-import { pagedReadSource, sharedListing, unpagedNote } from './openapi-listing.js';
-import { detectPaging, type ListPaging, recordsOf } from './openapi-paging.js';
+import { type Listing, pagedReadSource, sharedListing, unpagedNote } from './openapi-listing.js';
+import { recordsOf } from './list-records.js';
+import { type DeclaredPaging, detectPaging } from './openapi-paging.js';
 import { didYouMean, nearest } from './did-you-mean.js';
 import { assignKeys, derivedKey, words } from './openapi-keys.js';
 import { UsageError } from './usage.js';
@@ -251,14 +252,15 @@ function chosenOperations(document: OpenApiDocument, choices: readonly Operation
   return choices.map((choice) => ({ choice, ...byName.get(named(choice))! }));
 }
 
-export function generateActions(document: OpenApiDocument, choices: readonly OperationChoice[]): GeneratedConnector {
+/** The chosen operations with their keys, where their records are, and how the lists page. */
+function plannedActions(document: OpenApiDocument, choices: readonly OperationChoice[]) {
   const found = chosenOperations(document, choices).map(({ choice, path, method, operation, parameters }) => {
     const answer = successSchema(path, method, operation);
     const records = recordsOf(answer.schema, path);
     const derived = derivedKey({ operationId: operation.operationId, path, method, list: records.many });
     return { name: choice.operation, key: choice.key, derived, path, method, operation, parameters, answer, records };
   });
-  const planned = assignKeys(found).map((entry) => ({
+  return assignKeys(found).map((entry) => ({
     ...entry,
     id: entry.operation.operationId ?? entry.name,
     paging:
@@ -271,115 +273,135 @@ export function generateActions(document: OpenApiDocument, choices: readonly Ope
           })
         : undefined,
   }));
+}
+
+type PlannedAction = ReturnType<typeof plannedActions>[number];
+
+export function generateActions(document: OpenApiDocument, choices: readonly OperationChoice[]): GeneratedConnector {
+  const planned = plannedActions(document, choices);
   const listing = sharedListing(planned.flatMap(({ key, paging }) => (paging ? [{ key, paging }] : [])));
   const types = new DataTypes();
-  const actions: GeneratedAction[] = [];
-  for (const { id, path, method, operation, parameters: declared, answer, records: found, key, paging } of planned) {
-    const name = camel(key);
-    const direction = method === 'get' ? 'source' : 'destination';
-    // What a destination answers is one thing, whatever it holds.
-    const records =
-      direction === 'destination' && found.many ? { property: undefined, item: answer.schema, many: false } : found;
-    const paged = paging?.paginator ? { ...paging, paginator: paging.paginator } : undefined;
-    const parameters = paged ? pagedParameters(declared, paged) : declared;
-    const entityAt = [
-      ...answer.at,
-      ...(records.property === undefined ? [] : ['properties', records.property]),
-      ...(records.many ? ['items'] : []),
-    ];
-    const entityName = types.name(
-      records.item,
-      refName(document, entityAt),
-      key,
-      direction === 'source' || records.property !== undefined,
-    );
-    // The answer as the entity in its envelope: the record's type is written once, in src/entities.ts.
-    const listOf = records.many ? `z.array(${entityName})` : entityName;
-    const answerType =
-      records.property === undefined ? listOf : `z.looseObject({ ${propertyKey(records.property)}: ${listOf} })`;
-    const unwrap = records.property === undefined ? '' : `[${JSON.stringify(records.property)}]`;
-    const body = jsonContent(operation.requestBody?.content)?.media.schema;
-    const input = inputSchema(parameters, body);
-    const pathParams = parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
-    const queryParams = parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
-    const from = (names: string[], wrap: (value: string, param: string) => string = (value) => value) =>
-      `{ ${names.map((param) => `${propertyKey(param)}: ${wrap(`input[${JSON.stringify(param)}]`, param)}`).join(', ')} }`;
-    const primitive = (param: string) => {
-      const schema = (parameters.find((parameter) => parameter.name === param)?.schema ?? {}) as Schema;
-      const items = (schema.items ?? {}) as Schema;
-      return (
-        ['string', 'integer', 'number', 'boolean'].includes(String(schema.type)) ||
-        (schema.type === 'array' && ['string', 'integer', 'number', 'boolean'].includes(String(items.type)))
-      );
-    };
-    const target = [
-      `method: ${JSON.stringify(method.toUpperCase())}`,
-      `path: ${JSON.stringify(path)}`,
-      ...(pathParams.length ? [`params: ${from(pathParams, (value) => `String(${value})`)}`] : []),
-    ];
-    // A query value that is not a plain value or list of them goes as JSON text.
-    const queryEntry = (param: string) =>
-      `${propertyKey(param)}: ${primitive(param) ? `input[${JSON.stringify(param)}]` : `(input[${JSON.stringify(param)}] === undefined ? undefined : JSON.stringify(input[${JSON.stringify(param)}]))`}`;
-    const request = [
-      ...target,
-      ...(queryParams.length ? [`query: { ${queryParams.map(queryEntry).join(', ')} }`] : []),
-      ...(input.bodyField ? ['json: input.body'] : input.bodyKeys.length ? [`json: ${from(input.bodyKeys)}`] : []),
-    ].join(', ');
-    const read = paged
-      ? pagedReadSource({
-          paging: paged,
-          listing,
-          entity: entityName,
-          request: target.join(', '),
-          query: queryParams
-            .filter((param) => param !== paged.pageSize?.param && param !== paged.incremental?.query)
-            .map(queryEntry),
-        })
-      : undefined;
-    const call = `ctx.http.request<z.input<typeof ${answerType === entityName ? entityName : 'Answer'}>>({ ${request} })`;
-    const summary = comment(operation.summary ?? operation.description) || `${method.toUpperCase()} ${path}`;
-    const lines = [
-      `import { ${['defineAction', ...(read?.sdk ?? [])].sort().join(', ')} } from '@plugboard/sdk';`,
-      "import { z } from 'zod';",
-      `import { ${entityName} } from '../entities.js';`,
-      ...(read?.imports ?? []),
-      '',
-      ...(!read && answerType !== entityName ? [`const Answer = ${answerType};`, ''] : []),
-      `/** ${method.toUpperCase()} ${path} (${id}). */`,
-      `export const ${name} = defineAction({`,
-      `  key: ${JSON.stringify(key)},`,
-      `  label: ${JSON.stringify(comment(operation.summary) || key)},`,
-      `  description: ${JSON.stringify(summary)},`,
-      `  direction: ${JSON.stringify(direction)},`,
-      ...effectLines(method, operation.operationId ? words(operation.operationId)[0] : undefined),
-      `  entity: ${entityName},`,
-      `  input: ${zodSource(input.schema, { loose: false })},`,
-      ...(read
-        ? read.lines
-        : direction === 'source'
-          ? [
-              '  async *read(ctx, input) {',
-              ...(paging ? unpagedNote(paging.summary) : []),
-              `    const answer = await ${call};`,
-              `    yield { records: ${records.many ? `answer.data${unwrap}${unwrap ? ' ?? []' : ''}` : `[answer.data${unwrap}]`} };`,
-              '  },',
-            ]
-          : ['  async write(ctx, input) {', `    return (await ${call}).data${unwrap};`, '  },']),
-      '});',
-      '',
-    ];
-    actions.push({
-      key,
-      name,
-      file: `src/actions/${key}.ts`,
-      source: lines.join('\n'),
-      direction,
-      operationId: id,
-      inputSchema: input.schema,
-      incremental: paged?.incremental !== undefined,
-    });
-  }
+  const actions = planned.map((action) => generatedAction(document, action, listing, types));
   return { actions, entities: types.source(), ...(listing.source ? { listing: listing.source } : {}) };
+}
+
+/** The request an action sends, as source text: where to, with which query and body taken from the input. */
+function requestSource(parameters: Parameter[], operation: Operation, method: Method, path: string) {
+  const body = jsonContent(operation.requestBody?.content)?.media.schema;
+  const input = inputSchema(parameters, body);
+  const pathParams = parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
+  const queryParams = parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+  const from = (names: string[], wrap: (value: string, param: string) => string = (value) => value) =>
+    `{ ${names.map((param) => `${propertyKey(param)}: ${wrap(`input[${JSON.stringify(param)}]`, param)}`).join(', ')} }`;
+  const primitive = (param: string) => {
+    const schema = (parameters.find((parameter) => parameter.name === param)?.schema ?? {}) as Schema;
+    const items = (schema.items ?? {}) as Schema;
+    return (
+      ['string', 'integer', 'number', 'boolean'].includes(String(schema.type)) ||
+      (schema.type === 'array' && ['string', 'integer', 'number', 'boolean'].includes(String(items.type)))
+    );
+  };
+  const target = [
+    `method: ${JSON.stringify(method.toUpperCase())}`,
+    `path: ${JSON.stringify(path)}`,
+    ...(pathParams.length ? [`params: ${from(pathParams, (value) => `String(${value})`)}`] : []),
+  ];
+  // A query value that is not a plain value or list of them goes as JSON text.
+  const queryEntry = (param: string) =>
+    `${propertyKey(param)}: ${primitive(param) ? `input[${JSON.stringify(param)}]` : `(input[${JSON.stringify(param)}] === undefined ? undefined : JSON.stringify(input[${JSON.stringify(param)}]))`}`;
+  const request = [
+    ...target,
+    ...(queryParams.length ? [`query: { ${queryParams.map(queryEntry).join(', ')} }`] : []),
+    ...(input.bodyField ? ['json: input.body'] : input.bodyKeys.length ? [`json: ${from(input.bodyKeys)}`] : []),
+  ].join(', ');
+  return { input, target, queryParams, queryEntry, request };
+}
+
+/** One action file: its declaration, and a `read` of every page, a `read` of one answer, or a `write`. */
+function generatedAction(
+  document: OpenApiDocument,
+  planned: PlannedAction,
+  listing: Listing,
+  types: DataTypes,
+): GeneratedAction {
+  const { id, path, method, operation, parameters: declared, answer, records: found, key, paging } = planned;
+  const name = camel(key);
+  const direction = method === 'get' ? 'source' : 'destination';
+  // What a destination answers is one thing, whatever it holds.
+  const records =
+    direction === 'destination' && found.many ? { property: undefined, item: answer.schema, many: false } : found;
+  const paged = paging?.paginator ? { ...paging, paginator: paging.paginator } : undefined;
+  const parameters = paged ? pagedParameters(declared, paged) : declared;
+  const entityAt = [
+    ...answer.at,
+    ...(records.property === undefined ? [] : ['properties', records.property]),
+    ...(records.many ? ['items'] : []),
+  ];
+  const entityName = types.name(
+    records.item,
+    refName(document, entityAt),
+    key,
+    direction === 'source' || records.property !== undefined,
+  );
+  // The answer as the entity in its envelope: the record's type is written once, in src/entities.ts.
+  const listOf = records.many ? `z.array(${entityName})` : entityName;
+  const answerType =
+    records.property === undefined ? listOf : `z.looseObject({ ${propertyKey(records.property)}: ${listOf} })`;
+  const unwrap = records.property === undefined ? '' : `[${JSON.stringify(records.property)}]`;
+  const { input, target, queryParams, queryEntry, request } = requestSource(parameters, operation, method, path);
+  const read = paged
+    ? pagedReadSource({
+        paging: paged,
+        listing,
+        entity: entityName,
+        request: target.join(', '),
+        query: queryParams
+          .filter((param) => param !== paged.pageSize?.param && param !== paged.incremental?.query)
+          .map(queryEntry),
+      })
+    : undefined;
+  const call = `ctx.http.request<z.input<typeof ${answerType === entityName ? entityName : 'Answer'}>>({ ${request} })`;
+  const summary = comment(operation.summary ?? operation.description) || `${method.toUpperCase()} ${path}`;
+  const lines = [
+    `import { ${['defineAction', ...(read?.sdk ?? [])].sort().join(', ')} } from '@plugboard/sdk';`,
+    "import { z } from 'zod';",
+    `import { ${entityName} } from '../entities.js';`,
+    ...(read?.imports ?? []),
+    '',
+    ...(!read && answerType !== entityName ? [`const Answer = ${answerType};`, ''] : []),
+    `/** ${method.toUpperCase()} ${path} (${id}). */`,
+    `export const ${name} = defineAction({`,
+    `  key: ${JSON.stringify(key)},`,
+    `  label: ${JSON.stringify(comment(operation.summary) || key)},`,
+    `  description: ${JSON.stringify(summary)},`,
+    `  direction: ${JSON.stringify(direction)},`,
+    ...effectLines(method, operation.operationId ? words(operation.operationId)[0] : undefined),
+    `  entity: ${entityName},`,
+    `  input: ${zodSource(input.schema, { loose: false })},`,
+    ...(read
+      ? read.lines
+      : direction === 'source'
+        ? [
+            '  async *read(ctx, input) {',
+            ...(paging ? unpagedNote(paging.summary) : []),
+            `    const answer = await ${call};`,
+            `    yield { records: ${records.many ? `answer.data${unwrap}${unwrap ? ' ?? []' : ''}` : `[answer.data${unwrap}]`} };`,
+            '  },',
+          ]
+        : ['  async write(ctx, input) {', `    return (await ${call}).data${unwrap};`, '  },']),
+    '});',
+    '',
+  ];
+  return {
+    key,
+    name,
+    file: `src/actions/${key}.ts`,
+    source: lines.join('\n'),
+    direction,
+    operationId: id,
+    inputSchema: input.schema,
+    incremental: paged?.incremental !== undefined,
+  };
 }
 
 const INSTANT = {
@@ -393,7 +415,7 @@ const INSTANT = {
  * is the order an incremental read asks for; the page size defaults to the most the document
  * allows, and the newer-than filter says where a first run starts.
  */
-function pagedParameters(parameters: Parameter[], paging: ListPaging): Parameter[] {
+function pagedParameters(parameters: Parameter[], paging: DeclaredPaging): Parameter[] {
   const { incremental, pageSize, driven } = paging;
   const left = new Set([...driven, ...Object.keys(incremental?.sort ?? {})]);
   return parameters

@@ -1,4 +1,4 @@
-import type { DetectedIncremental, DetectedPaginator, ListPaging } from './openapi-paging.js';
+import type { DeclaredPaging, DetectedIncremental, DetectedPaginator } from './openapi-paging.js';
 import { propertyKey } from './zod-source.js';
 
 /**
@@ -69,7 +69,7 @@ export interface Listing {
 }
 
 /** The paginators several of these sources declare alike, named and written once. */
-export function sharedListing(sources: ReadonlyArray<{ key: string; paging: ListPaging }>): Listing {
+export function sharedListing(sources: ReadonlyArray<{ key: string; paging: DeclaredPaging }>): Listing {
   const users = new Map<string, { paginator: DetectedPaginator; keys: string[]; summary: string }>();
   for (const { key, paging } of sources) {
     if (!paging.paginator) continue;
@@ -110,7 +110,7 @@ export function sharedListing(sources: ReadonlyArray<{ key: string; paging: List
 }
 
 export interface PagedRead {
-  paging: ListPaging & { paginator: DetectedPaginator };
+  paging: DeclaredPaging & { paginator: DetectedPaginator };
   listing: Listing;
   /** The entity's export name: what the pages hold. */
   entity: string;

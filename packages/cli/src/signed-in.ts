@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConnectionConfigError, type CredentialOptions, type OAuth2Credential } from '@plugboard/sdk';
-import type { CredentialStore } from '@plugboard/sdk/host';
+import { ConnectionConfigError, type OAuth2Credential } from '@plugboard/sdk';
+import type { CredentialOptions, CredentialStore } from '@plugboard/sdk/host';
 import type { CliIo } from './io.js';
 import { connectorCredentials, type KeptConnection, readKept } from './kept-connections.js';
 import { defaultStateFolder } from './state.js';

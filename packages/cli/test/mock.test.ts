@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -291,6 +293,30 @@ describe('plugboard mock', () => {
     expect(taken.stderr()).toBe(
       `plugboard: --port ${port}: the port is in use; pick another, or --port 0 for a free one\n`,
     );
+  });
+
+  it('refuses a port another program holds, naming the port and --port, exit 2, before serving', async () => {
+    // Another program on the machine, as the one that once held the guide's 4010.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => console.log(s.address().port))",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const port = String((await once(holder.stdout!, 'data'))[0]).trim();
+      const taken = bufferIo();
+      expect(await runCli(['mock', await documentFile(ITEMS), '--port', port], taken.io)).toBe(2);
+      expect(taken.stdout()).toBe('');
+      expect(JSON.parse(taken.stderr())).toMatchObject({
+        code: 'invalid_input',
+        message: `plugboard: arguments: --port ${port}: the port is in use; pick another, or --port 0 for a free one`,
+      });
+    } finally {
+      holder.kill();
+    }
   });
 
   it('serves until its signal ends it, printing where and each request', async () => {

@@ -87,7 +87,13 @@ describe('plugboard options', () => {
 
   it("exits 2 for a plugin's refusal of an unknown action or field, which comes back as a failure of its code", () => {
     expect(
-      exitCodeOf(new ConnectorError('unknown_action', "action 'a.b' has no options for input field 'c'", false, 404)),
+      exitCodeOf(
+        new ConnectorError("action 'a.b' has no options for input field 'c'", {
+          code: 'unknown_action',
+          retryable: false,
+          platformStatus: 404,
+        }),
+      ),
     ).toBe(2);
   });
 });

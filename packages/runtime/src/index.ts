@@ -5,14 +5,10 @@ export type { PluginManifest } from './manifest.js';
 export { fileCredentialStore, fileStore } from './stores.js';
 export { pluginsReport } from './report.js';
 export type { PluginsReport, ReportOptions } from './report.js';
-export { describePlugin, describePlugins, PluginKilledError, startPlugin, startPlugins } from './isolated.js';
+export { describePlugin, describePlugins, startPlugin, startPlugins } from './isolated.js';
+export type { IsolatedPlugin, IsolatedPlugins } from './isolated.js';
+export type { IsolationLimits, IsolationOptions } from './isolation-options.js';
+export { PluginKilledError } from './plugin-killed.js';
+export type { KillReason } from './plugin-killed.js';
+export type { DescribedAction, PluginDescription } from './plugin-port.js';
 export type { SharedRedis } from './protocol.js';
-export type {
-  DescribedAction,
-  IsolatedPlugin,
-  IsolatedPlugins,
-  IsolationLimits,
-  IsolationOptions,
-  KillReason,
-  PluginDescription,
-} from './isolated.js';

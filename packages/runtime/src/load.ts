@@ -1,5 +1,5 @@
-import { byKey, compareText, type Connector } from '@plugboard/sdk';
-import { connectorProblems } from '@plugboard/sdk/host';
+import { byKey, type Connector } from '@plugboard/sdk';
+import { connectorProblems, compareText } from '@plugboard/sdk/host';
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';

@@ -1,14 +1,16 @@
+import { CancelledError, type Connector, createTransport, type Transport, type TokenSet } from '@plugboard/sdk';
 import {
-  CancelledError,
-  type Connector,
-  createTransport,
+  isOAuth2Scheme,
+  passGate,
+  prepareOptions,
+  Redactor,
+  resumeFrom,
+  runPrepared,
+  type TokenSource,
   prepareRun,
   retryPolicy,
-  type Transport,
   type PreparedRun,
-  type TokenSet,
-} from '@plugboard/sdk';
-import { passGate, prepareOptions, Redactor, resumeFrom, runPrepared, type TokenSource } from '@plugboard/sdk/host';
+} from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jsonLines } from './json-lines.js';
@@ -261,9 +263,7 @@ async function load(): Promise<ChildMessage> {
         label: action.label,
         direction: action.direction,
       })),
-      oauth2: connector.auth.filter(
-        (scheme) => scheme.type === 'oauth2_authorization_code' || scheme.type === 'oauth2_client_credentials',
-      ),
+      oauth2: connector.auth.filter(isOAuth2Scheme),
     },
   };
 }

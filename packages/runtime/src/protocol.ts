@@ -6,11 +6,11 @@ import type {
   Page,
   ConnectionInput,
   ConnectionCredential,
-  PreparedAction,
   ProgressEvent,
   RetrySettings,
   TokenSet,
 } from '@plugboard/sdk';
+import type { PreparedAction } from '@plugboard/sdk/host';
 import type { WireError } from './wire.js';
 
 /**

@@ -1,4 +1,5 @@
-import { describePlugins, type IsolationLimits } from './isolated.js';
+import { describePlugins } from './isolated.js';
+import type { IsolationLimits } from './isolation-options.js';
 import { type LoadOptions, loadPlugins } from './load.js';
 
 /** What `plugboard plugins` prints: the packages of a plugin folder that loaded, and those that did not. */

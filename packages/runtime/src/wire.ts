@@ -96,16 +96,13 @@ export function fromWire(data: unknown, redactor: Redactor, plugin: string): Con
     Number.isInteger(wire.platformStatus) && wire.platformStatus! >= 400 && wire.platformStatus! < 600
       ? wire.platformStatus!
       : 500;
-  const error = new ConnectorError(
-    text(wire.code, 'connector_failed', redactor, 100),
-    text(wire.message, `${plugin}: the plugin failed and sent no message`, redactor),
-    wire.retryable === true,
+  const error = new ConnectorError(text(wire.message, `${plugin}: the plugin failed and sent no message`, redactor), {
+    code: text(wire.code, 'connector_failed', redactor, 100),
+    retryable: wire.retryable === true,
     platformStatus,
-    {
-      ...(Number.isInteger(wire.status) ? { status: wire.status } : {}),
-      ...(typeof wire.requestId === 'string' ? { requestId: text(wire.requestId, '', redactor, 200) } : {}),
-    },
-  );
+    ...(Number.isInteger(wire.status) ? { status: wire.status } : {}),
+    ...(typeof wire.requestId === 'string' ? { requestId: text(wire.requestId, '', redactor, 200) } : {}),
+  });
   const name = typeof wire.name === 'string' ? wire.name : 'ConnectorError';
   const known = CLASSES.get(name);
   if (known) {

@@ -112,7 +112,7 @@ beforeAll(async () => {
          ctx.progress({ label: 'holding ' + echoed });
          ctx.progress({ label: 'long ' + 'x'.repeat(100000) });
          yield { records: body.items, checkpoint: { token: echoed } };
-         throw new sdk.ConnectorError('leaky', 'failed with ' + echoed, false, 500);`,
+         throw new sdk.ConnectorError('failed with ' + echoed, { code: 'leaky', retryable: false, platformStatus: 500 });`,
         `for (const name of ['redact', 'redactString', 'redactValues']) host.Redactor.prototype[name] = (value) => value;
          host.Redactor.prototype.containsSecretIn = () => false;
          globalThis.spied = [];

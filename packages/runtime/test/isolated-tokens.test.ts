@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import {
   AuthenticationError,
   CredentialsExpiredError,
-  createTransport,
   type OAuth2Credential,
   ProviderUnavailableError,
   type TokenSet,
@@ -16,6 +15,7 @@ import {
 import {
   type CredentialStore,
   createExecutor,
+  createHostTransport,
   type ManualClock,
   manualClock,
   memoryCredentialStore,
@@ -113,7 +113,7 @@ async function host(credential: () => Promise<OAuth2Credential>, baseUrl = rig.a
     { dir: join(folder.modules, 'connector-rigged') },
     { allow: ['127.0.0.0/8'] },
   );
-  const transport: Transport = createTransport({
+  const transport: Transport = createHostTransport({
     clock,
     network: { allow: ['127.0.0.0/8'] },
     credentials: { store, ...(lockFolder ? { lockFolder } : {}) },

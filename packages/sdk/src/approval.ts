@@ -21,12 +21,13 @@ export class ApprovalRequiredError extends ConnectorError {
   readonly shortDigest: string;
 
   constructor(message: string, binding: ApprovalBinding) {
-    super('approval_required', message, false, 403);
+    super(message, { code: 'approval_required', retryable: false, platformStatus: 403 });
     this.digest = binding.digest;
     this.shortDigest = binding.shortDigest;
   }
 }
 
+/** An approval as the platform decided it, given to a run (`RunOptions.approval`) that needs one. */
 export interface ApprovalDecision {
   /** The digest the approver reviewed (the governed approval's `binding.digest`, sent back as `reviewedDigest`). */
   digest: string;
@@ -41,6 +42,7 @@ export interface ApprovalDecision {
   id?: string;
 }
 
+/** Why the gate refused an approval (`ApprovalRefusedError.reason`). */
 export type ApprovalRefusal = 'missing' | 'incomplete' | 'rejected' | 'self_approval' | 'digest_mismatch' | 'expired';
 
 /** The action needs an approval, and the one given (if any) does not allow this run. */

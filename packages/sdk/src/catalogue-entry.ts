@@ -6,10 +6,11 @@ import {
   isImplemented,
   retryPolicy,
 } from './definition/action.js';
+import { schemeType } from './auth/schemes/index.js';
+import type { PublicAuthentication } from './auth/schemes/scheme-type.js';
 import type { AuthScheme } from './definition/auth.js';
 import { CATEGORIES } from './definition/categories.js';
 import { checkpointDeclaration } from './checkpoint.js';
-import { credentialSchema } from './credentials.js';
 import { budgetOf, type Connector, entityId } from './definition/connector.js';
 import { byKey, compareText } from './order.js';
 
@@ -48,33 +49,6 @@ export interface PublicOperation {
   idempotencyHeader?: string;
 }
 
-/**
- * One scheme as the catalogue publishes it: how the credential travels and what the host
- * supplies for it (`supplies`, a JSON Schema); never a credential.
- */
-export interface PublicAuthentication {
-  /** What a connection names in `settings.authScheme`. */
-  id: string;
-  type: AuthScheme['type'];
-  /** The header the credential goes in (`Authorization` for bearer, basic and OAuth2). */
-  header?: string;
-  /** Written before the credential in the header. */
-  prefix?: string;
-  /** The query parameter the credential goes in. */
-  queryParameter?: string;
-  tokenUrl?: string;
-  authorizeUrl?: string;
-  scopes?: string[];
-  audience?: string;
-  extraAuthorizeParams?: Record<string, string>;
-  /** How the OAuth2 client proves itself at the token endpoint: in a Basic header or in the form body. */
-  clientAuthMethod?: 'header' | 'body';
-  pkce?: 'S256';
-  default: boolean;
-  /** The JSON Schema of what the host's resolver supplies for this scheme. */
-  supplies: Record<string, unknown>;
-}
-
 export interface PublicConnector {
   key: string;
   name: string;
@@ -92,35 +66,16 @@ export interface PublicConnector {
   rateLimits?: Record<string, { limit: number; per: string; scope: 'connection' | 'connector' }>;
 }
 
+/** One scheme as the catalogue publishes it: what its type publishes, between the fields every scheme has. */
 function publicScheme(scheme: AuthScheme, index: number): PublicAuthentication {
-  const base = { id: scheme.id, type: scheme.type };
-  const rest = { default: index === 0, supplies: credentialSchema(scheme) };
-  switch (scheme.type) {
-    case 'api_key_header':
-      return { ...base, header: scheme.header, ...(scheme.prefix ? { prefix: scheme.prefix } : {}), ...rest };
-    case 'api_key_query':
-      return { ...base, queryParameter: scheme.parameter, ...rest };
-    case 'custom':
-      return { ...base, ...rest };
-    case 'oauth2_client_credentials':
-    case 'oauth2_authorization_code':
-      return {
-        ...base,
-        header: 'Authorization',
-        ...(scheme.type === 'oauth2_authorization_code' ? { authorizeUrl: scheme.authorizeUrl } : {}),
-        tokenUrl: scheme.tokenUrl,
-        scopes: [...scheme.scopes],
-        ...(scheme.type === 'oauth2_client_credentials' && scheme.audience ? { audience: scheme.audience } : {}),
-        ...(scheme.type === 'oauth2_authorization_code' && scheme.extraAuthorizeParams
-          ? { extraAuthorizeParams: { ...scheme.extraAuthorizeParams } }
-          : {}),
-        clientAuthMethod: scheme.clientAuth,
-        ...(scheme.type === 'oauth2_authorization_code' ? { pkce: scheme.pkce } : {}),
-        ...rest,
-      };
-    default:
-      return { ...base, header: 'Authorization', ...rest };
-  }
+  const type = schemeType(scheme);
+  return {
+    id: scheme.id,
+    type: scheme.type,
+    ...type.catalogue(scheme),
+    default: index === 0,
+    supplies: type.supplies(scheme),
+  };
 }
 
 function operation(connector: Connector, action: Action): PublicOperation {

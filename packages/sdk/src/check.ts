@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { systemClock } from './clock.js';
 import type { ConnectionInput } from './connection.js';
+import { schemeType } from './auth/schemes/index.js';
+import { renewKeyHint } from './auth/schemes/key.js';
 import { checkCredential, credentialExpiry } from './credentials.js';
 import { defineAction, type Environment, type SourceAction } from './definition/action.js';
 import type { AuthScheme } from './definition/auth.js';
@@ -177,25 +179,13 @@ function verdict(
 }
 
 function renewHint(name: string, scheme: AuthScheme | undefined): string {
-  switch (scheme?.type) {
-    case 'oauth2_authorization_code':
-      return `Sign in to ${name} again to reconnect.`;
-    case 'oauth2_client_credentials':
-      return `Replace the client id and secret with current ones from ${name}.`;
-    case 'basic':
-      return `Enter the current username and password for ${name}.`;
-    case 'custom':
-      return `Replace the signing key with a current one from ${name}.`;
-    default:
-      return `Replace the API key with a current one from ${name}.`;
-  }
+  return scheme ? schemeType(scheme).renewHint(name) : renewKeyHint(name);
 }
 
 function permissionHint(name: string, scheme: AuthScheme | undefined): string {
-  if (scheme?.type === 'oauth2_authorization_code' || scheme?.type === 'oauth2_client_credentials') {
-    const scopes =
-      scheme.scopes.length > 0 ? `the scopes ${scheme.scopes.join(' ')}` : 'the scopes the connector needs';
-    return `Ask the ${name} administrator to grant ${scopes}, then ${scheme.type === 'oauth2_authorization_code' ? 'sign in again' : 'check again'}.`;
-  }
-  return `Ask the ${name} administrator to give this credential the permissions the connector needs, then check again.`;
+  const hint = scheme && schemeType(scheme).permissionHint?.(scheme, name);
+  return (
+    hint ??
+    `Ask the ${name} administrator to give this credential the permissions the connector needs, then check again.`
+  );
 }

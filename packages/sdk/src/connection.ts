@@ -20,10 +20,15 @@ export interface ConnectionInput {
   settings?: Record<string, unknown>;
 }
 
+/** A connection as a prepared run uses it (`PreparedRun.connection`): every part given or defaulted, the settings checked. */
 export interface ResolvedConnection {
+  /** The connection id (`default` when none was given). */
   id: string;
+  /** The base URL requests go to: the given one, else the connector's. */
   baseUrl: string;
+  /** The settings as the connector's schema parsed them, `authScheme` among them when given; frozen. */
   settings: Readonly<Record<string, unknown>>;
+  /** The auth scheme the connection uses: the one `authScheme` picks, else the connector's first. */
   scheme: AuthScheme;
 }
 

@@ -5,6 +5,7 @@ import type { Logger } from './log.js';
 
 /** What an action's code gets to work with. Credentials are not in it: the HTTP pipeline adds them. */
 
+/** What an action reports with `ctx.progress(update)`: a label and how far it has come. */
 export interface ProgressUpdate {
   /** What is going on, e.g. `Importing media`. */
   label?: string;
@@ -13,12 +14,14 @@ export interface ProgressUpdate {
   total?: number;
 }
 
+/** A progress update as `RunOptions.onProgress` receives it, with the connector, the action and the time. */
 export interface ProgressEvent extends ProgressUpdate {
   connector: string;
   action: string;
   time: string;
 }
 
+/** `ctx` of an action: its HTTP client, signal, logger, environment, connection settings, progress and idempotency key. */
 export interface ActionContext {
   http: HttpClient;
   /** Aborts when the caller cancels the run; pass it to anything that waits. */
@@ -38,6 +41,7 @@ export interface ActionContext {
   idempotencyKey: string | undefined;
 }
 
+/** `ctx` of a source's `read`: the action context plus the checkpoint it resumes from and `ctx.pages` for declared paging. */
 export interface SourceContext<C = unknown> extends ActionContext {
   /** Where the last committed run stopped; undefined on a first run. */
   checkpoint: C | undefined;

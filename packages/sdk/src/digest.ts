@@ -38,6 +38,7 @@ export interface RunSubject {
   input: unknown;
 }
 
+/** The digest an approval quotes: exactly what will run (connector and version, action, connection, environment, input). */
 export interface ApprovalBinding {
   /** `sha256:<hex>` of the RFC 8785 text of the subject. */
   digest: string;

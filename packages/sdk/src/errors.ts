@@ -14,6 +14,7 @@ export interface PlatformError {
   code?: string;
 }
 
+/** How a `ConnectorError` is made: its code, whether retrying may help, the provider's status and request id, and the cause. */
 export interface ConnectorErrorOptions {
   /** HTTP status the provider answered with, when there was an answer. */
   status?: number | undefined;
@@ -24,6 +25,7 @@ export interface ConnectorErrorOptions {
   cause?: unknown;
 }
 
+/** The base of every typed failure of a run: a stable `code`, `retryable`, the provider's status and request id, in the platform's Error shape. */
 export class ConnectorError extends Error {
   /** Stable, machine-readable reason. */
   readonly code: string;
@@ -34,20 +36,22 @@ export class ConnectorError extends Error {
   /** Status the platform answers with when it reports this error. */
   readonly platformStatus: number;
 
+  /**
+   * A failure of the connector's own, with its stable code.
+   * @example new ConnectorError('the quotes are in different currencies', { code: 'quotes_not_comparable', retryable: false, platformStatus: 502 })
+   */
   constructor(
-    code: string,
     message: string,
-    retryable: boolean,
-    platformStatus: number,
-    options: ConnectorErrorOptions = {},
+    options: ConnectorErrorOptions & { code: string; retryable: boolean; platformStatus: number },
   ) {
+    refuseMalformed(options);
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.code = code;
-    this.retryable = retryable;
+    this.code = options.code;
+    this.retryable = options.retryable;
     this.status = options.status;
     this.requestId = options.requestId;
-    this.platformStatus = platformStatus;
+    this.platformStatus = options.platformStatus;
   }
 
   /** The platform's Error shape for this failure, answered for `path`. */
@@ -65,6 +69,23 @@ export class ConnectorError extends Error {
   }
 }
 
+/** What a ConnectorError of its own must be given, and the type of each. */
+const REQUIRED = [
+  ['code', 'string'],
+  ['retryable', 'boolean'],
+  ['platformStatus', 'number'],
+] as const;
+
+/** A plain JavaScript caller may still write the removed positional form, which would make a nonsense error. */
+function refuseMalformed(options: unknown): void {
+  for (const [field, type] of REQUIRED)
+    if (typeof (options as Record<string, unknown> | null | undefined)?.[field] !== type)
+      throw new TypeError(
+        `new ConnectorError(message, { code, retryable, platformStatus }) needs options.${field}, a ${type} (the positional form was removed)`,
+      );
+}
+
+/** One problem of an input or of settings: the field's path and what is wrong. */
 export interface InputIssue {
   /** Dotted path of the field, e.g. `applicant.date_of_birth` or `add_media.0.url`. */
   path: string;
@@ -77,7 +98,7 @@ export class InvalidInputError extends ConnectorError {
 
   constructor(subject: string, issues: readonly InputIssue[], options: ConnectorErrorOptions = {}) {
     const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
-    super('invalid_input', `${subject}: ${list}`, false, 400, options);
+    super(`${subject}: ${list}`, { ...options, code: 'invalid_input', retryable: false, platformStatus: 400 });
     this.issues = issues;
   }
 }
@@ -85,7 +106,7 @@ export class InvalidInputError extends ConnectorError {
 /** The connection itself is unusable: a secret-like setting, no base URL, no credential. */
 export class ConnectionConfigError extends ConnectorError {
   constructor(message: string) {
-    super('invalid_connection', message, false, 400);
+    super(message, { code: 'invalid_connection', retryable: false, platformStatus: 400 });
   }
 }
 
@@ -98,7 +119,7 @@ export class ProviderRejectedError extends ConnectorError {
   readonly field: string | undefined;
 
   constructor(message: string, options: ConnectorErrorOptions & { field?: string | undefined } = {}) {
-    super(options.code ?? new.target.code, message, false, 400, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 400 });
     this.field = options.field;
   }
 }
@@ -109,7 +130,7 @@ export class AuthenticationError extends ConnectorError {
   static readonly code = 'authentication_failed';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? new.target.code, message, false, 401, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 401 });
   }
 }
 
@@ -122,7 +143,7 @@ export class CredentialsExpiredError extends ConnectorError {
   static readonly code = 'credentials_expired';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? new.target.code, message, false, 401, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 401 });
   }
 }
 
@@ -132,7 +153,7 @@ export class PermissionError extends ConnectorError {
   static readonly code = 'permission_denied';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? new.target.code, message, false, 403, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 403 });
   }
 }
 
@@ -142,7 +163,7 @@ export class NotFoundError extends ConnectorError {
   static readonly code = 'not_found';
 
   constructor(message: string, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? new.target.code, message, false, 404, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 404 });
   }
 }
 
@@ -158,11 +179,17 @@ export class ConflictError extends ConnectorError {
     message: string,
     options: ConnectorErrorOptions & { state?: string | undefined; retryable?: boolean } = {},
   ) {
-    super(options.code ?? new.target.code, message, options.retryable ?? false, 409, options);
+    super(message, {
+      ...options,
+      code: options.code ?? new.target.code,
+      retryable: options.retryable ?? false,
+      platformStatus: 409,
+    });
     this.state = options.state;
   }
 }
 
+/** What a provider said of an exhausted quota (`QuotaExhaustedError`): its name, unit, and the amounts required and available. */
 export interface QuotaDetails {
   /** snake_case name of the quota, e.g. `media_minutes` or `ai_credits`, when the provider named it. */
   quota?: string | undefined;
@@ -182,7 +209,7 @@ export class QuotaExhaustedError extends ConnectorError {
   readonly available: number | undefined;
 
   constructor(message: string, details: QuotaDetails = {}, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? new.target.code, message, false, 402, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 402 });
     this.quota = details.quota;
     this.unit = details.unit;
     this.required = details.required;
@@ -199,7 +226,7 @@ export class RateLimitedError extends ConnectorError {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, retryAfterMs: number | undefined, options: ConnectorErrorOptions = {}) {
-    super(options.code ?? new.target.code, message, true, 429, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: true, platformStatus: 429 });
     this.retryAfterMs = retryAfterMs;
   }
 
@@ -217,7 +244,7 @@ export class ProviderUnavailableError extends ConnectorError {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, options: ConnectorErrorOptions & { retryAfterMs?: number | undefined } = {}) {
-    super(options.code ?? new.target.code, message, true, 503, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: true, platformStatus: 503 });
     this.retryAfterMs = options.retryAfterMs;
   }
 }
@@ -228,7 +255,12 @@ export class TimeoutError extends ConnectorError {
   static readonly code = 'timeout';
 
   constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
-    super(options.code ?? new.target.code, message, options.retryable ?? true, 504, options);
+    super(message, {
+      ...options,
+      code: options.code ?? new.target.code,
+      retryable: options.retryable ?? true,
+      platformStatus: 504,
+    });
   }
 }
 
@@ -238,7 +270,12 @@ export class NetworkError extends ConnectorError {
   static readonly code = 'network_error';
 
   constructor(message: string, options: ConnectorErrorOptions & { retryable?: boolean } = {}) {
-    super(options.code ?? new.target.code, message, options.retryable ?? true, 502, options);
+    super(message, {
+      ...options,
+      code: options.code ?? new.target.code,
+      retryable: options.retryable ?? true,
+      platformStatus: 502,
+    });
   }
 }
 
@@ -250,13 +287,12 @@ export class SchemaMismatchError extends ConnectorError {
   constructor(action: string, issues: readonly InputIssue[], options: ConnectorErrorOptions = {}) {
     const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
     const where = options.requestId ? ` (request ${options.requestId})` : '';
-    super(
-      'schema_mismatch',
-      `${action}: the provider's answer does not match the declared schema${where}: ${list}`,
-      false,
-      502,
-      options,
-    );
+    super(`${action}: the provider's answer does not match the declared schema${where}: ${list}`, {
+      ...options,
+      code: 'schema_mismatch',
+      retryable: false,
+      platformStatus: 502,
+    });
     this.action = action;
     this.issues = issues;
   }
@@ -268,7 +304,7 @@ export class CancelledError extends ConnectorError {
   static readonly code = 'cancelled';
 
   constructor(message = 'the run was cancelled', options: ConnectorErrorOptions = {}) {
-    super(options.code ?? new.target.code, message, false, 499, options);
+    super(message, { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 499 });
   }
 }
 
@@ -295,11 +331,8 @@ export class AddressRefusedError extends ConnectorError {
     options: ConnectorErrorOptions = {},
   ) {
     super(
-      options.code ?? new.target.code,
       `the host ${host} ${resolved ? 'resolves to' : 'is'} ${refusal.reason}, which ${environment} runs may not connect to; nothing was sent (a host may allow a range: createTransport({ network: { allow } }))`,
-      false,
-      403,
-      options,
+      { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 403 },
     );
     this.addressClass = refusal.class;
     this.embedding = refusal.embedding;
@@ -321,13 +354,12 @@ export class PagingLoopError extends ConnectorError {
 
   constructor(action: string, page: number, reason: string, options: ConnectorErrorOptions = {}) {
     const where = options.requestId ? ` (request ${options.requestId})` : '';
-    super(
-      options.code ?? new.target.code,
-      `${action}: page ${page} ${reason}; stopping rather than looping${where}`,
-      false,
-      502,
-      options,
-    );
+    super(`${action}: page ${page} ${reason}; stopping rather than looping${where}`, {
+      ...options,
+      code: options.code ?? new.target.code,
+      retryable: false,
+      platformStatus: 502,
+    });
     this.action = action;
     this.page = page;
   }
@@ -350,11 +382,8 @@ export class CheckpointTooNewError extends ConnectorError {
 
   constructor(connector: string, action: string, stored: number, known: number, options: ConnectorErrorOptions = {}) {
     super(
-      options.code ?? new.target.code,
       `${connector} ${action}: the stored checkpoint is version ${stored}, newer than version ${known}, the newest this connector knows; run the connector version that wrote it, or reset the stream's checkpoint to read from the start`,
-      false,
-      409,
-      options,
+      { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 409 },
     );
     this.connector = connector;
     this.action = action;
@@ -386,11 +415,8 @@ export class CheckpointMigrationError extends ConnectorError {
   ) {
     const list = issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
     super(
-      options.code ?? new.target.code,
       `${connector} ${action}: migrating the checkpoint from version ${versions.from} to ${versions.to} failed: ${list}`,
-      false,
-      500,
-      options,
+      { ...options, code: options.code ?? new.target.code, retryable: false, platformStatus: 500 },
     );
     this.connector = connector;
     this.action = action;

@@ -3,15 +3,12 @@
  * run. Whatever runs connectors (the runtime, the CLI, the testing kit, the catalogue, a
  * worker) takes its machinery from `@plugboard/sdk/host` (src/host.ts) and the rest from here.
  */
-// What a declaration means: its retry policy, approval, effect and the hints a tool server publishes.
-export { defineAction, retryPolicy, needsApproval, approvalOf, effectOf, annotationsOf } from './definition/action.js';
+export { defineAction } from './definition/action.js';
 export type {
   Action,
   ActionCommon,
   Approval,
-  Declared,
   DestinationAction,
-  Direction,
   Environment,
   Incremental,
   NewerThan,
@@ -24,15 +21,14 @@ export { defineConnector, entityId, DefinitionError } from './definition/connect
 export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
 // Dynamic input options: an action's `options` by field, each listing `{ items, nextCursor }`.
 export type { FieldOptions, InputOptions, OptionItem, OptionsPage, OptionsQuery } from './definition/options.js';
-export {
-  bearerToken,
-  apiKeyHeader,
-  apiKeyQuery,
-  basicAuth,
-  oauth2ClientCredentials,
-  oauth2AuthorizationCode,
-  customAuth,
-} from './definition/auth.js';
+// The auth schemes: one file each in auth/schemes/, with all the SDK does for that type.
+export { bearerToken } from './auth/schemes/bearer.js';
+export { apiKeyHeader } from './auth/schemes/api-key-header.js';
+export { apiKeyQuery } from './auth/schemes/api-key-query.js';
+export { basicAuth } from './auth/schemes/basic.js';
+export { oauth2ClientCredentials } from './auth/schemes/oauth2-client-credentials.js';
+export { oauth2AuthorizationCode } from './auth/schemes/oauth2-authorization-code.js';
+export { customAuth } from './auth/schemes/custom.js';
 export type {
   AuthScheme,
   AuthSchemeBase,
@@ -64,7 +60,7 @@ export type {
   RetrySettings,
 } from './http/client.js';
 export type { Logger, LogEntry, LogLevel, LogSink } from './log.js';
-export { cursorLoop } from './paging.js';
+export { cursorLoop } from './paginate/cursor-loop.js';
 // Pagination as data: `ctx.http.paginate(request, paginator)`.
 export { cursorPaginator, nextUrlPaginator, linkHeaderPaginator } from './paginate/cursor.js';
 export { offsetPaginator } from './paginate/offset.js';
@@ -78,10 +74,9 @@ export type {
   PaginatorKind,
   PageRequest,
   PageAnswer,
-  PagingEnd,
   RecordPage,
 } from './paginate/paginator.js';
-export type { CursorLoop } from './paging.js';
+export type { CursorLoop } from './paginate/cursor-loop.js';
 export {
   ConnectorError,
   errorCodes,
@@ -108,25 +103,21 @@ export {
 export type { PlatformError, ConnectorErrorOptions, InputIssue, QuotaDetails } from './errors.js';
 export { ApprovalRequiredError, ApprovalRefusedError } from './approval.js';
 export type { ApprovalDecision, ApprovalRefusal } from './approval.js';
-export { classifyByStatus, providerMessage } from './http/classify.js';
+export { classifyByStatus } from './http/classify.js';
 export type { ProviderFailure } from './http/classify.js';
 export { zodIssues } from './validation.js';
 export { excerpt } from './excerpt.js';
-export { compareText, byKey } from './order.js';
+export { byKey } from './order.js';
 export { classifyAddress, describeAddressClass } from './http/network-policy.js';
 export type { AddressClass, AddressClassification, AddressEmbedding } from './http/network-policy.js';
 // An author's own tests run the connector against a local server and check its catalogue entry.
-export { runAction, readAll, writeAction, prepareRun } from './run.js';
-export type { RunOptions, RunSettings, PreparedAction, PreparedRun } from './run.js';
-export type { ApprovalBinding, RunSubject } from './digest.js';
+export { runAction, readAll, writeAction } from './run.js';
+export type { RunOptions } from './run-options.js';
+export type { ApprovalBinding } from './digest.js';
 export type { ConnectionInput, SecretResolver } from './connection.js';
 export { createTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
-export type { CredentialOptions } from './auth/options.js';
-export type { NetworkOptions, NetworkPolicy } from './http/network-policy.js';
-export type { BudgetRegistry } from './http/budget.js';
+export type { NetworkOptions } from './http/network-policy.js';
 export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
-export { catalogueEntry } from './catalogue-entry.js';
-export type { PublicConnector, PublicOperation, PublicAuthentication } from './catalogue-entry.js';
 // What an action does to the world, apart from how its results come back.
-export type { Effect, EffectFacts, ToolAnnotations, Writes } from './definition/action.js';
+export type { Effect, Writes } from './definition/action.js';

@@ -3,8 +3,10 @@ import type { Redactor } from './secrets.js';
 
 /** Structured log of one run. Every entry passes through the run's redactor. */
 
+/** The level of a log entry, lowest first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** One structured log entry, already redacted, as a `LogSink` receives it. */
 export interface LogEntry {
   level: LogLevel;
   message: string;
@@ -12,8 +14,10 @@ export interface LogEntry {
   [field: string]: unknown;
 }
 
+/** Where a run's log entries go (`RunOptions.log`). */
 export type LogSink = (entry: LogEntry) => void;
 
+/** `ctx.log`: structured logging of a run; every entry passes through the run's redactor. */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;

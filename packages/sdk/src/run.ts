@@ -4,7 +4,7 @@ import { systemClock } from './clock.js';
 import { prepareRun } from './run/prepare.js';
 import { passGate, type PreparedRun } from './run/prepared.js';
 import { runPrepared, runToEnd } from './run/run-prepared.js';
-import type { RunOptions } from './run/settings.js';
+import type { RunOptions } from './run-options.js';
 
 /**
  * The one way an action runs, for every caller (the executor, and through it
@@ -23,17 +23,17 @@ export { prepareRun, resumeFrom, UnknownActionError } from './run/prepare.js';
 export { passGate, passedGate } from './run/prepared.js';
 export type { PreparedAction, PreparedRun } from './run/prepared.js';
 export { runPrepared } from './run/run-prepared.js';
-export type { RunOptions, RunSettings } from './run/settings.js';
+export type { RunOptions, RunSettings } from './run-options.js';
 
 /** Runs an action: prepares it, passes the gate with `options.approval`, and yields its pages. */
 export async function* runAction(connector: Connector, actionKey: string, options: RunOptions): AsyncGenerator<Page> {
   yield* runPrepared(gated(connector, actionKey, options), options);
 }
 
-/** The run prepared and through the gate with `options.approval`, against the caller's clock. */
+/** The run prepared and through the gate with `options.approval`. */
 function gated(connector: Connector, actionKey: string, options: RunOptions): PreparedRun {
   const prepared = prepareRun(connector, actionKey, options);
-  return passGate(prepared, options.approval, (options.clock ?? systemClock).now());
+  return passGate(prepared, options.approval, systemClock.now());
 }
 
 /** Runs a destination and returns its result. */

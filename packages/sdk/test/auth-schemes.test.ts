@@ -7,7 +7,6 @@ import {
   apiKeyQuery,
   basicAuth,
   bearerToken,
-  catalogueEntry,
   type ConnectorDefinition,
   type ConnectionCredential,
   customAuth,
@@ -20,7 +19,7 @@ import {
   readAll,
   writeAction,
 } from '../src/index.js';
-import { Redactor, REDACTED, type TokenSource } from '../src/host.js';
+import { Redactor, REDACTED, type TokenSource, catalogueEntry } from '../src/host.js';
 import { credential } from '../src/http/stages/credential.js';
 import { tokens as tokenStage } from '../src/http/stages/tokens.js';
 import { Item } from './support/connector.js';

@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkConnection, type CheckOptions, createExecutor, manualClock } from '../src/host.js';
+import { checkConnection, type CheckOptions, createExecutor, createHostTransport, manualClock } from '../src/host.js';
 import {
   apiKeyHeader,
   bearerToken,
   type ConnectionCredential,
-  createTransport,
   defineConnector,
   oauth2AuthorizationCode,
 } from '../src/index.js';
@@ -19,7 +18,7 @@ const ACCESS_TOKEN = 'check-access-7c3e9a1b5d2f4e68';
 const clock = manualClock(Date.parse('2026-11-26T06:00:00Z'));
 const TOKEN_EXPIRY = Date.parse('2026-11-26T07:00:00Z');
 // A token's expiry is judged on the transport's clock: the test's, never the day's real time.
-const transport = createTransport({ clock });
+const transport = createHostTransport({ clock });
 afterAll(() => transport.close());
 
 const checked = defineConnector({

@@ -9,11 +9,17 @@ import {
   defineConnector,
   DefinitionError,
   InvalidInputError,
-  type PreparedRun,
-  prepareRun,
   type VersionedCheckpoint,
 } from '../src/index.js';
-import { checkpointFromStore, checkpointToStore, createExecutor, memoryStore, resumeFrom } from '../src/host.js';
+import {
+  checkpointFromStore,
+  checkpointToStore,
+  createExecutor,
+  memoryStore,
+  resumeFrom,
+  type PreparedRun,
+  prepareRun,
+} from '../src/host.js';
 
 /**
  * Checkpoint versions: a connector declares its checkpoint's version and a migration from each

@@ -13,7 +13,7 @@ import {
   type RunOptions,
   type Transport,
 } from '../src/index.js';
-import type { HttpStage } from '../src/host.js';
+import { createHostTransport, type HttpStage } from '../src/host.js';
 import { itemGet, itemsList } from './support/connector.js';
 import { json, startServer, type TestServer } from './support/server.js';
 
@@ -77,7 +77,7 @@ describe("a connection's wiring", () => {
         return next(call);
       };
     };
-    transport = createTransport({ stages: [observe] });
+    transport = createHostTransport({ stages: [observe] });
     await get(provider.url);
     await get(provider.url);
     await get(provider.url, { connection: { id: 'second', baseUrl: provider.url } });

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  annotationsOf,
-  approvalOf,
-  bearerToken,
-  effectOf,
-  catalogueEntry,
-  defineAction,
-  defineConnector,
-  DefinitionError,
-  needsApproval,
-  retryPolicy,
-  type ConnectorDefinition,
-} from '../src/index.js';
+import { bearerToken, defineAction, defineConnector, DefinitionError, type ConnectorDefinition } from '../src/index.js';
+import { annotationsOf, approvalOf, effectOf, catalogueEntry, needsApproval, retryPolicy } from '../src/host.js';
 import { example, Item, itemsList, Order, ordersCreate } from './support/connector.js';
 
 const base: Omit<ConnectorDefinition, 'actions'> = {

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { approvalDigest, canonicalJson, passedGate, passGate, resumeFrom, runPrepared } from '../src/host.js';
 import {
-  ApprovalRefusedError,
-  createTransport,
+  approvalDigest,
+  canonicalJson,
+  passedGate,
+  passGate,
+  resumeFrom,
+  runPrepared,
   type PreparedAction,
   type PreparedRun,
   prepareRun,
   type RunSubject,
-} from '../src/index.js';
+} from '../src/host.js';
+import { ApprovalRefusedError, createTransport } from '../src/index.js';
 import { example } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json } from './support/server.js';

@@ -273,3 +273,37 @@ describe('the platform Error shape', () => {
     });
   });
 });
+
+describe('a ConnectorError of its own', () => {
+  it('takes its message, then its code, retryability, platform status and the provider details as options', () => {
+    const cause = new Error('underneath');
+    const error = new ConnectorError('quotes differ in currency', {
+      code: 'quotes_not_comparable',
+      retryable: false,
+      platformStatus: 502,
+      requestId: 'req_9',
+      cause,
+    });
+    expect(error).toMatchObject({
+      name: 'ConnectorError',
+      message: 'quotes differ in currency',
+      code: 'quotes_not_comparable',
+      retryable: false,
+      platformStatus: 502,
+      status: undefined,
+      requestId: 'req_9',
+      cause,
+    });
+    expect(
+      new ConnectorError('busy', { code: 'busy', retryable: true, platformStatus: 503, status: 409 }),
+    ).toMatchObject({ retryable: true, status: 409 });
+  });
+
+  it('refuses the removed positional form, naming the options it needs', () => {
+    const Untyped = ConnectorError as unknown as new (...args: unknown[]) => ConnectorError;
+    expect(() => new Untyped('quota_exhausted', 'out of credits', false, 402)).toThrow(
+      /ConnectorError\(message, \{ code, retryable, platformStatus \}\).*options\.code/,
+    );
+    expect(() => new Untyped('out of credits', { retryable: false, platformStatus: 402 })).toThrow(TypeError);
+  });
+});

@@ -8,8 +8,6 @@ import {
   bearerToken,
   excerpt,
   InvalidInputError,
-  prepareRun,
-  providerMessage,
   QuotaExhaustedError,
   readAll,
   SchemaMismatchError,
@@ -18,7 +16,15 @@ import {
   type ProgressEvent,
 } from '../src/index.js';
 import { EXCERPT_LENGTH } from '../src/excerpt.js';
-import { isSecretKey, jsonProblem, MAX_JSON_DEPTH, REDACTED, Redactor } from '../src/host.js';
+import {
+  isSecretKey,
+  jsonProblem,
+  MAX_JSON_DEPTH,
+  REDACTED,
+  Redactor,
+  prepareRun,
+  providerMessage,
+} from '../src/host.js';
 import { MAX_ISSUES } from '../src/validation.js';
 import { example } from './support/connector.js';
 import { useHarness } from './support/harness.js';

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   apiKeyHeader,
   bearerToken,
-  catalogueEntry,
   type DestinationAction,
   DefinitionError,
   defineAction,
@@ -12,7 +11,13 @@ import {
   NetworkError,
   writeAction,
 } from '../src/index.js';
-import { createExecutor, type ExecuteRequest, IdempotencyUnsettledError, memoryStore } from '../src/host.js';
+import {
+  createExecutor,
+  type ExecuteRequest,
+  IdempotencyUnsettledError,
+  memoryStore,
+  catalogueEntry,
+} from '../src/host.js';
 import { useHarness } from './support/harness.js';
 import { json, type SeenRequest, type TestServer } from './support/server.js';
 

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineAction, defineConnector, InvalidInputError, prepareRun, runAction, writeAction } from '../src/index.js';
+import { defineAction, defineConnector, InvalidInputError, runAction, writeAction } from '../src/index.js';
+import { prepareRun } from '../src/host.js';
 import { example, ordersCreate } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json } from './support/server.js';

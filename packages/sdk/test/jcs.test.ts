@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalDigest, canonicalJson } from '../src/host.js';
-import type { RunSubject } from '../src/index.js';
+import { approvalDigest, canonicalJson, type RunSubject } from '../src/host.js';
 
 /** A double from the 16 hex digits of its IEEE 754 bits, as RFC 8785 Appendix B lists them. */
 function double(bits: string): number {

@@ -12,6 +12,7 @@ import {
   type TransportOptions,
 } from '../src/index.js';
 import { addressRefusal } from '../src/http/network-policy.js';
+import { partsOf, type TransportParts } from '../src/http/transport.js';
 import { isAddressRange } from '../src/host.js';
 import { example } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
@@ -37,8 +38,8 @@ afterEach(async () => {
   }
 });
 
-function transport(options: TransportOptions): Transport {
-  const made = createTransport(options);
+function transport(options: TransportOptions): TransportParts {
+  const made = partsOf(createTransport(options));
   opened.push(made);
   return made;
 }
@@ -512,7 +513,7 @@ describe.each(VIAS)('redirects, checked at every hop, via %s', (via) => {
 });
 
 describe('the lookup of an environment', () => {
-  const ask = (lookup: ReturnType<Transport['network']['lookup']>, name: string, all: boolean) =>
+  const ask = (lookup: ReturnType<TransportParts['network']['lookup']>, name: string, all: boolean) =>
     new Promise<{ error: Error | null; address: unknown; family: number | undefined }>((resolve) =>
       lookup(name, { all }, (error, address, family) => resolve({ error, address, family })),
     );

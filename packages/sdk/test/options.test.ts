@@ -1,21 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createExecutor, manualClock, type OptionsRequest, prepareOptions } from '../src/host.js';
-import {
-  bearerToken,
-  type ConnectorDefinition,
-  createTransport,
-  defineAction,
-  defineConnector,
-  DefinitionError,
-} from '../src/index.js';
+import { createExecutor, createHostTransport, manualClock, type OptionsRequest, prepareOptions } from '../src/host.js';
+import { bearerToken, type ConnectorDefinition, defineAction, defineConnector, DefinitionError } from '../src/index.js';
 import { useHarness } from './support/harness.js';
 import { json } from './support/server.js';
 
 const h = useHarness();
 const TOKEN = 'options-token-5b1e9c7a3d2f8e46';
 const clock = manualClock(Date.parse('2026-11-26T06:00:00Z'));
-const transport = createTransport({ clock });
+const transport = createHostTransport({ clock });
 afterAll(() => transport.close());
 
 const Folder = z.object({ id: z.string() }).meta({ id: 'Folder' });

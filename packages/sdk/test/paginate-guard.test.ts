@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CancelledError,
-  createTransport,
   cursorPaginator,
   nextUrlPaginator,
   PagingLoopError,
@@ -10,6 +9,7 @@ import {
   SchemaMismatchError,
 } from '../src/index.js';
 import { manualClock } from '../src/clock.js';
+import { createHostTransport } from '../src/host.js';
 import { useHarness } from './support/harness.js';
 import { items, pagedConnector } from './support/paged.js';
 import { json, startServer, type TestServer } from './support/server.js';
@@ -103,7 +103,7 @@ describe('the loop guard of ctx.http.paginate', () => {
 
   it("stops at maxMs on the transport's clock", async () => {
     const clock = manualClock();
-    const transport = createTransport({ clock });
+    const transport = createHostTransport({ clock });
     try {
       await h.start(async (req, res) => {
         await clock.advance(1_000);

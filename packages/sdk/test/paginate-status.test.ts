@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  catalogueEntry,
   DefinitionError,
   NotFoundError,
   offsetPaginator,
@@ -8,6 +7,7 @@ import {
   ProviderRejectedError,
   type StopWhen,
 } from '../src/index.js';
+import { catalogueEntry } from '../src/host.js';
 import { useHarness } from './support/harness.js';
 import { items, pagedConnector, readPaged } from './support/paged.js';
 import { json } from './support/server.js';

@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../src/clock.js';
-import { createTransport, readAll, type Transport } from '../src/index.js';
+import { createHostTransport } from '../src/host.js';
+import { partsOf } from '../src/http/transport.js';
+import { readAll, type Transport } from '../src/index.js';
 import { itemsGetConnector } from './support/connector.js';
 import { credential } from './support/harness.js';
 
@@ -101,7 +103,7 @@ describe.each(['undici', 'fetch', 'http'] as const)('a budget pause, sending thr
     provider = await startProvider();
     const clock = manualClock();
     const resolver = heldLookup();
-    transport = createTransport({ via, clock, network: { lookup: resolver.lookup } });
+    transport = createHostTransport({ via, clock, network: { lookup: resolver.lookup } });
     // A declared budget that does not bind: every call is let in at once.
     const connector = itemsGetConnector({
       key: 'unbound',
@@ -109,7 +111,7 @@ describe.each(['undici', 'fetch', 'http'] as const)('a budget pause, sending thr
       summary: 'A budget far above what the test sends.',
       rateLimits: { default: { limit: 1_000_000, per: 'second' } },
     });
-    const budget = transport.budgets.get('unbound', 'default', 'default', connector.rateLimits.default);
+    const budget = partsOf(transport).budgets.get('unbound', 'default', 'default', connector.rateLimits.default);
     const call = (host: string, id: string) =>
       readAll(connector, 'items.get', {
         input: { id },

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTransport, RateLimitedError, readAll, type Transport } from '../src/index.js';
-import { type ManualClock, manualClock } from '../src/host.js';
+import { RateLimitedError, readAll, type Transport } from '../src/index.js';
+import { createHostTransport, type ManualClock, manualClock } from '../src/host.js';
+import { partsOf } from '../src/http/transport.js';
 import { example, itemsGetConnector } from './support/connector.js';
 import { fastRetry, useHarness } from './support/harness.js';
 import { json } from './support/server.js';
@@ -20,7 +21,7 @@ let transport: Transport;
 let arrivals: number[];
 beforeEach(() => {
   clock = manualClock();
-  transport = createTransport({ clock });
+  transport = createHostTransport({ clock });
   arrivals = [];
 });
 afterEach(() => transport.close());
@@ -87,7 +88,7 @@ describe('429 and Retry-After', () => {
     expect(results.map((result) => (result.records[0] as { id: string }).id)).toEqual(ids);
     expect(tooMany).toBe(1);
     expect(server.requests).toHaveLength(26);
-    const budget = transport.budgets.get('example', 'default', 'default', example.rateLimits.default);
+    const budget = partsOf(transport).budgets.get('example', 'default', 'default', example.rateLimits.default);
     expect(budget.state().pauses).toBe(1);
   });
 

@@ -1,105 +1,36 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTransport,
-  NetworkError,
-  type RateBudget,
-  RateLimitedError,
-  readAll,
-  type RunOptions,
-  type Transport,
-} from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { createTransport, NetworkError, RateLimitedError, type RateBudget, type Transport } from '../src/index.js';
 import { manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
+import { partsOf } from '../src/http/transport.js';
 import { SharedBudget } from '../src/http/shared-budget.js';
-import { itemsGetConnector } from './support/connector.js';
-import { credential, useHarness } from './support/harness.js';
-import { freePort, type RedisServer, startRedis } from './support/redis.js';
+import { useHarness } from './support/harness.js';
+import { freePort, startRedis } from './support/redis.js';
 import { json, type SeenRequest } from './support/server.js';
+import {
+  connectorWith,
+  DIST,
+  dyingMidRequest,
+  getItem,
+  item,
+  runChild,
+  until,
+  useSharedRedis,
+} from './support/shared-redis.js';
 
 /**
  * Rate budgets shared through Redis (`createTransport({ redis })`), against a
  * redis-server this file starts on 127.0.0.1 and real HTTP servers: two
  * transports in this process, and separate processes running the built SDK.
+ * How a running request's slot is leased: shared-budget-lease.test.ts.
  */
 
 const h = useHarness();
-const CHILD = fileURLToPath(new URL('./support/shared-budget-child.mjs', import.meta.url));
-const DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-
-let redis: RedisServer | undefined;
-let inspector: Redis | undefined;
-let skipReason = '';
-
-beforeAll(async () => {
-  const result = await startRedis();
-  if (result.server) {
-    redis = result.server;
-    inspector = new Redis(redis.url);
-    return;
-  }
-  if (process.env.CI) throw new Error(`the shared-budget tests need redis-server on CI: ${result.reason}`);
-  skipReason = result.reason;
-  console.warn(`skipping the shared-budget tests: ${skipReason}`);
-}, 15 * 60_000);
-
-afterAll(async () => {
-  inspector?.disconnect();
-  await redis?.stop();
-});
-
-/** Transports a test opened, closed after it. */
-const opened: Transport[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((transport) => transport.close()));
-});
-
-let prefixes = 0;
-/** Redis options of their own for each test, so that no test sees another's budgets. */
-function sharedOptions(extra: { probeTtlMs?: number } = {}) {
-  prefixes += 1;
-  return { url: redis!.url, prefix: `plugboard-test-${process.pid}-${prefixes}:`, ...extra };
-}
-
-function sharedTransport(options: ReturnType<typeof sharedOptions>): Transport {
-  const transport = createTransport({ redis: options });
-  opened.push(transport);
-  return transport;
-}
-
-const item = (id: string) => ({ id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' });
-
-function connectorWith(budget: RateBudget) {
-  return itemsGetConnector({
-    key: 'shared',
-    name: 'Shared',
-    summary: 'A budget several transports share.',
-    rateLimits: { default: budget },
-  });
-}
-
-function getItem(
-  connector: ReturnType<typeof connectorWith>,
-  transport: Transport,
-  id: string,
-  baseUrl: string,
-  retry?: RunOptions['retry'],
-) {
-  return readAll(connector, 'items.get', {
-    input: { id },
-    connection: { baseUrl },
-    credential,
-    transport,
-    retry: retry ?? { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 },
-    log: () => undefined,
-  });
-}
+const shared = useSharedRedis();
 
 /** Asserts what a strict provider counts: no `limit` + 1 requests arrived within one period. */
 function expectSlidingWindow(requests: readonly SeenRequest[], limit: number, periodMs: number): void {
@@ -109,89 +40,11 @@ function expectSlidingWindow(requests: readonly SeenRequest[], limit: number, pe
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting');
-    await sleep(10);
-  }
-}
-
-interface ChildResult {
-  ok: number;
-  errors: string[];
-  ioredisLoaded: boolean;
-}
-
-/** Runs test/support/shared-budget-child.mjs; `kill` ends it early. It must exit by itself once done. */
-function runChild(settings: {
-  baseUrl: string;
-  ids: string[];
-  budget: RateBudget;
-  redis?: unknown;
-  hideIORedis?: boolean;
-  warmUp?: boolean;
-  timeoutMs?: number;
-}) {
-  if (!existsSync(DIST))
-    throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
-  const result = new Promise<ChildResult>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `the child process did not exit within 20 s (is something left open after transport.close()?)\n${stdout}\n${stderr}`,
-        ),
-      );
-    }, 20_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`the child process exited with ${code ?? signal}\n${stdout}\n${stderr}`));
-      try {
-        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildResult);
-      } catch {
-        reject(new Error(`the child process printed no result\n${stdout}\n${stderr}`));
-      }
-    });
-  });
-  return { child, result };
-}
-
-/**
- * A server that never answers `/items/hang`, and a child process that sent it: `kill()` ends the
- * child (SIGKILL) mid-request and says when; `release()` drops the held answer.
- */
-async function dyingMidRequest(settings: { budget: RateBudget; redis: unknown; timeoutMs?: number }) {
-  const held: ServerResponse[] = [];
-  const server = await h.start((req, res) => {
-    if (req.path === '/items/hang') held.push(res);
-    else json(res, 200, item(req.path.split('/').pop()!));
-  });
-  const doomed = runChild({ baseUrl: server.url, ids: ['hang'], ...settings });
-  doomed.result.catch(() => undefined);
-  await until(() => server.requests.length === 1);
-  return {
-    server,
-    kill: () => {
-      doomed.child.kill('SIGKILL');
-      return Date.now();
-    },
-    release: () => {
-      for (const res of held) res.destroy();
-    },
-  };
-}
-
 describe('rate budgets shared through Redis', () => {
   it('keeps a declared budget across two transports: no more than 5 requests in any sliding second', async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const options = sharedOptions();
-    const [a, b] = [sharedTransport(options), sharedTransport(options)];
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const options = shared.options();
+    const [a, b] = [shared.transport(options), shared.transport(options)];
     const limited = connectorWith({ limit: 5, per: 'second' });
     const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
     await Promise.all(
@@ -201,20 +54,20 @@ describe('rate budgets shared through Redis', () => {
     expectSlidingWindow(server.requests, 5, 1000);
     const times = server.requests.map((request) => request.at).sort((x, y) => x - y);
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1980);
-    expect(a.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(true);
+    expect(partsOf(a).budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(true);
 
     // Every key the budget left in Redis is one of its layout's, and expires by itself.
-    const keys = await inspector!.keys(`*${options.prefix}*`);
+    const keys = await shared.inspector.keys(`*${options.prefix}*`);
     expect(keys.sort()).toEqual(
       ['concurrency', 'confirmed', 'window'].map((name) => `${options.prefix}budget:{shared:default:default}:${name}`),
     );
-    for (const key of keys) expect({ key, ttl: (await inspector!.pttl(key)) > 0 }).toEqual({ key, ttl: true });
+    for (const key of keys) expect({ key, ttl: (await shared.inspector.pttl(key)) > 0 }).toEqual({ key, ttl: true });
   });
 
   it('shares the concurrency, and the latest declared concurrency replaces the stored one', async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const options = sharedOptions();
-    const [a, b] = [sharedTransport(options), sharedTransport(options)];
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const options = shared.options();
+    const [a, b] = [shared.transport(options), shared.transport(options)];
     let inFlight = 0;
     let peak = 0;
     const server = await h.start(async (req, res) => {
@@ -227,7 +80,7 @@ describe('rate budgets shared through Redis', () => {
     const wide = connectorWith({ limit: 100, per: 'second', maxConcurrent: 4 });
     await getItem(wide, a, 'first', server.url);
     const concurrencyKey = `${options.prefix}budget:{shared:default:default}:concurrency`;
-    expect(await inspector!.get(concurrencyKey)).toBe('4');
+    expect(await shared.inspector.get(concurrencyKey)).toBe('4');
     await Promise.all(
       Array.from({ length: 8 }, (_, index) => getItem(wide, index % 2 ? a : b, `w${index}`, server.url)),
     );
@@ -235,9 +88,9 @@ describe('rate budgets shared through Redis', () => {
 
     // Another process declares 2: the cluster follows it, without forgetting what runs.
     const narrow = connectorWith({ limit: 100, per: 'second', maxConcurrent: 2 });
-    const c = sharedTransport(options);
+    const c = shared.transport(options);
     await getItem(narrow, c, 'second', server.url);
-    expect(await inspector!.get(concurrencyKey)).toBe('2');
+    expect(await shared.inspector.get(concurrencyKey)).toBe('2');
     peak = 0;
     // Transport a declared 4, and keeps to the 2 stored since.
     await Promise.all(
@@ -247,12 +100,12 @@ describe('rate budgets shared through Redis', () => {
     );
     expect(server.requests).toHaveLength(19);
     expect(peak).toBe(2);
-    expect(await inspector!.zcard(`${options.prefix}budget:{shared:default:default}:running`)).toBe(0);
+    expect(await shared.inspector.zcard(`${options.prefix}budget:{shared:default:default}:running`)).toBe(0);
   });
 
   it('keeps one budget across two processes running the built SDK', async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const options = sharedOptions();
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const options = shared.options();
     const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
     const budget: RateBudget = { limit: 5, per: 'second' };
     const ids = (name: string) => Array.from({ length: 6 }, (_, index) => `${name}${index}`);
@@ -268,12 +121,12 @@ describe('rate budgets shared through Redis', () => {
   });
 
   it('pauses every transport on a 429 that one of them saw: one 429 per pause', async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const options = sharedOptions();
-    const [a, b] = [sharedTransport(options), sharedTransport(options)];
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const options = shared.options();
+    const [a, b] = [shared.transport(options), shared.transport(options)];
     const connector = connectorWith({ limit: 1000, per: 'second' });
     const budgetOf = (transport: Transport) =>
-      transport.budgets.get('shared', 'default', 'default', connector.rateLimits.default);
+      partsOf(transport).budgets.get('shared', 'default', 'default', connector.rateLimits.default);
 
     // The provider's window is closed for a second; requests wait in both transports.
     const closedUntil = Date.now() + 1000;
@@ -315,52 +168,43 @@ describe('rate budgets shared through Redis', () => {
     expect((await budgetOf(a).readState()).pauses).toBe(2);
   });
 
+  // A minute: a fresh process on a loaded machine can take many seconds to start.
   it('does not let a process that died holding the probe block the budget beyond the probe TTL', async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const options = sharedOptions({ probeTtlMs: 1500 });
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const options = shared.options({ probeTtlMs: 1500 });
     const budget: RateBudget = { limit: 100, per: 'second' };
-    const { server, kill, release } = await dyingMidRequest({ budget, redis: options });
+    // Warmed up first, so that loading modules does not keep it from renewing its claim.
+    const { server, arrivals, kill, release } = await dyingMidRequest(h, shared, {
+      budget,
+      redis: options,
+      warmUp: true,
+    });
     try {
       const probeKey = `${options.prefix}budget:{shared:default:default}:probe`;
-      expect(await inspector!.pttl(probeKey)).toBeGreaterThan(0);
-      const killedAt = kill();
-
-      const transport = sharedTransport(options);
-      await Promise.all(['x', 'y', 'z'].map((id) => getItem(connectorWith(budget), transport, id, server.url)));
-      const first = Math.min(...server.requests.slice(1).map((request) => request.at));
-      // It waited for the dead probe's claim to expire (renewed every 500 ms until the kill), and not much longer.
-      expect(first - killedAt).toBeGreaterThanOrEqual(900);
-      expect(first - killedAt).toBeLessThan(1500 + 2500);
-      expect(server.requests).toHaveLength(4);
-    } finally {
-      release();
-    }
-  });
-
-  it('gives back the concurrency of a process that died mid-request once its timeout has passed', async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const options = sharedOptions({ probeTtlMs: 300 });
-    const budget: RateBudget = { limit: 100, per: 'second', maxConcurrent: 1 };
-    const { server, kill, release } = await dyingMidRequest({ budget, redis: options, timeoutMs: 500 });
-    try {
+      // Where the probe's claim ends on the Redis server's clock; its holder only extends it until it dies.
+      const [now, left] = await Promise.all([shared.now(), shared.inspector.pttl(probeKey)]);
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThanOrEqual(1500);
+      const claimEnds = now + left;
       kill();
-      const hangAt = server.requests[0]!.at;
 
-      const transport = sharedTransport(options);
-      await getItem(connectorWith(budget), transport, 'next', server.url);
-      const nextAt = server.requests[1]!.at;
-      // The dead request's slot was held for its timeout (0.5 s, plus a second for its answer to be read), not longer.
-      expect(nextAt - hangAt).toBeGreaterThanOrEqual(500);
-      expect(nextAt - hangAt).toBeLessThan(1_500 + 2_500);
-      expect(server.requests).toHaveLength(2);
+      const transport = shared.transport(options);
+      await Promise.all(['x', 'y', 'z'].map((id) => getItem(connectorWith(budget), transport, id, server.url)));
+      const measured = server.requests.flatMap((request, index) =>
+        /^\/items\/[xyz]$/.test(request.path) ? [index] : [],
+      );
+      expect(measured).toHaveLength(3);
+      // It waited for the dead probe's claim to expire: no request went while the claim held.
+      const first = Math.min(...(await Promise.all(measured.map((index) => arrivals[index]!))));
+      expect(first).toBeGreaterThanOrEqual(claimEnds);
     } finally {
       release();
     }
-  });
+  }, 60_000);
 
   it("waits on the budget's clock: a turn never given fails when the clock says so, and a wait ends when its caller aborts", async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const backend = new RedisBudgets(sharedOptions());
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const backend = new RedisBudgets(shared.options());
     const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
     const clock = manualClock();
     // One request a minute: once one went, the next waits about a minute of the Redis server's time.
@@ -397,8 +241,8 @@ describe('rate budgets shared through Redis', () => {
   });
 
   it("lets one process's requests go in the order they came (concurrency 1)", async (context) => {
-    if (!redis) return context.skip(skipReason);
-    const backend = new RedisBudgets(sharedOptions());
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const backend = new RedisBudgets(shared.options());
     const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
     const budget = new SharedBudget('shared/default', undefined, undefined, 1, backend.state(key));
     const sent: number[] = [];
@@ -474,9 +318,9 @@ describe('rate budgets shared through Redis', () => {
   });
 
   it('fails with budget_store_unavailable while Redis is down, and the next request connects once it is up', async (context) => {
-    if (!redis) return context.skip(skipReason);
+    if (!shared.redis) return context.skip(shared.skipReason);
     const port = await freePort();
-    const transport = createTransport({ redis: { ...sharedOptions(), url: `redis://127.0.0.1:${port}` } });
+    const transport = createTransport({ redis: { ...shared.options(), url: `redis://127.0.0.1:${port}` } });
     const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
     const limited = connectorWith({ limit: 5, per: 'second' });
     const once = { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 };
@@ -534,7 +378,9 @@ describe('rate budgets shared through Redis', () => {
     const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
     const limited = connectorWith({ limit: 5, per: 'second' });
     await getItem(limited, h.transport, 'here', server.url);
-    expect(h.transport.budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(false);
+    expect(partsOf(h.transport).budgets.get('shared', 'default', 'default', limited.rateLimits.default).shared).toBe(
+      false,
+    );
     if (!existsSync(DIST)) return context.skip('dist/index.js is not built');
     const { result } = runChild({ baseUrl: server.url, ids: ['p0', 'p1', 'p2'], budget: { limit: 5, per: 'second' } });
     expect(await result).toEqual({ ok: 3, errors: [], ioredisLoaded: false });

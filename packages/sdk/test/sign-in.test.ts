@@ -29,7 +29,7 @@ describe('sign-in', () => {
     const scheme = connector.auth[0] as OAuth2AuthorizationCodeScheme;
     const clientId = rig.auth.clients.native.clientId;
     const redirectUri = 'http://127.0.0.1:61000/callback';
-    const request = authorizationRequest(scheme, { clientId, redirectUri });
+    const request = await authorizationRequest(scheme, { clientId, redirectUri });
     expect(Object.fromEntries(request.url.searchParams)).toMatchObject({
       response_type: 'code',
       client_id: clientId,
@@ -77,7 +77,7 @@ describe('sign-in', () => {
     const scheme = connector.auth[0] as OAuth2AuthorizationCodeScheme;
     const clientId = rig.auth.clients.native.clientId;
     const redirectUri = 'http://127.0.0.1:61000/callback';
-    const request = authorizationRequest(scheme, { clientId, redirectUri });
+    const request = await authorizationRequest(scheme, { clientId, redirectUri });
     const callbackUrl = await rig.auth.completeAuthorization(request.url);
     const failed = await exchangeAuthorizationCode({
       connector,

@@ -1,8 +1,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { bearerToken, createTransport, defineAction, defineConnector, readAll, type Transport } from '../src/index.js';
-import { type Answer, type HttpStage, manualClock, Redactor } from '../src/host.js';
+import { bearerToken, defineAction, defineConnector, readAll, type Transport } from '../src/index.js';
+import { type Answer, createHostTransport, type HttpStage, manualClock, Redactor } from '../src/host.js';
 import { Item } from './support/connector.js';
 import { json, startServer, type TestServer } from './support/server.js';
 
@@ -67,7 +67,7 @@ describe('host stages', () => {
       seen.push({ operation: call.operation, headers: { ...call.headers }, connector: run.connector });
       return next(call);
     };
-    transport = createTransport({ stages: [observe] });
+    transport = createHostTransport({ stages: [observe] });
     await get('a');
     await get('b');
     expect(seen.map((entry) => [entry.connector, entry.operation])).toEqual([
@@ -92,7 +92,7 @@ describe('host stages', () => {
       if (answer.status === 200) cache.set(key, answer);
       return answer;
     };
-    transport = createTransport({ stages: [caching] });
+    transport = createHostTransport({ stages: [caching] });
     const first = await get('a');
     const second = await get('a');
     expect(second.records).toEqual(first.records);
@@ -134,7 +134,7 @@ describe('diagnostics channels', () => {
         } else json(res, 200, item('moved'), echo);
       });
       const clock = manualClock();
-      transport = createTransport({ clock });
+      transport = createHostTransport({ clock });
       // A 429 (retried after a backoff and the budget's pause), then a redirect, then the answer.
       await clock.runUntil(get(CREDENTIAL));
       // A production run may not reach 127.0.0.1.

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ManualClock, manualClock } from '../src/clock.js';
 import { type ConnectorError, type LogEntry, readAll, type TokenSet, type Transport } from '../src/index.js';
 import { type CredentialStore, memoryCredentialStore } from '../src/tokens.js';
-import { connectionTokenSource, Redactor } from '../src/host.js';
+import { connectionTokenSource, passGate, Redactor, runPrepared, prepareRun } from '../src/host.js';
 import { type OAuthRig, startOAuthRig } from './support/oauth.js';
 import { callMe, rigConnector, rigTransport, signedIn } from './support/oauth-connector.js';
 
@@ -343,14 +343,17 @@ describe('a run elsewhere: the token source the host keeps (connectionTokenSourc
     const elsewhere = { ...native(), tokens: { accessToken: tokens.accessToken, expiresAt: tokens.expiresAt } };
     // The run's own transport, whose lifecycle it does not use: as a plugin's process has.
     const own = rigTransport(clock, {});
-    const run = readAll(connector, 'me.get', {
-      input: {},
-      connection: { id: 'conn-1', baseUrl: rig.api.url },
-      credential: () => elsewhere,
-      tokens: host,
-      transport: own,
-      retry: { retries: 0 },
-    });
+    // A host's run, as a plugin's process makes it: prepared, through the gate, then run with the host's settings.
+    const prepared = prepareRun(connector, 'me.get', { input: {}, connection: { id: 'conn-1', baseUrl: rig.api.url } });
+    const run = (async () => {
+      const pages = runPrepared(passGate(prepared, undefined, clock.now()), {
+        credential: () => elsewhere,
+        tokens: host,
+        transport: own,
+        retry: { retries: 0 },
+      });
+      for await (const page of pages) expect(page.records).toHaveLength(1);
+    })();
     expect(await outcome(run.finally(() => own.close()))).toBe('ok');
     // The host's own run on the connection shares the set the source refreshed into the host's store.
     expect(await outcome(callMe(connector, transport, rig, { ...native(), tokens }))).toBe('ok');

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compareText } from '@plugboard/sdk';
+import { compareText } from '@plugboard/sdk/host';
 import { type Fixture, readFixtureSync } from './fixture.js';
 
 /**

@@ -1,12 +1,6 @@
 import { existsSync } from 'node:fs';
-import {
-  type ConnectionCredential,
-  type Connector,
-  type ConnectorError,
-  createTransport,
-  type RetrySettings,
-} from '@plugboard/sdk';
-import { type ManualClock, manualClock } from '@plugboard/sdk/host';
+import type { ConnectionCredential, Connector, ConnectorError, RetrySettings } from '@plugboard/sdk';
+import { createHostTransport, type ManualClock, manualClock } from '@plugboard/sdk/host';
 import { replayCredential } from './credential.js';
 import { driveClock } from './driven.js';
 import { FixtureNotFoundError, TestingKitError, UnrecordedRequestError, UnusedRecordingError } from './errors.js';
@@ -206,7 +200,7 @@ async function replayRecorded(
   };
 
   const clock = options.clock ?? manualClock(Date.now());
-  const transport = createTransport({ via: 'fetch', clock });
+  const transport = createHostTransport({ via: 'fetch', clock });
   let unused: string[] = [];
   let result: Awaited<ReturnType<typeof runScenario>> | undefined;
   let driven = { drivenMs: 0, budgetWaits: 0 };

@@ -3,11 +3,16 @@ import {
   type ConnectionCredential,
   type Connector,
   ConnectorError,
-  type PagingEnd,
   type Transport,
   type RetrySettings,
 } from '@plugboard/sdk';
-import { checkpointDeclaration, checkpointToStore, createExecutor, memoryStore } from '@plugboard/sdk/host';
+import {
+  checkpointDeclaration,
+  checkpointToStore,
+  createExecutor,
+  memoryStore,
+  type PagingEnd,
+} from '@plugboard/sdk/host';
 import type { OutcomeError, RecordedOutcome } from './fixture.js';
 import type { Scenario } from './scenario.js';
 

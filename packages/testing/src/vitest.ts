@@ -4,4 +4,4 @@
  * never loads vitest.
  */
 export { describeConnector } from './suite.js';
-export type { ConnectorSuiteOptions, IncrementalPair } from './suite.js';
+export type { ConnectorSuiteOptions, IncrementalPair } from './suite/options.js';

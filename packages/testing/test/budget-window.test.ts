@@ -8,7 +8,7 @@ import {
   readAll,
   type Transport,
 } from '@plugboard/sdk';
-import { type ManualClock, manualClock } from '@plugboard/sdk/host';
+import { createHostTransport, type ManualClock, manualClock } from '@plugboard/sdk/host';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -79,7 +79,7 @@ afterAll(() => {
 /** A window server on a manual clock the transport shares. */
 function onClock(options: Omit<WindowServerOptions, 'clock' | 'now'>): Promise<WindowServer> {
   clock = manualClock();
-  transport = createTransport({ clock });
+  transport = createHostTransport({ clock });
   return startWindowServer({ ...options, clock });
 }
 

@@ -4,11 +4,11 @@ import {
   createTransport,
   defineAction,
   defineConnector,
-  prepareRun,
   readAll,
   type Transport,
   writeAction,
 } from '@plugboard/sdk';
+import { prepareRun } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import { answer, delay, type FaultServer, reset, startFaultServer, truncate } from '../src/index.js';
 

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  catalogueEntry,
   ConnectorError,
   defineAction,
   defineConnector,
@@ -11,6 +10,7 @@ import {
   ProviderRejectedError,
   type SourceContext,
 } from '@plugboard/sdk';
+import { catalogueEntry } from '@plugboard/sdk/host';
 import { z } from 'zod';
 import {
   billableFaultProblems,
@@ -226,7 +226,11 @@ describe('catalogue entry and outcome checks', () => {
   });
 
   it('compare a replay with what it must give', () => {
-    const error = new ConnectorError('quota_exhausted', 'out of credits', false, 402);
+    const error = new ConnectorError('out of credits', {
+      code: 'quota_exhausted',
+      retryable: false,
+      platformStatus: 402,
+    });
     expect(
       outcomeProblems({ records: [], pages: 1, checkpoint: undefined, error }, { error: 'quota_exhausted' }),
     ).toEqual([]);

@@ -12,7 +12,7 @@ export async function signIn(rig: OAuthRig, connector: Connector): Promise<Token
   const scheme = { ...declared, authorizeUrl: rig.auth.authorizeUrl, tokenUrl: rig.auth.tokenUrl };
   const clientId = rig.auth.clients.native.clientId;
   const redirectUri = 'http://127.0.0.1:61000/callback';
-  const request = authorizationRequest(scheme, { clientId, redirectUri });
+  const request = await authorizationRequest(scheme, { clientId, redirectUri });
   const callbackUrl = await rig.auth.completeAuthorization(request.url);
   const transport = createTransport({ network: { allow: ['127.0.0.0/8'] } });
   try {

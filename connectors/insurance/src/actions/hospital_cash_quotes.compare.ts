@@ -30,15 +30,12 @@ export const hospitalCashQuotesCompare = defineAction({
       return compareQuotes(input, quotes);
     } catch (error) {
       if (!(error instanceof IncomparableQuotesError)) throw error;
-      throw new ConnectorError(
-        'quotes_not_comparable',
-        `insurance hospital_cash_quotes.compare: ${error.message}`,
-        false,
-        502,
-        {
-          requestId: ctx.http.lastRequestId,
-        },
-      );
+      throw new ConnectorError(`insurance hospital_cash_quotes.compare: ${error.message}`, {
+        code: 'quotes_not_comparable',
+        retryable: false,
+        platformStatus: 502,
+        requestId: ctx.http.lastRequestId,
+      });
     }
   },
 });

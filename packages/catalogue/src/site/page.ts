@@ -1,4 +1,4 @@
-import { compareText } from '@plugboard/sdk';
+import { describeScheme, compareText } from '@plugboard/sdk/host';
 import { API_VERSION } from '../constants.js';
 import type { CatalogueEntry, CatalogueOperation } from '../entry.js';
 import type { FieldRow } from '../fields.js';
@@ -210,24 +210,11 @@ function rateTable(entry: CatalogueEntry): string {
 
 type PublicScheme = NonNullable<CatalogueEntry['authentication']>['schemes'][number];
 
+/** The scheme in the words its type gives it, its values as code. */
 function schemeText(scheme: PublicScheme): string {
-  const scopes = scheme.scopes?.length ? `, scopes <code>${h(scheme.scopes.join(' '))}</code>` : '';
-  switch (scheme.type) {
-    case 'bearer':
-      return `Bearer token in <code>${h(scheme.header ?? 'Authorization')}</code>`;
-    case 'api_key_header':
-      return `API key in <code>${h(scheme.header ?? '')}</code>${scheme.prefix ? ` after <code>${h(scheme.prefix)}</code>` : ''}`;
-    case 'api_key_query':
-      return `API key in the query parameter <code>${h(scheme.queryParameter ?? '')}</code>`;
-    case 'basic':
-      return 'Username and password (HTTP Basic)';
-    case 'oauth2_client_credentials':
-      return `OAuth2 client credentials (token URL <code>${h(scheme.tokenUrl ?? '')}</code>${scopes})`;
-    case 'oauth2_authorization_code':
-      return `OAuth2 sign-in with PKCE (<code>${h(scheme.authorizeUrl ?? '')}</code>${scopes})`;
-    default:
-      return `Requests signed by the connector (<code>${h(scheme.id)}</code>)`;
-  }
+  return describeScheme(scheme)
+    .map((part) => (typeof part === 'string' ? h(part) : `<code>${h(part.code)}</code>`))
+    .join('');
 }
 
 function authenticationText(entry: CatalogueEntry): string {

@@ -7,14 +7,14 @@ import {
   type OAuth2AuthorizationCodeScheme,
   type TokenSet,
 } from '@plugboard/sdk';
-import { authorizationRequest, exchangeAuthorizationCode } from '@plugboard/sdk/host';
+import { authorizationRequest, exchangeAuthorizationCode, signsIn } from '@plugboard/sdk/host';
 import { openBrowser } from '../browser.js';
 import { connectionName } from '../connection-name.js';
 import { wantsJson, writeJsonLine } from '../io.js';
 import { connectorCredentials, keepTokens, writeKept } from '../kept-connections.js';
 import { listenForRedirect } from '../loopback-redirect.js';
 import { allowedNetwork } from '../network.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { stateFolder } from '../state.js';
 import { UsageError } from '../usage.js';
 
@@ -23,9 +23,7 @@ const REDIRECT_PATH = '/callback';
 
 /** The connector's authorization code scheme: `--scheme ID`, or its only one. */
 function signInScheme(connector: Connector, id: string | undefined): OAuth2AuthorizationCodeScheme {
-  const schemes = connector.auth.filter(
-    (scheme): scheme is OAuth2AuthorizationCodeScheme => scheme.type === 'oauth2_authorization_code',
-  );
+  const schemes = connector.auth.filter(signsIn);
   const chosen = id === undefined ? schemes[0] : schemes.find((scheme) => scheme.id === id.toLowerCase());
   if (!chosen || (id === undefined && schemes.length > 1))
     throw new UsageError(
@@ -69,7 +67,7 @@ export async function authLoginCommand({
   const transport = createTransport({ via: 'http', network: { allow: allowedNetwork(io.env) } });
   let tokens: TokenSet;
   try {
-    const request = authorizationRequest(scheme, { clientId, redirectUri: redirect.uri });
+    const request = await authorizationRequest(scheme, { clientId, redirectUri: redirect.uri });
     messages.say({ level: 'info', message: `open this URL to sign in to ${connector.name}`, url: request.url.href });
     if (openBrowser(io, request.url.href))
       messages.say({ level: 'info', message: 'opened it in your browser; waiting for the sign-in to come back' });

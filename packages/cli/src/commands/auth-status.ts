@@ -1,6 +1,6 @@
 import { wantsJson, writeJsonLine } from '../io.js';
 import { connectorCredentials, listKept } from '../kept-connections.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { stateFolder } from '../state.js';
 
 /**

@@ -11,7 +11,7 @@ import {
 import { excerpt } from '@plugboard/sdk';
 import { recordedExamples } from '@plugboard/testing';
 import { connectorPackagesIn, type FoundConnector } from '../connectors.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { UsageError } from '../usage.js';
 
 /** `--package KEY=NAME` pairs: the npm package shown for a connector key. */

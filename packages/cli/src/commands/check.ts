@@ -1,12 +1,12 @@
-import { createTransport, type Environment } from '@plugboard/sdk';
-import { checkConnection, type LiveCheck } from '@plugboard/sdk/host';
+import type { Environment } from '@plugboard/sdk';
+import { checkConnection, createHostTransport, type LiveCheck } from '@plugboard/sdk/host';
 import { environmentCredential, messagesLog } from '../action-args.js';
 import { connectionName } from '../connection-name.js';
 import type { ExitCode } from '../exit-codes.js';
 import { writeJsonLine } from '../io.js';
 import { writeKept } from '../kept-connections.js';
 import { allowedNetwork } from '../network.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { signedIn, signedInCredential, signedInCredentials } from '../signed-in.js';
 
 /**
@@ -40,7 +40,7 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
   const signed = await signedIn(io, given.state, connector.key, connection);
   // As `run`: PLUGBOARD_REDIS_URL shares the budgets (and the refresh lease) with other processes.
   const redis = io.env.PLUGBOARD_REDIS_URL;
-  const transport = createTransport({
+  const transport = createHostTransport({
     via: 'http',
     ...(redis ? { redis } : {}),
     network: { allow: allowedNetwork(io.env) },

@@ -1,7 +1,8 @@
-import { type Action, type Connector, catalogueEntry, excerpt, type PublicOperation } from '@plugboard/sdk';
+import { type Action, type Connector, excerpt } from '@plugboard/sdk';
+import { catalogueEntry, type PublicOperation } from '@plugboard/sdk/host';
 import { checkActionName } from '../did-you-mean.js';
 import { wantsJson, writeJsonLine } from '../io.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 
 /**
  * `plugboard describe [connector] [action]`: what a connector offers, read from its definition.

@@ -7,7 +7,7 @@ import {
 import { excerpt, NotFoundError, zodIssues } from '@plugboard/sdk';
 import type { FindConnector } from '../connectors.js';
 import { writeJsonLine } from '../io.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { ensureWritable, type StateFolder, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';
 

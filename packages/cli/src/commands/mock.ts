@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { excerpt } from '@plugboard/sdk';
 import { loadOpenApiDocument } from '../openapi-document.js';
 import { MAX_RECORDS, startMockServer } from '../mock/server.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { portInUse, UsageError } from '../usage.js';
 
 /** A whole number option between 0 and `max`. */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { OperationChoice } from '../openapi-actions.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { scaffoldConnector } from '../scaffold.js';
 import { UsageError } from '../usage.js';
 

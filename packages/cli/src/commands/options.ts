@@ -3,7 +3,7 @@ import { runArgs } from '../action-args.js';
 import { actionExecutor } from '../action-executor.js';
 import { didYouMean } from '../did-you-mean.js';
 import { writeJsonLine } from '../io.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { UsageError } from '../usage.js';
 
 /**

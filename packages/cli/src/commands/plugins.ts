@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pluginsReport } from '@plugboard/runtime';
 import { writeJsonLine } from '../io.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { UsageError } from '../usage.js';
 
 /**

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { fileStore } from '@plugboard/runtime';
-import { ConnectorError, createTransport, prepareRun } from '@plugboard/sdk';
-import { checkpointFromStore, checkpointToStore, resumeFrom, streamKey } from '@plugboard/sdk/host';
+import { ConnectorError, createTransport } from '@plugboard/sdk';
+import { checkpointFromStore, checkpointToStore, resumeFrom, streamKey, prepareRun } from '@plugboard/sdk/host';
 import { RecordingError, recordScenario } from '@plugboard/testing';
 import { actionArgs } from '../action-args.js';
 import { fixturesFolder } from '../fixtures-folder.js';
 import { writeJsonLine } from '../io.js';
 import { allowedNetwork } from '../network.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { jsonOption, UsageError } from '../usage.js';
 
 /**

@@ -1,7 +1,7 @@
 import { replayScenario } from '@plugboard/testing';
 import { fixturesFolder } from '../fixtures-folder.js';
 import { writeJsonLine } from '../io.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { UsageError } from '../usage.js';
 
 /**

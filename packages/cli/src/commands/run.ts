@@ -4,7 +4,7 @@ import { IdempotencyUnsettledError } from '@plugboard/sdk/host';
 import { runArgs } from '../action-args.js';
 import { actionExecutor } from '../action-executor.js';
 import { writeJsonLine } from '../io.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { createProgress } from '../progress.js';
 import { ensureWritable, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';

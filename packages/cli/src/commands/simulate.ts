@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { writeJsonLine } from '../io.js';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { portInUse, UsageError } from '../usage.js';
 
 /**

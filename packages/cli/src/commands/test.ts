@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Invocation } from '../program.js';
+import type { Invocation } from '../invocation.js';
 import { UsageError } from '../usage.js';
 
 /**

@@ -1,6 +1,7 @@
 import { sampleOf } from '@plugboard/catalogue/sample';
 import type { Schema } from '../openapi-document.js';
-import type { Absent, Listing, Position } from './listing.js';
+import type { Absent } from '../list-paging.js';
+import type { Listing, Position } from './listing.js';
 import { instantsOf, RecordMaker } from './records.js';
 import { Refusal } from './refusal.js';
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Schema } from '../openapi-document.js';
+import { isNumber, typeOf } from '../schema-shape.js';
 
 /**
  * The records a list operation of the stand-in serves, made from the schema of its record
@@ -42,15 +43,6 @@ function branch(schema: Schema): Schema {
     }
   }
   return schema;
-}
-
-function typeOf(schema: Schema): string | undefined {
-  const { type } = schema;
-  if (typeof type === 'string') return type;
-  if (Array.isArray(type)) return type.find((entry) => entry !== 'null') as string | undefined;
-  if (schema.properties || schema.additionalProperties) return 'object';
-  if (schema.items) return 'array';
-  return undefined;
 }
 
 /** The top-level properties of a record schema, through `allOf` and a combination's first branch. */
@@ -164,12 +156,7 @@ function makeObject(schema: Schema, making: Making, depth: number, top: boolean)
     // Optional fields are there in about three records in four, and left out of deep objects.
     if (!required.has(name) && (depth >= MAX_DEPTH || making.random() < 0.25)) continue;
     if (top && name === making.key) value[name] = keyValue(property, making);
-    else if (
-      property &&
-      !property.format &&
-      ['integer', 'number'].includes(typeOf(property) ?? '') &&
-      TIME_NAME.test(name)
-    )
+    else if (property && !property.format && isNumber(property) && TIME_NAME.test(name))
       value[name] = /ms|millis/i.test(name) ? making.at : Math.floor(making.at / 1000);
     else value[name] = make(property, making, depth + 1, false, name);
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '@plugboard/sdk/host';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -128,13 +128,14 @@ function routesOf(document: OpenApiDocument, served: MockServerOptions): Route[]
     const content = operation.requestBody?.content;
     const mediaType = content ? jsonMediaType(content) : undefined;
     const success = successOf(operation);
-    const listing = listingOf(
+    const listing = listingOf({
       method,
+      path,
       parameters,
-      jsonMedia(success.response?.content)?.schema,
-      Object.keys(success.response?.headers ?? {}),
-      mediaType === undefined ? undefined : content?.[mediaType]?.schema,
-    );
+      answer: jsonMedia(success.response?.content)?.schema,
+      headers: Object.keys(success.response?.headers ?? {}),
+      body: mediaType === undefined ? undefined : content?.[mediaType]?.schema,
+    });
     const pointer =
       mediaType === undefined || !content?.[mediaType]?.schema
         ? undefined
@@ -288,117 +289,134 @@ function answerOf(operation: Operation): { status: number; body: unknown } {
   return { status, body: status === 204 || media === undefined ? undefined : exampleOf(media) };
 }
 
-export async function startMockServer(document: OpenApiDocument, options: MockServerOptions = {}): Promise<MockServer> {
-  const routes = routesOf(document, options);
-  const basePath = basePathOf(document);
-  // Known once listening: where a next URL or a Link points.
-  let origin = 'http://127.0.0.1';
-  const requests: MockRequest[] = [];
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  response.writeHead(status, {
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    'content-length': String(Buffer.byteLength(text)),
+    'x-request-id': `req_${randomBytes(8).toString('hex')}`,
+    ...headers,
+  });
+  response.end(text);
+}
 
-  const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const text = body === undefined ? '' : JSON.stringify(body);
-    response.writeHead(status, {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      'content-length': String(Buffer.byteLength(text)),
-      'x-request-id': `req_${randomBytes(8).toString('hex')}`,
-      ...headers,
-    });
-    response.end(text);
-  };
+/** The operation a request's path and method name, with the path's values; a 404 or 405 when there is none. */
+function routeFor(routes: readonly Route[], basePath: string, url: URL, method: string) {
+  if (!url.pathname.startsWith(`${basePath}/`) && url.pathname !== basePath)
+    throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
+  const path = url.pathname.slice(basePath.length) || '/';
+  const matches = routes.flatMap((route) => {
+    const match = route.pattern.exec(path);
+    return match ? [{ route, match }] : [];
+  });
+  if (matches.length === 0) throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
+  const found = matches.find(({ route }) => route.method === method);
+  if (!found) {
+    const allowed = [...new Set(matches.map(({ route }) => route.method.toUpperCase()))].join(', ');
+    throw new Refusal(
+      405,
+      'method_not_allowed',
+      `${method.toUpperCase()} is not an operation of ${url.pathname}; it takes ${allowed}`,
+      { allow: allowed },
+    );
+  }
+  const { route, match } = found;
+  const values = Object.fromEntries(route.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]));
+  return { route, values };
+}
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const method = (request.method ?? 'GET').toLowerCase();
-    let operationId: string | undefined;
-    let operation: Operation | undefined;
-    try {
-      if ((request.url ?? '').length > MAX_URL)
-        throw new Refusal(414, 'uri_too_long', `the URL is longer than ${MAX_URL} characters`);
-      const url = new URL(request.url ?? '/', 'http://mock.invalid');
-      if (!url.pathname.startsWith(`${basePath}/`) && url.pathname !== basePath)
-        throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
-      const path = url.pathname.slice(basePath.length) || '/';
-      const matches = routes.flatMap((route) => {
-        const match = route.pattern.exec(path);
-        return match ? [{ route, match }] : [];
-      });
-      if (matches.length === 0) throw new Refusal(404, 'not_found', `no operation at ${url.pathname}`);
-      const found = matches.find(({ route }) => route.method === method);
-      if (!found) {
-        const allowed = [...new Set(matches.map(({ route }) => route.method.toUpperCase()))].join(', ');
-        throw new Refusal(
-          405,
-          'method_not_allowed',
-          `${method.toUpperCase()} is not an operation of ${url.pathname}; it takes ${allowed}`,
-          { allow: allowed },
-        );
-      }
-      const { route, match } = found;
-      operationId = route.operation.operationId;
-      operation = route.operation;
-      const pathValues = Object.fromEntries(
-        route.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]),
+/** What the stand-in serves and keeps: its document, its operations, and the requests it answered. */
+interface Stand {
+  document: OpenApiDocument;
+  routes: Route[];
+  basePath: string;
+  /** Where a next URL or a Link points: known once listening. */
+  origin: string;
+  requests: MockRequest[];
+}
+
+/** Answers one request: a page of a list, the operation's example, or a refusal naming what is wrong. */
+async function answer(stand: Stand, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const method = (request.method ?? 'GET').toLowerCase();
+  let operation: Operation | undefined;
+  const answered = (path: string, status: number) =>
+    stand.requests.push({ method: method.toUpperCase(), path, status, operationId: operation?.operationId });
+  try {
+    if ((request.url ?? '').length > MAX_URL)
+      throw new Refusal(414, 'uri_too_long', `the URL is longer than ${MAX_URL} characters`);
+    const url = new URL(request.url ?? '/', 'http://mock.invalid');
+    const { route, values } = routeFor(stand.routes, stand.basePath, url, method);
+    operation = route.operation;
+    const body = await readBody(request);
+    if (!authorised(route, stand.document, request, url.searchParams))
+      throw new Refusal(
+        401,
+        'unauthorized',
+        'this operation needs a credential (an Authorization header or the API key the document names)',
       );
-      const body = await readBody(request);
-      if (!authorised(route, document, request, url.searchParams))
-        throw new Refusal(
-          401,
-          'unauthorized',
-          'this operation needs a credential (an Authorization header or the API key the document names)',
-        );
-      checkParameters(route, pathValues, url.searchParams, request);
-      checkBody(route, body);
-      if (route.list) {
-        const { status } = successOf(route.operation);
-        const page = route.list.page({
-          query: url.searchParams,
-          header: (name) => {
-            const value = request.headers[name.toLowerCase()];
-            return Array.isArray(value) ? value[0] : value;
-          },
-          path: pathValues,
-          // Checked against its schema above, when the document gives one.
-          body: body.length === 0 ? undefined : parsedBody(body),
-          url: new URL(`${url.pathname}${url.search}`, origin),
-        });
-        requests.push({ method: method.toUpperCase(), path: url.pathname, status, operationId });
-        send(response, status, page.body, page.headers);
-        return;
-      }
-      const answer = answerOf(route.operation);
-      requests.push({ method: method.toUpperCase(), path: url.pathname, status: answer.status, operationId });
-      send(response, answer.status, answer.body);
-    } catch (error) {
-      const refusal =
-        error instanceof Refusal ? error : new Refusal(500, 'internal_error', 'the mock failed to answer');
-      requests.push({
-        method: method.toUpperCase(),
-        path: (request.url ?? '').slice(0, 200),
-        status: refusal.status,
-        operationId,
+    checkParameters(route, values, url.searchParams, request);
+    checkBody(route, body);
+    if (route.list) {
+      const { status } = successOf(route.operation);
+      const page = route.list.page({
+        query: url.searchParams,
+        header: (name) => {
+          const value = request.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value[0] : value;
+        },
+        path: values,
+        // Checked against its schema above, when the document gives one.
+        body: body.length === 0 ? undefined : parsedBody(body),
+        url: new URL(`${url.pathname}${url.search}`, stand.origin),
       });
-      // A body too large is not read to its end: the connection goes with the answer.
-      const close: Record<string, string> = refusal.status === 413 ? { connection: 'close' } : {};
-      if (!response.headersSent)
-        send(response, refusal.status, refusalBody(refusal, operation), { ...refusal.headers, ...close });
+      answered(url.pathname, status);
+      send(response, status, page.body, page.headers);
+      return;
     }
-  };
+    const example = answerOf(route.operation);
+    answered(url.pathname, example.status);
+    send(response, example.status, example.body);
+  } catch (error) {
+    const refusal = error instanceof Refusal ? error : new Refusal(500, 'internal_error', 'the mock failed to answer');
+    answered((request.url ?? '').slice(0, 200), refusal.status);
+    // A body too large is not read to its end: the connection goes with the answer.
+    const close: Record<string, string> = refusal.status === 413 ? { connection: 'close' } : {};
+    if (!response.headersSent)
+      send(response, refusal.status, refusalBody(refusal, operation), { ...refusal.headers, ...close });
+  }
+}
 
-  const server = createServer({ maxHeaderSize: 16 * 1024 }, (request, response) => void handle(request, response));
-  const host = options.host ?? '127.0.0.1';
+/** Listens on the host and port asked for (0: a free one), and says on which port. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  origin = `http://${shownHost}:${port}`;
+  return (server.address() as AddressInfo).port;
+}
+
+export async function startMockServer(document: OpenApiDocument, options: MockServerOptions = {}): Promise<MockServer> {
+  const stand: Stand = {
+    document,
+    routes: routesOf(document, options),
+    basePath: basePathOf(document),
+    origin: 'http://127.0.0.1',
+    requests: [],
+  };
+  const server = createServer(
+    { maxHeaderSize: 16 * 1024 },
+    (request, response) => void answer(stand, request, response),
+  );
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, options.port ?? 0, host);
+  stand.origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    url: `${origin}${basePath}`,
-    operations: routes.length,
-    lists: routes.flatMap((route) =>
+    url: `${stand.origin}${stand.basePath}`,
+    operations: stand.routes.length,
+    lists: stand.routes.flatMap((route) =>
       route.list
         ? [
             {
@@ -410,7 +428,7 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
           ]
         : [],
     ),
-    requests,
+    requests: stand.requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { OAuth2AuthorizationCodeScheme } from '../definition/auth.js';
 
 /**
@@ -15,21 +14,18 @@ export interface AuthorizationRequest {
   verifier: string;
 }
 
-/** 32 random bytes in base64url: a PKCE verifier (RFC 7636 4.1) or a state. */
-function random(): string {
-  return randomBytes(32).toString('base64url');
-}
-
 /**
  * The URL a person opens to sign in to an authorization code scheme, with its state and PKCE verifier.
- * @example const { url, state, verifier } = authorizationRequest(scheme, { clientId, redirectUri: 'http://127.0.0.1:8976/callback' })
+ * The verifier and the state (32 random bytes each) and the S256 challenge are oauth4webapi's, loaded only for a sign-in.
+ * @example const { url, state, verifier } = await authorizationRequest(scheme, { clientId, redirectUri: 'http://127.0.0.1:8976/callback' })
  */
-export function authorizationRequest(
+export async function authorizationRequest(
   scheme: OAuth2AuthorizationCodeScheme,
   options: { clientId: string; redirectUri: string },
-): AuthorizationRequest {
-  const verifier = random();
-  const state = random();
+): Promise<AuthorizationRequest> {
+  const oauth = await import('oauth4webapi');
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
   const url = new URL(scheme.authorizeUrl);
   for (const [name, value] of Object.entries(scheme.extraAuthorizeParams ?? {})) url.searchParams.set(name, value);
   url.searchParams.set('response_type', 'code');
@@ -37,7 +33,7 @@ export function authorizationRequest(
   url.searchParams.set('redirect_uri', options.redirectUri);
   if (scheme.scopes.length > 0) url.searchParams.set('scope', scheme.scopes.join(' '));
   url.searchParams.set('state', state);
-  url.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'));
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
   url.searchParams.set('code_challenge_method', 'S256');
   return { url, state, verifier };
 }

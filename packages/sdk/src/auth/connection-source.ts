@@ -1,16 +1,17 @@
 import type { Clock } from '../clock.js';
 import { checkCredential, type ConnectionCredential } from '../credentials.js';
-import { type AuthScheme, schemeProblems } from '../definition/auth.js';
+import type { AuthScheme } from '../definition/auth.js';
 import type { Environment } from '../definition/environment.js';
 import { ConnectionConfigError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
-import type { OAuth2Checked } from '../http/auth.js';
 import { tokenRequestSend } from '../http/pipeline.js';
-import { sharedTransport, type Transport } from '../http/transport.js';
+import { partsOf, type Transport } from '../http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import type { TokenSource } from '../tokens.js';
 import { connectionTokens, tokenSubject } from './lifecycles.js';
+import type { OAuth2Checked } from './schemes/credential-reader.js';
+import { isOAuth2Scheme, schemeProblems } from './schemes/index.js';
 import { TOKEN_ACTION } from './token-send.js';
 
 /**
@@ -50,13 +51,13 @@ export interface ConnectionTokensRequest {
 export function connectionTokenSource(request: ConnectionTokensRequest): TokenSource {
   const { connector: key, scheme, connectionId, redactor } = request;
   const subject = `connector '${key}': auth scheme '${excerpt(String(scheme?.id))}'`;
-  if (scheme?.type !== 'oauth2_authorization_code' && scheme?.type !== 'oauth2_client_credentials')
+  if (!isOAuth2Scheme(scheme))
     throw new ConnectionConfigError(`${subject} is not an OAuth2 scheme: it has no token lifecycle; nothing was sent`);
   const problems = schemeProblems(scheme);
   if (problems.length > 0) throw new ConnectionConfigError(`${subject}: ${problems.join('; ')}; nothing was sent`);
   // An OAuth2 scheme's credential checks as an OAuth2 one, or not at all.
   const checked = checkCredential(key, scheme, request.credential) as OAuth2Checked;
-  const transport = request.transport ?? sharedTransport();
+  const transport = partsOf(request.transport);
   const clock = request.clock ?? transport.clock;
   // The host has no definition of the connector here: its token requests draw on an undeclared budget.
   const { environment } = request;

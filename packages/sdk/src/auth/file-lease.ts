@@ -4,18 +4,21 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { type LeaseAttempt, type RefreshLease, waitForLease } from './lease.js';
+import { watchLock } from './lock-folder-watch.js';
 
 /**
  * The refresh lease of processes on one machine without Redis (CLI commands): a lock file in
  * the state folder, created with O_EXCL so only one process makes it, holding its owner's
  * token and when it was taken. A lock older than `leaseMs` (its owner died) is taken over;
- * only its owner removes it. The file is named by a hash: no connection id is written.
+ * only its owner removes it. Waiters learn of its removal by watching the folder
+ * (lock-folder-watch.ts). The file is named by a hash: no connection id is written.
  */
 export function fileLease(folder: string, clock: Clock, leaseMs: number): RefreshLease {
   return {
     async take(name, settled) {
       await mkdir(folder, { recursive: true });
-      const path = join(folder, `refresh-${createHash('sha256').update(name).digest('hex').slice(0, 32)}.lock`);
+      const file = `refresh-${createHash('sha256').update(name).digest('hex').slice(0, 32)}.lock`;
+      const path = join(folder, file);
       const token = randomUUID();
       // A lock read before its owner wrote it is unreadable: stale only once it stays so for a lease's time.
       let unreadableSince: number | undefined;
@@ -29,11 +32,18 @@ export function fileLease(folder: string, clock: Clock, leaseMs: number): Refres
           if ((await readFile(path, 'utf8').catch(() => undefined)) === held) await unlink(path).catch(() => undefined);
         return { taken: false, holder: held };
       };
-      const unavailable = (heldMs: number) =>
-        new NetworkError(`the token refresh lock file was held by another process for over ${heldMs} ms`, {
-          code: 'token_lease_unavailable',
-        });
-      if (!(await waitForLease(clock, leaseMs, attempt, settled, unavailable))) return undefined;
+      const taken = await waitForLease({
+        clock,
+        leaseMs,
+        attempt,
+        settled,
+        unavailable: (heldMs) =>
+          new NetworkError(`the token refresh lock file was held by another process for over ${heldMs} ms`, {
+            code: 'token_lease_unavailable',
+          }),
+        listen: async (notify) => watchLock(folder, file, notify),
+      });
+      if (!taken) return undefined;
       return async () => {
         const held = await readFile(path, 'utf8').catch(() => undefined);
         if (held !== undefined && ownerOf(held) === token) await unlink(path).catch(() => undefined);

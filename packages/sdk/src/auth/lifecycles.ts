@@ -1,6 +1,6 @@
 import { excerpt } from '../excerpt.js';
-import { sharedStateOf, type Transport } from '../http/transport.js';
-import type { RedisBudgets } from '../http/redis-budget-state.js';
+import { sharedStateOf, type TransportParts } from '../http/transport.js';
+import type { RedisConnection } from '../redis/connection.js';
 import { type CredentialStore, memoryCredentialStore } from '../tokens.js';
 import { fileLease } from './file-lease.js';
 import { NO_LEASE, type RefreshLease } from './lease.js';
@@ -17,15 +17,19 @@ import { DEFAULT_TOKEN_TIMEOUT_MS } from './token-send.js';
 /** Beyond a token request's own bound, what a lease leaves for reading and writing the store. */
 const LEASE_MARGIN_MS = 5_000;
 
-const lifecycles = new WeakMap<Transport, Map<string, ConnectionTokens>>();
-const stores = new WeakMap<Transport, CredentialStore>();
+const lifecycles = new WeakMap<TransportParts, Map<string, ConnectionTokens>>();
+const stores = new WeakMap<TransportParts, CredentialStore>();
 
 /** How token errors name a connection: `connector 'x' connection 'y'`. */
 export function tokenSubject(connectorKey: string, connectionId: string): string {
   return `connector '${connectorKey}' connection '${excerpt(connectionId)}'`;
 }
 
-export function connectionTokens(transport: Transport, connectorKey: string, connectionId: string): ConnectionTokens {
+export function connectionTokens(
+  transport: TransportParts,
+  connectorKey: string,
+  connectionId: string,
+): ConnectionTokens {
   let kept = lifecycles.get(transport);
   if (!kept) lifecycles.set(transport, (kept = new Map()));
   const name = `${connectorKey}:${connectionId}`;
@@ -51,8 +55,8 @@ export function connectionTokens(transport: Transport, connectorKey: string, con
 }
 
 function leaseOf(
-  transport: Transport,
-  redis: RedisBudgets | undefined,
+  transport: TransportParts,
+  redis: RedisConnection | undefined,
   lockFolder: string | undefined,
   leaseMs: number,
 ): RefreshLease {

@@ -2,7 +2,7 @@ import type { OAuth2AuthorizationCodeScheme } from '../definition/auth.js';
 import type { Connector } from '../definition/connector.js';
 import type { Environment } from '../definition/environment.js';
 import { tokenRequestSend } from '../http/pipeline.js';
-import { sharedTransport, type Transport } from '../http/transport.js';
+import { partsOf, type Transport } from '../http/transport.js';
 import { Redactor } from '../secrets.js';
 import type { TokenSet } from '../tokens.js';
 import { type AuthorizationCallback, authorizationCodeGrant } from './token-requests.js';
@@ -36,7 +36,7 @@ export interface CodeExchange {
  */
 export async function exchangeAuthorizationCode(exchange: CodeExchange): Promise<TokenSet> {
   const { connector, scheme, clientId, clientSecret, callback, connectionId } = exchange;
-  const transport = exchange.transport ?? sharedTransport();
+  const transport = partsOf(exchange.transport);
   const redactor = new Redactor(clientSecret === undefined ? [] : [clientSecret]);
   redactor.add(callback.verifier);
   const requests = tokenRequestSend({

@@ -188,13 +188,10 @@ function tokenError(client: TokenClient, grant: string, error: unknown): Connect
       status,
     });
   const reason = excerpt(redactor.redactString(String(failure.message ?? error)));
-  return new ConnectorError(
-    'token_answer_invalid',
-    `${subject}: the ${grant}'s answer is unusable: ${reason}`,
-    false,
-    502,
-    {
-      status,
-    },
-  );
+  return new ConnectorError(`${subject}: the ${grant}'s answer is unusable: ${reason}`, {
+    code: 'token_answer_invalid',
+    retryable: false,
+    platformStatus: 502,
+    status,
+  });
 }

@@ -142,6 +142,7 @@ export interface NewerThan {
   earlierMs?: number;
 }
 
+/** What every action declares, source or destination: its key, label, input and answer schemas, effect, retries and approval. */
 export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
   /**
    * `resource.verb` in lower snake case, stable: it is the catalogue's operation key and flows call it.
@@ -238,6 +239,7 @@ export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
   options?: InputOptions<z.input<I>>;
 }
 
+/** An action that reads pages of records (`read(ctx, input)` or a declared `paginator`), optionally resuming from a checkpoint. */
 export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType, C = unknown>
   extends ActionCommon<I, E> {
   /** A source yields pages of records through `read`. */
@@ -258,6 +260,7 @@ export interface SourceAction<I extends z.ZodType = z.ZodType, E extends z.ZodTy
   read?: (ctx: SourceContext<C>, input: z.output<I>) => AsyncIterable<Page<z.input<E>, C>>;
 }
 
+/** An action that sends one request (or a few) and answers one result: `run(ctx, input)`. */
 export interface DestinationAction<I extends z.ZodType = z.ZodType, E extends z.ZodType = z.ZodType>
   extends ActionCommon<I, E> {
   /** A destination returns one result through `write`. */
@@ -279,6 +282,7 @@ export interface DestinationAction<I extends z.ZodType = z.ZodType, E extends z.
   write?: (ctx: ActionContext, input: z.output<I>) => Promise<z.input<E>>;
 }
 
+/** Any action a connector declares: a source (pages of records) or a destination (one result). */
 // biome-ignore lint/suspicious/noExplicitAny: a checkpoint type is the action's own; any action of any checkpoint type is an Action.
 export type Action = SourceAction<z.ZodType, z.ZodType, any> | DestinationAction<z.ZodType, z.ZodType>;
 

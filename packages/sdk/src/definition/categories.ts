@@ -14,6 +14,7 @@ export const CATEGORIES = {
   support: 'Customer support',
 } as const;
 
+/** A catalogue category key (`ConnectorDefinition.category`), e.g. `media`. */
 export type Category = keyof typeof CATEGORIES;
 
 export function isCategory(value: string): value is Category {

@@ -4,11 +4,13 @@ import type { ConnectorError } from '../errors.js';
 import { excerpt } from '../excerpt.js';
 import type { ProviderFailure } from '../http/classify.js';
 import { type Action, approvalOf } from './action.js';
-import { type AuthScheme, schemeProblems } from './auth.js';
-import { pagingProblems } from './paging.js';
+import { credentialHeader, schemeProblems } from '../auth/schemes/index.js';
+import type { AuthScheme } from './auth.js';
+import { pagingProblems } from '../paginate/definition-check.js';
 import { optionsProblems } from './options.js';
 import { isCategory, CATEGORIES } from './categories.js';
 
+/** The period a rate budget counts requests over. */
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
 
 /** A declared rate budget: how many requests per period, shared by the actions that draw on it. */
@@ -45,6 +47,7 @@ export const PERIOD_MS: Record<RatePeriod, number> = {
   day: 86_400_000,
 };
 
+/** What `defineConnector` takes: the connector's key, name, category, auth schemes, settings, actions, rate budgets and `classifyError`. */
 export interface ConnectorDefinition {
   /**
    * Stable key in lower case letters, digits, `-` or `_`: the catalogue's `connectorKey`.
@@ -137,6 +140,7 @@ export interface ConnectorDefinition {
   check?: (ctx: ActionContext) => Promise<unknown>;
 }
 
+/** A connector as `defineConnector` returns it, checked, with its actions, auth schemes and rate budgets spelled out. */
 export interface Connector extends Omit<ConnectorDefinition, 'auth' | 'actions'> {
   auth: readonly AuthScheme[];
   actions: readonly Action[];
@@ -308,7 +312,10 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   const seen = new Set<string>();
   // The credential's own header cannot carry an idempotency key as well.
   const credentialHeaders = new Set(
-    schemes.flatMap((scheme) => (scheme?.type === 'api_key_header' ? [String(scheme.header).toLowerCase()] : [])),
+    schemes.flatMap((scheme) => {
+      const header = credentialHeader(scheme);
+      return header === undefined ? [] : [String(header).toLowerCase()];
+    }),
   );
   for (const action of definition.actions ?? []) {
     if (seen.has(action.key)) at(`action '${action.key}': the key is declared twice`);

@@ -18,6 +18,7 @@ export type { RetrySettings } from './settings.js';
 
 export type { HttpRequest, QueryValue } from './request.js';
 
+/** A provider's answer as `ctx.http.request` returns it: status, headers, parsed body and request id. */
 export interface HttpResponse<T = unknown> {
   status: number;
   headers: Headers;
@@ -25,8 +26,10 @@ export interface HttpResponse<T = unknown> {
   requestId: string | undefined;
 }
 
+/** The options of `ctx.http.get` and its kin: a request without the path, method and body they take as arguments. */
 export type RequestOptions = Omit<HttpRequest, 'path' | 'method' | 'json'>;
 
+/** `ctx.http`: every provider call of an action goes through its run's pipeline (budgets, retries, timeouts, credentials). */
 export interface HttpClient {
   request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
   get<T = unknown>(path: string, options?: RequestOptions): Promise<T>;

@@ -8,11 +8,11 @@ import { events } from './events.js';
 import type { Redactor } from '../secrets.js';
 import { NEVER } from './settings.js';
 import type { Answer, Send, StageAbout } from './stages/stage.js';
-import type { Transport } from './transport.js';
+import type { TransportParts } from './transport.js';
 
 /** One request as it goes out, for a run in `environment`. */
 interface Outgoing {
-  transport: Transport;
+  transport: TransportParts;
   environment: Environment;
   target: URL;
   method: string;
@@ -36,14 +36,14 @@ interface Exchange {
  * Makes what sending needs (the pool, which loads undici the first time), so that a
  * request's timeout counts the exchange and not the loading of modules.
  */
-export function readyToSend(transport: Transport, environment: Environment): void {
+export function readyToSend(transport: TransportParts, environment: Environment): void {
   if (transport.via === 'undici') transport.agent(environment);
   else if (transport.via === 'fetch') transport.dispatcher(environment);
 }
 
 /** What the bottom of the pipeline uses: the transport, the environment's pool, and the redactor a redirect's origin is quoted through. */
 export interface TransmitOptions {
-  transport: Transport;
+  transport: TransportParts;
   environment: Environment;
   redactor: Redactor;
   about: StageAbout;

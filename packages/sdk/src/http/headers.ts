@@ -82,3 +82,10 @@ export function findRequestId(headers: HeaderReader, body?: unknown): string | u
 
 /** A character no HTTP header value can carry (a line break ends the header early). */
 export const NOT_IN_HEADER = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export function isHeaderName(name: unknown): name is string {
+  return typeof name === 'string' && HEADER_NAME.test(name);
+}

@@ -42,6 +42,7 @@ export type AddressClass =
 /** How an IPv6 address carries the IPv4 address that was classified. */
 export type AddressEmbedding = 'ipv4-mapped' | 'ipv4-translated' | 'ipv4-compatible' | 'nat64' | '6to4' | 'teredo';
 
+/** What `classifyAddress` says of an IP address: its class, and how an IPv6 address carries the IPv4 one classified. */
 export interface AddressClassification {
   /** The class of the address, or of the IPv4 address it carries (`embedding`). */
   class: AddressClass;
@@ -56,6 +57,7 @@ export interface AddressRefusal {
   reason: string;
 }
 
+/** The network policy of a transport (`createTransport({ network })`): the ranges let through besides the environment's own. */
 export interface NetworkOptions {
   /**
    * Address ranges let through whatever their class, in every environment: CIDR

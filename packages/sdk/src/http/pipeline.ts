@@ -18,7 +18,7 @@ import { EVERY_CALL, type RunScope } from './stages/run-scope.js';
 import type { Send, StageAbout } from './stages/stage.js';
 import { timeout } from './stages/timeout.js';
 import { tokens } from './stages/tokens.js';
-import type { Transport } from './transport.js';
+import type { TransportParts } from './transport.js';
 
 /**
  * The one place the HTTP stages are composed, for an action's `ctx.http` and for token requests
@@ -28,7 +28,7 @@ import type { Transport } from './transport.js';
  *   redaction       what leaves is redacted and typed; request start and end are published
  *   retry           transient failures of reads and safe writes, backoff on the clock
  *   classification  a failed status becomes its typed ConnectorError; the client hears of every answer
- *   host stages     `createTransport({ stages })`, outermost first: once per attempt
+ *   host stages     `createHostTransport({ stages })`, outermost first: once per attempt
  *   tokens          the OAuth2 access token of each attempt; a 401 refreshes it and goes once more
  *   budget          the rate budget's turn, its pauses, and the write gate carried down
  *   timeout         one bound for the whole exchange, redirects and body included
@@ -47,7 +47,7 @@ import type { Transport } from './transport.js';
 
 /** One connection as its requests go: what its pipeline is made from. */
 export interface ConnectionRoute {
-  transport: Transport;
+  transport: TransportParts;
   connector: Connector;
   connectionId: string;
   environment: Environment;
@@ -115,7 +115,7 @@ function mayRetry(action: Action): boolean {
 
 /** One connection's token requests: where they go, and the budgets its connector declares. */
 export interface TokenRoute {
-  transport: Transport;
+  transport: TransportParts;
   /** The connector's key: token requests draw on its budget `oauth2_token` for the connection. */
   connector: string;
   connectionId: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis as IORedisClient, RedisOptions } from 'ioredis';
-import { type Clock, sleep, systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { NetworkError } from '../errors.js';
+import { MissingIORedisError, RedisConnection, type RedisConnectionContext } from '../redis/connection.js';
 import type { BudgetState } from './budget-rules.js';
 import { ACQUIRED, type BudgetClient, defineBudgetCommands, FINISHED } from './redis-scripts.js';
 import type {
@@ -25,7 +25,7 @@ import type {
  * | key | type | holds | expires |
  * | --- | --- | --- | --- |
  * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score |
- * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency, scored by when its lease ends (its send timeout, plus a second) | a second after the latest lease ends |
+ * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency, scored by when its lease ends: its send timeout, plus a second, from when the request was written (until then, from when it was let in) | a second after the latest lease ends |
  * | `<prefix>budget:{<budget>}:concurrency` | string | the concurrency declared by the process that used the budget last after starting (`0`: none); every process keeps to it | `idleTtlMs` after the latest request |
  * | `<prefix>budget:{<budget>}:pause` | string | present while the budget is paused | when the pause ends (PX) |
  * | `<prefix>budget:{<budget>}:pauses` | counter | pauses started so far | `idleTtlMs` after the latest pause |
@@ -48,6 +48,8 @@ export interface RedisBudgetOptions {
    * An ioredis client (`new Redis(...)`) of the caller's own, used instead of
    * `url` and `clientOptions`. The transport registers its scripts on it
    * (`defineCommand`, commands named `plugboardBudget*`) and does not close it: its owner does.
+   * A process waiting for another's token refresh subscribes through a copy of it
+   * (`duplicate()`), which the transport opens when first needed and closes.
    */
   client?: object;
   /** Put before every key, to keep apart deployments that share one Redis. Default `plugboard:`. */
@@ -67,192 +69,63 @@ export interface RedisBudgetOptions {
 /** `createTransport({ redis })`: a Redis URL, or the options. */
 export type RedisBudgetsOption = string | RedisBudgetOptions;
 
-const DEFAULT_PREFIX = 'plugboard:';
 const DEFAULT_PROBE_TTL_MS = 10_000;
 const DEFAULT_IDLE_TTL_MS = 3_600_000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** How long after its send timeout a running request's slot outlives it, for the time its answer takes to be read. */
 const LEASE_MARGIN_MS = 1_000;
+/**
+ * How much of a slot's lease must be left, by this process's count, when its request is
+ * written: time for the lease's new start to reach Redis. A request let in longer ago is not
+ * written (its slot may be another's by now) and asks for its turn again.
+ */
+const LEASE_LEFT_MS = LEASE_MARGIN_MS / 2;
 
-type IORedisModule = typeof import('ioredis');
-export type IORedisLoader = () => Promise<unknown>;
-
-/** ioredis is missing: a setup problem, reported as it is rather than as a failing store. */
-export class MissingIORedisError extends Error {
-  override readonly name = 'MissingIORedisError';
-}
-
-/** Loads ioredis, an optional peer dependency of the SDK, or says plainly what is missing. */
-export async function loadIORedis(load: IORedisLoader = () => import('ioredis')): Promise<IORedisModule['Redis']> {
-  let loaded: unknown;
-  try {
-    loaded = await load();
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new MissingIORedisError(
-      `createTransport({ redis }) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard/sdk (npm install ioredis) (${reason})`,
-      { cause: error },
-    );
-  }
-  const module = loaded as Partial<IORedisModule> & { default?: unknown };
-  const Redis = module.Redis ?? (module.default as { Redis?: unknown } | undefined)?.Redis ?? module.default;
-  if (typeof Redis !== 'function')
-    throw new Error("createTransport({ redis }): the package 'ioredis' does not export a Redis client class");
-  return Redis as IORedisModule['Redis'];
-}
-
-function describeEndpoint(client: IORedisClient): string {
-  const options = client.options as RedisOptions & { path?: string };
-  return options.path ?? `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
-}
-
-/** Connection failures that waiting out the connect timeout will not mend: nothing listens there. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-function waitReady(
-  client: IORedisClient,
-  clock: Clock,
-  timeoutMs: number,
-  lastError: () => string | undefined,
-): Promise<void> {
-  if (client.status === 'ready') return Promise.resolve();
-  return new Promise<void>((resolve, reject) => {
-    const settle = () => {
-      timer.cancel();
-      client.off('ready', onReady);
-      client.off('error', onError);
-    };
-    const timer = clock.setTimer(() => {
-      settle();
-      const last = lastError();
-      reject(
-        new Error(
-          `no answer from Redis at ${describeEndpoint(client)} within ${timeoutMs} ms${last ? ` (${last})` : ''}`,
-        ),
-      );
-    }, timeoutMs);
-    const onReady = () => {
-      settle();
-      resolve();
-    };
-    const onError = (error: NodeJS.ErrnoException) => {
-      if (!UNREACHABLE.has(error.code ?? '')) return;
-      settle();
-      reject(new Error(`Redis at ${describeEndpoint(client)} cannot be reached (${error.message})`));
-    };
-    client.once('ready', onReady);
-    client.on('error', onError);
-  });
-}
-
-/** Ends a client, politely first: QUIT sends what is pending; a client that cannot is cut off. */
-async function end(client: IORedisClient, clock: Clock): Promise<void> {
-  if (client.status === 'end') return;
-  if (client.status === 'ready') {
-    const patience = new AbortController();
-    await Promise.race([
-      client.quit().catch(() => undefined),
-      sleep(clock, 1_000, patience.signal).catch(() => undefined),
-    ]);
-    patience.abort();
-  }
-  client.disconnect();
-}
-
-/** What `RedisBudgets` reads besides the option: the clock its timers read, and how ioredis is loaded (tests replace it). */
-export interface RedisBudgetsContext {
-  clock?: Clock;
-  load?: IORedisLoader;
-}
-
-interface Connected {
-  client: BudgetClient;
-  own: boolean;
+/** What `RedisBudgets` reads besides the option: the clock its timers read, how ioredis is loaded (tests replace it), and the transport's connection when it has one. */
+export interface RedisBudgetsContext extends RedisConnectionContext {
+  /** The connection to use (its owner closes it); without it the budgets open one of their own from the option. */
+  connection?: RedisConnection;
 }
 
 /**
- * The Redis side of a transport: one client, with the budgets' scripts
- * registered on it, for all of its budgets. Connects on first use; `close()`
- * ends the connection when it opened it.
+ * The Redis side of a transport's budgets: the budgets' scripts registered on the connection's
+ * client, for all of its budgets. `close()` ends the connection when it opened it.
  */
 export class RedisBudgets implements BudgetBackend {
-  private readonly options: RedisBudgetOptions;
-  private readonly prefix: string;
+  private readonly connection: RedisConnection;
+  private readonly ownConnection: boolean;
   private readonly probeTtlMs: number;
   private readonly idleTtlMs: number;
-  private readonly connectTimeoutMs: number;
   private readonly clock: Clock;
-  private readonly load: IORedisLoader;
-  private connecting: Promise<Connected> | undefined;
-  private closed = false;
-  private lastError: string | undefined;
+  /** The clients the scripts are registered on (a connection that failed makes another). */
+  private readonly defined = new WeakSet<object>();
 
   constructor(option: RedisBudgetsOption, context: RedisBudgetsContext = {}) {
-    this.options = typeof option === 'string' ? { url: option } : option;
-    if (!this.options.url && !this.options.client && !this.options.clientOptions) {
-      throw new TypeError('createTransport({ redis }): give a Redis URL, clientOptions or an ioredis client');
-    }
-    this.clock = context.clock ?? systemClock;
-    this.load = context.load ?? (() => import('ioredis'));
-    this.prefix = this.options.prefix ?? DEFAULT_PREFIX;
-    this.probeTtlMs = this.options.probeTtlMs ?? DEFAULT_PROBE_TTL_MS;
-    this.idleTtlMs = this.options.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
-    this.connectTimeoutMs = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const options = typeof option === 'string' ? { url: option } : option;
+    this.connection = context.connection ?? new RedisConnection(options, context);
+    this.ownConnection = context.connection === undefined;
+    this.clock = this.connection.clock;
+    this.probeTtlMs = options.probeTtlMs ?? DEFAULT_PROBE_TTL_MS;
+    this.idleTtlMs = options.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
     for (const [name, value] of [
       ['probeTtlMs', this.probeTtlMs],
       ['idleTtlMs', this.idleTtlMs],
-      ['connectTimeoutMs', this.connectTimeoutMs],
     ] as const) {
       if (!Number.isInteger(value) || value < 1)
         throw new TypeError(`createTransport({ redis }): ${name} must be a positive whole number of ms`);
     }
   }
 
-  /** A key of this deployment's (under the prefix), for other state shared through this Redis. */
-  key(name: string): string {
-    return `${this.prefix}${name}`;
-  }
-
   /** The key every other key of a budget starts with. */
   base(key: BudgetKey): string {
-    return `${this.prefix}budget:{${key.connectorKey}:${key.owner}:${key.name}}`;
+    return this.connection.key(`budget:{${key.connectorKey}:${key.owner}:${key.name}}`);
   }
 
-  /** The connected client (connecting on first use; a failed attempt is tried again by the next request). */
+  /** The connected client, the budgets' scripts registered on it. */
   async client(): Promise<BudgetClient> {
-    return (await this.connect()).client;
-  }
-
-  private connect(): Promise<Connected> {
-    if (this.closed) return Promise.reject(new Error('this transport is closed'));
-    if (!this.connecting) {
-      const attempt = this.open();
-      this.connecting = attempt;
-      attempt.catch(() => {
-        if (this.connecting === attempt) this.connecting = undefined;
-      });
-    }
-    return this.connecting;
-  }
-
-  private async open(): Promise<Connected> {
-    const Redis = await loadIORedis(this.load);
-    const record = (error: unknown) => {
-      this.lastError = error instanceof Error ? error.message : String(error);
-    };
-    const given = this.options.client as IORedisClient | undefined;
-    const clientOptions = (this.options.clientOptions ?? {}) as RedisOptions;
-    const client = given ?? (this.options.url ? new Redis(this.options.url, clientOptions) : new Redis(clientOptions));
-    client.on('error', record);
-    try {
-      await waitReady(client, this.clock, this.connectTimeoutMs, () => this.lastError);
-      if (this.closed) throw new Error('this transport is closed');
-    } catch (error) {
-      client.off('error', record);
-      if (!given) client.disconnect();
-      throw error;
-    }
-    return { client: defineBudgetCommands(client), own: !given };
+    const client = await this.connection.client();
+    if (this.defined.has(client)) return client as BudgetClient;
+    this.defined.add(client);
+    return defineBudgetCommands(client);
   }
 
   /** A storage failure, as the request that met it reports it: a retryable network error. */
@@ -274,11 +147,15 @@ export class RedisBudgets implements BudgetBackend {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    const connected = await this.connecting?.catch(() => undefined);
-    this.connecting = undefined;
-    if (connected?.own) await end(connected.client, this.clock);
+    if (this.ownConnection) await this.connection.close();
   }
+}
+
+/** A running slot a request holds: `leasedAt` (`performance.now()`) is no later than when Redis last started its lease. */
+interface Lease {
+  client: BudgetClient;
+  leasedAt: number;
+  lease: number;
 }
 
 /** How `RedisBudgetState` keeps time. */
@@ -339,8 +216,12 @@ export class RedisBudgetState implements BudgetStateStore {
     const { window, running, concurrency, pause, confirmed, probe } = this.keys;
     const tokens = Array.from({ length: count }, () => `${this.origin}:${(this.sequence += 1)}`);
     const hold = Math.ceil(request.holdMs);
-    const [kind = ACQUIRED.busy, ms = 0, going = 0] = (await this.call((client) =>
-      client.plugboardBudgetAcquire(
+    const lease = hold + LEASE_MARGIN_MS;
+    // Redis starts the leases no earlier than now: they last at least `lease` from here.
+    const askedAt = performance.now();
+    let connected: BudgetClient | undefined;
+    const [kind = ACQUIRED.busy, ms = 0, going = 0, slots = 0] = (await this.call((client) =>
+      (connected = client).plugboardBudgetAcquire(
         pause,
         confirmed,
         probe,
@@ -354,7 +235,7 @@ export class RedisBudgetState implements BudgetStateStore {
         request.maxConcurrent ?? 0,
         this.declared ? 0 : 1,
         this.settings.idleTtlMs,
-        hold + LEASE_MARGIN_MS,
+        lease,
         ...tokens,
       ),
     )) as number[];
@@ -364,7 +245,15 @@ export class RedisBudgetState implements BudgetStateStore {
         if (ms === 0) this.seen = { ...this.seen, confirmed: true };
         return {
           kind: 'go',
-          tickets: tokens.slice(0, going).map((token, index) => this.ticket(token, index === 0 && ms === 1)),
+          tickets: tokens
+            .slice(0, going)
+            .map((token, index) =>
+              this.ticket(
+                token,
+                index === 0 && ms === 1,
+                slots === 1 ? { client: connected!, leasedAt: askedAt, lease } : undefined,
+              ),
+            ),
         };
       case ACQUIRED.paused:
         this.seen = { ...this.seen, pausedUntil: this.pausedUntil(ms), confirmed: false };
@@ -378,8 +267,21 @@ export class RedisBudgetState implements BudgetStateStore {
     }
   }
 
-  /** What a request that went holds: its probe claim is renewed until it ends. */
-  private ticket(token: string, probe: boolean): Ticket {
+  /**
+   * Starts a running slot's lease again as its request is written, unless too little of it may
+   * be left (`LEASE_LEFT_MS`): then the request must not be written.
+   */
+  private writing(token: string, slot: Lease): boolean {
+    const now = performance.now();
+    if (now - slot.leasedAt > slot.lease - LEASE_LEFT_MS) return false;
+    slot.leasedAt = now;
+    // Not awaited, and sent at once: Redis reads it before anything this process sends it later.
+    slot.client.plugboardBudgetWriting(this.keys.running, token, slot.lease).catch(() => undefined);
+    return true;
+  }
+
+  /** What a request that went holds: its probe claim is renewed until it ends; its running slot, if any, is leased again when it is written. */
+  private ticket(token: string, probe: boolean, slot?: Lease): Ticket {
     const { clock, probeTtlMs } = this.settings;
     let renewal: { cancel(): void } | undefined;
     const renew = () => {
@@ -397,6 +299,7 @@ export class RedisBudgetState implements BudgetStateStore {
     let ended = false;
     return {
       probe,
+      writing: () => (slot ? this.writing(token, slot) : true),
       end: async (how: RequestEnd, answeredAt?: number) => {
         if (ended) return;
         ended = true;

@@ -47,12 +47,14 @@ export const ACQUIRED = { go: 0, paused: 1, probing: 2, busy: 3, window: 4 } as 
  * (0: none), 1 to store the declared concurrency as the budget's, idle TTL,
  * lease (all ms), then the n requests' tokens.
  *
- * Replies {go, 1 when the first is the probe, how many go (the first ones)},
- * {paused, ms left}, {probing, ms the probe's claim has left}, {busy, 0} when
- * the budget's concurrency is all running, or {window, ms until the oldest
- * place may leave}. Each request that goes holds a window place scored as if
- * its answer came `hold` from now (`plugboardBudgetFinish` scores the real
- * answer) and a running slot until its lease ends, so that a process that died
+ * Replies {go, 1 when the first is the probe, how many go (the first ones), 1
+ * when they hold running slots}, {paused, ms left}, {probing, ms the probe's
+ * claim has left}, {busy, 0} when the budget's concurrency is all running, or
+ * {window, ms until the oldest place may leave}. Each request that goes holds a
+ * window place scored as if its answer came `hold` from now
+ * (`plugboardBudgetFinish` scores the real answer) and, when the budget has a
+ * concurrency, a running slot until its lease ends (`plugboardBudgetWriting`
+ * starts it again when the request is written), so that a process that died
  * mid-request is forgotten; only one goes when it is the probe.
  */
 const ACQUIRE = `
@@ -97,7 +99,7 @@ end
 if max > 0 then extend(KEYS[5], lease + 1000) end
 if limit > 0 then extend(KEYS[4], hold + period + 1000) end
 if redis.call('EXISTS', KEYS[6]) == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[7]) end
-return {${ACQUIRED.go}, probe, go}
+return {${ACQUIRED.go}, probe, go, max > 0 and 1 or 0}
 `;
 
 /** How a request that went ended: the second argument of `plugboardBudgetFinish`. */
@@ -131,6 +133,23 @@ if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end
 return count
 `;
 
+/**
+ * A request that went is being written now. KEYS: running. ARGV: token, lease
+ * (ms). Its running slot's lease starts again from the server's clock now: it
+ * is counted from the writing, however late that came after the slot was
+ * taken. A slot already forgotten is not taken again. Replies 1 when the slot
+ * was still held.
+ */
+const WRITING = `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+${now('ceil')}
+${EXTEND}
+local lease = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[1])
+extend(KEYS[1], lease + 1000)
+return 1
+`;
+
 /** A pause. KEYS: pause, confirmed, pauses. ARGV: ms, idle TTL. Replies the number of pauses so far. */
 const PAUSE = `
 local count
@@ -147,6 +166,7 @@ return 0
 const SCRIPTS = {
   plugboardBudgetAcquire: { numberOfKeys: 6, lua: ACQUIRE },
   plugboardBudgetFinish: { numberOfKeys: 6, lua: FINISH },
+  plugboardBudgetWriting: { numberOfKeys: 1, lua: WRITING },
   plugboardBudgetPause: { numberOfKeys: 3, lua: PAUSE },
   plugboardBudgetRenew: { numberOfKeys: 1, lua: RENEW },
 } as const;

@@ -1,7 +1,9 @@
 /** What an action asks `ctx.http` for. */
 
+/** A query parameter's value (`HttpRequest.query`); an array of them repeats the parameter. */
 export type QueryValue = string | number | boolean;
 
+/** What an action asks `ctx.http.request` for: method, path and its params, query, headers, JSON body, budget and answer type. */
 export interface HttpRequest {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path below the base URL; `{name}` placeholders are filled from `params`, encoded. */

@@ -1,6 +1,6 @@
 // The pipeline's defaults, and the small rules its stages and the client share.
 
-/** How a run retries a transient failure: how many times, and the bounds of the backoff between tries. */
+/** How a run retries a read or a safe write: the number of retries and the bounds of the backoff (defaults 4, 300 ms, 15 s). */
 export interface RetrySettings {
   /** Retries after the first attempt. */
   retries: number;

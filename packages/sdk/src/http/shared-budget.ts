@@ -4,8 +4,10 @@ import {
   type Budget,
   type BudgetState,
   DEFAULT_PAUSE_MS,
+  HeldBack,
   pauseAfter,
   pausedError,
+  type WriteGate,
   windowError,
 } from './budget-rules.js';
 import type { HeaderReader } from './headers.js';
@@ -56,6 +58,13 @@ export type RequestEnd = 'confirm' | 'answered' | 'unsent' | { pauseMs: number }
 export interface Ticket {
   /** This request is the probe: the others wait for its answer. */
   readonly probe: boolean;
+  /**
+   * Asked at the moment the request is written (the budget's write gate): a running slot's
+   * lease starts again from now, so that it lasts the send timeout from the writing, however
+   * late that came after the request was let in. False when the lease may have ended already:
+   * the request must not be written, and asks for its turn again.
+   */
+  writing(): boolean;
   /**
    * `answeredAt`: when the answer (or the failure) came, on `performance.now()`'s scale. Its
    * window place is dated back by the time since, a duration, which machines whose clocks
@@ -130,24 +139,34 @@ export class SharedBudget implements Budget {
   }
 
   async run<T extends { status: number; headers: HeaderReader }>(
-    send: () => Promise<T>,
+    send: (open: WriteGate) => Promise<T>,
     signal: AbortSignal,
     maxWaitMs: number,
     sendTimeoutMs = 60_000,
   ): Promise<T> {
     signal.throwIfAborted();
-    // A pause this process knows of fails at once; one it learns of later fails the queue when the head meets it.
-    const paused = this.store.snapshot().pausedUntil - this.clock.now();
-    if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
-    const ticket = await this.admit(signal, maxWaitMs, sendTimeoutMs);
-    let response: T;
-    try {
-      response = await send();
-    } catch (error) {
-      await ticket.end('answered', performance.now()).catch(() => undefined);
-      this.ended();
-      throw error;
+    for (;;) {
+      // A pause this process knows of fails at once; one it learns of later fails the queue when the head meets it.
+      const paused = this.store.snapshot().pausedUntil - this.clock.now();
+      if (paused > maxWaitMs) throw pausedError(this.name, paused, maxWaitMs);
+      const ticket = await this.admit(signal, maxWaitMs, sendTimeoutMs);
+      let response: T;
+      try {
+        response = await send(() => ticket.writing());
+      } catch (error) {
+        // Held back at the moment of writing: nothing reached the provider; it gives its place back and asks again.
+        const heldBack = error instanceof HeldBack;
+        await ticket.end(heldBack ? 'unsent' : 'answered', performance.now()).catch(() => undefined);
+        this.ended();
+        if (heldBack) continue;
+        throw error;
+      }
+      return this.answered(ticket, response);
     }
+  }
+
+  /** Tells the store how the request that went ended: its answer confirms the budget or pauses it. */
+  private async answered<T extends { status: number; headers: HeaderReader }>(ticket: Ticket, response: T): Promise<T> {
     const answeredAt = performance.now();
     const pause = pauseAfter(response.status, response.headers, this.periodMs ?? DEFAULT_PAUSE_MS);
     try {

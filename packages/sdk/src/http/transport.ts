@@ -7,18 +7,18 @@ import type { Environment } from '../definition/environment.js';
 import { BudgetRegistry } from './budget.js';
 import { HeldBack, type WriteGate } from './budget-rules.js';
 import { NetworkPolicy, type NetworkOptions } from './network-policy.js';
+import { RedisConnection } from '../redis/connection.js';
 import { RedisBudgets, type RedisBudgetsOption } from './redis-budget-state.js';
 import type { HttpStage } from './stages/stage.js';
 
 /**
- * What the runs of one process share: the connection pool and the rate budgets.
- * Requests go straight to an undici Agent (keep-alive pools and connect,
- * headers and body timeouts), about twice the speed of fetch on the same pool;
- * with `via: 'fetch'` they go through Node's built-in fetch on that Agent
- * instead, which is what fetch interceptors such as nock see (the testing kit
- * records and replays fixtures that way); with `via: 'http'` through Node's
- * own http and https modules, which start quickest (a command that makes a
- * few requests).
+ * What the runs of one process share: the connection pool and the rate budgets, as an author's
+ * tests and a host hold it (`RunOptions.transport`, a host's executor). Requests go straight to
+ * an undici Agent (keep-alive pools and connect, headers and body timeouts), about twice the
+ * speed of fetch on the same pool; with `via: 'fetch'` they go through Node's built-in fetch on
+ * that Agent instead, which is what fetch interceptors such as nock see (the testing kit
+ * records and replays fixtures that way); with `via: 'http'` through Node's own http and https
+ * modules, which start quickest (a command that makes a few requests).
  *
  * The budgets are this transport's own unless `redis` is given (kept in
  * memory, at no cost while they do not bind): then every transport, in any
@@ -30,10 +30,19 @@ import type { HttpStage } from './stages/stage.js';
  * connects to, after name resolution and at every redirect hop, must be one the run's
  * environment may reach. Each environment has its own pool, so a connection opened for a
  * sandbox run (to a loopback simulator, say) never carries a production run's request.
+ *
+ * A handle: the pools, the policy and the budgets stay inside the SDK. Only a transport that
+ * `createTransport` or `createHostTransport` made can be used.
  */
 export interface Transport {
-  /** How requests are sent: straight to the pool, or through the built-in fetch. */
-  via: 'undici' | 'fetch' | 'http';
+  /** How requests are sent: straight to the pool, or through the built-in fetch, or Node's http modules. */
+  readonly via: 'undici' | 'fetch' | 'http';
+  /** Ends the pool, the budgets' timers and the Redis connections the transport opened; waiting requests fail. */
+  close(): Promise<void>;
+}
+
+/** A transport's working parts, which the SDK's pipeline and token lifecycle read. */
+export interface TransportParts extends Transport {
   /**
    * The pool of runs in `environment` (made on first use). A request that carries a write gate
    * (`WRITE_GATE` in its options) asks it when its connection is ready, before it is written.
@@ -50,10 +59,9 @@ export interface Transport {
   readonly clock: Clock;
   /** The host's own stages, in every run's pipeline (see `pipeline.ts` for where). */
   readonly stages: readonly HttpStage[];
-  /** Ends the pool, the budgets' timers and the Redis connections the transport opened; waiting requests fail. */
-  close(): Promise<void>;
 }
 
+/** How `createTransport` makes a transport: how it sends, the pool's timeouts, Redis for shared budgets, the network policy. */
 export interface TransportOptions {
   /**
    * `undici` (default): requests go to the pool directly. `fetch`: through the
@@ -82,6 +90,10 @@ export interface TransportOptions {
    * a TypeError here.
    */
   network?: NetworkOptions;
+}
+
+/** What a host adds to a transport: the clock it waits on, stages of its own, and the OAuth2 token lifecycle. */
+export interface HostTransportOptions extends TransportOptions {
   /**
    * The clock the budgets, Retry-After pauses and retry backoff wait on (default the system
    * clock); a test passes `manualClock()` and moves it by hand. Request timeouts stay on real
@@ -108,7 +120,16 @@ export const WRITE_GATE = Symbol('plugboard.writeGate');
 /** undici is loaded when a pool is first needed: a process that never sends does not pay for it. */
 const load = createRequire(import.meta.url);
 
+/**
+ * A transport on the system clock, without stages of a host's or a credential store: an author's
+ * tests make one to reach a local server (`createTransport({ network: { allow: ['127.0.0.0/8'] } })`).
+ */
 export function createTransport(options: TransportOptions = {}): Transport {
+  return createHostTransport(options);
+}
+
+/** A transport with a host's clock, stages and OAuth2 token lifecycle (`createHostTransport({ clock, stages, credentials })`). */
+export function createHostTransport(options: HostTransportOptions = {}): Transport {
   const via = options.via ?? 'undici';
   checkCredentialOptions(options.credentials);
   const network = new NetworkPolicy(options.network);
@@ -140,9 +161,9 @@ export function createTransport(options: TransportOptions = {}): Transport {
     return agent;
   };
   const clock = options.clock ?? systemClock;
-  const redis = options.redis === undefined ? undefined : new RedisBudgets(options.redis, { clock });
-  const budgets = new BudgetRegistry(redis, clock);
-  const transport: Transport = {
+  const redis = options.redis === undefined ? undefined : new RedisConnection(options.redis, { clock });
+  const budgets = new BudgetRegistry(redis && new RedisBudgets(options.redis!, { connection: redis }), clock);
+  const transport: TransportParts = {
     via,
     agent: gated,
     dispatcher(environment, open) {
@@ -179,18 +200,34 @@ export function createTransport(options: TransportOptions = {}): Transport {
     stages: options.stages ?? [],
     async close() {
       await budgets.stop();
+      await redis?.close();
       for (const agent of nodeAgents.values()) agent.destroy();
       await Promise.all([...agents.values()].map((agent) => agent.close()));
     },
   };
   sharedState.set(transport, { redis, credentials: options.credentials ?? {} });
+  made.set(transport, transport);
   return transport;
+}
+
+/** The transports made here, by the handle their users hold. */
+const made = new WeakMap<Transport, TransportParts>();
+
+/**
+ * The working parts of `transport`, or of the process-wide transport when none is given. One that
+ * `createTransport` did not make is a TypeError: a run fails before anything is sent.
+ */
+export function partsOf(transport: Transport | undefined): TransportParts {
+  if (transport === undefined) return sharedTransport();
+  const parts = made.get(transport);
+  if (!parts) throw new TypeError('transport: give one that createTransport or createHostTransport made');
+  return parts;
 }
 
 /** What a transport shares with the SDK's own modules only (the token lifecycle), not with its users. */
 interface SharedState {
-  /** The Redis connection of every process of a deployment (`redis`), or undefined. */
-  redis: RedisBudgets | undefined;
+  /** The Redis every process of a deployment shares (`redis`), or undefined. */
+  redis: RedisConnection | undefined;
   /** How OAuth2 token sets are kept and refreshed (`credentials`). */
   credentials: CredentialOptions;
 }
@@ -247,10 +284,10 @@ class GatedHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-let shared: Transport | undefined;
+let shared: TransportParts | undefined;
 
 /** The process-wide transport used when a run names none. */
-export function sharedTransport(): Transport {
-  shared ??= createTransport();
+function sharedTransport(): TransportParts {
+  shared ??= partsOf(createTransport());
   return shared;
 }

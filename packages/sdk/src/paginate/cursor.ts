@@ -17,6 +17,7 @@ export interface CursorOptions extends PagedOptions {
   };
 }
 
+/** Where a next-URL paginator reads the URL of the next page. */
 export interface NextUrlOptions extends PagedOptions {
   /** Where the next page's URL is. @example next: 'links.next' */
   next: ReadFrom;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cursorLoop } from '../paging.js';
+import { cursorLoop } from './cursor-loop.js';
 
 /**
  * The loop guard of a paged read. Every page's request (method, URL, body, headers: so a

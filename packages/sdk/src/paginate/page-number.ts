@@ -1,6 +1,7 @@
 import { declared, type PagedOptions, withValue } from './declared.js';
 import type { Paginator } from './paginator.js';
 
+/** How a page-number paginator names its page parameter. */
 export interface PageNumberOptions extends PagedOptions {
   /** The page-number parameter; `initial` defaults to 1. */
   page: { param: string; initial?: number };

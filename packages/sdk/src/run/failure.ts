@@ -6,12 +6,11 @@ import type { Redactor } from '../secrets.js';
 
 export class NotImplementedError extends ConnectorError {
   constructor(connector: Connector, action: Action) {
-    super(
-      'not_implemented',
-      `connector '${connector.key}': action '${action.key}' is declared but not implemented yet`,
-      false,
-      501,
-    );
+    super(`connector '${connector.key}': action '${action.key}' is declared but not implemented yet`, {
+      code: 'not_implemented',
+      retryable: false,
+      platformStatus: 501,
+    });
   }
 }
 
@@ -34,10 +33,9 @@ export function safeError(
     return new CancelledError(`${connector.key} ${action.key}: the run was cancelled`);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ConnectorError(
-    'connector_failed',
-    `${connector.key} ${action.key}: ${excerpt(redactor.redactString(message))}`,
-    false,
-    500,
-  );
+  return new ConnectorError(`${connector.key} ${action.key}: ${excerpt(redactor.redactString(message))}`, {
+    code: 'connector_failed',
+    retryable: false,
+    platformStatus: 500,
+  });
 }

@@ -8,15 +8,13 @@ import { excerpt } from '../excerpt.js';
 import { describeJsonType, type JsonPath, jsonProblem, MAX_JSON_DEPTH } from '../json.js';
 import { boundedIssues, zodIssues } from '../validation.js';
 import { Prepared, type PreparedRun } from './prepared.js';
-import type { RunOptions } from './settings.js';
+import type { RunOptions } from '../run-options.js';
 
 export class UnknownActionError extends ConnectorError {
   constructor(connector: Connector, key: string) {
     super(
-      'unknown_action',
       `connector '${connector.key}' has no action '${excerpt(key)}'; it has ${connector.actions.map((action) => action.key).join(', ')}`,
-      false,
-      404,
+      { code: 'unknown_action', retryable: false, platformStatus: 404 },
     );
   }
 }

@@ -1,7 +1,7 @@
 import type { Page } from '../definition/action.js';
 import type { ActionRun } from './action-run.js';
 import type { PreparedRun } from './prepared.js';
-import type { RunSettings } from './settings.js';
+import type { RunSettings } from '../run-options.js';
 import { startRun } from './start.js';
 
 /** Runs a prepared run that passed the gate and yields its pages; for a destination, one page with the result. */

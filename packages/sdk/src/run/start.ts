@@ -4,12 +4,13 @@ import { type ConnectionCredential, checkCredential, credentialSecrets } from '.
 import { type Action, isImplemented } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
 import { InvalidInputError } from '../errors.js';
-import { appliedAuth, type TokenLifecycle } from '../http/auth.js';
+import type { TokenLifecycle } from '../auth/schemes/scheme-type.js';
+import { appliedAuth, signsEachRequest } from '../http/auth.js';
 import { createHttpClient } from '../http/client.js';
 import { NOT_IN_HEADER } from '../http/headers.js';
 import { retriedCalls, tokenRequestSend } from '../http/pipeline.js';
 import { DEFAULT_RETRY, maxWaitMsOf, NEVER } from '../http/settings.js';
-import { sharedTransport, type Transport } from '../http/transport.js';
+import { partsOf, type TransportParts } from '../http/transport.js';
 import { createLogger, type Logger, stderrSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import { actionContext } from './action-context.js';
@@ -17,7 +18,7 @@ import { ActionRun } from './action-run.js';
 import { NotImplementedError } from './failure.js';
 import { type Prepared, type PreparedRun, passedHere } from './prepared.js';
 import { redactorFor } from './redactors.js';
-import type { RunSettings } from './settings.js';
+import type { RunSettings } from '../run-options.js';
 import { keptWiring, wire } from './wiring.js';
 
 /**
@@ -48,13 +49,13 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const { connector, action, connection, environment } = prepared;
   const checked = checkCredential(connector.key, connection.scheme, resolved);
   // A signer's run adds each signature to its redactor: its own, and its wiring too.
-  const shared = connection.scheme.type !== 'custom';
+  const shared = !signsEachRequest(connection.scheme);
   const redactor = redactorFor(credentialSecrets(resolved), options.secrets, shared);
   const idempotencyKey =
     action.direction === 'destination' ? checkedKey(connector, action, options.idempotencyKey) : undefined;
   const signal = options.signal ?? NEVER;
   const clock = options.clock ?? systemClock;
-  const transport = options.transport ?? sharedTransport();
+  const transport = partsOf(options.transport);
   const route = { transport, connector, connection, environment, redactor };
   const kept = shared ? keptWiring(route)?.for(action) : undefined;
   const log = createLogger(
@@ -98,7 +99,12 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
 }
 
 /** An OAuth2 connection's tokens: the transport's lifecycle, shared by the connection's runs; its token requests go through the pipeline's token composition. */
-function transportTokens(prepared: Prepared, transport: Transport, redactor: Redactor, log: Logger): TokenLifecycle {
+function transportTokens(
+  prepared: Prepared,
+  transport: TransportParts,
+  redactor: Redactor,
+  log: Logger,
+): TokenLifecycle {
   const { connector, action, connection, environment } = prepared;
   return (scheme, oauth) =>
     connectionTokens(transport, connector.key, connection.id).source({

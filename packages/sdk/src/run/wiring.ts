@@ -4,7 +4,7 @@ import type { Connector } from '../definition/connector.js';
 import type { Environment } from '../definition/environment.js';
 import type { AppliedAuth } from '../http/auth.js';
 import { type ConnectionRoute, type ConnectionStages, connectionStages } from '../http/pipeline.js';
-import type { Transport } from '../http/transport.js';
+import type { TransportParts } from '../http/transport.js';
 import type { Redactor } from '../secrets.js';
 
 /**
@@ -42,7 +42,7 @@ export class Wiring {
 
 /** What a run's connection is wired from. */
 export interface WiringRoute {
-  transport: Transport;
+  transport: TransportParts;
   connector: Connector;
   connection: ResolvedConnection;
   environment: Environment;
@@ -63,7 +63,7 @@ interface Kept {
 }
 
 // Weak on the transport and the credential's redactor: either one no longer used takes its wirings with it.
-const kept = new WeakMap<Transport, WeakMap<Redactor, Kept[]>>();
+const kept = new WeakMap<TransportParts, WeakMap<Redactor, Kept[]>>();
 
 /** The wiring kept for this connection with this credential's shared redactor, if any. */
 export function keptWiring({
@@ -91,14 +91,14 @@ export function keptWiring({
 
 /**
  * A connection wired now with what its credential adds (`auth`), and kept for the next runs
- * when `keep` (its redactor is the credential's shared one) and the credential is a fixed header
- * or query parameter: a token source or a signer belongs to its run.
+ * when `keep` (its redactor is the credential's shared one, so not a signer's) and the credential
+ * goes on each request as it is: a token source belongs to its run.
  */
 export function wire(route: WiringRoute, auth: AppliedAuth, keep: boolean): Wiring {
   const { transport, connector, connection, environment, redactor } = route;
   const { id: connectionId, baseUrl } = connection;
   const wiring = new Wiring({ transport, connector, connectionId, environment, baseUrl, auth, redactor });
-  if (!keep || (auth.type !== 'header' && auth.type !== 'query')) return wiring;
+  if (!keep || auth.type !== 'request') return wiring;
   let byRedactor = kept.get(transport);
   if (!byRedactor) kept.set(transport, (byRedactor = new WeakMap()));
   let list = byRedactor.get(redactor);

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { ManualClock } from '../../src/clock.js';
 import {
   type Connector,
-  createTransport,
   defineAction,
   defineConnector,
   type LogEntry,
@@ -14,6 +13,7 @@ import {
   type Transport,
 } from '../../src/index.js';
 import type { CredentialOptions } from '../../src/auth/options.js';
+import { createHostTransport } from '../../src/host.js';
 import { type OAuthRig, pkcePair } from './oauth.js';
 
 /** A connector on the OAuth rig: `me.get` reads the resource server's `/me` with the connection's access token. */
@@ -51,7 +51,7 @@ export function rigConnector(rig: OAuthRig, grant: 'code' | 'client'): Connector
 }
 
 export function rigTransport(clock: ManualClock, credentials: CredentialOptions, redis?: string): Transport {
-  return createTransport({
+  return createHostTransport({
     clock,
     network: { allow: ['127.0.0.0/8'] },
     credentials,

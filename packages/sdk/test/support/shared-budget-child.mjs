@@ -9,11 +9,21 @@
 //   warmUp    true: first one request (`/items/warm`) on a budget of its own
 //             (another connection), so that a fresh process's first-request
 //             delays do not land in the measured budget's window
+//   dieMidAnswer  true: the process kills itself (SIGKILL) the moment the
+//             answer's head to `/items/hang` came, its body still to come:
+//             it dies mid-request whatever the test does meanwhile
 // and it prints one JSON line: { ok, errors, ioredisLoaded }, then closes its
 // transport and must exit by itself (nothing left open).
+import { subscribe } from 'node:diagnostics_channel';
 import { registerHooks } from 'node:module';
 
 const settings = JSON.parse(process.argv[2]);
+
+if (settings.dieMidAnswer) {
+  subscribe('undici:request:headers', ({ request }) => {
+    if (request.path.startsWith('/items/hang')) process.kill(process.pid, 'SIGKILL');
+  });
+}
 
 // Tells whether anything asked for ioredis.
 let ioredisLoaded = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cursorLoop } from '../src/paging.js';
+import { cursorLoop } from '../src/paginate/cursor-loop.js';
 
 /** The step (1-based) at which `cursorLoop` first says a cursor repeats, or undefined within `steps`. */
 function caughtAt(sequence: (step: number) => string | undefined, steps: number): number | undefined {

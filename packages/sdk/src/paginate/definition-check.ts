@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { NewerThan, SourceAction } from './action.js';
-import { optionValueSchema } from './options.js';
+import type { NewerThan, SourceAction } from '../definition/action.js';
+import { optionValueSchema } from '../definition/options.js';
 import { checkpointProblems } from '../checkpoint.js';
 
 const FORMATS = ['as-is', 'iso', 'unix', 'unix-ms'];

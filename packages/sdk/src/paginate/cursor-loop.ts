@@ -20,6 +20,7 @@ export interface CursorLoop {
   repeats(cursor: string | undefined): boolean;
 }
 
+/** A fresh cycle detector for one read's cursors (see `CursorLoop`). */
 export function cursorLoop(): CursorLoop {
   return new BrentLoop();
 }

@@ -1,0 +1,19 @@
+import type { CommandSpec } from './command-spec.js';
+import { CONNECTION_OPTIONS, CONNECTOR_KEY_OF_FOLDER } from './common-options.js';
+
+export const CHECK: CommandSpec = {
+  name: 'check',
+  summary: "check a connection's credential and print its LiveCheck",
+  description:
+    "Run the connector's connection check through the same pipeline as a run and print the LiveCheck as one JSON line (state passed, credentials_changed, expired, failed or not_checked; fixHint says what a person must do). A connection signed in with auth login uses and renews its kept token set; any other uses PLUGBOARD_CREDENTIAL. Exits 0 only when it passed, 4 when it did not (sign in again, or the fixHint), 2 when the connector has no check.",
+  arguments: [CONNECTOR_KEY_OF_FOLDER],
+  options: [
+    ...CONNECTION_OPTIONS,
+    { flags: '--base-url <url>', description: "the provider's base URL for this connection" },
+  ],
+  examples: [
+    'plugboard check shop --base-url https://api.shop.example',
+    'PLUGBOARD_CREDENTIAL=... plugboard check descript --base-url http://127.0.0.1:4010',
+  ],
+  load: async () => (await import('../commands/check.js')).checkCommand,
+};

@@ -1,0 +1,71 @@
+import type { ArgumentSpec, OptionSpec } from './command-spec.js';
+
+/** Arguments and options several commands take, said the same way in each one's help. */
+
+export const CONNECTOR_KEY: ArgumentSpec = {
+  name: '[connector]',
+  description: 'the connector key (default: the connector package of this folder, or --connector)',
+};
+
+/** The same argument as the commands that read a connection say it. */
+export const CONNECTOR_KEY_OF_FOLDER: ArgumentSpec = {
+  name: '[connector]',
+  description: "the connector key (default: this folder's connector package, or --connector)",
+};
+
+export const CONNECTOR_PACKAGE: OptionSpec = {
+  flags: '--connector <dir|package>',
+  description: "the connector package: a folder, or an installed package name (default: this folder's package)",
+};
+
+export const PLUGIN_FOLDER: OptionSpec = {
+  flags: '--plugins <dir>',
+  description: 'a folder npm or pnpm installed connector packages into',
+};
+
+export const BASE_URL: OptionSpec = {
+  flags: '--base-url <url>',
+  description: "the provider's base URL for this connection (a local stand-in, a simulator)",
+};
+
+export const CONNECTION_SETTINGS: OptionSpec = {
+  flags: '--connection <json>',
+  description: 'connection settings, a JSON object (no secrets: those come from PLUGBOARD_CREDENTIAL)',
+};
+
+export const SIGNED_IN_STATE: OptionSpec = {
+  flags: '--state <dir>',
+  description: 'where signed-in connections are kept (default: PLUGBOARD_STATE, else XDG_STATE_HOME)',
+};
+
+/** Production or sandbox: the network policy (and, for a run, where it counts). */
+export function environment(description: string): OptionSpec {
+  return { flags: '--environment <env>', description, choices: ['sandbox', 'production'], default: 'sandbox' };
+}
+
+/** What `run` and `record` share: which connector, which connection, what input. */
+export const ACTION_OPTIONS: readonly OptionSpec[] = [
+  { flags: '--input <json>', description: 'the action input, a JSON object', default: '{}' },
+  BASE_URL,
+  environment('where the run counts'),
+  CONNECTION_SETTINGS,
+  {
+    flags: '--connection-id <id>',
+    description: 'the connection id idempotency keys and checkpoints are kept under (default: default)',
+  },
+  CONNECTOR_PACKAGE,
+  PLUGIN_FOLDER,
+  {
+    flags: '--state <dir>',
+    description: 'keep checkpoints and idempotency keys in this folder (a source resumes where the last run ended)',
+  },
+];
+
+/** What the commands that use a signed-in connection share: which connector, which connection. */
+export const CONNECTION_OPTIONS: readonly OptionSpec[] = [
+  CONNECTOR_PACKAGE,
+  PLUGIN_FOLDER,
+  environment('the network policy to connect under'),
+  { flags: '--connection <name>', description: 'the connection, as run --connection-id names it (default: default)' },
+  SIGNED_IN_STATE,
+];

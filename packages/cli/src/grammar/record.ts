@@ -1,0 +1,31 @@
+import type { CommandSpec } from './command-spec.js';
+import { ACTION_OPTIONS, CONNECTOR_KEY } from './common-options.js';
+
+export const RECORD: CommandSpec = {
+  name: 'record',
+  summary: "record a scenario into the connector's test/fixtures",
+  description:
+    "Run an action against the real provider (or a local stand-in) and record every exchange, secrets redacted before anything is written, into the connector package's test/fixtures/<scenario>.json, which the standard suite replays offline. An incremental source records its second scenario from where the first ended: --state DIR (the same folder for both), or --checkpoint JSON.",
+  usage: '[connector] <action> --scenario <name> [options]',
+  arguments: [CONNECTOR_KEY, { name: '[action]', description: 'the action key (required)' }],
+  options: [
+    ...ACTION_OPTIONS,
+    {
+      flags: '--scenario <name>',
+      description: 'the scenario name: letters, digits, dot, dash, underscore',
+      required: true,
+    },
+    { flags: '--checkpoint <json>', description: 'resume an incremental source from this checkpoint' },
+    {
+      flags: '--fixtures <dir>',
+      description: "write the fixture here instead of the connector package's test/fixtures",
+    },
+    { flags: '--expect-error <code>', description: 'the scenario is about this failure: record it rather than fail' },
+  ],
+  examples: [
+    'plugboard record projects.list --scenario projects-first --input \'{"limit":2}\' --state .record-state --base-url http://127.0.0.1:4010',
+    'plugboard record projects.list --scenario projects-incremental --input \'{"limit":2}\' --state .record-state --base-url http://127.0.0.1:4010',
+    'plugboard record status.get --scenario bad-token --expect-error authentication_failed',
+  ],
+  load: async () => (await import('../commands/record.js')).recordCommand,
+};

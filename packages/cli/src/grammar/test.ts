@@ -1,0 +1,13 @@
+import type { CommandSpec } from './command-spec.js';
+
+export const TEST: CommandSpec = {
+  name: 'test',
+  summary: "run the connector package's own tests (its standard suite)",
+  description:
+    'Run the test script of the connector package (npm test in its folder), which replays the recorded fixtures through the standard suite; exits with its code.',
+  options: [
+    { flags: '--connector <dir>', description: "the connector package folder (default: this folder's package)" },
+  ],
+  examples: ['plugboard test', 'plugboard test --connector ./my-connector'],
+  load: async () => (await import('../commands/test.js')).testCommand,
+};

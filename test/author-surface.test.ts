@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './support/packages.js';
+
+/**
+ * The author entry (`@plugboard/sdk`) is what an author reads: few enough names to learn, each
+ * with a doc comment. Read from the built declarations (`pnpm --filter @plugboard/sdk run build`),
+ * as an author's editor reads them.
+ */
+
+const ENTRY = join(ROOT, 'packages', 'sdk', 'dist', 'index.d.ts');
+
+/** The entry's exported symbols, each resolved to the declarations it names. */
+function exportedSymbols(): { name: string; declarations: ts.Declaration[] }[] {
+  const program = ts.createProgram([ENTRY], { module: ts.ModuleKind.NodeNext, noEmit: true, types: [] });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(ENTRY);
+  const module = source && checker.getSymbolAtLocation(source);
+  if (!module) throw new Error(`${ENTRY} is missing: build the SDK first`);
+  return checker.getExportsOfModule(module).map((symbol) => {
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    return { name: symbol.name, declarations: target.declarations ?? [] };
+  });
+}
+
+/**
+ * Whether a `/** ... *\/` comment is attached to the declaration (or to its `declare const`
+ * statement): the last one before it, with no blank line between (line comments aside), as
+ * an editor shows it. A file's opening comment does not count for its first declaration.
+ */
+function hasDocComment(declaration: ts.Declaration): boolean {
+  const node = ts.isVariableDeclaration(declaration) ? declaration.parent.parent : declaration;
+  const text = node.getSourceFile().text;
+  const comments = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
+  const doc = comments.filter((range) => text.startsWith('/**', range.pos)).at(-1);
+  if (!doc) return false;
+  const between = text.slice(doc.end, node.getStart()).replace(/\/\/[^\n]*/g, '');
+  return !/\n[ \t]*\n/.test(between);
+}
+
+describe('the author entry', () => {
+  const symbols = exportedSymbols();
+
+  // The aim is fewer than 120; most of those still above it are types that runAction's
+  // RunOptions and createTransport's TransportOptions mention. The ceiling only goes down.
+  it('exports no more than 142 names', () => {
+    const names = symbols.map((symbol) => symbol.name).sort();
+    expect(names.length, names.join(', ')).toBeLessThanOrEqual(142);
+  });
+
+  it('has a doc comment on every exported declaration', () => {
+    const undocumented = symbols
+      .filter(({ declarations }) => declarations.length === 0 || !declarations.some(hasDocComment))
+      .map(({ name }) => name)
+      .sort();
+    expect(undocumented).toEqual([]);
+  });
+});
