@@ -10,7 +10,7 @@
 //   none       no budget declared: the SDK learns the limit from the 429s only
 //              (target: one 429 per window, whatever the number of callers)
 //   redis      the declared budget shared through Redis by 4 child processes of 8 callers
-//              (createTransport({ redis: 'redis://127.0.0.1:PORT' }), a redis-server of
+//              (createHostTransport({ redis: 'redis://127.0.0.1:PORT' }), a redis-server of
 //              this script's own on a free port)
 //
 // at 100 requests per second (all three) and at 60 per minute (declared and none). 429s are
@@ -45,6 +45,7 @@ const CREDENTIAL = 'bench-credential-123456';
 const PERIOD_MS = { second: 1_000, minute: 60_000 };
 
 const sdk = await built('packages/sdk/dist/index.js');
+const host = await built('packages/sdk/dist/host.js');
 const { z } = await import('zod');
 
 /** A connector of one `items.get` action; `budget` is its declared `default` budget, or none. */
@@ -156,7 +157,7 @@ async function startWindowChild(options) {
 async function child() {
   const settings = JSON.parse(process.argv[3]);
   const connector = windowConnector(settings.budget);
-  const transport = sdk.createTransport({ redis: settings.redis });
+  const transport = host.createHostTransport({ redis: settings.redis });
   const base = { connector, transport, baseUrl: settings.baseUrl };
   await sdk
     .readAll(connector, 'items.get', {

@@ -19,7 +19,7 @@ export interface IsolationOptions extends IsolationLimits {
   /** Address ranges the plugins' requests may reach whatever their class, as `createTransport({ network: { allow } })`. */
   allow?: string[];
   /**
-   * Shares every plugin's budgets through Redis, as `createTransport({ redis })`: a URL, or the URL
+   * Shares every plugin's budgets through Redis, as `createHostTransport({ redis })`: a URL, or the URL
    * with a key prefix. The plugins' processes connect to it themselves, so give them a Redis (or an
    * ACL user) that holds budgets only.
    */

@@ -1,5 +1,6 @@
-import { CancelledError, type Connector, createTransport, type Transport, type TokenSet } from '@plugboard/sdk';
+import { CancelledError, type Connector, type Transport, type TokenSet } from '@plugboard/sdk';
 import {
+  createHostTransport,
   isOAuth2Scheme,
   passGate,
   prepareOptions,
@@ -156,7 +157,7 @@ async function run(message: Extract<HostMessage, { type: 'run' }>): Promise<void
     plans.delete(message.plan);
     // The host's gate let this run through; the same gate here holds the plugin to the digest the host approved.
     const gated = passGate(prepared, message.approval, Date.parse(message.now));
-    transport ??= createTransport({
+    transport ??= createHostTransport({
       ...(start.allow ? { network: { allow: start.allow } } : {}),
       ...(start.redis ? { redis: start.redis } : {}),
     });

@@ -1,5 +1,4 @@
-import type { ApprovalBinding } from '@plugboard/sdk';
-import { approvalDigest, type PreparedAction } from '@plugboard/sdk/host';
+import { type ApprovalBinding, approvalDigest, type PreparedAction } from '@plugboard/sdk/host';
 import { PluginKilledError } from './plugin-killed.js';
 import type { PluginPort } from './plugin-port.js';
 import type { WirePlan } from './protocol.js';

@@ -20,7 +20,8 @@ export class ApprovalRequiredError extends ConnectorError {
   readonly digest: string;
   readonly shortDigest: string;
 
-  constructor(message: string, binding: ApprovalBinding) {
+  /** `binding`: the digest to review, as the gate computed it. */
+  constructor(message: string, binding: Pick<ApprovalRequiredError, 'digest' | 'shortDigest'>) {
     super(message, { code: 'approval_required', retryable: false, platformStatus: 403 });
     this.digest = binding.digest;
     this.shortDigest = binding.shortDigest;
@@ -50,7 +51,12 @@ export class ApprovalRefusedError extends ApprovalRequiredError {
   readonly reason: ApprovalRefusal;
   readonly approvalId: string | undefined;
 
-  constructor(reason: ApprovalRefusal, message: string, binding: ApprovalBinding, approvalId?: string) {
+  constructor(
+    reason: ApprovalRefusal,
+    message: string,
+    binding: Pick<ApprovalRequiredError, 'digest' | 'shortDigest'>,
+    approvalId?: string,
+  ) {
     super(message, binding);
     this.reason = reason;
     this.approvalId = approvalId;

@@ -7,6 +7,8 @@
 export { isImplemented, retryPolicy, needsApproval, approvalOf, effectOf, annotationsOf } from './definition/action.js';
 export type { Declared, EffectFacts, ToolAnnotations } from './definition/action.js';
 export { connectorProblems, PERIOD_MS } from './definition/connector.js';
+// The catalogue's categories: each key and the label people read.
+export { CATEGORIES } from './definition/categories.js';
 // A run prepared once (its `binding.digest` is what an approval quotes), then run by the host.
 export { prepareRun, runPrepared, passGate, passedGate, resumeFrom, UnknownActionError } from './run.js';
 export type { PreparedAction, PreparedRun } from './run.js';
@@ -25,6 +27,8 @@ export { runDestination } from './executor/destination.js';
 export { listFieldOptions } from './executor/options-listing.js';
 export { checkHostConnection } from './executor/connection-check.js';
 export { UnknownConnectorError, IdempotencyKeyReusedError, IdempotencyUnsettledError } from './executor/errors.js';
+// The codes an error answers to (its own and its family's), as the testing kit expects them.
+export { errorCodes } from './errors.js';
 export type { ExecutorErrorCode } from './executor/errors.js';
 export type { PluginConnector } from './executor/runners.js';
 export type { ExecuteRequest, CheckRequest, OptionsRequest } from './executor/requests.js';
@@ -49,7 +53,7 @@ export type {
 export { settleIdempotencyKey, IdempotencySettleRefusedError, DEFAULT_SETTLE_MIN_AGE_MS } from './idempotency.js';
 export type { SettleKeyOptions, SettleRefusal } from './idempotency.js';
 export { approvalDigest, canonicalJson } from './digest.js';
-export type { RunSubject } from './digest.js';
+export type { ApprovalBinding, RunSubject } from './digest.js';
 export {
   Redactor,
   REDACTED,
@@ -80,6 +84,7 @@ export type { Clock, ManualClock, Timer } from './clock.js';
 // A transport with the host's clock, stages and OAuth2 token lifecycle.
 export { createHostTransport } from './http/transport.js';
 export type { HostTransportOptions } from './http/transport.js';
+export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
 export type { CredentialOptions } from './auth/options.js';
 // The stages a host adds to ctx.http's pipeline (createHostTransport({ stages })).
 export type { Answer, Call, HttpStage, Send, StageRun } from './http/stages/stage.js';

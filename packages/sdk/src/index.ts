@@ -48,7 +48,6 @@ export type {
 // What a host's resolver returns for each scheme.
 export type { ConnectionCredential, KeyCredential, BasicCredential, OAuth2Credential } from './credentials.js';
 export type { TokenSet } from './tokens.js';
-export { CATEGORIES } from './definition/categories.js';
 export type { Category } from './definition/categories.js';
 export type { ActionContext, SourceContext, PagesStart, ProgressUpdate, ProgressEvent } from './context.js';
 export type {
@@ -79,7 +78,6 @@ export type {
 export type { CursorLoop } from './paginate/cursor-loop.js';
 export {
   ConnectorError,
-  errorCodes,
   InvalidInputError,
   ConnectionConfigError,
   ProviderRejectedError,
@@ -113,11 +111,9 @@ export type { AddressClass, AddressClassification, AddressEmbedding } from './ht
 // An author's own tests run the connector against a local server and check its catalogue entry.
 export { runAction, readAll, writeAction } from './run.js';
 export type { RunOptions } from './run-options.js';
-export type { ApprovalBinding } from './digest.js';
 export type { ConnectionInput, SecretResolver } from './connection.js';
 export { createTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
 export type { NetworkOptions } from './http/network-policy.js';
-export type { RedisBudgetOptions, RedisBudgetsOption } from './http/redis-budget-state.js';
 // What an action does to the world, apart from how its results come back.
 export type { Effect, Writes } from './definition/action.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkHostConnection,
+  errorCodes,
   checkpointFromStore,
   type ExecuteRequest,
   type ExecutorErrorCode,
@@ -11,7 +12,6 @@ import {
   setUpExecutor,
   UnknownConnectorError,
 } from '../src/host.js';
-import { errorCodes } from '../src/index.js';
 import { example } from './support/connector.js';
 import { useHarness } from './support/harness.js';
 import { json } from './support/server.js';

@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createTransport, NetworkError, RateLimitedError, type RateBudget, type Transport } from '../src/index.js';
+import { createHostTransport } from '../src/host.js';
+import { NetworkError, RateLimitedError, type RateBudget, type Transport } from '../src/index.js';
 import { manualClock } from '../src/clock.js';
 import { RedisBudgets } from '../src/http/redis-budget-state.js';
 import { partsOf } from '../src/http/transport.js';
@@ -23,7 +24,7 @@ import {
 } from './support/shared-redis.js';
 
 /**
- * Rate budgets shared through Redis (`createTransport({ redis })`), against a
+ * Rate budgets shared through Redis (`createHostTransport({ redis })`), against a
  * redis-server this file starts on 127.0.0.1 and real HTTP servers: two
  * transports in this process, and separate processes running the built SDK.
  * How a running request's slot is leased: shared-budget-lease.test.ts.
@@ -270,7 +271,7 @@ describe('rate budgets shared through Redis', () => {
     const server = await h.start((req, res) => json(res, 200, item('a')));
     const port = new URL(server.url).port;
     await h.stop();
-    const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 5_000 } });
+    const transport = createHostTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 5_000 } });
     try {
       const started = Date.now();
       const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', {
@@ -297,7 +298,7 @@ describe('rate budgets shared through Redis', () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const transport = createTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 } });
+    const transport = createHostTransport({ redis: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 } });
     try {
       const error = await getItem(connectorWith({ limit: 5, per: 'second' }), transport, 'a', 'http://127.0.0.1:9', {
         retries: 0,
@@ -320,7 +321,7 @@ describe('rate budgets shared through Redis', () => {
   it('fails with budget_store_unavailable while Redis is down, and the next request connects once it is up', async (context) => {
     if (!shared.redis) return context.skip(shared.skipReason);
     const port = await freePort();
-    const transport = createTransport({ redis: { ...shared.options(), url: `redis://127.0.0.1:${port}` } });
+    const transport = createHostTransport({ redis: { ...shared.options(), url: `redis://127.0.0.1:${port}` } });
     const server = await h.start((req, res) => json(res, 200, item(req.path.split('/').pop()!)));
     const limited = connectorWith({ limit: 5, per: 'second' });
     const once = { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 };
@@ -353,7 +354,7 @@ describe('rate budgets shared through Redis', () => {
     expect(ok).toBe(0);
     expect(errors).toEqual([
       expect.stringMatching(
-        /^GET \/items\/a: createTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk \(npm install ioredis\)/,
+        /^GET \/items\/a: createHostTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk \(npm install ioredis\)/,
       ),
     ]);
     expect(server.requests).toHaveLength(0);
@@ -368,7 +369,7 @@ describe('rate budgets shared through Redis', () => {
     await expect(
       state.acquire({ limit: 5, periodMs: 1000, maxConcurrent: undefined, holdMs: 1000 }, 1),
     ).rejects.toThrow(
-      /createTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk/,
+      /createHostTransport\(\{ redis \}\) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard\/sdk/,
     );
     await expect(state.read()).rejects.toThrow(/'ioredis', which is not installed/);
     await backend.close();

@@ -1,5 +1,5 @@
-import { canonicalJson, approvalOf, catalogueEntry } from '@plugboard/sdk/host';
-import { type Connector, errorCodes } from '@plugboard/sdk';
+import { canonicalJson, approvalOf, catalogueEntry, errorCodes } from '@plugboard/sdk/host';
+import type { Connector } from '@plugboard/sdk';
 import { type Fixture, outcomeError, type RecordedResponse } from './fixture.js';
 import { valueMatches } from './match.js';
 import { nextPageMarker } from './paging.js';

@@ -3,10 +3,9 @@ import {
   type Connector,
   type ConnectorError,
   createTransport,
-  errorCodes,
   type RetrySettings,
 } from '@plugboard/sdk';
-import { newerThanBound } from '@plugboard/sdk/host';
+import { errorCodes, newerThanBound } from '@plugboard/sdk/host';
 import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';
 import { fixturePath, REPLAY_ORIGIN, readFixture } from './fixture.js';

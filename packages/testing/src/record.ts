@@ -7,11 +7,10 @@ import {
   type ConnectionCredential,
   type Connector,
   createTransport,
-  errorCodes,
   type Transport,
   type RetrySettings,
 } from '@plugboard/sdk';
-import { credentialSecrets, MIN_SECRET_LENGTH } from '@plugboard/sdk/host';
+import { credentialSecrets, errorCodes, MIN_SECRET_LENGTH } from '@plugboard/sdk/host';
 import type { CredentialSource } from './credential.js';
 import { RecordingError, SecretLeakError } from './errors.js';
 import {

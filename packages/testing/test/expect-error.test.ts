@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bearerToken, defineAction, defineConnector, errorCodes, QuotaExhaustedError } from '@plugboard/sdk';
+import { bearerToken, defineAction, defineConnector, QuotaExhaustedError } from '@plugboard/sdk';
+import { errorCodes } from '@plugboard/sdk/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {

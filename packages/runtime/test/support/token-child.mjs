@@ -7,7 +7,7 @@
 //   redisStore   the Redis URL of a shared credential store instead (redis-credential-store.mjs), or absent
 //   redisStorePrefix  its keys' prefix
 //   calls        how many `me.get` runs at once
-//   redis        createTransport's `redis` option, or absent
+//   redis        createHostTransport's `redis` option, or absent
 //   lockFolder   the lock folder (used without redis), or absent
 //   warm         a token set of a grant of its own: 20 calls first on another connection, so that
 //                the measured calls meet a warm process; one that has expired warms the refresh's
@@ -21,9 +21,8 @@ import { createInterface } from 'node:readline';
 
 const settings = JSON.parse(process.argv[2]);
 const { z } = await import('zod');
-const { createTransport, defineAction, defineConnector, oauth2AuthorizationCode, readAll } = await import(
-  '@plugboard/sdk'
-);
+const { defineAction, defineConnector, oauth2AuthorizationCode, readAll } = await import('@plugboard/sdk');
+const { createHostTransport } = await import('@plugboard/sdk/host');
 const { fileCredentialStore } = await import('../../dist/index.js');
 
 const connector = defineConnector({
@@ -58,7 +57,7 @@ const connector = defineConnector({
 const store = settings.redisStore
   ? (await import('./redis-credential-store.mjs')).redisCredentialStore(settings.redisStore, settings.redisStorePrefix)
   : fileCredentialStore(settings.storeDir);
-const transport = createTransport({
+const transport = createHostTransport({
   network: { allow: ['127.0.0.0/8'] },
   credentials: { store, ...(settings.lockFolder ? { lockFolder: settings.lockFolder } : {}) },
   ...(settings.redis ? { redis: settings.redis } : {}),

@@ -1,7 +1,7 @@
 import type { CredentialStore } from '../tokens.js';
 
 /**
- * What a host gives a transport for the OAuth2 token lifecycle (`createTransport({ credentials })`).
+ * What a host gives a transport for the OAuth2 token lifecycle (`createHostTransport({ credentials })`).
  * With Redis on the transport, processes take turns refreshing through it; else through a lock
  * file in `lockFolder`; else only within the process.
  */
@@ -28,7 +28,7 @@ export function checkCredentialOptions(options: CredentialOptions | undefined): 
   if (options === undefined) return;
   const { store, refreshMarginMs, lockFolder, tokenTimeoutMs } = options;
   const refuse = (problem: string): never => {
-    throw new TypeError(`createTransport({ credentials }): ${problem}`);
+    throw new TypeError(`createHostTransport({ credentials }): ${problem}`);
   };
   if (store !== undefined && (typeof store.read !== 'function' || typeof store.compareAndSet !== 'function'))
     refuse('store must have read() and compareAndSet()');

@@ -1,5 +1,20 @@
-/** The one table of catalogue categories: key and the label people read. */
-export const CATEGORIES = {
+/** A catalogue category key (`ConnectorDefinition.category`), e.g. `media`. */
+export type Category =
+  | 'accounting'
+  | 'analytics'
+  | 'communication'
+  | 'crm'
+  | 'developer'
+  | 'files'
+  | 'hr'
+  | 'insurance'
+  | 'marketing'
+  | 'media'
+  | 'productivity'
+  | 'support';
+
+/** The one table of catalogue categories: each key (all of them, checked) and the label people read. */
+export const CATEGORIES: Readonly<Record<Category, string>> = {
   accounting: 'Accounting & finance',
   analytics: 'Analytics',
   communication: 'Communication',
@@ -12,10 +27,7 @@ export const CATEGORIES = {
   media: 'Media & video',
   productivity: 'Productivity',
   support: 'Customer support',
-} as const;
-
-/** A catalogue category key (`ConnectorDefinition.category`), e.g. `media`. */
-export type Category = keyof typeof CATEGORIES;
+};
 
 export function isCategory(value: string): value is Category {
   return Object.hasOwn(CATEGORIES, value);

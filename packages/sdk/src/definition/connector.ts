@@ -8,7 +8,7 @@ import { credentialHeader, schemeProblems } from '../auth/schemes/index.js';
 import type { AuthScheme } from './auth.js';
 import { pagingProblems } from '../paginate/definition-check.js';
 import { optionsProblems } from './options.js';
-import { isCategory, CATEGORIES } from './categories.js';
+import { type Category, isCategory, CATEGORIES } from './categories.js';
 
 /** The period a rate budget counts requests over. */
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
@@ -70,10 +70,10 @@ export interface ConnectorDefinition {
    */
   vendor: string | null;
   /**
-   * The catalogue category (a key of `CATEGORIES`).
+   * The catalogue category.
    * @example category: 'media'
    */
-  category: keyof typeof CATEGORIES;
+  category: Category;
   /**
    * How far along the connector is; shown in the catalogue.
    * @example status: 'beta'

@@ -66,7 +66,7 @@ export interface RedisBudgetOptions {
   connectTimeoutMs?: number;
 }
 
-/** `createTransport({ redis })`: a Redis URL, or the options. */
+/** `createHostTransport({ redis })`: a Redis URL, or the options. */
 export type RedisBudgetsOption = string | RedisBudgetOptions;
 
 const DEFAULT_PROBE_TTL_MS = 10_000;
@@ -111,7 +111,7 @@ export class RedisBudgets implements BudgetBackend {
       ['idleTtlMs', this.idleTtlMs],
     ] as const) {
       if (!Number.isInteger(value) || value < 1)
-        throw new TypeError(`createTransport({ redis }): ${name} must be a positive whole number of ms`);
+        throw new TypeError(`createHostTransport({ redis }): ${name} must be a positive whole number of ms`);
     }
   }
 

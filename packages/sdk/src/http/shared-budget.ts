@@ -13,7 +13,7 @@ import {
 import type { HeaderReader } from './headers.js';
 
 /**
- * A rate budget shared by every process on one Redis (`createTransport({ redis })`).
+ * A rate budget shared by every process on one Redis (`createHostTransport({ redis })`).
  * The window, the concurrency, the pause, the probe and the confirmation live
  * in a `BudgetStateStore` (Redis, `redis-budget-state.ts`) that answers each
  * short question atomically. This class keeps this process's side: a FIFO

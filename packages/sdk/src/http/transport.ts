@@ -20,7 +20,7 @@ import type { HttpStage } from './stages/stage.js';
  * records and replays fixtures that way); with `via: 'http'` through Node's own http and https
  * modules, which start quickest (a command that makes a few requests).
  *
- * The budgets are this transport's own unless `redis` is given (kept in
+ * The budgets are this transport's own unless `redis` is given to `createHostTransport` (kept in
  * memory, at no cost while they do not bind): then every transport, in any
  * process on any machine, that uses the same Redis keeps one budget per
  * (connector, connection, budget name) together: the sliding window, the
@@ -61,7 +61,7 @@ export interface TransportParts extends Transport {
   readonly stages: readonly HttpStage[];
 }
 
-/** How `createTransport` makes a transport: how it sends, the pool's timeouts, Redis for shared budgets, the network policy. */
+/** How `createTransport` makes a transport: how it sends, the pool's timeouts, the network policy. */
 export interface TransportOptions {
   /**
    * `undici` (default): requests go to the pool directly. `fetch`: through the
@@ -74,14 +74,6 @@ export interface TransportOptions {
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
   /**
-   * Shares the rate budgets through Redis: a URL (`redis://127.0.0.1:6379`) or
-   * `RedisBudgetOptions` (URL or ioredis client options or an ioredis client,
-   * key prefix, probe and idle TTLs). Needs the package `ioredis` (an optional
-   * peer dependency), loaded on the first request; nothing connects before.
-   * Without it, budgets live in this process only.
-   */
-  redis?: RedisBudgetsOption;
-  /**
    * The network policy: `allow`, address ranges let through whatever their class
    * (`{ allow: ['10.0.0.0/8', '127.0.0.0/8'] }`), and `lookup`, a resolver used instead of
    * `dns.lookup`. Production runs refuse loopback, private, link-local, unique-local,
@@ -92,8 +84,16 @@ export interface TransportOptions {
   network?: NetworkOptions;
 }
 
-/** What a host adds to a transport: the clock it waits on, stages of its own, and the OAuth2 token lifecycle. */
+/** What a host adds to a transport: Redis for shared budgets, the clock it waits on, stages of its own, and the OAuth2 token lifecycle. */
 export interface HostTransportOptions extends TransportOptions {
+  /**
+   * Shares the rate budgets through Redis: a URL (`redis://127.0.0.1:6379`) or
+   * `RedisBudgetOptions` (URL or ioredis client options or an ioredis client,
+   * key prefix, probe and idle TTLs). Needs the package `ioredis` (an optional
+   * peer dependency), loaded on the first request; nothing connects before.
+   * Without it, budgets live in this process only.
+   */
+  redis?: RedisBudgetsOption;
   /**
    * The clock the budgets, Retry-After pauses and retry backoff wait on (default the system
    * clock); a test passes `manualClock()` and moves it by hand. Request timeouts stay on real
@@ -128,7 +128,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
   return createHostTransport(options);
 }
 
-/** A transport with a host's clock, stages and OAuth2 token lifecycle (`createHostTransport({ clock, stages, credentials })`). */
+/** A transport with a host's Redis, clock, stages and OAuth2 token lifecycle (`createHostTransport({ redis, clock, stages, credentials })`). */
 export function createHostTransport(options: HostTransportOptions = {}): Transport {
   const via = options.via ?? 'undici';
   checkCredentialOptions(options.credentials);

@@ -29,14 +29,14 @@ export async function loadIORedis(load: IORedisLoader = () => import('ioredis'))
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new MissingIORedisError(
-      `createTransport({ redis }) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard/sdk (npm install ioredis) (${reason})`,
+      `createHostTransport({ redis }) shares rate budgets through Redis with the package 'ioredis', which is not installed: add it next to @plugboard/sdk (npm install ioredis) (${reason})`,
       { cause: error },
     );
   }
   const module = loaded as Partial<IORedisModule> & { default?: unknown };
   const Redis = module.Redis ?? (module.default as { Redis?: unknown } | undefined)?.Redis ?? module.default;
   if (typeof Redis !== 'function')
-    throw new Error("createTransport({ redis }): the package 'ioredis' does not export a Redis client class");
+    throw new Error("createHostTransport({ redis }): the package 'ioredis' does not export a Redis client class");
   return Redis as IORedisModule['Redis'];
 }
 
@@ -110,7 +110,7 @@ interface Connected {
 }
 
 /**
- * A transport's Redis (`createTransport({ redis })`): one client, connected on first use, on
+ * A transport's Redis (`createHostTransport({ redis })`): one client, connected on first use, on
  * which the shared rate budgets (http/redis-budget-state.ts) and the token refresh lease
  * (auth/redis-lease.ts) each keep their own keys; connections of its own for a subscriber
  * (`duplicate()`); `close()` ends what it opened.
@@ -133,14 +133,14 @@ export class RedisConnection {
   constructor(option: string | RedisConnectionOptions, context: RedisConnectionContext = {}) {
     this.options = typeof option === 'string' ? { url: option } : option;
     if (!this.options.url && !this.options.client && !this.options.clientOptions) {
-      throw new TypeError('createTransport({ redis }): give a Redis URL, clientOptions or an ioredis client');
+      throw new TypeError('createHostTransport({ redis }): give a Redis URL, clientOptions or an ioredis client');
     }
     this.clock = context.clock ?? systemClock;
     this.load = context.load ?? (() => import('ioredis'));
     this.prefix = this.options.prefix ?? DEFAULT_PREFIX;
     this.connectTimeoutMs = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     if (!Number.isInteger(this.connectTimeoutMs) || this.connectTimeoutMs < 1)
-      throw new TypeError('createTransport({ redis }): connectTimeoutMs must be a positive whole number of ms');
+      throw new TypeError('createHostTransport({ redis }): connectTimeoutMs must be a positive whole number of ms');
   }
 
   /** A key of this deployment's (under the prefix). */

@@ -3,7 +3,7 @@
 //   baseUrl   the test server
 //   ids       one `items.get` request per id, all at once
 //   budget    the connector's `default` budget ({ limit, per, maxConcurrent })
-//   redis     createTransport's `redis` option; absent: no Redis at all
+//   redis     createHostTransport's `redis` option; absent: no Redis at all
 //   timeoutMs the action's timeout (ms); absent: the default
 //   hideIORedis  true: resolving ioredis fails, as where it is not installed
 //   warmUp    true: first one request (`/items/warm`) on a budget of its own
@@ -42,7 +42,8 @@ registerHooks({
 });
 
 const { z } = await import('zod');
-const { bearerToken, createTransport, defineAction, defineConnector, readAll } = await import('../../dist/index.js');
+const { bearerToken, defineAction, defineConnector, readAll } = await import('../../dist/index.js');
+const { createHostTransport } = await import('../../dist/host.js');
 
 const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string() }).meta({ id: 'Item' });
 const connector = defineConnector({
@@ -71,7 +72,7 @@ const connector = defineConnector({
   ],
 });
 
-const transport = createTransport(settings.redis === undefined ? {} : { redis: settings.redis });
+const transport = createHostTransport(settings.redis === undefined ? {} : { redis: settings.redis });
 const errors = [];
 let ok = 0;
 const get = (id, connectionId) =>

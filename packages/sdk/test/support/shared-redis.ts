@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { createTransport, type RateBudget, type RunOptions, readAll, type Transport } from '../../src/index.js';
+import { createHostTransport } from '../../src/host.js';
+import { type RateBudget, type RunOptions, readAll, type Transport } from '../../src/index.js';
 import { itemsGetConnector } from './connector.js';
 import { credential, type Harness } from './harness.js';
 import { type RedisServer, startRedis } from './redis.js';
@@ -81,7 +82,7 @@ export function useSharedRedis(): SharedRedis {
       return { url: redis!.url, prefix: `plugboard-test-${process.pid}-${prefixes}:`, ...extra };
     },
     transport(options) {
-      const transport = createTransport({ redis: options });
+      const transport = createHostTransport({ redis: options });
       opened.push(transport);
       return transport;
     },

@@ -53,7 +53,7 @@ export interface StageRun {
 }
 
 /**
- * A stage a host adds to every run of a transport (`createTransport({ stages })`): called with the
+ * A stage a host adds to every run of a transport (`createHostTransport({ stages })`): called with the
  * `Send` below it when a connection's pipeline for an action is built, once for the runs on that
  * connection; returns the `Send` the stage above calls, for every attempt of every run.
  * @example const count: HttpStage = (next) => (call) => { calls += 1; return next(call); };
