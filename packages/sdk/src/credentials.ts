@@ -10,21 +10,6 @@ import type { TokenSet } from './tokens.js';
  * the run's redactor. Nothing here ever quotes a credential's value, only the names of its parts.
  */
 
-/** A key with its known expiry (milliseconds since the epoch); a plain string is a key without one. */
-export interface KeyCredential {
-  /** The key or token itself. */
-  key: string;
-  /** When it stops working, when the provider said (milliseconds since the epoch). */
-  expiresAt?: number;
-}
-
-/** The credential of `basicAuth()`. */
-export interface BasicCredential {
-  /** Without a colon: HTTP Basic cannot carry one. */
-  username: string;
-  password: string;
-}
-
 /** The credential of an OAuth2 scheme: the client, and the token set it holds now. */
 export interface OAuth2Credential {
   /** The client the provider registered for the host. */
@@ -36,10 +21,24 @@ export interface OAuth2Credential {
 }
 
 /**
- * What a host's resolver returns for a connection: a string (or `KeyCredential`) for bearer,
- * API key and custom schemes, `BasicCredential` for basic, `OAuth2Credential` for OAuth2.
+ * What a host's resolver returns for a connection: for bearer, API key and custom schemes a
+ * string, or `{ key, expiresAt }` (a key with its known expiry); `{ username, password }` for
+ * basic; `OAuth2Credential` for OAuth2.
  */
-export type ConnectionCredential = string | KeyCredential | BasicCredential | OAuth2Credential;
+export type ConnectionCredential =
+  | string
+  | {
+      /** The key or token itself. */
+      key: string;
+      /** When it stops working, when the provider said (milliseconds since the epoch). */
+      expiresAt?: number;
+    }
+  | {
+      /** The credential of `basicAuth()`: without a colon, which HTTP Basic cannot carry. */
+      username: string;
+      password: string;
+    }
+  | OAuth2Credential;
 
 /**
  * The resolver's answer checked against the scheme: `invalid_connection` before any request,

@@ -112,3 +112,4 @@ export type { CodeExchange } from './auth/login.js';
 export type { AuthorizationCallback } from './auth/token-requests.js';
 // Dynamic input options: a field's listing prepared as a run of its own (a plugin's process prepares it too).
 export { prepareOptions, optionsKey, NoOptionsError } from './options.js';
+export type { OptionsPage, OptionsQuery } from './definition/options.js';

@@ -18,9 +18,9 @@ export type {
   VersionedCheckpoint,
 } from './definition/action.js';
 export { defineConnector, entityId, DefinitionError } from './definition/connector.js';
-export type { Connector, ConnectorDefinition, RateBudget, RatePeriod } from './definition/connector.js';
+export type { Connector, ConnectorDefinition, RateBudget } from './definition/connector.js';
 // Dynamic input options: an action's `options` by field, each listing `{ items, nextCursor }`.
-export type { FieldOptions, InputOptions, OptionItem, OptionsPage, OptionsQuery } from './definition/options.js';
+export type { FieldOptions, InputOptions } from './definition/options.js';
 // The auth schemes: one file each in auth/schemes/, with all the SDK does for that type.
 export { bearerToken } from './auth/schemes/bearer.js';
 export { apiKeyHeader } from './auth/schemes/api-key-header.js';
@@ -36,7 +36,6 @@ export type {
   ApiKeyQueryScheme,
   BasicScheme,
   BearerScheme,
-  ClientAuthMethod,
   CustomScheme,
   OAuth2AuthorizationCodeScheme,
   OAuth2ClientCredentialsScheme,
@@ -46,7 +45,7 @@ export type {
   SignedParts,
 } from './definition/auth.js';
 // What a host's resolver returns for each scheme.
-export type { ConnectionCredential, KeyCredential, BasicCredential, OAuth2Credential } from './credentials.js';
+export type { ConnectionCredential, OAuth2Credential } from './credentials.js';
 export type { TokenSet } from './tokens.js';
 export type { Category } from './definition/categories.js';
 export type { ActionContext, SourceContext, PagesStart, ProgressUpdate, ProgressEvent } from './context.js';
@@ -70,7 +69,6 @@ export type { PageNumberOptions } from './paginate/page-number.js';
 export type { PagedOptions, PageSize, ReadFrom, SendAs, StopWhen } from './paginate/declared.js';
 export type {
   Paginator,
-  PaginatorKind,
   PageRequest,
   PageAnswer,
   RecordPage,

@@ -59,9 +59,6 @@ export interface BasicScheme extends AuthSchemeBase {
   type: 'basic';
 }
 
-/** How an OAuth2 client proves itself at the token endpoint. */
-export type ClientAuthMethod = 'header' | 'body';
-
 /** What both OAuth2 schemes have. */
 export interface OAuth2SchemeBase extends AuthSchemeBase {
   /**
@@ -84,7 +81,7 @@ export interface OAuth2SchemeBase extends AuthSchemeBase {
    * `header`: client id and secret in HTTP Basic (client_secret_basic); `body`: in the form (client_secret_post).
    * @default 'header'
    */
-  clientAuth: ClientAuthMethod;
+  clientAuth: 'header' | 'body';
 }
 
 /** OAuth2 client credentials: the connection acts as itself; made with `oauth2ClientCredentials(...)`. */
@@ -149,8 +146,8 @@ export interface OAuth2SchemeOptions {
   scopes?: readonly string[];
   /** True when the provider grants nothing without a scope. */
   scopesRequired?: boolean;
-  /** How the client proves itself at the token endpoint; default `header`. */
-  clientAuth?: ClientAuthMethod;
+  /** How the client proves itself at the token endpoint (`OAuth2SchemeBase.clientAuth`); default `header`. */
+  clientAuth?: OAuth2SchemeBase['clientAuth'];
   /** The name a connection picks the scheme by; default the scheme's type. */
   id?: string;
 }

@@ -10,9 +10,6 @@ import { pagingProblems } from '../paginate/definition-check.js';
 import { optionsProblems } from './options.js';
 import { type Category, isCategory, CATEGORIES } from './categories.js';
 
-/** The period a rate budget counts requests over. */
-export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
-
 /** A declared rate budget: how many requests per period, shared by the actions that draw on it. */
 export interface RateBudget {
   /**
@@ -24,7 +21,7 @@ export interface RateBudget {
    * The period the limit counts over.
    * @example per: 'minute'
    */
-  per: RatePeriod;
+  per: 'second' | 'minute' | 'hour' | 'day';
   /**
    * `connection`: each connection has its own budget (the provider limits per credential);
    * `connector`: all connections share one (the provider limits per client or IP).
@@ -40,7 +37,8 @@ export interface RateBudget {
   maxConcurrent?: number;
 }
 
-export const PERIOD_MS: Record<RatePeriod, number> = {
+/** Each period a rate budget may count over, in milliseconds. */
+export const PERIOD_MS: Record<RateBudget['per'], number> = {
   second: 1_000,
   minute: 60_000,
   hour: 3_600_000,

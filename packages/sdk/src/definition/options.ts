@@ -7,27 +7,6 @@ import type { ActionContext } from '../context.js';
  * input (zod schemas are not ours to extend), and run through the same pipeline as the action.
  */
 
-/** What a person typed and where the last page ended. */
-export interface OptionsQuery {
-  /** Text to narrow the options by (at most 200 characters). */
-  search?: string | undefined;
-  /** The `nextCursor` of the page before. */
-  cursor?: string | undefined;
-}
-
-/** One value the field may take, with what a person reads for it. */
-export interface OptionItem<V = string | number> {
-  value: V;
-  label: string;
-  description?: string;
-}
-
-/** One page of options; `nextCursor` when there are more. */
-export interface OptionsPage<V = string | number> {
-  items: OptionItem<V>[];
-  nextCursor?: string;
-}
-
 /** Where a field's options come from, and how to list them. */
 export interface FieldOptions<V = string | number> {
   /**
@@ -43,11 +22,32 @@ export interface FieldOptions<V = string | number> {
   searchable?: boolean;
   /**
    * Lists one page of options through `ctx.http`, with the action's rate budget, the network
-   * policy and redaction; its requests time out after 10 s unless the action says less.
+   * policy and redaction; its requests time out after 10 s unless the action says less. `query`
+   * holds what a person typed and where the last page ended; the page has `nextCursor` when
+   * there are more.
    * @example async list(ctx, { search, cursor }) { const page = await ctx.http.get('/projects', { query: { name: search, cursor } }); return { items: page.data.map((p) => ({ value: p.id, label: p.name })), nextCursor: page.next_cursor }; }
    */
-  list(ctx: ActionContext, query: OptionsQuery): Promise<OptionsPage<V>>;
+  list(
+    ctx: ActionContext,
+    query: {
+      /** Text to narrow the options by (at most 200 characters). */
+      search?: string | undefined;
+      /** The `nextCursor` of the page before. */
+      cursor?: string | undefined;
+    },
+  ): Promise<{
+    /** Each value the field may take, with what a person reads for it. */
+    items: { value: V; label: string; description?: string }[];
+    /** Where the next page starts; absent on the last one. */
+    nextCursor?: string;
+  }>;
 }
+
+/** What a person typed and where the last page ended: the query of `FieldOptions.list`. */
+export type OptionsQuery = Parameters<FieldOptions['list']>[1];
+
+/** One page of options, as `FieldOptions.list` gives it; `nextCursor` when there are more. */
+export type OptionsPage<V = string | number> = Awaited<ReturnType<FieldOptions<V>['list']>>;
 
 /**
  * The options of an action's input fields, by field name. A value's type is checked against the

@@ -39,18 +39,19 @@ export interface Paginator {
    * page they stay the error they are. @default none
    */
   readonly stopStatus?: readonly number[];
-  /** How the next page is asked for; set by the declared paginators, absent on a custom one. */
-  readonly kind?: PaginatorKind;
+  /**
+   * How the next page is asked for; set by the declared paginators, absent on a custom one. A
+   * `cursor`, `next-url` or `link-header` paginator reads it from the answer, so a provider that
+   * answers a cursor again would loop (the loop guard stops it); an `offset` or `page-number` one
+   * counts it up itself.
+   */
+  readonly kind?: 'cursor' | 'offset' | 'page-number' | 'next-url' | 'link-header';
   /** The problems of the declaration, for `defineConnector` to report; none for a custom paginator. */
   problems?(): string[];
 }
 
-/**
- * How a paginator asks for the next page. A `cursor`, `next-url` or `link-header` paginator reads
- * it from the answer, so a provider that answers a cursor again would loop (the loop guard stops
- * it); an `offset` or `page-number` one counts it up itself.
- */
-export type PaginatorKind = 'cursor' | 'offset' | 'page-number' | 'next-url' | 'link-header';
+/** How a paginator asks for the next page (`Paginator.kind`), as the SDK's own code names it. */
+export type PaginatorKind = NonNullable<Paginator['kind']>;
 
 /**
  * Why a paged read ended, in the `pagingEnded` field of the log entry that says so (with `page`,
