@@ -63,10 +63,14 @@ export { cursorLoop } from './paginate/cursor-loop.js';
 export { cursorPaginator, nextUrlPaginator, linkHeaderPaginator } from './paginate/cursor.js';
 export { offsetPaginator } from './paginate/offset.js';
 export { pageNumberPaginator } from './paginate/page-number.js';
-export type { CursorOptions, NextUrlOptions } from './paginate/cursor.js';
-export type { OffsetOptions } from './paginate/offset.js';
-export type { PageNumberOptions } from './paginate/page-number.js';
-export type { PagedOptions, PageSize, ReadFrom, SendAs, StopWhen } from './paginate/declared.js';
+export type {
+  CursorOptions,
+  NextUrlOptions,
+  OffsetOptions,
+  PageNumberOptions,
+  PagedOptions,
+  ReadFrom,
+} from './paginate/paged-options.js';
 export type {
   Paginator,
   PageRequest,

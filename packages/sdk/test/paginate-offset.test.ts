@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  bearerToken,
-  defineAction,
-  defineConnector,
-  offsetPaginator,
-  PagingLoopError,
-  readAll,
-  type StopWhen,
-} from '../src/index.js';
+import { bearerToken, defineAction, defineConnector, offsetPaginator, PagingLoopError, readAll } from '../src/index.js';
+import type { StopWhen } from '../src/paginate/paged-options.js';
 import { useHarness } from './support/harness.js';
 import { items, readPaged } from './support/paged.js';
 import { json } from './support/server.js';

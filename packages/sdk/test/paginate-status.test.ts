@@ -5,8 +5,8 @@ import {
   offsetPaginator,
   pageNumberPaginator,
   ProviderRejectedError,
-  type StopWhen,
 } from '../src/index.js';
+import type { StopWhen } from '../src/paginate/paged-options.js';
 import { catalogueEntry } from '../src/host.js';
 import { useHarness } from './support/harness.js';
 import { items, pagedConnector, readPaged } from './support/paged.js';

@@ -1,10 +1,4 @@
-import {
-  type Action,
-  type Connector,
-  type ConnectorError,
-  createTransport,
-  type RetrySettings,
-} from '@plugboard/sdk';
+import { type Action, type Connector, type ConnectorError, createTransport, type RetrySettings } from '@plugboard/sdk';
 import { errorCodes, newerThanBound } from '@plugboard/sdk/host';
 import { defaultRecordKey } from './checks.js';
 import type { AnswerOptions, FaultServer } from './faults.js';

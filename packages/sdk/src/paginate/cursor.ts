@@ -1,4 +1,5 @@
-import { declared, type PagedOptions, type ReadFrom, read, type SendAs, withValue } from './declared.js';
+import { declared, read, withValue } from './declared.js';
+import type { CursorOptions, NextUrlOptions, PagedOptions, ReadFrom } from './paged-options.js';
 import { kindOf, type PageAnswer, type Paginator, PageValueError } from './paginator.js';
 
 /**
@@ -6,22 +7,6 @@ import { kindOf, type PageAnswer, type Paginator, PageValueError } from './pagin
  * `Link` header. None coming (absent, null or empty) ends the read; a value of another type is
  * a PageValueError naming where it was read and what it was, never taken for the last page.
  */
-
-/** Where a cursor paginator reads the cursor and where it sends it back. */
-export interface CursorOptions extends PagedOptions {
-  cursor: {
-    from: ReadFrom;
-    to: SendAs;
-    /** The cursor of the first request; without it the first request carries none. */
-    initial?: string;
-  };
-}
-
-/** Where a next-URL paginator reads the URL of the next page. */
-export interface NextUrlOptions extends PagedOptions {
-  /** Where the next page's URL is. @example next: 'links.next' */
-  next: ReadFrom;
-}
 
 /** The value at `from`, undefined when none comes. */
 function present(answer: PageAnswer, from: ReadFrom): unknown {

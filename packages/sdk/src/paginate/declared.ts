@@ -1,7 +1,7 @@
-import type { z } from 'zod';
 import { type AnswerPath, answerProblems, pageCheck, type ReadAs } from './answer.js';
 import { type PageAnswer, type PageRequest, type Paginator, type PaginatorKind, valueAt } from './paginator.js';
-import { type StopWhen, stopHolds, stopPaths, stopProblems, stopStatuses } from './stops.js';
+import { stopHolds, stopPaths, stopProblems, stopStatuses } from './stops.js';
+import type { PagedOptions, PageSize, ReadFrom, SendAs, StopWhen } from './paged-options.js';
 
 /**
  * Paginators as data: each declared by where the records are, how the next page is asked for,
@@ -10,45 +10,6 @@ import { type StopWhen, stopHolds, stopPaths, stopProblems, stopStatuses } from 
  * that can fire, a page size over its cap) is reported by `defineConnector` for the action that
  * declares it; `problems()` lists what is wrong.
  */
-
-export type { StopWhen } from './stops.js';
-
-/** The page size, sent as a query parameter on the first request (and on each next one a paginator builds). */
-export interface PageSize {
-  /** @example param: 'limit' */
-  param: string;
-  value: number;
-  /** The most the provider accepts; a larger `value` is refused at definition. */
-  max?: number;
-}
-
-/** What every declared paginator has. */
-export interface PagedOptions {
-  /** Where the records are in an answer: a dotted path, '' when the answer is the list. @example records: 'data' */
-  records: string;
-  pageSize?: PageSize;
-  stop?: readonly StopWhen[];
-  /** The record field the loop guard compares pages by, and an offset paginator drops records read again by. @default 'id' */
-  recordKey?: string;
-  maxPages?: number;
-  maxRecords?: number;
-  maxMs?: number;
-  /**
-   * The page's answer as the provider documents it. At definition, every path the paginator reads
-   * from the body (records, a cursor or next URL, hasMore, total) must be in it, the records a list.
-   * While reading, each page is checked against the part of it on the way to those paths (the
-   * records as a list, not record by record): a page that does not match is a SchemaMismatchError
-   * naming the path.
-   * @example answer: z.object({ data: z.array(Project), pagination: z.object({ next_cursor: z.string().optional() }) })
-   */
-  answer?: z.ZodType;
-}
-
-/** Where a value is read from: a dotted path of the answer's body, or a header. */
-export type ReadFrom = string | { header: string };
-
-/** Where the cursor goes on the next request. `path`: a `{name}` placeholder of the request's path. */
-export type SendAs = { query: string } | { header: string } | { body: string } | { path: string };
 
 export const read = (answer: PageAnswer, from: ReadFrom): unknown =>
   typeof from === 'string' ? valueAt(answer.data, from) : (answer.header(from.header) ?? undefined);

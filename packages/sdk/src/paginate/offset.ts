@@ -1,4 +1,5 @@
-import { declared, type PagedOptions, type PageSize, withValue } from './declared.js';
+import { declared, withValue } from './declared.js';
+import type { OffsetOptions } from './paged-options.js';
 import { PageLoop, type PageRequest, type Paginator, STEP_BACK } from './paginator.js';
 import { totalAt, totalPath } from './stops.js';
 
@@ -9,13 +10,6 @@ import { totalAt, totalPath } from './stops.js';
  * is set aside and the next one asked from its offset less the shrink, and the paging loop drops
  * the records among them it delivered already, by key (pages.ts). Without a total nothing shows it.
  */
-
-/** The offset parameter and the page size an offset paginator sends. */
-export interface OffsetOptions extends PagedOptions {
-  /** The offset parameter; `initial` defaults to 0. The page size is the limit, and is required. */
-  offset: { param: string; initial?: number };
-  pageSize: PageSize;
-}
 
 /** What an offset read carries on each request it builds: the last page's total, the first page's, the steps back so far. */
 interface OffsetRun {

@@ -1,11 +1,6 @@
-import { declared, type PagedOptions, withValue } from './declared.js';
+import { declared, withValue } from './declared.js';
+import type { PageNumberOptions } from './paged-options.js';
 import type { Paginator } from './paginator.js';
-
-/** How a page-number paginator names its page parameter. */
-export interface PageNumberOptions extends PagedOptions {
-  /** The page-number parameter; `initial` defaults to 1. */
-  page: { param: string; initial?: number };
-}
 
 /** A page number counted up from `initial`. */
 export function pageNumberPaginator(options: PageNumberOptions): Paginator {

@@ -1,21 +1,5 @@
+import type { StopWhen } from './paged-options.js';
 import { type PageAnswer, PageValueError, valueAt } from './paginator.js';
-
-/** When the last page has come: any condition listed that holds ends the read. */
-export type StopWhen =
-  /** The page has no records. */
-  | 'empty-page'
-  /** The page has fewer records than the page size asked for. */
-  | 'short-page'
-  /** The answer says `false` at this path, e.g. `{ hasMore: 'has_more' }`; a page without `true` or `false` there is a SchemaMismatchError. */
-  | { hasMore: string }
-  /** The records read reach the number at this path, e.g. `{ total: 'meta.total' }` (an offset paginator: the offset reached); a page without a number there is a SchemaMismatchError. */
-  | { total: string }
-  /**
-   * A page after the first answered with one of these 4xx statuses, e.g. `{ status: [404] }` for a
-   * provider that answers 404 past the last page: the read ends there as at its last page. The same
-   * status on the first page stays an error (the list itself is missing).
-   */
-  | { status: readonly number[] };
 
 /** Statuses that refuse the caller (credentials, permission, rate): never the end of a list. */
 const REFUSALS = new Set([401, 403, 407, 429]);
