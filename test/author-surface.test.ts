@@ -42,11 +42,12 @@ function hasDocComment(declaration: ts.Declaration): boolean {
 describe('the author entry', () => {
   const symbols = exportedSymbols();
 
-  // The aim is fewer than 120; most of those still above it are types that runAction's
-  // RunOptions and createTransport's TransportOptions mention. The ceiling only goes down.
-  it('exports no more than 142 names', () => {
+  // Fewer than 120: what an author writes or catches. Host machinery is in `/host`, and a type
+  // only one declaration uses (and no author names) is written in that declaration. The ceiling
+  // only goes down.
+  it('exports no more than 119 names', () => {
     const names = symbols.map((symbol) => symbol.name).sort();
-    expect(names.length, names.join(', ')).toBeLessThanOrEqual(142);
+    expect(names.length, names.join(', ')).toBeLessThanOrEqual(119);
   });
 
   it('has a doc comment on every exported declaration', () => {

@@ -51,15 +51,19 @@ export interface SourceContext<C = unknown> extends ActionContext {
    * last run read dropped, and each page's checkpoint set (held back to the last page when the
    * provider lists newest first). The records are checked against the entity after they leave:
    * `R` only says what they are.
+   * `start`: where an incremental read starts, besides its checkpoint.
    * @example async *read(ctx, input) { yield* ctx.pages<Project>({ path: '/projects', query: { limit: input.limit } }); }
    */
-  pages<R = unknown>(request: HttpRequest, start?: PagesStart): AsyncIterable<Page<R, C>>;
+  pages<R = unknown>(
+    request: HttpRequest,
+    start?: {
+      /** The cursor value a first run (one without a checkpoint) starts from. */
+      from?: string | number | undefined;
+      /** The oldest cursor value the provider can list: a start older than it moves up to it. */
+      notBefore?: string | number | undefined;
+    },
+  ): AsyncIterable<Page<R, C>>;
 }
 
-/** Where an incremental read starts, besides its checkpoint. */
-export interface PagesStart {
-  /** The cursor value a first run (one without a checkpoint) starts from. */
-  from?: string | number | undefined;
-  /** The oldest cursor value the provider can list: a start older than it moves up to it. */
-  notBefore?: string | number | undefined;
-}
+/** Where an incremental read starts (`SourceContext.pages`' `start`), as the SDK's own code names it. */
+export type PagesStart = NonNullable<Parameters<SourceContext['pages']>[1]>;

@@ -77,6 +77,7 @@ export type { PublicAuthentication } from './auth/schemes/scheme-type.js';
 export { isAddressRange } from './http/network-policy.js';
 // The bound an incremental read asks the provider from (the standard suite checks a recorded second run against it).
 export { newerThanBound } from './paginate/newer-than.js';
+export type { NewerThan } from './definition/action.js';
 // How a paged read ended, as a debug log entry names it.
 export type { PagingEnd } from './paginate/paginator.js';
 export { systemClock, manualClock, sleep } from './clock.js';

@@ -11,7 +11,6 @@ export type {
   DestinationAction,
   Environment,
   Incremental,
-  NewerThan,
   Page,
   RetryPolicy,
   SourceAction,
@@ -20,7 +19,7 @@ export type {
 export { defineConnector, entityId, DefinitionError } from './definition/connector.js';
 export type { Connector, ConnectorDefinition, RateBudget } from './definition/connector.js';
 // Dynamic input options: an action's `options` by field, each listing `{ items, nextCursor }`.
-export type { FieldOptions, InputOptions } from './definition/options.js';
+export type { FieldOptions } from './definition/options.js';
 // The auth schemes: one file each in auth/schemes/, with all the SDK does for that type.
 export { bearerToken } from './auth/schemes/bearer.js';
 export { apiKeyHeader } from './auth/schemes/api-key-header.js';
@@ -41,14 +40,13 @@ export type {
   OAuth2ClientCredentialsScheme,
   OAuth2SchemeBase,
   OAuth2SchemeOptions,
-  SignableRequest,
   SignedParts,
 } from './definition/auth.js';
 // What a host's resolver returns for each scheme.
 export type { ConnectionCredential, OAuth2Credential } from './credentials.js';
 export type { TokenSet } from './tokens.js';
 export type { Category } from './definition/categories.js';
-export type { ActionContext, SourceContext, PagesStart, ProgressUpdate, ProgressEvent } from './context.js';
+export type { ActionContext, SourceContext, ProgressUpdate, ProgressEvent } from './context.js';
 export type {
   HttpClient,
   HttpRequest,
@@ -77,7 +75,6 @@ export type {
   PageAnswer,
   RecordPage,
 } from './paginate/paginator.js';
-export type { CursorLoop } from './paginate/cursor-loop.js';
 export {
   ConnectorError,
   InvalidInputError,
@@ -109,7 +106,7 @@ export { zodIssues } from './validation.js';
 export { excerpt } from './excerpt.js';
 export { byKey } from './order.js';
 export { classifyAddress, describeAddressClass } from './http/network-policy.js';
-export type { AddressClass, AddressClassification, AddressEmbedding } from './http/network-policy.js';
+export type { AddressClass, AddressEmbedding } from './http/network-policy.js';
 // An author's own tests run the connector against a local server and check its catalogue entry.
 export { runAction, readAll, writeAction } from './run.js';
 export type { RunOptions } from './run-options.js';
@@ -118,4 +115,4 @@ export { createTransport } from './http/transport.js';
 export type { Transport, TransportOptions } from './http/transport.js';
 export type { NetworkOptions } from './http/network-policy.js';
 // What an action does to the world, apart from how its results come back.
-export type { Effect, Writes } from './definition/action.js';
+export type { Effect } from './definition/action.js';

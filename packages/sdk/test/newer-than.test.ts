@@ -7,9 +7,9 @@ import {
   defineAction,
   defineConnector,
   InvalidInputError,
-  type NewerThan,
   runAction,
 } from '../src/index.js';
+import type { NewerThan } from '../src/host.js';
 import { useHarness } from './support/harness.js';
 import { json } from './support/server.js';
 

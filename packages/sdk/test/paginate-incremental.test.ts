@@ -7,11 +7,11 @@ import {
   defineAction,
   defineConnector,
   type Incremental,
-  type PagesStart,
   pageNumberPaginator,
   type Paginator,
   runAction,
 } from '../src/index.js';
+import type { PagesStart } from '../src/context.js';
 import { useHarness } from './support/harness.js';
 import { PagedItem } from './support/paged.js';
 import { json } from './support/server.js';

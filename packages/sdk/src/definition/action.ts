@@ -3,7 +3,7 @@ import type { ActionContext, SourceContext } from '../context.js';
 import type { InputIssue } from '../errors.js';
 import type { Paginator } from '../paginate/paginator.js';
 import type { Environment } from './environment.js';
-import type { InputOptions } from './options.js';
+import type { FieldOptions } from './options.js';
 import type { Page } from './page.js';
 
 export type { Environment, Page };
@@ -31,25 +31,24 @@ export type RetryPolicy = 'safe' | 'never';
  * @example effect: { writes: true, idempotent: false, destructive: false } // creates a record
  * @example effect: { writes: true, idempotent: true, destructive: true } // replaces or deletes one
  */
-export type Effect = 'read' | Writes;
-
-/** The effect of an action that changes something at the provider. */
-export interface Writes {
-  /** The call changes something at the provider; a call that does not is `effect: 'read'`. */
-  writes: true;
-  /**
-   * Repeating the call with the same input has no further effect, so a failed call may be repeated.
-   * @example idempotent: true // a PUT of a whole record, a delete by id
-   * @example idempotent: false // a POST that creates a record each time
-   */
-  idempotent: boolean;
-  /**
-   * The call deletes or overwrites data that was there before (MCP clients ask before calling it).
-   * @example destructive: true // a delete, a replace, an edit in place
-   * @example destructive: false // a create, an append
-   */
-  destructive: boolean;
-}
+export type Effect =
+  | 'read'
+  | {
+      /** The call changes something at the provider; a call that does not is `effect: 'read'`. */
+      writes: true;
+      /**
+       * Repeating the call with the same input has no further effect, so a failed call may be repeated.
+       * @example idempotent: true // a PUT of a whole record, a delete by id
+       * @example idempotent: false // a POST that creates a record each time
+       */
+      idempotent: boolean;
+      /**
+       * The call deletes or overwrites data that was there before (MCP clients ask before calling it).
+       * @example destructive: true // a delete, a replace, an edit in place
+       * @example destructive: false // a create, an append
+       */
+      destructive: boolean;
+    };
 
 /** An action's effect with every fact spelled out, as the catalogue publishes it. */
 export interface EffectFacts {
@@ -97,7 +96,26 @@ export interface Incremental<C> {
    * @example newerThan: { query: 'updated_after', format: 'iso', earlierMs: 1 }
    * @default not asked: the provider lists from the start and the records already read are dropped
    */
-  newerThan?: NewerThan;
+  newerThan?: {
+    query: string;
+    /**
+     * `as-is`: the checkpoint's value as the provider wrote it (a plain number or id, any text);
+     * the formats of a time: `iso`, an ISO 8601 instant in UTC; `unix`, seconds since the epoch;
+     * `unix-ms`, milliseconds. A cursor of ISO 8601 instants takes any of the three; a number
+     * cursor is in the unit `unix` or `unix-ms` names (`iso` is refused for it).
+     * @default 'as-is'
+     */
+    format?: 'as-is' | 'iso' | 'unix' | 'unix-ms';
+    /**
+     * How many milliseconds before the checkpoint to ask from, for a provider whose filter leaves
+     * its bound out or that may list a record later with a time already passed (the records read
+     * again are dropped). `unix` asks whole seconds earlier, rounded up (1 ms is 1 s). Needs a
+     * format that is a time: refused with `as-is`.
+     * @example earlierMs: 1
+     * @default 0
+     */
+    earlierMs?: number;
+  };
   /**
    * The order the provider lists in. Newest first: `ctx.pages` holds the new checkpoint back
    * until the read reaches what the last run had read (or the last page), and stops paging there.
@@ -120,27 +138,8 @@ export interface VersionedCheckpoint<C> {
   migrate: Readonly<Record<number, (checkpoint: any) => unknown>>;
 }
 
-/** How a provider is asked for records from a cursor value on. */
-export interface NewerThan {
-  query: string;
-  /**
-   * `as-is`: the checkpoint's value as the provider wrote it (a plain number or id, any text);
-   * the formats of a time: `iso`, an ISO 8601 instant in UTC; `unix`, seconds since the epoch;
-   * `unix-ms`, milliseconds. A cursor of ISO 8601 instants takes any of the three; a number
-   * cursor is in the unit `unix` or `unix-ms` names (`iso` is refused for it).
-   * @default 'as-is'
-   */
-  format?: 'as-is' | 'iso' | 'unix' | 'unix-ms';
-  /**
-   * How many milliseconds before the checkpoint to ask from, for a provider whose filter leaves
-   * its bound out or that may list a record later with a time already passed (the records read
-   * again are dropped). `unix` asks whole seconds earlier, rounded up (1 ms is 1 s). Needs a
-   * format that is a time: refused with `as-is`.
-   * @example earlierMs: 1
-   * @default 0
-   */
-  earlierMs?: number;
-}
+/** How a provider is asked for records from a cursor value on (`Incremental.newerThan`). */
+export type NewerThan = NonNullable<Incremental<unknown>['newerThan']>;
 
 /** What every action declares, source or destination: its key, label, input and answer schemas, effect, retries and approval. */
 export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
@@ -232,11 +231,12 @@ export interface ActionCommon<I extends z.ZodType, E extends z.ZodType> {
   check?: (input: z.output<I>, context: { environment: Environment }) => readonly InputIssue[];
   /**
    * Dynamic options of input fields, by field name (a string or number field): where they come
-   * from, and `list(ctx, { search, cursor })`, run through the same pipeline as the action.
+   * from, and `list(ctx, { search, cursor })`, run through the same pipeline as the action. A
+   * value's type is checked against the field's schema when the options are listed.
    * @example options: { project_id: { from: "the drive's projects", searchable: true, list: listProjects } }
    * @default no field has options
    */
-  options?: InputOptions<z.input<I>>;
+  options?: { [K in keyof z.input<I> & string]?: FieldOptions };
 }
 
 /** An action that reads pages of records (`read(ctx, input)` or a declared `paginator`), optionally resuming from a checkpoint. */

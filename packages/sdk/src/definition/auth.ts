@@ -111,17 +111,6 @@ export interface OAuth2AuthorizationCodeScheme extends OAuth2SchemeBase {
   pkce: 'S256';
 }
 
-/** A copy of a request about to be sent, as a custom scheme's signer sees it. */
-export interface SignableRequest {
-  method: string;
-  /** The whole URL, query included. */
-  url: string;
-  /** Lower-case names. */
-  headers: Readonly<Record<string, string>>;
-  /** The body as sent, when there is one. */
-  body: string | undefined;
-}
-
 /** What a signer adds to the request: headers, query parameters, or both. */
 export interface SignedParts {
   headers?: Record<string, string>;
@@ -133,9 +122,20 @@ export interface CustomScheme extends AuthSchemeBase {
   type: 'custom';
   /**
    * Called for every request to the provider's origin with the credential and a copy of the
-   * request; returns what to add. Gets no logger: what it returns is redacted everywhere.
+   * request as it is about to be sent; returns what to add. Gets no logger: what it returns is redacted everywhere.
    */
-  sign(request: SignableRequest, credential: string): SignedParts | Promise<SignedParts>;
+  sign(
+    request: {
+      method: string;
+      /** The whole URL, query included. */
+      url: string;
+      /** Lower-case names. */
+      headers: Readonly<Record<string, string>>;
+      /** The body as sent, when there is one. */
+      body: string | undefined;
+    },
+    credential: string,
+  ): SignedParts | Promise<SignedParts>;
 }
 
 /** What both OAuth2 factories take; what is left out takes the default the scheme's field names. */

@@ -49,14 +49,6 @@ export type OptionsQuery = Parameters<FieldOptions['list']>[1];
 /** One page of options, as `FieldOptions.list` gives it; `nextCursor` when there are more. */
 export type OptionsPage<V = string | number> = Awaited<ReturnType<FieldOptions<V>['list']>>;
 
-/**
- * The options of an action's input fields, by field name. A value's type is checked against the
- * field's schema when the options are listed (an action spread with another input keeps its type).
- */
-export type InputOptions<Input> = {
-  [K in keyof Input & string]?: FieldOptions;
-};
-
 /** Wrappers that leave the field's value type as it is; each gives its inner schema with `unwrap()`. */
 const WRAPPERS = [
   z.ZodOptional,

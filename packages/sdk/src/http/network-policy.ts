@@ -42,13 +42,8 @@ export type AddressClass =
 /** How an IPv6 address carries the IPv4 address that was classified. */
 export type AddressEmbedding = 'ipv4-mapped' | 'ipv4-translated' | 'ipv4-compatible' | 'nat64' | '6to4' | 'teredo';
 
-/** What `classifyAddress` says of an IP address: its class, and how an IPv6 address carries the IPv4 one classified. */
-export interface AddressClassification {
-  /** The class of the address, or of the IPv4 address it carries (`embedding`). */
-  class: AddressClass;
-  /** Set when the class is that of an IPv4 address carried in an IPv6 one. */
-  embedding?: AddressEmbedding;
-}
+/** What `classifyAddress` says of an IP address, as the SDK's own code names it. */
+type AddressClassification = NonNullable<ReturnType<typeof classifyAddress>>;
 
 export interface AddressRefusal {
   class: Exclude<AddressClass, 'public'>;
@@ -246,7 +241,14 @@ function parse(text: string): Address | undefined {
  * address carried in an IPv6 one. IPv6 may come bracketed as in a URL; IPv4 in any form
  * ipaddr.js reads (`2852039166`, `0xA9FEA9FE`). Undefined for text that is not an address.
  */
-export function classifyAddress(text: string): AddressClassification | undefined {
+export function classifyAddress(text: string):
+  | {
+      /** The class of the address, or of the IPv4 address it carries (`embedding`). */
+      class: AddressClass;
+      /** Set when the class is that of an IPv4 address carried in an IPv6 one. */
+      embedding?: AddressEmbedding;
+    }
+  | undefined {
   const address = parse(text);
   if (!address) return undefined;
   return address.kind() === 'ipv4' ? { class: classifyV4(address as IPv4) } : classifyV6(address as IPv6);

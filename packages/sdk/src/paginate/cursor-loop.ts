@@ -14,18 +14,17 @@
  *   cursor = page.next_cursor;
  * } while (cursor);
  * ```
+ *
+ * Each call makes a fresh detector for one read's cursors.
  */
-export interface CursorLoop {
+export function cursorLoop(): {
   /** Takes the next page's cursor (undefined on the last page); true when the provider is going round in a cycle. */
   repeats(cursor: string | undefined): boolean;
-}
-
-/** A fresh cycle detector for one read's cursors (see `CursorLoop`). */
-export function cursorLoop(): CursorLoop {
+} {
   return new BrentLoop();
 }
 
-class BrentLoop implements CursorLoop {
+class BrentLoop {
   private remembered: string | undefined;
   private sinceRemembered = 0;
   private stretch = 1;
