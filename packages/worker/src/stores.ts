@@ -91,7 +91,9 @@ async function decideIn(client: pg.PoolClient, key: string, decision: Idempotenc
 function idempotencyStore(db: Database): IdempotencyStore {
   const checked = (key: string) => checkedKey(key, KEYS, 'key');
   return {
-    get: (key) => recordOf(db, checked(key)),
+    async get(key) {
+      return recordOf(db, checked(key));
+    },
     async claim(key, running) {
       const record = jsonText(running, KEYS, 'record');
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
