@@ -28,6 +28,8 @@ export interface Migration {
 }
 
 export interface MigrationReport {
+  /** The server migrated, as it may be shown: a URL's password masked. */
+  server: string;
   /** The migrations this call applied, in order; empty when the schema was current. */
   applied: Migration[];
   /** The newest migration the database has now. */
@@ -108,7 +110,7 @@ export async function migrate(target: string | pg.Pool): Promise<MigrationReport
         client.release();
       }
     }
-    return { applied, version: await appliedVersion(connection.pool) };
+    return { server: connection.server, applied, version: await appliedVersion(connection.pool) };
   } catch (error) {
     throw unavailable(error, connection.server);
   } finally {

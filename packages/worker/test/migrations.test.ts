@@ -26,8 +26,8 @@ async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Pr
 describe('migrate', () => {
   test('applies every migration once, records it, and finds nothing to do the next time', async () => {
     const url = await server.database();
-    expect(await migrate(url)).toEqual({ applied: [{ version: 1, name: 'state' }], version: 1 });
-    expect(await migrate(url)).toEqual({ applied: [], version: 1 });
+    expect(await migrate(url)).toEqual({ server: url, applied: [{ version: 1, name: 'state' }], version: 1 });
+    expect(await migrate(url)).toEqual({ server: url, applied: [], version: 1 });
     await withPool(url, async (pool) => {
       const { rows } = await pool.query('SELECT version, name FROM plugboard_migrations');
       expect(rows).toEqual([{ version: 1, name: 'state' }]);
