@@ -13,11 +13,16 @@ import { seal, sealingKey, unseal } from './sealing.js';
 
 const SUBJECT = 'PostgreSQL credential store';
 
+/** How `postgresCredentialStore` seals token sets. */
 export interface PostgresCredentialStoreOptions {
   /** 32 bytes (AES-256) the host keeps outside the database, e.g. base64 in an environment variable. */
   key: Uint8Array;
 }
 
+/**
+ * The token sets of every connection in PostgreSQL (migrated: `migrate`), sealed under
+ * `options.key`; refuses a key that is not 32 bytes with an `InvalidInputError` naming `key`.
+ */
 export function postgresCredentialStore(pool: pg.Pool, options: PostgresCredentialStoreOptions): CredentialStore {
   const key = sealingKey(options?.key, SUBJECT);
   const db = database(pool);

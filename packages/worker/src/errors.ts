@@ -34,6 +34,7 @@ export class SchemaVersionError extends ConnectorError {
 
 /** PostgreSQL could not be reached, or dropped the connection: which server, where, and why. Worth trying again later. */
 export class DatabaseUnavailableError extends ConnectorError {
+  /** The stable code of this failure. */
   static readonly code = 'database_unavailable';
 
   constructor(server: string, reason: string, cause?: unknown) {
@@ -48,11 +49,14 @@ export class DatabaseUnavailableError extends ConnectorError {
 
 /** A value, a key or a token set is larger than the store keeps: nothing was written. */
 export class StoreValueTooLargeError extends ConnectorError {
+  /** The stable code of this failure. */
   static readonly code = 'store_value_too_large';
 
   /** What was too large: `checkpoint`, `record`, `key`, `tokens`. */
   readonly field: string;
+  /** Its size in bytes (UTF-8; a value as JSON). */
   readonly size: number;
+  /** The most bytes kept. */
   readonly limit: number;
 
   constructor(subject: string, field: string, size: number, limit: number) {
@@ -72,6 +76,7 @@ export class StoreValueTooLargeError extends ConnectorError {
  * the row was altered. Nothing of the stored bytes is quoted.
  */
 export class CredentialUnreadableError extends ConnectorError {
+  /** The stable code of this failure. */
   static readonly code = 'credential_unreadable';
 
   constructor(connectionId: string) {

@@ -21,12 +21,15 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS plugboard_migrations (
   applied_at timestamptz NOT NULL DEFAULT now()
 )`;
 
+/** One migration: a numbered SQL file of the package. */
 export interface Migration {
+  /** Its number: 1 for `0001_state.sql`. */
   version: number;
   /** The file name without its number and extension: `state`. */
   name: string;
 }
 
+/** What `migrate` did. */
 export interface MigrationReport {
   /** The server migrated, as it may be shown: a URL's password masked. */
   server: string;
