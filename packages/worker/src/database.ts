@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@plugboard/sdk';
+import { ConnectorError, InvalidInputError } from '@plugboard/sdk';
 import pg from 'pg';
 import { DatabaseUnavailableError } from './errors.js';
 
@@ -70,6 +70,8 @@ const REFUSED_STATES = /^(08|57P|53300|28)/;
 
 /** A connection failure as a typed error naming the server; any other error as it was. */
 export function unavailable(error: unknown, server: string): unknown {
+  // Already typed (a refusal of our own, a schema too old): its code is no SQLSTATE.
+  if (error instanceof ConnectorError) return error;
   const { code, message } = error as { code?: unknown; message?: unknown };
   // Node's AggregateError of a name with several addresses has an empty message and the code.
   const text = typeof message === 'string' && message !== '' ? message : String(code ?? error);
