@@ -11,6 +11,9 @@
 #                 the plugboard binary in a pseudo-terminal it makes, with no terminal of their own
 #   openssl       on PATH (Debian package openssl): the wrapper's test makes the certificates of a
 #                 registry served over HTTPS
+#   postgres      initdb, pg_ctl and postgres, on PATH or in /usr/lib/postgresql/<version>/bin
+#                 (Debian package postgresql): the worker's tests start a PostgreSQL server of their
+#                 own; as root they run it as the system user postgres (made here when missing)
 #
 # Idempotent: when every program is there it installs nothing and takes well under a second.
 # A missing one is installed with apt-get (non-interactive), as root or with password-less
@@ -30,6 +33,32 @@ redis_path() { command -v redis-server 2>/dev/null || true; }
 setpriv_path() { for path in /usr/bin/setpriv /bin/setpriv; do [ -x "$path" ] && { printf '%s\n' "$path"; return; }; done; true; }
 script_path() { [ -x /usr/bin/script ] && printf '%s\n' /usr/bin/script; true; }
 openssl_path() { command -v openssl 2>/dev/null || true; }
+# PostgreSQL's server programs (initdb, pg_ctl, postgres) side by side: on PATH first, then in
+# Debian's folders, newest version first. Prints where postgres is.
+postgres_path() {
+  local on_path folder
+  on_path="$(command -v postgres 2>/dev/null || true)"
+  for folder in ${on_path:+"${on_path%/*}"} $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -rn); do
+    if [ -x "$folder/initdb" ] && [ -x "$folder/pg_ctl" ] && [ -x "$folder/postgres" ]; then
+      printf '%s\n' "$folder/postgres"
+      return
+    fi
+  done
+  true
+}
+
+# PostgreSQL refuses to run as root: tests run as root start it as the system user postgres.
+# Debian's package makes that user; a machine that got the programs otherwise may lack it.
+ensure_postgres_user() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  id -u postgres >/dev/null 2>&1 && return 0
+  if useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin postgres; then
+    say "postgres: made the system user postgres, which the worker's tests run PostgreSQL as"
+  else
+    say "postgres: MISSING the system user postgres; make it by hand: useradd --system --user-group postgres"
+    exit 1
+  fi
+}
 
 path_of() {
   case "$1" in
@@ -38,6 +67,7 @@ path_of() {
     setpriv) setpriv_path ;;
     script) script_path ;;
     openssl) openssl_path ;;
+    postgres) postgres_path ;;
   esac
 }
 
@@ -46,6 +76,7 @@ package_of() {
   case "$1" in
     setpriv) printf 'util-linux\n' ;;
     script) printf 'bsdutils\n' ;;
+    postgres) printf 'postgresql\n' ;;
     *) printf '%s\n' "$1" ;;
   esac
 }
@@ -64,7 +95,7 @@ present() {
   [ -n "$path" ] && [ -x "$path" ]
 }
 
-programs=(chromium redis-server setpriv script openssl)
+programs=(chromium redis-server setpriv script openssl postgres)
 missing=()
 for program in "${programs[@]}"; do
   if present "$program"; then
@@ -74,7 +105,10 @@ for program in "${programs[@]}"; do
     missing+=("$program")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  ensure_postgres_user
+  exit 0
+fi
 
 packages=()
 for program in "${missing[@]}"; do packages+=("$(package_of "$program")"); done
@@ -85,7 +119,7 @@ give_up() {
       say "$program: MISSING; $1"
     fi
   done
-  say "install by hand: $by_hand (Debian/Ubuntu), or put redis-server on PATH and Chromium at /usr/bin/chromium (or set CHROMIUM_PATH)"
+  say "install by hand: $by_hand (Debian/Ubuntu), or put redis-server and PostgreSQL's initdb, pg_ctl and postgres on PATH and Chromium at /usr/bin/chromium (or set CHROMIUM_PATH)"
   exit 1
 }
 
@@ -118,3 +152,4 @@ for program in "${missing[@]}"; do
   path="$(path_of "$program")"
   say "$program: installed at $path, $(version_of "$program" "$path")"
 done
+ensure_postgres_user

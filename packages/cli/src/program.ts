@@ -21,6 +21,7 @@ const ENVIRONMENT_HELP = `Environment:
   PLUGBOARD_ALLOW_NETWORK  address ranges the network policy lets through, e.g. 127.0.0.0/8
                            (production runs reach public addresses only, sandbox also loopback)
   PLUGBOARD_STATE          where idempotency keys and signed-in connections are kept without --state
+  PLUGBOARD_POSTGRES_URL   the PostgreSQL database of db migrate without --postgres
 `;
 
 /** A command line as parsed: the command's words (`idempotency settle`), its module, its arguments and options. */

@@ -2,6 +2,7 @@ import { AUTH } from './auth.js';
 import { CATALOGUE } from './catalogue.js';
 import { CHECK } from './check.js';
 import type { CommandSpec } from './command-spec.js';
+import { DB } from './db.js';
 import { DESCRIBE } from './describe.js';
 import { IDEMPOTENCY } from './idempotency.js';
 import { MOCK } from './mock.js';
@@ -32,4 +33,5 @@ export const GRAMMAR: readonly CommandSpec[] = [
   OPTIONS,
   DESCRIBE,
   SIMULATE,
+  DB,
 ];

@@ -1,0 +1,102 @@
+import { InvalidInputError } from '@plugboard/sdk';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { assertMigrated, DatabaseUnavailableError, migrate, SchemaVersionError } from '../src/index.js';
+import { freePort } from '../../sdk/test/support/redis.js';
+import { type PostgresServer, startPostgres } from './support/postgres.js';
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** A pool on a fresh database, ended after `work`. */
+async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  const pool = new pg.Pool({ connectionString: url });
+  try {
+    return await work(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+describe('migrate', () => {
+  test('applies every migration once, records it, and finds nothing to do the next time', async () => {
+    const url = await server.database();
+    expect(await migrate(url)).toEqual({ server: url, applied: [{ version: 1, name: 'state' }], version: 1 });
+    expect(await migrate(url)).toEqual({ server: url, applied: [], version: 1 });
+    await withPool(url, async (pool) => {
+      const { rows } = await pool.query('SELECT version, name FROM plugboard_migrations');
+      expect(rows).toEqual([{ version: 1, name: 'state' }]);
+      await assertMigrated(pool);
+      // The host's pool is the host's to end.
+      expect(pool.ended).toBe(false);
+    });
+  });
+
+  test('run from 4 pools at once: applied exactly once, every call ends migrated', async () => {
+    const url = await server.database();
+    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url }));
+    try {
+      const reports = await Promise.all(pools.map((pool) => migrate(pool)));
+      expect(reports.flatMap((report) => report.applied)).toEqual([{ version: 1, name: 'state' }]);
+      expect(reports.map((report) => report.version)).toEqual([1, 1, 1, 1]);
+      const { rows } = await pools[0]!.query('SELECT count(*)::int AS n FROM plugboard_migrations');
+      expect(rows[0].n).toBe(1);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+});
+
+describe('assertMigrated', () => {
+  test('a database never migrated is refused, naming the command that migrates it', async () => {
+    const url = await server.database();
+    const failure = await assertMigrated(url).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SchemaVersionError);
+    expect(failure).toMatchObject({ code: 'schema_out_of_date', applied: 0, known: 1, retryable: false });
+    expect((failure as Error).message).toContain('plugboard db migrate --postgres URL');
+  });
+
+  test('a database migrated by newer code is refused by assertMigrated and by migrate, saying so', async () => {
+    const url = await server.database();
+    await migrate(url);
+    await withPool(url, (pool) =>
+      pool.query("INSERT INTO plugboard_migrations (version, name) VALUES (2, 'from_the_future')"),
+    );
+    for (const refused of [assertMigrated(url), migrate(url)]) {
+      const failure = await refused.catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(SchemaVersionError);
+      expect(failure).toMatchObject({ code: 'schema_too_new', applied: 2, known: 1 });
+      expect((failure as Error).message).toMatch(/newer than migration 1, the newest this code knows/);
+    }
+    await withPool(url, async (pool) => {
+      const { rows } = await pool.query('SELECT max(version) AS v FROM plugboard_migrations');
+      expect(rows[0].v).toBe(2);
+    });
+  });
+});
+
+describe('reaching the server', () => {
+  test('an unreachable server fails typed, naming it with the password masked', async () => {
+    const url = `postgres://ops:hunter2-secret@127.0.0.1:${await freePort()}/state`;
+    const failure = await migrate(url).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+    expect((failure as Error).message).toMatch(
+      /^PostgreSQL at postgres:\/\/ops:\*\*\*@127\.0\.0\.1:\d+\/state cannot be reached: .*ECONNREFUSED/,
+    );
+    expect(`${(failure as Error).message}${(failure as Error).stack}`).not.toContain('hunter2');
+  });
+
+  test('a URL that is not a postgres:// URL is refused naming the field, without quoting it', async () => {
+    await expect(migrate('redis://:pw-secret@127.0.0.1:1')).rejects.toThrow(
+      /url: must be a postgres:\/\/ URL, not redis:\/\//,
+    );
+    const failure = await migrate('postgres://x:pw-secret@[bad').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidInputError);
+    expect((failure as Error).message).not.toContain('pw-secret');
+  });
+});
