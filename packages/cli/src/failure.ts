@@ -56,11 +56,19 @@ const NEEDS_A_PERSON = [AuthenticationError, CredentialsExpiredError, Permission
  * Idempotency keys whose state a person must look at before anything runs under them again:
  * never exit 1, which a script would retry.
  */
+/**
+ * The worker's refusals a person resolves (by code: the CLI loads the worker only for its
+ * commands): a PostgreSQL schema older or newer than this Plugboard, a token set sealed with
+ * another key.
+ */
+const STATE_NEEDS_A_PERSON = new Set(['schema_out_of_date', 'schema_too_new', 'credential_unreadable']);
+
 function keyNeedsAPerson(error: ConnectorError): boolean {
   return (
     error instanceof IdempotencyUnsettledError ||
     error instanceof IdempotencySettleRefusedError ||
-    error.code === 'idempotency_key_unknown'
+    error.code === 'idempotency_key_unknown' ||
+    STATE_NEEDS_A_PERSON.has(error.code)
   );
 }
 

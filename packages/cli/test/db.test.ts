@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort } from '../../sdk/test/support/redis.js';
 import { type PostgresServer, startPostgres } from '../../worker/test/support/postgres.js';
@@ -36,6 +37,17 @@ describe('plugboard db migrate', () => {
       ),
     );
     expect(stderr()).not.toContain('hunter2');
+  });
+
+  test('a database migrated by a newer Plugboard: says so and exits 6 (a person must look; trying again changes nothing)', async () => {
+    const url = await server.database();
+    expect(await runCli(['db', 'migrate', '--postgres', url], bufferIo({}, true).io, { pack: new Map() })).toBe(0);
+    const pool = new pg.Pool({ connectionString: url });
+    await pool.query("INSERT INTO plugboard_migrations (version, name) VALUES (999, 'from_the_future')");
+    await pool.end();
+    const { io, stderr } = bufferIo({}, true);
+    expect(await runCli(['db', 'migrate', '--postgres', url], io, { pack: new Map() })).toBe(6);
+    expect(stderr()).toMatch(/newer than migration \d+, the newest this code knows/);
   });
 
   test('without a database to migrate, says how to give one', async () => {
