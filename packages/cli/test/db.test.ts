@@ -18,10 +18,17 @@ describe('plugboard db migrate', () => {
     const url = await server.database();
     const first = bufferIo({}, true);
     expect(await runCli(['db', 'migrate', '--postgres', url], first.io, { pack: new Map() })).toBe(0);
-    expect(JSON.parse(first.stdout())).toEqual({ server: url, applied: [{ version: 1, name: 'state' }], version: 1 });
+    expect(JSON.parse(first.stdout())).toEqual({
+      server: url,
+      applied: [
+        { version: 1, name: 'state' },
+        { version: 2, name: 'runs' },
+      ],
+      version: 2,
+    });
     const again = bufferIo({ PLUGBOARD_POSTGRES_URL: url }, true);
     expect(await runCli(['db', 'migrate'], again.io, { pack: new Map() })).toBe(0);
-    expect(JSON.parse(again.stdout())).toEqual({ server: url, applied: [], version: 1 });
+    expect(JSON.parse(again.stdout())).toEqual({ server: url, applied: [], version: 2 });
     expect(first.stderr() + again.stderr()).toBe('');
   });
 

@@ -26,11 +26,21 @@ async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Pr
 describe('migrate', () => {
   test('applies every migration once, records it, and finds nothing to do the next time', async () => {
     const url = await server.database();
-    expect(await migrate(url)).toEqual({ server: url, applied: [{ version: 1, name: 'state' }], version: 1 });
-    expect(await migrate(url)).toEqual({ server: url, applied: [], version: 1 });
+    expect(await migrate(url)).toEqual({
+      server: url,
+      applied: [
+        { version: 1, name: 'state' },
+        { version: 2, name: 'runs' },
+      ],
+      version: 2,
+    });
+    expect(await migrate(url)).toEqual({ server: url, applied: [], version: 2 });
     await withPool(url, async (pool) => {
       const { rows } = await pool.query('SELECT version, name FROM plugboard_migrations');
-      expect(rows).toEqual([{ version: 1, name: 'state' }]);
+      expect(rows).toEqual([
+        { version: 1, name: 'state' },
+        { version: 2, name: 'runs' },
+      ]);
       await assertMigrated(pool);
       // The host's pool is the host's to end.
       expect(pool.ended).toBe(false);
@@ -42,10 +52,13 @@ describe('migrate', () => {
     const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url }));
     try {
       const reports = await Promise.all(pools.map((pool) => migrate(pool)));
-      expect(reports.flatMap((report) => report.applied)).toEqual([{ version: 1, name: 'state' }]);
-      expect(reports.map((report) => report.version)).toEqual([1, 1, 1, 1]);
+      expect(reports.flatMap((report) => report.applied)).toEqual([
+        { version: 1, name: 'state' },
+        { version: 2, name: 'runs' },
+      ]);
+      expect(reports.map((report) => report.version)).toEqual([2, 2, 2, 2]);
       const { rows } = await pools[0]!.query('SELECT count(*)::int AS n FROM plugboard_migrations');
-      expect(rows[0].n).toBe(1);
+      expect(rows[0].n).toBe(2);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
@@ -57,7 +70,7 @@ describe('assertMigrated', () => {
     const url = await server.database();
     const failure = await assertMigrated(url).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SchemaVersionError);
-    expect(failure).toMatchObject({ code: 'schema_out_of_date', applied: 0, known: 1, retryable: false });
+    expect(failure).toMatchObject({ code: 'schema_out_of_date', applied: 0, known: 2, retryable: false });
     expect((failure as Error).message).toContain('plugboard db migrate --postgres URL');
   });
 
@@ -65,17 +78,18 @@ describe('assertMigrated', () => {
     const url = await server.database();
     await migrate(url);
     await withPool(url, (pool) =>
-      pool.query("INSERT INTO plugboard_migrations (version, name) VALUES (2, 'from_the_future')"),
+      pool.query("INSERT INTO plugboard_migrations (version, name) VALUES (3, 'from_the_future')"),
     );
-    for (const refused of [assertMigrated(url), migrate(url)]) {
-      const failure = await refused.catch((error: unknown) => error);
+    // One after the other: a second call's rejection must not be left unhandled while the first is awaited.
+    for (const refused of [() => assertMigrated(url), () => migrate(url)]) {
+      const failure = await refused().catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(SchemaVersionError);
-      expect(failure).toMatchObject({ code: 'schema_too_new', applied: 2, known: 1 });
-      expect((failure as Error).message).toMatch(/newer than migration 1, the newest this code knows/);
+      expect(failure).toMatchObject({ code: 'schema_too_new', applied: 3, known: 2 });
+      expect((failure as Error).message).toMatch(/newer than migration 2, the newest this code knows/);
     }
     await withPool(url, async (pool) => {
       const { rows } = await pool.query('SELECT max(version) AS v FROM plugboard_migrations');
-      expect(rows[0].v).toBe(2);
+      expect(rows[0].v).toBe(3);
     });
   });
 });

@@ -19,6 +19,7 @@ const TABLES = [
   'plugboard_idempotency_keys',
   'plugboard_idempotency_decisions',
   'plugboard_credentials',
+  'plugboard_runs',
 ];
 
 /** Registers the file's beforeAll and afterAll; the returned object is filled in once they ran. */

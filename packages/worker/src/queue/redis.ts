@@ -1,0 +1,67 @@
+import { InvalidInputError } from '@plugboard/sdk';
+import { Redis } from 'ioredis';
+import { redactUrl } from '../database.js';
+import { EvictionPolicyError, QueueUnavailableError } from './errors.js';
+
+/**
+ * The Redis the queue lives in: its URL checked and shown with the password masked, reached once
+ * before BullMQ is handed it (BullMQ would otherwise retry a wrong address for ever), and, for a
+ * worker, its eviction policy checked.
+ */
+
+/** What BullMQ is given, and how messages name the server. */
+export interface QueueRedis {
+  /** BullMQ's connection options: the URL, and no limit on a blocking command's retries (BullMQ requires it). */
+  connection: { url: string; maxRetriesPerRequest: null };
+  server: string;
+}
+
+/** The URL checked: `redis://` or `rediss://`, or an `InvalidInputError` naming the field without quoting it. */
+export function queueRedis(url: string, field = 'redis'): QueueRedis {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidInputError('Redis', [
+      { path: field, message: 'is not a URL; give redis://[USER:PASSWORD@]HOST:PORT[/DB]' },
+    ]);
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new InvalidInputError('Redis', [
+      { path: field, message: `must be a redis:// or rediss:// URL, not ${parsed.protocol}//` },
+    ]);
+  return { connection: { url, maxRetriesPerRequest: null }, server: redactUrl(parsed) };
+}
+
+/** The server's `maxmemory_policy`, as `INFO memory` reports it (CONFIG may be disabled on a managed Redis). */
+function evictionPolicy(info: string): string | undefined {
+  return /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+}
+
+/**
+ * Connects once, without retrying, and answers INFO: a server that cannot be reached is a
+ * `QueueUnavailableError`; with `workers`, a policy other than `noeviction` an `EvictionPolicyError`.
+ */
+export async function reachRedis(redis: QueueRedis, purpose: { workers: boolean }): Promise<void> {
+  const client = new Redis(redis.connection.url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 5_000,
+  });
+  // The failure is reported by connect(); an unhandled 'error' event must not crash the process.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const info = await client.info('memory');
+    const policy = evictionPolicy(info);
+    if (purpose.workers && policy !== undefined && policy !== 'noeviction')
+      throw new EvictionPolicyError(redis.server, policy);
+  } catch (error) {
+    if (error instanceof EvictionPolicyError) throw error;
+    const { message, code } = error as { message?: string; code?: string };
+    throw new QueueUnavailableError(redis.server, message || String(code ?? error), error);
+  } finally {
+    client.disconnect();
+  }
+}

@@ -1,0 +1,108 @@
+import { resolve } from 'node:path';
+import type { Connector } from '@plugboard/sdk';
+import { createHostTransport, type ExecutorOptions } from '@plugboard/sdk/host';
+import { type IsolatedPlugins, startPlugins } from '@plugboard/runtime';
+import { Worker } from 'bullmq';
+import type pg from 'pg';
+import { postgresCredentialStore } from '../credentials.js';
+import { connect, database, release } from '../database.js';
+import { assertMigrated } from '../migrations.js';
+import { postgresStores } from '../stores.js';
+import { runProcessor, type RunHost } from './execute-job.js';
+import { READS_QUEUE, type RunJob, WRITES_QUEUE } from './jobs.js';
+import { queueRedis, reachRedis } from './redis.js';
+
+export interface StartWorkerOptions {
+  /** The queue's Redis; its `maxmemory-policy` must be `noeviction`. It also shares the rate budgets. */
+  redis: string;
+  /** The fleet's PostgreSQL (migrated): a URL, or the host's pool (left open). */
+  postgres: string | pg.Pool;
+  /** Connectors imported into this process. */
+  connectors?: readonly Connector[];
+  /** A folder of plugin packages, each run isolated in a process of its own (as `plugboard run --plugins DIR`). */
+  plugins?: string;
+  /** Runs taken at once from each queue. */
+  concurrency: number;
+  /** The host's vault: each connection's credential, resolved when its run is taken. */
+  resolveCredential: ExecutorOptions['resolveCredential'];
+  /** 32 bytes: OAuth2 token sets are kept, refreshed and shared in PostgreSQL sealed with it. */
+  credentialKey?: Buffer;
+  /** Address ranges the runs may reach whatever their class (`createTransport({ network: { allow } })`). */
+  allow?: string[];
+}
+
+/** A running worker. */
+export interface RunWorker {
+  /** The BullMQ workers: reads, and writes (`maxStalledCount: 0`). */
+  readonly workers: { reads: Worker<RunJob>; writes: Worker<RunJob> };
+  /** Takes nothing new, finishes the runs it holds, then ends its plugins and connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Takes runs from the queues and executes them through the SDK's executor with the PostgreSQL
+ * stores. Refuses a Redis that cannot be reached or may evict keys, and a database whose schema
+ * is not this code's. A write (destination) is never handed to a second worker when the one
+ * holding it stalls: it stays for an operator, its idempotency key `running`.
+ */
+export async function startWorker(options: StartWorkerOptions): Promise<RunWorker> {
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+    throw new RangeError('startWorker: concurrency must be a whole number of 1 or more');
+  const redis = queueRedis(options.redis);
+  await reachRedis(redis, { workers: true });
+  const connection = connect(options.postgres, 'postgres');
+  let plugins: IsolatedPlugins | undefined;
+  try {
+    await assertMigrated(connection.pool);
+    const allow = options.allow ?? [];
+    plugins = options.plugins
+      ? await startPlugins(resolve(options.plugins), { allow, redis: redis.connection.url })
+      : undefined;
+    const transport = createHostTransport({
+      redis: redis.connection.url,
+      network: { allow },
+      ...(options.credentialKey
+        ? { credentials: { store: postgresCredentialStore(connection.pool, { key: options.credentialKey }) } }
+        : {}),
+    });
+    const host: RunHost = {
+      ...(options.connectors ? { connectors: options.connectors } : {}),
+      ...(plugins ? { plugins: plugins.loaded } : {}),
+      resolveCredential: options.resolveCredential,
+      stores: postgresStores(connection.pool),
+      transport,
+    };
+    const db = database(connection.pool);
+    const common = { connection: redis.connection, concurrency: options.concurrency };
+    const reads: Worker<RunJob> = new Worker(
+      READS_QUEUE,
+      runProcessor(host, db, () => reads),
+      common,
+    );
+    const writes: Worker<RunJob> = new Worker(
+      WRITES_QUEUE,
+      runProcessor(host, db, () => writes),
+      {
+        ...common,
+        // A stalled write may have reached the provider: never run it again on another worker.
+        maxStalledCount: 0,
+      },
+    );
+    // A failed run is in its row; BullMQ's error events must not crash the process.
+    for (const worker of [reads, writes]) worker.on('error', () => {});
+    const started = plugins;
+    return {
+      workers: { reads, writes },
+      async close() {
+        await Promise.all([reads.close(), writes.close()]);
+        await transport.close();
+        await started?.close();
+        await release(connection);
+      },
+    };
+  } catch (error) {
+    await plugins?.close();
+    await release(connection);
+    throw error;
+  }
+}

@@ -1,0 +1,138 @@
+import { InvalidInputError } from '@plugboard/sdk';
+import { describe, expect, it } from 'vitest';
+import { EvictionPolicyError, QueueUnavailableError, startWorker, submitRun } from '../src/index.js';
+import { fleet, insurance, runRows, simulatorConnection } from './support/fleet.js';
+
+const state = fleet();
+
+/** A worker of this process with the insurance connector, the simulator's key from its resolver. */
+function worker(concurrency = 2) {
+  return startWorker({
+    redis: state.redis.url,
+    postgres: state.db.url,
+    connectors: [insurance],
+    concurrency,
+    resolveCredential: () => state.simulator.apiKey,
+  });
+}
+
+function submission(action: string, input: unknown, extra: Record<string, unknown> = {}) {
+  return {
+    redis: state.redis.url,
+    postgres: state.db.url,
+    connectors: [insurance],
+    connector: 'insurance',
+    action,
+    input,
+    connection: simulatorConnection(state.simulator),
+    ...extra,
+  };
+}
+
+describe('submitRun and startWorker', () => {
+  it('runs submitted writes and a followed read to the end: records land, rows succeeded with counts', async () => {
+    const running = await worker();
+    try {
+      const writes = await Promise.all(
+        ['a', 'b', 'c'].map((traveller) =>
+          submitRun({ ...submission('travel_policies.create', { traveller }), follow: {} }),
+        ),
+      );
+      expect(writes.map((write) => write.run?.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      expect(state.simulator.counters().policiesCreated).toBe(3);
+      const pages: unknown[][] = [];
+      const read = await submitRun({
+        ...submission('travel_policies.list', { page_size: 2 }),
+        follow: { onPage: (page) => pages.push(page.records) },
+      });
+      expect(pages.map((page) => page.length)).toEqual([2, 1]);
+      const travellers = pages.flat().map((record) => (record as { traveller: string }).traveller);
+      expect(travellers.sort()).toEqual(['a', 'b', 'c']);
+      expect(read.run).toMatchObject({
+        id: read.id,
+        status: 'succeeded',
+        connector: 'insurance',
+        action: 'travel_policies.list',
+        connectionId: 'conn-1',
+        recordsReceived: 3,
+        recordsProcessed: 3,
+        recordsFailed: 0,
+        retryCount: 0,
+        error: null,
+      });
+      expect(read.run?.durationMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('queues a resubmitted run once: the same id, one job, one row', async () => {
+    const first = await submitRun(submission('travel_policies.list', {}));
+    const again = await submitRun(submission('travel_policies.list', {}));
+    const keyed = await submitRun(submission('travel_policies.create', { traveller: 'x' }, { idempotencyKey: 'k-1' }));
+    const keyedAgain = await submitRun(
+      submission('travel_policies.create', { traveller: 'x' }, { idempotencyKey: 'k-1' }),
+    );
+    expect(again).toEqual({ id: first.id, queued: false });
+    expect(first.queued).toBe(true);
+    expect(keyedAgain).toEqual({ id: keyed.id, queued: false });
+    expect(await state.queues.reads.getWaitingCount()).toBe(1);
+    expect(await state.queues.writes.getWaitingCount()).toBe(1);
+    expect((await runRows(state.db)).map((row) => row.id).sort()).toEqual([first.id, keyed.id].sort());
+  });
+
+  it('refuses bad input, a secret setting and an unknown action before anything is queued or recorded', async () => {
+    await expect(submitRun(submission('travel_policies.list', { page_size: 'ten' }))).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('page_size'),
+    });
+    await expect(submitRun(submission('travel_policies.list', { page_size: 'ten' }))).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
+    await expect(
+      submitRun({
+        ...submission('travel_policies.list', {}),
+        connection: { id: 'c', baseUrl: state.simulator.url, settings: { api_token: 'x' } },
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_connection' });
+    await expect(submitRun(submission('travel_policies.delete', {}))).rejects.toMatchObject({
+      code: 'unknown_action',
+    });
+    expect(await state.queues.reads.count()).toBe(0);
+    expect(await state.queues.writes.count()).toBe(0);
+    expect(await runRows(state.db)).toEqual([]);
+  });
+
+  it('puts writes on the writes queue, whose worker never hands a stalled job to another (maxStalledCount 0)', async () => {
+    const running = await worker();
+    try {
+      expect(running.workers.writes.opts.maxStalledCount).toBe(0);
+      expect(running.workers.reads.opts.maxStalledCount).not.toBe(0);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('refuses a Redis that may evict keys, naming the setting to change', async () => {
+    await state.client.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    try {
+      const refused = worker();
+      await expect(refused).rejects.toBeInstanceOf(EvictionPolicyError);
+      await expect(refused).rejects.toThrow(
+        `Redis at ${state.redis.url} has maxmemory-policy allkeys-lru, which may evict queued runs and their locks; set maxmemory-policy noeviction`,
+      );
+    } finally {
+      await state.client.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+  });
+
+  it('names an unreachable Redis with its password masked', async () => {
+    await expect(
+      submitRun({ ...submission('travel_policies.list', {}), redis: `redis://user:hunter2@127.0.0.1:1/0` }),
+    ).rejects.toBeInstanceOf(QueueUnavailableError);
+    await expect(
+      submitRun({ ...submission('travel_policies.list', {}), redis: `redis://user:hunter2@127.0.0.1:1/0` }),
+    ).rejects.toThrow(/^Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1\/0 cannot be reached/);
+    expect(await runRows(state.db)).toEqual([]);
+  });
+});
