@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@plugboard/sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EvictionPolicyError, QueueUnavailableError, startWorker, submitRun } from '../src/index.js';
 import { fleet, insurance, runRows, simulatorConnection } from './support/fleet.js';
 
@@ -108,6 +108,31 @@ describe('submitRun and startWorker', () => {
     try {
       expect(running.workers.writes.opts.maxStalledCount).toBe(0);
       expect(running.workers.reads.opts.maxStalledCount).not.toBe(0);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it("pauses the queue for a provider's Retry-After instead of spending an attempt", async () => {
+    // Longer than the action waits itself: the run ends with RateLimitedError and its wait.
+    state.simulator.failNext({ kind: 'rate_limited', retryAfterSeconds: 3_600 });
+    const running = await worker(1);
+    try {
+      const { id } = await submitRun(submission('travel_policies.list', {}));
+      // Redis counts the pause down: it is the provider's hour, less the time since it was set.
+      await vi.waitFor(async () => expect(await state.queues.reads.getRateLimitTtl()).toBeGreaterThan(0), {
+        timeout: 20_000,
+      });
+      const ttl = await state.queues.reads.getRateLimitTtl();
+      expect(ttl).toBeGreaterThan(3_540_000);
+      expect(ttl).toBeLessThanOrEqual(3_600_000);
+      const job = await state.queues.reads.getJob(id);
+      expect(job?.attemptsMade).toBe(0);
+      expect(await job?.getState()).toBe('waiting');
+      expect(state.simulator.counters().requests).toBe(1);
+      expect(state.simulator.counters().byStatus).toEqual({ '429': 1 });
+      const [row] = await runRows(state.db);
+      expect(row).toMatchObject({ id, status: 'queued', retry_count: 0, error_code: null });
     } finally {
       await running.close();
     }

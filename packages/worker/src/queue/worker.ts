@@ -29,6 +29,12 @@ export interface StartWorkerOptions {
   credentialKey?: Buffer;
   /** Address ranges the runs may reach whatever their class (`createTransport({ network: { allow } })`). */
   allow?: string[];
+  /**
+   * How long a worker's hold on a run lasts without being renewed (it renews it at half that while
+   * alive), and how often runs held by a worker that stopped are looked for; default 30 s. A read
+   * found so is queued again; a write fails, for an operator.
+   */
+  lockDurationMs?: number;
 }
 
 /** A running worker. */
@@ -73,7 +79,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
       transport,
     };
     const db = database(connection.pool);
-    const common = { connection: redis.connection, concurrency: options.concurrency };
+    const lock = options.lockDurationMs ?? 30_000;
+    const common = {
+      connection: redis.connection,
+      concurrency: options.concurrency,
+      lockDuration: lock,
+      stalledInterval: lock,
+    };
     const reads: Worker<RunJob> = new Worker(
       READS_QUEUE,
       runProcessor(host, db, () => reads),
