@@ -27,7 +27,7 @@ export const EXIT_CODES = [
   {
     code: 6,
     meaning:
-      'a person must look; nothing was sent: an idempotency key left running or uncertain (plugboard idempotency show, then settle), a key nothing is kept under, a settle the key does not allow, a PostgreSQL schema older (plugboard db migrate) or newer than this Plugboard, a token set sealed with another key',
+      'a person must look; nothing was sent: an idempotency key left running or uncertain (plugboard idempotency show, then settle), a key nothing is kept under, a settle the key does not allow, a PostgreSQL schema older (plugboard db migrate) or newer than this Plugboard, a token set sealed with another key, a Redis whose maxmemory-policy is not noeviction (plugboard worker)',
   },
 ] as const;
 

@@ -59,9 +59,14 @@ const NEEDS_A_PERSON = [AuthenticationError, CredentialsExpiredError, Permission
 /**
  * The worker's refusals a person resolves (by code: the CLI loads the worker only for its
  * commands): a PostgreSQL schema older or newer than this Plugboard, a token set sealed with
- * another key.
+ * another key, a queue's Redis that may evict keys.
  */
-const STATE_NEEDS_A_PERSON = new Set(['schema_out_of_date', 'schema_too_new', 'credential_unreadable']);
+const STATE_NEEDS_A_PERSON = new Set([
+  'schema_out_of_date',
+  'schema_too_new',
+  'credential_unreadable',
+  'redis_eviction_policy',
+]);
 
 function keyNeedsAPerson(error: ConnectorError): boolean {
   return (

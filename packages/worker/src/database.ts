@@ -45,7 +45,10 @@ export function parseUrl(url: string, field: string): URL {
 
 /** The server a pool the host made connects to, as messages name it. */
 function serverOf(pool: pg.Pool): string {
-  const options = pool.options as { host?: string; port?: number; database?: string };
+  const options = pool.options as { host?: string; port?: number; database?: string; connectionString?: string };
+  // A pool made from a URL keeps it, not its parts: the URL, its password masked.
+  if (options.connectionString && URL.canParse(options.connectionString))
+    return redactUrl(new URL(options.connectionString));
   return `${options.host ?? 'localhost'}:${options.port ?? 5432}/${options.database ?? ''}`;
 }
 

@@ -9,7 +9,7 @@ import { createProgress } from '../progress.js';
 import { ensureWritable, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';
 
-function approvalOption(text: string | undefined): ApprovalDecision | undefined {
+export function approvalOption(text: string | undefined): ApprovalDecision | undefined {
   const approval = jsonOption('--approval', text, undefined);
   if (approval !== undefined && (approval === null || typeof approval !== 'object' || Array.isArray(approval))) {
     throw new UsageError(

@@ -9,6 +9,7 @@ import { MOCK } from './mock.js';
 import { NEW } from './new.js';
 import { OPTIONS } from './options.js';
 import { PLUGINS } from './plugins.js';
+import { SUBMIT, WORKER } from './queue.js';
 import { RECORD } from './record.js';
 import { REPLAY } from './replay.js';
 import { RUN } from './run.js';
@@ -34,4 +35,6 @@ export const GRAMMAR: readonly CommandSpec[] = [
   DESCRIBE,
   SIMULATE,
   DB,
+  SUBMIT,
+  WORKER,
 ];

@@ -49,8 +49,11 @@ export async function reachRedis(redis: QueueRedis, purpose: { workers: boolean 
     retryStrategy: () => null,
     connectTimeout: 5_000,
   });
-  // The failure is reported by connect(); an unhandled 'error' event must not crash the process.
-  client.on('error', () => {});
+  // The socket's own failure (ECONNREFUSED ...) says more than connect()'s "Connection is closed".
+  let socketError: unknown;
+  client.on('error', (error) => {
+    socketError ??= error;
+  });
   try {
     await client.connect();
     const info = await client.info('memory');
@@ -59,8 +62,9 @@ export async function reachRedis(redis: QueueRedis, purpose: { workers: boolean 
       throw new EvictionPolicyError(redis.server, policy);
   } catch (error) {
     if (error instanceof EvictionPolicyError) throw error;
-    const { message, code } = error as { message?: string; code?: string };
-    throw new QueueUnavailableError(redis.server, message || String(code ?? error), error);
+    const cause = socketError ?? error;
+    const { message, code } = cause as { message?: string; code?: string };
+    throw new QueueUnavailableError(redis.server, message || String(code ?? cause), cause);
   } finally {
     client.disconnect();
   }

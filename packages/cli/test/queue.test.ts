@@ -1,0 +1,111 @@
+import { startInsuranceSimulator, type InsuranceSimulator } from '@plugboard/simulator-insurance';
+import { migrate } from '@plugboard/worker';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { freePort, type RedisServer, startRedis } from '../../sdk/test/support/redis.js';
+import { type PostgresServer, startPostgres } from '../../worker/test/support/postgres.js';
+import { runCli } from '../src/index.js';
+import { bufferIo, PACK } from './support.js';
+
+let redis: RedisServer;
+let postgres: PostgresServer;
+let url: string;
+let simulator: InsuranceSimulator;
+
+beforeAll(async () => {
+  const started = await startRedis();
+  if (!started.server) throw new Error(started.reason);
+  redis = started.server;
+  postgres = await startPostgres();
+  url = await postgres.database();
+  await migrate(url);
+});
+afterAll(async () => {
+  await redis?.stop();
+  await postgres?.stop();
+});
+beforeEach(async () => {
+  simulator = await startInsuranceSimulator();
+});
+afterEach(async () => {
+  await simulator?.close();
+});
+
+const pack = new Map([['insurance', PACK.get('insurance')!]]);
+
+function submit(action: string, input: unknown, ...more: string[]) {
+  const buffered = bufferIo({}, false);
+  const argv = ['submit', 'insurance', action, '--input', JSON.stringify(input), '--base-url', simulator.url];
+  const done = runCli([...argv, '--redis', redis.url, '--postgres', url, ...more], buffered.io, { pack });
+  return { done, ...buffered };
+}
+
+describe('plugboard submit and plugboard worker', () => {
+  test('a worker runs what submit queued; submit prints the records as run does; SIGTERM drains it', async () => {
+    const controller = new AbortController();
+    const worker = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey }, false);
+    const argv = ['worker', '--redis', redis.url, '--postgres', url, '--concurrency', '2'];
+    const running = runCli(argv, worker.io, { pack, signal: controller.signal });
+    try {
+      await vi.waitFor(() => expect(worker.stderr()).toContain('worker ready'), { timeout: 20_000 });
+      const created = submit('travel_policies.create', { traveller: 'ada' }, '--idempotency-key', 'p-1');
+      expect(await created.done).toBe(0);
+      expect(JSON.parse(created.stdout())).toMatchObject({ traveller: 'ada' });
+      const listed = submit('travel_policies.list', {});
+      expect(await listed.done).toBe(0);
+      expect(
+        listed
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).traveller),
+      ).toEqual(['ada']);
+      const detached = submit('travel_policies.list', { page_size: 5 }, '--detach');
+      expect(await detached.done).toBe(0);
+      expect(JSON.parse(detached.stdout())).toEqual({ id: expect.stringMatching(/^run-/), queued: true });
+    } finally {
+      controller.abort();
+      expect(await running).toBe(0);
+    }
+    expect(worker.stderr()).toContain('draining');
+  });
+
+  test('bad input exits 2 and a missing approval 3, with nothing queued', async () => {
+    const bad = submit('travel_policies.list', { page_size: 'ten' });
+    expect(await bad.done).toBe(2);
+    expect(bad.stderr()).toContain('page_size');
+    const unapproved = submit('travel_policies.create', { traveller: 'x' }, '--environment', 'production');
+    expect(await unapproved.done).toBe(3);
+    // A run is recorded before it is queued: no row, nothing queued.
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      const { rows } = await pool.query(
+        "SELECT id FROM plugboard_runs WHERE status = 'queued' AND action = 'travel_policies.create'",
+      );
+      expect(rows).toEqual([]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('an unreachable Redis or PostgreSQL: one line naming which and where, password masked, exit 1', async () => {
+    const port = await freePort();
+    const noRedis = bufferIo({}, true);
+    const argv = ['submit', 'insurance', 'travel_policies.list', '--base-url', simulator.url, '--postgres', url];
+    expect(await runCli([...argv, '--redis', `redis://ops:hunter2@127.0.0.1:${port}`], noRedis.io, { pack })).toBe(1);
+    expect(noRedis.stderr()).toMatch(
+      new RegExp(
+        `^plugboard: Redis at redis://ops:\\*\\*\\*@127\\.0\\.0\\.1:${port} cannot be reached: .*ECONNREFUSED[^\\n]*\\n$`,
+      ),
+    );
+    const noPostgres = bufferIo({}, true);
+    const argv2 = ['worker', '--redis', redis.url, '--postgres', `postgres://ops:hunter2@127.0.0.1:${port}/x`];
+    expect(await runCli(argv2, noPostgres.io, { pack })).toBe(1);
+    expect(noPostgres.stderr()).toMatch(
+      new RegExp(
+        `^plugboard: PostgreSQL at postgres://ops:\\*\\*\\*@127\\.0\\.0\\.1:${port}/x cannot be reached: [^\\n]*\\n$`,
+      ),
+    );
+    expect(noRedis.stderr() + noPostgres.stderr()).not.toContain('hunter2');
+  });
+});
