@@ -1,7 +1,8 @@
 import { InvalidInputError } from '@plugboard/sdk';
 import { describe, expect, it, vi } from 'vitest';
-import { EvictionPolicyError, QueueUnavailableError, startWorker, submitRun } from '../src/index.js';
+import { EvictionPolicyError, followRun, QueueUnavailableError, startWorker, submitRun } from '../src/index.js';
 import { fleet, insurance, runRows, simulatorConnection } from './support/fleet.js';
+import { held } from './support/upstream.js';
 
 const state = fleet();
 
@@ -63,6 +64,33 @@ describe('submitRun and startWorker', () => {
       expect(read.run?.durationMs).toBeGreaterThanOrEqual(0);
     } finally {
       await running.close();
+    }
+  });
+
+  it('follows a run submitted before by its id, and drains: close() ends once the run it holds ended', async () => {
+    const provider = await held(state.simulator.url);
+    const running = await worker();
+    try {
+      const connection = { id: 'conn-1', baseUrl: provider.url };
+      const { id } = await submitRun({ ...submission('travel_policies.create', { traveller: 'd' }), connection });
+      // Pages are told from the moment the follower watches, which this test does not wait for.
+      const followed = followRun({ redis: state.redis.url, postgres: state.db.url, id });
+      await provider.receivedAtLeast(1);
+      let closed = false;
+      const closing = running.close().then(() => {
+        closed = true;
+      });
+      // Both wait on the provider's answer, which the test has not let through yet.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(closed).toBe(false);
+      provider.release();
+      await closing;
+      const run = await followed;
+      expect(run).toMatchObject({ id, status: 'succeeded', recordsProcessed: 1 });
+      expect(state.simulator.counters().policiesCreated).toBe(1);
+    } finally {
+      await running.close();
+      await provider.close();
     }
   });
 

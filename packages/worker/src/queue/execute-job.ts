@@ -34,7 +34,8 @@ async function execute(host: RunHost, db: Database, job: Job<RunJob>): Promise<n
     ...(data.approval ? { approval: data.approval } : {}),
     ...(data.idempotencyKey !== undefined ? { idempotencyKey: data.idempotencyKey } : {}),
     onProgress: (event) => {
-      if (event.type === 'progress') void report({ attempt: data.attempt, ...event, type: 'progress' });
+      // Progress is told as it comes, not awaited: one that cannot be told is not worth failing the run.
+      if (event.type === 'progress') report({ attempt: data.attempt, ...event, type: 'progress' }).catch(() => {});
     },
     // The page's checkpoint is committed once this resolves: after its records were counted and reported.
     onPage: async (page, { index }) => {

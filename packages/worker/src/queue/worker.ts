@@ -41,7 +41,7 @@ export interface StartWorkerOptions {
 export interface RunWorker {
   /** The BullMQ workers: reads, and writes (`maxStalledCount: 0`). */
   readonly workers: { reads: Worker<RunJob>; writes: Worker<RunJob> };
-  /** Takes nothing new, finishes the runs it holds, then ends its plugins and connections. */
+  /** Takes nothing new, finishes the runs it holds, then ends its plugins and connections; a second call waits for the first. */
   close(): Promise<void>;
 }
 
@@ -103,14 +103,17 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     // A failed run is in its row; BullMQ's error events must not crash the process.
     for (const worker of [reads, writes]) worker.on('error', () => {});
     const started = plugins;
+    let closing: Promise<void> | undefined;
     return {
       workers: { reads, writes },
-      async close() {
-        await Promise.all([reads.close(), writes.close()]);
-        await transport.close();
-        await started?.close();
-        await release(connection);
-      },
+      // Once: a second call (a second SIGTERM, a finally after a drain) waits for the first.
+      close: () =>
+        (closing ??= (async () => {
+          await Promise.all([reads.close(), writes.close()]);
+          await transport.close();
+          await started?.close();
+          await release(connection);
+        })()),
     };
   } catch (error) {
     await plugins?.close();

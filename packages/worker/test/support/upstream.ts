@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * HTTP servers on 127.0.0.1 that stand between the workers and the simulator, to control when a
  * provider answers: `pairs` holds each request until a second one is in flight and then forwards
- * both (so two requests in flight at once prove two workers busy at once); `hanging` never answers.
+ * both (so two requests in flight at once prove two workers busy at once); `held` forwards them
+ * once the test says so; `hanging` never answers.
  */
 
 export interface Upstream {
@@ -72,6 +73,22 @@ export function pairs(target: string): Promise<Upstream> {
     held.push(request);
     if (held.length < 2) return;
     for (const pending of held.splice(0)) void forward(target, pending);
+  });
+}
+
+/** Forwards to `target` the requests received, once `release()` is called (and at once after). */
+export async function held(target: string): Promise<Upstream & { release(): void }> {
+  const waiting: Held[] = [];
+  let open = false;
+  const upstream = await listen((request) => {
+    if (open) void forward(target, request);
+    else waiting.push(request);
+  });
+  return Object.assign(upstream, {
+    release() {
+      open = true;
+      for (const request of waiting.splice(0)) void forward(target, request);
+    },
   });
 }
 
