@@ -1,5 +1,9 @@
 import { startInsuranceSimulator, type InsuranceSimulator } from '@plugboard/simulator-insurance';
 import { migrate } from '@plugboard/worker';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { freePort, type RedisServer, startRedis } from '../../sdk/test/support/redis.js';
@@ -68,6 +72,50 @@ describe('plugboard submit and plugboard worker', () => {
       expect(await running).toBe(0);
     }
     expect(worker.stderr()).toContain('draining');
+  });
+
+  test('a worker and a submission with --plugins run the connector isolated, in processes of their own', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'plugboard-plugins-'));
+    await mkdir(join(folder, 'node_modules', '@plugboard'), { recursive: true });
+    await symlink(
+      fileURLToPath(new URL('../../../connectors/insurance', import.meta.url)),
+      join(folder, 'node_modules', '@plugboard', 'connector-insurance'),
+      'dir',
+    );
+    const controller = new AbortController();
+    const worker = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey }, false);
+    const argv = ['worker', '--redis', redis.url, '--postgres', url, '--plugins', folder];
+    const running = runCli(argv, worker.io, { pack: new Map(), signal: controller.signal });
+    try {
+      await vi.waitFor(() => expect(worker.stderr()).toContain('worker ready'), { timeout: 20_000 });
+      const buffered = bufferIo({}, false);
+      const submitted = runCli(
+        [
+          'submit',
+          'insurance',
+          'travel_policies.create',
+          '--input',
+          '{"traveller":"iso"}',
+          '--base-url',
+          simulator.url,
+          '--plugins',
+          folder,
+          '--redis',
+          redis.url,
+          '--postgres',
+          url,
+        ],
+        buffered.io,
+        { pack: new Map() },
+      );
+      expect(await submitted).toBe(0);
+      expect(JSON.parse(buffered.stdout())).toMatchObject({ traveller: 'iso' });
+      expect(simulator.counters().policiesCreated).toBe(1);
+    } finally {
+      controller.abort();
+      expect(await running).toBe(0);
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   test('bad input exits 2 and a missing approval 3, with nothing queued', async () => {
