@@ -3,6 +3,7 @@ import { connect, type Database, database, release } from '../database.js';
 import { checkedKey, jsonText } from '../limits.js';
 import { defaultTableName, quotedTable } from './names.js';
 import { checkPage } from './page.js';
+import { pageStatement } from './statement.js';
 import { tableMaker } from './tables.js';
 
 /**
@@ -48,33 +49,6 @@ export interface PostgresSink {
   close(): Promise<void>;
 }
 
-/** Moves the checkpoint from `startedAt` to `to` (null: stays), locking the row; false when it was not at `startedAt`. */
-async function compareAndSet(client: pg.PoolClient, stream: string, to: string | null, startedAt: string | null) {
-  if (startedAt === null) {
-    if (to === null) {
-      const { rowCount } = await client.query('SELECT 1 FROM plugboard_checkpoints WHERE stream = $1', [stream]);
-      return rowCount === 0;
-    }
-    const inserted = await client.query(
-      'INSERT INTO plugboard_checkpoints (stream, checkpoint) VALUES ($1, $2::jsonb) ON CONFLICT (stream) DO NOTHING',
-      [stream, to],
-    );
-    return inserted.rowCount === 1;
-  }
-  // jsonb equality: the same JSON whatever the order of its fields.
-  const updated = await client.query(
-    `UPDATE plugboard_checkpoints SET checkpoint = COALESCE($2::jsonb, checkpoint), saved_at = now()
-     WHERE stream = $1 AND checkpoint = $3::jsonb`,
-    [stream, to, startedAt],
-  );
-  return updated.rowCount === 1;
-}
-
-function upsert(quoted: string): string {
-  return `INSERT INTO ${quoted} AS kept (key, record) SELECT * FROM unnest($1::text[], $2::jsonb[])
-    ON CONFLICT (key) DO UPDATE SET record = excluded.record, written_at = now(), writes = kept.writes + 1`;
-}
-
 function writer(db: Database, tableOf: (stream: string) => string): PostgresSink['write'] {
   const make = tableMaker(db);
   return async (stream, page, startedAt) => {
@@ -85,12 +59,10 @@ function writer(db: Database, tableOf: (stream: string) => string): PostgresSink
     const from = startedAt === undefined ? null : jsonText(startedAt, SUBJECT, 'startedAt');
     const quoted = quotedTable(tableOf(name));
     await make(quoted);
-    return db.transaction(async (client) => {
-      // The checkpoint's row is locked first: a second writer of the stream waits, then finds it moved.
-      if (!(await compareAndSet(client, name, to, from))) return 'skipped';
-      if (checked.keys.length > 0) await client.query(upsert(quoted), [checked.keys, checked.records]);
-      return 'written';
-    });
+    const records = `[${checked.records.join(',')}]`;
+    const statement = pageStatement(quoted, name, { keys: checked.keys, records, to, from });
+    const { rows } = await db.query<{ moved: number }>(statement.text, statement.values);
+    return rows[0]?.moved === 1 ? 'written' : 'skipped';
   };
 }
 
