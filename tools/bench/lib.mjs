@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
+import { registerHooks } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -32,6 +33,28 @@ export function builtPath(relative) {
     process.exit(1);
   }
   return path;
+}
+
+let stripping = false;
+
+/**
+ * Imports a TypeScript file of the tests (a rig, a server of their own) through Node's own type
+ * stripping: a resolve hook maps its `./x.js` imports to the `.ts` files beside them.
+ */
+export function importTypeStripped(relative) {
+  if (!stripping) {
+    stripping = true;
+    registerHooks({
+      resolve(specifier, context, next) {
+        if (specifier.startsWith('.') && specifier.endsWith('.js') && context.parentURL?.endsWith('.ts')) {
+          const source = new URL(specifier.replace(/\.js$/, '.ts'), context.parentURL);
+          if (existsSync(fileURLToPath(source))) return next(source.href, context);
+        }
+        return next(specifier, context);
+      },
+    });
+  }
+  return import(pathToFileURL(join(root, relative)).href);
 }
 
 export function median(list) {

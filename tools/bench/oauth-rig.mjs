@@ -3,22 +3,9 @@
 // own type stripping: a resolve hook maps the rig's `./x.js` imports to the `.ts` files beside
 // them. Also a sign-in through it with the SDK's public `authorizationRequest` and
 // `exchangeAuthorizationCode`. Not a benchmark itself.
-import { existsSync } from 'node:fs';
-import { registerHooks } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { built, root } from './lib.mjs';
+import { built, importTypeStripped } from './lib.mjs';
 
-registerHooks({
-  resolve(specifier, context, next) {
-    if (specifier.startsWith('.') && specifier.endsWith('.js') && context.parentURL?.endsWith('.ts')) {
-      const source = new URL(specifier.replace(/\.js$/, '.ts'), context.parentURL);
-      if (existsSync(fileURLToPath(source))) return next(source.href, context);
-    }
-    return next(specifier, context);
-  },
-});
-
-export const { startOAuthRig } = await import(`${root}packages/sdk/test/support/oauth.ts`);
+export const { startOAuthRig } = await importTypeStripped('packages/sdk/test/support/oauth.ts');
 const host = await built('packages/sdk/dist/host.js');
 
 /** A token set of the rig's native client, signed in as a person would (PKCE S256). */

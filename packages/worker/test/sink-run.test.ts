@@ -1,0 +1,110 @@
+import { streamKey } from '@plugboard/sdk/host';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { postgresSink, postgresStores, runSourceIntoSink, SinkCheckpointMovedError } from '../src/index.js';
+import { CONNECTION, type DescriptSource, READ, startDescriptSource } from './support/descript-source.js';
+import { migratedDatabase } from './support/migrated.js';
+import { emptyWithSinks, sinkRows } from './support/sinks.js';
+
+/** A source read into the sink through the executor, against the Descript simulator's drive. */
+
+const db = migratedDatabase();
+const SIZE = 95;
+let source: DescriptSource;
+beforeAll(async () => {
+  source = await startDescriptSource(SIZE);
+});
+afterAll(async () => {
+  await source?.close();
+});
+
+const STREAM = streamKey({
+  connector: 'descript',
+  action: 'projects.list',
+  connectionId: CONNECTION,
+  environment: 'sandbox',
+  input: READ.input,
+});
+
+/** The newest `updated_at` of the drive and the ids at exactly that instant: where a full read's checkpoint ends. */
+function lastCursor(projects: Map<string, Record<string, unknown>>) {
+  const newest = [...projects.values()]
+    .map((project) => String(project.updated_at))
+    .sort()
+    .at(-1)!;
+  const ids = [...projects.values()].filter((project) => project.updated_at === newest).map((project) => project.id);
+  return { updated_after: newest, seen_ids: ids };
+}
+
+async function expectEveryProjectOnce(table: string) {
+  const landed = await sinkRows(db.pools[0], table);
+  const projects = source.projects();
+  expect(landed).toHaveLength(projects.size);
+  for (const row of landed) {
+    expect(row.writes).toBe(1);
+    // The list's view of a project: its id and its last change as the provider keeps them.
+    expect(row.record).toMatchObject({ id: row.key, updated_at: projects.get(row.key)?.updated_at });
+  }
+}
+
+describe('runSourceIntoSink', () => {
+  test('a full incremental read lands every record once, with the checkpoint at the last cursor', async () => {
+    await emptyWithSinks(db);
+    const sink = postgresSink(db.pools[0]);
+    const outcome = await runSourceIntoSink(source.setup(db.pools[1]), sink, READ);
+    expect(outcome).toMatchObject({ stream: STREAM, pages: 10, records: SIZE, table: sink.table(STREAM) });
+    await expectEveryProjectOnce(outcome.table);
+    const stored = await postgresStores(db.pools[1]).checkpoints.get(STREAM);
+    expect(stored).toEqual(lastCursor(source.projects()));
+    expect(outcome.checkpoint).toEqual(stored);
+  });
+
+  test('a run stopped after page 4 and run again resumes from its committed checkpoint: no record twice, none lost', async () => {
+    await emptyWithSinks(db);
+    const sink = postgresSink(db.pools[0]);
+    const stop = new AbortController();
+    const first = runSourceIntoSink(source.setup(db.pools[1]), sink, {
+      ...READ,
+      signal: stop.signal,
+      onProgress: (event) => {
+        if (event.type === 'page' && event.index === 3) stop.abort();
+      },
+    });
+    await expect(first).rejects.toMatchObject({ code: 'cancelled' });
+    expect(await sinkRows(db.pools[0], sink.table(STREAM))).toHaveLength(40);
+    source.sim.clearRequests();
+    const second = await runSourceIntoSink(source.setup(db.pools[1]), sink, READ);
+    // The second run asked the provider from the checkpoint on, not from the start.
+    expect(source.sim.requests[0]?.query).toMatchObject({ updated_after: expect.any(String) });
+    expect(second.records).toBe(SIZE - 40);
+    await expectEveryProjectOnce(sink.table(STREAM));
+  });
+
+  test('a run whose stream another run moved on meanwhile stops typed at its next page, nothing of it written', async () => {
+    await emptyWithSinks(db);
+    const sink = postgresSink(db.pools[0]);
+    const other = postgresSink(db.pools[1]);
+    let pages = 0;
+    // Another worker commits a later checkpoint of the stream just before this run's third page.
+    const racing = {
+      ...sink,
+      async write(...args: Parameters<typeof sink.write>) {
+        pages += 1;
+        if (pages === 3) {
+          const current = await other.checkpoint(STREAM);
+          await other.write(
+            STREAM,
+            { records: [], checkpoint: { ...(current as object), seen_ids: ['other'] } },
+            current,
+          );
+        }
+        return sink.write(...args);
+      },
+    };
+    const run = runSourceIntoSink(source.setup(db.pools[1]), racing, READ);
+    const failure = await run.catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SinkCheckpointMovedError);
+    expect(failure).toMatchObject({ code: 'sink_checkpoint_moved', page: 2, retryable: true });
+    expect(await sinkRows(db.pools[0], sink.table(STREAM))).toHaveLength(20);
+    expect(await sink.checkpoint(STREAM)).toMatchObject({ seen_ids: ['other'] });
+  });
+});
