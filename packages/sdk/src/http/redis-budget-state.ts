@@ -24,13 +24,14 @@ import type {
  *
  * | key | type | holds | expires |
  * | --- | --- | --- | --- |
- * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score |
- * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency, scored by when its lease ends: its send timeout, plus a second, from when the request was written (until then, from when it was let in) | a second after the latest lease ends |
+ * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score; `idleTtlMs` with no declared rate |
+ * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency or no rate, scored by when its lease ends: its send timeout, plus a second, from when the request was written (until then, from when it was let in) | a second after the latest lease ends |
  * | `<prefix>budget:{<budget>}:concurrency` | string | the concurrency declared by the process that used the budget last after starting (`0`: none); every process keeps to it | `idleTtlMs` after the latest request |
  * | `<prefix>budget:{<budget>}:pause` | string | present while the budget is paused | when the pause ends (PX) |
  * | `<prefix>budget:{<budget>}:pauses` | counter | pauses started so far | `idleTtlMs` after the latest pause |
  * | `<prefix>budget:{<budget>}:probe` | string | the token of the request that is the probe | `probeTtlMs` after its latest renewal |
  * | `<prefix>budget:{<budget>}:confirmed` | string | present once a request came back without a 429 since the last pause | `idleTtlMs` after the latest confirmation |
+ * | `<prefix>budget:{<budget>}:learn` | hash | a budget with no declared rate only: the window learned, the current run, the requests sent and the room the provider left (`redis-learn-scripts.ts`) | `idleTtlMs` after the latest request |
  *
  * Each question is one Lua script (`redis-scripts.ts`), so it is atomic across
  * processes; the window uses the Redis server's `TIME`, so machines whose
@@ -271,14 +272,16 @@ export class RedisBudgetState implements BudgetStateStore {
         const [epoch = 0, sent = 0, runningBefore = 0] = reply.slice(4);
         return {
           kind: 'go',
-          tickets: tokens.slice(0, going).map((token, index) =>
-            this.ticket(
-              token,
-              index === 0 && ms === 1,
-              slot(),
-              learning ? { epoch, seq: sent + index + 1, beside: runningBefore + index } : undefined,
+          tickets: tokens
+            .slice(0, going)
+            .map((token, index) =>
+              this.ticket(
+                token,
+                index === 0 && ms === 1,
+                slot(),
+                learning ? { epoch, seq: sent + index + 1, beside: runningBefore + index } : undefined,
+              ),
             ),
-          ),
         };
       }
       case ACQUIRED.paused:

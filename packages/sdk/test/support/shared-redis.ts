@@ -161,9 +161,7 @@ export function runChild(settings: {
 }) {
   if (!existsSync(DIST))
     throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], {
-    stdio: [settings.barrier ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let onReady!: () => void;
@@ -192,7 +190,8 @@ export function runChild(settings: {
       }
     });
   });
-  return { child, result, ready, go: () => void child.stdin?.end('go\n') };
+  if (!settings.barrier) child.stdin.end();
+  return { child, result, ready, go: () => void child.stdin.end('go\n') };
 }
 
 /**

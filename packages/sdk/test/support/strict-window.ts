@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { Harness } from './harness.js';
 import { json } from './server.js';
 
@@ -31,7 +30,7 @@ export async function startStrictWindow(
   const refusedPaths: string[] = [];
   let inFlight = 0;
   let peakBeforeRefusal = 0;
-  const answer = (res: ServerResponse, send: () => void) => {
+  const answer = (send: () => void) => {
     setTimeout(() => {
       inFlight -= 1;
       send();
@@ -45,13 +44,11 @@ export async function startStrictWindow(
     if (inWindow.length >= limit) {
       refusedPaths.push(req.path);
       const retryAfter = Math.max(1, Math.ceil((inWindow[inWindow.length - limit]! + periodMs - at) / 1000));
-      return answer(res, () =>
-        json(res, 429, { error: 'rate_limit_exceeded' }, { 'retry-after': String(retryAfter) }),
-      );
+      return answer(() => json(res, 429, { error: 'rate_limit_exceeded' }, { 'retry-after': String(retryAfter) }));
     }
     admittedAt.push(at);
     const id = req.path.split('/').pop()!;
-    answer(res, () => json(res, 200, { id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' }));
+    answer(() => json(res, 200, { id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' }));
   });
   return {
     url: server.url,
