@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { manualClock } from '../src/clock.js';
+import { RedisBudgets } from '../src/http/redis-budget-state.js';
+import { SharedBudget } from '../src/http/shared-budget.js';
 import { useHarness } from './support/harness.js';
-import { connectorWith, dyingMidRequest, getItem, runChild, useSharedRedis } from './support/shared-redis.js';
+import { connectorWith, dyingMidRequest, getItem, runChild, until, useSharedRedis } from './support/shared-redis.js';
 import { startStrictWindow } from './support/strict-window.js';
 
 /**
@@ -78,4 +81,39 @@ describe('an undeclared budget shared through Redis', () => {
       dying.release();
     }
   }, 60_000);
+
+  it("sends side by side as many as the provider's X-RateLimit-Remaining leaves room for, and no more", async (context) => {
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const backend = new RedisBudgets(shared.options());
+    const key = { id: 'plugboard:shared:default:default', connectorKey: 'shared', owner: 'default', name: 'default' };
+    const clock = manualClock();
+    const budget = new SharedBudget('shared/default', undefined, undefined, undefined, backend.state(key), clock);
+    let running = 0;
+    let sent = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // The first answer says 5 more places remain; the others wait for the gate.
+    const send = async () => {
+      sent += 1;
+      const first = sent === 1;
+      running += 1;
+      if (!first) await gate;
+      running -= 1;
+      return { status: 200, headers: new Headers({ 'x-ratelimit-remaining': first ? '5' : '50' }) };
+    };
+    const signal = new AbortController().signal;
+    try {
+      const runs = Array.from({ length: 7 }, () => budget.run(send, signal, 60_000));
+      await until(() => running === 5);
+      // The seventh waits for a turn the store refused (its bound and the queue's next ask are timers on the clock).
+      await until(() => clock.pending === 2);
+      expect(sent).toBe(6);
+      open();
+      await Promise.all(runs);
+      expect(sent).toBe(7);
+    } finally {
+      await budget.stop();
+      await backend.close();
+    }
+  });
 });
