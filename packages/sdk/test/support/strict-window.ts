@@ -6,7 +6,8 @@ import { json } from './server.js';
  * counted at its arrival, and refused (429 with `Retry-After`, whole seconds until the window
  * has room) when `limit` were admitted in the period up to it; it also counts how many
  * requests it holds at once (each answer waits `answerMs`, so that requests sent side by side
- * meet), before and after its first refusal. `tighten(limit)` lowers the limit from then on.
+ * meet) up to its first refusal. `retryAfterSeconds`: the least `Retry-After` it asks for, as
+ * providers that ask for longer than their window does. `tighten(limit)` lowers the limit.
  */
 export interface StrictWindow {
   url: string;
@@ -22,7 +23,7 @@ export interface StrictWindow {
 
 export async function startStrictWindow(
   h: Harness,
-  options: { limit: number; periodMs: number; answerMs: number },
+  options: { limit: number; periodMs: number; answerMs: number; retryAfterSeconds?: number },
 ): Promise<StrictWindow> {
   let limit = options.limit;
   const { periodMs, answerMs } = options;
@@ -43,7 +44,8 @@ export async function startStrictWindow(
     const inWindow = admittedAt.filter((time) => time > at - periodMs);
     if (inWindow.length >= limit) {
       refusedPaths.push(req.path);
-      const retryAfter = Math.max(1, Math.ceil((inWindow[inWindow.length - limit]! + periodMs - at) / 1000));
+      const frees = Math.ceil((inWindow[inWindow.length - limit]! + periodMs - at) / 1000);
+      const retryAfter = Math.max(1, options.retryAfterSeconds ?? 0, frees);
       return answer(() => json(res, 429, { error: 'rate_limit_exceeded' }, { 'retry-after': String(retryAfter) }));
     }
     admittedAt.push(at);
