@@ -90,6 +90,61 @@ export function pauseAfter(
   return undefined;
 }
 
+/** The most admitted requests an undeclared budget counts to learn a window from; a larger window is not learned. */
+export const LEARN_MAX = 10_000;
+
+/** What an answer tells a budget with no declared rate about the provider's window. */
+export interface Lesson {
+  /** The provider admitted the request (2xx). */
+  admitted: boolean;
+  /** A 429: under a learned window, it was wrong. */
+  refused: boolean;
+  /** The pause it asks for shows the window: the rate's refusal or its last place, with the time to wait (a 5xx is an outage). */
+  teaches: boolean;
+  /** The provider's `X-RateLimit-Remaining` on an admitted answer that does not pause. */
+  remaining: number | undefined;
+}
+
+/** Reads an answer as an undeclared budget learns from it; `pause` is `pauseAfter`'s reading of it. */
+export function lessonOf(status: number, headers: HeaderReader, pause: number | undefined): Lesson {
+  const admitted = status < 300;
+  return {
+    admitted,
+    refused: status === 429,
+    teaches:
+      pause !== undefined &&
+      status < 500 &&
+      (headers.get('retry-after') !== null || headers.get('x-ratelimit-reset') !== null),
+    remaining: admitted && pause === undefined ? parseRemaining(headers) : undefined,
+  };
+}
+
+/**
+ * The window a refusal teaches, or undefined: `count` requests admitted since the probe sent
+ * at `runStart`, refused at `at` with a pause of `pauseMs`. A run longer than the pause may
+ * have outlived the provider's window: what it counted is no limit. Otherwise every request
+ * it admitted is still in the provider's window (at most the limit), and the time from the
+ * probe to the pause's end is at least the period. (`redis-learn-scripts.ts` keeps this rule in Lua.)
+ */
+export function learnedWindow(
+  count: number,
+  runStart: number,
+  at: number,
+  pauseMs: number,
+): { limit: number; periodMs: number } | undefined {
+  if (count === 0 || count >= LEARN_MAX || at - runStart > pauseMs) return undefined;
+  return { limit: count, periodMs: at + pauseMs - runStart };
+}
+
+/**
+ * How many requests an undeclared budget that knows no window may have sent, side by side:
+ * the provider counted `remaining` more at the arrival of the request sent `seq`-th, and what
+ * may reach it later are the `beside` in flight when it went, and every one sent after it.
+ */
+export function roomUpTo(seq: number, remaining: number, beside: number): number {
+  return seq + remaining - beside;
+}
+
 /** `now`: the budget's clock, which the error's "try again after" counts from. */
 export function pausedError(name: string, waitMs: number, maxWaitMs: number, now = Date.now()): RateLimitedError {
   return new RateLimitedError(

@@ -1,13 +1,18 @@
 import { type Clock, systemClock, type Timer } from '../clock.js';
 import { RateLimitedError } from '../errors.js';
-import { type HeaderReader, parseRemaining } from './headers.js';
+import type { HeaderReader } from './headers.js';
 import {
   type Budget,
   type BudgetState,
   DEFAULT_PAUSE_MS,
   HeldBack,
+  LEARN_MAX,
+  type Lesson,
+  learnedWindow,
+  lessonOf,
   pauseAfter,
   pausedError,
+  roomUpTo,
   type WriteGate,
   windowError,
 } from './budget-rules.js';
@@ -46,9 +51,6 @@ import {
  * teaches the window, whatever the concurrency. Declaring the budget spares even
  * that one, and lets requests run side by side from the start.
  */
-
-/** The most admitted requests an undeclared budget counts to learn a window from; a larger window is not learned. */
-const LEARN_MAX = 10_000;
 
 interface Waiter {
   resolve(epoch: Admission): void;
@@ -213,7 +215,8 @@ export class LocalBudget implements Budget {
     if (admission.probe) this.probing = false;
     const pause =
       answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause(), at);
-    if (answer !== undefined && !this.declared) this.learnFrom(admission, answer, at, pause);
+    if (answer !== undefined && !this.declared)
+      this.learnFrom(admission, lessonOf(answer.status, answer.headers, pause), at, pause);
     if (pause !== undefined) this.pauseFor(pause);
     // An answer to a request sent before the latest pause says nothing about the budget now.
     else if (answer !== undefined && admission.epoch === this.pauses && this.clock.now() >= this.pausedUntil)
@@ -222,44 +225,25 @@ export class LocalBudget implements Budget {
   }
 
   /** An undeclared budget counts what the provider admitted, and learns or forgets its window when it refuses. */
-  private learnFrom(
-    admission: Admission,
-    answer: { status: number; headers: HeaderReader },
-    at: number,
-    pause: number | undefined,
-  ): void {
-    const status = answer.status;
-    const admitted = status < 300;
+  private learnFrom(admission: Admission, lesson: Lesson, at: number, pause: number | undefined): void {
     if (admission.epoch !== this.pauses) return;
     if (this.windowed()) {
       // A 429 under the learned window: it was wrong.
-      if (status === 429) {
+      if (lesson.refused) {
         this.limit = this.periodMs = undefined;
         this.leaves = [];
         this.leavesHead = 0;
       }
       return;
     }
-    if (admitted && this.runAnswers.length < LEARN_MAX) this.runAnswers.push(at);
-    if (admitted && pause === undefined) {
-      // The provider counted `remaining` more at this request's arrival. What may reach it later:
-      // the requests in flight beside this one when it went, and every one sent after it.
-      const remaining = parseRemaining(answer.headers);
-      if (remaining !== undefined)
-        this.remainingUpTo = Math.max(this.remainingUpTo, admission.seq + remaining - admission.beside);
-    }
-    // Only the rate's refusal or its last place, with the time to wait, tells the window; a 5xx is an outage.
-    if (
-      pause === undefined ||
-      status >= 500 ||
-      (answer.headers.get('retry-after') === null && answer.headers.get('x-ratelimit-reset') === null)
-    )
-      return;
-    const count = this.runAnswers.length;
-    // A run longer than the pause may have outlived the provider's window: what it counted is no limit.
-    if (count === 0 || count >= LEARN_MAX || at - this.runStart > pause) return;
-    const periodMs = at + pause - this.runStart;
-    this.limit = count;
+    if (lesson.admitted && this.runAnswers.length < LEARN_MAX) this.runAnswers.push(at);
+    if (lesson.remaining !== undefined)
+      this.remainingUpTo = Math.max(this.remainingUpTo, roomUpTo(admission.seq, lesson.remaining, admission.beside));
+    if (pause === undefined || !lesson.teaches) return;
+    const learned = learnedWindow(this.runAnswers.length, this.runStart, at, pause);
+    if (!learned) return;
+    const periodMs = learned.periodMs;
+    this.limit = learned.limit;
     this.periodMs = periodMs;
     this.leaves = this.runAnswers.map((answeredAt) => answeredAt + 1 + periodMs);
     this.leavesHead = 0;

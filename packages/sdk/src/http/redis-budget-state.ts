@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { MissingIORedisError, RedisConnection, type RedisConnectionContext } from '../redis/connection.js';
-import type { BudgetState } from './budget-rules.js';
+import type { BudgetState, Lesson } from './budget-rules.js';
 import { ACQUIRED, type BudgetClient, defineBudgetCommands, FINISHED } from './redis-scripts.js';
 import type {
   Admission,
@@ -24,13 +24,14 @@ import type {
  *
  * | key | type | holds | expires |
  * | --- | --- | --- | --- |
- * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score |
- * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency, scored by when its lease ends: its send timeout, plus a second, from when the request was written (until then, from when it was let in) | a second after the latest lease ends |
+ * | `<prefix>budget:{<budget>}:window` | sorted set | one member per request holding a window place, scored by when it leaves the window less the period: its answer time (Redis server clock, ms), or while it runs the latest time its answer may come | one period (plus a second) after the latest score; `idleTtlMs` with no declared rate |
+ * | `<prefix>budget:{<budget>}:running` | sorted set | one member per request running, when the budget declares a concurrency or no rate, scored by when its lease ends: its send timeout, plus a second, from when the request was written (until then, from when it was let in) | a second after the latest lease ends |
  * | `<prefix>budget:{<budget>}:concurrency` | string | the concurrency declared by the process that used the budget last after starting (`0`: none); every process keeps to it | `idleTtlMs` after the latest request |
  * | `<prefix>budget:{<budget>}:pause` | string | present while the budget is paused | when the pause ends (PX) |
  * | `<prefix>budget:{<budget>}:pauses` | counter | pauses started so far | `idleTtlMs` after the latest pause |
  * | `<prefix>budget:{<budget>}:probe` | string | the token of the request that is the probe | `probeTtlMs` after its latest renewal |
  * | `<prefix>budget:{<budget>}:confirmed` | string | present once a request came back without a 429 since the last pause | `idleTtlMs` after the latest confirmation |
+ * | `<prefix>budget:{<budget>}:learn` | hash | a budget with no declared rate only: the window learned, the current run, the requests sent and the room the provider left (`redis-learn-scripts.ts`) | `idleTtlMs` after the latest request |
  *
  * Each question is one Lua script (`redis-scripts.ts`), so it is atomic across
  * processes; the window uses the Redis server's `TIME`, so machines whose
@@ -158,6 +159,27 @@ interface Lease {
   lease: number;
 }
 
+/** Where a request of a budget with no declared rate went: the pause count then, its place among the requests sent, and how many ran beside it. */
+interface Place {
+  epoch: number;
+  seq: number;
+  beside: number;
+}
+
+/** The arguments of `plugboardBudgetFinishLearning` after the common ones (redis-learn-scripts.ts). */
+function learnArgs(place: Place, lesson: Lesson | undefined): number[] {
+  const flag = (value: boolean | undefined) => (value ? 1 : 0);
+  return [
+    place.epoch,
+    place.seq,
+    place.beside,
+    flag(lesson?.admitted),
+    flag(lesson?.refused),
+    flag(lesson?.teaches),
+    lesson?.remaining ?? -1,
+  ];
+}
+
 /** How `RedisBudgetState` keeps time. */
 interface StateSettings {
   probeTtlMs: number;
@@ -175,6 +197,7 @@ export class RedisBudgetState implements BudgetStateStore {
     pauses: string;
     probe: string;
     confirmed: string;
+    learn: string;
   };
   /** Names this process's requests apart from the others'. */
   private readonly origin = randomUUID();
@@ -197,6 +220,7 @@ export class RedisBudgetState implements BudgetStateStore {
       pauses: `${base}:pauses`,
       probe: `${base}:probe`,
       confirmed: `${base}:confirmed`,
+      learn: `${base}:learn`,
     };
   }
 
@@ -213,36 +237,39 @@ export class RedisBudgetState implements BudgetStateStore {
   }
 
   async acquire(request: AdmissionRequest, count: number): Promise<Admission> {
-    const { window, running, concurrency, pause, confirmed, probe } = this.keys;
+    const { window, running, concurrency, pause, confirmed, probe, pauses, learn } = this.keys;
     const tokens = Array.from({ length: count }, () => `${this.origin}:${(this.sequence += 1)}`);
     const hold = Math.ceil(request.holdMs);
     const lease = hold + LEASE_MARGIN_MS;
+    // No declared rate: the variant that learns the provider's window (redis-learn-scripts.ts).
+    const learning = request.limit === undefined;
+    const args = [
+      this.settings.probeTtlMs,
+      request.limit ?? 0,
+      Math.ceil(request.periodMs ?? 0),
+      hold,
+      request.maxConcurrent ?? 0,
+      this.declared ? 0 : 1,
+      this.settings.idleTtlMs,
+      lease,
+      ...tokens,
+    ];
     // Redis starts the leases no earlier than now: they last at least `lease` from here.
     const askedAt = performance.now();
     let connected: BudgetClient | undefined;
-    const [kind = ACQUIRED.busy, ms = 0, going = 0, slots = 0] = (await this.call((client) =>
-      (connected = client).plugboardBudgetAcquire(
-        pause,
-        confirmed,
-        probe,
-        window,
-        running,
-        concurrency,
-        this.settings.probeTtlMs,
-        request.limit ?? 0,
-        Math.ceil(request.periodMs ?? 0),
-        hold,
-        request.maxConcurrent ?? 0,
-        this.declared ? 0 : 1,
-        this.settings.idleTtlMs,
-        lease,
-        ...tokens,
-      ),
+    const keys = [pause, confirmed, probe, window, running, concurrency];
+    const reply = (await this.call((client) =>
+      learning
+        ? (connected = client).plugboardBudgetAcquireLearning(...keys, learn, pauses, ...args)
+        : (connected = client).plugboardBudgetAcquire(...keys, ...args),
     )) as number[];
     this.declared = true;
+    const [kind = ACQUIRED.busy, ms = 0, going = 0, slots = 0] = reply;
     switch (kind) {
-      case ACQUIRED.go:
+      case ACQUIRED.go: {
         if (ms === 0) this.seen = { ...this.seen, confirmed: true };
+        const slot = () => (slots === 1 ? { client: connected!, leasedAt: askedAt, lease } : undefined);
+        const [epoch = 0, sent = 0, runningBefore = 0] = reply.slice(4);
         return {
           kind: 'go',
           tickets: tokens
@@ -251,10 +278,12 @@ export class RedisBudgetState implements BudgetStateStore {
               this.ticket(
                 token,
                 index === 0 && ms === 1,
-                slots === 1 ? { client: connected!, leasedAt: askedAt, lease } : undefined,
+                slot(),
+                learning ? { epoch, seq: sent + index + 1, beside: runningBefore + index } : undefined,
               ),
             ),
         };
+      }
       case ACQUIRED.paused:
         this.seen = { ...this.seen, pausedUntil: this.pausedUntil(ms), confirmed: false };
         return { kind: 'paused', waitMs: ms };
@@ -263,7 +292,7 @@ export class RedisBudgetState implements BudgetStateStore {
       case ACQUIRED.busy:
         return { kind: 'busy' };
       default:
-        return { kind: 'window', waitMs: ms };
+        return { kind: 'window', waitMs: ms, limit: reply[2] ?? 0, periodMs: reply[3] ?? 0 };
     }
   }
 
@@ -281,7 +310,7 @@ export class RedisBudgetState implements BudgetStateStore {
   }
 
   /** What a request that went holds: its probe claim is renewed until it ends; its running slot, if any, is leased again when it is written. */
-  private ticket(token: string, probe: boolean, slot?: Lease): Ticket {
+  private ticket(token: string, probe: boolean, slot?: Lease, place?: Place): Ticket {
     const { clock, probeTtlMs } = this.settings;
     let renewal: { cancel(): void } | undefined;
     const renew = () => {
@@ -300,27 +329,25 @@ export class RedisBudgetState implements BudgetStateStore {
     return {
       probe,
       writing: () => (slot ? this.writing(token, slot) : true),
-      end: async (how: RequestEnd, answeredAt?: number) => {
+      end: async (how: RequestEnd, answeredAt?: number, lesson?: Lesson) => {
         if (ended) return;
         ended = true;
         renewal?.cancel();
         const [outcome, pauseMs] =
           typeof how === 'object' ? [FINISHED.pause, Math.max(1, Math.ceil(how.pauseMs))] : [FINISHED[how], 0];
         const { window, running, pause, confirmed, pauses } = this.keys;
+        const keys = [window, running, this.keys.probe, pause, confirmed, pauses];
+        const args = [
+          token,
+          outcome,
+          pauseMs,
+          this.settings.idleTtlMs,
+          answeredAt === undefined ? 0 : Math.max(0, Math.floor(performance.now() - answeredAt)),
+        ];
         const count = await this.call((client) =>
-          client.plugboardBudgetFinish(
-            window,
-            running,
-            this.keys.probe,
-            pause,
-            confirmed,
-            pauses,
-            token,
-            outcome,
-            pauseMs,
-            this.settings.idleTtlMs,
-            answeredAt === undefined ? 0 : Math.max(0, Math.floor(performance.now() - answeredAt)),
-          ),
+          place
+            ? client.plugboardBudgetFinishLearning(...keys, this.keys.learn, ...args, ...learnArgs(place, lesson))
+            : client.plugboardBudgetFinish(...keys, ...args),
         );
         if (outcome === FINISHED.pause) this.paused(pauseMs, Number(count));
         else if (outcome === FINISHED.confirm) this.seen = { ...this.seen, confirmed: true };

@@ -1,4 +1,5 @@
 import type { Redis as IORedisClient } from 'ioredis';
+import { LEARN_ADMITTED, learnAcquire, learnFinish } from './redis-learn-scripts.js';
 
 /**
  * The Lua scripts that keep a shared budget in Redis, one per question, so that
@@ -56,8 +57,15 @@ export const ACQUIRED = { go: 0, paused: 1, probing: 2, busy: 3, window: 4 } as 
  * concurrency, a running slot until its lease ends (`plugboardBudgetWriting`
  * starts it again when the request is written), so that a process that died
  * mid-request is forgotten; only one goes when it is the probe.
+ *
+ * The variant for a budget with no declared rate (`learning`) also reads
+ * KEYS learn and pauses (`redis-learn-scripts.ts`): the window it learned
+ * stands for the declared one, and while it knows none, requests go one at a
+ * time (or as many as the provider's latest `X-RateLimit-Remaining` left room
+ * for); every request holds a running slot and a window place. Its `go` reply
+ * adds the pause count, and the requests sent and running before these.
  */
-const ACQUIRE = `
+const acquire = (learning: boolean) => `
 if ARGV[6] == '1' then redis.call('SET', KEYS[6], ARGV[5], 'PX', ARGV[7]) end
 local paused = redis.call('PTTL', KEYS[1])
 if paused > 0 then return {${ACQUIRED.paused}, paused} end
@@ -72,34 +80,38 @@ end
 ${now('floor')}
 ${EXTEND}
 local max = tonumber(redis.call('GET', KEYS[6]) or ARGV[5])
+local slots = max > 0
+local limit = tonumber(ARGV[2])
+local period = tonumber(ARGV[3])
+${learning ? learnAcquire(ACQUIRED.busy) : ''}
 if max > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
   go = math.min(go, max - redis.call('ZCARD', KEYS[5]))
   if go <= 0 then return {${ACQUIRED.busy}, 0} end
 end
-local limit = tonumber(ARGV[2])
-local period = tonumber(ARGV[3])
 if limit > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - period)
   go = math.min(go, limit - redis.call('ZCARD', KEYS[4]))
   if go <= 0 then
     local oldest = tonumber(redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')[2])
     -- Every place is held by a request still running: its answer frees it, so ask again soon.
-    if oldest > now then return {${ACQUIRED.window}, math.min(period, 10)} end
-    return {${ACQUIRED.window}, math.max(1, oldest + period - now)}
+    if oldest > now then return {${ACQUIRED.window}, math.min(period, 10), limit, period} end
+    return {${ACQUIRED.window}, math.max(1, oldest + period - now), limit, period}
   end
 end
 if probe == 1 then redis.call('SET', KEYS[3], ARGV[9], 'PX', ARGV[1]) end
 local hold = tonumber(ARGV[4])
 local lease = tonumber(ARGV[8])
+local places = ${learning ? 'true' : 'limit > 0'}
 for index = 9, 8 + go do
-  if max > 0 then redis.call('ZADD', KEYS[5], now + lease, ARGV[index]) end
-  if limit > 0 then redis.call('ZADD', KEYS[4], now + hold, ARGV[index]) end
+  if slots then redis.call('ZADD', KEYS[5], now + lease, ARGV[index]) end
+  if places then redis.call('ZADD', KEYS[4], now + hold, ARGV[index]) end
 end
-if max > 0 then extend(KEYS[5], lease + 1000) end
-if limit > 0 then extend(KEYS[4], hold + period + 1000) end
+if slots then extend(KEYS[5], lease + 1000) end
+${learning ? 'extend(KEYS[4], math.max(hold + period + 1000, tonumber(ARGV[7])))' : 'if limit > 0 then extend(KEYS[4], hold + period + 1000) end'}
 if redis.call('EXISTS', KEYS[6]) == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[7]) end
-return {${ACQUIRED.go}, probe, go, max > 0 and 1 or 0}
+${learning ? LEARN_ADMITTED : ''}
+return {${ACQUIRED.go}, probe, go, slots and 1 or 0${learning ? ', epoch, sent, running' : ''}}
 `;
 
 /** How a request that went ended: the second argument of `plugboardBudgetFinish`. */
@@ -114,16 +126,22 @@ export type Finished = (typeof FINISHED)[keyof typeof FINISHED];
  * answer (now less the time since, rounded up: never before a period after
  * the answer), or at once when it was never sent. Its answer confirms
  * the budget open or pauses it. Replies the number of pauses so far.
+ *
+ * The variant for a budget with no declared rate (`learning`) also reads KEY
+ * learn and ARGV the request's pause count, place among the requests sent and
+ * requests running beside it when it went, and what its answer teaches
+ * (`redis-learn-scripts.ts`): it learns or forgets the window before the
+ * answer's pause counts.
  */
-const FINISH = `
+const finish = (learning: boolean) => `
 redis.call('ZREM', KEYS[2], ARGV[1])
+local count = tonumber(redis.call('GET', KEYS[6]) or '0')
 if ARGV[2] == '${FINISHED.unsent}' then
   redis.call('ZREM', KEYS[1], ARGV[1])
 else
   ${now('ceil')}
-  redis.call('ZADD', KEYS[1], 'XX', now - tonumber(ARGV[5]), ARGV[1])
+  ${learning ? learnFinish(FINISHED) : "redis.call('ZADD', KEYS[1], 'XX', now - tonumber(ARGV[5]), ARGV[1])"}
 end
-local count = tonumber(redis.call('GET', KEYS[6]) or '0')
 if ARGV[2] == '${FINISHED.pause}' then
   ${PAUSE_LUA(4, 5, 6, 'ARGV[3]', 'ARGV[4]')}
 elseif ARGV[2] == '${FINISHED.confirm}' then
@@ -164,8 +182,10 @@ return 0
 `;
 
 const SCRIPTS = {
-  plugboardBudgetAcquire: { numberOfKeys: 6, lua: ACQUIRE },
-  plugboardBudgetFinish: { numberOfKeys: 6, lua: FINISH },
+  plugboardBudgetAcquire: { numberOfKeys: 6, lua: acquire(false) },
+  plugboardBudgetAcquireLearning: { numberOfKeys: 8, lua: acquire(true) },
+  plugboardBudgetFinish: { numberOfKeys: 6, lua: finish(false) },
+  plugboardBudgetFinishLearning: { numberOfKeys: 7, lua: finish(true) },
   plugboardBudgetWriting: { numberOfKeys: 1, lua: WRITING },
   plugboardBudgetPause: { numberOfKeys: 3, lua: PAUSE },
   plugboardBudgetRenew: { numberOfKeys: 1, lua: RENEW },

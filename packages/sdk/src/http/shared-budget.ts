@@ -5,6 +5,8 @@ import {
   type BudgetState,
   DEFAULT_PAUSE_MS,
   HeldBack,
+  type Lesson,
+  lessonOf,
   pauseAfter,
   pausedError,
   type WriteGate,
@@ -23,6 +25,10 @@ import type { HeaderReader } from './headers.js';
  * The rules are those of the in-process budget (`local-budget.ts`): a request
  * holds its window place from sending until one period after its answer, a
  * 429 pauses the whole budget, and a single probe goes first after a pause.
+ * A budget with no declared rate learns the provider's window from its first
+ * refusal as the in-process one does, once for every process on the store:
+ * until then one request at a time goes across all of them (or as many as the
+ * provider's `X-RateLimit-Remaining` leaves room for).
  */
 
 /** The names of a budget: one per (connector, owner, budget name); the owner is the connection, or `*` for connector-wide budgets. */
@@ -68,9 +74,10 @@ export interface Ticket {
   /**
    * `answeredAt`: when the answer (or the failure) came, on `performance.now()`'s scale. Its
    * window place is dated back by the time since, a duration, which machines whose clocks
-   * disagree still measure alike.
+   * disagree still measure alike. `lesson`: what the answer tells a budget with no declared
+   * rate about the provider's window (only such a budget reads it).
    */
-  end(how: RequestEnd, answeredAt?: number): Promise<void>;
+  end(how: RequestEnd, answeredAt?: number, lesson?: Lesson): Promise<void>;
 }
 
 /** The store's answer to a request that asks to go. */
@@ -83,8 +90,8 @@ export type Admission =
   | { kind: 'probing' }
   /** The budget's concurrency is all running: ask again once a request may have ended. */
   | { kind: 'busy' }
-  /** Every window place is held: one may free in `waitMs`. */
-  | { kind: 'window'; waitMs: number };
+  /** Every window place is held: one may free in `waitMs`; the window, declared or learned. */
+  | { kind: 'window'; waitMs: number; limit: number; periodMs: number };
 
 export interface BudgetStateStore {
   /** Lets up to `count` requests go, taking all each holds at once, or says why none may yet. */
@@ -169,8 +176,10 @@ export class SharedBudget implements Budget {
   private async answered<T extends { status: number; headers: HeaderReader }>(ticket: Ticket, response: T): Promise<T> {
     const answeredAt = performance.now();
     const pause = pauseAfter(response.status, response.headers, this.periodMs ?? DEFAULT_PAUSE_MS);
+    // Only a budget with no declared rate learns from the answer: a declared one reads no more of it.
+    const lesson = this.limit === undefined ? lessonOf(response.status, response.headers, pause) : undefined;
     try {
-      await ticket.end(pause === undefined ? 'confirm' : { pauseMs: pause }, answeredAt);
+      await ticket.end(pause === undefined ? 'confirm' : { pauseMs: pause }, answeredAt, lesson);
     } finally {
       this.ended();
     }
@@ -279,7 +288,7 @@ export class SharedBudget implements Budget {
         if (this.head()) await this.idle(admission.waitMs, false);
         return;
       case 'window': {
-        const { limit = 0, periodMs = 0 } = this;
+        const { limit, periodMs } = admission;
         this.failLonger(admission.waitMs, (maxWaitMs) =>
           windowError(this.name, limit, periodMs, admission.waitMs, maxWaitMs),
         );

@@ -2,7 +2,11 @@
 // It runs the built SDK (dist/index.js): argv[2] is JSON with
 //   baseUrl   the test server
 //   ids       one `items.get` request per id, all at once
-//   budget    the connector's `default` budget ({ limit, per, maxConcurrent })
+//   sequential  true: the ids one after another instead
+//   barrier   true: prints {"ready":true} once loaded, then sends nothing
+//             until a line comes on stdin, so that several processes start together
+//   budget    the connector's `default` budget ({ limit, per, maxConcurrent });
+//             absent: the connector declares none
 //   redis     createHostTransport's `redis` option; absent: no Redis at all
 //   timeoutMs the action's timeout (ms); absent: the default
 //   hideIORedis  true: resolving ioredis fails, as where it is not installed
@@ -55,7 +59,7 @@ const connector = defineConnector({
   status: 'beta',
   summary: 'A connector whose budget several processes share.',
   auth: bearerToken(),
-  rateLimits: { default: settings.budget },
+  rateLimits: settings.budget === undefined ? {} : { default: settings.budget },
   actions: [
     defineAction({
       key: 'items.get',
@@ -85,15 +89,20 @@ const get = (id, connectionId) =>
     log: () => undefined,
   });
 if (settings.warmUp) await get('warm', `warm-${process.pid}`);
-await Promise.all(
-  settings.ids.map(async (id) => {
-    try {
-      await get(id, 'default');
-      ok += 1;
-    } catch (error) {
-      errors.push(error instanceof Error ? error.message : String(error));
-    }
-  }),
-);
+if (settings.barrier) {
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  process.stdin.destroy();
+}
+const one = async (id) => {
+  try {
+    await get(id, 'default');
+    ok += 1;
+  } catch (error) {
+    errors.push(error instanceof Error ? error.message : String(error));
+  }
+};
+if (settings.sequential) for (const id of settings.ids) await one(id);
+else await Promise.all(settings.ids.map(one));
 await transport.close();
 process.stdout.write(`${JSON.stringify({ ok, errors, ioredisLoaded })}\n`);

@@ -101,12 +101,13 @@ export async function redisNow(client: Redis): Promise<number> {
 
 export const item = (id: string) => ({ id, name: `Item ${id}`, updated_at: '2026-11-01T00:00:00Z' });
 
-export function connectorWith(budget: RateBudget) {
+/** A connector whose `default` budget is `budget`, or undeclared without it. */
+export function connectorWith(budget?: RateBudget) {
   return itemsGetConnector({
     key: 'shared',
     name: 'Shared',
     summary: 'A budget several transports share.',
-    rateLimits: { default: budget },
+    rateLimits: budget ? { default: budget } : {},
   });
 }
 
@@ -146,8 +147,13 @@ interface ChildResult {
 export function runChild(settings: {
   baseUrl: string;
   ids: string[];
-  budget: RateBudget;
+  /** The connector's `default` budget; none: undeclared. */
+  budget?: RateBudget;
   redis?: unknown;
+  /** Sends its requests one after another rather than side by side. */
+  sequential?: boolean;
+  /** Sends nothing until `go()`; `ready` resolves once it waits for it. */
+  barrier?: boolean;
   hideIORedis?: boolean;
   warmUp?: boolean;
   timeoutMs?: number;
@@ -155,20 +161,25 @@ export function runChild(settings: {
 }) {
   if (!existsSync(DIST))
     throw new Error(`${DIST} is missing: build the SDK first (pnpm --filter @plugboard/sdk build)`);
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));
+  let onReady!: () => void;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    if (stdout.includes('{"ready":true}')) onReady();
+  });
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
   const result = new Promise<ChildResult>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(
         new Error(
-          `the child process did not exit within 20 s (is something left open after transport.close()?)\n${stdout}\n${stderr}`,
+          `the child process did not exit within 45 s (is something left open after transport.close()?)\n${stdout}\n${stderr}`,
         ),
       );
-    }, 20_000);
+    }, 45_000);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`the child process exited with ${code ?? signal}\n${stdout}\n${stderr}`));
@@ -179,7 +190,8 @@ export function runChild(settings: {
       }
     });
   });
-  return { child, result };
+  if (!settings.barrier) child.stdin.end();
+  return { child, result, ready, go: () => void child.stdin.end('go\n') };
 }
 
 /**
@@ -193,7 +205,7 @@ export function runChild(settings: {
 export async function dyingMidRequest(
   h: Harness,
   shared: SharedRedis,
-  settings: { budget: RateBudget; redis: unknown; timeoutMs?: number; warmUp?: boolean; dieMidAnswer?: boolean },
+  settings: { budget?: RateBudget; redis: unknown; timeoutMs?: number; warmUp?: boolean; dieMidAnswer?: boolean },
 ) {
   const held: ServerResponse[] = [];
   const arrivals: Promise<number>[] = [];
