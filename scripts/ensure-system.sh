@@ -7,6 +7,8 @@
 #   redis-server  on PATH (Debian package redis-server): the SDK's shared-budget tests
 #   setpriv       /usr/bin/setpriv or /bin/setpriv (Debian package util-linux): the runtime ends
 #                 an isolated plugin's process with its host through it; its test needs it
+#   runuser       /usr/sbin/runuser or /sbin/runuser (Debian package util-linux): the worker's
+#                 tests, run as root, start PostgreSQL as the system user postgres through it
 #   script        /usr/bin/script (util-linux's, in Debian package bsdutils): the CLI's tests run
 #                 the plugboard binary in a pseudo-terminal it makes, with no terminal of their own
 #   openssl       on PATH (Debian package openssl): the wrapper's test makes the certificates of a
@@ -32,6 +34,8 @@ redis_path() { command -v redis-server 2>/dev/null || true; }
 # Where the runtime looks for it, whatever PATH says.
 setpriv_path() { for path in /usr/bin/setpriv /bin/setpriv; do [ -x "$path" ] && { printf '%s\n' "$path"; return; }; done; true; }
 script_path() { [ -x /usr/bin/script ] && printf '%s\n' /usr/bin/script; true; }
+# In sbin, which a CI shell's PATH may leave out: the worker's tests look for it there.
+runuser_path() { for path in /usr/sbin/runuser /sbin/runuser; do [ -x "$path" ] && { printf '%s\n' "$path"; return; }; done; true; }
 openssl_path() { command -v openssl 2>/dev/null || true; }
 # PostgreSQL's server programs (initdb, pg_ctl, postgres) side by side: on PATH first, then in
 # Debian's folders, newest version first. Prints where postgres is.
@@ -52,7 +56,9 @@ postgres_path() {
 ensure_postgres_user() {
   [ "$(id -u)" -eq 0 ] || return 0
   id -u postgres >/dev/null 2>&1 && return 0
-  if useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin postgres; then
+  local useradd
+  useradd="$(command -v useradd 2>/dev/null || printf '/usr/sbin/useradd')"
+  if "$useradd" --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin postgres; then
     say "postgres: made the system user postgres, which the worker's tests run PostgreSQL as"
   else
     say "postgres: MISSING the system user postgres; make it by hand: useradd --system --user-group postgres"
@@ -65,6 +71,7 @@ path_of() {
     chromium) chromium_path ;;
     redis-server) redis_path ;;
     setpriv) setpriv_path ;;
+    runuser) runuser_path ;;
     script) script_path ;;
     openssl) openssl_path ;;
     postgres) postgres_path ;;
@@ -74,7 +81,7 @@ path_of() {
 # The Debian package a program comes in.
 package_of() {
   case "$1" in
-    setpriv) printf 'util-linux\n' ;;
+    setpriv | runuser) printf 'util-linux\n' ;;
     script) printf 'bsdutils\n' ;;
     postgres) printf 'postgresql\n' ;;
     *) printf '%s\n' "$1" ;;
@@ -95,7 +102,7 @@ present() {
   [ -n "$path" ] && [ -x "$path" ]
 }
 
-programs=(chromium redis-server setpriv script openssl postgres)
+programs=(chromium redis-server setpriv runuser script openssl postgres)
 missing=()
 for program in "${programs[@]}"; do
   if present "$program"; then

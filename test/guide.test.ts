@@ -39,7 +39,14 @@ const SERVERS = [
 ];
 /** A guide port left in a step the test runs. */
 const GUIDE_PORT = new RegExp(`\\b(${SERVERS.map((server) => server.port).join('|')})\\b`);
-const PACKAGES = ['packages/sdk', 'packages/testing', 'packages/catalogue', 'packages/runtime', 'packages/cli'];
+const PACKAGES = [
+  'packages/sdk',
+  'packages/testing',
+  'packages/catalogue',
+  'packages/runtime',
+  'packages/worker',
+  'packages/cli',
+];
 /** What a scaffolded connector builds and tests with, besides Plugboard's own packages. */
 const AUTHOR_TOOLS = ['typescript', 'vitest', '@types/node'];
 

@@ -42,11 +42,13 @@ function programFolder(): string {
 }
 
 const asRoot = userInfo().uid === 0;
+// In sbin, which a CI shell's PATH may leave out (scripts/ensure-system.sh makes sure it is there).
+const RUNUSER = ['/usr/sbin/runuser', '/sbin/runuser'].find((path) => existsSync(path)) ?? 'runuser';
 
 /** A program of the server's, as the user the server runs as. */
 function command(folder: string, program: string, args: string[]): [string, string[]] {
   const path = join(folder, program);
-  return asRoot ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+  return asRoot ? [RUNUSER, ['-u', 'postgres', '--', path, ...args]] : [path, args];
 }
 
 /** Starts the server and resolves once it accepts connections; rejects with its log when it exits first. */
