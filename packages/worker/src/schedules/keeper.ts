@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import type pg from 'pg';
 import type { RunHost } from '../queue/execute-job.js';
 import type { QueueRedis } from '../queue/redis.js';
-import { reconcileSchedules, SCHEDULES_QUEUE, type TickJob } from './reconcile.js';
+import { reconcile, SCHEDULES_QUEUE, type TickJob } from './reconcile.js';
 import { tickProcessor } from './tick.js';
 
 /**
@@ -22,13 +22,13 @@ export async function keepSchedules(options: {
   run: Pick<RunHost, 'connectors' | 'plugins'>;
   everyMs: number;
 }): Promise<ScheduleKeeper> {
-  const reconcile = () => reconcileSchedules({ redis: options.redis, postgres: options.pool });
-  await reconcile();
+  const reconcileNow = () => reconcile(options.redis, options.pool);
+  await reconcileNow();
   let pending = Promise.resolve();
   // One reconciliation at a time; a failed one (Redis or PostgreSQL away) is tried again next period.
   const timer = setInterval(() => {
     pending = pending.then(() =>
-      reconcile().then(
+      reconcileNow().then(
         () => undefined,
         () => undefined,
       ),

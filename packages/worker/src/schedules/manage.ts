@@ -7,7 +7,7 @@ import { checkedKey, jsonText } from '../limits.js';
 import { assertMigrated } from '../migrations.js';
 import { queueRedis, reachRedis } from '../queue/redis.js';
 import { checkRun } from '../queue/validation.js';
-import { reconcileSchedules } from './reconcile.js';
+import { reconcile } from './reconcile.js';
 import { deleteSchedule, publicSchedule, readSchedules, type Schedule, upsertSchedule } from './store.js';
 
 /**
@@ -104,7 +104,7 @@ export async function addSchedule(options: AddScheduleOptions): Promise<Schedule
       },
       texts,
     );
-    await reconcileSchedules({ redis, postgres: pool });
+    await reconcile(redis, pool);
     const now = (await listSchedules({ redis: options.redis, postgres: pool })).find(
       (schedule) => schedule.pollTriggerId === kept.pollTriggerId,
     );
@@ -126,7 +126,7 @@ export async function removeSchedule(target: ScheduleTarget, id: string): Promis
   await reachRedis(redis, { workers: false });
   return withDatabase(target, async (pool) => {
     const removed = await deleteSchedule(database(pool), id);
-    await reconcileSchedules({ redis, postgres: pool });
+    await reconcile(redis, pool);
     return removed;
   });
 }

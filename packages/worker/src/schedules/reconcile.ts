@@ -21,8 +21,8 @@ export interface TickJob {
 }
 
 export interface ReconcileOptions {
-  /** The queue's Redis: a URL, or one checked already. */
-  redis: string | QueueRedis;
+  /** The queue's Redis: `redis://[USER:PASSWORD@]HOST:PORT[/DB]`. */
+  redis: string;
   /** The schedules' PostgreSQL: a URL, or the host's pool (left open). */
   postgres: string | pg.Pool;
 }
@@ -70,9 +70,13 @@ async function apply(
  * Puts into BullMQ each schedule it lacks (or whose interval changed) and takes out each scheduler
  * PostgreSQL lacks, holding the fleet's advisory lock while it does.
  */
-export async function reconcileSchedules(options: ReconcileOptions): Promise<Reconciliation> {
-  const redis = typeof options.redis === 'string' ? queueRedis(options.redis) : options.redis;
-  const connection = connect(options.postgres, 'postgres');
+export function reconcileSchedules(options: ReconcileOptions): Promise<Reconciliation> {
+  return reconcile(queueRedis(options.redis), options.postgres);
+}
+
+/** `reconcileSchedules` on a Redis checked already. */
+export async function reconcile(redis: QueueRedis, postgres: string | pg.Pool): Promise<Reconciliation> {
+  const connection = connect(postgres, 'postgres');
   const queue = new Queue<TickJob>(SCHEDULES_QUEUE, { connection: redis.connection });
   try {
     const db = database(connection.pool);
