@@ -150,6 +150,26 @@ describe('schedules', () => {
     expect(await reconcileSchedules(target())).toEqual({ added: [], removed: [] });
   });
 
+  it('a tick whose run the worker refuses is failed, with the error in stateMessage, and queues nothing', async () => {
+    // This worker has no insurance connector: the tick's run fails the checks submitRun makes.
+    const running = await startWorker({
+      ...target(),
+      connectors: [],
+      concurrency: 1,
+      resolveCredential: () => undefined,
+    });
+    try {
+      await addSchedule(schedule());
+      await expect.poll(async () => (await listSchedules(target()))[0]?.state, { timeout: 20_000 }).toBe('failed');
+      const [failed] = await listSchedules(target());
+      expect(failed?.stateMessage).toMatch(/^unknown_connector: /);
+      expect(failed?.lastRunId).toBeNull();
+      expect(await runRows(state.db)).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+
   it('a tick while the previous run is still running is skipped, said so in stateMessage, never stacked', async () => {
     const provider = await held(state.simulator.url);
     const running = await startWorker({

@@ -105,10 +105,9 @@ export async function addSchedule(options: AddScheduleOptions): Promise<Schedule
       texts,
     );
     await reconcile(redis, pool);
-    const now = (await listSchedules({ redis: options.redis, postgres: pool })).find(
-      (schedule) => schedule.pollTriggerId === kept.pollTriggerId,
-    );
-    return now ?? publicSchedule(kept);
+    // As reconciling left it: with BullMQ's next tick.
+    const all = await database(pool).transaction((client) => readSchedules(client));
+    return publicSchedule(all.find((schedule) => schedule.pollTriggerId === kept.pollTriggerId) ?? kept);
   });
 }
 
