@@ -23,12 +23,13 @@ describe('plugboard db migrate', () => {
       applied: [
         { version: 1, name: 'state' },
         { version: 2, name: 'runs' },
+        { version: 3, name: 'schedules' },
       ],
-      version: 2,
+      version: 3,
     });
     const again = bufferIo({ PLUGBOARD_POSTGRES_URL: url }, true);
     expect(await runCli(['db', 'migrate'], again.io, { pack: new Map() })).toBe(0);
-    expect(JSON.parse(again.stdout())).toEqual({ server: url, applied: [], version: 2 });
+    expect(JSON.parse(again.stdout())).toEqual({ server: url, applied: [], version: 3 });
     expect(first.stderr() + again.stderr()).toBe('');
   });
 

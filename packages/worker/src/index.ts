@@ -26,3 +26,8 @@ export { postgresSink } from './sink/postgres-sink.js';
 export type { PostgresSink, PostgresSinkOptions, SinkPage, SinkStream } from './sink/postgres-sink.js';
 export { runSourceIntoSink } from './sink/run.js';
 export type { SinkRunOutcome, SinkRunRequest } from './sink/run.js';
+export { addSchedule, listSchedules, MAX_INTERVAL_MINUTES, removeSchedule } from './schedules/manage.js';
+export type { AddScheduleOptions, ScheduleTarget } from './schedules/manage.js';
+export { reconcileSchedules, SCHEDULES_QUEUE } from './schedules/reconcile.js';
+export type { Reconciliation, ReconcileOptions, TickJob } from './schedules/reconcile.js';
+export type { Schedule, ScheduleState } from './schedules/store.js';

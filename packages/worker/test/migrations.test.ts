@@ -31,15 +31,17 @@ describe('migrate', () => {
       applied: [
         { version: 1, name: 'state' },
         { version: 2, name: 'runs' },
+        { version: 3, name: 'schedules' },
       ],
-      version: 2,
+      version: 3,
     });
-    expect(await migrate(url)).toEqual({ server: url, applied: [], version: 2 });
+    expect(await migrate(url)).toEqual({ server: url, applied: [], version: 3 });
     await withPool(url, async (pool) => {
       const { rows } = await pool.query('SELECT version, name FROM plugboard_migrations');
       expect(rows).toEqual([
         { version: 1, name: 'state' },
         { version: 2, name: 'runs' },
+        { version: 3, name: 'schedules' },
       ]);
       await assertMigrated(pool);
       // The host's pool is the host's to end.
@@ -55,10 +57,11 @@ describe('migrate', () => {
       expect(reports.flatMap((report) => report.applied)).toEqual([
         { version: 1, name: 'state' },
         { version: 2, name: 'runs' },
+        { version: 3, name: 'schedules' },
       ]);
-      expect(reports.map((report) => report.version)).toEqual([2, 2, 2, 2]);
+      expect(reports.map((report) => report.version)).toEqual([3, 3, 3, 3]);
       const { rows } = await pools[0]!.query('SELECT count(*)::int AS n FROM plugboard_migrations');
-      expect(rows[0].n).toBe(2);
+      expect(rows[0].n).toBe(3);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
@@ -70,7 +73,7 @@ describe('assertMigrated', () => {
     const url = await server.database();
     const failure = await assertMigrated(url).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SchemaVersionError);
-    expect(failure).toMatchObject({ code: 'schema_out_of_date', applied: 0, known: 2, retryable: false });
+    expect(failure).toMatchObject({ code: 'schema_out_of_date', applied: 0, known: 3, retryable: false });
     expect((failure as Error).message).toContain('plugboard db migrate --postgres URL');
   });
 
@@ -78,18 +81,18 @@ describe('assertMigrated', () => {
     const url = await server.database();
     await migrate(url);
     await withPool(url, (pool) =>
-      pool.query("INSERT INTO plugboard_migrations (version, name) VALUES (3, 'from_the_future')"),
+      pool.query("INSERT INTO plugboard_migrations (version, name) VALUES (4, 'from_the_future')"),
     );
     // One after the other: a second call's rejection must not be left unhandled while the first is awaited.
     for (const refused of [() => assertMigrated(url), () => migrate(url)]) {
       const failure = await refused().catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(SchemaVersionError);
-      expect(failure).toMatchObject({ code: 'schema_too_new', applied: 3, known: 2 });
-      expect((failure as Error).message).toMatch(/newer than migration 2, the newest this code knows/);
+      expect(failure).toMatchObject({ code: 'schema_too_new', applied: 4, known: 3 });
+      expect((failure as Error).message).toMatch(/newer than migration 3, the newest this code knows/);
     }
     await withPool(url, async (pool) => {
       const { rows } = await pool.query('SELECT max(version) AS v FROM plugboard_migrations');
-      expect(rows[0].v).toBe(3);
+      expect(rows[0].v).toBe(4);
     });
   });
 });

@@ -3,12 +3,12 @@ import { ACTION_OPTIONS, CONNECTOR_KEY, CONNECTOR_PACKAGE, PLUGIN_FOLDER } from 
 
 /** `plugboard submit` and `plugboard worker`: the run queue on Redis, the runs' rows in PostgreSQL. */
 
-const REDIS: OptionSpec = {
+export const REDIS: OptionSpec = {
   flags: '--redis <url>',
   description: 'the queue, redis://[USER:PASSWORD@]HOST:PORT[/DB] (default: $PLUGBOARD_REDIS_URL)',
 };
 
-const POSTGRES: OptionSpec = {
+export const POSTGRES: OptionSpec = {
   flags: '--postgres <url>',
   description:
     "the runs' rows and the fleet's state, postgres://USER:PASSWORD@HOST:PORT/DATABASE (default: $PLUGBOARD_POSTGRES_URL)",

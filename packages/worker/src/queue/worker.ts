@@ -11,6 +11,7 @@ import { postgresStores } from '../stores.js';
 import { runProcessor, type RunHost } from './execute-job.js';
 import { READS_QUEUE, type RunJob, WRITES_QUEUE } from './jobs.js';
 import { queueRedis, reachRedis } from './redis.js';
+import { keepSchedules } from '../schedules/keeper.js';
 
 export interface StartWorkerOptions {
   /** The queue's Redis; its `maxmemory-policy` must be `noeviction`. It also shares the rate budgets. */
@@ -86,6 +87,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
       lockDuration: lock,
       stalledInterval: lock,
     };
+    const schedules = await keepSchedules({ redis, pool: connection.pool, run: host, everyMs: lock });
     const reads: Worker<RunJob> = new Worker(
       READS_QUEUE,
       runProcessor(host, db, () => reads),
@@ -109,7 +111,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
       // Once: a second call (a second SIGTERM, a finally after a drain) waits for the first.
       close: () =>
         (closing ??= (async () => {
-          await Promise.all([reads.close(), writes.close()]);
+          await Promise.all([reads.close(), writes.close(), schedules.close()]);
           await transport.close();
           await started?.close();
           await release(connection);
