@@ -118,6 +118,34 @@ describe('plugboard submit and plugboard worker', () => {
     }
   });
 
+  test('a worker with --sink postgres writes a read into the sink in PostgreSQL; another sink exits 2', async () => {
+    const controller = new AbortController();
+    const worker = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey }, false);
+    const argv = ['worker', '--redis', redis.url, '--postgres', url, '--sink', 'postgres'];
+    const running = runCli(argv, worker.io, { pack, signal: controller.signal });
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await vi.waitFor(() => expect(worker.stderr()).toContain('worker ready'), { timeout: 20_000 });
+      expect(await submit('travel_policies.create', { traveller: 'sunk' }, '--idempotency-key', 'p-sink').done).toBe(0);
+      expect(await submit('travel_policies.list', { page_size: 3 }).done).toBe(0);
+      const { rows } = await pool.query<{ name: string }>(
+        "SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'plugboard\\_sink\\_insurance\\_travel\\_policies\\_list%'",
+      );
+      expect(rows).toHaveLength(1);
+      const landed = await pool.query(`SELECT record, writes FROM "${rows[0]!.name}"`);
+      expect(landed.rows.map((row) => [row.record.traveller, row.writes])).toContainEqual(['sunk', 1]);
+    } finally {
+      controller.abort();
+      expect(await running).toBe(0);
+      await pool.end();
+    }
+    const other = bufferIo({}, true);
+    expect(
+      await runCli(['worker', '--redis', redis.url, '--postgres', url, '--sink', 'jsonl'], other.io, { pack }),
+    ).toBe(2);
+    expect(other.stderr()).toContain('--sink');
+  });
+
   test('bad input exits 2 and a missing approval 3, with nothing queued', async () => {
     const bad = submit('travel_policies.list', { page_size: 'ten' });
     expect(await bad.done).toBe(2);

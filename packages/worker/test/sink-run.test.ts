@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresSink, postgresStores, runSourceIntoSink, SinkCheckpointMovedError } from '../src/index.js';
 import { CONNECTION, type DescriptSource, READ, startDescriptSource } from './support/descript-source.js';
 import { migratedDatabase } from './support/migrated.js';
+import { lastCursor } from './support/cursor.js';
 import { emptyWithSinks, sinkRows } from './support/sinks.js';
 
 /** A source read into the sink through the executor, against the Descript simulator's drive. */
@@ -24,16 +25,6 @@ const STREAM = streamKey({
   environment: 'sandbox',
   input: READ.input,
 });
-
-/** The newest `updated_at` of the drive and the ids at exactly that instant: where a full read's checkpoint ends. */
-function lastCursor(projects: Map<string, Record<string, unknown>>) {
-  const newest = [...projects.values()]
-    .map((project) => String(project.updated_at))
-    .sort()
-    .at(-1)!;
-  const ids = [...projects.values()].filter((project) => project.updated_at === newest).map((project) => project.id);
-  return { updated_after: newest, seen_ids: ids };
-}
 
 async function expectEveryProjectOnce(table: string) {
   const landed = await sinkRows(db.pools[0], table);

@@ -12,6 +12,12 @@ function concurrencyOption(text: unknown): number {
   return value;
 }
 
+function sinkOption(text: unknown): { sink?: 'postgres' } {
+  if (text === undefined) return {};
+  if (text !== 'postgres') throw new UsageError('--sink must be postgres, or left out');
+  return { sink: 'postgres' };
+}
+
 /** Resolves when the signal is aborted (SIGTERM, SIGINT). */
 function stopped(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
@@ -26,6 +32,7 @@ function stopped(signal: AbortSignal): Promise<void> {
 export async function workerCommand({ values, io, messages, signal, findConnector }: Invocation): Promise<void> {
   const { redis, postgres } = queueUrls(values, io, 'worker');
   const concurrency = concurrencyOption(values.concurrency);
+  const sink = sinkOption(values.sink);
   const plugins = values.plugins as string | undefined;
   const connectors = plugins
     ? undefined
@@ -40,6 +47,7 @@ export async function workerCommand({ values, io, messages, signal, findConnecto
     resolveCredential: environmentCredential(io),
     ...(key ? { credentialKey: Buffer.from(key, 'base64') } : {}),
     allow: allowedNetwork(io.env),
+    ...sink,
   });
   messages.say({ level: 'info', message: `worker ready: ${concurrency} at a time from each queue; SIGTERM drains` });
   await stopped(signal);

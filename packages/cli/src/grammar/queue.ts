@@ -53,6 +53,10 @@ export const WORKER: CommandSpec = {
     PLUGIN_FOLDER,
     CONNECTOR_PACKAGE,
     { flags: '--concurrency <n>', description: 'runs taken at once from each queue', default: '1' },
+    {
+      flags: '--sink <kind>',
+      description: "postgres: write each read's records into the exactly-once sink in the fleet's PostgreSQL",
+    },
   ],
   examples: [
     'plugboard worker --plugins ./plugins --redis redis://queue.internal:6379 --postgres postgres://plugboard@db.internal:5432/plugboard --concurrency 4',

@@ -2,8 +2,11 @@ import { ConnectorError, RateLimitedError } from '@plugboard/sdk';
 import { createExecutor, type ExecutorOptions } from '@plugboard/sdk/host';
 import { type Job, Worker } from 'bullmq';
 import type { Database } from '../database.js';
-import type { RunJob, RunProgress } from './jobs.js';
+import type { PostgresSink } from '../sink/postgres-sink.js';
+import { SinkCheckpointMovedError } from '../sink/errors.js';
+import { READS_QUEUE, type RunJob, type RunProgress } from './jobs.js';
 import { countPage, finishRun, markQueued, markRunning } from './runs.js';
+import { executeIntoSink, jobRequest, requeueMovedRun } from './sink-run.js';
 
 /**
  * One run taken from the queue, executed through the SDK's executor (the one way to run an
@@ -26,13 +29,7 @@ async function execute(host: RunHost, db: Database, job: Job<RunJob>): Promise<n
   // A job carries its connection: this run's executor resolves that one.
   const executor = createExecutor({ ...host, resolveConnection: () => data.connection });
   const outcome = await executor.execute({
-    connectorKey: data.connector,
-    action: data.action,
-    connectionId: data.connection.id,
-    environment: data.environment,
-    input: data.input,
-    ...(data.approval ? { approval: data.approval } : {}),
-    ...(data.idempotencyKey !== undefined ? { idempotencyKey: data.idempotencyKey } : {}),
+    ...jobRequest(data),
     onProgress: (event) => {
       // Progress is told as it comes, not awaited: one that cannot be told is not worth failing the run.
       if (event.type === 'progress') report({ attempt: data.attempt, ...event, type: 'progress' }).catch(() => {});
@@ -49,12 +46,16 @@ async function execute(host: RunHost, db: Database, job: Job<RunJob>): Promise<n
   return 1;
 }
 
-/** The processor of a queue's worker; `worker()` is the BullMQ worker it runs in (made after it). */
-export function runProcessor(host: RunHost, db: Database, worker: () => Worker<RunJob>) {
-  return async (job: Job<RunJob>): Promise<RunResult> => {
+/**
+ * The processor of a queue's worker; `worker()` is the BullMQ worker it runs in (made after it).
+ * With a sink, a read writes its pages there instead.
+ */
+export function runProcessor(host: RunHost, db: Database, worker: () => Worker<RunJob>, sink?: PostgresSink) {
+  return async (job: Job<RunJob>, token?: string): Promise<RunResult> => {
     await markRunning(db, job.data.runId);
     try {
-      const records = await execute(host, db, job);
+      const intoSink = sink && job.queueName === READS_QUEUE;
+      const records = intoSink ? await executeIntoSink(host, sink, db, job) : await execute(host, db, job);
       await finishRun(db, job.data.runId, { status: 'succeeded' });
       return { attempt: job.data.attempt, records };
     } catch (error) {
@@ -64,6 +65,7 @@ export function runProcessor(host: RunHost, db: Database, worker: () => Worker<R
         await worker().rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
       }
+      if (error instanceof SinkCheckpointMovedError) return await requeueMovedRun(db, job, token);
       const code = error instanceof ConnectorError ? error.code : 'internal_error';
       const message = error instanceof Error ? error.message : String(error);
       await finishRun(db, job.data.runId, { status: 'failed', code, message });

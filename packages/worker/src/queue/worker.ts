@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Connector } from '@plugboard/sdk';
+import { type Connector, InvalidInputError } from '@plugboard/sdk';
 import { createHostTransport, type ExecutorOptions } from '@plugboard/sdk/host';
 import { type IsolatedPlugins, startPlugins } from '@plugboard/runtime';
 import { Worker } from 'bullmq';
@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { postgresCredentialStore } from '../credentials.js';
 import { connect, database, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
+import { postgresSink } from '../sink/postgres-sink.js';
 import { postgresStores } from '../stores.js';
 import { runProcessor, type RunHost } from './execute-job.js';
 import { READS_QUEUE, type RunJob, WRITES_QUEUE } from './jobs.js';
@@ -36,6 +37,11 @@ export interface StartWorkerOptions {
    * found so is queued again; a write fails, for an operator.
    */
   lockDurationMs?: number;
+  /**
+   * `postgres`: reads (sources) write their pages into the exactly-once sink (`postgresSink` on the
+   * fleet's database, through `runSourceIntoSink`) instead of reporting them only. Default: none.
+   */
+  sink?: 'postgres';
 }
 
 /** A running worker. */
@@ -55,6 +61,8 @@ export interface RunWorker {
 export async function startWorker(options: StartWorkerOptions): Promise<RunWorker> {
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
     throw new RangeError('startWorker: concurrency must be a whole number of 1 or more');
+  if (options.sink !== undefined && options.sink !== 'postgres')
+    throw new InvalidInputError('worker', [{ path: 'sink', message: 'must be postgres, or left out' }]);
   const redis = queueRedis(options.redis);
   await reachRedis(redis, { workers: true });
   const connection = connect(options.postgres, 'postgres');
@@ -88,9 +96,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
       stalledInterval: lock,
     };
     const schedules = await keepSchedules({ redis, pool: connection.pool, run: host, everyMs: lock });
+    const sink = options.sink === 'postgres' ? postgresSink(connection.pool) : undefined;
     const reads: Worker<RunJob> = new Worker(
       READS_QUEUE,
-      runProcessor(host, db, () => reads),
+      runProcessor(host, db, () => reads, sink),
       common,
     );
     const writes: Worker<RunJob> = new Worker(

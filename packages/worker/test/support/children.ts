@@ -17,11 +17,14 @@ export interface WorkerChild {
 const script = fileURLToPath(new URL('./worker-process.mjs', import.meta.url));
 const built = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
-export async function workerChild(redis: string, postgres: string, apiKey: string, lockDurationMs = 30_000) {
+export function workerChild(redis: string, postgres: string, apiKey: string, lockDurationMs = 30_000) {
+  return forkWorker(script, [redis, postgres, apiKey, String(lockDurationMs)]);
+}
+
+/** A worker script of the tests' (it tells `ready`, then each run it takes and finishes) in a process of its own. */
+export async function forkWorker(path: string, args: string[]): Promise<WorkerChild> {
   expect(existsSync(built), 'build the worker first: pnpm --filter @plugboard/worker build').toBe(true);
-  const child = fork(script, [redis, postgres, apiKey, String(lockDurationMs)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = fork(path, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: WorkerChild['messages'] = [];
   const waiters: Array<() => void> = [];
   child.on('message', (message: { type: string; id?: string }) => {

@@ -1,0 +1,67 @@
+import { type ExecutorOptions, setUpExecutor } from '@plugboard/sdk/host';
+import { type Job, WaitingError } from 'bullmq';
+import type { Database } from '../database.js';
+import type { PostgresSink } from '../sink/postgres-sink.js';
+import { runSourceIntoSink } from '../sink/run.js';
+import type { RunJob, RunProgress } from './jobs.js';
+import { countPage, markQueued } from './runs.js';
+
+/**
+ * A source run taken from the queue written into the exactly-once sink (`startWorker({ sink:
+ * 'postgres' })`): the worker's executor setup, each page written with its checkpoint in one
+ * transaction, then reported and counted in the run's row.
+ */
+
+/** The executor's request a job carries, without its page handler. */
+export function jobRequest(data: RunJob) {
+  return {
+    connectorKey: data.connector,
+    action: data.action,
+    connectionId: data.connection.id,
+    environment: data.environment,
+    input: data.input,
+    ...(data.approval ? { approval: data.approval } : {}),
+    ...(data.idempotencyKey !== undefined ? { idempotencyKey: data.idempotencyKey } : {}),
+  };
+}
+
+/** The sink, each page it wrote reported to followers and counted in the row once written. */
+function reportingSink(sink: PostgresSink, db: Database, job: Job<RunJob>): PostgresSink {
+  const { attempt, runId } = job.data;
+  let index = 0;
+  return {
+    ...sink,
+    async write(stream, page, startedAt) {
+      const outcome = await sink.write(stream, page, startedAt);
+      if (outcome === 'written') {
+        const event: RunProgress = { attempt, type: 'page', index: index++, records: [...page.records] };
+        await job.updateProgress(event);
+        await countPage(db, runId, page.records.length);
+      }
+      return outcome;
+    },
+  };
+}
+
+/** Runs the job's source into the sink; answers the records written. */
+export async function executeIntoSink(
+  host: Omit<ExecutorOptions, 'resolveConnection'>,
+  sink: PostgresSink,
+  db: Database,
+  job: Job<RunJob>,
+): Promise<number> {
+  const setup = setUpExecutor({ ...host, resolveConnection: () => job.data.connection });
+  const outcome = await runSourceIntoSink(setup, reportingSink(sink, db, job), jobRequest(job.data));
+  return outcome.records;
+}
+
+/**
+ * Another holder of the run moved its checkpoint (a read handed on while its first worker was
+ * still alive): back to the queue, to resume from the checkpoint stored, as a stalled read is.
+ * When this worker no longer holds the job, moving it fails and the row is the holder's to end.
+ */
+export async function requeueMovedRun(db: Database, job: Job<RunJob>, token: string | undefined): Promise<never> {
+  await markQueued(db, job.data.runId);
+  await job.moveToWait(token);
+  throw new WaitingError();
+}
