@@ -26,3 +26,7 @@ export { postgresSink } from './sink/postgres-sink.js';
 export type { PostgresSink, PostgresSinkOptions, SinkPage, SinkStream } from './sink/postgres-sink.js';
 export { runSourceIntoSink } from './sink/run.js';
 export type { SinkRunOutcome, SinkRunRequest } from './sink/run.js';
+export { listRuns, MAX_LISTED_RUNS, showRun } from './observe/runs-report.js';
+export type { ListRunsOptions, RunReport, ShowRunOptions } from './observe/runs-report.js';
+export { CANCEL_CHANNEL, cancelRun } from './observe/cancel.js';
+export type { CancelRunOptions, Cancellation } from './observe/cancel.js';

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { postgresCredentialStore } from '../credentials.js';
 import { connect, database, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
+import { type RunObserver, startObserver } from '../observe/observer.js';
 import { postgresStores } from '../stores.js';
 import { runProcessor, type RunHost } from './execute-job.js';
 import { READS_QUEUE, type RunJob, WRITES_QUEUE } from './jobs.js';
@@ -35,12 +36,18 @@ export interface StartWorkerOptions {
    * found so is queued again; a write fails, for an operator.
    */
   lockDurationMs?: number;
+  /** Serves Prometheus' `GET /metrics` on this port (0: any free one; `metricsUrl` says which). */
+  metricsPort?: number;
+  /** The address the metrics are served on; default `0.0.0.0`. */
+  metricsHost?: string;
 }
 
 /** A running worker. */
 export interface RunWorker {
   /** The BullMQ workers: reads, and writes (`maxStalledCount: 0`). */
   readonly workers: { reads: Worker<RunJob>; writes: Worker<RunJob> };
+  /** Where Prometheus scrapes this worker, with `metricsPort`. */
+  readonly metricsUrl: string | undefined;
   /** Takes nothing new, finishes the runs it holds, then ends its plugins and connections; a second call waits for the first. */
   close(): Promise<void>;
 }
@@ -58,6 +65,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
   await reachRedis(redis, { workers: true });
   const connection = connect(options.postgres, 'postgres');
   let plugins: IsolatedPlugins | undefined;
+  let observer: RunObserver | undefined;
   try {
     await assertMigrated(connection.pool);
     const allow = options.allow ?? [];
@@ -79,6 +87,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
       transport,
     };
     const db = database(connection.pool);
+    const watching = (observer = await startObserver({
+      ...options,
+      redis: redis.connection,
+      queues: [READS_QUEUE, WRITES_QUEUE],
+    }));
     const lock = options.lockDurationMs ?? 30_000;
     const common = {
       connection: redis.connection,
@@ -88,12 +101,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     };
     const reads: Worker<RunJob> = new Worker(
       READS_QUEUE,
-      runProcessor(host, db, () => reads),
+      runProcessor(host, db, () => reads, watching),
       common,
     );
     const writes: Worker<RunJob> = new Worker(
       WRITES_QUEUE,
-      runProcessor(host, db, () => writes),
+      runProcessor(host, db, () => writes, watching),
       {
         ...common,
         // A stalled write may have reached the provider: never run it again on another worker.
@@ -102,20 +115,24 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     );
     // A failed run is in its row; BullMQ's error events must not crash the process.
     for (const worker of [reads, writes]) worker.on('error', () => {});
+    watching.watch([reads, writes]);
     const started = plugins;
     let closing: Promise<void> | undefined;
     return {
       workers: { reads, writes },
+      metricsUrl: watching.metricsUrl,
       // Once: a second call (a second SIGTERM, a finally after a drain) waits for the first.
       close: () =>
         (closing ??= (async () => {
           await Promise.all([reads.close(), writes.close()]);
           await transport.close();
+          await watching.close();
           await started?.close();
           await release(connection);
         })()),
     };
   } catch (error) {
+    await observer?.close();
     await plugins?.close();
     await release(connection);
     throw error;
