@@ -33,7 +33,7 @@ function worker(lockDurationMs?: number) {
     connectors: [insurance],
     concurrency: 1,
     resolveCredential: () => state.simulator.apiKey,
-    ...(lockDurationMs ? { lockDurationMs } : {}),
+    ...(lockDurationMs ? { lockDurationMs, metricsPort: 0, metricsHost: '127.0.0.1' } : {}),
   });
 }
 
@@ -89,6 +89,9 @@ describe('listRuns and showRun', () => {
       expect(shown.status).toBe('running');
       expect(shown.attention).toContain('plugboard idempotency show "policy-1" --postgres URL');
       expect(shown.attention).toContain('plugboard idempotency settle "policy-1" --as succeeded|failed');
+      // The worker that found it counts one stalled run.
+      const metrics = await (await fetch(second.metricsUrl!)).text();
+      expect(metrics).toMatch(/^plugboard_stalled_runs_total 1$/m);
     } finally {
       await second?.close();
       await events.close();
