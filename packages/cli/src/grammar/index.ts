@@ -13,6 +13,7 @@ import { SUBMIT, WORKER } from './queue.js';
 import { RECORD } from './record.js';
 import { REPLAY } from './replay.js';
 import { RUN } from './run.js';
+import { RUNS } from './runs.js';
 import { SIMULATE } from './simulate.js';
 import { TEST } from './test.js';
 
@@ -37,4 +38,5 @@ export const GRAMMAR: readonly CommandSpec[] = [
   DB,
   SUBMIT,
   WORKER,
+  RUNS,
 ];

@@ -53,6 +53,11 @@ export const WORKER: CommandSpec = {
     PLUGIN_FOLDER,
     CONNECTOR_PACKAGE,
     { flags: '--concurrency <n>', description: 'runs taken at once from each queue', default: '1' },
+    {
+      flags: '--metrics-port <port>',
+      description: "serve Prometheus' GET /metrics on this port (0: a free one, printed)",
+    },
+    { flags: '--metrics-host <address>', description: 'the address /metrics listens on (default 0.0.0.0)' },
   ],
   examples: [
     'plugboard worker --plugins ./plugins --redis redis://queue.internal:6379 --postgres postgres://plugboard@db.internal:5432/plugboard --concurrency 4',
