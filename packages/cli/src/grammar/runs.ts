@@ -73,5 +73,9 @@ export const RUNS: CommandSpec = {
   name: 'runs',
   summary: "look at and cancel the fleet's runs",
   description: 'The runs that submit queued, as their rows in PostgreSQL say, and cancelling one.',
+  examples: [
+    'plugboard runs list --status running',
+    'plugboard runs cancel run-9c1e... --redis redis://queue.internal:6379',
+  ],
   subcommands: [LIST, SHOW, CANCEL],
 };
