@@ -16,6 +16,7 @@ export interface WorkerMetrics {
   runEnded(end: RunEnd): void;
   recordsProcessed(count: number): void;
   stalled(): void;
+  tokenRefreshed(): void;
   /** Stops listening to the SDK's channels. */
   close(): void;
 }
@@ -60,6 +61,11 @@ function counters(registry: Registry) {
       help: 'Time requests waited for their rate budget',
       registers,
     }),
+    refreshes: new Counter({
+      name: 'plugboard_token_refreshes_total',
+      help: "OAuth2 token sets this worker replaced with a new access token in the fleet's credential store",
+      registers,
+    }),
     stalled: new Counter({
       name: 'plugboard_stalled_runs_total',
       help: 'Runs found held by a worker that stopped (a read is queued again, a write failed for an operator)',
@@ -102,6 +108,7 @@ export function workerMetrics(queues: readonly Queue[]): WorkerMetrics {
     runEnded: (end) => count.runs.inc({ status: end }),
     recordsProcessed: (records) => count.records.inc(records),
     stalled: () => count.stalled.inc(),
+    tokenRefreshed: () => count.refreshes.inc(),
     close() {
       unsubscribe(EXCHANGE_END, onExchange);
       unsubscribe(BUDGET_WAIT, onBudgetWait);

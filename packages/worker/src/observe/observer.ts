@@ -1,8 +1,10 @@
+import type { CredentialStore } from '@plugboard/sdk/host';
 import { type Job, Queue, RateLimitError, type Worker } from 'bullmq';
 import type { RunJob } from '../queue/jobs.js';
 import { type CancelListener, listenForCancels } from './cancel-listener.js';
 import { type MetricsServer, serveMetrics } from './metrics-server.js';
 import { type RunEnd, type WorkerMetrics, workerMetrics } from './metrics.js';
+import { countingRefreshes } from './token-refreshes.js';
 import { inRunSpan, traceExchanges } from './tracing.js';
 
 /**
@@ -19,6 +21,8 @@ export interface RunScope {
 export interface RunObserver {
   /** Runs the body of one job with its scope, inside its span, and counts how it ended. */
   run<T>(job: Job<RunJob>, body: (scope: RunScope) => Promise<T>): Promise<T>;
+  /** The store the runs' OAuth2 token sets are kept in, its refreshes counted. */
+  credentials(store: CredentialStore): CredentialStore;
   /** Watches the BullMQ workers for runs found stalled. */
   watch(workers: readonly Worker<RunJob>[]): void;
   /** `http://HOST:PORT/metrics` when a port was given. */
@@ -79,6 +83,7 @@ export async function startObserver(options: ObserverOptions): Promise<RunObserv
         release();
       }
     },
+    credentials: (store) => (metrics ? countingRefreshes(store, () => metrics.tokenRefreshed()) : store),
     watch(workers) {
       for (const worker of workers) worker.on('stalled', () => metrics?.stalled());
     },

@@ -72,11 +72,20 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     plugins = options.plugins
       ? await startPlugins(resolve(options.plugins), { allow, redis: redis.connection.url })
       : undefined;
+    const watching = (observer = await startObserver({
+      ...options,
+      redis: redis.connection,
+      queues: [READS_QUEUE, WRITES_QUEUE],
+    }));
     const transport = createHostTransport({
       redis: redis.connection.url,
       network: { allow },
       ...(options.credentialKey
-        ? { credentials: { store: postgresCredentialStore(connection.pool, { key: options.credentialKey }) } }
+        ? {
+            credentials: {
+              store: watching.credentials(postgresCredentialStore(connection.pool, { key: options.credentialKey })),
+            },
+          }
         : {}),
     });
     const host: RunHost = {
@@ -87,11 +96,6 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
       transport,
     };
     const db = database(connection.pool);
-    const watching = (observer = await startObserver({
-      ...options,
-      redis: redis.connection,
-      queues: [READS_QUEUE, WRITES_QUEUE],
-    }));
     const lock = options.lockDurationMs ?? 30_000;
     const common = {
       connection: redis.connection,
