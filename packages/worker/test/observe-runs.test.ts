@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { QueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { cancelRun, listRuns, showRun, startWorker, submitRun, WRITES_QUEUE } from '../src/index.js';
+import { cancelRun, followRun, listRuns, showRun, startWorker, submitRun, WRITES_QUEUE } from '../src/index.js';
 import { workerChild } from './support/children.js';
 import { fleet, insurance, runRows } from './support/fleet.js';
 import { hanging } from './support/upstream.js';
@@ -35,6 +35,13 @@ function worker(lockDurationMs?: number) {
     resolveCredential: () => state.simulator.apiKey,
     ...(lockDurationMs ? { lockDurationMs, metricsPort: 0, metricsHost: '127.0.0.1' } : {}),
   });
+}
+
+/** Follows run `id`, resolving once its follower reads the queue's events (a blocking XREAD in Redis). */
+async function watching(id: string) {
+  const followed = followRun({ redis: state.redis.url, postgres: state.db.url, id });
+  await expect.poll(async () => String(await state.client.client('LIST'))).toContain('cmd=xread');
+  return { followed };
 }
 
 const statusOf = async (id: string) => (await showRun({ postgres: state.db.url, id })).status;
@@ -104,8 +111,11 @@ describe('listRuns and showRun', () => {
 describe('cancelRun', () => {
   it('removes a queued run from its queue: status cancelled, nothing sent', async () => {
     const { id } = await submitRun(submission('travel_policies.create', { traveller: 'q' }));
+    const { followed } = await watching(id);
     const cancelled = await cancelRun({ redis: state.redis.url, postgres: state.db.url, id });
     expect(cancelled).toMatchObject({ outcome: 'cancelled', run: { id, status: 'cancelled' } });
+    // Its follower learns it ended.
+    expect(await followed).toMatchObject({ id, status: 'cancelled' });
     expect(await state.queues.writes.count()).toBe(0);
     const running = await worker();
     try {

@@ -77,7 +77,9 @@ export async function cancelRun(options: CancelRunOptions): Promise<Cancellation
   return withDatabase(options.postgres, async (db) => {
     const run = await requireRun(db, options.id);
     if (hasEnded(run.status)) return { outcome: 'ended', run };
-    if (run.status === 'queued' && (await removeQueued(redis, run)) && (await markCancelled(db, run.id, ['queued'])))
+    // The row first: a follower told the job was removed reads it cancelled. A worker that took the
+    // job meanwhile (it cannot be removed) is asked below, and stops it before anything is sent.
+    if (run.status === 'queued' && (await markCancelled(db, run.id, ['queued'])) && (await removeQueued(redis, run)))
       return { outcome: 'cancelled', run: await requireRun(db, run.id) };
     await requestCancel(redis, run.id, run.retryCount);
     return { outcome: 'requested', run: await requireRun(db, run.id) };
