@@ -1,14 +1,15 @@
 import {
   DEFAULT_SETTLE_MIN_AGE_MS,
   type IdempotencyReport,
+  type IdempotencyStore,
   IdempotencySettleRefusedError,
   settleIdempotencyKey,
 } from '@plugboard/sdk/host';
 import { excerpt, NotFoundError, zodIssues } from '@plugboard/sdk';
 import type { FindConnector } from '../connectors.js';
 import { writeJsonLine } from '../io.js';
+import { idempotencyPlace } from '../idempotency-place.js';
 import type { Invocation } from '../invocation.js';
-import { ensureWritable, type StateFolder, stateFolder } from '../state.js';
 import { jsonOption, UsageError } from '../usage.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/;
@@ -23,14 +24,13 @@ export function parseDuration(text: string): number {
 }
 
 /** What `show` prints: the record's fields in a fixed order, then the decisions. */
-function view(report: IdempotencyReport, folder: StateFolder): Record<string, unknown> {
+function view(report: IdempotencyReport, where: string): Record<string, unknown> {
   const { key, record, decisions } = report;
   if (!record) {
     if (decisions.length === 0) {
-      throw new NotFoundError(
-        `nothing is kept under idempotency key ${JSON.stringify(excerpt(key))} in ${folder.dir} (from ${folder.from})`,
-        { code: 'idempotency_key_unknown' },
-      );
+      throw new NotFoundError(`nothing is kept under idempotency key ${JSON.stringify(excerpt(key))} in ${where}`, {
+        code: 'idempotency_key_unknown',
+      });
     }
     // Released by a decision and not run since: the next run with the key runs.
     return { key, state: 'released', decisions };
@@ -53,16 +53,16 @@ function view(report: IdempotencyReport, folder: StateFolder): Record<string, un
   };
 }
 
-async function storeAt(folder: StateFolder) {
-  return (await import('@plugboard/runtime')).fileStore(folder.dir).idempotency;
-}
-
 /** `plugboard idempotency show KEY`: what is kept under the key, as one JSON line. */
 export async function showCommand({ args, values, io }: Invocation): Promise<void> {
   const [key] = args;
   if (!key) throw new UsageError('idempotency show takes one KEY');
-  const folder = stateFolder(io, values.state as string | undefined, 'idempotency show');
-  writeJsonLine(io.stdout, view(await (await storeAt(folder)).inspect(key), folder));
+  const place = await idempotencyPlace(values, io, 'idempotency show');
+  try {
+    writeJsonLine(io.stdout, view(await place.store.inspect(key), place.where));
+  } finally {
+    await place.close();
+  }
 }
 
 /** With the action's definition at hand, a given result must be one the action could have returned; without it, the result is kept as given. */
@@ -101,26 +101,56 @@ export async function settleCommand({ args, values, io, findConnector }: Invocat
   const minAgeMs = minAge === undefined ? DEFAULT_SETTLE_MIN_AGE_MS : parseDuration(minAge);
   const given = jsonOption('--result', values.result as string | undefined, undefined);
 
-  const folder = stateFolder(io, values.state as string | undefined, 'idempotency settle');
-  await ensureWritable(folder, `a decision on idempotency key ${excerpt(key)}`);
-  const store = await storeAt(folder);
-  const { record } = await store.inspect(key);
-  const result = as === 'succeeded' ? await checkResult(given ?? null, record, findConnector) : undefined;
+  const place = await idempotencyPlace(
+    values,
+    io,
+    'idempotency settle',
+    `a decision on idempotency key ${excerpt(key)}`,
+  );
   try {
-    const report = await settleIdempotencyKey(store, key, {
-      as,
-      by,
-      reason,
-      ...(result === undefined ? {} : { result }),
-      force: values.force === true,
-      minAgeMs,
-    });
-    writeJsonLine(io.stdout, view(report, folder));
+    writeJsonLine(
+      io.stdout,
+      view(
+        await settle(
+          place.store,
+          key,
+          { as, by, reason, given, force: values.force === true, minAgeMs },
+          findConnector,
+        ),
+        place.where,
+      ),
+    );
   } catch (error) {
-    if (error instanceof NotFoundError) error.message = `${error.message} (in ${folder.dir}, from ${folder.from})`;
+    if (error instanceof NotFoundError) error.message = `${error.message} (in ${place.where})`;
     if (error instanceof IdempotencySettleRefusedError && error.refusal === 'recent') {
       error.message = error.message.replace('(force)', '(--force)').replace(/, or later$/, ', or after --min-age');
     }
     throw error;
+  } finally {
+    await place.close();
   }
+}
+
+interface Settlement {
+  as: 'succeeded' | 'failed';
+  by: string;
+  reason: string;
+  given: unknown;
+  force: boolean;
+  minAgeMs: number;
+}
+
+/** The decision applied to the store, the result checked against the action when it is known. */
+async function settle(store: IdempotencyStore, key: string, decision: Settlement, findConnector: FindConnector) {
+  const { as, by, reason, given, force, minAgeMs } = decision;
+  const { record } = await store.inspect(key);
+  const result = as === 'succeeded' ? await checkResult(given ?? null, record, findConnector) : undefined;
+  return settleIdempotencyKey(store, key, {
+    as,
+    by,
+    reason,
+    ...(result === undefined ? {} : { result }),
+    force,
+    minAgeMs,
+  });
 }

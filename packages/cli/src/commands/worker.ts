@@ -18,6 +18,14 @@ function sinkOption(text: unknown): { sink?: 'postgres' } {
   return { sink: 'postgres' };
 }
 
+function metricsOptions(values: Record<string, unknown>): { metricsPort?: number; metricsHost?: string } {
+  if (values['metrics-port'] === undefined) return {};
+  const port = Number(values['metrics-port']);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError('--metrics-port must be a whole number from 0 to 65535');
+  return { metricsPort: port, ...(values['metrics-host'] ? { metricsHost: values['metrics-host'] as string } : {}) };
+}
+
 /** Resolves when the signal is aborted (SIGTERM, SIGINT). */
 function stopped(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
@@ -48,7 +56,9 @@ export async function workerCommand({ values, io, messages, signal, findConnecto
     ...(key ? { credentialKey: Buffer.from(key, 'base64') } : {}),
     allow: allowedNetwork(io.env),
     ...sink,
+    ...metricsOptions(values),
   });
+  if (worker.metricsUrl) messages.say({ level: 'info', message: `metrics at ${worker.metricsUrl}` });
   messages.say({ level: 'info', message: `worker ready: ${concurrency} at a time from each queue; SIGTERM drains` });
   await stopped(signal);
   messages.say({ level: 'info', message: 'draining: the runs held finish, nothing new is taken' });

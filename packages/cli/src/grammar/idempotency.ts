@@ -5,14 +5,21 @@ const STATE: OptionSpec = {
   description:
     'the state folder (default: $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else ~/.local/state/plugboard)',
 };
+const POSTGRES: OptionSpec = {
+  flags: '--postgres <url>',
+  description: "the fleet's PostgreSQL instead of a state folder, postgres://USER:PASSWORD@HOST:PORT/DATABASE",
+};
 const KEY = { name: '<key>', description: 'the idempotency key' };
 
 const SHOW: CommandSpec = {
   name: 'show',
   summary: 'print what is kept under a key',
   arguments: [KEY],
-  options: [STATE],
-  examples: ['plugboard idempotency show import-1 --state ./state'],
+  options: [STATE, POSTGRES],
+  examples: [
+    'plugboard idempotency show import-1 --state ./state',
+    'plugboard idempotency show policy-1 --postgres postgres://plugboard@db.internal:5432/plugboard',
+  ],
   load: async () => (await import('../commands/idempotency.js')).showCommand,
 };
 
@@ -38,6 +45,7 @@ const SETTLE: CommandSpec = {
     },
     { flags: '--force', description: 'settle a running key however young' },
     STATE,
+    POSTGRES,
   ],
   examples: [
     'plugboard idempotency settle import-1 --as failed --by ana --reason "the provider shows no import" --state ./state',

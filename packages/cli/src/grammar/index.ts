@@ -14,6 +14,7 @@ import { RECORD } from './record.js';
 import { REPLAY } from './replay.js';
 import { RUN } from './run.js';
 import { SCHEDULE } from './schedule.js';
+import { RUNS } from './runs.js';
 import { SIMULATE } from './simulate.js';
 import { TEST } from './test.js';
 
@@ -39,4 +40,5 @@ export const GRAMMAR: readonly CommandSpec[] = [
   SUBMIT,
   WORKER,
   SCHEDULE,
+  RUNS,
 ];

@@ -57,6 +57,11 @@ export const WORKER: CommandSpec = {
       flags: '--sink <kind>',
       description: "postgres: write each read's records into the exactly-once sink in the fleet's PostgreSQL",
     },
+    {
+      flags: '--metrics-port <port>',
+      description: "serve Prometheus' GET /metrics on this port (0: a free one, printed)",
+    },
+    { flags: '--metrics-host <address>', description: 'the address /metrics listens on (default 0.0.0.0)' },
   ],
   examples: [
     'plugboard worker --plugins ./plugins --redis redis://queue.internal:6379 --postgres postgres://plugboard@db.internal:5432/plugboard --concurrency 4',

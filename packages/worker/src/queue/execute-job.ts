@@ -2,6 +2,8 @@ import { ConnectorError, RateLimitedError } from '@plugboard/sdk';
 import { createExecutor, type ExecutorOptions } from '@plugboard/sdk/host';
 import { type Job, Worker } from 'bullmq';
 import type { Database } from '../database.js';
+import { markCancelled } from '../observe/cancel.js';
+import type { RunObserver, RunScope } from '../observe/observer.js';
 import type { PostgresSink } from '../sink/postgres-sink.js';
 import { SinkCheckpointMovedError } from '../sink/errors.js';
 import { READS_QUEUE, type RunJob, type RunProgress } from './jobs.js';
@@ -23,13 +25,14 @@ export interface RunResult {
   records: number;
 }
 
-async function execute(host: RunHost, db: Database, job: Job<RunJob>): Promise<number> {
+async function execute(host: RunHost, db: Database, job: Job<RunJob>, scope: RunScope): Promise<number> {
   const data = job.data;
   const report = (event: RunProgress) => job.updateProgress(event);
   // A job carries its connection: this run's executor resolves that one.
   const executor = createExecutor({ ...host, resolveConnection: () => data.connection });
   const outcome = await executor.execute({
     ...jobRequest(data),
+    signal: scope.signal,
     onProgress: (event) => {
       // Progress is told as it comes, not awaited: one that cannot be told is not worth failing the run.
       if (event.type === 'progress') report({ attempt: data.attempt, ...event, type: 'progress' }).catch(() => {});
@@ -38,38 +41,56 @@ async function execute(host: RunHost, db: Database, job: Job<RunJob>): Promise<n
     onPage: async (page, { index }) => {
       await report({ attempt: data.attempt, type: 'page', index, records: page.records });
       await countPage(db, data.runId, page.records.length);
+      scope.counted(page.records.length);
     },
   });
   if (outcome.direction === 'source') return outcome.records;
   await report({ attempt: data.attempt, type: 'page', index: 0, records: [outcome.result] });
   await countPage(db, data.runId, 1);
+  scope.counted(1);
   return 1;
 }
 
-/**
- * The processor of a queue's worker; `worker()` is the BullMQ worker it runs in (made after it).
- * With a sink, a read writes its pages there instead.
- */
-export function runProcessor(host: RunHost, db: Database, worker: () => Worker<RunJob>, sink?: PostgresSink) {
-  return async (job: Job<RunJob>, token?: string): Promise<RunResult> => {
-    await markRunning(db, job.data.runId);
-    try {
-      const intoSink = sink && job.queueName === READS_QUEUE;
-      const records = intoSink ? await executeIntoSink(host, sink, db, job) : await execute(host, db, job);
-      await finishRun(db, job.data.runId, { status: 'succeeded' });
-      return { attempt: job.data.attempt, records };
-    } catch (error) {
-      if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
-        // Back in the queue, every worker of it paused for the wait: no attempt spent.
-        await markQueued(db, job.data.runId);
-        await worker().rateLimit(error.retryAfterMs);
-        throw Worker.RateLimitError();
-      }
-      if (error instanceof SinkCheckpointMovedError) return await requeueMovedRun(db, job, token);
-      const code = error instanceof ConnectorError ? error.code : 'internal_error';
-      const message = error instanceof Error ? error.message : String(error);
-      await finishRun(db, job.data.runId, { status: 'failed', code, message });
-      throw error;
+/** What a queue's processor runs with: the host, the rows, its BullMQ worker (made after it), the observer, and a sink for reads. */
+export interface Processing {
+  host: RunHost;
+  db: Database;
+  worker: () => Worker<RunJob>;
+  observer: RunObserver;
+  sink?: PostgresSink | undefined;
+}
+
+/** The processor of a queue's worker. With a sink, a read writes its pages there instead. */
+export function runProcessor(processing: Processing) {
+  return (job: Job<RunJob>, token?: string): Promise<RunResult> =>
+    processing.observer.run(job, (scope) => processRun(processing, job, scope, token));
+}
+
+async function processRun(
+  { host, db, worker, sink }: Processing,
+  job: Job<RunJob>,
+  scope: RunScope,
+  token: string | undefined,
+): Promise<RunResult> {
+  await markRunning(db, job.data.runId);
+  try {
+    const intoSink = sink && job.queueName === READS_QUEUE;
+    const records = intoSink ? await executeIntoSink(host, sink, db, job, scope) : await execute(host, db, job, scope);
+    await finishRun(db, job.data.runId, { status: 'succeeded' });
+    return { attempt: job.data.attempt, records };
+  } catch (error) {
+    if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
+      // Back in the queue, every worker of it paused for the wait: no attempt spent.
+      await markQueued(db, job.data.runId);
+      await worker().rateLimit(error.retryAfterMs);
+      throw Worker.RateLimitError();
     }
-  };
+    if (error instanceof SinkCheckpointMovedError) return await requeueMovedRun(db, job, token);
+    // Stopped by a cancel (`cancelRun`): cancelled, not failed.
+    if (scope.signal.aborted && (await markCancelled(db, job.data.runId, ['running']))) throw error;
+    const code = error instanceof ConnectorError ? error.code : 'internal_error';
+    const message = error instanceof Error ? error.message : String(error);
+    await finishRun(db, job.data.runId, { status: 'failed', code, message });
+    throw error;
+  }
 }

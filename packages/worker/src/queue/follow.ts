@@ -76,6 +76,8 @@ export async function watchRun(
     }, fail);
   events.on('completed', ({ jobId }) => jobId === run.id && void check());
   events.on('failed', ({ jobId }) => jobId === run.id && void check());
+  // A queued run cancelled (`cancelRun`) leaves its queue without completing or failing.
+  events.on('removed', ({ jobId }) => jobId === run.id && void check());
   await events.waitUntilReady();
   // It may have ended before the watch began.
   void check();

@@ -24,6 +24,8 @@ export interface RunJob {
   input: unknown;
   idempotencyKey?: string;
   approval?: ApprovalDecision;
+  /** The submitter's trace context (W3C `traceparent`, `tracestate`), when it had one. */
+  trace?: Record<string, string>;
 }
 
 /** What a worker reports of a run in flight, through BullMQ's job progress. */

@@ -43,11 +43,11 @@ export type NewRun = Pick<
   'id' | 'connector' | 'action' | 'connectionId' | 'direction' | 'correlationId' | 'idempotencyKey'
 >;
 
-const COLUMNS = `id, status, connector, action, connection_id, direction, correlation_id, idempotency_key,
+export const COLUMNS = `id, status, connector, action, connection_id, direction, correlation_id, idempotency_key,
   records_received, records_processed, records_failed, retry_count, error_code, error_message,
   started_at, completed_at, created_at, updated_at`;
 
-interface RunRow {
+export interface RunRow {
   id: string;
   status: RunStatus;
   connector: string;
@@ -68,7 +68,7 @@ interface RunRow {
   updated_at: Date;
 }
 
-function toRun(row: RunRow): Run {
+export function toRun(row: RunRow): Run {
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   return {
     id: row.id,

@@ -4,6 +4,7 @@ import type { Database } from '../database.js';
 import type { PostgresSink } from '../sink/postgres-sink.js';
 import { runSourceIntoSink } from '../sink/run.js';
 import type { RunJob, RunProgress } from './jobs.js';
+import type { RunScope } from '../observe/observer.js';
 import { countPage, markQueued } from './runs.js';
 
 /**
@@ -26,7 +27,7 @@ export function jobRequest(data: RunJob) {
 }
 
 /** The sink, each page it wrote reported to followers and counted in the row once written. */
-function reportingSink(sink: PostgresSink, db: Database, job: Job<RunJob>): PostgresSink {
+function reportingSink(sink: PostgresSink, db: Database, job: Job<RunJob>, scope: RunScope): PostgresSink {
   const { attempt, runId } = job.data;
   let index = 0;
   return {
@@ -37,6 +38,7 @@ function reportingSink(sink: PostgresSink, db: Database, job: Job<RunJob>): Post
         const event: RunProgress = { attempt, type: 'page', index: index++, records: [...page.records] };
         await job.updateProgress(event);
         await countPage(db, runId, page.records.length);
+        scope.counted(page.records.length);
       }
       return outcome;
     },
@@ -49,9 +51,13 @@ export async function executeIntoSink(
   sink: PostgresSink,
   db: Database,
   job: Job<RunJob>,
+  scope: RunScope,
 ): Promise<number> {
   const setup = setUpExecutor({ ...host, resolveConnection: () => job.data.connection });
-  const outcome = await runSourceIntoSink(setup, reportingSink(sink, db, job), jobRequest(job.data));
+  const outcome = await runSourceIntoSink(setup, reportingSink(sink, db, job, scope), {
+    ...jobRequest(job.data),
+    signal: scope.signal,
+  });
   return outcome.records;
 }
 

@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import type pg from 'pg';
 import { connect, database, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
+import { traceCarrier } from '../observe/tracing.js';
 import { type FollowHandlers, type Watch, watchRun } from './follow.js';
 import { READS_QUEUE, type RunJob, runId, WRITES_QUEUE } from './jobs.js';
 import { type QueueRedis, queueRedis, reachRedis } from './redis.js';
@@ -96,6 +97,7 @@ export async function submitRun(options: SubmitRunOptions): Promise<Submission> 
       correlationId: options.correlationId ?? randomUUID(),
       idempotencyKey: options.idempotencyKey ?? null,
     });
+    const trace = traceCarrier();
     // Watching starts before the job is queued, so the follower misses no page.
     const watch = options.follow && !hasEnded(run.status) ? await watchRun(redis, db, run, options.follow) : undefined;
     if (queueIt) {
@@ -109,6 +111,7 @@ export async function submitRun(options: SubmitRunOptions): Promise<Submission> 
         input,
         ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
         ...(options.approval ? { approval: options.approval } : {}),
+        ...(trace ? { trace } : {}),
       }).catch(async (error) => {
         await watch?.close();
         throw error;

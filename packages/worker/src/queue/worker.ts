@@ -8,6 +8,7 @@ import { postgresCredentialStore } from '../credentials.js';
 import { connect, database, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
 import { postgresSink } from '../sink/postgres-sink.js';
+import { type RunObserver, startObserver } from '../observe/observer.js';
 import { postgresStores } from '../stores.js';
 import { runProcessor, type RunHost } from './execute-job.js';
 import { READS_QUEUE, type RunJob, WRITES_QUEUE } from './jobs.js';
@@ -42,12 +43,18 @@ export interface StartWorkerOptions {
    * fleet's database, through `runSourceIntoSink`) instead of reporting them only. Default: none.
    */
   sink?: 'postgres';
+  /** Serves Prometheus' `GET /metrics` on this port (0: any free one; `metricsUrl` says which). */
+  metricsPort?: number;
+  /** The address the metrics are served on; default `0.0.0.0`. */
+  metricsHost?: string;
 }
 
 /** A running worker. */
 export interface RunWorker {
   /** The BullMQ workers: reads, and writes (`maxStalledCount: 0`). */
   readonly workers: { reads: Worker<RunJob>; writes: Worker<RunJob> };
+  /** Where Prometheus scrapes this worker, with `metricsPort`. */
+  readonly metricsUrl: string | undefined;
   /** Takes nothing new, finishes the runs it holds, then ends its plugins and connections; a second call waits for the first. */
   close(): Promise<void>;
 }
@@ -67,17 +74,27 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
   await reachRedis(redis, { workers: true });
   const connection = connect(options.postgres, 'postgres');
   let plugins: IsolatedPlugins | undefined;
+  let observer: RunObserver | undefined;
   try {
     await assertMigrated(connection.pool);
     const allow = options.allow ?? [];
     plugins = options.plugins
       ? await startPlugins(resolve(options.plugins), { allow, redis: redis.connection.url })
       : undefined;
+    const watching = (observer = await startObserver({
+      ...options,
+      redis: redis.connection,
+      queues: [READS_QUEUE, WRITES_QUEUE],
+    }));
     const transport = createHostTransport({
       redis: redis.connection.url,
       network: { allow },
       ...(options.credentialKey
-        ? { credentials: { store: postgresCredentialStore(connection.pool, { key: options.credentialKey }) } }
+        ? {
+            credentials: {
+              store: watching.credentials(postgresCredentialStore(connection.pool, { key: options.credentialKey })),
+            },
+          }
         : {}),
     });
     const host: RunHost = {
@@ -99,12 +116,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     const sink = options.sink === 'postgres' ? postgresSink(connection.pool) : undefined;
     const reads: Worker<RunJob> = new Worker(
       READS_QUEUE,
-      runProcessor(host, db, () => reads, sink),
+      runProcessor({ host, db, worker: () => reads, observer: watching, sink }),
       common,
     );
     const writes: Worker<RunJob> = new Worker(
       WRITES_QUEUE,
-      runProcessor(host, db, () => writes),
+      runProcessor({ host, db, worker: () => writes, observer: watching }),
       {
         ...common,
         // A stalled write may have reached the provider: never run it again on another worker.
@@ -113,20 +130,24 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     );
     // A failed run is in its row; BullMQ's error events must not crash the process.
     for (const worker of [reads, writes]) worker.on('error', () => {});
+    watching.watch([reads, writes]);
     const started = plugins;
     let closing: Promise<void> | undefined;
     return {
       workers: { reads, writes },
+      metricsUrl: watching.metricsUrl,
       // Once: a second call (a second SIGTERM, a finally after a drain) waits for the first.
       close: () =>
         (closing ??= (async () => {
           await Promise.all([reads.close(), writes.close(), schedules.close()]);
           await transport.close();
+          await watching.close();
           await started?.close();
           await release(connection);
         })()),
     };
   } catch (error) {
+    await observer?.close();
     await plugins?.close();
     await release(connection);
     throw error;
