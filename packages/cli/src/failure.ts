@@ -81,7 +81,8 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (!(error instanceof ConnectorError)) return 1;
   if (error instanceof ApprovalRequiredError) return 3;
   if (keyNeedsAPerson(error)) return 6;
-  if (error instanceof QuotaExhaustedError) return 5;
+  // A followed run's failure comes back from its row as the provider's status.
+  if (error instanceof QuotaExhaustedError || error.status === 402) return 5;
   // A plugin's process sends its refusal back as a failure of the same code.
   if (REFUSED_BEFORE_SENDING.some((kind) => error instanceof kind) || error.code === 'unknown_action') return 2;
   if (NEEDS_A_PERSON.some((kind) => error instanceof kind)) return 4;

@@ -1,3 +1,4 @@
+import type { ActionArgs, IsolatedActionArgs } from './action-args.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './usage.js';
 
@@ -12,4 +13,16 @@ export function queueUrls(
   if (!redis) throw new UsageError(`${command} needs --redis URL, or PLUGBOARD_REDIS_URL`);
   if (!postgres) throw new UsageError(`${command} needs --postgres URL, or PLUGBOARD_POSTGRES_URL`);
   return { redis, postgres };
+}
+
+/** What a queued run (`submit`) and a schedule share of `run`'s arguments: which connector, as loaded or as a plugin, with what input. */
+export function queuedTarget(args: ActionArgs | IsolatedActionArgs) {
+  return {
+    ...('plugin' in args
+      ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }
+      : { connectors: [args.connector] }),
+    connector: args.target.key,
+    input: args.input,
+    environment: args.environment,
+  };
 }

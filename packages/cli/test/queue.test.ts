@@ -1,32 +1,23 @@
 import { startInsuranceSimulator, type InsuranceSimulator } from '@plugboard/simulator-insurance';
-import { migrate } from '@plugboard/worker';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import { freePort, type RedisServer, startRedis } from '../../sdk/test/support/redis.js';
-import { type PostgresServer, startPostgres } from '../../worker/test/support/postgres.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { freePort, type RedisServer } from '../../sdk/test/support/redis.js';
 import { runCli } from '../src/index.js';
+import { useFleetServers } from './fleet-servers.js';
 import { bufferIo, PACK } from './support.js';
 
+const servers = useFleetServers();
 let redis: RedisServer;
-let postgres: PostgresServer;
 let url: string;
 let simulator: InsuranceSimulator;
 
 beforeAll(async () => {
-  const started = await startRedis();
-  if (!started.server) throw new Error(started.reason);
-  redis = started.server;
-  postgres = await startPostgres();
-  url = await postgres.database();
-  await migrate(url);
-});
-afterAll(async () => {
-  await redis?.stop();
-  await postgres?.stop();
+  redis = servers.redis;
+  url = await servers.database();
 });
 beforeEach(async () => {
   simulator = await startInsuranceSimulator();
@@ -144,6 +135,23 @@ describe('plugboard submit and plugboard worker', () => {
       await runCli(['worker', '--redis', redis.url, '--postgres', url, '--sink', 'jsonl'], other.io, { pack }),
     ).toBe(2);
     expect(other.stderr()).toContain('--sink');
+  });
+
+  test('a followed run the provider refused exits 4, as run does, never 1 (which scripts retry)', async () => {
+    const controller = new AbortController();
+    const worker = bufferIo({ PLUGBOARD_CREDENTIAL: 'not-the-key' }, false);
+    const argv = ['worker', '--redis', redis.url, '--postgres', url];
+    const running = runCli(argv, worker.io, { pack, signal: controller.signal });
+    try {
+      await vi.waitFor(() => expect(worker.stderr()).toContain('worker ready'), { timeout: 20_000 });
+      const refused = submit('travel_policies.list', { page_size: 2 });
+      expect(await refused.done).toBe(4);
+      expect(refused.stderr()).toMatch(/failed: .*401/);
+      expect(refused.stderr()).not.toContain('not-the-key');
+    } finally {
+      controller.abort();
+      expect(await running).toBe(0);
+    }
   });
 
   test('bad input exits 2 and a missing approval 3, with nothing queued', async () => {

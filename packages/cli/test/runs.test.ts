@@ -1,31 +1,22 @@
 import { type InsuranceSimulator, startInsuranceSimulator } from '@plugboard/simulator-insurance';
-import { migrate } from '@plugboard/worker';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import { type RedisServer, startRedis } from '../../sdk/test/support/redis.js';
-import { type PostgresServer, startPostgres } from '../../worker/test/support/postgres.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import type { RedisServer } from '../../sdk/test/support/redis.js';
 import { hanging, type Upstream } from '../../worker/test/support/upstream.js';
 import { runCli } from '../src/index.js';
+import { useFleetServers } from './fleet-servers.js';
 import { bufferIo, PACK } from './support.js';
 
+const servers = useFleetServers();
 let redis: RedisServer;
-let postgres: PostgresServer;
 let url: string;
 let simulator: InsuranceSimulator;
 
-beforeAll(async () => {
-  const started = await startRedis();
-  if (!started.server) throw new Error(started.reason);
-  redis = started.server;
-  postgres = await startPostgres();
-});
-afterAll(async () => {
-  await redis?.stop();
-  await postgres?.stop();
+beforeAll(() => {
+  redis = servers.redis;
 });
 beforeEach(async () => {
   // A database of each test's own: its runs and keys only.
-  url = await postgres.database();
-  await migrate(url);
+  url = await servers.database();
   simulator = await startInsuranceSimulator();
 });
 afterEach(async () => {
@@ -145,34 +136,24 @@ describe('plugboard idempotency --postgres', () => {
         state: 'running',
         action: 'travel_policies.create',
       });
-      const young = await cli([
-        'idempotency',
-        'settle',
-        'p-1',
-        '--as',
-        'failed',
-        '--by',
-        'ops',
-        '--reason',
-        'r',
-        '--postgres',
-        url,
-      ]);
+      const settle = (reason: string, ...more: string[]) =>
+        cli([
+          'idempotency',
+          'settle',
+          'p-1',
+          '--as',
+          'failed',
+          '--by',
+          'ops',
+          '--reason',
+          reason,
+          ...more,
+          '--postgres',
+          url,
+        ]);
+      const young = await settle('r');
       expect(young.code).not.toBe(0);
-      const settled = await cli([
-        'idempotency',
-        'settle',
-        'p-1',
-        '--as',
-        'failed',
-        '--by',
-        'ops',
-        '--reason',
-        'the provider shows no policy',
-        '--force',
-        '--postgres',
-        url,
-      ]);
+      const settled = await settle('the provider shows no policy', '--force');
       expect(settled.code).toBe(0);
       expect(JSON.parse(settled.stdout)).toMatchObject({
         key: 'p-1',

@@ -1,29 +1,22 @@
 import { type InsuranceSimulator, startInsuranceSimulator } from '@plugboard/simulator-insurance';
-import { migrate } from '@plugboard/worker';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type RedisServer, startRedis } from '../../sdk/test/support/redis.js';
-import { type PostgresServer, startPostgres } from '../../worker/test/support/postgres.js';
+import type { RedisServer } from '../../sdk/test/support/redis.js';
 import { runCli } from '../src/index.js';
+import { useFleetServers } from './fleet-servers.js';
 import { bufferIo, PACK } from './support.js';
 
+const servers = useFleetServers();
 let redis: RedisServer;
-let postgres: PostgresServer;
 let url: string;
 let simulator: InsuranceSimulator;
 
 beforeAll(async () => {
-  const started = await startRedis();
-  if (!started.server) throw new Error(started.reason);
-  redis = started.server;
-  postgres = await startPostgres();
-  url = await postgres.database();
-  await migrate(url);
+  redis = servers.redis;
+  url = await servers.database();
   simulator = await startInsuranceSimulator();
 });
 afterAll(async () => {
   await simulator?.close();
-  await redis?.stop();
-  await postgres?.stop();
 });
 
 const pack = new Map([['insurance', PACK.get('insurance')!]]);

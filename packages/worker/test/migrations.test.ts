@@ -5,6 +5,15 @@ import { assertMigrated, DatabaseUnavailableError, migrate, SchemaVersionError }
 import { freePort } from '../../sdk/test/support/redis.js';
 import { type PostgresServer, startPostgres } from './support/postgres.js';
 
+/** The numbered files under migrations/, in order: what this code knows. */
+const MIGRATIONS = [
+  { version: 1, name: 'state' },
+  { version: 2, name: 'runs' },
+  { version: 3, name: 'schedules' },
+  { version: 4, name: 'run_error_status' },
+];
+const KNOWN = MIGRATIONS.length;
+
 let server: PostgresServer;
 beforeAll(async () => {
   server = await startPostgres();
@@ -28,21 +37,13 @@ describe('migrate', () => {
     const url = await server.database();
     expect(await migrate(url)).toEqual({
       server: url,
-      applied: [
-        { version: 1, name: 'state' },
-        { version: 2, name: 'runs' },
-        { version: 3, name: 'schedules' },
-      ],
-      version: 3,
+      applied: MIGRATIONS,
+      version: KNOWN,
     });
-    expect(await migrate(url)).toEqual({ server: url, applied: [], version: 3 });
+    expect(await migrate(url)).toEqual({ server: url, applied: [], version: KNOWN });
     await withPool(url, async (pool) => {
       const { rows } = await pool.query('SELECT version, name FROM plugboard_migrations');
-      expect(rows).toEqual([
-        { version: 1, name: 'state' },
-        { version: 2, name: 'runs' },
-        { version: 3, name: 'schedules' },
-      ]);
+      expect(rows).toEqual(MIGRATIONS);
       await assertMigrated(pool);
       // The host's pool is the host's to end.
       expect(pool.ended).toBe(false);
@@ -54,14 +55,10 @@ describe('migrate', () => {
     const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url }));
     try {
       const reports = await Promise.all(pools.map((pool) => migrate(pool)));
-      expect(reports.flatMap((report) => report.applied)).toEqual([
-        { version: 1, name: 'state' },
-        { version: 2, name: 'runs' },
-        { version: 3, name: 'schedules' },
-      ]);
-      expect(reports.map((report) => report.version)).toEqual([3, 3, 3, 3]);
+      expect(reports.flatMap((report) => report.applied)).toEqual(MIGRATIONS);
+      expect(reports.map((report) => report.version)).toEqual([KNOWN, KNOWN, KNOWN, KNOWN]);
       const { rows } = await pools[0]!.query('SELECT count(*)::int AS n FROM plugboard_migrations');
-      expect(rows[0].n).toBe(3);
+      expect(rows[0].n).toBe(KNOWN);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
@@ -73,7 +70,7 @@ describe('assertMigrated', () => {
     const url = await server.database();
     const failure = await assertMigrated(url).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SchemaVersionError);
-    expect(failure).toMatchObject({ code: 'schema_out_of_date', applied: 0, known: 3, retryable: false });
+    expect(failure).toMatchObject({ code: 'schema_out_of_date', applied: 0, known: KNOWN, retryable: false });
     expect((failure as Error).message).toContain('plugboard db migrate --postgres URL');
   });
 
@@ -81,18 +78,20 @@ describe('assertMigrated', () => {
     const url = await server.database();
     await migrate(url);
     await withPool(url, (pool) =>
-      pool.query("INSERT INTO plugboard_migrations (version, name) VALUES (4, 'from_the_future')"),
+      pool.query("INSERT INTO plugboard_migrations (version, name) VALUES ($1, 'from_the_future')", [KNOWN + 1]),
     );
     // One after the other: a second call's rejection must not be left unhandled while the first is awaited.
     for (const refused of [() => assertMigrated(url), () => migrate(url)]) {
       const failure = await refused().catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(SchemaVersionError);
-      expect(failure).toMatchObject({ code: 'schema_too_new', applied: 4, known: 3 });
-      expect((failure as Error).message).toMatch(/newer than migration 3, the newest this code knows/);
+      expect(failure).toMatchObject({ code: 'schema_too_new', applied: KNOWN + 1, known: KNOWN });
+      expect((failure as Error).message).toMatch(
+        new RegExp(`newer than migration ${KNOWN}, the newest this code knows`),
+      );
     }
     await withPool(url, async (pool) => {
       const { rows } = await pool.query('SELECT max(version) AS v FROM plugboard_migrations');
-      expect(rows[0].v).toBe(4);
+      expect(rows[0].v).toBe(KNOWN + 1);
     });
   });
 });

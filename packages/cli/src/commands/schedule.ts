@@ -1,7 +1,7 @@
 import type { Invocation } from '../invocation.js';
 import { runArgs } from '../action-args.js';
 import { writeJsonLine } from '../io.js';
-import { queueUrls } from '../queue-urls.js';
+import { queuedTarget, queueUrls } from '../queue-urls.js';
 import { jsonObjectOption, UsageError } from '../usage.js';
 
 /**
@@ -35,14 +35,9 @@ export async function scheduleAddCommand(invocation: Invocation): Promise<void> 
     const schedule = await addSchedule({
       redis,
       postgres,
-      ...('plugin' in args
-        ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }
-        : { connectors: [args.connector] }),
-      connector: args.target.key,
+      ...queuedTarget(args),
       source: args.action,
-      input: args.input,
       connection: { ...args.connection, id },
-      environment: args.environment,
       intervalMinutes,
     });
     writeJsonLine(io.stdout, schedule);

@@ -4,17 +4,19 @@ import { runArgs } from '../action-args.js';
 import { writeJsonLine } from '../io.js';
 import type { Invocation } from '../invocation.js';
 import { createProgress } from '../progress.js';
-import { queueUrls } from '../queue-urls.js';
+import { queuedTarget, queueUrls } from '../queue-urls.js';
 import { UsageError } from '../usage.js';
 import { approvalOption } from './run.js';
 
-/** A run that ended otherwise than succeeded, as the failure its row names. */
+/** A run that ended otherwise than succeeded, as the failure its row names: a provider's refusal exits as `run`'s does. */
 function runFailure(run: Run): ConnectorError {
   const reason = run.error ? `: ${run.error.message}` : '';
+  const status = run.error?.status;
   return new ConnectorError(`run ${run.id} ${run.status}${reason}`, {
     code: run.error?.code ?? run.status,
     retryable: false,
-    platformStatus: 500,
+    platformStatus: status !== undefined && status >= 400 && status < 500 ? status : 500,
+    ...(status !== undefined ? { status } : {}),
   });
 }
 
@@ -37,14 +39,9 @@ export async function submitCommand(invocation: Invocation): Promise<void> {
     const submission = await submitRun({
       redis,
       postgres,
-      ...('plugin' in args
-        ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }
-        : { connectors: [args.connector] }),
-      connector: args.target.key,
+      ...queuedTarget(args),
       action: args.action,
-      input: args.input,
       connection: { ...args.connection, id: args.connection.id ?? 'default' },
-      environment: args.environment,
       ...(key !== undefined ? { idempotencyKey: key } : {}),
       ...(approval ? { approval } : {}),
       ...(values.detach

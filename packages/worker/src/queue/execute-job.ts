@@ -90,7 +90,8 @@ async function processRun(
     if (scope.signal.aborted && (await markCancelled(db, job.data.runId, ['running']))) throw error;
     const code = error instanceof ConnectorError ? error.code : 'internal_error';
     const message = error instanceof Error ? error.message : String(error);
-    await finishRun(db, job.data.runId, { status: 'failed', code, message });
+    const providerStatus = error instanceof ConnectorError ? error.status : undefined;
+    await finishRun(db, job.data.runId, { status: 'failed', code, message, providerStatus });
     throw error;
   }
 }

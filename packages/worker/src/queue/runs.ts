@@ -26,8 +26,8 @@ export interface Run {
   startedAt: string | null;
   completedAt: string | null;
   durationMs: number | null;
-  /** The typed error's stable code and message, when the run failed. */
-  error: { code: string; message: string } | null;
+  /** The typed error's stable code and message, when the run failed, and the provider's HTTP status when it answered. */
+  error: { code: string; message: string; status?: number } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -44,7 +44,7 @@ export type NewRun = Pick<
 >;
 
 export const COLUMNS = `id, status, connector, action, connection_id, direction, correlation_id, idempotency_key,
-  records_received, records_processed, records_failed, retry_count, error_code, error_message,
+  records_received, records_processed, records_failed, retry_count, error_code, error_message, error_status,
   started_at, completed_at, created_at, updated_at`;
 
 export interface RunRow {
@@ -62,6 +62,7 @@ export interface RunRow {
   retry_count: number;
   error_code: string | null;
   error_message: string | null;
+  error_status: number | null;
   started_at: Date | null;
   completed_at: Date | null;
   created_at: Date;
@@ -86,7 +87,14 @@ export function toRun(row: RunRow): Run {
     startedAt: iso(row.started_at),
     completedAt: iso(row.completed_at),
     durationMs: row.started_at && row.completed_at ? row.completed_at.getTime() - row.started_at.getTime() : null,
-    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    error:
+      row.error_code === null
+        ? null
+        : {
+            code: row.error_code,
+            message: row.error_message ?? '',
+            ...(row.error_status === null ? {} : { status: row.error_status }),
+          },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -115,7 +123,7 @@ export async function recordSubmission(
   if (inserted.rows[0]) return { run: toRun(inserted.rows[0]), enqueue: true, fresh: true };
   const requeued = await db.query<RunRow>(
     `UPDATE plugboard_runs SET status = 'queued', retry_count = retry_count + 1, error_code = NULL,
-       error_message = NULL, started_at = NULL, completed_at = NULL, records_received = 0,
+       error_message = NULL, error_status = NULL, started_at = NULL, completed_at = NULL, records_received = 0,
        records_processed = 0, records_failed = 0, updated_at = now()
      WHERE id = $1 AND status IN ('failed', 'cancelled') RETURNING ${COLUMNS}`,
     [run.id],
@@ -148,16 +156,24 @@ export async function countPage(db: Database, id: string, records: number): Prom
   );
 }
 
-/** The run ended: succeeded, or failed with its typed error's code and message (bounded). */
+/** The run ended: succeeded, or failed with its typed error's code, message (bounded) and the provider's status. */
 export async function finishRun(
   db: Database,
   id: string,
-  end: { status: 'succeeded' } | { status: 'failed'; code: string; message: string },
+  end:
+    | { status: 'succeeded' }
+    | { status: 'failed'; code: string; message: string; providerStatus?: number | undefined },
 ): Promise<void> {
   const failed = end.status === 'failed';
   await db.query(
-    `UPDATE plugboard_runs SET status = $2, error_code = $3, error_message = $4, completed_at = now(),
-       started_at = COALESCE(started_at, now()), updated_at = now() WHERE id = $1`,
-    [id, end.status, failed ? end.code : null, failed ? excerpt(end.message, 2000) : null],
+    `UPDATE plugboard_runs SET status = $2, error_code = $3, error_message = $4, error_status = $5,
+       completed_at = now(), started_at = COALESCE(started_at, now()), updated_at = now() WHERE id = $1`,
+    [
+      id,
+      end.status,
+      failed ? end.code : null,
+      failed ? excerpt(end.message, 2000) : null,
+      failed ? (end.providerStatus ?? null) : null,
+    ],
   );
 }
