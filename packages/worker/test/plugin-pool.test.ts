@@ -2,8 +2,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvalidInputError } from '@plugboard/sdk';
 import { type LoadResult, loadPlugins } from '@plugboard/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartWorkerOptions, startWorker, submitRun } from '../src/index.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { addSchedule, type StartWorkerOptions, startWorker, submitRun } from '../src/index.js';
 import { npmFolder, type PluginFolder } from '../../runtime/test/support/plugins.js';
 import { fleet, runRows } from './support/fleet.js';
 
@@ -180,6 +180,34 @@ describe('startWorker({ plugins }) keeps plugin processes warm', () => {
       expect(new Set([alpha, beta, again]).size).toBe(3);
     } finally {
       await running.close();
+    }
+  });
+
+  it("checks a schedule's tick on the warm processes, and runs it there", async () => {
+    const running = await worker();
+    try {
+      await pidOf('alpha', 'pid.get', 1);
+      await addSchedule({
+        redis: state.redis.url,
+        postgres: state.db.url,
+        plugins: checked.loaded,
+        connector: 'alpha',
+        source: 'pid.get',
+        input: { n: 2 },
+        connection: { id: 'conn-tick', baseUrl: 'http://127.0.0.1:9' },
+        intervalMinutes: 5,
+      });
+      // BullMQ ticks once as the scheduler is put in: the tick's run is the second row.
+      await vi.waitFor(
+        async () => {
+          const rows = await runRows(state.db);
+          expect(rows.map((row) => [row.connection_id, row.status])).toContainEqual(['conn-tick', 'succeeded']);
+        },
+        { timeout: 20_000 },
+      );
+    } finally {
+      await running.close();
+      await state.db.pools[0].query('TRUNCATE plugboard_schedules');
     }
   });
 
