@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addSchedule, type StartWorkerOptions, startWorker, submitRun } from '../src/index.js';
 import { npmFolder, type PluginFolder } from '../../runtime/test/support/plugins.js';
 import { fleet, runRows } from './support/fleet.js';
+import { pidConnector } from './support/pid-plugins.js';
 
 /**
  * Isolated plugins kept warm on a worker, with real plugin processes, Redis and PostgreSQL: each
@@ -14,28 +15,6 @@ import { fleet, runRows } from './support/fleet.js';
  */
 
 const state = fleet();
-
-/** A connector whose runs answer the pid of the process that ran them; `pid.held` waits for the gate first. */
-function pidConnector(key: string): string {
-  const action = (name: string, before: string) =>
-    `defineAction({ key: '${name}', label: '${name}', direction: 'source', entity: Seen, input: z.object({ n: z.number() }),
-      async *read(ctx, { n }) { ${before} yield { records: [{ id: String(n), pid: process.pid }] }; } })`;
-  return `
-import { z } from 'zod';
-import { bearerToken, defineAction, defineConnector } from '@plugboard/sdk';
-const Seen = z.object({ id: z.string(), pid: z.number() }).meta({ id: '${key}Seen' });
-const kept = [];
-export default defineConnector({
-  key: '${key}', name: 'Pids ${key}', version: '1.0.0', vendor: null, category: 'developer', status: 'beta',
-  summary: 'Says which process ran it.', auth: bearerToken(), baseUrl: 'http://127.0.0.1:9',
-  actions: [
-    ${action('pid.get', '')},
-    ${action('pid.held', "await ctx.http.get('/gate');")},
-    ${action('memory.hold', 'kept.push(Buffer.alloc(192 * 1024 * 1024, 1));')},
-  ],
-});
-`;
-}
 
 /** An HTTP server on 127.0.0.1 that holds every request until `open()`, counting them. */
 async function gate() {

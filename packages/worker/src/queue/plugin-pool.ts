@@ -44,7 +44,7 @@ export function poolSettings(options: PluginPoolOptions): Required<PluginPoolOpt
   return settings;
 }
 
-/** One process of a plugin, as the pool counts it. */
+/** One process of a plugin, as the pool counts it; a current one (in `current`) is never retiring. */
 interface Generation {
   readonly plugin: Promise<IsolatedPlugin>;
   /** Runs handed to it, and runs it holds now. */
@@ -127,17 +127,9 @@ export class PluginPool {
   async lease(key: string): Promise<PluginLease | undefined> {
     const spec = this.specs.get(key);
     if (!spec) return undefined;
-    let generation = this.current.get(key);
-    if (generation) await generation.checking;
-    generation = this.current.get(key);
-    if (!generation || generation.retiring) generation = await this.fresh(key, spec);
-    // Most recently used last.
-    this.current.delete(key);
-    this.current.set(key, generation);
-    generation.runs += 1;
-    generation.held += 1;
-    if (generation.runs >= this.settings.recycleAfterRuns) void this.retire(key, generation);
-    const held = generation;
+    // The memory check after the last run decides whether this process takes the next.
+    await this.current.get(key)?.checking;
+    const held = await this.serving(key, spec);
     try {
       const plugin = await held.plugin;
       return { plugin, release: () => this.release(key, held, plugin) };
@@ -147,19 +139,28 @@ export class PluginPool {
     }
   }
 
-  /** A new process for `key`, after ending the least recently used one when the count is at its bound. */
-  private async fresh(key: string, spec: PluginSpec): Promise<Generation> {
-    const others = [...this.current].filter(([other]) => other !== key);
-    if (others.length >= this.settings.maxPlugins) {
-      const [oldest, generation] = others[0]!;
-      // Strictly within the bound: an idle one ends before the new one starts.
-      await this.retire(oldest, generation);
+  /** The process that serves `key`'s next run, taken for it; a new one once the count is within its bound. */
+  private async serving(key: string, spec: PluginSpec): Promise<Generation> {
+    for (;;) {
+      const current = this.current.get(key);
+      if (current) return this.take(key, current);
+      const others = [...this.current].filter(([other]) => other !== key);
+      if (others.length < this.settings.maxPlugins) break;
+      // Strictly within the bound: the least recently used one, when idle, ends before a new one starts.
+      await this.retire(...others[0]!);
     }
-    const previous = this.current.get(key);
-    if (previous && !previous.retiring) return previous;
     const plugin = startPlugin(spec, this.isolation);
-    const generation: Generation = { plugin, runs: 0, held: 0, retiring: false, checking: Promise.resolve() };
+    return this.take(key, { plugin, runs: 0, held: 0, retiring: false, checking: Promise.resolve() });
+  }
+
+  /** Counts a run on the process and holds it, in the same turn as it was chosen: nothing can end it in between. */
+  private take(key: string, generation: Generation): Generation {
+    // Most recently used last.
+    this.current.delete(key);
     this.current.set(key, generation);
+    generation.runs += 1;
+    generation.held += 1;
+    if (generation.runs >= this.settings.recycleAfterRuns) void this.retire(key, generation);
     return generation;
   }
 
