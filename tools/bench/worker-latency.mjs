@@ -28,6 +28,7 @@ import {
   ratio,
   root,
   round1,
+  round2,
   startDescriptSimulator,
   startRedis,
   times,
@@ -180,7 +181,7 @@ console.log(
     runs,
     rounds,
     warmup,
-    ratio: round1(runRatio * 100) / 100,
+    ratio: round2(runRatio),
     ...Object.fromEntries(
       Object.entries(spent).map(([mode, { run, first }]) => [
         mode,
