@@ -76,6 +76,7 @@ describe('plugboard submit and plugboard worker', () => {
     const controller = new AbortController();
     const worker = bufferIo({ PLUGBOARD_CREDENTIAL: simulator.apiKey }, false);
     const argv = ['worker', '--redis', redis.url, '--postgres', url, '--plugins', folder];
+    argv.push('--recycle-after', '1', '--memory-ceiling', '512', '--max-plugins', '2');
     const running = runCli(argv, worker.io, { pack: new Map(), signal: controller.signal });
     try {
       await vi.waitFor(() => expect(worker.stderr()).toContain('worker ready'), { timeout: 20_000 });
@@ -151,6 +152,15 @@ describe('plugboard submit and plugboard worker', () => {
     } finally {
       controller.abort();
       expect(await running).toBe(0);
+    }
+  });
+
+  test('a worker refuses a plugin bound that is not a whole number of 1 or more: exit 2, naming the flag', async () => {
+    for (const flag of ['--recycle-after', '--memory-ceiling', '--max-plugins']) {
+      const refused = bufferIo({}, true);
+      const argv = ['worker', '--redis', redis.url, '--postgres', url, '--plugins', '.', flag, '0'];
+      expect(await runCli(argv, refused.io, { pack: new Map() })).toBe(2);
+      expect(refused.stderr()).toContain(flag);
     }
   });
 

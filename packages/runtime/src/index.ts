@@ -10,5 +10,5 @@ export type { IsolatedPlugin, IsolatedPlugins } from './isolated.js';
 export type { IsolationLimits, IsolationOptions } from './isolation-options.js';
 export { PluginKilledError } from './plugin-killed.js';
 export type { KillReason } from './plugin-killed.js';
-export type { DescribedAction, PluginDescription } from './plugin-port.js';
+export type { DescribedAction, PluginDescription, PluginUsage } from './plugin-port.js';
 export type { SharedRedis } from './protocol.js';

@@ -12,7 +12,7 @@ import {
 import { checkSdkRange, PluginLoadError, readManifest } from './manifest.js';
 import { PluginProcess } from './plugin-host.js';
 import { type KillReason, PluginKilledError } from './plugin-killed.js';
-import type { PluginDescription } from './plugin-port.js';
+import type { PluginDescription, PluginUsage } from './plugin-port.js';
 
 /**
  * Plugins in processes of their own: one per package, reused across runs, started with an
@@ -29,6 +29,8 @@ export interface IsolatedPlugin extends PluginDescription {
   runner: ConnectorRunner;
   /** Ends the plugin's process; a later run starts it again. */
   close(): Promise<void>;
+  /** Its process's id and memory, as the process reports them between runs; undefined when none runs. */
+  usage(): Promise<PluginUsage | undefined>;
 }
 
 export interface IsolatedPlugins {
@@ -50,7 +52,12 @@ async function pluginProcess(
 }
 
 function isolated(plugin: PluginProcess): IsolatedPlugin {
-  return { ...plugin.description, runner: plugin.runner(), close: () => plugin.close() };
+  return {
+    ...plugin.description,
+    runner: plugin.runner(),
+    close: () => plugin.close(),
+    usage: () => plugin.usage(),
+  };
 }
 
 /** Starts one plugin package in a process of its own; throws `PluginLoadError` or `PluginKilledError`. */
@@ -92,7 +99,7 @@ export async function startPlugins(pluginDir: string, options: IsolationOptions 
 }
 
 function description(plugin: IsolatedPlugin): PluginDescription {
-  const { runner: _runner, close: _close, ...described } = plugin;
+  const { runner: _runner, close: _close, usage: _usage, ...described } = plugin;
   return described;
 }
 

@@ -6,7 +6,7 @@ import { type Exchange, type ExchangeHandlers, Exchanges } from './exchanges.js'
 import { type IsolationLimits, type IsolationOptions, limitsOf } from './isolation-options.js';
 import { PluginLoadError, type PluginManifest } from './manifest.js';
 import { type KillReason, PluginKilledError } from './plugin-killed.js';
-import type { PluginDescription, PluginPort } from './plugin-port.js';
+import type { PluginDescription, PluginPort, PluginUsage } from './plugin-port.js';
 import type { ChildMessage, HostMessage } from './protocol.js';
 import { pluginRunner } from './runner.js';
 import { captureLog, readableFolders, spawnPlugin } from './spawn.js';
@@ -177,6 +177,29 @@ export class PluginProcess implements PluginPort {
     return this.exchanges.start(build, handlers);
   }
 
+  /** The running process's memory as it reports it; undefined when none runs (never started, or ended). */
+  usage(): Promise<PluginUsage | undefined> {
+    const pid = this.child?.pid;
+    if (pid === undefined || !this.description) return Promise.resolve(undefined);
+    return new Promise((resolveUsage, reject) => {
+      const exchange = this.open((id) => ({ type: 'usage', id }), {
+        onMessage: (message) => {
+          exchange.end();
+          if (message.type === 'usage' && isSize(message.rss) && isSize(message.heapUsed))
+            resolveUsage({ pid, rssBytes: message.rss, heapUsedBytes: message.heapUsed });
+          else
+            reject(
+              new PluginKilledError(this.plugin, 'forged', 'answered a question of its memory with something else', ''),
+            );
+        },
+        onKilled: () => {
+          exchange.end();
+          resolveUsage(undefined);
+        },
+      });
+    });
+  }
+
   runner(): ConnectorRunner {
     return pluginRunner(this);
   }
@@ -190,4 +213,8 @@ export class PluginProcess implements PluginPort {
     this.kill('closed', 'the host closed it');
     await exited;
   }
+}
+
+function isSize(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

@@ -23,6 +23,15 @@ export interface PluginDescription {
   actions: DescribedAction[];
 }
 
+/** A plugin's process and its memory in bytes, as the process counts it (`process.memoryUsage()`). */
+export interface PluginUsage {
+  pid: number;
+  /** Resident set: everything the process holds in memory, buffers outside the heap included. */
+  rssBytes: number;
+  /** The V8 heap in use, which `maxOldSpaceMb` caps. */
+  heapUsedBytes: number;
+}
+
 /** What a plugin's runner and its runs ask of the plugin's process. */
 export interface PluginPort {
   /** The connector as the plugin described it when it loaded. */

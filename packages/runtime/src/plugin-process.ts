@@ -224,6 +224,11 @@ function handle(message: HostMessage): void {
     case 'tokens':
       answerAsk(message);
       break;
+    case 'usage': {
+      const { rss, heapUsed } = process.memoryUsage();
+      post({ type: 'usage', id: message.id, rss, heapUsed });
+      break;
+    }
     case 'pull':
     case 'cancel': {
       const state = runs.get(message.id);

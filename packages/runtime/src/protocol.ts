@@ -86,7 +86,9 @@ export type HostMessage =
   /** The answer to the run's ask number `ask`: a token set's access part, or the failure to get one. */
   | { type: 'tokens'; id: string; ask: number; tokens?: TokenSet; error?: WireError }
   | { type: 'pull'; id: string }
-  | { type: 'cancel'; id: string };
+  | { type: 'cancel'; id: string }
+  /** Asks the process for its memory, which it answers at once (`usage`). */
+  | { type: 'usage'; id: string };
 
 /** A prepared run as the plugin's process describes it; the host computes its digest itself. */
 export interface WirePlan
@@ -118,4 +120,6 @@ export type ChildMessage =
   /** A run asks the host for its current token set, or (`refused`: the ask whose set got a 401) a newer one. */
   | { type: 'tokens'; id: string; ask: number; refused?: number }
   | { type: 'done'; id: string }
-  | { type: 'error'; id: string; error: WireError };
+  | { type: 'error'; id: string; error: WireError }
+  /** The process's memory in bytes, as `process.memoryUsage()` counts it. */
+  | { type: 'usage'; id: string; rss: number; heapUsed: number };

@@ -18,6 +18,7 @@ export { submitRun } from './queue/submit.js';
 export type { Submission, SubmitRunOptions } from './queue/submit.js';
 export { startWorker } from './queue/worker.js';
 export type { RunWorker, StartWorkerOptions } from './queue/worker.js';
+export type { PluginPoolOptions } from './queue/plugin-pool.js';
 export { followRun } from './queue/follow.js';
 export type { FollowHandlers, FollowRunOptions } from './queue/follow.js';
 export { SinkCheckpointMovedError } from './sink/errors.js';

@@ -26,6 +26,20 @@ function metricsOptions(values: Record<string, unknown>): { metricsPort?: number
   return { metricsPort: port, ...(values['metrics-host'] ? { metricsHost: values['metrics-host'] as string } : {}) };
 }
 
+/** `--recycle-after`, `--memory-ceiling`, `--max-plugins`: whole numbers of 1 or more, when given. */
+function poolOptions(values: Record<string, unknown>) {
+  const flags = { recycleAfterRuns: 'recycle-after', memoryCeilingMb: 'memory-ceiling', maxPlugins: 'max-plugins' };
+  const options: { recycleAfterRuns?: number; memoryCeilingMb?: number; maxPlugins?: number } = {};
+  for (const [field, flag] of Object.entries(flags) as Array<[keyof typeof options, string]>) {
+    if (values[flag] === undefined) continue;
+    const value = Number(values[flag]);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new UsageError(`--${flag} must be a whole number of 1 or more`);
+    options[field] = value;
+  }
+  return options;
+}
+
 /** Resolves when the signal is aborted (SIGTERM, SIGINT). */
 function stopped(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
@@ -41,6 +55,7 @@ export async function workerCommand({ values, io, messages, signal, findConnecto
   const { redis, postgres } = queueUrls(values, io, 'worker');
   const concurrency = concurrencyOption(values.concurrency);
   const sink = sinkOption(values.sink);
+  const pool = poolOptions(values);
   const plugins = values.plugins as string | undefined;
   const connectors = plugins
     ? undefined
@@ -56,6 +71,7 @@ export async function workerCommand({ values, io, messages, signal, findConnecto
     ...(key ? { credentialKey: Buffer.from(key, 'base64') } : {}),
     allow: allowedNetwork(io.env),
     ...sink,
+    ...pool,
     ...metricsOptions(values),
   });
   if (worker.metricsUrl) messages.say({ level: 'info', message: `metrics at ${worker.metricsUrl}` });

@@ -46,7 +46,7 @@ export const WORKER: CommandSpec = {
   name: 'worker',
   summary: 'take runs from the queue and run them, until SIGTERM',
   description:
-    "Run the queued runs through the executor with the fleet's PostgreSQL state; the credential of each connection from PLUGBOARD_CREDENTIAL, OAuth2 token sets sealed with PLUGBOARD_CREDENTIAL_KEY (base64, 32 bytes) when set. A Redis whose maxmemory-policy is not noeviction is refused. SIGTERM drains: the runs held finish, nothing new is taken.",
+    "Run the queued runs through the executor with the fleet's PostgreSQL state; the credential of each connection from PLUGBOARD_CREDENTIAL, OAuth2 token sets sealed with PLUGBOARD_CREDENTIAL_KEY (base64, 32 bytes) when set. A Redis whose maxmemory-policy is not noeviction is refused. With --plugins, a plugin's process starts on its connector's first run and serves the runs that follow until it is replaced (--recycle-after, --memory-ceiling). SIGTERM drains: the runs held finish, nothing new is taken.",
   options: [
     REDIS,
     POSTGRES,
@@ -62,6 +62,22 @@ export const WORKER: CommandSpec = {
       description: "serve Prometheus' GET /metrics on this port (0: a free one, printed)",
     },
     { flags: '--metrics-host <address>', description: 'the address /metrics listens on (default 0.0.0.0)' },
+    {
+      flags: '--recycle-after <n>',
+      description: "with --plugins: a plugin's process is replaced after this many runs",
+      default: '1000',
+    },
+    {
+      flags: '--memory-ceiling <mb>',
+      description:
+        "with --plugins: a plugin's process whose resident memory passed this many MB after a run is replaced",
+      default: '256',
+    },
+    {
+      flags: '--max-plugins <n>',
+      description: "with --plugins: plugins' processes kept at once; the least recently used ends past it",
+      default: '16',
+    },
   ],
   examples: [
     'plugboard worker --plugins ./plugins --redis redis://queue.internal:6379 --postgres postgres://plugboard@db.internal:5432/plugboard --concurrency 4',

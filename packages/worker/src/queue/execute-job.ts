@@ -7,6 +7,7 @@ import type { RunObserver, RunScope } from '../observe/observer.js';
 import type { PostgresSink } from '../sink/postgres-sink.js';
 import { SinkCheckpointMovedError } from '../sink/errors.js';
 import { READS_QUEUE, type RunJob, type RunProgress } from './jobs.js';
+import type { PluginPool } from './plugin-pool.js';
 import { countPage, finishRun, markQueued, markRunning } from './runs.js';
 import { executeIntoSink, jobRequest, requeueMovedRun } from './sink-run.js';
 
@@ -51,13 +52,27 @@ async function execute(host: RunHost, db: Database, job: Job<RunJob>, scope: Run
   return 1;
 }
 
-/** What a queue's processor runs with: the host, the rows, its BullMQ worker (made after it), the observer, and a sink for reads. */
+/** What a queue's processor runs with: the host, the rows, its BullMQ worker (made after it), the observer, a sink for reads, the isolated plugins. */
 export interface Processing {
   host: RunHost;
   db: Database;
   worker: () => Worker<RunJob>;
   observer: RunObserver;
   sink?: PostgresSink | undefined;
+  plugins?: PluginPool | undefined;
+}
+
+/** Executes the run, holding its plugin's process (if a plugin runs it) until the run ended. */
+async function executeRun({ host, db, sink, plugins }: Processing, job: Job<RunJob>, scope: RunScope): Promise<number> {
+  const lease = await plugins?.lease(job.data.connector);
+  const runHost = lease ? { ...host, plugins: [lease.plugin] } : host;
+  try {
+    return sink && job.queueName === READS_QUEUE
+      ? await executeIntoSink(runHost, sink, db, job, scope)
+      : await execute(runHost, db, job, scope);
+  } finally {
+    lease?.release();
+  }
 }
 
 /** The processor of a queue's worker. With a sink, a read writes its pages there instead. */
@@ -67,15 +82,15 @@ export function runProcessor(processing: Processing) {
 }
 
 async function processRun(
-  { host, db, worker, sink }: Processing,
+  processing: Processing,
   job: Job<RunJob>,
   scope: RunScope,
   token: string | undefined,
 ): Promise<RunResult> {
+  const { db, worker } = processing;
   await markRunning(db, job.data.runId);
   try {
-    const intoSink = sink && job.queueName === READS_QUEUE;
-    const records = intoSink ? await executeIntoSink(host, sink, db, job, scope) : await execute(host, db, job, scope);
+    const records = await executeRun(processing, job, scope);
     await finishRun(db, job.data.runId, { status: 'succeeded' });
     return { attempt: job.data.attempt, records };
   } catch (error) {

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { type Connector, InvalidInputError } from '@plugboard/sdk';
 import { createHostTransport, type ExecutorOptions } from '@plugboard/sdk/host';
-import { type IsolatedPlugins, startPlugins } from '@plugboard/runtime';
 import { Worker } from 'bullmq';
 import type pg from 'pg';
 import { postgresCredentialStore } from '../credentials.js';
@@ -11,18 +10,24 @@ import { postgresSink } from '../sink/postgres-sink.js';
 import { type RunObserver, startObserver } from '../observe/observer.js';
 import { postgresStores } from '../stores.js';
 import { runProcessor, type RunHost } from './execute-job.js';
+import { PluginPool, type PluginPoolOptions, poolSettings } from './plugin-pool.js';
 import { READS_QUEUE, type RunJob, WRITES_QUEUE } from './jobs.js';
 import { queueRedis, reachRedis } from './redis.js';
 import { keepSchedules } from '../schedules/keeper.js';
 
-export interface StartWorkerOptions {
+export interface StartWorkerOptions extends PluginPoolOptions {
   /** The queue's Redis; its `maxmemory-policy` must be `noeviction`. It also shares the rate budgets. */
   redis: string;
   /** The fleet's PostgreSQL (migrated): a URL, or the host's pool (left open). */
   postgres: string | pg.Pool;
   /** Connectors imported into this process. */
   connectors?: readonly Connector[];
-  /** A folder of plugin packages, each run isolated in a process of its own (as `plugboard run --plugins DIR`). */
+  /**
+   * A folder of plugin packages, each run isolated in a process of its own (as `plugboard run
+   * --plugins DIR`), started on its connector's first run and kept for the runs that follow:
+   * replaced after `recycleAfterRuns` runs or once its memory passed `memoryCeilingMb`, at most
+   * `maxPlugins` kept.
+   */
   plugins?: string;
   /** Runs taken at once from each queue. */
   concurrency: number;
@@ -70,16 +75,17 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     throw new RangeError('startWorker: concurrency must be a whole number of 1 or more');
   if (options.sink !== undefined && options.sink !== 'postgres')
     throw new InvalidInputError('worker', [{ path: 'sink', message: 'must be postgres, or left out' }]);
+  poolSettings(options);
   const redis = queueRedis(options.redis);
   await reachRedis(redis, { workers: true });
   const connection = connect(options.postgres, 'postgres');
-  let plugins: IsolatedPlugins | undefined;
+  let plugins: PluginPool | undefined;
   let observer: RunObserver | undefined;
   try {
     await assertMigrated(connection.pool);
     const allow = options.allow ?? [];
     plugins = options.plugins
-      ? await startPlugins(resolve(options.plugins), { allow, redis: redis.connection.url })
+      ? await PluginPool.open(resolve(options.plugins), { allow, redis: redis.connection.url }, options)
       : undefined;
     const watching = (observer = await startObserver({
       ...options,
@@ -99,7 +105,6 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     });
     const host: RunHost = {
       ...(options.connectors ? { connectors: options.connectors } : {}),
-      ...(plugins ? { plugins: plugins.loaded } : {}),
       resolveCredential: options.resolveCredential,
       stores: postgresStores(connection.pool),
       transport,
@@ -112,16 +117,17 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
       lockDuration: lock,
       stalledInterval: lock,
     };
-    const schedules = await keepSchedules({ redis, pool: connection.pool, run: host, everyMs: lock });
+    const checks = { ...host, ...(plugins ? { plugins: plugins.checking() } : {}) };
+    const schedules = await keepSchedules({ redis, pool: connection.pool, run: checks, everyMs: lock });
     const sink = options.sink === 'postgres' ? postgresSink(connection.pool) : undefined;
     const reads: Worker<RunJob> = new Worker(
       READS_QUEUE,
-      runProcessor({ host, db, worker: () => reads, observer: watching, sink }),
+      runProcessor({ host, db, worker: () => reads, observer: watching, sink, plugins }),
       common,
     );
     const writes: Worker<RunJob> = new Worker(
       WRITES_QUEUE,
-      runProcessor({ host, db, worker: () => writes, observer: watching }),
+      runProcessor({ host, db, worker: () => writes, observer: watching, plugins }),
       {
         ...common,
         // A stalled write may have reached the provider: never run it again on another worker.
