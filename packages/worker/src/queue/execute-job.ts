@@ -6,6 +6,7 @@ import { markCancelled } from '../observe/cancel.js';
 import type { RunObserver, RunScope } from '../observe/observer.js';
 import type { PostgresSink } from '../sink/postgres-sink.js';
 import { SinkCheckpointMovedError } from '../sink/errors.js';
+import { followedReport } from './followed.js';
 import { READS_QUEUE, type RunJob, type RunProgress } from './jobs.js';
 import { countPage, finishRun, markQueued, markRunning } from './runs.js';
 import { executeIntoSink, jobRequest, requeueMovedRun } from './sink-run.js';
@@ -25,9 +26,17 @@ export interface RunResult {
   records: number;
 }
 
-async function execute(host: RunHost, db: Database, job: Job<RunJob>, scope: RunScope): Promise<number> {
+/** Reports a run's pages and progress to its followers. */
+export type Report = (event: RunProgress) => Promise<void>;
+
+async function execute(
+  host: RunHost,
+  db: Database,
+  job: Job<RunJob>,
+  scope: RunScope,
+  report: Report,
+): Promise<number> {
   const data = job.data;
-  const report = (event: RunProgress) => job.updateProgress(event);
   // A job carries its connection: this run's executor resolves that one.
   const executor = createExecutor({ ...host, resolveConnection: () => data.connection });
   const outcome = await executor.execute({
@@ -73,9 +82,12 @@ async function processRun(
   token: string | undefined,
 ): Promise<RunResult> {
   await markRunning(db, job.data.runId);
+  const report = followedReport(worker(), job);
   try {
     const intoSink = sink && job.queueName === READS_QUEUE;
-    const records = intoSink ? await executeIntoSink(host, sink, db, job, scope) : await execute(host, db, job, scope);
+    const records = intoSink
+      ? await executeIntoSink(host, sink, db, job, { scope, report })
+      : await execute(host, db, job, scope, report);
     await finishRun(db, job.data.runId, { status: 'succeeded' });
     return { attempt: job.data.attempt, records };
   } catch (error) {
