@@ -6,7 +6,8 @@
 // run queue and taken by 1, 2 and 4 worker processes (tools/bench/fleet-worker.mjs: the built
 // package, `sink: 'postgres'`, `plugins: DIR` with the Descript connector package, one read at a
 // time each). Prints records/s for each count, the ratio of 4 workers to 1 (target: 3x while the
-// provider's budget does not bind) and the CPU a page cost in each kind of process.
+// provider's budget does not bind), the CPU a page cost in each kind of process, and the Redis
+// commands and PostgreSQL commits a page cost.
 // Then the budget that binds: the front admits `--budget` requests a second (a strict sliding
 // window, 429 past it) and the connector declares that budget shared by every connection through
 // Redis; the reads run again on 4 workers. Prints the requests admitted, the 429s and the share
@@ -34,6 +35,7 @@ import {
   times,
 } from './lib.mjs';
 import { cpuByRole, spent } from './process-cpu.mjs';
+import { roundTrips, roundTripsSince } from './round-trips.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -135,11 +137,18 @@ async function measure(count, env) {
   const children = await startWorkers(count, env);
   try {
     const roles = roleOf(children, env.sim);
+    const trips = await roundTrips(env.redis, env.pool);
     const before = cpuByRole(process.pid, roles);
     const started = Date.now();
     await submitAll(env);
     const seconds = ((await allSucceeded(env.pool)) - started) / 1000;
-    return { rate: (connections * size) / seconds, seconds, cpu: spent(before, cpuByRole(process.pid, roles)) };
+    const cpu = spent(before, cpuByRole(process.pid, roles));
+    return {
+      rate: (connections * size) / seconds,
+      seconds,
+      cpu,
+      trips: await roundTripsSince(trips, env.redis, env.pool, pages),
+    };
   } finally {
     await stopWorkers(children);
   }
@@ -166,10 +175,11 @@ const env = { redis: redis.url, url, pool, baseUrl: front.url, token: sim.token,
 const rates = new Map();
 try {
   for (const count of counts) {
-    const { rate, seconds, cpu } = await measure(count, env);
+    const { rate, seconds, cpu, trips } = await measure(count, env);
     rates.set(count, rate);
     console.log(`${count} worker(s): ${thousands(rate)} records/s (${round1(pages / seconds)} pages/s)`);
     console.log(cpuLine(cpu, seconds, pages));
+    console.log(trips);
   }
   if (rates.has(1) && rates.has(4)) {
     const scale = ratio(rates.get(4), rates.get(1));
