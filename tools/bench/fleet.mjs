@@ -1,19 +1,26 @@
 #!/usr/bin/env node
-// A fleet of worker processes reading into the exactly-once sink: the Descript simulator (in a
-// child process) behind a proxy adding `--latency` ms to every page, `--connections` incremental
+// A fleet of worker processes reading into the exactly-once sink, connectors isolated as a host
+// runs third-party code: the Descript simulator (in a child process) behind a provider's front
+// (a proxy in this process) adding `--latency` ms to every page; `--connections` incremental
 // reads of `--size` projects each (100 a page), each on a connection of its own, submitted to the
-// run queue and taken by 1, 2 and 4 worker processes (packages/worker/test/support/fleet-worker.mjs,
-// the built package with `sink: 'postgres'`, one read at a time each). Prints records/s for each
-// count and the ratio of 4 workers to 1. Target: 3x while the provider's budget does not bind.
-// Not a test.
+// run queue and taken by 1, 2 and 4 worker processes (tools/bench/fleet-worker.mjs: the built
+// package, `sink: 'postgres'`, `plugins: DIR` with the Descript connector package, one read at a
+// time each). Prints records/s for each count, the ratio of 4 workers to 1 (target: 3x while the
+// provider's budget does not bind), the CPU a page cost in each kind of process, and the Redis
+// commands and PostgreSQL commits a page cost.
+// Then the budget that binds: the front admits `--budget` requests a second (a strict sliding
+// window, 429 past it) and the connector declares that budget shared by every connection through
+// Redis; the reads run again on 4 workers. Prints the requests admitted, the 429s and the share
+// of the budget used (target: at least 95 %, 0 429s). Not a test.
 //
-//   ./pbw build && node tools/bench/fleet.mjs [--connections 8] [--size 1000] [--latency 20] [--workers 1,2,4]
+//   ./pbw build && node tools/bench/fleet.mjs [--connections 200] [--size 1000] [--latency 20] [--workers 1,2,4] [--budget 20] [--budget-workers 4] [--skip-budget]
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { descript } from '@plugboard/connector-descript';
+import { budgetedDescriptPlugins, descriptPlugins } from './fleet-plugins.mjs';
+import { startFront } from './fleet-front.mjs';
 import {
   built,
   importTypeStripped,
@@ -21,56 +28,42 @@ import {
   positiveInteger,
   ratio,
   root,
+  round1,
   startDescriptSimulator,
   startRedis,
   thousands,
   times,
 } from './lib.mjs';
+import { cpuByRole, spent } from './process-cpu.mjs';
+import { roundTrips, roundTripsSince } from './round-trips.mjs';
 
 const { values } = parseArgs({
   options: {
-    connections: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '200' },
     size: { type: 'string', default: '1000' },
     latency: { type: 'string', default: '20' },
     workers: { type: 'string', default: '1,2,4' },
+    budget: { type: 'string', default: '20' },
+    'budget-workers': { type: 'string', default: '4' },
+    'skip-budget': { type: 'boolean', default: false },
   },
 });
 const connections = positiveInteger('connections', values.connections);
 const size = positiveInteger('size', values.size);
 const latency = positiveInteger('latency', values.latency);
 const counts = integerList('workers', values.workers);
+const budget = positiveInteger('budget', values.budget);
+const budgetWorkers = positiveInteger('budget-workers', values['budget-workers']);
 
 const worker = await built('packages/worker/dist/index.js');
 const { startPostgres } = await importTypeStripped('packages/worker/test/support/postgres.ts');
 const { default: pg } = await import(join(root, 'packages/worker/node_modules/pg/lib/index.js'));
-const script = join(root, 'packages/worker/test/support/fleet-worker.mjs');
+const script = join(root, 'tools/bench/fleet-worker.mjs');
 
-/** A pass-through proxy on 127.0.0.1 that answers each page `latency` ms later than the provider. */
-async function slowProxy(target) {
-  const upstream = new URL(target);
-  const server = createServer((incoming, answer) => {
-    const forward = () => {
-      const options = { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url };
-      const forwarded = request({ ...options, headers: incoming.headers }, (response) => {
-        answer.writeHead(response.statusCode ?? 502, response.headers);
-        response.pipe(answer);
-      });
-      forwarded.on('error', () => answer.destroy());
-      incoming.pipe(forwarded);
-    };
-    setTimeout(forward, latency);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${server.address().port}${upstream.pathname}`, close: () => server.close() };
-}
-
-async function startWorkers(count, redis, url, token) {
+async function startWorkers(count, { redis, url, token, plugins }) {
   return Promise.all(
     Array.from({ length: count }, async () => {
-      const child = fork(script, [redis, url, token, 'unused', '30000'], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
+      const child = fork(script, [redis, url, token, plugins], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       await new Promise((resolve, reject) => {
         child.on('message', (message) => message.type === 'ready' && resolve());
         child.once('exit', (code) => reject(new Error(`bench: a worker exited (${code}) before it was ready`)));
@@ -90,63 +83,126 @@ async function stopWorkers(children) {
   );
 }
 
-/** Every read of `connections` submitted, until every row says succeeded; answers records/s. */
-async function measure(count, { redis, url, pool, baseUrl, token }) {
+/** The kind of each process the fleet runs in, for the CPU a page costs in each. */
+function roleOf(workers, sim) {
+  const pids = new Set(workers.map((child) => child.pid));
+  return (proc) => {
+    if (proc.pid === process.pid) return 'bench (front, submit)';
+    if (pids.has(proc.pid)) return 'worker';
+    if (proc.cmdline.includes('plugin-process.js')) return 'plugin';
+    if (proc.pid === sim.pid) return 'simulator';
+    if (proc.comm === 'postgres') return 'postgres';
+    if (proc.comm === 'redis-server') return 'redis';
+    return undefined;
+  };
+}
+
+async function clean(pool) {
   await pool.query('TRUNCATE plugboard_runs, plugboard_checkpoints');
   const { rows } = await pool.query("SELECT tablename FROM pg_tables WHERE tablename LIKE 'plugboard\\_sink\\_%'");
   for (const { tablename } of rows) await pool.query(`DROP TABLE "${tablename}"`);
-  const children = await startWorkers(count, redis, url, token);
-  try {
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: connections }, (_, index) =>
-        worker.submitRun({
-          redis,
-          postgres: pool,
-          connectors: [descript],
-          connector: 'descript',
-          action: 'projects.list',
-          input: { limit: 100 },
-          connection: { id: `drive-${index}`, baseUrl },
-        }),
-      ),
+}
+
+async function submitAll(env) {
+  await Promise.all(
+    Array.from({ length: connections }, (_, index) =>
+      worker.submitRun({
+        redis: env.redis,
+        postgres: env.pool,
+        connectors: [descript],
+        connector: 'descript',
+        action: 'projects.list',
+        input: { limit: 100 },
+        connection: { id: `drive-${index}`, baseUrl: env.baseUrl },
+      }),
+    ),
+  );
+}
+
+/** Waits until every row says succeeded; answers when the last one ended (its row's time, so how often it looks does not count). */
+async function allSucceeded(pool) {
+  for (;;) {
+    const { rows } = await pool.query(
+      "SELECT count(*) FILTER (WHERE status = 'succeeded') AS done, count(*) FILTER (WHERE status = 'failed') AS failed, max(completed_at) AS last FROM plugboard_runs",
     );
-    for (;;) {
-      const { rows: ended } = await pool.query(
-        "SELECT count(*) FILTER (WHERE status = 'succeeded') AS done, count(*) FILTER (WHERE status = 'failed') AS failed FROM plugboard_runs",
-      );
-      if (Number(ended[0].failed) > 0) throw new Error('bench: a read failed');
-      if (Number(ended[0].done) === connections) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const seconds = (performance.now() - started) / 1000;
-    return (connections * size) / seconds;
+    if (Number(rows[0].failed) > 0) throw new Error('bench: a read failed');
+    if (Number(rows[0].done) === connections) return rows[0].last.getTime();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Every read of `connections` submitted to `count` workers, until every row says succeeded: records/s and CPU seconds by kind. */
+async function measure(count, env) {
+  await clean(env.pool);
+  const children = await startWorkers(count, env);
+  try {
+    const roles = roleOf(children, env.sim);
+    const trips = await roundTrips(env.redis, env.pool);
+    const before = cpuByRole(process.pid, roles);
+    const started = Date.now();
+    await submitAll(env);
+    const seconds = ((await allSucceeded(env.pool)) - started) / 1000;
+    const cpu = spent(before, cpuByRole(process.pid, roles));
+    return {
+      rate: (connections * size) / seconds,
+      seconds,
+      cpu,
+      trips: await roundTripsSince(trips, env.redis, env.pool, pages),
+    };
   } finally {
     await stopWorkers(children);
   }
 }
 
+function cpuLine(cpu, seconds, pages) {
+  const total = [...cpu.values()].reduce((sum, value) => sum + value, 0);
+  const parts = [...cpu]
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, value]) => `${role} ${round1((value * 1000) / pages)}`);
+  return `  CPU ms a page: ${parts.join(', ')}; total ${round1((total * 1000) / pages)} (${round1((total / seconds) * 100)} % of a core)`;
+}
+
+const pages = connections * Math.ceil(size / 100);
 const sim = await startDescriptSimulator({ size, seed: 1 });
-const proxy = await slowProxy(sim.url);
+const front = await startFront(sim.url, { latency });
 const redis = await startRedis();
 const server = await startPostgres();
 const url = await server.database();
 await worker.migrate(url);
 const pool = new pg.Pool({ connectionString: url });
+const plain = await descriptPlugins();
+const env = { redis: redis.url, url, pool, baseUrl: front.url, token: sim.token, sim, plugins: plain.dir };
 const rates = new Map();
 try {
   for (const count of counts) {
-    const rate = await measure(count, { redis: redis.url, url, pool, baseUrl: proxy.url, token: sim.token });
+    const { rate, seconds, cpu, trips } = await measure(count, env);
     rates.set(count, rate);
-    console.log(`${count} worker(s): ${thousands(rate)} records/s`);
+    console.log(`${count} worker(s): ${thousands(rate)} records/s (${round1(pages / seconds)} pages/s)`);
+    console.log(cpuLine(cpu, seconds, pages));
+    console.log(trips);
   }
   if (rates.has(1) && rates.has(4)) {
     const scale = ratio(rates.get(4), rates.get(1));
     console.log(`4 vs 1: ${times(scale)} (target 3x: ${scale >= 3 ? 'met' : 'not met'})`);
   }
+  if (!values['skip-budget']) {
+    const budgeted = await budgetedDescriptPlugins(budget);
+    try {
+      front.limit(budget, 1000);
+      const { seconds } = await measure(budgetWorkers, { ...env, plugins: budgeted.dir });
+      const window = front.window();
+      const used = window.admitted / (budget * window.windows);
+      console.log(
+        `budget ${budget}/s shared by ${budgetWorkers} workers: ${window.admitted} admitted in ${round1(seconds)} s, ${window.rejected} 429s, ${round1(used * 100)} % of the budget used (target at least 95 %, 0 429s: ${used >= 0.95 && window.rejected === 0 ? 'met' : 'not met'})`,
+      );
+    } finally {
+      await budgeted.remove();
+    }
+  }
 } finally {
   await pool.end();
-  proxy.close();
+  front.close();
+  await plain.remove();
   await sim.stop();
   await redis.stop();
   await server.stop();

@@ -67,6 +67,26 @@ describe('submitRun and startWorker', () => {
     }
   });
 
+  it('a run nobody follows sends no page through Redis; its row counts every record', async () => {
+    const running = await worker();
+    try {
+      await submitRun({ ...submission('travel_policies.create', { traveller: 'e' }), follow: {} });
+      const { id } = await submitRun(submission('travel_policies.list', { page_size: 1 }));
+      await vi.waitFor(
+        async () =>
+          expect(await runRows(state.db)).toContainEqual(expect.objectContaining({ id, status: 'succeeded' })),
+        {
+          timeout: 20_000,
+        },
+      );
+      expect((await runRows(state.db)).find((row) => row.id === id)).toMatchObject({ records_processed: 1 });
+      const events = await state.client.xrange(state.queues.reads.keys.events!, '-', '+');
+      expect(events.filter(([, fields]) => fields.includes('progress'))).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+
   it('follows a run submitted before by its id, and drains: close() ends once the run it holds ended', async () => {
     const provider = await held(state.simulator.url);
     const running = await worker();

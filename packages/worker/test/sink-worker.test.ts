@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { descript } from '@plugboard/connector-descript';
 import { streamKey } from '@plugboard/sdk/host';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { postgresSink, postgresStores, startWorker, submitRun } from '../src/index.js';
 import { type DescriptSource, READ, startDescriptSource } from './support/descript-source.js';
 import { fleet, runRows } from './support/fleet.js';
@@ -62,6 +62,21 @@ describe("startWorker({ sink: 'postgres' })", () => {
       expect(landed.filter((row) => row.writes !== 1)).toEqual([]);
       expect(await postgresStores(state.db.pools[1]).checkpoints.get(STREAM)).toEqual(lastCursor(source.projects()));
       expect(pages.flat()).toHaveLength(SIZE);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('a read nobody follows sends no page through Redis, and counts every record in its row', async () => {
+    const running = await worker();
+    try {
+      const { id } = await submitRun(read(source.sim.url));
+      await vi.waitFor(async () => expect((await runRows(state.db))[0]).toMatchObject({ id, status: 'succeeded' }), {
+        timeout: 20_000,
+      });
+      expect((await runRows(state.db))[0]).toMatchObject({ records_processed: SIZE });
+      const events = await state.client.xrange(state.queues.reads.keys.events!, '-', '+');
+      expect(events.filter(([, fields]) => fields.includes('progress'))).toEqual([]);
     } finally {
       await running.close();
     }

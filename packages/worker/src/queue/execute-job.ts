@@ -6,6 +6,7 @@ import { markCancelled } from '../observe/cancel.js';
 import type { RunObserver, RunScope } from '../observe/observer.js';
 import type { PostgresSink } from '../sink/postgres-sink.js';
 import { SinkCheckpointMovedError } from '../sink/errors.js';
+import { followedReport } from './followed.js';
 import { READS_QUEUE, type RunJob, type RunProgress } from './jobs.js';
 import type { PluginPool } from './plugin-pool.js';
 import { countPage, finishRun, markQueued, markRunning } from './runs.js';
@@ -26,9 +27,17 @@ export interface RunResult {
   records: number;
 }
 
-async function execute(host: RunHost, db: Database, job: Job<RunJob>, scope: RunScope): Promise<number> {
+/** Reports a run's pages and progress to its followers. */
+export type Report = (event: RunProgress) => Promise<void>;
+
+async function execute(
+  host: RunHost,
+  db: Database,
+  job: Job<RunJob>,
+  scope: RunScope,
+  report: Report,
+): Promise<number> {
   const data = job.data;
-  const report = (event: RunProgress) => job.updateProgress(event);
   // A job carries its connection: this run's executor resolves that one.
   const executor = createExecutor({ ...host, resolveConnection: () => data.connection });
   const outcome = await executor.execute({
@@ -63,13 +72,18 @@ export interface Processing {
 }
 
 /** Executes the run, holding its plugin's process (if a plugin runs it) until the run ended. */
-async function executeRun({ host, db, sink, plugins }: Processing, job: Job<RunJob>, scope: RunScope): Promise<number> {
+async function executeRun(
+  { host, db, sink, plugins }: Processing,
+  job: Job<RunJob>,
+  scope: RunScope,
+  report: Report,
+): Promise<number> {
   const lease = await plugins?.lease(job.data.connector);
   const runHost = lease ? { ...host, plugins: [lease.plugin] } : host;
   try {
     return sink && job.queueName === READS_QUEUE
-      ? await executeIntoSink(runHost, sink, db, job, scope)
-      : await execute(runHost, db, job, scope);
+      ? await executeIntoSink(runHost, sink, db, job, { scope, report })
+      : await execute(runHost, db, job, scope, report);
   } finally {
     lease?.release();
   }
@@ -89,8 +103,9 @@ async function processRun(
 ): Promise<RunResult> {
   const { db, worker } = processing;
   await markRunning(db, job.data.runId);
+  const report = followedReport(worker(), job);
   try {
-    const records = await executeRun(processing, job, scope);
+    const records = await executeRun(processing, job, scope, report);
     await finishRun(db, job.data.runId, { status: 'succeeded' });
     return { attempt: job.data.attempt, records };
   } catch (error) {

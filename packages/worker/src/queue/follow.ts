@@ -3,6 +3,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { connect, type Database, database, release } from '../database.js';
+import { markFollowed } from './followed.js';
 import { READS_QUEUE, type RunProgress, WRITES_QUEUE } from './jobs.js';
 import { type QueueRedis, queueRedis, reachRedis } from './redis.js';
 import { hasEnded, readRun, type Run } from './runs.js';
@@ -28,16 +29,46 @@ export interface FollowRunOptions extends FollowHandlers {
 }
 
 /** The queue's events stream as it is now: where a follower starts reading. */
-async function eventsTail(redis: QueueRedis, queueName: string): Promise<string> {
+async function eventsTail(client: Redis, redis: QueueRedis, queueName: string): Promise<string> {
   const queue = new Queue(queueName, { connection: redis.connection });
-  const client = new Redis(redis.connection.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  client.on('error', () => {});
   try {
     const last = (await client.xrevrange(queue.keys.events!, '+', '-', 'COUNT', 1))[0];
     return last?.[0] ?? '0-0';
   } finally {
-    client.disconnect();
     await queue.close();
+  }
+}
+
+/** Marks the run followed when the handlers take pages or progress (workers send them only then). */
+async function followed(client: Redis, runId: string, handlers: FollowHandlers): Promise<() => void> {
+  return handlers.onPage || handlers.onProgress ? await markFollowed(client, runId) : () => {};
+}
+
+/** The follower's mark (when it takes pages or progress) and the queue's events from now on; `stop` ends both. */
+async function subscribe(
+  redis: QueueRedis,
+  queueName: string,
+  runId: string,
+  handlers: FollowHandlers,
+): Promise<{ events: QueueEvents; stop(): Promise<void> }> {
+  const client = new Redis(redis.connection.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  client.on('error', () => {});
+  let unmark: () => void = () => {};
+  try {
+    // Marked before the tail is read: every page reported after the tail is reported to this follower.
+    unmark = await followed(client, runId, handlers);
+    const lastEventId = await eventsTail(client, redis, queueName);
+    const events = new QueueEvents(queueName, { connection: redis.connection, lastEventId });
+    const stop = async () => {
+      unmark();
+      client.disconnect();
+      await events.close();
+    };
+    return { events, stop };
+  } catch (error) {
+    unmark();
+    client.disconnect();
+    throw error;
   }
 }
 
@@ -55,7 +86,7 @@ export async function watchRun(
   handlers: FollowHandlers,
 ): Promise<Watch> {
   const name = run.direction === 'source' ? READS_QUEUE : WRITES_QUEUE;
-  const events = new QueueEvents(name, { connection: redis.connection, lastEventId: await eventsTail(redis, name) });
+  const { events, stop } = await subscribe(redis, name, run.id, handlers);
   events.on('error', () => {});
   let settle: (value: Run) => void = () => {};
   let fail: (error: unknown) => void = () => {};
@@ -81,7 +112,7 @@ export async function watchRun(
   await events.waitUntilReady();
   // It may have ended before the watch began.
   void check();
-  return { ended, close: () => events.close() };
+  return { ended, close: stop };
 }
 
 /** Waits for run `id` to end, telling `onPage` and `onProgress` what it does from now on; answers its row. */

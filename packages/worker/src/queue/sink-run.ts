@@ -26,8 +26,19 @@ export function jobRequest(data: RunJob) {
   };
 }
 
+/** What a run into the sink tells as it goes: its scope (cancel, metrics) and its followers. */
+export interface SinkRunTelling {
+  scope: RunScope;
+  report: (event: RunProgress) => Promise<void>;
+}
+
 /** The sink, each page it wrote reported to followers and counted in the row once written. */
-function reportingSink(sink: PostgresSink, db: Database, job: Job<RunJob>, scope: RunScope): PostgresSink {
+function reportingSink(
+  sink: PostgresSink,
+  db: Database,
+  job: Job<RunJob>,
+  { scope, report }: SinkRunTelling,
+): PostgresSink {
   const { attempt, runId } = job.data;
   let index = 0;
   return {
@@ -35,8 +46,8 @@ function reportingSink(sink: PostgresSink, db: Database, job: Job<RunJob>, scope
     async write(stream, page, startedAt) {
       const outcome = await sink.write(stream, page, startedAt);
       if (outcome === 'written') {
-        const event: RunProgress = { attempt, type: 'page', index: index++, records: [...page.records] };
-        await job.updateProgress(event);
+        // Serialised once, by BullMQ, as they are: no copy.
+        await report({ attempt, type: 'page', index: index++, records: page.records as unknown[] });
         await countPage(db, runId, page.records.length);
         scope.counted(page.records.length);
       }
@@ -51,12 +62,12 @@ export async function executeIntoSink(
   sink: PostgresSink,
   db: Database,
   job: Job<RunJob>,
-  scope: RunScope,
+  telling: SinkRunTelling,
 ): Promise<number> {
   const setup = setUpExecutor({ ...host, resolveConnection: () => job.data.connection });
-  const outcome = await runSourceIntoSink(setup, reportingSink(sink, db, job, scope), {
+  const outcome = await runSourceIntoSink(setup, reportingSink(sink, db, job, telling), {
     ...jobRequest(job.data),
-    signal: scope.signal,
+    signal: telling.scope.signal,
   });
   return outcome.records;
 }

@@ -1,0 +1,59 @@
+// The provider's front in tools/bench/fleet.mjs: a pass-through proxy on 127.0.0.1 that answers
+// each request `latency` ms later than the provider and, once `limit(n, periodMs)` was called,
+// a strict sliding window counted at each request's arrival: past `n` admitted in `periodMs` it
+// answers 429 with `Retry-After` and does not pass the request on. Not a benchmark itself.
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+
+export async function startFront(target, { latency }) {
+  const upstream = new URL(target);
+  let window;
+  const forward = (incoming, answer) => {
+    const options = { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url };
+    const forwarded = request({ ...options, headers: incoming.headers }, (response) => {
+      answer.writeHead(response.statusCode ?? 502, response.headers);
+      response.pipe(answer);
+    });
+    forwarded.on('error', () => answer.destroy());
+    incoming.pipe(forwarded);
+  };
+  /** Whether the window admits a request arriving now; counts it either way. */
+  const admits = () => {
+    if (!window) return true;
+    const now = performance.now();
+    while (window.arrivals.length > 0 && window.arrivals[0] <= now - window.periodMs) window.arrivals.shift();
+    if (window.arrivals.length >= window.n) {
+      window.rejected += 1;
+      return false;
+    }
+    window.arrivals.push(now);
+    window.first ??= now;
+    window.last = now;
+    window.admitted += 1;
+    return true;
+  };
+  const server = createServer((incoming, answer) => {
+    if (!admits()) {
+      const wait = Math.ceil((window.arrivals[0] + window.periodMs - performance.now()) / 1000);
+      incoming.resume();
+      answer.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(Math.max(1, wait)) });
+      answer.end('{"error":"rate_limited"}');
+      return;
+    }
+    setTimeout(() => forward(incoming, answer), latency);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}${upstream.pathname}`,
+    limit(n, periodMs) {
+      window = { n, periodMs, arrivals: [], admitted: 0, rejected: 0, first: undefined, last: undefined };
+    },
+    /** What the window counted: admitted, 429s, and the windows of `periodMs` from the first admitted to the last. */
+    window() {
+      const span = window.last - window.first;
+      return { admitted: window.admitted, rejected: window.rejected, windows: Math.floor(span / window.periodMs) + 1 };
+    },
+    close: () => server.close(),
+  };
+}
