@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@plugboard/sdk';
+import pg from 'pg';
 import { describe, expect, test } from 'vitest';
 import { postgresSink, postgresStores, SINK_LIMITS, StoreValueTooLargeError } from '../src/index.js';
 import { migratedDatabase } from './support/migrated.js';
@@ -84,6 +85,34 @@ describe('postgresSink: a page and its checkpoint in one transaction', () => {
     expect(await sink.write(STREAM, { records: [{ id: 'b' }] }, { after: 1 })).toBe('written');
     expect(await sink.write(STREAM, { records: [{ id: 'c' }] }, undefined)).toBe('skipped');
     expect(await sink.checkpoint(STREAM)).toEqual({ after: 1 });
+  });
+});
+
+describe('postgresSink: statements', () => {
+  test('a page is a prepared statement the connection keeps: run again for the next pages, and after its table was made anew', async () => {
+    await emptyWithSinks(db, ['orders']);
+    // One connection: every page goes through the same one.
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    try {
+      const sink = postgresSink(pool, { table: () => 'orders' });
+      for (let page = 1; page <= 3; page += 1) {
+        const from = page === 1 ? undefined : page - 1;
+        expect(await sink.write(STREAM, { records: [{ id: `r${page}` }], checkpoint: page }, from)).toBe('written');
+      }
+      const kept = () =>
+        pool.query<{ runs: number }>(
+          "SELECT (generic_plans + custom_plans)::int AS runs FROM pg_prepared_statements WHERE name LIKE 'plugboard\\_sink\\_%' ORDER BY runs",
+        );
+      // The first page's (no checkpoint yet) once, the compare-and-set's twice: each parsed once.
+      expect((await kept()).rows).toEqual([{ runs: 1 }, { runs: 2 }]);
+      await pool.query('DROP TABLE orders');
+      const again = postgresSink(pool, { table: () => 'orders' });
+      expect(await again.write(STREAM, { records: [{ id: 'r4' }], checkpoint: 4 }, 3)).toBe('written');
+      expect((await kept()).rows).toEqual([{ runs: 1 }, { runs: 3 }]);
+      expect(await rows('orders')).toEqual([{ key: 'r4', record: { id: 'r4' }, writes: 1 }]);
+    } finally {
+      await pool.end();
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresSink, postgresStores, runSourceIntoSink, SinkCheckpointMovedError } from '../src/index.js';
 import { CONNECTION, type DescriptSource, READ, startDescriptSource } from './support/descript-source.js';
 import { migratedDatabase } from './support/migrated.js';
+import { startPageProxy } from './support/page-proxy.mjs';
 import { lastCursor } from './support/cursor.js';
 import { emptyWithSinks, sinkRows } from './support/sinks.js';
 
@@ -98,4 +99,34 @@ describe('runSourceIntoSink', () => {
     expect(await sinkRows(db.pools[0], sink.table(STREAM))).toHaveLength(20);
     expect(await sink.checkpoint(STREAM)).toMatchObject({ seen_ids: ['other'] });
   });
+
+  test('the reader asks for the next page while a page commits, and every page still lands once, in order', async () => {
+    await emptyWithSinks(db);
+    const sink = postgresSink(db.pools[0]);
+    // Holds every write of a checkpoint (reads go on): page 1 cannot commit until this commits.
+    const holder = await db.pools[1].connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE plugboard_checkpoints IN EXCLUSIVE MODE');
+    let secondAsked = () => {};
+    const asked = new Promise<void>((resolve) => {
+      secondAsked = resolve;
+    });
+    const proxy = await startPageProxy(source.sim.url, (count, phase) => {
+      if (count === 2 && phase === 'arrived') secondAsked();
+    });
+    try {
+      const run = runSourceIntoSink(source.setup(db.pools[1], proxy.url), sink, READ);
+      // Settles only when the run failed: it cannot end while page 1 waits for the lock.
+      await Promise.race([asked, run]);
+      expect(await sinkRows(db.pools[0], sink.table(STREAM))).toHaveLength(0);
+      await holder.query('COMMIT');
+      expect(await run).toMatchObject({ pages: 10, records: SIZE });
+      await expectEveryProjectOnce(sink.table(STREAM));
+      expect(await sink.checkpoint(STREAM)).toEqual(lastCursor(source.projects()));
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      holder.release();
+      await proxy.close();
+    }
+  }, 20_000);
 });

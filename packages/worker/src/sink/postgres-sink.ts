@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { connect, type Database, database, release } from '../database.js';
+import { type Connection, connect, type Database, database, release, unavailable } from '../database.js';
 import { checkedKey, jsonText } from '../limits.js';
 import { defaultTableName, quotedTable } from './names.js';
 import { checkPage } from './page.js';
-import { pageStatement } from './statement.js';
+import { type PageStatement, pageStatement } from './statement.js';
 import { tableMaker } from './tables.js';
 
 /**
@@ -49,7 +49,17 @@ export interface PostgresSink {
   close(): Promise<void>;
 }
 
-function writer(db: Database, tableOf: (stream: string) => string): PostgresSink['write'] {
+/** Runs a page's named statement (`Database.query` takes text only); answers whether the checkpoint moved. */
+async function moved(connection: Connection, statement: PageStatement): Promise<boolean> {
+  try {
+    const { rows } = await connection.pool.query<{ moved: number }>(statement);
+    return rows[0]?.moved === 1;
+  } catch (error) {
+    throw unavailable(error, connection.server);
+  }
+}
+
+function writer(connection: Connection, db: Database, tableOf: (stream: string) => string): PostgresSink['write'] {
   const make = tableMaker(db);
   return async (stream, page, startedAt) => {
     const { name, keyField = 'id' } = typeof stream === 'string' ? { name: stream } : stream;
@@ -61,8 +71,7 @@ function writer(db: Database, tableOf: (stream: string) => string): PostgresSink
     await make(quoted);
     const records = `[${checked.records.join(',')}]`;
     const statement = pageStatement(quoted, name, { keys: checked.keys, records, to, from });
-    const { rows } = await db.query<{ moved: number }>(statement.text, statement.values);
-    return rows[0]?.moved === 1 ? 'written' : 'skipped';
+    return (await moved(connection, statement)) ? 'written' : 'skipped';
   };
 }
 
@@ -72,7 +81,7 @@ export function postgresSink(target: pg.Pool | string, options: PostgresSinkOpti
   const db = database(connection.pool);
   const tableOf = options.table ?? defaultTableName;
   return {
-    write: writer(db, tableOf),
+    write: writer(connection, db, tableOf),
     async checkpoint(stream) {
       const { rows } = await db.query<{ checkpoint: unknown }>(
         'SELECT checkpoint FROM plugboard_checkpoints WHERE stream = $1',

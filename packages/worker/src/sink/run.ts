@@ -13,12 +13,15 @@ import {
 } from '@plugboard/sdk/host';
 import { SinkCheckpointMovedError } from './errors.js';
 import type { PostgresSink } from './postgres-sink.js';
+import { writesBehind } from './writes-behind.js';
 
 /**
  * A source run into the exactly-once sink, through the executor's own source entry point
  * (`prepareExecution`, then `runSource`): every page the executor hands over is written with
  * its checkpoint in one transaction, from the checkpoint the run resumed from or the page
- * before. The executor's own commit after the acknowledgement has nothing left to do.
+ * before. The executor's own commit after the acknowledgement has nothing left to do. A page
+ * is acknowledged once the page before it committed, so the provider is asked for the next
+ * page while a page commits; the run answers once the last page committed.
  */
 
 export interface SinkRunRequest extends Omit<ExecuteRequest, 'onPage'> {
@@ -87,13 +90,23 @@ export async function runSourceIntoSink(
   const checkpoints = sinkCheckpoints(setup, sink, (stored) => {
     startedAt = stored;
   });
-  const onPage: NonNullable<ExecuteRequest['onPage']> = async (page, { index }) => {
-    const moved = page.checkpoint === undefined ? undefined : checkpointToStore(page.checkpoint, version);
-    const outcome = await sink.write(target, { records: page.records, checkpoint: moved }, startedAt);
-    if (outcome === 'skipped') throw new SinkCheckpointMovedError(stream, index);
-    if (moved !== undefined) startedAt = moved;
-  };
+  const writes = writesBehind();
+  const onPage: NonNullable<ExecuteRequest['onPage']> = (page, { index }) =>
+    writes.push(async () => {
+      const moved = page.checkpoint === undefined ? undefined : checkpointToStore(page.checkpoint, version);
+      const outcome = await sink.write(target, { records: page.records, checkpoint: moved }, startedAt);
+      if (outcome === 'skipped') throw new SinkCheckpointMovedError(stream, index);
+      if (moved !== undefined) startedAt = moved;
+    });
   const run = { ...setup, stores: { ...setup.stores, checkpoints } };
-  const outcome = await runSource(run, { ...execute, stream, onPage }, ready);
+  let outcome: SourceOutcome;
+  try {
+    outcome = await runSource(run, { ...execute, stream, onPage }, ready);
+  } catch (error) {
+    // The page in flight ends first; its failure, earlier in page order, is the one thrown.
+    await writes.settle();
+    throw error;
+  }
+  await writes.settle();
   return { ...outcome, table };
 }

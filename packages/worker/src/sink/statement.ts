@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The one statement that writes a page: the stream's checkpoint moved by compare-and-set, and
  * the page's records upserted only when it moved. One statement is one transaction, so a crash
- * leaves both or neither, and it costs one round trip.
+ * leaves both or neither, and it costs one round trip. It is a named (prepared) statement: each
+ * connection parses and plans it once per table and kind of move, then only binds and runs it.
  */
 
 export interface PageStatement {
+  /** `plugboard_sink_` and a digest of the text: one name is always one text. */
+  name: string;
   text: string;
   values: unknown[];
 }
@@ -49,5 +54,6 @@ export function pageStatement(
         ON CONFLICT (key) DO UPDATE SET record = excluded.record, written_at = now(), writes = kept.writes + 1
       )
       SELECT count(*)::int AS moved FROM moved`;
-  return { text, values: [stream, ...moved.values, page.keys, page.records] };
+  const name = `plugboard_sink_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+  return { name, text, values: [stream, ...moved.values, page.keys, page.records] };
 }

@@ -12,7 +12,8 @@ import { postgresStores } from '../../src/index.js';
 export interface DescriptSource {
   sim: DescriptSimulator;
   transport: Transport;
-  setup(pool: pg.Pool): ExecutorSetup;
+  /** The executor on `pool`'s stores, reading the simulator or `baseUrl` (a proxy in front of it). */
+  setup(pool: pg.Pool, baseUrl?: string): ExecutorSetup;
   /** Every project of the drive as the provider keeps it, by id: what a full read must land. */
   projects(): Map<string, Record<string, unknown>>;
   close(): Promise<void>;
@@ -33,10 +34,10 @@ export async function startDescriptSource(size: number): Promise<DescriptSource>
   return {
     sim,
     transport,
-    setup: (pool) =>
+    setup: (pool, baseUrl = sim.url) =>
       setUpExecutor({
         connectors: [descript],
-        resolveConnection: (id) => ({ id, baseUrl: sim.url }),
+        resolveConnection: (id) => ({ id, baseUrl }),
         resolveCredential: () => sim.token,
         stores: postgresStores(pool),
         transport,
