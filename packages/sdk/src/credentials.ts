@@ -46,10 +46,7 @@ export type ConnectionCredential =
  */
 export function checkCredential(connector: string, scheme: AuthScheme, value: unknown): CheckedCredential {
   const type = schemeType(scheme);
-  const reader = new CredentialReader(
-    `connector '${connector}': the credential of auth scheme '${scheme.id}'`,
-    type.shape,
-  );
+  const reader = new CredentialReader(connector, scheme.id, type.shape);
   if (value === undefined || value === null || value === '')
     reader.refuse(`is missing: the host's secret resolver returned none (expected ${type.shape})`);
   return type.credential(scheme, value, reader);

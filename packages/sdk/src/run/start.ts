@@ -1,5 +1,5 @@
 import { connectionTokens, tokenSubject } from '../auth/lifecycles.js';
-import { systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import { type ConnectionCredential, checkCredential, credentialSecrets } from '../credentials.js';
 import { type Action, isImplemented } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
@@ -19,7 +19,7 @@ import { NotImplementedError } from './failure.js';
 import { type Prepared, type PreparedRun, passedHere } from './prepared.js';
 import { redactorFor } from './redactors.js';
 import type { RunSettings } from '../run-options.js';
-import { keptWiring, wire } from './wiring.js';
+import { type ActionWiring, keptWiring, wire } from './wiring.js';
 
 /**
  * A run's start: the credential resolved and checked, the connection's wiring (kept, or made
@@ -58,13 +58,7 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const transport = partsOf(options.transport);
   const route = { transport, connector, connection, environment, redactor };
   const kept = shared ? keptWiring(route)?.for(action) : undefined;
-  const log = createLogger(
-    options.log ?? stderrSink,
-    redactor,
-    kept?.about ?? { connector: connector.key, action: action.key },
-    options.logLevel ?? (options.log ? 'info' : 'warn'),
-    clock,
-  );
+  const log = runLogger(kept, options, redactor, clock, prepared);
   const wired =
     kept ??
     wire(
@@ -96,6 +90,29 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const { onProgress } = options;
   const context = actionContext({ prepared, http, log, signal, redactor, clock, idempotencyKey, onProgress });
   return new ActionRun(prepared, context, http, redactor, signal);
+}
+
+/** The run's log: the one its kept wiring's latest run made when this run logs alike (same sink, level and clock), else a new one. */
+function runLogger(
+  kept: ActionWiring | undefined,
+  options: RunSettings,
+  redactor: Redactor,
+  clock: Clock,
+  { connector, action }: Prepared,
+): Logger {
+  const sink = options.log ?? stderrSink;
+  const level = options.logLevel ?? (options.log ? 'info' : 'warn');
+  const last = kept?.logger;
+  if (last && last.sink === sink && last.level === level && last.clock === clock) return last.log;
+  const log = createLogger(
+    sink,
+    redactor,
+    kept?.about ?? { connector: connector.key, action: action.key },
+    level,
+    clock,
+  );
+  if (kept) kept.logger = { sink, level, clock, log };
+  return log;
 }
 
 /** An OAuth2 connection's tokens: the transport's lifecycle, shared by the connection's runs; its token requests go through the pipeline's token composition. */

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { ResolvedConnection } from '../connection.js';
 import type { Action } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
@@ -5,6 +6,7 @@ import type { Environment } from '../definition/environment.js';
 import type { AppliedAuth } from '../http/auth.js';
 import { type ConnectionRoute, type ConnectionStages, connectionStages } from '../http/pipeline.js';
 import type { TransportParts } from '../http/transport.js';
+import type { Logger, LogLevel, LogSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
 
 /**
@@ -21,6 +23,16 @@ import type { Redactor } from '../secrets.js';
 export interface ActionWiring extends ConnectionStages {
   /** `connector action`, as errors name a run. */
   readonly subject: string;
+  /** The logger the latest run made, which the next run that logs alike uses too (run/start.ts). */
+  logger?: SharedLogger;
+}
+
+/** A logger holds nothing of a run's own: runs with the same sink, level and clock share one. */
+export interface SharedLogger {
+  readonly sink: LogSink;
+  readonly level: LogLevel;
+  readonly clock: Clock;
+  readonly log: Logger;
 }
 
 /** A connection's wiring: its stages per action. */
