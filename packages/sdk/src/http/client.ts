@@ -137,12 +137,14 @@ class RunHttp implements HttpClient, RunScope {
     return this.lastId;
   }
 
-  async get<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
-    return (await this.exchange({ ...options, path, method: 'GET' })).data as T;
+  // A call without options (the common case) builds its request without copying an empty object.
+  async get<T = unknown>(path: string, options?: RequestOptions): Promise<T> {
+    return (await this.exchange(options ? { ...options, path, method: 'GET' } : { path, method: 'GET' })).data as T;
   }
 
-  async post<T = unknown>(path: string, json?: unknown, options: RequestOptions = {}): Promise<T> {
-    return (await this.exchange({ ...options, path, method: 'POST', json })).data as T;
+  async post<T = unknown>(path: string, json?: unknown, options?: RequestOptions): Promise<T> {
+    const request: HttpRequest = options ? { ...options, path, method: 'POST', json } : { path, method: 'POST', json };
+    return (await this.exchange(request)).data as T;
   }
 
   paginate<R = unknown>(request: HttpRequest, paginator: Paginator): AsyncIterable<RecordPage<R>> {
