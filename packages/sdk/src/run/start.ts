@@ -75,18 +75,14 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const header = action.direction === 'destination' ? action.idempotencyHeader?.toLowerCase() : undefined;
   const idempotency = idempotencyKey !== undefined && header ? { header, key: idempotencyKey } : undefined;
   const retry = options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY;
-  const http = createHttpClient({
-    send: wired.send,
-    baseUrl: connection.baseUrl,
-    redactor,
+  const http = createHttpClient(
+    wired,
     signal,
     log,
-    clock: transport.clock,
-    subject: wired.subject,
-    idempotency,
     retry,
-    retried: retriedCalls(action, retry, idempotency?.header),
-  });
+    retriedCalls(action, retry, idempotency?.header),
+    idempotency,
+  );
   const { onProgress } = options;
   const context = actionContext({ prepared, http, log, signal, redactor, clock, idempotencyKey, onProgress });
   return new ActionRun(prepared, context, http, redactor, signal);

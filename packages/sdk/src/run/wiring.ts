@@ -5,6 +5,7 @@ import type { Connector } from '../definition/connector.js';
 import type { Environment } from '../definition/environment.js';
 import type { AppliedAuth } from '../http/auth.js';
 import { type ConnectionRoute, type ConnectionStages, connectionStages } from '../http/pipeline.js';
+import type { ClientRoute } from '../http/client.js';
 import type { TransportParts } from '../http/transport.js';
 import type { Logger, LogLevel, LogSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
@@ -20,9 +21,7 @@ import type { Redactor } from '../secrets.js';
  */
 
 /** One action's share of a connection's wiring. */
-export interface ActionWiring extends ConnectionStages {
-  /** `connector action`, as errors name a run. */
-  readonly subject: string;
+export interface ActionWiring extends ConnectionStages, ClientRoute {
   /** The logger the latest run made, which the next run that logs alike uses too (run/start.ts). */
   logger?: SharedLogger;
 }
@@ -44,8 +43,11 @@ export class Wiring {
   for(action: Action): ActionWiring {
     let wired = this.actions.get(action);
     if (!wired) {
-      const stages = connectionStages(this.route, action);
-      wired = { ...stages, subject: `${stages.about.connector} ${stages.about.action}` };
+      const { route } = this;
+      const stages = connectionStages(route, action);
+      const subject = `${stages.about.connector} ${stages.about.action}`;
+      const { baseUrl, redactor } = route;
+      wired = { ...stages, subject, baseUrl, redactor, clock: route.transport.clock, logger: undefined };
       this.actions.set(action, wired);
     }
     return wired;
