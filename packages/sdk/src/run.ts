@@ -1,6 +1,5 @@
 import type { Connector } from './definition/connector.js';
 import type { Page } from './definition/action.js';
-import { systemClock } from './clock.js';
 import { prepareRun } from './run/prepare.js';
 import { passGate, type PreparedRun } from './run/prepared.js';
 import { type PageSink, runPrepared, runToEnd } from './run/run-prepared.js';
@@ -33,7 +32,7 @@ export async function* runAction(connector: Connector, actionKey: string, option
 /** The run prepared and through the gate with `options.approval`. */
 function gated(connector: Connector, actionKey: string, options: RunOptions): PreparedRun {
   const prepared = prepareRun(connector, actionKey, options);
-  return passGate(prepared, options.approval, systemClock.now());
+  return passGate(prepared, options.approval);
 }
 
 /** Runs a destination and returns its result. */
