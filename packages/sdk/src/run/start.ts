@@ -1,6 +1,6 @@
 import { connectionTokens, tokenSubject } from '../auth/lifecycles.js';
 import { type Clock, systemClock } from '../clock.js';
-import { type ConnectionCredential, checkCredential, credentialSecrets } from '../credentials.js';
+import { type ConnectionCredential, checkCredential } from '../credentials.js';
 import { type Action, isImplemented } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
 import { InvalidInputError } from '../errors.js';
@@ -50,19 +50,18 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const checked = checkCredential(connector.key, connection.scheme, resolved);
   // A signer's run adds each signature to its redactor: its own, and its wiring too.
   const shared = !signsEachRequest(connection.scheme);
-  const redactor = redactorFor(credentialSecrets(resolved), options.secrets, shared);
+  const redactor = redactorFor(resolved, options.secrets, shared);
   const idempotencyKey =
     action.direction === 'destination' ? checkedKey(connector, action, options.idempotencyKey) : undefined;
   const signal = options.signal ?? NEVER;
   const clock = options.clock ?? systemClock;
   const transport = partsOf(options.transport);
-  const route = { transport, connector, connection, environment, redactor };
-  const kept = shared ? keptWiring(route)?.for(action) : undefined;
+  const kept = shared ? keptWiring(transport, redactor, connector, connection, environment)?.for(action) : undefined;
   const log = runLogger(kept, options, redactor, clock, prepared);
   const wired =
     kept ??
     wire(
-      route,
+      { transport, connector, connection, environment, redactor },
       appliedAuth(
         `${connector.key} ${action.key}`,
         connection.scheme,

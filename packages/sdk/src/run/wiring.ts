@@ -79,14 +79,14 @@ interface Kept {
 // Weak on the transport and the credential's redactor: either one no longer used takes its wirings with it.
 const kept = new WeakMap<TransportParts, WeakMap<Redactor, Kept[]>>();
 
-/** The wiring kept for this connection with this credential's shared redactor, if any. */
-export function keptWiring({
-  transport,
-  connector,
-  connection,
-  environment,
-  redactor,
-}: WiringRoute): Wiring | undefined {
+/** The wiring kept for this connection with this credential's shared redactor, if any (no route object is made for the look). */
+export function keptWiring(
+  transport: TransportParts,
+  redactor: Redactor,
+  connector: Connector,
+  connection: ResolvedConnection,
+  environment: Environment,
+): Wiring | undefined {
   const list = kept.get(transport)?.get(redactor);
   if (!list) return undefined;
   // A credential serves one connection or a few: the kept ones are compared, not hashed.
