@@ -85,9 +85,13 @@ function httpUrl(value: string, field: string): string {
 const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 export function resolveConnection(connector: Connector, input: ConnectionInput = {}): ResolvedConnection {
-  // Most connections of a run have no settings: they share one frozen empty object.
-  const { authScheme, ...settings } = input.settings ?? NO_SETTINGS;
-  if (input.settings !== undefined) checkConnectionSettings(settings);
+  // Most connections of a run have no settings: they share one frozen empty object, copied by nothing.
+  let authScheme: unknown;
+  let settings: Record<string, unknown> = NO_SETTINGS;
+  if (input.settings !== undefined) {
+    ({ authScheme, ...settings } = input.settings);
+    checkConnectionSettings(settings);
+  }
   let parsedSettings: Record<string, unknown> = settings;
   if (connector.settings) {
     const result = connector.settings.safeParse(settings);

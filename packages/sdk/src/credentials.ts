@@ -45,15 +45,20 @@ export type ConnectionCredential =
  * naming the missing or wrong part and never its value.
  */
 export function checkCredential(connector: string, scheme: AuthScheme, value: unknown): CheckedCredential {
+  // A resolver answers the same key run after run: the key the scheme last passed is not read again.
+  const last = typeof value === 'string' ? passedKeys.get(scheme) : undefined;
+  if (last !== undefined && last.value === value) return last.checked;
   const type = schemeType(scheme);
-  const reader = new CredentialReader(
-    `connector '${connector}': the credential of auth scheme '${scheme.id}'`,
-    type.shape,
-  );
+  const reader = new CredentialReader(connector, scheme.id, type.shape);
   if (value === undefined || value === null || value === '')
     reader.refuse(`is missing: the host's secret resolver returned none (expected ${type.shape})`);
-  return type.credential(scheme, value, reader);
+  const checked = type.credential(scheme, value, reader);
+  if (typeof value === 'string') passedKeys.set(scheme, { value, checked: Object.freeze(checked) });
+  return checked;
 }
+
+/** The string credential each scheme last passed, and what checking it gave (frozen: runs share it); weak on the scheme. */
+const passedKeys = new WeakMap<AuthScheme, { value: string; checked: CheckedCredential }>();
 
 /**
  * Every secret part of a credential as a resolver gave it (a password and the Basic token made

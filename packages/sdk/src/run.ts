@@ -1,9 +1,8 @@
 import type { Connector } from './definition/connector.js';
 import type { Page } from './definition/action.js';
-import { systemClock } from './clock.js';
 import { prepareRun } from './run/prepare.js';
 import { passGate, type PreparedRun } from './run/prepared.js';
-import { runPrepared, runToEnd } from './run/run-prepared.js';
+import { type PageSink, runPrepared, runToEnd } from './run/run-prepared.js';
 import type { RunOptions } from './run-options.js';
 
 /**
@@ -33,17 +32,14 @@ export async function* runAction(connector: Connector, actionKey: string, option
 /** The run prepared and through the gate with `options.approval`. */
 function gated(connector: Connector, actionKey: string, options: RunOptions): PreparedRun {
   const prepared = prepareRun(connector, actionKey, options);
-  return passGate(prepared, options.approval, systemClock.now());
+  return passGate(prepared, options.approval);
 }
 
 /** Runs a destination and returns its result. */
 export async function writeAction(connector: Connector, actionKey: string, options: RunOptions): Promise<unknown> {
-  let result: unknown;
-  await runToEnd(gated(connector, actionKey, options), options, (page) => {
-    result = page.records[0];
-    return false;
-  });
-  return result;
+  const written = new Written();
+  await runToEnd(gated(connector, actionKey, options), options, written);
+  return written.result;
 }
 
 /** Runs a source to the end and returns every record with the last checkpoint. */
@@ -52,14 +48,34 @@ export async function readAll(
   actionKey: string,
   options: RunOptions,
 ): Promise<{ records: unknown[]; checkpoint: unknown; pages: number }> {
-  const records: unknown[] = [];
-  let checkpoint: unknown = options.checkpoint;
-  let pages = 0;
-  await runToEnd(gated(connector, actionKey, options), options, (page) => {
-    records.push(...page.records);
-    if (page.checkpoint !== undefined) checkpoint = page.checkpoint;
-    pages += 1;
+  const gathered = new Gathered(options.checkpoint);
+  await runToEnd(gated(connector, actionKey, options), options, gathered);
+  return { records: gathered.records ?? [], checkpoint: gathered.checkpoint, pages: gathered.pages };
+}
+
+/** A destination's result, its one page's record. */
+class Written implements PageSink {
+  result: unknown;
+
+  take(page: Page): boolean {
+    this.result = page.records[0];
+    return false;
+  }
+}
+
+/** A source's records, pages and last checkpoint, gathered as the pages come: one object, no closures per run. */
+class Gathered implements PageSink {
+  records: unknown[] | undefined;
+  pages = 0;
+
+  constructor(public checkpoint: unknown) {}
+
+  take(page: Page): boolean {
+    // A checked page's records are a new array of the run's own: the first is kept, not copied.
+    if (this.records === undefined) this.records = page.records;
+    else this.records.push(...page.records);
+    if (page.checkpoint !== undefined) this.checkpoint = page.checkpoint;
+    this.pages += 1;
     return true;
-  });
-  return { records, checkpoint, pages };
+  }
 }

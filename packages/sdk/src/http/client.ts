@@ -73,57 +73,56 @@ function withoutLeadingSlashes(path: string): string {
   return start === 0 ? path : path.slice(start);
 }
 
-/** What one run's `ctx.http` builds its calls with, and sends them down. */
-export interface ClientOptions {
-  /** The connection's pipeline for the run's action (pipeline.ts). */
-  send: Send;
-  baseUrl: string;
-  redactor: Redactor;
-  /** The run's cancel: every call carries it down the pipeline. */
-  signal: AbortSignal;
-  log: Logger;
+/** What the runs of one action on one connection build their calls with, and send them down: made once, with the connection's wiring. */
+export interface ClientRoute {
+  /** The connection's pipeline for the action (pipeline.ts). */
+  readonly send: Send;
+  readonly baseUrl: string;
+  readonly redactor: Redactor;
   /** The transport's clock, which paging's waits read. */
-  clock: Clock;
+  readonly clock: Clock;
   /** `connector action`, as errors name the run. */
-  subject: string;
-  /** How the run retries, and which of its calls (`retriedCalls` in pipeline.ts). */
-  retry: RetrySettings;
-  retried: RunScope['retried'];
-  /**
-   * A destination whose provider deduplicates on an idempotency key, run with one: the header (lower
-   * case) and the key every write request carries.
-   */
-  idempotency?: { header: string; key: string } | undefined;
+  readonly subject: string;
 }
+
+/** A destination's idempotency, when its provider deduplicates on a key and the run has one: the header (lower case) and the key every write request carries. */
+export type ClientIdempotency = { header: string; key: string } | undefined;
 
 /**
  * One run's `ctx.http`: builds each call, sends it down the connection's pipeline with the run's
  * scope on it (the client is the scope: its log and retry settings, and it hears every answer),
- * and reads the answer's body.
+ * and reads the answer's body. What is the run's own comes as it is, no options object per run:
+ * its cancel (every call carries it down the pipeline), its log, how it retries and which of its
+ * calls (`retriedCalls` in pipeline.ts), and its idempotency.
  */
-export function createHttpClient(options: ClientOptions): HttpClient {
-  return new RunHttp(options);
+export function createHttpClient(
+  route: ClientRoute,
+  signal: AbortSignal,
+  log: Logger,
+  retry: RetrySettings,
+  retried: RunScope['retried'],
+  idempotency: ClientIdempotency,
+): HttpClient {
+  return new RunHttp(route, signal, log, retry, retried, idempotency);
 }
 
-/** A class, not closures: a run makes one object for its `ctx.http`, whatever it calls. */
+/**
+ * A class, not closures: a run makes one object for its `ctx.http`, whatever it calls, holding
+ * what is its own and the route its connection's runs share.
+ */
 class RunHttp implements HttpClient, RunScope {
   /** The headers of the latest answer; its request id is read only when asked for. */
   private lastHeaders: HeaderReader | undefined;
   private lastId: string | undefined;
 
-  constructor(private readonly settings: ClientOptions) {}
-
-  get log(): ClientOptions['log'] {
-    return this.settings.log;
-  }
-
-  get retry(): RetrySettings {
-    return this.settings.retry;
-  }
-
-  get retried(): RunScope['retried'] {
-    return this.settings.retried;
-  }
+  constructor(
+    private readonly route: ClientRoute,
+    private readonly signal: AbortSignal,
+    readonly log: Logger,
+    readonly retry: RetrySettings,
+    readonly retried: RunScope['retried'],
+    private readonly idempotency: ClientIdempotency,
+  ) {}
 
   heard(answer: Answer): void {
     this.lastHeaders = answer.headers;
@@ -131,18 +130,20 @@ class RunHttp implements HttpClient, RunScope {
 
   get lastRequestId(): string | undefined {
     if (this.lastHeaders) {
-      this.lastId = requestIdOf(this.settings.redactor, this.lastHeaders) ?? this.lastId;
+      this.lastId = requestIdOf(this.route.redactor, this.lastHeaders) ?? this.lastId;
       this.lastHeaders = undefined;
     }
     return this.lastId;
   }
 
-  async get<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
-    return (await this.exchange({ ...options, path, method: 'GET' })).data as T;
+  // A call without options (the common case) builds its request without copying an empty object.
+  async get<T = unknown>(path: string, options?: RequestOptions): Promise<T> {
+    return (await this.exchange(options ? { ...options, path, method: 'GET' } : { path, method: 'GET' })).data as T;
   }
 
-  async post<T = unknown>(path: string, json?: unknown, options: RequestOptions = {}): Promise<T> {
-    return (await this.exchange({ ...options, path, method: 'POST', json })).data as T;
+  async post<T = unknown>(path: string, json?: unknown, options?: RequestOptions): Promise<T> {
+    const request: HttpRequest = options ? { ...options, path, method: 'POST', json } : { path, method: 'POST', json };
+    return (await this.exchange(request)).data as T;
   }
 
   paginate<R = unknown>(request: HttpRequest, paginator: Paginator): AsyncIterable<RecordPage<R>> {
@@ -152,7 +153,8 @@ class RunHttp implements HttpClient, RunScope {
   private pageFetch: PageFetch | undefined;
 
   private pages(): PageFetch {
-    const { subject, baseUrl, clock, signal, log, redactor } = this.settings;
+    const { subject, baseUrl, clock, redactor } = this.route;
+    const { signal, log } = this;
     this.pageFetch ??= {
       subject,
       clock,
@@ -177,10 +179,10 @@ class RunHttp implements HttpClient, RunScope {
   private providerUrl(href: string, previous: URL | undefined): URL {
     let url: URL | undefined;
     try {
-      url = new URL(href, previous ?? this.settings.baseUrl);
+      url = new URL(href, previous ?? this.route.baseUrl);
     } catch {}
     if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-      const { subject, redactor } = this.settings;
+      const { subject, redactor } = this.route;
       throw new SchemaMismatchError(subject, [
         { path: '(next page)', message: `not an http(s) URL: ${excerpt(redactor.redactString(href))}` },
       ]);
@@ -202,7 +204,7 @@ class RunHttp implements HttpClient, RunScope {
         return headers;
       },
       data: data as T,
-      requestId: requestIdOf(this.settings.redactor, answer.headers),
+      requestId: requestIdOf(this.route.redactor, answer.headers),
     };
   }
 
@@ -213,10 +215,11 @@ class RunHttp implements HttpClient, RunScope {
    */
   private async exchange(
     request: HttpRequest,
-    url = buildUrl(this.settings.baseUrl, request),
+    url = buildUrl(this.route.baseUrl, request),
     fromProvider = false,
   ): Promise<{ answer: Answer; data: unknown }> {
-    const { redactor, signal } = this.settings;
+    const { redactor } = this.route;
+    const { signal } = this;
     const method = request.method ?? 'GET';
     // A path holds the caller's ids: errors, logs and events quote an excerpt of it.
     const operation = excerpt(redactor.redactString(`${method} ${url.pathname}`));
@@ -231,7 +234,7 @@ class RunHttp implements HttpClient, RunScope {
       [RUN_SCOPE]: this,
     };
     if (fromProvider) call.redirected = true;
-    const answer = await this.settings.send(call);
+    const answer = await this.route.send(call);
     return { answer, data: this.parseBody(answer, request.responseType, operation) };
   }
 
@@ -242,7 +245,7 @@ class RunHttp implements HttpClient, RunScope {
         const value = request.headers[name]!;
         // Refused the same on every transport, and never retried: no attempt could send it.
         if (NOT_IN_HEADER.test(value)) {
-          throw new InvalidInputError(this.settings.subject, [
+          throw new InvalidInputError(this.route.subject, [
             {
               path: `headers.${name}`,
               message: 'holds a line break or another character an HTTP header cannot carry; nothing was sent',
@@ -254,7 +257,7 @@ class RunHttp implements HttpClient, RunScope {
     }
     if (request.json !== undefined) headers['content-type'] = 'application/json';
     // The provider deduplicates a write on the run's key; a request that set the header keeps its own.
-    const idempotency = this.settings.idempotency;
+    const { idempotency } = this;
     if (idempotency && isWriteMethod(method) && headers[idempotency.header] === undefined)
       headers[idempotency.header] = idempotency.key;
     return headers;
@@ -268,7 +271,7 @@ class RunHttp implements HttpClient, RunScope {
     try {
       return JSON.parse(answer.text);
     } catch {
-      const { subject, redactor } = this.settings;
+      const { subject, redactor } = this.route;
       throw new SchemaMismatchError(subject, [{ path: '', message: `${operation}: the answer is not valid JSON` }], {
         status: answer.status,
         requestId: requestIdOf(redactor, answer.headers),

@@ -213,14 +213,14 @@ export class LocalBudget implements Budget {
     // The answer came at most a millisecond after the clock's reading: the place is held to the next one.
     if (this.windowed()) this.leaves.push(at + 1 + this.periodMs!);
     if (admission.probe) this.probing = false;
+    // One reading of the clock serves the whole answer: on some hosts each reading is a system call.
     const pause =
-      answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause(), at);
+      answer === undefined ? undefined : pauseAfter(answer.status, answer.headers, this.fallbackPause(at), at);
     if (answer !== undefined && !this.declared)
       this.learnFrom(admission, lessonOf(answer.status, answer.headers, pause), at, pause);
     if (pause !== undefined) this.pauseFor(pause);
     // An answer to a request sent before the latest pause says nothing about the budget now.
-    else if (answer !== undefined && admission.epoch === this.pauses && this.clock.now() >= this.pausedUntil)
-      this.confirmed = true;
+    else if (answer !== undefined && admission.epoch === this.pauses && at >= this.pausedUntil) this.confirmed = true;
     if (this.queueHead < this.queue.length) this.drain();
   }
 
@@ -250,10 +250,10 @@ export class LocalBudget implements Budget {
   }
 
   /** Without `Retry-After`: until the window has room again when one is declared, else a second. */
-  private fallbackPause(): number {
+  private fallbackPause(at: number): number {
     if (!this.windowed()) return DEFAULT_PAUSE_MS;
     const oldest = this.leaves[this.leavesHead];
-    return oldest === undefined ? this.periodMs! : Math.max(0, oldest - this.clock.now());
+    return oldest === undefined ? this.periodMs! : Math.max(0, oldest - at);
   }
 
   private pauseFor(ms: number): void {

@@ -27,7 +27,8 @@ export interface ContextParts {
 export function actionContext(parts: ContextParts): RunContext {
   const { prepared, http, log, signal, redactor, clock, onProgress } = parts;
   const { connector, action, connection } = prepared;
-  return {
+  // One object either way, built in one go: a spread of a source's part would cost a second.
+  const context: RunContext = {
     http,
     signal,
     log,
@@ -35,22 +36,20 @@ export function actionContext(parts: ContextParts): RunContext {
     connection: { id: connection.id, settings: connection.settings },
     progress: (update) => onProgress?.(progressEvent(update, redactor, connector.key, action.key, clock)),
     idempotencyKey: parts.idempotencyKey,
-    ...(action.direction === 'source'
-      ? {
-          checkpoint: prepared.checkpoint,
-          pages: <R>(request: HttpRequest, start?: PagesStart) =>
-            declaredPages(
-              http,
-              log,
-              `${connector.key} ${action.key}`,
-              action,
-              prepared.checkpoint,
-              request,
-              start,
-            ) as AsyncIterable<Page<R>>,
-        }
-      : {}),
   };
+  if (action.direction !== 'source') return context;
+  context.checkpoint = prepared.checkpoint;
+  context.pages = <R>(request: HttpRequest, start?: PagesStart) =>
+    declaredPages(
+      http,
+      log,
+      `${connector.key} ${action.key}`,
+      action,
+      prepared.checkpoint,
+      request,
+      start,
+    ) as AsyncIterable<Page<R>>;
+  return context;
 }
 
 /**

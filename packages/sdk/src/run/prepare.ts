@@ -34,23 +34,30 @@ function issuePath(prefix: string | undefined, path: JsonPath): string {
   return [...(prefix ? [prefix] : []), ...path.map(String)].join('.');
 }
 
+/** What a run's value is, as its errors name it: `connector action: input`. Put into words only for an error. */
+function subjectOf(connector: Connector, action: Action, part: 'input' | 'checkpoint'): string {
+  return `${connector.key} ${action.key}: ${part}`;
+}
+
 /**
  * A caller's value checked before zod or anything else walks it: plain JSON data (no NaN,
  * bigint, function, symbol, Date, Map, class instance, cycle or throwing getter), nested at
- * most `MAX_JSON_DEPTH` levels, and for an input an object at its root.
+ * most `MAX_JSON_DEPTH` levels, and for an input an object at its root. A checkpoint's issues
+ * are named under `checkpoint`.
  */
-function checkJson(value: unknown, subject: string, prefix: string | undefined, object: boolean): void {
+function checkJson(value: unknown, connector: Connector, action: Action, part: 'input' | 'checkpoint'): void {
+  const prefix = part === 'checkpoint' ? part : undefined;
   // An object literal is the common case; anything else is described, which costs a string.
   const literal = value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
-  if (object && !literal && describeJsonType(value) !== 'an object') {
-    throw new InvalidInputError(subject, [
+  if (part === 'input' && !literal && describeJsonType(value) !== 'an object') {
+    throw new InvalidInputError(subjectOf(connector, action, part), [
       { path: prefix ?? '', message: `must be a JSON object, not ${describeJsonType(value)}` },
     ]);
   }
   const problem = jsonProblem(value, MAX_JSON_DEPTH);
   if (problem)
     throw new InvalidInputError(
-      subject,
+      subjectOf(connector, action, part),
       boundedIssues([{ path: issuePath(prefix, problem.path), message: problem.message }]),
     );
 }
@@ -72,12 +79,14 @@ export function prepareRun(
     throw new InvalidInputError('environment', [{ path: 'environment', message: "must be 'sandbox' or 'production'" }]);
   }
   const connection = resolveConnection(connector, options.connection);
-  const subject = `${connector.key} ${action.key}: input`;
   const raw = options.input === undefined ? {} : options.input;
-  checkJson(raw, subject, undefined, true);
-  const input = parseOrThrow(action.input, raw, (error) => new InvalidInputError(subject, zodIssues(error)));
+  checkJson(raw, connector, action, 'input');
+  // No closure and no subject string per run: they are made only for an error.
+  const parsed = action.input.safeParse(raw);
+  if (!parsed.success) throw new InvalidInputError(subjectOf(connector, action, 'input'), zodIssues(parsed.error));
+  const input = parsed.data;
   const issues = action.check?.(input, { environment }) ?? [];
-  if (issues.length > 0) throw new InvalidInputError(subject, boundedIssues(issues));
+  if (issues.length > 0) throw new InvalidInputError(subjectOf(connector, action, 'input'), boundedIssues(issues));
   return new Prepared(
     connector,
     action,
@@ -92,8 +101,8 @@ export function prepareRun(
 /** A checkpoint of the declared version, or of `version`, migrated to the declared one. */
 function checkpointOf(connector: Connector, action: Action, checkpoint: unknown, version?: number): unknown {
   if (action.direction !== 'source' || checkpoint === undefined) return checkpoint;
-  const subject = `${connector.key} ${action.key}: checkpoint`;
-  checkJson(checkpoint, subject, 'checkpoint', false);
+  const subject = subjectOf(connector, action, 'checkpoint');
+  checkJson(checkpoint, connector, action, 'checkpoint');
   const declaration = checkpointDeclaration(action.incremental);
   if (version !== undefined && version !== declaration.version)
     return migrateCheckpoint(connector.key, action.key, declaration, checkpoint, version);

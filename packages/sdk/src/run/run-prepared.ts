@@ -19,24 +19,25 @@ export async function* runPrepared(prepared: PreparedRun, options: RunSettings):
   }
 }
 
+/** Where `runToEnd` hands each page: `take` says whether to go on (false: no more pages). */
+export interface PageSink {
+  take(page: Page): boolean;
+}
+
 /**
- * A prepared run that passed the gate, each page handed to `onPage` as it comes, until the last
- * or until `onPage` says no more (false): for the callers that consume pages at once (`readAll`,
+ * A prepared run that passed the gate, each page handed to `sink` as it comes, until the last
+ * or until the sink says no more (false): for the callers that consume pages at once (`readAll`,
  * `writeAction`), without the turns a generator of its own costs each page.
  */
-export async function runToEnd(
-  prepared: PreparedRun,
-  options: RunSettings,
-  onPage: (page: Page) => boolean,
-): Promise<void> {
+export async function runToEnd(prepared: PreparedRun, options: RunSettings, sink: PageSink): Promise<void> {
   const started = startRun(prepared, options);
   const run = isStarted(started) ? started : await started;
   try {
     if (run.prepared.action.direction === 'destination') {
-      onPage(await run.written());
+      sink.take(await run.written());
       return;
     }
-    for await (const page of run.source()) if (!onPage(run.checked(page))) return;
+    for await (const page of run.source()) if (!sink.take(run.checked(page))) return;
   } catch (error) {
     throw run.failure(error);
   }

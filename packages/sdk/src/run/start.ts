@@ -1,6 +1,6 @@
 import { connectionTokens, tokenSubject } from '../auth/lifecycles.js';
-import { systemClock } from '../clock.js';
-import { type ConnectionCredential, checkCredential, credentialSecrets } from '../credentials.js';
+import { type Clock, systemClock } from '../clock.js';
+import { type ConnectionCredential, checkCredential } from '../credentials.js';
 import { type Action, isImplemented } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
 import { InvalidInputError } from '../errors.js';
@@ -19,7 +19,7 @@ import { NotImplementedError } from './failure.js';
 import { type Prepared, type PreparedRun, passedHere } from './prepared.js';
 import { redactorFor } from './redactors.js';
 import type { RunSettings } from '../run-options.js';
-import { keptWiring, wire } from './wiring.js';
+import { type ActionWiring, keptWiring, wire } from './wiring.js';
 
 /**
  * A run's start: the credential resolved and checked, the connection's wiring (kept, or made
@@ -50,25 +50,18 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const checked = checkCredential(connector.key, connection.scheme, resolved);
   // A signer's run adds each signature to its redactor: its own, and its wiring too.
   const shared = !signsEachRequest(connection.scheme);
-  const redactor = redactorFor(credentialSecrets(resolved), options.secrets, shared);
+  const redactor = redactorFor(resolved, options.secrets, shared);
   const idempotencyKey =
     action.direction === 'destination' ? checkedKey(connector, action, options.idempotencyKey) : undefined;
   const signal = options.signal ?? NEVER;
   const clock = options.clock ?? systemClock;
   const transport = partsOf(options.transport);
-  const route = { transport, connector, connection, environment, redactor };
-  const kept = shared ? keptWiring(route)?.for(action) : undefined;
-  const log = createLogger(
-    options.log ?? stderrSink,
-    redactor,
-    kept?.about ?? { connector: connector.key, action: action.key },
-    options.logLevel ?? (options.log ? 'info' : 'warn'),
-    clock,
-  );
+  const kept = shared ? keptWiring(transport, redactor, connector, connection, environment)?.for(action) : undefined;
+  const log = runLogger(kept, options, redactor, clock, prepared);
   const wired =
     kept ??
     wire(
-      route,
+      { transport, connector, connection, environment, redactor },
       appliedAuth(
         `${connector.key} ${action.key}`,
         connection.scheme,
@@ -81,21 +74,40 @@ function started(prepared: Prepared, options: RunSettings, resolved: ConnectionC
   const header = action.direction === 'destination' ? action.idempotencyHeader?.toLowerCase() : undefined;
   const idempotency = idempotencyKey !== undefined && header ? { header, key: idempotencyKey } : undefined;
   const retry = options.retry ? { ...DEFAULT_RETRY, ...options.retry } : DEFAULT_RETRY;
-  const http = createHttpClient({
-    send: wired.send,
-    baseUrl: connection.baseUrl,
-    redactor,
+  const http = createHttpClient(
+    wired,
     signal,
     log,
-    clock: transport.clock,
-    subject: wired.subject,
-    idempotency,
     retry,
-    retried: retriedCalls(action, retry, idempotency?.header),
-  });
+    retriedCalls(action, retry, idempotency?.header),
+    idempotency,
+  );
   const { onProgress } = options;
   const context = actionContext({ prepared, http, log, signal, redactor, clock, idempotencyKey, onProgress });
   return new ActionRun(prepared, context, http, redactor, signal);
+}
+
+/** The run's log: the one its kept wiring's latest run made when this run logs alike (same sink, level and clock), else a new one. */
+function runLogger(
+  kept: ActionWiring | undefined,
+  options: RunSettings,
+  redactor: Redactor,
+  clock: Clock,
+  { connector, action }: Prepared,
+): Logger {
+  const sink = options.log ?? stderrSink;
+  const level = options.logLevel ?? (options.log ? 'info' : 'warn');
+  const last = kept?.logger;
+  if (last && last.sink === sink && last.level === level && last.clock === clock) return last.log;
+  const log = createLogger(
+    sink,
+    redactor,
+    kept?.about ?? { connector: connector.key, action: action.key },
+    level,
+    clock,
+  );
+  if (kept) kept.logger = { sink, level, clock, log };
+  return log;
 }
 
 /** An OAuth2 connection's tokens: the transport's lifecycle, shared by the connection's runs; its token requests go through the pipeline's token composition. */

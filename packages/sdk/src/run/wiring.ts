@@ -1,10 +1,13 @@
+import type { Clock } from '../clock.js';
 import type { ResolvedConnection } from '../connection.js';
 import type { Action } from '../definition/action.js';
 import type { Connector } from '../definition/connector.js';
 import type { Environment } from '../definition/environment.js';
 import type { AppliedAuth } from '../http/auth.js';
 import { type ConnectionRoute, type ConnectionStages, connectionStages } from '../http/pipeline.js';
+import type { ClientRoute } from '../http/client.js';
 import type { TransportParts } from '../http/transport.js';
+import type { Logger, LogLevel, LogSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
 
 /**
@@ -18,9 +21,17 @@ import type { Redactor } from '../secrets.js';
  */
 
 /** One action's share of a connection's wiring. */
-export interface ActionWiring extends ConnectionStages {
-  /** `connector action`, as errors name a run. */
-  readonly subject: string;
+export interface ActionWiring extends ConnectionStages, ClientRoute {
+  /** The logger the latest run made, which the next run that logs alike uses too (run/start.ts). */
+  logger?: SharedLogger;
+}
+
+/** A logger holds nothing of a run's own: runs with the same sink, level and clock share one. */
+export interface SharedLogger {
+  readonly sink: LogSink;
+  readonly level: LogLevel;
+  readonly clock: Clock;
+  readonly log: Logger;
 }
 
 /** A connection's wiring: its stages per action. */
@@ -32,8 +43,11 @@ export class Wiring {
   for(action: Action): ActionWiring {
     let wired = this.actions.get(action);
     if (!wired) {
-      const stages = connectionStages(this.route, action);
-      wired = { ...stages, subject: `${stages.about.connector} ${stages.about.action}` };
+      const { route } = this;
+      const stages = connectionStages(route, action);
+      const subject = `${stages.about.connector} ${stages.about.action}`;
+      const { baseUrl, redactor } = route;
+      wired = { ...stages, subject, baseUrl, redactor, clock: route.transport.clock, logger: undefined };
       this.actions.set(action, wired);
     }
     return wired;
@@ -65,14 +79,14 @@ interface Kept {
 // Weak on the transport and the credential's redactor: either one no longer used takes its wirings with it.
 const kept = new WeakMap<TransportParts, WeakMap<Redactor, Kept[]>>();
 
-/** The wiring kept for this connection with this credential's shared redactor, if any. */
-export function keptWiring({
-  transport,
-  connector,
-  connection,
-  environment,
-  redactor,
-}: WiringRoute): Wiring | undefined {
+/** The wiring kept for this connection with this credential's shared redactor, if any (no route object is made for the look). */
+export function keptWiring(
+  transport: TransportParts,
+  redactor: Redactor,
+  connector: Connector,
+  connection: ResolvedConnection,
+  environment: Environment,
+): Wiring | undefined {
   const list = kept.get(transport)?.get(redactor);
   if (!list) return undefined;
   // A credential serves one connection or a few: the kept ones are compared, not hashed.

@@ -30,14 +30,17 @@ function describe(value: unknown): string {
  * names the part missing or wrong, never its value, and says that nothing was sent.
  */
 export class CredentialReader {
-  /** `subject` names the connector and the scheme; `shape` says in words what the scheme takes. */
+  /** `connector` and `scheme` name whose credential it is (put into words only for a refusal); `shape` says in words what the scheme takes. */
   constructor(
-    private readonly subject: string,
+    private readonly connector: string,
+    private readonly scheme: string,
     private readonly shape: string,
   ) {}
 
   refuse(problem: string): never {
-    throw new ConnectionConfigError(`${this.subject} ${problem}; nothing was sent`);
+    throw new ConnectionConfigError(
+      `connector '${this.connector}': the credential of auth scheme '${this.scheme}' ${problem}; nothing was sent`,
+    );
   }
 
   /** The answer as an object, or a refusal saying what was expected. */
