@@ -84,13 +84,17 @@ describe("startWorker({ sink: 'postgres' })", () => {
 
   it('a read whose checkpoint another holder moved goes back to the queue and ends succeeded', async () => {
     const other = postgresSink(state.db.pools[1]);
-    // Another holder of the stream moves its checkpoint as this run's third page is asked for.
+    // Another holder of the stream moves its checkpoint as this run's third page is asked for. The
+    // run commits page 2 meanwhile (it writes one page behind its reads): read it again until moved.
     const pagesAsked = (incoming: IncomingMessage) =>
       incoming.method === 'GET' && /\/projects\b/.test(incoming.url ?? '');
     const proxy = await startGateProxy(source.sim.url, pagesAsked, async (count) => {
       if (count !== 3) return;
-      const current = await other.checkpoint(STREAM);
-      await other.write(STREAM, { records: [], checkpoint: { ...(current as object), seen_ids: ['other'] } }, current);
+      for (let moved = 'skipped'; moved !== 'written'; ) {
+        const current = await other.checkpoint(STREAM);
+        const checkpoint = { ...(current as object), seen_ids: ['other'] };
+        moved = await other.write(STREAM, { records: [], checkpoint }, current);
+      }
     });
     const running = await worker();
     const taken: string[] = [];
