@@ -1,7 +1,7 @@
 import { createInsuranceConnector } from '@plugboard/connector-insurance';
 import { describe, expect, it } from 'vitest';
 import { cancelRun, startWorker, submitRun } from '../src/index.js';
-import { fleet, runRows } from './support/fleet.js';
+import { fleet, insuranceSubmission, runRows } from './support/fleet.js';
 import { hanging } from './support/upstream.js';
 
 const state = fleet();
@@ -9,15 +9,7 @@ const state = fleet();
 const insurance = createInsuranceConnector({ rateLimits: { default: { limit: 1, per: 'second' } } });
 
 function submission(action: string, input: unknown, baseUrl = state.simulator.url) {
-  return {
-    redis: state.redis.url,
-    postgres: state.db.url,
-    connectors: [insurance],
-    connector: 'insurance',
-    action,
-    input,
-    connection: { id: 'conn-1', baseUrl },
-  };
+  return insuranceSubmission(state, action, input, { connector: insurance, connection: { baseUrl } });
 }
 
 function worker() {

@@ -3,7 +3,7 @@ import { QueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { cancelRun, followRun, listRuns, showRun, startWorker, submitRun, WRITES_QUEUE } from '../src/index.js';
 import { workerChild } from './support/children.js';
-import { fleet, insurance, runRows } from './support/fleet.js';
+import { fleet, insurance, insuranceSubmission, runRows } from './support/fleet.js';
 import { hanging } from './support/upstream.js';
 
 const state = fleet();
@@ -14,16 +14,7 @@ function submission(
   baseUrl = state.simulator.url,
   extra: Record<string, unknown> = {},
 ) {
-  return {
-    redis: state.redis.url,
-    postgres: state.db.url,
-    connectors: [insurance],
-    connector: 'insurance',
-    action,
-    input,
-    connection: { id: 'conn-1', baseUrl },
-    ...extra,
-  };
+  return insuranceSubmission(state, action, input, { connection: { baseUrl }, extra });
 }
 
 function worker(lockDurationMs?: number) {

@@ -1,20 +1,12 @@
 import { expect, it } from 'vitest';
 import { followRun, startWorker, submitRun } from '../src/index.js';
-import { fleet, insurance, runRows, simulatorConnection } from './support/fleet.js';
+import { fleet, insurance, insuranceSubmission, runRows } from './support/fleet.js';
 import { held } from './support/upstream.js';
 
 const state = fleet();
 
 function submission(action: string, input: unknown, baseUrl: string, id = 'conn-1') {
-  return {
-    redis: state.redis.url,
-    postgres: state.db.url,
-    connectors: [insurance],
-    connector: 'insurance',
-    action,
-    input,
-    connection: { ...simulatorConnection(state.simulator), baseUrl, id },
-  };
+  return insuranceSubmission(state, action, input, { connection: { baseUrl, id } });
 }
 
 it('PostgreSQL restarted mid-load: the worker reconnects, the runs it held end succeeded, it takes new ones', async () => {

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '@plugboard/sdk';
 import { describe, expect, it, vi } from 'vitest';
 import { EvictionPolicyError, followRun, QueueUnavailableError, startWorker, submitRun } from '../src/index.js';
-import { fleet, insurance, runRows, simulatorConnection } from './support/fleet.js';
+import { fleet, insurance, insuranceSubmission, runRows } from './support/fleet.js';
 import { held } from './support/upstream.js';
 
 const state = fleet();
@@ -18,16 +18,7 @@ function worker(concurrency = 2) {
 }
 
 function submission(action: string, input: unknown, extra: Record<string, unknown> = {}) {
-  return {
-    redis: state.redis.url,
-    postgres: state.db.url,
-    connectors: [insurance],
-    connector: 'insurance',
-    action,
-    input,
-    connection: simulatorConnection(state.simulator),
-    ...extra,
-  };
+  return insuranceSubmission(state, action, input, { extra });
 }
 
 describe('submitRun and startWorker', () => {

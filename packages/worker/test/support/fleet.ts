@@ -60,3 +60,34 @@ export async function runRows(db: MigratedDatabase) {
   const { rows } = await db.pools[0].query('SELECT * FROM plugboard_runs ORDER BY created_at, id');
   return rows;
 }
+
+/**
+ * A run of the insurance connector (or `connector`, the same one configured otherwise) for
+ * `submitRun` on the test's fleet, over conn-1 at the simulator unless `connection` says otherwise;
+ * `extra` adds the submission's other fields.
+ */
+export function insuranceSubmission(
+  state: Fleet,
+  action: string,
+  input: unknown,
+  {
+    connection = {},
+    connector = insurance,
+    extra = {},
+  }: {
+    connection?: { id?: string; baseUrl?: string };
+    connector?: typeof insurance;
+    extra?: Record<string, unknown>;
+  } = {},
+) {
+  return {
+    redis: state.redis.url,
+    postgres: state.db.url,
+    connectors: [connector],
+    connector: 'insurance',
+    action,
+    input,
+    connection: { ...simulatorConnection(state.simulator), ...connection },
+    ...extra,
+  };
+}
