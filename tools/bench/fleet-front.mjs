@@ -3,20 +3,13 @@
 // a strict sliding window counted at each request's arrival: past `n` admitted in `periodMs` it
 // answers 429 with `Retry-After` and does not pass the request on. Not a benchmark itself.
 import { once } from 'node:events';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
+import { forwarder } from './lib.mjs';
 
 export async function startFront(target, { latency }) {
   const upstream = new URL(target);
   let window;
-  const forward = (incoming, answer) => {
-    const options = { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url };
-    const forwarded = request({ ...options, headers: incoming.headers }, (response) => {
-      answer.writeHead(response.statusCode ?? 502, response.headers);
-      response.pipe(answer);
-    });
-    forwarded.on('error', () => answer.destroy());
-    incoming.pipe(forwarded);
-  };
+  const forward = forwarder(target);
   /** Whether the window admits a request arriving now; counts it either way. */
   const admits = () => {
     if (!window) return true;

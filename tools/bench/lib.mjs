@@ -4,7 +4,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { registerHooks } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -290,4 +290,18 @@ export function itemsGetAction(sdk, z) {
       yield { records: [await ctx.http.get(`/items/${input.id}`)] };
     },
   });
+}
+
+/** Passes a request received by a proxy on to `target`'s host as it came, and its answer back. */
+export function forwarder(target) {
+  const upstream = new URL(target);
+  return (incoming, answer) => {
+    const options = { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url };
+    const forwarded = request({ ...options, headers: incoming.headers }, (response) => {
+      answer.writeHead(response.statusCode ?? 502, response.headers);
+      response.pipe(answer);
+    });
+    forwarded.on('error', () => answer.destroy());
+    incoming.pipe(forwarded);
+  };
 }

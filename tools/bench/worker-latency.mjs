@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +22,7 @@ import { descript } from '@plugboard/connector-descript';
 import {
   built,
   builtPath,
+  forwarder,
   importTypeStripped,
   median,
   positiveInteger,
@@ -54,16 +55,11 @@ const { startPostgres } = await importTypeStripped('packages/worker/test/support
 /** A pass-through proxy on 127.0.0.1 that notes when each request arrived. */
 async function countingProxy(target) {
   const upstream = new URL(target);
+  const forward = forwarder(target);
   const arrivals = [];
   const server = createServer((incoming, answer) => {
     arrivals.push(performance.now());
-    const options = { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url };
-    const forwarded = request({ ...options, headers: incoming.headers }, (response) => {
-      answer.writeHead(response.statusCode ?? 502, response.headers);
-      response.pipe(answer);
-    });
-    forwarded.on('error', () => answer.destroy());
-    incoming.pipe(forwarded);
+    forward(incoming, answer);
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1');
