@@ -127,6 +127,8 @@ export class SharedBudget implements Budget {
   private pumping = false;
   /** Ends the head's current wait early; `onEnd` when a request of this process ending may let it go. */
   private waiting: { wake(): void; onEnd: boolean } | undefined;
+  /** Requests of this process ended so far: one that ended while the store was asked frees a turn the answer did not see. */
+  private endings = 0;
 
   constructor(
     readonly name: string,
@@ -178,8 +180,16 @@ export class SharedBudget implements Budget {
     const pause = pauseAfter(response.status, response.headers, this.periodMs ?? DEFAULT_PAUSE_MS);
     // Only a budget with no declared rate learns from the answer: a declared one reads no more of it.
     const lesson = this.limit === undefined ? lessonOf(response.status, response.headers, pause) : undefined;
+    if (pause === undefined) {
+      // Not waited for: the store reads it before this process's next question (one connection,
+      // in order), and an answer the provider gave is not lost to the store failing now (a
+      // place it cannot give back leaves with its lease).
+      ticket.end('confirm', answeredAt, lesson).catch(() => undefined);
+      this.ended();
+      return response;
+    }
     try {
-      await ticket.end(pause === undefined ? 'confirm' : { pauseMs: pause }, answeredAt, lesson);
+      await ticket.end({ pauseMs: pause }, answeredAt, lesson);
     } finally {
       this.ended();
     }
@@ -258,6 +268,7 @@ export class SharedBudget implements Budget {
           holdMs: Math.max(...batch.map((waiter) => waiter.holdMs)),
         };
         let admission: Admission;
+        const endings = this.endings;
         try {
           admission = await this.store.acquire(request, batch.length);
         } catch (error) {
@@ -265,15 +276,15 @@ export class SharedBudget implements Budget {
           for (const waiter of this.queue) waiter.fail(error);
           continue;
         }
-        await this.follow(batch, admission);
+        await this.follow(batch, admission, endings !== this.endings);
       }
     } finally {
       this.pumping = false;
     }
   }
 
-  /** Lets the requests that may go go, fails those whose wait is longer than they accept, and waits before asking again. */
-  private async follow(batch: Waiter[], admission: Admission): Promise<void> {
+  /** Lets the requests that may go go, fails those whose wait is longer than they accept, and waits before asking again (at once when one of this process's requests ended meanwhile). */
+  private async follow(batch: Waiter[], admission: Admission, endedMeanwhile: boolean): Promise<void> {
     switch (admission.kind) {
       case 'go':
         for (const [index, ticket] of admission.tickets.entries()) {
@@ -296,9 +307,9 @@ export class SharedBudget implements Budget {
         return;
       }
       case 'probing':
-        return this.idle(PROBE_POLL_MS, true);
+        return endedMeanwhile ? undefined : this.idle(PROBE_POLL_MS, true);
       case 'busy':
-        return this.idle(RUNNING_POLL_MS, true);
+        return endedMeanwhile ? undefined : this.idle(RUNNING_POLL_MS, true);
     }
   }
 
@@ -322,6 +333,7 @@ export class SharedBudget implements Budget {
 
   /** A request of this process ended: it may have freed what the head waits for. */
   private ended(): void {
+    this.endings += 1;
     if (this.waiting?.onEnd) this.waiting.wake();
   }
 
