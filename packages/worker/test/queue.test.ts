@@ -1,6 +1,13 @@
 import { InvalidInputError } from '@plugboard/sdk';
 import { describe, expect, it, vi } from 'vitest';
-import { EvictionPolicyError, followRun, QueueUnavailableError, startWorker, submitRun } from '../src/index.js';
+import {
+  createSubmitter,
+  EvictionPolicyError,
+  followRun,
+  QueueUnavailableError,
+  startWorker,
+  submitRun,
+} from '../src/index.js';
 import { fleet, insurance, insuranceSubmission, runRows } from './support/fleet.js';
 import { held } from './support/upstream.js';
 
@@ -118,6 +125,35 @@ describe('submitRun and startWorker', () => {
     expect(await state.queues.reads.getWaitingCount()).toBe(1);
     expect(await state.queues.writes.getWaitingCount()).toBe(1);
     expect((await runRows(state.db)).map((row) => row.id).sort()).toEqual([first.id, keyed.id].sort());
+  });
+
+  it('queues many runs over the connections one submitter keeps, checking each run before reaching any server', async () => {
+    const connections = async () =>
+      Number(/total_connections_received:(\d+)/.exec(await state.client.info('stats'))?.[1]);
+    const before = await connections();
+    const submitter = createSubmitter({ redis: state.redis.url, postgres: state.db.url });
+    try {
+      const runs = await Promise.all([
+        ...Array.from({ length: 10 }, (_, index) =>
+          submitter.submit({ ...submission('travel_policies.list', { page_size: index + 1 }) }),
+        ),
+        submitter.submit(submission('travel_policies.create', { traveller: 'y' }, { idempotencyKey: 'k-2' })),
+      ]);
+      expect(runs.every((run) => run.queued)).toBe(true);
+      expect(await state.queues.reads.getWaitingCount()).toBe(10);
+      expect(await state.queues.writes.getWaitingCount()).toBe(1);
+      expect(await runRows(state.db)).toHaveLength(11);
+    } finally {
+      await submitter.close();
+    }
+    // Redis reached once, and one connection for each queue: not two for every run.
+    expect((await connections()) - before).toBeLessThanOrEqual(3);
+    const nowhere = createSubmitter({ redis: 'redis://127.0.0.1:1/0', postgres: state.db.url });
+    await expect(nowhere.submit(submission('travel_policies.list', { page_size: 'ten' }))).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await expect(nowhere.submit(submission('travel_policies.list', {}))).rejects.toBeInstanceOf(QueueUnavailableError);
+    await nowhere.close();
   });
 
   it('refuses bad input, a secret setting and an unknown action before anything is queued or recorded', async () => {

@@ -3,7 +3,7 @@ import type { ApprovalDecision, Environment } from '@plugboard/sdk';
 import type { ExecutorOptions, HostConnection } from '@plugboard/sdk/host';
 import { Queue } from 'bullmq';
 import type pg from 'pg';
-import { connect, database, release } from '../database.js';
+import { connect, type Database, database, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
 import { traceCarrier } from '../observe/tracing.js';
 import { type FollowHandlers, type Watch, watchRun } from './follow.js';
@@ -12,11 +12,16 @@ import { type QueueRedis, queueRedis, reachRedis } from './redis.js';
 import { hasEnded, type Run, recordSubmission } from './runs.js';
 import { checkRun } from './validation.js';
 
-export interface SubmitRunOptions {
+/** Where runs are queued and recorded. */
+export interface SubmitterOptions {
   /** The queue's Redis: `redis://[USER:PASSWORD@]HOST:PORT[/DB]`. */
   redis: string;
   /** The runs' PostgreSQL: a URL, or the host's pool (left open). */
   postgres: string | pg.Pool;
+}
+
+/** One run to queue. */
+export interface RunSubmission {
   /** The connectors the run is checked against, as the executor takes them; the workers run their own copies. */
   connectors?: ExecutorOptions['connectors'];
   /** Loaded or isolated plugins, as the executor takes them. */
@@ -38,24 +43,22 @@ export interface SubmitRunOptions {
   follow?: FollowHandlers;
 }
 
+export interface SubmitRunOptions extends SubmitterOptions, RunSubmission {}
+
+/** Queues runs over connections it keeps: Redis reached and the schema checked once, one BullMQ queue per kind of run. */
+export interface Submitter {
+  /** Checks the run as `submitRun` does, then records and queues it. */
+  submit(run: RunSubmission): Promise<Submission>;
+  /** Closes its queues, and its PostgreSQL pool when it opened one. */
+  close(): Promise<void>;
+}
+
 /** What a submission did: the run's id, and whether this call queued it (false: it was queued, running or done already). */
 export interface Submission {
   id: string;
   queued: boolean;
   /** With `follow`: the run's row once it ended. */
   run?: Run;
-}
-
-/** Puts the job on its queue under the run's id; the same id twice is one job (BullMQ keeps the first). */
-async function enqueue(redis: QueueRedis, direction: Run['direction'], job: RunJob): Promise<void> {
-  const queue = new Queue<RunJob>(direction === 'source' ? READS_QUEUE : WRITES_QUEUE, {
-    connection: redis.connection,
-  });
-  try {
-    await queue.add(job.action, job, { jobId: job.runId, removeOnComplete: true, removeOnFail: true, attempts: 1 });
-  } finally {
-    await queue.close();
-  }
 }
 
 /** Waits for the run's end when followed; the run as it is otherwise. */
@@ -68,58 +71,126 @@ async function ended(watch: Watch | undefined, run: Run): Promise<Run> {
   }
 }
 
-/**
- * Checks the run as the executor would (nothing is queued nor recorded when it fails), records
- * it in `plugboard_runs` and queues it under its deterministic id: reads on one queue,
- * destinations on the writes queue. A run already queued, running or succeeded is not queued again.
- */
-export async function submitRun(options: SubmitRunOptions): Promise<Submission> {
-  const environment = options.environment ?? 'sandbox';
-  const input = options.input ?? {};
-  const direction = await checkRun({ ...options, input, environment });
+/** What a submitter holds once it first submits: the queue's Redis, the runs' database, the queues. */
+interface Open {
+  redis: QueueRedis;
+  db: Database;
+  queue(direction: Run['direction']): Queue<RunJob>;
+  close(): Promise<void>;
+}
+
+/** Reaches Redis and checks the schema (a URL given opens a pool of its own, ended on failure). */
+async function open(options: SubmitterOptions): Promise<Open> {
   const redis = queueRedis(options.redis);
   await reachRedis(redis, { workers: false });
-  const id = runId({ ...options, connectionId: options.connection.id, input });
   const connection = connect(options.postgres, 'postgres');
   try {
     await assertMigrated(connection.pool);
-    const db = database(connection.pool);
-    const {
-      run,
-      enqueue: queueIt,
-      fresh,
-    } = await recordSubmission(db, {
-      id,
-      connector: options.connector,
-      action: options.action,
-      connectionId: options.connection.id,
-      direction,
-      correlationId: options.correlationId ?? randomUUID(),
-      idempotencyKey: options.idempotencyKey ?? null,
-    });
-    const trace = traceCarrier();
-    // Watching starts before the job is queued, so the follower misses no page.
-    const watch = options.follow && !hasEnded(run.status) ? await watchRun(redis, db, run, options.follow) : undefined;
-    if (queueIt) {
-      await enqueue(redis, direction, {
-        runId: id,
-        attempt: run.retryCount,
-        connector: options.connector,
-        action: options.action,
-        connection: options.connection,
-        environment,
-        input,
-        ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
-        ...(options.approval ? { approval: options.approval } : {}),
-        ...(trace ? { trace } : {}),
-      }).catch(async (error) => {
+  } catch (error) {
+    await release(connection);
+    throw error;
+  }
+  const queues = new Map<Run['direction'], Queue<RunJob>>();
+  const queue = (direction: Run['direction']) => {
+    let found = queues.get(direction);
+    if (!found) {
+      found = new Queue<RunJob>(direction === 'source' ? READS_QUEUE : WRITES_QUEUE, { connection: redis.connection });
+      queues.set(direction, found);
+    }
+    return found;
+  };
+  const close = async () => {
+    await Promise.all([...queues.values()].map((each) => each.close()));
+    await release(connection);
+  };
+  return { redis, db: database(connection.pool), queue, close };
+}
+
+/** Records the checked run and puts its job on its queue under the run's id (the same id twice is one job: BullMQ keeps the first). */
+async function queueRun(opened: Open, run: RunSubmission, direction: Run['direction'], environment: Environment) {
+  const input = run.input ?? {};
+  const id = runId({ ...run, connectionId: run.connection.id, input });
+  const { redis, db } = opened;
+  const recorded = await recordSubmission(db, {
+    id,
+    connector: run.connector,
+    action: run.action,
+    connectionId: run.connection.id,
+    direction,
+    correlationId: run.correlationId ?? randomUUID(),
+    idempotencyKey: run.idempotencyKey ?? null,
+  });
+  const trace = traceCarrier();
+  // Watching starts before the job is queued, so the follower misses no page.
+  const watch =
+    run.follow && !hasEnded(recorded.run.status) ? await watchRun(redis, db, recorded.run, run.follow) : undefined;
+  if (recorded.enqueue) {
+    const job: RunJob = {
+      runId: id,
+      attempt: recorded.run.retryCount,
+      connector: run.connector,
+      action: run.action,
+      connection: run.connection,
+      environment,
+      input,
+      ...(run.idempotencyKey !== undefined ? { idempotencyKey: run.idempotencyKey } : {}),
+      ...(run.approval ? { approval: run.approval } : {}),
+      ...(trace ? { trace } : {}),
+    };
+    const options = { jobId: id, removeOnComplete: true, removeOnFail: true, attempts: 1 };
+    await opened
+      .queue(direction)
+      .add(run.action, job, options)
+      .catch(async (error) => {
         await watch?.close();
         throw error;
       });
-    }
-    const submission = { id, queued: fresh };
-    return options.follow ? { ...submission, run: await ended(watch, run) } : submission;
+  }
+  const submission = { id, queued: recorded.fresh };
+  return run.follow ? { ...submission, run: await ended(watch, recorded.run) } : submission;
+}
+
+/**
+ * A submitter that keeps its connections for the runs it queues (a scheduler's, a platform's):
+ * nothing is reached before the first run passed its checks, so a bad run fails as it would
+ * with no server; a failure to reach Redis or PostgreSQL is tried again on the next run.
+ */
+export function createSubmitter(options: SubmitterOptions): Submitter {
+  let opening: Promise<Open> | undefined;
+  const opened = () => {
+    opening ??= open(options).catch((error: unknown) => {
+      opening = undefined;
+      throw error;
+    });
+    return opening;
+  };
+  return {
+    async submit(run) {
+      const environment = run.environment ?? 'sandbox';
+      const direction = await checkRun({ ...run, input: run.input ?? {}, environment });
+      return queueRun(await opened(), run, direction, environment);
+    },
+    async close() {
+      const current = opening;
+      opening = undefined;
+      const found = await current?.catch(() => undefined);
+      await found?.close();
+    },
+  };
+}
+
+/**
+ * Checks the run as the executor would (nothing is queued nor recorded when it fails), records
+ * it in `plugboard_runs` and queues it under its deterministic id: reads on one queue,
+ * destinations on the writes queue. A run already queued, running or succeeded is not queued
+ * again. One run over connections of its own; `createSubmitter` keeps them for many.
+ */
+export async function submitRun(options: SubmitRunOptions): Promise<Submission> {
+  const { redis, postgres, ...run } = options;
+  const submitter = createSubmitter({ redis, postgres });
+  try {
+    return await submitter.submit(run);
   } finally {
-    await release(connection);
+    await submitter.close();
   }
 }

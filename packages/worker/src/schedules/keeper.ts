@@ -4,6 +4,7 @@ import type { RunHost } from '../queue/execute-job.js';
 import type { QueueRedis } from '../queue/redis.js';
 import { reconcile, SCHEDULES_QUEUE, type TickJob } from './reconcile.js';
 import { tickProcessor } from './tick.js';
+import { createSubmitter } from '../queue/submit.js';
 
 /**
  * A worker's part in the schedules: it takes ticks from the ticks queue, and reconciles BullMQ
@@ -35,7 +36,8 @@ export async function keepSchedules(options: {
     );
   }, options.everyMs);
   timer.unref();
-  const ticks = new Worker<TickJob>(SCHEDULES_QUEUE, tickProcessor(options), {
+  const submitter = createSubmitter({ redis: options.redis.connection.url, postgres: options.pool });
+  const ticks = new Worker<TickJob>(SCHEDULES_QUEUE, tickProcessor({ ...options, submitter }), {
     connection: options.redis.connection,
     concurrency: 1,
   });
@@ -44,6 +46,7 @@ export async function keepSchedules(options: {
     close: async () => {
       clearInterval(timer);
       await Promise.all([ticks.close(), pending]);
+      await submitter.close();
     },
   };
 }

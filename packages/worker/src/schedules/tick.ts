@@ -4,13 +4,13 @@ import type pg from 'pg';
 import { database } from '../database.js';
 import type { RunHost } from '../queue/execute-job.js';
 import type { QueueRedis } from '../queue/redis.js';
+import type { Submitter } from '../queue/submit.js';
 import { readRunStatus } from './runs.js';
 import type { TickJob } from './reconcile.js';
 import { lockSchedule, recordTick, type StoredSchedule, type TickRecord } from './store.js';
-import { submitRun } from '../queue/submit.js';
 
 /**
- * One tick of a schedule: its run submitted through the queue's own path (`submitRun`: the same
+ * One tick of a schedule: its run submitted through the queue's own path (a `Submitter`: the same
  * checks, a row, a job), under an id of its own per tick; or skipped, said so in `stateMessage`,
  * while the run the previous tick queued is still queued or running. The schedule's row stays
  * locked for the tick, so two ticks of one schedule never both submit.
@@ -21,12 +21,12 @@ export interface TickHost {
   pool: pg.Pool;
   /** The worker's connectors and plugins, which the run is checked against. */
   run: Pick<RunHost, 'connectors' | 'plugins'>;
+  /** Queues the ticks' runs over the worker's connections. */
+  submitter: Submitter;
 }
 
 async function submitTick(host: TickHost, schedule: StoredSchedule, tickMillis: number) {
-  const { id } = await submitRun({
-    redis: host.redis.connection.url,
-    postgres: host.pool,
+  const { id } = await host.submitter.submit({
     ...(host.run.connectors ? { connectors: host.run.connectors } : {}),
     ...(host.run.plugins ? { plugins: host.run.plugins } : {}),
     connector: schedule.connector,
