@@ -1,18 +1,17 @@
-// The provider's front in tools/bench/fleet.mjs: a pass-through proxy on 127.0.0.1 that answers
-// each request `latency` ms later than the provider and, once `limit(n, periodMs)` was called,
-// a strict sliding window counted at each request's arrival: past `n` admitted in `periodMs` it
-// answers 429 with `Retry-After` and does not pass the request on. Not a benchmark itself.
+// The provider's rate limit in tools/bench/fleet.mjs: a pass-through proxy on 127.0.0.1 that
+// keeps a strict sliding window counted at each request's arrival: past `n` admitted in
+// `periodMs` it answers 429 with `Retry-After` and does not pass the request on. Not a benchmark
+// itself.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { forwarder } from './lib.mjs';
 
-export async function startFront(target, { latency }) {
+export async function startFront(target, { n, periodMs }) {
   const upstream = new URL(target);
-  let window;
+  const window = { n, periodMs, arrivals: [], admitted: 0, rejected: 0, first: undefined, last: undefined };
   const forward = forwarder(target);
   /** Whether the window admits a request arriving now; counts it either way. */
   const admits = () => {
-    if (!window) return true;
     const now = performance.now();
     while (window.arrivals.length > 0 && window.arrivals[0] <= now - window.periodMs) window.arrivals.shift();
     if (window.arrivals.length >= window.n) {
@@ -33,15 +32,12 @@ export async function startFront(target, { latency }) {
       answer.end('{"error":"rate_limited"}');
       return;
     }
-    setTimeout(() => forward(incoming, answer), latency);
+    forward(incoming, answer);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${server.address().port}${upstream.pathname}`,
-    limit(n, periodMs) {
-      window = { n, periodMs, arrivals: [], admitted: 0, rejected: 0, first: undefined, last: undefined };
-    },
     /** What the window counted: admitted, 429s, and the windows of `periodMs` from the first admitted to the last. */
     window() {
       const span = window.last - window.first;

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // A fleet of worker processes reading into the exactly-once sink, connectors isolated as a host
-// runs third-party code: the Descript simulator (in a child process) behind a provider's front
-// (a proxy in this process) adding `--latency` ms to every page; `--connections` incremental
+// runs third-party code: the Descript simulator (in a child process) answering every page
+// `--latency` ms late, as a provider across a network would; `--connections` incremental
 // reads of `--size` projects each (100 a page), each on a connection of its own, submitted to the
 // run queue and taken by 1, 2 and 4 worker processes (tools/bench/fleet-worker.mjs: the built
 // package, `sink: 'postgres'`, `plugins: DIR` with the Descript connector package, one read at a
 // time each). Prints records/s for each count, the ratio of 4 workers to 1 (target: 3x while the
 // provider's budget does not bind), the CPU a page cost in each kind of process, and the Redis
 // commands and PostgreSQL commits a page cost.
-// Then the budget that binds: the front admits `--budget` requests a second (a strict sliding
-// window, 429 past it) and the connector declares that budget shared by every connection through
+// Then the budget that binds: a front before the simulator (a proxy in this process,
+// fleet-front.mjs) admits `--budget` requests a second (a strict sliding window, 429 past it)
+// and the connector declares that budget shared by every connection through
 // Redis; the reads run again on 4 workers. Prints the requests admitted, the 429s and the share
 // of the budget used (target: at least 95 %, 0 429s). Not a test.
 //
@@ -103,20 +104,22 @@ async function clean(pool) {
   for (const { tablename } of rows) await pool.query(`DROP TABLE "${tablename}"`);
 }
 
+/** Every read submitted through one submitter, as a platform's scheduler would. */
 async function submitAll(env) {
-  await Promise.all(
-    Array.from({ length: connections }, (_, index) =>
-      worker.submitRun({
-        redis: env.redis,
-        postgres: env.pool,
-        connectors: [descript],
-        connector: 'descript',
-        action: 'projects.list',
-        input: { limit: 100 },
-        connection: { id: `drive-${index}`, baseUrl: env.baseUrl },
-      }),
-    ),
-  );
+  const submitter = worker.createSubmitter({ redis: env.redis, postgres: env.pool });
+  const submit = (index) =>
+    submitter.submit({
+      connectors: [descript],
+      connector: 'descript',
+      action: 'projects.list',
+      input: { limit: 100 },
+      connection: { id: `drive-${index}`, baseUrl: env.baseUrl },
+    });
+  try {
+    await Promise.all(Array.from({ length: connections }, (_, index) => submit(index)));
+  } finally {
+    await submitter.close();
+  }
 }
 
 /** Waits until every row says succeeded; answers when the last one ended (its row's time, so how often it looks does not count). */
@@ -163,15 +166,14 @@ function cpuLine(cpu, seconds, pages) {
 }
 
 const pages = connections * Math.ceil(size / 100);
-const sim = await startDescriptSimulator({ size, seed: 1 });
-const front = await startFront(sim.url, { latency });
+const sim = await startDescriptSimulator({ size, seed: 1, latency });
 const redis = await startRedis();
 const server = await startPostgres();
 const url = await server.database();
 await worker.migrate(url);
 const pool = new pg.Pool({ connectionString: url });
 const plain = await descriptPlugins();
-const env = { redis: redis.url, url, pool, baseUrl: front.url, token: sim.token, sim, plugins: plain.dir };
+const env = { redis: redis.url, url, pool, baseUrl: sim.url, token: sim.token, sim, plugins: plain.dir };
 const rates = new Map();
 try {
   for (const count of counts) {
@@ -187,21 +189,21 @@ try {
   }
   if (!values['skip-budget']) {
     const budgeted = await budgetedDescriptPlugins(budget);
+    const front = await startFront(sim.url, { n: budget, periodMs: 1000 });
     try {
-      front.limit(budget, 1000);
-      const { seconds } = await measure(budgetWorkers, { ...env, plugins: budgeted.dir });
+      const { seconds } = await measure(budgetWorkers, { ...env, plugins: budgeted.dir, baseUrl: front.url });
       const window = front.window();
       const used = window.admitted / (budget * window.windows);
       console.log(
         `budget ${budget}/s shared by ${budgetWorkers} workers: ${window.admitted} admitted in ${round1(seconds)} s, ${window.rejected} 429s, ${round1(used * 100)} % of the budget used (target at least 95 %, 0 429s: ${used >= 0.95 && window.rejected === 0 ? 'met' : 'not met'})`,
       );
     } finally {
+      front.close();
       await budgeted.remove();
     }
   }
 } finally {
   await pool.end();
-  front.close();
   await plain.remove();
   await sim.stop();
   await redis.stop();

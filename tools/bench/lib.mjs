@@ -179,9 +179,10 @@ export function startChild(args, { env, name = 'child' } = {}) {
 }
 
 /** The Descript simulator (tools/simulators/descript) in a child process: `{ url, token, stop() }`. */
-export async function startDescriptSimulator({ size = 100, seed = 1 } = {}) {
+export async function startDescriptSimulator({ size = 100, seed = 1, latency = 0 } = {}) {
   const main = builtPath('tools/simulators/descript/dist/main.js');
-  const { info, stop, child } = await startChild([main, '--size', String(size), '--seed', String(seed)], {
+  const args = [main, '--size', String(size), '--seed', String(seed), '--latency', String(latency)];
+  const { info, stop, child } = await startChild(args, {
     name: 'the Descript simulator',
   });
   return { url: info.url, token: info.token, pid: child.pid, stop };

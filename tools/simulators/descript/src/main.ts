@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startDescriptSimulator } from './simulator.js';
 
 /**
- * `plugboard-simulator-descript [--port N] [--seed N] [--size N] [--openapi PATH] [--rate-limit N/SECONDS]`
+ * `plugboard-simulator-descript [--port N] [--seed N] [--size N] [--openapi PATH] [--rate-limit N/SECONDS] [--latency MS]`
  * Prints `{"url": ..., "token": ..., "driveId": ...}` as one JSON line and serves until SIGINT or SIGTERM.
  */
 
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     size: { type: 'string' },
     openapi: { type: 'string' },
     'rate-limit': { type: 'string' },
+    latency: { type: 'string' },
   },
 });
 
@@ -34,12 +35,14 @@ const port = integer('port', values.port);
 const seed = integer('seed', values.seed);
 const size = integer('size', values.size);
 const limit = rateLimit(values['rate-limit']);
+const latencyMs = integer('latency', values.latency);
 const simulator = await startDescriptSimulator({
   ...(port !== undefined ? { port } : {}),
   ...(seed !== undefined ? { seed } : {}),
   ...(size !== undefined ? { size } : {}),
   ...(values.openapi ? { openapiPath: values.openapi } : {}),
   ...(limit ? { rateLimit: limit } : {}),
+  ...(latencyMs !== undefined ? { latencyMs } : {}),
 });
 process.stdout.write(`${JSON.stringify({ url: simulator.url, token: simulator.token, driveId: simulator.driveId })}\n`);
 

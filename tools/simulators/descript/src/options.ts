@@ -45,6 +45,8 @@ export interface DescriptSimulatorOptions {
   otherDrives?: OtherDriveOptions[];
   /** How many recent requests `requests` keeps. Default 10,000. */
   requestLogSize?: number;
+  /** Milliseconds every request waits before it is handled, as a provider across a network would. Default 0. */
+  latencyMs?: number;
 }
 
 export const DEFAULTS = {

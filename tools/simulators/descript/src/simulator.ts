@@ -110,19 +110,21 @@ export async function startDescriptSimulator(options: DescriptSimulatorOptions =
   const faults = new FaultQueue();
   const log = new RequestLog(options.requestLogSize ?? DEFAULTS.requestLogSize);
   let requestCount = 0;
+  const listener = requestListener({
+    drives,
+    routes: ROUTES,
+    clock,
+    jobDurationMs: options.jobDurationMs ?? DEFAULTS.jobDurationMs,
+    ...(options.rateLimit ? { budget: new RequestBudget(options.rateLimit) } : {}),
+    publishedBudget: new RequestBudget(options.publishedRateLimit ?? DEFAULTS.publishedRateLimit),
+    ...(options.openapiPath ? { openapi: openApiAt(options.openapiPath) } : {}),
+    faults,
+    log,
+    nextRequestId: () => uuidFor(seed, requestCount++, SALT_REQUEST),
+  });
+  const latencyMs = options.latencyMs ?? 0;
   const server = createServer(
-    requestListener({
-      drives,
-      routes: ROUTES,
-      clock,
-      jobDurationMs: options.jobDurationMs ?? DEFAULTS.jobDurationMs,
-      ...(options.rateLimit ? { budget: new RequestBudget(options.rateLimit) } : {}),
-      publishedBudget: new RequestBudget(options.publishedRateLimit ?? DEFAULTS.publishedRateLimit),
-      ...(options.openapiPath ? { openapi: openApiAt(options.openapiPath) } : {}),
-      faults,
-      log,
-      nextRequestId: () => uuidFor(seed, requestCount++, SALT_REQUEST),
-    }),
+    latencyMs > 0 ? (request, response) => setTimeout(() => listener(request, response), latencyMs) : listener,
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
