@@ -24,7 +24,13 @@ export type { FollowHandlers, FollowRunOptions } from './queue/follow.js';
 export { SinkCheckpointMovedError } from './sink/errors.js';
 export { SINK_LIMITS } from './sink/page.js';
 export { postgresSink } from './sink/postgres-sink.js';
-export type { PostgresSink, PostgresSinkOptions, SinkPage, SinkStream } from './sink/postgres-sink.js';
+export type {
+  PostgresSink,
+  PostgresSinkOptions,
+  SinkPage,
+  SinkStream,
+  SinkWriteOptions,
+} from './sink/postgres-sink.js';
 export { runSourceIntoSink } from './sink/run.js';
 export type { SinkRunOutcome, SinkRunRequest } from './sink/run.js';
 export { addSchedule, listSchedules, MAX_INTERVAL_MINUTES, removeSchedule } from './schedules/manage.js';

@@ -34,6 +34,23 @@ describe('postgresSink: a page and its checkpoint in one transaction', () => {
     ]);
   });
 
+  test("counts a written page's records in the run's row in the page's transaction; a skipped page counts nothing", async () => {
+    await emptyWithSinks(db, ['orders']);
+    const pool = db.pools[0];
+    await pool.query('DELETE FROM plugboard_runs');
+    await pool.query(
+      `INSERT INTO plugboard_runs (id, status, connector, action, connection_id, direction, correlation_id)
+       VALUES ('run-1', 'running', 'shop', 'orders.list', 'conn-1', 'source', 'c-1')`,
+    );
+    const sink = postgresSink(pool);
+    const page = { records: [{ id: 'a' }, { id: 'b' }], checkpoint: { after: 2 } };
+    expect(await sink.write(STREAM, page, undefined, { countIn: 'run-1' })).toBe('written');
+    expect(await sink.write(STREAM, page, undefined, { countIn: 'run-1' })).toBe('skipped');
+    expect(await sink.write(STREAM, { records: [{ id: 'c' }] }, { after: 2 }, { countIn: 'run-1' })).toBe('written');
+    const { rows: runs } = await pool.query('SELECT records_received, records_processed FROM plugboard_runs');
+    expect(runs).toEqual([{ records_received: 3, records_processed: 3 }]);
+  });
+
   test('a page redelivered after its commit is skipped, and nothing of it is written', async () => {
     await emptyWithSinks(db, ['orders']);
     const sink = postgresSink(db.pools[0]);

@@ -82,7 +82,7 @@ async function executeRun(
   const runHost = lease ? { ...host, plugins: [lease.plugin] } : host;
   try {
     return sink && job.queueName === READS_QUEUE
-      ? await executeIntoSink(runHost, sink, db, job, { scope, report })
+      ? await executeIntoSink(runHost, sink, job, { scope, report })
       : await execute(runHost, db, job, scope, report);
   } finally {
     lease?.release();

@@ -5,12 +5,12 @@ import type { PostgresSink } from '../sink/postgres-sink.js';
 import { runSourceIntoSink } from '../sink/run.js';
 import type { RunJob, RunProgress } from './jobs.js';
 import type { RunScope } from '../observe/observer.js';
-import { countPage, markQueued } from './runs.js';
+import { markQueued } from './runs.js';
 
 /**
  * A source run taken from the queue written into the exactly-once sink (`startWorker({ sink:
  * 'postgres' })`): the worker's executor setup, each page written with its checkpoint in one
- * transaction, then reported and counted in the run's row.
+ * transaction with its count in the run's row, then reported.
  */
 
 /** The executor's request a job carries, without its page handler. */
@@ -32,23 +32,17 @@ export interface SinkRunTelling {
   report: (event: RunProgress) => Promise<void>;
 }
 
-/** The sink, each page it wrote reported to followers and counted in the row once written. */
-function reportingSink(
-  sink: PostgresSink,
-  db: Database,
-  job: Job<RunJob>,
-  { scope, report }: SinkRunTelling,
-): PostgresSink {
+/** The sink, each page counted in the run's row in the page's own transaction, and reported to followers once written. */
+function reportingSink(sink: PostgresSink, job: Job<RunJob>, { scope, report }: SinkRunTelling): PostgresSink {
   const { attempt, runId } = job.data;
   let index = 0;
   return {
     ...sink,
     async write(stream, page, startedAt) {
-      const outcome = await sink.write(stream, page, startedAt);
+      const outcome = await sink.write(stream, page, startedAt, { countIn: runId });
       if (outcome === 'written') {
         // Serialised once, by BullMQ, as they are: no copy.
         await report({ attempt, type: 'page', index: index++, records: page.records as unknown[] });
-        await countPage(db, runId, page.records.length);
         scope.counted(page.records.length);
       }
       return outcome;
@@ -60,12 +54,11 @@ function reportingSink(
 export async function executeIntoSink(
   host: Omit<ExecutorOptions, 'resolveConnection'>,
   sink: PostgresSink,
-  db: Database,
   job: Job<RunJob>,
   telling: SinkRunTelling,
 ): Promise<number> {
   const setup = setUpExecutor({ ...host, resolveConnection: () => job.data.connection });
-  const outcome = await runSourceIntoSink(setup, reportingSink(sink, db, job, telling), {
+  const outcome = await runSourceIntoSink(setup, reportingSink(sink, job, telling), {
     ...jobRequest(job.data),
     signal: telling.scope.signal,
   });

@@ -35,12 +35,23 @@ export interface PostgresSinkOptions {
   table?: (stream: string) => string;
 }
 
+/** What else a page's transaction does. */
+export interface SinkWriteOptions {
+  /** A run's id in `plugboard_runs`: a page written adds its records to the run's received and processed counts, in the same transaction. */
+  countIn?: string;
+}
+
 export interface PostgresSink {
   /**
    * Writes the page and moves the checkpoint in one transaction, only while the stream's stored
    * checkpoint is `startedAt` (undefined: none stored yet). `skipped`: it was not; nothing written.
    */
-  write(stream: string | SinkStream, page: SinkPage, startedAt: unknown): Promise<'written' | 'skipped'>;
+  write(
+    stream: string | SinkStream,
+    page: SinkPage,
+    startedAt: unknown,
+    options?: SinkWriteOptions,
+  ): Promise<'written' | 'skipped'>;
   /** The stream's stored checkpoint (as `postgresStores(pool).checkpoints.get` reads it). */
   checkpoint(stream: string): Promise<unknown>;
   /** The stream's table name, unquoted. */
@@ -61,7 +72,7 @@ async function moved(connection: Connection, statement: PageStatement): Promise<
 
 function writer(connection: Connection, db: Database, tableOf: (stream: string) => string): PostgresSink['write'] {
   const make = tableMaker(db);
-  return async (stream, page, startedAt) => {
+  return async (stream, page, startedAt, options = {}) => {
     const { name, keyField = 'id' } = typeof stream === 'string' ? { name: stream } : stream;
     checkedKey(name, SUBJECT, 'stream');
     const checked = checkPage(page.records, keyField);
@@ -70,7 +81,7 @@ function writer(connection: Connection, db: Database, tableOf: (stream: string) 
     const quoted = quotedTable(tableOf(name));
     await make(quoted);
     const records = `[${checked.records.join(',')}]`;
-    const statement = pageStatement(quoted, name, { keys: checked.keys, records, to, from });
+    const statement = pageStatement(quoted, name, { keys: checked.keys, records, to, from, run: options.countIn });
     return (await moved(connection, statement)) ? 'written' : 'skipped';
   };
 }

@@ -34,15 +34,24 @@ function move(to: string | null, from: string | null): { sql: string; values: un
   return { sql: 'SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM plugboard_checkpoints WHERE stream = $1)', values: [] };
 }
 
+/** Counts the page's records into the run's row when the checkpoint moved: $at is the run's id, $at+1 the count. */
+const counted = (at: number) => `,
+      counted AS (
+        UPDATE plugboard_runs SET records_received = records_received + $${at + 1}::int,
+          records_processed = records_processed + $${at + 1}::int, updated_at = now()
+        WHERE id = $${at} AND EXISTS (SELECT 1 FROM moved)
+      )`;
+
 /**
  * `quoted` is the table, checked and quoted; `keys` and `records` go side by side (the records as
- * one JSON array: one parameter parsed once). The statement answers `moved`: 1, or 0 when the
- * stream was not at `from` and nothing was written.
+ * one JSON array: one parameter parsed once); with `run`, the page's records are counted in that
+ * run's row in the same transaction. The statement answers `moved`: 1, or 0 when the stream was
+ * not at `from` and nothing was written (nor counted).
  */
 export function pageStatement(
   quoted: string,
   stream: string,
-  page: { keys: string[]; records: string; to: string | null; from: string | null },
+  page: { keys: string[]; records: string; to: string | null; from: string | null; run?: string | undefined },
 ): PageStatement {
   const moved = move(page.to, page.from);
   const keys = 2 + moved.values.length;
@@ -52,8 +61,9 @@ export function pageStatement(
         SELECT key, record FROM ROWS FROM (unnest($${keys}::text[]), jsonb_array_elements($${keys + 1}::jsonb)) AS page (key, record)
         WHERE EXISTS (SELECT 1 FROM moved)
         ON CONFLICT (key) DO UPDATE SET record = excluded.record, written_at = now(), writes = kept.writes + 1
-      )
+      )${page.run === undefined ? '' : counted(keys + 2)}
       SELECT count(*)::int AS moved FROM moved`;
   const name = `plugboard_sink_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
-  return { name, text, values: [stream, ...moved.values, page.keys, page.records] };
+  const count = page.run === undefined ? [] : [page.run, page.keys.length];
+  return { name, text, values: [stream, ...moved.values, page.keys, page.records, ...count] };
 }
