@@ -5,7 +5,8 @@
 // reads of `--size` projects each (100 a page), each on a connection of its own, submitted to the
 // run queue and taken by 1, 2 and 4 worker processes (tools/bench/fleet-worker.mjs: the built
 // package, `sink: 'postgres'`, `plugins: DIR` with the Descript connector package, one read at a
-// time each). Prints records/s for each count, the ratio of 4 workers to 1 (target: 3x while the
+// time each; each worker's plugin process started by warm-up reads before the clock starts).
+// Prints records/s for each count, the ratio of 4 workers to 1 (target: 3x while the
 // provider's budget does not bind), the CPU a page cost in each kind of process, and the Redis
 // commands and PostgreSQL commits a page cost.
 // Then the budget that binds: a front before the simulator (a proxy in this process,
@@ -35,7 +36,7 @@ import {
   thousands,
   times,
 } from './lib.mjs';
-import { cpuByRole, spent } from './process-cpu.mjs';
+import { cpuByRole, hasChild, spent } from './process-cpu.mjs';
 import { roundTrips, roundTripsSince } from './round-trips.mjs';
 
 const { values } = parseArgs({
@@ -104,19 +105,40 @@ async function clean(pool) {
   for (const { tablename } of rows) await pool.query(`DROP TABLE "${tablename}"`);
 }
 
+/** A read of the connection `id`, followed to its end when `follow`. */
+function read(submitter, env, id, follow) {
+  return submitter.submit({
+    connectors: [descript],
+    connector: 'descript',
+    action: 'projects.list',
+    input: { limit: 100 },
+    connection: { id, baseUrl: env.baseUrl },
+    ...(follow ? { follow: {} } : {}),
+  });
+}
+
 /** Every read submitted through one submitter, as a platform's scheduler would. */
 async function submitAll(env) {
   const submitter = worker.createSubmitter({ redis: env.redis, postgres: env.pool });
-  const submit = (index) =>
-    submitter.submit({
-      connectors: [descript],
-      connector: 'descript',
-      action: 'projects.list',
-      input: { limit: 100 },
-      connection: { id: `drive-${index}`, baseUrl: env.baseUrl },
-    });
   try {
-    await Promise.all(Array.from({ length: connections }, (_, index) => submit(index)));
+    await Promise.all(Array.from({ length: connections }, (_, index) => read(submitter, env, `drive-${index}`)));
+  } finally {
+    await submitter.close();
+  }
+}
+
+/**
+ * Reads (a round of one a worker, on connections of their own) until every worker has started
+ * its plugin's process: a fleet's workers live long and isolation costs a plugin's first run
+ * only (worker-latency.mjs measures that run), so the clock starts on warm workers.
+ */
+async function warm(children, env) {
+  const submitter = worker.createSubmitter({ redis: env.redis, postgres: env.pool });
+  try {
+    for (let round = 0; !children.every((child) => hasChild(child.pid, 'plugin-process.js')); round += 1) {
+      if (round === 10) throw new Error('bench: a worker took none of 10 rounds of warm-up reads');
+      await Promise.all(children.map((_, index) => read(submitter, env, `warm-${round}-${index}`, true)));
+    }
   } finally {
     await submitter.close();
   }
@@ -126,7 +148,7 @@ async function submitAll(env) {
 async function allSucceeded(pool) {
   for (;;) {
     const { rows } = await pool.query(
-      "SELECT count(*) FILTER (WHERE status = 'succeeded') AS done, count(*) FILTER (WHERE status = 'failed') AS failed, max(completed_at) AS last FROM plugboard_runs",
+      "SELECT count(*) FILTER (WHERE status = 'succeeded') AS done, count(*) FILTER (WHERE status = 'failed') AS failed, max(completed_at) AS last FROM plugboard_runs WHERE connection_id LIKE 'drive-%'",
     );
     if (Number(rows[0].failed) > 0) throw new Error('bench: a read failed');
     if (Number(rows[0].done) === connections) return rows[0].last.getTime();
@@ -134,11 +156,12 @@ async function allSucceeded(pool) {
   }
 }
 
-/** Every read of `connections` submitted to `count` workers, until every row says succeeded: records/s and CPU seconds by kind. */
-async function measure(count, env) {
+/** Every read of `connections` submitted to `count` workers (warmed first with `warmUp`), until every row says succeeded: records/s and CPU seconds by kind. */
+async function measure(count, env, { warmUp }) {
   await clean(env.pool);
   const children = await startWorkers(count, env);
   try {
+    if (warmUp) await warm(children, env);
     const roles = roleOf(children, env.sim);
     const trips = await roundTrips(env.redis, env.pool);
     const before = cpuByRole(process.pid, roles);
@@ -177,7 +200,7 @@ const env = { redis: redis.url, url, pool, baseUrl: sim.url, token: sim.token, s
 const rates = new Map();
 try {
   for (const count of counts) {
-    const { rate, seconds, cpu, trips } = await measure(count, env);
+    const { rate, seconds, cpu, trips } = await measure(count, env, { warmUp: true });
     rates.set(count, rate);
     console.log(`${count} worker(s): ${thousands(rate)} records/s (${round1(pages / seconds)} pages/s)`);
     console.log(cpuLine(cpu, seconds, pages));
@@ -191,7 +214,12 @@ try {
     const budgeted = await budgetedDescriptPlugins(budget);
     const front = await startFront(sim.url, { n: budget, periodMs: 1000 });
     try {
-      const { seconds } = await measure(budgetWorkers, { ...env, plugins: budgeted.dir, baseUrl: front.url });
+      // Not warmed: warm-up reads would spend the budget the front counts.
+      const { seconds } = await measure(
+        budgetWorkers,
+        { ...env, plugins: budgeted.dir, baseUrl: front.url },
+        { warmUp: false },
+      );
       const window = front.window();
       const used = window.admitted / (budget * window.windows);
       console.log(

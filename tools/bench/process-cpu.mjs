@@ -57,6 +57,11 @@ export function cpuByRole(rootPid, roles) {
   return seconds;
 }
 
+/** Whether a live process whose parent is `pid` has `text` in its command line. */
+export function hasChild(pid, text) {
+  return tree(pid).some((proc) => proc.ppid === pid && cmdline(proc.pid).includes(text));
+}
+
 /** What each kind spent between two `cpuByRole` readings (a process that ended in between is left out). */
 export function spent(before, after) {
   return new Map([...after].map(([role, value]) => [role, value - (before.get(role) ?? 0)]));
