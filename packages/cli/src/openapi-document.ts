@@ -1,11 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { parse as parseYaml } from 'yaml';
+import { keysOf, referencesOf, withoutDataIds } from './openapi-refs.js';
+import { BrokenReference, resolveReferences, type Unusable } from './openapi-resolve.js';
 import { UsageError } from './usage.js';
 
 /**
  * An OpenAPI 3.x document read from a file (JSON or YAML), checked against the OpenAPI
  * schema of its version and with every `$ref` replaced by what it points to (a recursive
- * schema becomes a cycle of objects: walk it with a depth bound).
+ * schema becomes a cycle of objects: walk it with a depth bound). References are found by
+ * where they stand (openapi-refs.ts): examples are data, and a property may be named `$id`.
  */
 
 export interface OpenApiDocument {
@@ -14,10 +18,20 @@ export interface OpenApiDocument {
   servers?: Array<{ url: string }>;
   security?: Array<Record<string, string[]>>;
   paths: Record<string, PathItem>;
-  components?: { securitySchemes?: Record<string, { type: string; in?: string; name?: string; scheme?: string }> };
-  /** The document as written, `$ref`s and all: what a validator compiles a recursive schema from. */
+  components?: {
+    securitySchemes?: Record<string, { type: string; in?: string; name?: string; scheme?: string }>;
+    schemas?: Record<string, Schema>;
+  };
+  /**
+   * The document as written, `$ref`s and all: what a validator compiles a recursive schema from
+   * (identifier words inside examples and vendor extensions renamed: they are data, not schemas).
+   */
   source: Record<string, unknown>;
+  /** The references that cannot be used (outside the document), by the object left in their place. */
+  unusable: ReadonlyMap<object, Unusable>;
 }
+
+export type { Unusable } from './openapi-resolve.js';
 
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 export type Method = (typeof METHODS)[number];
@@ -56,6 +70,35 @@ export type Schema = { [keyword: string]: unknown };
 /** The refusal of a document, naming the file and what is wrong with it. */
 export class OpenApiDocumentError extends UsageError {}
 
+/** The document's text as data: JSON when it starts like JSON, else YAML (which JSON is a part of). */
+function parsed(file: string, text: string): unknown {
+  // Each parser's message says where: JSON's quotes the text around the fault or its line and column, YAML's its line and column.
+  if (/^\s*\{/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new OpenApiDocumentError(`${file}: not JSON: ${(error as Error).message}; correct the text there`);
+    }
+  }
+  try {
+    return parseYaml(text, { prettyErrors: true });
+  } catch (error) {
+    const said = (error as Error).message.split('\n')[0]!.replace(/:$/, '');
+    throw new OpenApiDocumentError(`${file}: not YAML: ${said}; correct the text there`);
+  }
+}
+
+/** The structure's refusal in the CLI's words: where in the document, what is wrong there. */
+function invalid(file: string, errors: string | Array<{ instancePath?: string; message?: string }> | undefined) {
+  const said =
+    typeof errors === 'string'
+      ? [errors]
+      : (errors ?? []).slice(0, 3).map((error) => `#${error.instancePath ?? ''} ${error.message ?? ''}`.trim());
+  return new OpenApiDocumentError(
+    `${file}: not a valid OpenAPI document: ${said.join('; ') || 'unknown reason'}; correct it there (the OpenAPI specification of its version says what each place takes)`,
+  );
+}
+
 export async function loadOpenApiDocument(file: string): Promise<OpenApiDocument> {
   let text: string;
   try {
@@ -65,24 +108,52 @@ export async function loadOpenApiDocument(file: string): Promise<OpenApiDocument
       `${file}: cannot read the OpenAPI document (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     );
   }
-  const validator = new Validator();
-  // The validator takes a string without a line break for a file name: a one-line document is still a document.
-  const result = await validator.validate(`${text}\n`);
-  const version = validator.version;
-  if (!result.valid) {
-    const errors =
-      typeof result.errors === 'string'
-        ? [result.errors]
-        : (result.errors ?? [])
-            .slice(0, 3)
-            .map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`.trim());
-    throw new OpenApiDocumentError(`${file}: not a valid OpenAPI document: ${errors.join('; ') || 'unknown reason'}`);
+  const data = parsed(file, text);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new OpenApiDocumentError(`${file}: not a valid OpenAPI document: it is not an object of fields`);
+  const written = data as Record<string, unknown>;
+  // Examples and vendor extensions are data: a `$id` there is no schema of the validator's nor of ajv's.
+  const source = withoutDataIds(written, { names: false });
+  // Examples reach the stand-in's answers as written.
+  const resolved = structuredClone(written);
+  let unusable: Map<object, Unusable>;
+  try {
+    ({ unusable } = resolveReferences(resolved));
+  } catch (error) {
+    if (error instanceof BrokenReference) throw new OpenApiDocumentError(`${file}: ${error.message}`);
+    throw error;
   }
+  const validator = new Validator();
+  const result = await validator.validate(withoutDataIds(outsideAsLocal(written), { names: true }));
+  const version = validator.version;
+  if (!result.valid) throw invalid(file, result.errors);
   if (!/^3\.[01]/.test(String(version)))
     throw new OpenApiDocumentError(`${file}: OpenAPI ${version} is not supported; give an OpenAPI 3.0 or 3.1 document`);
-  // Resolving replaces the references in place: the source is kept apart first.
-  const source = structuredClone(validator.specification);
-  return { ...(validator.resolveRefs() as unknown as Omit<OpenApiDocument, 'source'>), source };
+  return { ...(resolved as unknown as Omit<OpenApiDocument, 'source' | 'unusable'>), source, unusable };
+}
+
+/** A copy in which each reference outside the document points at its root: the validator checks only the local ones. */
+function outsideAsLocal(document: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(document);
+  for (const { holder, key, ref } of referencesOf(copy))
+    if (keysOf(ref) === undefined) (holder as Record<string | number, { $ref: string }>)[key]!.$ref = '#';
+  return copy;
+}
+
+/** The first reference `value` reaches that cannot be used (one outside the document), with where it is and what to do. */
+export function unusableIn(document: OpenApiDocument, value: unknown): Unusable | undefined {
+  if (document.unusable.size === 0) return undefined;
+  const seen = new Set<object>();
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    const found = document.unusable.get(node);
+    if (found) return found;
+    pending.push(...Object.values(node));
+  }
+  return undefined;
 }
 
 /**
