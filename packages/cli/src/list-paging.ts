@@ -165,7 +165,6 @@ function nextOf(fields: readonly AnswerField[], cursor: CursorParameter | undefi
 export function listPagingOf(list: ListOperation): ListPaging {
   const records = recordsOf(list.answer, list.path);
   if (!records.many) return { records };
-  const cursor = cursorOf(list);
   const query = list.parameters.filter((parameter) => parameter.in === 'query');
   const pageSize = named(query, PAGE_SIZE_NAMES, isNumber);
   const offset = named(query, OFFSET_NAMES, isNumber);
@@ -173,6 +172,10 @@ export function listPagingOf(list: ListOperation): ListPaging {
   const fields = fieldsOf(list.answer, records.property);
   const field = (names: readonly string[], accepts: (schema: Schema) => boolean) =>
     fields.find((entry) => names.includes(nameOf(entry)) && accepts(entry.schema));
+  const total = field(TOTAL_NAMES, isNumber);
+  // An offset with a total reads the whole list by itself; a cursor beside it may need a switch
+  // the document only describes in words (Box's `usemarker`), so the offset is what is read.
+  const cursor = offset && total ? undefined : cursorOf(list);
   const { nextUrl, nextCursor } = nextOf(fields, cursor);
   return {
     records,
@@ -185,7 +188,7 @@ export function listPagingOf(list: ListOperation): ListPaging {
     nextUrl,
     link: list.headers.find((name) => name.toLowerCase() === 'link'),
     hasMore: field(HAS_MORE_NAMES, (schema) => typeOf(schema) === 'boolean'),
-    total: field(TOTAL_NAMES, isNumber),
+    total,
     totalPages: field(TOTAL_PAGES_NAMES, isNumber),
   };
 }

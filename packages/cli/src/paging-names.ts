@@ -51,6 +51,7 @@ export const CURSOR_NAMES: readonly string[] = [
   'pageafter',
   'startingafter',
   'after',
+  'marker',
 ];
 /** A field of the answer holding the cursor of the next page. */
 export const NEXT_CURSOR_NAMES: readonly string[] = [
@@ -60,6 +61,7 @@ export const NEXT_CURSOR_NAMES: readonly string[] = [
   'nextpagecursor',
   'endcursor',
   'continuationtoken',
+  'nextmarker',
   'cursor',
   'after',
   'next',
