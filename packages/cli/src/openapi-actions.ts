@@ -1,11 +1,13 @@
 import {
   type Method,
   type OpenApiDocument,
+  OpenApiDocumentError,
   type Operation,
   operationsOf,
   type Parameter,
   pointerTo,
   type Schema,
+  unusableIn,
 } from './openapi-document.js';
 import { type Listing, pagedReadSource, sharedListing, unpagedNote } from './openapi-listing.js';
 import { recordsOf } from './list-records.js';
@@ -34,6 +36,8 @@ export interface GeneratedAction {
   source: string;
   direction: 'source' | 'destination';
   operationId: string;
+  /** `method path` (`get /files/{file_id}`): the operation in the document. */
+  operation: string;
   /** The JSON Schema of its input, for an example to record with. */
   inputSchema: Schema;
   /** A source read from a checkpoint on: it is recorded twice, the second run from the first's checkpoint. */
@@ -255,6 +259,11 @@ function chosenOperations(document: OpenApiDocument, choices: readonly Operation
 /** The chosen operations with their keys, where their records are, and how the lists page. */
 function plannedActions(document: OpenApiDocument, choices: readonly OperationChoice[]) {
   const found = chosenOperations(document, choices).map(({ choice, path, method, operation, parameters }) => {
+    const unusable = unusableIn(document, { operation, parameters });
+    if (unusable)
+      throw new OpenApiDocumentError(
+        `--operations: ${choice.operation} needs what cannot be used: ${unusable.pointer}: ${unusable.message}`,
+      );
     const answer = successSchema(path, method, operation);
     const records = recordsOf(answer.schema, path);
     const derived = derivedKey({ operationId: operation.operationId, path, method, list: records.many });
@@ -399,6 +408,7 @@ function generatedAction(
     source: lines.join('\n'),
     direction,
     operationId: id,
+    operation: `${method} ${path}`,
     inputSchema: input.schema,
     incremental: paged?.incremental !== undefined,
   };

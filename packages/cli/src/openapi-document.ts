@@ -24,7 +24,7 @@ export interface OpenApiDocument {
   };
   /**
    * The document as written, `$ref`s and all: what a validator compiles a recursive schema from
-   * (identifier words inside examples and vendor extensions renamed: they are data, not schemas).
+   * (through `withoutDataIds`: an identifier inside an example is data, not a schema's).
    */
   source: Record<string, unknown>;
   /** The references that cannot be used (outside the document), by the object left in their place. */
@@ -112,9 +112,6 @@ export async function loadOpenApiDocument(file: string): Promise<OpenApiDocument
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new OpenApiDocumentError(`${file}: not a valid OpenAPI document: it is not an object of fields`);
   const written = data as Record<string, unknown>;
-  // Examples and vendor extensions are data: a `$id` there is no schema of the validator's nor of ajv's.
-  const source = withoutDataIds(written, { names: false });
-  // Examples reach the stand-in's answers as written.
   const resolved = structuredClone(written);
   let unusable: Map<object, Unusable>;
   try {
@@ -124,12 +121,13 @@ export async function loadOpenApiDocument(file: string): Promise<OpenApiDocument
     throw error;
   }
   const validator = new Validator();
+  // Examples and vendor extensions are data: a `$id` there, or a property named so, is no identifier of the validator's.
   const result = await validator.validate(withoutDataIds(outsideAsLocal(written), { names: true }));
   const version = validator.version;
   if (!result.valid) throw invalid(file, result.errors);
   if (!/^3\.[01]/.test(String(version)))
     throw new OpenApiDocumentError(`${file}: OpenAPI ${version} is not supported; give an OpenAPI 3.0 or 3.1 document`);
-  return { ...(resolved as unknown as Omit<OpenApiDocument, 'source' | 'unusable'>), source, unusable };
+  return { ...(resolved as unknown as Omit<OpenApiDocument, 'source' | 'unusable'>), source: written, unusable };
 }
 
 /** A copy in which each reference outside the document points at its root: the validator checks only the local ones. */

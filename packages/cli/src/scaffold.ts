@@ -3,10 +3,12 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringify as stringifyYaml } from 'yaml';
 import { sampleOf } from '@plugboard/catalogue/sample';
 import { type GeneratedAction, generateActions, type OperationChoice } from './openapi-actions.js';
 import { basePathOf } from './mock/server.js';
 import { loadOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
+import { trimmedDocument } from './openapi-trim.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -96,6 +98,14 @@ function authOf(document: OpenApiDocument): { authFactory: string; auth: string 
   return { authFactory: 'bearerToken', auth: 'bearerToken()' };
 }
 
+/** The stand-in's document: the chosen operations and what they reference, as the provider wrote them, in the file's format. */
+function standInText(document: OpenApiDocument, actions: readonly GeneratedAction[], file: string): string {
+  const trimmed = trimmedDocument(document.source, new Set(actions.map((action) => action.operation)));
+  return file.endsWith('.json')
+    ? `${JSON.stringify(trimmed, null, 2)}\n`
+    : stringifyYaml(trimmed, { aliasDuplicateObjects: false });
+}
+
 const INCREMENTAL_NOTE =
   'The `-since` scenario of an incremental source starts where its first ended (the same `--state` folder):\nthe standard suite checks that it reads nothing twice. Started with `--grow 3`, the stand-in adds three\nnewer records after a read to the end, for the second run to read. ';
 
@@ -131,6 +141,7 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
     .join(' ');
   const generated: Array<[string, string]> = [];
   let tokens = exampleTokens(name);
+  const standInFile = openapi && extname(openapi.file) === '.json' ? 'openapi.json' : 'openapi.yaml';
   if (openapi) {
     // Everything is checked before anything is written.
     const document = await loadOpenApiDocument(openapi.file);
@@ -158,15 +169,13 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
       ...(connector.listing ? [['src/listing.ts', connector.listing] as [string, string]] : []),
       ...connector.actions.map((action) => [action.file, action.source] as [string, string]),
     );
-    generated.push([
-      `openapi${extname(openapi.file) === '.json' ? '.json' : '.yaml'}`,
-      await readFile(openapi.file, 'utf8'),
-    ]);
+    generated.push([standInFile, standInText(document, connector.actions, standInFile)]);
   }
   const values: Record<string, string> = {
     ...tokens,
     key: name,
     title,
+    standIn: standInFile,
     package: `plugboard-connector-${name}`,
     cliVersion: versionOf('../package.json'),
     sdkVersion: versionOf('@plugboard/sdk/package.json'),

@@ -145,6 +145,48 @@ describe('an OpenAPI document as real providers publish it', () => {
   });
 });
 
+describe('a reference outside the document', () => {
+  const OUTSIDE = {
+    openapi: '3.0.3',
+    info,
+    paths: {
+      '/files': { get: { operationId: 'files_list', responses: page({ type: 'object' }) } },
+      '/shared': { get: { operationId: 'shared_get', responses: page({ $ref: 'shared.yaml#/File' }) } },
+    },
+  };
+  const where = '#/paths/~1shared/get/responses/200/content/application~1json/schema/properties/entries/items';
+
+  it('fails only what needs it: plugboard new names it by pointer when chosen, and scaffolds the others', async () => {
+    const file = await documentFile(OUTSIDE);
+    const cwd = await mkdtemp(join(tmpdir(), 'plugboard-document-outside-'));
+    const chosen = bufferIo({}, true);
+    expect(
+      await runCli(['new', 'outside', '--from-openapi', file, '--operations', 'shared_get'], { ...chosen.io, cwd }),
+    ).toBe(2);
+    expect(chosen.stderr()).toContain(
+      `plugboard: --operations: shared_get needs what cannot be used: ${where}: $ref 'shared.yaml#/File' points outside the document; put what it names into the document`,
+    );
+    expect(await readdir(cwd)).toEqual([]);
+    const other = bufferIo();
+    expect(
+      await runCli(['new', 'outside', '--from-openapi', file, '--operations', 'files_list'], { ...other.io, cwd }),
+    ).toBe(0);
+  });
+
+  it('plugboard mock serves the others and says which it does not serve, and why', async () => {
+    server = await startMockServer(await loadOpenApiDocument(await documentFile(OUTSIDE)));
+    expect(server.operations).toBe(1);
+    expect(server.skipped).toEqual([
+      {
+        method: 'GET',
+        path: '/shared',
+        reason: expect.stringContaining(`${where}: $ref 'shared.yaml#/File' points outside`),
+      },
+    ]);
+    expect((await fetch(`${server.url}/files`)).status).toBe(200);
+  });
+});
+
 describe('a broken document', () => {
   /** `plugboard new` on the document, at a terminal: the exit code, what it said, and what it wrote. */
   async function refused(text: string, name = 'openapi.json') {

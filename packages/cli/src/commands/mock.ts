@@ -51,6 +51,8 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
     io.stdout.write(
       `  ${list.method} ${list.path}: ${records} records${grow ? ` (+${grow} before each later read)` : ''}; ${list.paging}\n`,
     );
+  for (const skipped of server.skipped)
+    io.stdout.write(`  ${skipped.method} ${skipped.path}: not served; ${skipped.reason}\n`);
   let shown = 0;
   const show = () => {
     for (; shown < server.requests.length; shown += 1) {

@@ -13,7 +13,9 @@ import {
   type Parameter,
   pointerTo,
   type Schema,
+  unusableIn,
 } from '../openapi-document.js';
+import { withoutDataIds } from '../openapi-refs.js';
 import { exampleOf } from './example.js';
 import { describeListing, listingOf } from './listing.js';
 import { RecordList } from './pages.js';
@@ -52,6 +54,12 @@ export interface MockList {
   paging: string;
 }
 
+export interface MockSkipped {
+  method: string;
+  path: string;
+  reason: string;
+}
+
 export interface MockRequest {
   method: string;
   path: string;
@@ -65,6 +73,8 @@ export interface MockServer {
   readonly operations: number;
   /** The list operations served page by page. */
   readonly lists: readonly MockList[];
+  /** The operations not served: each needs what cannot be used, named by its JSON pointer. */
+  readonly skipped: readonly MockSkipped[];
   /** Every request answered, oldest first. */
   readonly requests: readonly MockRequest[];
   close(): Promise<void>;
@@ -104,15 +114,37 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function routesOf(document: OpenApiDocument, served: MockServerOptions): Route[] {
+/** The operations the stand-in can serve, and those that need what cannot be used (a reference outside the document). */
+function servable(document: OpenApiDocument) {
+  const usable: ReturnType<typeof operationsOf> = [];
+  const skipped: MockSkipped[] = [];
+  for (const entry of operationsOf(document)) {
+    const unusable = unusableIn(document, { operation: entry.operation, parameters: entry.parameters });
+    if (!unusable) usable.push(entry);
+    else
+      skipped.push({
+        method: entry.method.toUpperCase(),
+        path: entry.path,
+        reason: `${unusable.pointer}: ${unusable.message}`,
+      });
+  }
+  return { usable, skipped };
+}
+
+function routesOf(
+  document: OpenApiDocument,
+  served: MockServerOptions,
+  operations: ReturnType<typeof operationsOf>,
+): Route[] {
   const today = Math.floor((served.clock ?? systemClock).now() / DAY_MS) * DAY_MS;
   // Formats a document may name that JSON Schema does not know (float, int64 ...) are not checked, and not a warning.
   const options = { strict: false, allErrors: false, logger: false } as const;
   const ajv = /^3\.1/.test(document.openapi) ? new Ajv2020(options) : new Ajv(options);
   addFormats(ajv);
   // Bodies are checked against the document as written: a recursive schema is a `$ref`, not a cycle.
-  ajv.addSchema(document.source, 'openapi');
-  return operationsOf(document).map(({ path, method, operation, parameters }) => {
+  // A `$id` inside an example is data: ajv, which looks for identifiers under every key, is not shown it.
+  ajv.addSchema(withoutDataIds(document.source, { names: false }), 'openapi');
+  return operations.map(({ path, method, operation, parameters }) => {
     const names: string[] = [];
     const pattern = new RegExp(
       `^${path
@@ -399,9 +431,10 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 }
 
 export async function startMockServer(document: OpenApiDocument, options: MockServerOptions = {}): Promise<MockServer> {
+  const { usable, skipped } = servable(document);
   const stand: Stand = {
     document,
-    routes: routesOf(document, options),
+    routes: routesOf(document, options, usable),
     basePath: basePathOf(document),
     origin: 'http://127.0.0.1',
     requests: [],
@@ -428,6 +461,7 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
           ]
         : [],
     ),
+    skipped,
     requests: stand.requests,
     close: () =>
       new Promise<void>((resolve) => {
