@@ -86,9 +86,13 @@ function successSchema(
 }
 
 /** The name of the component a value at `at` in the document as written is, if it is one rather than part of one. */
-function refName(document: OpenApiDocument, at: string[]): string | undefined {
+function refName(document: OpenApiDocument, at: string[], schema: Schema | undefined): string | undefined {
   const found = /^#\/components\/schemas\/([^/]+)$/.exec(pointerTo(document.source, at) ?? '');
-  return found ? decodeURIComponent(found[1]!.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
+  if (found) return decodeURIComponent(found[1]!.replace(/~1/g, '/').replace(/~0/g, '~'));
+  // A record inside an `allOf` part has no path of its own: the component it is, by identity once resolved.
+  return schema === undefined
+    ? undefined
+    : Object.entries(document.components?.schemas ?? {}).find(([, component]) => component === schema)?.[0];
 }
 
 /** `projects` → `project`: the last word of a resource as one record of it, for a data type's name. */
@@ -348,7 +352,7 @@ function generatedAction(
   ];
   const entityName = types.name(
     records.item,
-    refName(document, entityAt),
+    refName(document, entityAt, records.item),
     key,
     direction === 'source' || records.property !== undefined,
   );

@@ -1,10 +1,11 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockServer, startMockServer } from '../src/mock/server.js';
 import { loadOpenApiDocument, operationsOf } from '../src/openapi-document.js';
 import { detectPaging } from '../src/openapi-paging.js';
+import { entityNames, scaffoldFromOpenApi } from './scaffold-support.js';
 
 /**
  * Lists as Box's document shapes them: a collection whose parts come in an `allOf` (an
@@ -89,11 +90,12 @@ const BOX_LIKE = {
   },
 };
 
-async function boxLike() {
+async function boxLikeFile() {
   const file = join(await mkdtemp(join(tmpdir(), 'plugboard-marker-')), 'openapi.json');
   await writeFile(file, JSON.stringify(BOX_LIKE));
-  return loadOpenApiDocument(file);
+  return file;
 }
+const boxLike = async () => loadOpenApiDocument(await boxLikeFile());
 
 let server: MockServer | undefined;
 afterEach(async () => {
@@ -151,5 +153,12 @@ describe('paging by offset with a total, and by marker', () => {
     } while (next && pages < 10);
     expect(new Set(ids).size).toBe(7);
     expect(pages).toBe(3);
+  });
+
+  it('the scaffold types both lists by the item of their entries, named as the document names it, never by the page', async () => {
+    const dir = await scaffoldFromOpenApi('box-like', await boxLikeFile(), ['get_folders_id_items', 'get_webhooks']);
+    expect(await entityNames(dir)).toEqual(['Item']);
+    for (const action of ['folders_id_items.get.ts', 'webhooks.get.ts'])
+      expect(await readFile(join(dir, 'src', 'actions', action), 'utf8')).toContain('entity: Item,');
   });
 });
