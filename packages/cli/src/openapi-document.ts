@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse as parseYaml } from 'yaml';
-import { keysOf, referencesOf, withoutDataIds } from './openapi-refs.js';
+import { keysOf, referencesOf, forValidator } from './openapi-refs.js';
 import { BrokenReference, resolveReferences, type Unusable } from './openapi-resolve.js';
 import { UsageError } from './usage.js';
 
@@ -24,7 +24,7 @@ export interface OpenApiDocument {
   };
   /**
    * The document as written, `$ref`s and all: what a validator compiles a recursive schema from
-   * (through `withoutDataIds`: an identifier inside an example is data, not a schema's).
+   * (through `forValidator`: an identifier inside an example is data, not a schema's).
    */
   source: Record<string, unknown>;
   /** The references that cannot be used (outside the document), by the object left in their place. */
@@ -122,7 +122,7 @@ export async function loadOpenApiDocument(file: string): Promise<OpenApiDocument
   }
   const validator = new Validator();
   // Examples and vendor extensions are data: a `$id` there, or a property named so, is no identifier of the validator's.
-  const result = await validator.validate(withoutDataIds(outsideAsLocal(written), { names: true }));
+  const result = await validator.validate(forValidator(outsideAsLocal(written), { names: true }));
   const version = validator.version;
   if (!result.valid) throw invalid(file, result.errors);
   if (!/^3\.[01]/.test(String(version)))

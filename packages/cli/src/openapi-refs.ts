@@ -92,8 +92,13 @@ export function referencesOf(document: unknown): Reference[] {
   return found;
 }
 
-/** A copy of the document in which no identifier or reference word is left outside a reference where one stands. */
-export function withoutDataIds(
+/**
+ * A copy of the document for a JSON Schema validator, which takes identifier words wherever it
+ * meets them: none is left outside a reference where one stands (`$id` inside an example is
+ * renamed; a property named `$id` too with `names`). A `nullable` beside no `type` is left out:
+ * OpenAPI 3.0 gives it no effect there, and ajv refuses to compile it.
+ */
+export function forValidator(
   document: Record<string, unknown>,
   { names }: { names: boolean },
 ): Record<string, unknown> {
@@ -102,6 +107,7 @@ export function withoutDataIds(
     if (Array.isArray(value)) return value.map((item) => copy(item, reading === 'data' ? 'data' : 'keywords'));
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) {
+      if (reading === 'keywords' && key === 'nullable' && !('type' in value)) continue;
       const isReference = reading === 'keywords' && key === '$ref' && typeof inner === 'string';
       const renamed = POINTER_WORDS.has(key) && !isReference && (reading !== 'names' || names);
       const next = reading === 'data' ? 'data' : reading === 'names' ? 'keywords' : readingOf(key, inner);

@@ -45,6 +45,11 @@ const REAL_SHAPES = {
           default: { description: 'an error', content: { 'application/json': { schema: { type: 'object' } } } },
         },
       },
+      post: {
+        operationId: 'files_create',
+        requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/File' } } } },
+        responses: { '201': { description: 'made', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
     },
     '/metadata': {
       get: {
@@ -129,12 +134,21 @@ describe('an OpenAPI document as real providers publish it', () => {
 
   it('serves every operation of it from plugboard mock, nullable without a type included', async () => {
     server = await startMockServer(await loadOpenApiDocument(await documentFile(REAL_SHAPES)), { records: 3 });
-    expect(server.operations).toBe(2);
+    expect(server.operations).toBe(3);
     const answer = await fetch(`${server.url}/files?limit=2`);
     expect(answer.status).toBe(200);
     const body = (await answer.json()) as { entries: Array<Record<string, unknown>> };
     expect(body.entries.length).toBeGreaterThan(0);
     expect((await fetch(`${server.url}/metadata`)).status).toBe(200);
+    // A body is checked against the schema: a nullable field without a type takes anything, null included.
+    const post = (body: unknown) =>
+      fetch(`${server!.url}/files`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ id: 'f1', modified_by: null, $id: 'x' })).status).toBe(201);
+    expect((await post({ id: 7 })).status).toBe(400);
   });
 
   it('scaffolds from it with plugboard new', async () => {

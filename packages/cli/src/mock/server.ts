@@ -15,7 +15,7 @@ import {
   type Schema,
   unusableIn,
 } from '../openapi-document.js';
-import { withoutDataIds } from '../openapi-refs.js';
+import { forValidator } from '../openapi-refs.js';
 import { exampleOf } from './example.js';
 import { describeListing, listingOf } from './listing.js';
 import { RecordList } from './pages.js';
@@ -142,8 +142,8 @@ function routesOf(
   const ajv = /^3\.1/.test(document.openapi) ? new Ajv2020(options) : new Ajv(options);
   addFormats(ajv);
   // Bodies are checked against the document as written: a recursive schema is a `$ref`, not a cycle.
-  // A `$id` inside an example is data: ajv, which looks for identifiers under every key, is not shown it.
-  ajv.addSchema(withoutDataIds(document.source, { names: false }), 'openapi');
+  // A `$id` inside an example is data: ajv, which looks for identifiers under every key, is not shown it (forValidator).
+  ajv.addSchema(forValidator(document.source, { names: false }), 'openapi');
   return operations.map(({ path, method, operation, parameters }) => {
     const names: string[] = [];
     const pattern = new RegExp(
