@@ -49,6 +49,11 @@ export function resolveReferences(document: Record<string, unknown>): { unusable
     }
   }
   const found = new Map<string, unknown>();
+  /** Every reference of a chain points to what its last one does. */
+  const settle = (chain: ReadonlyArray<{ ref: string }>, node: unknown) => {
+    for (const link of chain) found.set(link.ref, node);
+    return node;
+  };
   /** What a reference met at `start` finally points to, through references to references (`depth`: references followed on the way to it). */
   const target = (start: string, ref: string, depth = 0): unknown => {
     if (found.has(ref)) return found.get(ref);
@@ -57,24 +62,25 @@ export function resolveReferences(document: Record<string, unknown>): { unusable
         `${start}: $ref '${ref}' passes through itself on the way to what it names; point it at a schema`,
       );
     const chain: Array<{ at: string; ref: string }> = [{ at: start, ref }];
+    // Where each link of the chain stands: a cycle is found in one step, a long chain in linear time.
+    const places = new Map<string, number>();
     for (;;) {
       const { at, ref: next } = chain.at(-1)!;
+      if (found.has(next)) return settle(chain, found.get(next));
       const keys = keysOf(next)!;
       const node = lookup(document, keys, (reference) => target(pointerOf(keys), reference.$ref, depth + 1));
       if (node === undefined)
         throw new BrokenReference(
           `${at}: $ref '${next}' points to nothing in the document; correct the reference or add what it names`,
         );
-      if (!isReference(node) || outside.has(node)) {
-        found.set(ref, node);
-        return node;
-      }
+      if (!isReference(node) || outside.has(node)) return settle(chain, node);
       const here = pointerOf(keys);
-      const round = chain.find((link) => link.at === here);
-      if (round)
+      const round = places.get(here);
+      if (round !== undefined)
         throw new BrokenReference(
-          `${round.at}: $ref '${round.ref}' goes round a cycle of references (${[...chain.slice(chain.indexOf(round)).map((link) => link.at), here].join(' → ')}) that never reaches a schema; make one of them a schema`,
+          `${chain[round]!.at}: $ref '${chain[round]!.ref}' goes round a cycle of references (${[...chain.slice(round).map((link) => link.at), here].join(' → ')}) that never reaches a schema; make one of them a schema`,
         );
+      places.set(here, chain.length);
       chain.push({ at: here, ref: node.$ref });
     }
   };

@@ -159,6 +159,33 @@ describe('an OpenAPI document as real providers publish it', () => {
   });
 });
 
+describe('a very large document', () => {
+  it('resolves long chains of references, each once: 5,000 schemas each holding the next, 5,000 references to references', async () => {
+    const count = 5_000;
+    const schemas: Record<string, unknown> = {};
+    for (let index = 0; index < count; index += 1) {
+      schemas[`S${index}`] = {
+        type: 'object',
+        properties: { next: { $ref: `#/components/schemas/S${(index + 1) % count}` } },
+      };
+      schemas[`R${index}`] = { $ref: `#/components/schemas/${index + 1 < count ? `R${index + 1}` : 'S0'}` };
+    }
+    const document = await loadOpenApiDocument(
+      await documentFile({
+        openapi: '3.0.3',
+        info,
+        paths: {
+          '/items': { get: { operationId: 'items_list', responses: page({ $ref: '#/components/schemas/R0' }) } },
+        },
+        components: { schemas },
+      }),
+    );
+    const resolved = document.components!.schemas!;
+    expect(resolved.R0).toBe(resolved.S0);
+    expect((resolved[`S${count - 1}`]!.properties as Record<string, Schema>).next).toBe(resolved.S0);
+  });
+});
+
 describe('a reference outside the document', () => {
   const OUTSIDE = {
     openapi: '3.0.3',
