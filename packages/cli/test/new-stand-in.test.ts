@@ -60,6 +60,9 @@ async function scaffold(text: string, file: string) {
   const created = bufferIo();
   const argv = ['new', 'provider', '--from-openapi', file, '--operations', 'get_files_id'];
   expect(await runCli(argv, { ...created.io, cwd }), created.stderr()).toBe(0);
+  // What to do next names the file written, as the README does.
+  const standIn = file.endsWith('.json') ? 'openapi.json' : 'openapi.yaml';
+  expect(created.stdout()).toContain(`  npx plugboard mock ${standIn} --port 4010 `);
   return join(cwd, 'provider');
 }
 

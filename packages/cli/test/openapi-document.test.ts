@@ -226,6 +226,20 @@ describe('a reference outside the document', () => {
     ]);
     expect((await fetch(`${server.url}/files`)).status).toBe(200);
   });
+
+  it('plugboard mock prints the operation it does not serve, with the pointer and what to do', async () => {
+    const served = bufferIo();
+    const controller = new AbortController();
+    const running = runCli(['mock', await documentFile(OUTSIDE), '--port', '0'], served.io, {
+      signal: controller.signal,
+    });
+    await expect.poll(() => served.stdout()).toContain('not served');
+    controller.abort();
+    expect(await running).toBe(0);
+    expect(served.stdout()).toContain(
+      `  GET /shared: not served; ${where}: $ref 'shared.yaml#/File' points outside the document; put what it names into the document (as a component) and refer to that\n`,
+    );
+  });
 });
 
 describe('a broken document', () => {

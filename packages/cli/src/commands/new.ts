@@ -29,6 +29,7 @@ export async function newCommand({ args, values, io }: Invocation): Promise<void
   if (!file && operations.length > 0) throw new UsageError('--operations goes with --from-openapi <file>');
   const scaffold = await scaffoldConnector({ name: name!, dir, ...(file ? { openapi: { file, operations } } : {}) });
   const shown = typeof values.dir === 'string' ? values.dir : name!;
+  const standIn = scaffold.files.find((written) => /^openapi\.(json|yaml)$/.test(written)) ?? 'openapi.yaml';
   io.stdout.write(
     [
       `plugboard new: ${scaffold.files.length} files in ${scaffold.dir}`,
@@ -38,12 +39,12 @@ export async function newCommand({ args, values, io }: Invocation): Promise<void
       '  npm install',
       ...(file
         ? [
-            '  npx plugboard mock openapi.* --port 4010   # a stand-in to record against; README.md lists the record commands',
-            '  npm test                                   # once every action has a recorded scenario',
+            `  npx plugboard mock ${standIn} --port 4010 # a stand-in to record against; README.md lists the record commands`,
+            '  npm test                                      # once every action has a recorded scenario',
           ]
         : [
             '  npm test                                   # the standard suite on the recorded fixtures',
-            '  npx plugboard mock openapi.yaml --port 4010 # a stand-in to record against (README.md)',
+            `  npx plugboard mock ${standIn} --port 4010 # a stand-in to record against (README.md)`,
           ]),
       '',
     ].join('\n'),
