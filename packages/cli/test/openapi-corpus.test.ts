@@ -16,6 +16,7 @@ const CORPUS: ReadonlyArray<{ name: string; file: string; list: string }> = [
   { name: 'blockfrost', file: join(DOCUMENTS, 'blockfrost-openapi.yaml'), list: '/pools' },
   { name: 'descript', file: DESCRIPT_OPENAPI, list: '/projects' },
   { name: 'box', file: join(DOCUMENTS, 'box-openapi.json'), list: '/folders/0/items' },
+  { name: 'openai', file: join(DOCUMENTS, 'openai-openapi.json'), list: '/assistants' },
 ];
 
 describe('the corpus of real documents', () => {
