@@ -60,15 +60,13 @@ describe('authBaseUrl', () => {
   it('a run refreshes against the stand-in, never the declared token URL', async () => {
     const connector = declaredElsewhere();
     const tokens = await expiredSet();
-    const read = await clock.runUntil(
-      readAll(connector, 'me.get', {
-        input: {},
-        connection: { id: 'conn-1', baseUrl: rig.api.url, authBaseUrl: rig.auth.issuer },
-        credential: () => ({ clientId: native(), tokens }),
-        transport,
-        retry: { retries: 0 },
-      }),
-    );
+    const read = await readAll(connector, 'me.get', {
+      input: {},
+      connection: { id: 'conn-1', baseUrl: rig.api.url, authBaseUrl: rig.auth.issuer },
+      credential: () => ({ clientId: native(), tokens }),
+      transport,
+      retry: { retries: 0 },
+    });
     expect(read.records).toHaveLength(1);
     expect(rig.auth.counts.token.refresh_token).toBe(1);
     expect(providerHits).toBe(0);
@@ -88,15 +86,13 @@ describe('authBaseUrl', () => {
       log: () => undefined,
     });
     const records: unknown[] = [];
-    await clock.runUntil(
-      executor.execute({
-        connectorKey: 'rigged',
-        action: 'me.get',
-        connectionId: 'conn-1',
-        stream: 's',
-        onPage: (page) => void records.push(...page.records),
-      }),
-    );
+    await executor.execute({
+      connectorKey: 'rigged',
+      action: 'me.get',
+      connectionId: 'conn-1',
+      stream: 's',
+      onPage: (page) => void records.push(...page.records),
+    });
     expect(records).toHaveLength(1);
     expect(rig.auth.counts.token.refresh_token).toBe(1);
     expect(providerHits).toBe(0);
@@ -116,7 +112,7 @@ describe('authBaseUrl', () => {
       redactor: new Redactor(),
       log: () => undefined,
     });
-    const current = await clock.runUntil(source.current());
+    const current = await source.current();
     expect(current.refreshToken).not.toBe(tokens.refreshToken);
     expect(rig.auth.counts.token.refresh_token).toBe(1);
     expect(providerHits).toBe(0);
