@@ -292,6 +292,22 @@ describe('the stand-in authorization server', () => {
   });
 });
 
+describe('a hostile token request', () => {
+  it('is refused, and its request line quotes no line break or other text the client made up', async () => {
+    await start();
+    const answer = await fetch(mock.oauth!.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'x\nGET /v2/users/me 200 getMe', client_id: CLIENT }),
+    });
+    expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([
+      400,
+      'unsupported_grant_type',
+    ]);
+    expect(grants()).toEqual(['400 unreadable unsupported_grant_type']);
+  });
+});
+
 describe('--token-fault', () => {
   it('invalid_grant: the refresh is refused and the run fails credentials_expired', async () => {
     await start();

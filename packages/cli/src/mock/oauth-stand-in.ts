@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { excerpt } from '@plugboard/sdk';
 import type { Clock } from '@plugboard/sdk/host';
 import { readBody, send } from './http.js';
 import { authenticatedClient, type StandInClient } from './oauth-client.js';
@@ -72,7 +71,9 @@ export class OAuthStandIn {
       if (request.method !== 'POST')
         throw new OAuthRefusal(405, 'invalid_request', 'the token endpoint takes POST', { allow: 'POST' });
       const form = new URLSearchParams((await readBody(request, MAX_FORM)).toString('utf8'));
-      grantType = excerpt(form.get('grant_type') ?? 'none');
+      // Printed on the mock's request lines: a grant type's own characters only, never what else a client sent.
+      const given = form.get('grant_type') ?? 'none';
+      grantType = /^[a-z][a-z0-9_:.-]{0,63}$/i.test(given) ? given : 'unreadable';
       const clientId = authenticatedClient(request, form, this.options);
       await applyTokenFault(this.options.fault, grantType, this.options.clock);
       const granted = this.grant(grantType, clientId, form);
