@@ -206,6 +206,16 @@ describe('auth login --auth-base-url at plugboard mock', () => {
     // Each expiry met the API's 401 once, then the refreshed token passed.
     expect(mock.requests.filter((request) => request.status === 401)).toHaveLength(3);
     expect(providerHits).toBe(0);
+
+    // The stand-in belongs to the signed-in connection, never to the connector's catalogue entry.
+    const out = join(home, 'catalogue');
+    expect((await cli(['catalogue', '--plugins', plugins, '--out', out])).code).toBe(0);
+    const written = await readdir(out, { recursive: true, withFileTypes: true });
+    const texts = await Promise.all(
+      written.filter((entry) => entry.isFile()).map((entry) => readFile(join(entry.parentPath, entry.name), 'utf8')),
+    );
+    expect(texts.length).toBeGreaterThan(0);
+    for (const text of texts) expect(text).not.toContain(new URL(mock.url).host);
   }, 60_000);
 
   it('is refused in production, or when not https nor loopback http, before anything is sent (exit 2)', async () => {
