@@ -3,7 +3,7 @@ import { createExecutor, createHostTransport, type Executor, memoryStore, type S
 import type { ActionArgs, IsolatedActionArgs } from './action-args.js';
 import type { CliIo } from './io.js';
 import { allowedNetwork } from './network.js';
-import { type SignedIn, signedIn, signedInCredential, signedInCredentials } from './signed-in.js';
+import { type SignedIn, signedIn, signedInConnection, signedInCredential, signedInCredentials } from './signed-in.js';
 
 /**
  * The connection signed in with `auth login` that a run uses, with its kept token set, when
@@ -51,8 +51,9 @@ export async function actionExecutor(
     network: { allow: allowedNetwork(io.env) },
     ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
   });
-  const connection = signed
-    ? { ...args.connection, settings: { ...args.connection.settings, authScheme: signed.kept.scheme } }
+  const kept = signed && signedInConnection(signed);
+  const connection = kept
+    ? { ...args.connection, ...kept, settings: { ...args.connection.settings, ...kept.settings } }
     : args.connection;
   const executor = createExecutor({
     ...('plugin' in args

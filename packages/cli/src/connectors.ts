@@ -208,7 +208,7 @@ function installed(name: string, from: string): string | undefined {
 }
 
 /** The folder of the nearest package.json at or above `from`, when it declares a connector (a `plugboard` manifest). */
-function connectorPackageAbove(from: string): string | undefined {
+export function connectorPackageAbove(from: string): string | undefined {
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {

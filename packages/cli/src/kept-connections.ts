@@ -18,6 +18,8 @@ export interface KeptConnection {
   scheme: string;
   /** The OAuth2 client signed in as: not a secret, kept so `run` and `check` need no flag. */
   clientId: string;
+  /** `auth login --auth-base-url`: the stand-in authorization server every refresh goes to (sandbox only; not a secret). */
+  authBaseUrl?: string;
   signedInAt: string;
   /** The latest `plugboard check` of the connection. */
   lastCheck?: { state: LiveCheck['state']; checkedAt: string };

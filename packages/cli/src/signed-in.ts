@@ -31,6 +31,14 @@ export async function signedIn(
   return { kept, state, store: await connectorCredentials(state, connector) };
 }
 
+/**
+ * The connection's parts a sign-in keeps: the scheme it signed in with, and the stand-in
+ * authorization server it signed in at (`auth login --auth-base-url`), where every refresh goes.
+ */
+export function signedInConnection({ kept }: SignedIn): { settings: { authScheme: string }; authBaseUrl?: string } {
+  return { settings: { authScheme: kept.scheme }, ...(kept.authBaseUrl ? { authBaseUrl: kept.authBaseUrl } : {}) };
+}
+
 /** What the transport's token lifecycle needs: the store to refresh into, and where processes take turns. */
 export async function signedInCredentials({ state, store }: SignedIn): Promise<CredentialOptions> {
   const lockFolder = join(state, 'credentials', 'locks');

@@ -12,6 +12,8 @@ export class RemotePlan implements PreparedAction {
   readonly connection: { id: string };
   /** The id of the auth scheme the plugin resolved the connection to. */
   readonly scheme: string | undefined;
+  /** The host's word on where the connection's OAuth2 endpoints are (`ConnectionInput.authBaseUrl`), never the plugin's. */
+  readonly authBaseUrl: string | undefined;
   readonly environment: WirePlan['environment'];
   readonly checkpoint: unknown;
   readonly checkpointVersion: number;
@@ -22,6 +24,7 @@ export class RemotePlan implements PreparedAction {
   constructor(
     readonly owner: PluginPort,
     plan: WirePlan,
+    authBaseUrl?: string,
   ) {
     this.id = plan.id;
     this.connector = { key: owner.description.key, version: owner.description.connectorVersion };
@@ -31,6 +34,7 @@ export class RemotePlan implements PreparedAction {
     this.input = plan.input;
     this.connection = { id: plan.connection.id };
     this.scheme = typeof plan.connection.scheme === 'string' ? plan.connection.scheme : undefined;
+    this.authBaseUrl = authBaseUrl;
     this.environment = plan.environment;
     this.checkpoint = plan.checkpoint;
     // Anything but a version number is version 1: a plugin's word bears only on its own checkpoints.
@@ -56,6 +60,8 @@ export interface AskedPlan {
   action: string;
   connectionId: string;
   environment: string;
+  /** Kept with the plan for the host's token lifecycle. */
+  authBaseUrl?: string;
 }
 
 /**
@@ -77,5 +83,5 @@ export function heldPlan(port: PluginPort, plan: WirePlan, asked: AskedPlan): Re
     port.kill('forged', message);
     throw new PluginKilledError(port.plugin, 'forged', message, port.log);
   }
-  return new RemotePlan(port, plan);
+  return new RemotePlan(port, plan, asked.authBaseUrl);
 }

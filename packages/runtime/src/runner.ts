@@ -63,6 +63,7 @@ async function preparation(
     action: field === undefined ? action : optionsKey(action, field),
     connectionId: options.connection?.id ?? 'default',
     environment: options.environment ?? 'sandbox',
+    ...(options.connection?.authBaseUrl === undefined ? {} : { authBaseUrl: options.connection.authBaseUrl }),
   });
 }
 
@@ -92,6 +93,7 @@ export function pluginRunner(port: PluginPort): ConnectorRunner {
         action: before.action.key,
         connectionId: before.connection.id,
         environment: before.environment,
+        ...(before.authBaseUrl === undefined ? {} : { authBaseUrl: before.authBaseUrl }),
       });
     },
     run: (prepared, settings) => {

@@ -80,7 +80,8 @@ export function sentCredential(
 
 /**
  * The token source of a run on an OAuth2 credential: the host's lifecycle on the host's
- * transport, for the scheme the plugin declared at load. Undefined for any other credential.
+ * transport, for the scheme the plugin declared at load, its endpoints where the host's connection
+ * points them. Undefined for any other credential.
  */
 export function hostTokenSource(
   port: Pick<PluginPort, 'description' | 'oauth2'>,
@@ -99,6 +100,7 @@ export function hostTokenSource(
   return connectionTokenSource({
     connector: port.description.key,
     scheme,
+    ...(plan.authBaseUrl === undefined ? {} : { authBaseUrl: plan.authBaseUrl }),
     connectionId: plan.connection.id,
     environment: plan.environment,
     credential,

@@ -1,4 +1,6 @@
+import { schemeAtAuthBase } from './auth/auth-base.js';
 import type { AuthScheme } from './definition/auth.js';
+import type { Environment } from './definition/environment.js';
 import type { Connector } from './definition/connector.js';
 import type { ConnectionCredential } from './credentials.js';
 import { ConnectionConfigError, InvalidInputError } from './errors.js';
@@ -16,6 +18,11 @@ export interface ConnectionInput {
   id?: string;
   /** Overrides the connector's default base URL (tests, simulators, proxies, regions). */
   baseUrl?: string;
+  /**
+   * Points the OAuth2 scheme's endpoints at a stand-in authorization server (sandbox only):
+   * sign-in at `<authBaseUrl>/authorize`, token requests at `<authBaseUrl>/token`. Not a secret.
+   */
+  authBaseUrl?: string;
   /** Non-secret settings; `authScheme` picks one of the connector's auth schemes. */
   settings?: Record<string, unknown>;
 }
@@ -28,7 +35,7 @@ export interface ResolvedConnection {
   baseUrl: string;
   /** The settings as the connector's schema parsed them, `authScheme` among them when given; frozen. */
   settings: Readonly<Record<string, unknown>>;
-  /** The auth scheme the connection uses: the one `authScheme` picks, else the connector's first. */
+  /** The auth scheme the connection uses: the one `authScheme` picks, else the connector's first; its OAuth2 endpoints under `authBaseUrl` when given. */
   scheme: AuthScheme;
 }
 
@@ -84,7 +91,11 @@ function httpUrl(value: string, field: string): string {
 
 const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
 
-export function resolveConnection(connector: Connector, input: ConnectionInput = {}): ResolvedConnection {
+export function resolveConnection(
+  connector: Connector,
+  input: ConnectionInput = {},
+  environment: Environment = 'sandbox',
+): ResolvedConnection {
   // Most connections of a run have no settings: they share one frozen empty object, copied by nothing.
   let authScheme: unknown;
   let settings: Record<string, unknown> = NO_SETTINGS;
@@ -124,6 +135,6 @@ export function resolveConnection(connector: Connector, input: ConnectionInput =
       input.settings === undefined && !connector.settings
         ? NO_SETTINGS
         : Object.freeze({ ...parsedSettings, ...(authScheme === undefined ? {} : { authScheme }) }),
-    scheme,
+    scheme: schemeAtAuthBase(scheme, input.authBaseUrl, environment),
   };
 }

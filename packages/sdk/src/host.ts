@@ -102,6 +102,8 @@ export type { CredentialStore, StoredTokens, StoredTokenSet, TokenSource } from 
 // An OAuth2 connection's token lifecycle kept by the host for a run elsewhere (RunSettings.tokens there).
 export { connectionTokenSource } from './auth/connection-source.js';
 export type { ConnectionTokensRequest } from './auth/connection-source.js';
+// A connection's authBaseUrl: the scheme's OAuth2 endpoints under a stand-in (sandbox only), as a sign-in needs them.
+export { schemeAtAuthBase } from './auth/auth-base.js';
 // The connection check: a connector's check(ctx), answered as the platform's LiveCheck.
 export { checkConnection } from './check.js';
 export type { CheckOptions, LiveCheck, LiveCheckState } from './check.js';

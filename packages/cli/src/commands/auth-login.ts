@@ -7,7 +7,7 @@ import {
   type OAuth2AuthorizationCodeScheme,
   type TokenSet,
 } from '@plugboard/sdk';
-import { authorizationRequest, exchangeAuthorizationCode, signsIn } from '@plugboard/sdk/host';
+import { authorizationRequest, exchangeAuthorizationCode, schemeAtAuthBase, signsIn } from '@plugboard/sdk/host';
 import { openBrowser } from '../browser.js';
 import { connectionName } from '../connection-name.js';
 import { wantsJson, writeJsonLine } from '../io.js';
@@ -35,12 +35,36 @@ function signInScheme(connector: Connector, id: string | undefined): OAuth2Autho
 }
 
 /**
- * `plugboard auth login <connector> [--connection NAME]`: the OAuth2 authorization code flow
+ * The scheme with its endpoints at `--auth-base-url` (a stand-in such as `plugboard mock`'s),
+ * sandbox only; the scheme as declared without it.
+ */
+function standInScheme(
+  scheme: OAuth2AuthorizationCodeScheme,
+  authBaseUrl: string | undefined,
+  environment: Environment,
+): OAuth2AuthorizationCodeScheme {
+  if (authBaseUrl === undefined) return scheme;
+  if (environment !== 'sandbox')
+    throw new UsageError(
+      "--auth-base-url points the sign-in at a stand-in and is for sandbox only: a production connection signs in at the provider's own endpoints",
+    );
+  try {
+    return schemeAtAuthBase(scheme, authBaseUrl, environment) as OAuth2AuthorizationCodeScheme;
+  } catch (error) {
+    throw new UsageError(
+      `--auth-base-url ${excerpt(authBaseUrl)}: ${(error as Error).message.replace(/^connection /, '')}`,
+    );
+  }
+}
+
+/**
+ * `plugboard auth login <connector> [--connection NAME] [--auth-base-url URL]`: the OAuth2 authorization code flow
  * with PKCE S256 through a loopback redirect (RFC 8252): the URL to open is printed (and opened
  * in a browser when a person is at a terminal), the code that comes back with the right state
  * is exchanged, and the token set is kept in the state folder's credential store for `run` and
  * `check`. The client id comes from `--client-id` or `PLUGBOARD_CLIENT_ID`, a confidential
- * client's secret from `PLUGBOARD_CLIENT_SECRET` only.
+ * client's secret from `PLUGBOARD_CLIENT_SECRET` only. `--auth-base-url` signs in at a stand-in
+ * and is kept with the connection, so every refresh goes there too.
  */
 export async function authLoginCommand({
   args,
@@ -52,7 +76,9 @@ export async function authLoginCommand({
 }: Invocation): Promise<void> {
   const given = values as Record<string, string | undefined>;
   const { connector } = await findConnector({ key: args[0], connector: given.connector, plugins: given.plugins });
-  const scheme = signInScheme(connector, given.scheme);
+  const environment = (given.environment ?? 'sandbox') as Environment;
+  const authBaseUrl = given['auth-base-url'];
+  const scheme = standInScheme(signInScheme(connector, given.scheme), authBaseUrl, environment);
   const connection = connectionName(given.connection);
   const clientId = given['client-id'] || io.env.PLUGBOARD_CLIENT_ID;
   if (!clientId)
@@ -80,7 +106,7 @@ export async function authLoginCommand({
       callback: { callbackUrl, state: request.state, verifier: request.verifier, redirectUri: redirect.uri },
       connectionId: connection,
       transport,
-      environment: (given.environment ?? 'sandbox') as Environment,
+      environment,
     });
     await keepTokens(await connectorCredentials(folder.dir, connector.key), connection, tokens);
     await writeKept(folder.dir, {
@@ -88,6 +114,7 @@ export async function authLoginCommand({
       connection,
       scheme: scheme.id,
       clientId,
+      ...(authBaseUrl === undefined ? {} : { authBaseUrl }),
       signedInAt: new Date().toISOString(),
     });
   } catch (error) {

@@ -5,7 +5,8 @@ import { stateFolder } from '../state.js';
 
 /**
  * `plugboard auth status`: each connection kept in the state folder by `auth login`, with its
- * scheme, when its access token expires and its last check; never a token or a secret. JSON
+ * scheme, when its access token expires, its last check and the stand-in it signed in at
+ * (`--auth-base-url`); never a token or a secret. JSON
  * (`{"connections": [...]}`) with `--json` or when stdout is not a terminal, else a line each.
  */
 export async function authStatusCommand({ values, io }: Invocation): Promise<void> {
@@ -19,6 +20,7 @@ export async function authStatusCommand({ values, io }: Invocation): Promise<voi
         connection: kept.connection,
         scheme: kept.scheme,
         clientId: kept.clientId,
+        authBaseUrl: kept.authBaseUrl ?? null,
         signedInAt: kept.signedInAt,
         expiresAt: expiry === undefined ? null : new Date(expiry).toISOString(),
         renewable: stored?.tokens.refreshToken !== undefined,
@@ -34,6 +36,7 @@ export async function authStatusCommand({ values, io }: Invocation): Promise<voi
   for (const c of connections) {
     const expiry = c.expiresAt ? `expires ${c.expiresAt}${c.renewable ? ' (renewed as used)' : ''}` : 'no known expiry';
     const check = c.lastCheck ? `last check ${c.lastCheck.state} at ${c.lastCheck.checkedAt}` : 'never checked';
-    io.stdout.write(`${c.connector}  ${c.connection}  ${c.scheme}  ${expiry}  ${check}\n`);
+    const at = c.authBaseUrl ? `  signed in at the stand-in ${c.authBaseUrl}` : '';
+    io.stdout.write(`${c.connector}  ${c.connection}  ${c.scheme}  ${expiry}  ${check}${at}\n`);
   }
 }

@@ -7,7 +7,7 @@ import { writeJsonLine } from '../io.js';
 import { writeKept } from '../kept-connections.js';
 import { allowedNetwork } from '../network.js';
 import type { Invocation } from '../invocation.js';
-import { signedIn, signedInCredential, signedInCredentials } from '../signed-in.js';
+import { signedIn, signedInConnection, signedInCredential, signedInCredentials } from '../signed-in.js';
 
 /**
  * The exit code of a LiveCheck: 0 only when it passed; 1 when the provider could not be reached
@@ -53,7 +53,7 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
       connection: {
         id: connection,
         ...(given['base-url'] ? { baseUrl: given['base-url'] } : {}),
-        ...(signed ? { settings: { authScheme: signed.kept.scheme } } : {}),
+        ...(signed ? signedInConnection(signed) : {}),
       },
       environment: (given.environment ?? 'sandbox') as Environment,
       credential: signed ? signedInCredential(io, signed) : environmentCredential(io),

@@ -4,6 +4,7 @@ import { excerpt } from '@plugboard/sdk';
 import { loadOpenApiDocument } from '../openapi-document.js';
 import { MAX_RECORDS, startMockServer } from '../mock/server.js';
 import type { Invocation } from '../invocation.js';
+import { standInLines, standInPlan } from './mock-oauth.js';
 import { portInUse, UsageError } from '../usage.js';
 
 /** A whole number option between 0 and `max`. */
@@ -17,10 +18,12 @@ function count(option: string, value: unknown, fallback: number, max: number): n
 
 /**
  * `plugboard mock <openapi-file> [--port N] [--host H] [--records N] [--grow K] [--seed S]`: a
- * local stand-in for the API the document describes, until interrupted. Prints where it
+ * local stand-in for the API the document describes, until interrupted, and for the OAuth2
+ * authorization server of the connector named or here (mock-oauth.ts). Prints where it
  * listens and how each list operation pages, then one line per request.
  */
-export async function mockCommand({ args, values, io, signal }: Invocation): Promise<void> {
+export async function mockCommand(invocation: Invocation): Promise<void> {
+  const { args, values, io, signal } = invocation;
   const [file] = args;
   const portText = String(values.port ?? '0');
   if (!/^\d+$/.test(portText) || Number(portText) > 65_535)
@@ -30,6 +33,7 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
   const seed = String(values.seed ?? '1');
   // A relative path is the caller's, as with every other command.
   const document = await loadOpenApiDocument(resolve(io.cwd, file!));
+  const standIn = await standInPlan(invocation);
   let server: Awaited<ReturnType<typeof startMockServer>>;
   try {
     server = await startMockServer(document, {
@@ -38,6 +42,7 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
       records,
       grow,
       seed,
+      ...(standIn ? { oauth: standIn.oauth } : {}),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -47,6 +52,7 @@ export async function mockCommand({ args, values, io, signal }: Invocation): Pro
     throw error;
   }
   io.stdout.write(`plugboard mock: ${server.operations} operations of ${file} at ${server.url} (Ctrl+C stops it)\n`);
+  if (standIn) io.stdout.write(standInLines(standIn, server));
   for (const list of server.lists)
     io.stdout.write(
       `  ${list.method} ${list.path}: ${records} records${grow ? ` (+${grow} before each later read)` : ''}; ${list.paging}\n`,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '@plugboard/sdk/host';
@@ -17,6 +16,8 @@ import {
 } from '../openapi-document.js';
 import { forValidator } from '../openapi-refs.js';
 import { exampleOf } from './example.js';
+import { readBody, send } from './http.js';
+import { OAUTH_PATH, OAuthStandIn, type OAuthStandInOptions } from './oauth-stand-in.js';
 import { describeListing, listingOf } from './listing.js';
 import { RecordList } from './pages.js';
 import { jsonMedia, jsonMediaType, Refusal, refusalBody } from './refusal.js';
@@ -42,8 +43,10 @@ export interface MockServerOptions {
   seed?: string;
   /** Records each paged list operation adds, newer than all, before each read after its first. @default 0 */
   grow?: number;
-  /** The newest of the first records is at the start of this clock's day (UTC). @default systemClock */
+  /** The newest of the first records is at the start of this clock's day (UTC); the stand-in authorization server's time. @default systemClock */
   clock?: Clock;
+  /** Serves an OAuth2 authorization server beside the API (oauth-stand-in.ts), whose bearer tokens the API then requires. */
+  oauth?: Omit<OAuthStandInOptions, 'clock'>;
 }
 
 /** A list operation served page by page, and how (for the author to read). */
@@ -77,6 +80,8 @@ export interface MockServer {
   readonly skipped: readonly MockSkipped[];
   /** Every request answered, oldest first. */
   readonly requests: readonly MockRequest[];
+  /** Where the stand-in authorization server is, when it serves one: `--auth-base-url` takes `baseUrl`. */
+  readonly oauth?: { baseUrl: string; authorizeUrl: string; tokenUrl: string };
   close(): Promise<void>;
 }
 
@@ -86,7 +91,6 @@ const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).defau
 ) => unknown;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const MAX_BODY = 1024 * 1024;
 const MAX_URL = 8 * 1024;
 /** The most records a list operation holds, growth included. */
 export const MAX_RECORDS = 100_000;
@@ -268,19 +272,6 @@ function parsedBody(body: Buffer): unknown {
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY)
-    throw new Refusal(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY) throw new Refusal(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 function checkBody(route: Route, body: Buffer): void {
   const requestBody = route.operation.requestBody;
   if (body.length === 0) {
@@ -321,17 +312,6 @@ function answerOf(operation: Operation): { status: number; body: unknown } {
   return { status, body: status === 204 || media === undefined ? undefined : exampleOf(media) };
 }
 
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = body === undefined ? '' : JSON.stringify(body);
-  response.writeHead(status, {
-    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    'content-length': String(Buffer.byteLength(text)),
-    'x-request-id': `req_${randomBytes(8).toString('hex')}`,
-    ...headers,
-  });
-  response.end(text);
-}
-
 /** The operation a request's path and method name, with the path's values; a 404 or 405 when there is none. */
 function routeFor(routes: readonly Route[], basePath: string, url: URL, method: string) {
   if (!url.pathname.startsWith(`${basePath}/`) && url.pathname !== basePath)
@@ -365,6 +345,7 @@ interface Stand {
   /** Where a next URL or a Link points: known once listening. */
   origin: string;
   requests: MockRequest[];
+  oauth: OAuthStandIn | undefined;
 }
 
 /** Answers one request: a page of a list, the operation's example, or a refusal naming what is wrong. */
@@ -377,6 +358,10 @@ async function answer(stand: Stand, request: IncomingMessage, response: ServerRe
     if ((request.url ?? '').length > MAX_URL)
       throw new Refusal(414, 'uri_too_long', `the URL is longer than ${MAX_URL} characters`);
     const url = new URL(request.url ?? '/', 'http://mock.invalid');
+    if (stand.oauth?.serves(url.pathname))
+      return await stand.oauth.answer(request, response, url, (path, status, what) =>
+        stand.requests.push({ method: method.toUpperCase(), path, status, operationId: what }),
+      );
     const { route, values } = routeFor(stand.routes, stand.basePath, url, method);
     operation = route.operation;
     const body = await readBody(request);
@@ -386,6 +371,8 @@ async function answer(stand: Stand, request: IncomingMessage, response: ServerRe
         'unauthorized',
         'this operation needs a credential (an Authorization header or the API key the document names)',
       );
+    const unknownToken = stand.oauth?.bearerRefusal(request);
+    if (unknownToken) throw unknownToken;
     checkParameters(route, values, url.searchParams, request);
     checkBody(route, body);
     if (route.list) {
@@ -438,6 +425,7 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
     basePath: basePathOf(document),
     origin: 'http://127.0.0.1',
     requests: [],
+    oauth: options.oauth && new OAuthStandIn({ ...options.oauth, clock: options.clock ?? systemClock }),
   };
   const server = createServer(
     { maxHeaderSize: 16 * 1024 },
@@ -463,6 +451,15 @@ export async function startMockServer(document: OpenApiDocument, options: MockSe
     ),
     skipped,
     requests: stand.requests,
+    ...(stand.oauth
+      ? {
+          oauth: {
+            baseUrl: `${stand.origin}${OAUTH_PATH}`,
+            authorizeUrl: `${stand.origin}${OAUTH_PATH}/authorize`,
+            tokenUrl: `${stand.origin}${OAUTH_PATH}/token`,
+          },
+        }
+      : {}),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -9,6 +9,7 @@ import { partsOf, type Transport } from '../http/transport.js';
 import { createLogger, type LogLevel, type LogSink, stderrSink } from '../log.js';
 import type { Redactor } from '../secrets.js';
 import type { TokenSource } from '../tokens.js';
+import { schemeAtAuthBase } from './auth-base.js';
 import { connectionTokens, tokenSubject } from './lifecycles.js';
 import type { OAuth2Checked } from './schemes/credential-reader.js';
 import { isOAuth2Scheme, schemeProblems } from './schemes/index.js';
@@ -25,6 +26,8 @@ export interface ConnectionTokensRequest {
   connector: string;
   /** The connection's OAuth2 scheme as the connector declares it: token requests go to its `tokenUrl`. */
   scheme: AuthScheme;
+  /** The connection's `authBaseUrl` (sandbox only): token requests go to `<authBaseUrl>/token` instead. */
+  authBaseUrl?: string;
   /** The connection whose token set the transport's credential store keeps. */
   connectionId: string;
   /** The environment the run connects under: the network policy token requests pass. */
@@ -49,7 +52,8 @@ export interface ConnectionTokensRequest {
  * `ConnectionConfigError` names what is wrong, and nothing is sent.
  */
 export function connectionTokenSource(request: ConnectionTokensRequest): TokenSource {
-  const { connector: key, scheme, connectionId, redactor } = request;
+  const { connector: key, connectionId, redactor, environment } = request;
+  const scheme = schemeAtAuthBase(request.scheme, request.authBaseUrl, environment);
   const subject = `connector '${key}': auth scheme '${excerpt(String(scheme?.id))}'`;
   if (!isOAuth2Scheme(scheme))
     throw new ConnectionConfigError(`${subject} is not an OAuth2 scheme: it has no token lifecycle; nothing was sent`);
@@ -60,7 +64,6 @@ export function connectionTokenSource(request: ConnectionTokensRequest): TokenSo
   const transport = partsOf(request.transport);
   const clock = request.clock ?? transport.clock;
   // The host has no definition of the connector here: its token requests draw on an undeclared budget.
-  const { environment } = request;
   return connectionTokens(transport, key, connectionId).source({
     send: tokenRequestSend({ transport, connector: key, connectionId, environment, redactor }),
     redactor,

@@ -39,11 +39,12 @@ export async function resolveHostConnection(
   return connection;
 }
 
-/** The connection as a run is given it: id, base URL and settings. */
+/** The connection as a run is given it: id, base URLs and settings. */
 export function connectionInput(connection: HostConnection): ConnectionInput {
   return {
     id: connection.id,
     ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }),
+    ...(connection.authBaseUrl === undefined ? {} : { authBaseUrl: connection.authBaseUrl }),
     ...(connection.settings ? { settings: connection.settings } : {}),
   };
 }

@@ -14,6 +14,8 @@ export interface HostConnection {
   id: string;
   /** Overrides the connector's default base URL. */
   baseUrl?: string;
+  /** Points the OAuth2 endpoints at a stand-in authorization server, sandbox only (`ConnectionInput.authBaseUrl`). */
+  authBaseUrl?: string;
   /** Non-secret settings; secret-like keys are refused (rule 10). */
   settings?: Record<string, unknown>;
   /** When set, the connection may run only in this environment. */

@@ -78,7 +78,7 @@ export function prepareRun(
   if (environment !== 'sandbox' && environment !== 'production') {
     throw new InvalidInputError('environment', [{ path: 'environment', message: "must be 'sandbox' or 'production'" }]);
   }
-  const connection = resolveConnection(connector, options.connection);
+  const connection = resolveConnection(connector, options.connection, environment);
   const raw = options.input === undefined ? {} : options.input;
   checkJson(raw, connector, action, 'input');
   // No closure and no subject string per run: they are made only for an error.

@@ -20,8 +20,13 @@ import { type OAuthRig, pkcePair } from './oauth.js';
 
 const Me = z.object({ sub: z.string() }).meta({ id: 'RigMe' });
 
-export function rigConnector(rig: OAuthRig, grant: 'code' | 'client'): Connector {
-  const common = { tokenUrl: rig.auth.tokenUrl, scopes: ['items:read'] };
+/** `declared`: the endpoints the connector names, when not the rig's (a connection then points them at the rig). */
+export function rigConnector(
+  rig: OAuthRig,
+  grant: 'code' | 'client',
+  declared: { tokenUrl: string; authorizeUrl: string } = rig.auth,
+): Connector {
+  const common = { tokenUrl: declared.tokenUrl, scopes: ['items:read'] };
   return defineConnector({
     key: 'rigged',
     name: 'Rigged',
@@ -32,7 +37,7 @@ export function rigConnector(rig: OAuthRig, grant: 'code' | 'client'): Connector
     summary: 'A connector whose API takes OAuth2 access tokens from the test rig.',
     auth:
       grant === 'code'
-        ? oauth2AuthorizationCode({ ...common, authorizeUrl: rig.auth.authorizeUrl })
+        ? oauth2AuthorizationCode({ ...common, authorizeUrl: declared.authorizeUrl })
         : oauth2ClientCredentials({ ...common, clientAuth: 'header' }),
     actions: [
       defineAction({
