@@ -154,6 +154,14 @@ async function kept() {
   return { file, folder, tokens: record.value.tokens };
 }
 
+/** Marks the kept access token expired in the store (at the epoch's first millisecond), so the next use renews it. */
+async function expireKept() {
+  const { file } = await kept();
+  const record = JSON.parse(await readFile(file, 'utf8')) as { value: { tokens: { expiresAt?: number } } };
+  record.value.tokens.expiresAt = 1;
+  await writeFile(file, `${JSON.stringify(record)}\n`);
+}
+
 /** Every file under `dir` but the credential store's token sets. */
 async function filesBesidesTokens(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -239,6 +247,17 @@ describe('plugboard check', () => {
     expect(JSON.parse(check.stdout)).toMatchObject({ state: 'credentials_changed', fixHint: expect.any(String) });
     expect(check.code).toBe(4);
     expect(rig.auth.counts.token.refresh_token).toBe(1);
+  });
+
+  it('prints the expiry the store holds after it renewed the access token, as auth status does', async () => {
+    await login();
+    await expireKept();
+    const check = await cli(['check', 'shop', '--base-url', rig.api.url]);
+    expect(check.code).toBe(0);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    const status = await cli(['auth', 'status', '--json']);
+    const [{ expiresAt }] = JSON.parse(status.stdout).connections as { expiresAt: string }[];
+    expect(JSON.parse(check.stdout)).toMatchObject({ state: 'passed', expiresAt });
   });
 
   it('is expired (exit 4) when the access token expired and the refresh is refused with invalid_grant', async () => {
