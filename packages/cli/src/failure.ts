@@ -23,6 +23,7 @@ import {
   UnknownActionError,
   UnknownConnectorError,
 } from '@plugboard/sdk/host';
+import { CredentialVariableError } from './credential-variable.js';
 import { UnknownActionNameError } from './did-you-mean.js';
 import type { ExitCode } from './exit-codes.js';
 import { type CliIo, writeJsonLine } from './io.js';
@@ -108,7 +109,7 @@ function addressHint(error: AddressRefusedError): string {
 
 /** What to do next after a failure, in the CLI's own terms; undefined when the message says it all. */
 export function hintFor(error: unknown): string | undefined {
-  if (error instanceof UnknownActionNameError) return error.hint;
+  if (error instanceof UnknownActionNameError || error instanceof CredentialVariableError) return error.hint;
   if (error instanceof ApprovalRequiredError) {
     return `someone other than you approves digest ${error.digest}; then run the same command with --approval '{"digest":"${error.digest}","requestedBy":"YOU","decidedBy":"THEM","decision":"approved","expiresAt":null}'`;
   }

@@ -1,15 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConnectionConfigError, type OAuth2Credential } from '@plugboard/sdk';
+import { ConnectionConfigError, type ConnectionInput, type OAuth2Credential } from '@plugboard/sdk';
 import type { CredentialOptions, CredentialStore } from '@plugboard/sdk/host';
 import type { CliIo } from './io.js';
 import { connectorCredentials, type KeptConnection, readKept } from './kept-connections.js';
 import { defaultStateFolder } from './state.js';
 
 /**
- * A connection someone signed in to with `plugboard auth login`, as `run` and `check` use it:
- * its token set comes from the state folder's credential store, and the transport's token
- * lifecycle refreshes it there (one process at a time, through a lock file beside it).
+ * A connection someone signed in to with `plugboard auth login`, as `run`, `record`, `options`
+ * and `check` use it: its token set comes from the state folder's credential store, and the
+ * transport's token lifecycle refreshes it there (one process at a time, through a lock file).
  */
 export interface SignedIn {
   kept: KeptConnection;
@@ -31,6 +31,26 @@ export async function signedIn(
   return { kept, state, store: await connectorCredentials(state, connector) };
 }
 
+/**
+ * The connection signed in with `auth login` that a command running an action uses (`run`,
+ * `record`, `options`), when `--connection` settings pick no other scheme; its state folder is
+ * `--state DIR` or the default one.
+ */
+export async function actionSignedIn(
+  io: CliIo,
+  args: { values: Record<string, string | undefined>; target: { key: string }; connection: ConnectionInput },
+  connectionId: string,
+): Promise<SignedIn | undefined> {
+  const signed = await signedIn(io, args.values.state, args.target.key, connectionId);
+  const picked = args.connection.settings?.authScheme;
+  return signed && (picked === undefined || String(picked).toLowerCase() === signed.kept.scheme) ? signed : undefined;
+}
+
+/** The connection as given, its settings naming the scheme signed in with when there is a sign-in. */
+export function signedInConnection(connection: ConnectionInput, signed: SignedIn | undefined): ConnectionInput {
+  return signed ? { ...connection, settings: { ...connection.settings, authScheme: signed.kept.scheme } } : connection;
+}
+
 /** What the transport's token lifecycle needs: the store to refresh into, and where processes take turns. */
 export async function signedInCredentials({ state, store }: SignedIn): Promise<CredentialOptions> {
   const lockFolder = join(state, 'credentials', 'locks');
@@ -48,7 +68,7 @@ export function signedInCredential(io: CliIo, { kept, store }: SignedIn): () => 
     const stored = await store.read(kept.connection);
     if (!stored)
       throw new ConnectionConfigError(
-        `connection '${kept.connection}' of ${kept.connector} holds no token set; sign in with plugboard auth login ${kept.connector} --connection ${kept.connection}`,
+        `connection '${kept.connection}' of ${kept.connector} holds no token set; sign in with plugboard auth login ${kept.connector} --connection-id ${kept.connection}`,
       );
     const secret = io.env.PLUGBOARD_CLIENT_SECRET;
     return {

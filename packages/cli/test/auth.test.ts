@@ -58,9 +58,9 @@ function env(): NodeJS.ProcessEnv {
 }
 
 /** The binary on the shop connector package, or the connector `from` names (`auth status` takes none). */
-function start(args: string[], from = ['--connector', SHOP]) {
+function start(args: string[], from = ['--connector', SHOP], more: NodeJS.ProcessEnv = {}) {
   const connector = args[0] === 'auth' && args[1] === 'status' ? [] : from;
-  return spawn(process.execPath, [BIN, ...args, ...connector], { env: env() });
+  return spawn(process.execPath, [BIN, ...args, ...connector], { env: { ...env(), ...more } });
 }
 
 async function ended(child: ReturnType<typeof spawn>, stderr = '') {
@@ -72,20 +72,20 @@ async function ended(child: ReturnType<typeof spawn>, stderr = '') {
   return { code, stdout, stderr };
 }
 
-function cli(args: string[], from?: string[]) {
-  return ended(start(args, from));
+function cli(args: string[], from?: string[], more?: NodeJS.ProcessEnv) {
+  return ended(start(args, from, more));
 }
 
 /** `auth login shop` (or `key` of `from`): the URL it prints is signed in to by the rig, whose redirect then reaches the CLI's listener. */
-async function login(key = 'shop', from?: string[]) {
-  const result = await signIn('approve', key, from);
+async function login(key = 'shop', from?: string[], more: string[] = []) {
+  const result = await signIn('approve', key, from, more);
   expect(result.stderr).not.toMatch(/"level":"(warn|error)"/);
   expect(result.code).toBe(0);
   return result;
 }
 
-async function signIn(decision: 'approve' | 'deny', key = 'shop', from?: string[]) {
-  const child = start(['auth', 'login', key], from);
+async function signIn(decision: 'approve' | 'deny', key = 'shop', from?: string[], more: string[] = []) {
+  const child = start(['auth', 'login', key, ...more], from);
   const lines = createInterface({ input: child.stderr! });
   let seen = '';
   let url: string | undefined;
@@ -256,7 +256,7 @@ describe('plugboard check', () => {
     expect(check.code).toBe(0);
     expect(rig.auth.counts.token.refresh_token).toBe(1);
     const status = await cli(['auth', 'status', '--json']);
-    const [{ expiresAt }] = JSON.parse(status.stdout).connections as { expiresAt: string }[];
+    const { expiresAt } = (JSON.parse(status.stdout).connections as { expiresAt: string }[])[0]!;
     expect(JSON.parse(check.stdout)).toMatchObject({ state: 'passed', expiresAt });
   });
 
@@ -309,5 +309,57 @@ describe('plugboard run on a signed-in connection', () => {
     const plugins = await rigPlugins();
     await login('rigged', plugins);
     await threeRuns(() => cli(['run', 'rigged', 'me.get', '--base-url', rig.api.url], plugins));
+  });
+});
+
+describe('one name for the connection: --connection-id', () => {
+  it('names it on auth login, auth status and check; --connection still does on login and check, said once', async () => {
+    const { stdout } = await login('shop', undefined, ['--connection-id', 'work']);
+    expect(JSON.parse(stdout)).toMatchObject({ connection: 'work' });
+    const status = await cli(['auth', 'status', '--json', '--connection-id', 'work']);
+    expect(JSON.parse(status.stdout)).toEqual({ connections: [expect.objectContaining({ connection: 'work' })] });
+    const none = await cli(['auth', 'status', '--json', '--connection-id', 'default']);
+    expect(JSON.parse(none.stdout)).toEqual({ connections: [] });
+
+    const check = await cli(['check', 'shop', '--connection-id', 'work', '--base-url', rig.api.url]);
+    expect(check.stderr).toBe('');
+    expect(JSON.parse(check.stdout)).toMatchObject({ connectionId: 'work', state: 'passed' });
+    const old = await cli(['check', 'shop', '--connection', 'work', '--base-url', rig.api.url]);
+    expect(JSON.parse(old.stdout)).toMatchObject({ connectionId: 'work', state: 'passed' });
+    const said = old.stderr.trim().split('\n');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/--connection NAME is the old spelling: use --connection-id NAME/);
+    const { tokens } = await kept();
+    await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+
+  it('record: an OAuth2-only connector records on its signed-in connection, the expired token renewed', async () => {
+    await rigPlugins();
+    const from = ['--connector', join(home, 'plugins', 'node_modules', 'connector-rigged')];
+    await login('rigged', from, ['--connection-id', 'work']);
+    const before = await kept();
+    await clock.advance(2 * HOUR);
+    const fixtures = join(home, 'fixtures');
+    const args = ['record', 'rigged', 'me.get', '--scenario', 'me', '--fixtures', fixtures, '--connection-id', 'work'];
+    const recorded = await cli([...args, '--base-url', rig.api.url], from);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    const fixture = JSON.parse(await readFile(join(fixtures, 'me.json'), 'utf8'));
+    expect(fixture.outcome.records).toEqual([{ sub: expect.any(String) }]);
+    const after = await kept();
+    await expectNoSecret([before.tokens.accessToken, after.tokens.accessToken, after.tokens.refreshToken]);
+  });
+
+  it('PLUGBOARD_CREDENTIAL takes the JSON of the OAuth2 credential { clientId, tokens }', async () => {
+    await login();
+    const { tokens } = await kept();
+    const credential = JSON.stringify({ clientId: rig.auth.clients.native.clientId, tokens });
+    const args = ['run', 'shop', 'items.list', '--connection-id', 'elsewhere', '--base-url', provider.url];
+    const run = await cli([...args, '--connection', '{"authScheme":"oauth2"}'], undefined, {
+      PLUGBOARD_CREDENTIAL: credential,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim().split('\n')).toHaveLength(5);
+    await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
   });
 });

@@ -1,5 +1,11 @@
 import type { CommandSpec } from './command-spec.js';
-import { CONNECTION_OPTIONS, CONNECTOR_KEY_OF_FOLDER, SIGNED_IN_STATE } from './common-options.js';
+import {
+  CONNECTION_ID,
+  CONNECTION_OPTIONS,
+  CONNECTOR_KEY_OF_FOLDER,
+  OLD_CONNECTION_NAME,
+  SIGNED_IN_STATE,
+} from './common-options.js';
 
 const LOGIN: CommandSpec = {
   name: 'login',
@@ -17,7 +23,7 @@ const LOGIN: CommandSpec = {
   ],
   examples: [
     'plugboard auth login shop --client-id my-client',
-    'PLUGBOARD_CLIENT_ID=my-client plugboard auth login shop --connection work --state ./state',
+    'PLUGBOARD_CLIENT_ID=my-client plugboard auth login shop --connection-id work --state ./state',
   ],
   load: async () => (await import('../commands/auth-login.js')).authLoginCommand,
 };
@@ -27,8 +33,17 @@ const STATUS: CommandSpec = {
   summary: 'list the connections signed in, their expiry and last check',
   description:
     'Each connection kept by auth login: connector, connection, scheme, client id, when the access token expires and the last check; never a token or a secret. JSON ({"connections": [...]}) with --json or when stdout is not a terminal.',
-  options: [SIGNED_IN_STATE, { flags: '--json', description: 'print the connections as JSON' }],
-  examples: ['plugboard auth status', 'plugboard auth status --json --state ./state'],
+  options: [
+    SIGNED_IN_STATE,
+    { ...CONNECTION_ID, description: 'only the connections of this name' },
+    OLD_CONNECTION_NAME,
+    { flags: '--json', description: 'print the connections as JSON' },
+  ],
+  examples: [
+    'plugboard auth status',
+    'plugboard auth status --connection-id work',
+    'plugboard auth status --json --state ./state',
+  ],
   load: async () => (await import('../commands/auth-status.js')).authStatusCommand,
 };
 
@@ -36,6 +51,6 @@ export const AUTH: CommandSpec = {
   name: 'auth',
   summary: 'sign in to a connection and see the connections signed in',
   description:
-    'Sign in to an OAuth2 connection in a browser and keep its token set in the state folder (only its owner may read it), where run and check find and renew it.',
+    'Sign in to an OAuth2 connection in a browser and keep its token set in the state folder (only its owner may read it), where run, record, options and check find and renew it (--connection-id NAME names it in each).',
   subcommands: [LOGIN, STATUS],
 };
