@@ -118,7 +118,7 @@ export function hintFor(error: unknown): string | undefined {
   if (error instanceof ConnectionConfigError && /no public default base URL/.test(error.message))
     return "pass --base-url URL: the provider's, or a local stand-in's (plugboard mock)";
   if (error instanceof ConnectionConfigError && /PLUGBOARD_CREDENTIAL|credential/.test(error.message))
-    return 'export PLUGBOARD_CREDENTIAL=... (the token or key of the connection), then run again';
+    return 'set PLUGBOARD_CREDENTIAL to what the message says the scheme takes (a key as it is, or the JSON of its credential), or sign in to an OAuth2 connection with plugboard auth login';
   if (error instanceof AuthenticationError)
     return 'the provider refused the credential: check PLUGBOARD_CREDENTIAL, or sign in again with plugboard auth login';
   if (error instanceof CredentialsExpiredError)

@@ -312,7 +312,7 @@ describe('plugboard run on a signed-in connection', () => {
   });
 });
 
-describe('one name for the connection: --connection-id', () => {
+describe('one name for the connection (--connection-id), one credential variable', () => {
   it('names it on auth login, auth status and check; --connection still does on login and check, said once', async () => {
     const { stdout } = await login('shop', undefined, ['--connection-id', 'work']);
     expect(JSON.parse(stdout)).toMatchObject({ connection: 'work' });
@@ -361,5 +361,17 @@ describe('one name for the connection: --connection-id', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout.trim().split('\n')).toHaveLength(5);
     await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+
+  it("run --plugins: a credential the plugin's scheme refuses gets a hint about that scheme, not a token's", async () => {
+    const plugins = await rigPlugins();
+    const args = ['run', 'rigged', 'me.get', '--connection-id', 'other', '--base-url', rig.api.url];
+    const run = await cli(args, plugins, { PLUGBOARD_CREDENTIAL: 'a-plain-string-credential' });
+    expect(run.code).toBe(2);
+    const refused = JSON.parse(run.stderr.trim().split('\n').at(-1)!) as { message: string; hint: string };
+    expect(refused.message).toMatch(/must be \{ clientId, clientSecret\?, tokens/);
+    expect(refused.hint).toMatch(/plugboard auth login/);
+    expect(refused.hint).not.toMatch(/the token or key/);
+    expect(run.stderr).not.toContain('a-plain-string-credential');
   });
 });
