@@ -37,7 +37,7 @@ export const CONNECTION_SETTINGS: OptionSpec = {
 export const CONNECTION_ID: OptionSpec = {
   flags: '--connection-id <name>',
   description:
-    'the connection (default: default): one signed in with auth login runs on its kept token set, any other on PLUGBOARD_CREDENTIAL; its checkpoints and idempotency keys are kept under it',
+    'the connection (default: default): one signed in with auth login uses its kept token set, any other PLUGBOARD_CREDENTIAL',
 };
 
 /** `--connection NAME`, the old spelling of `--connection-id NAME` where `--connection` never meant settings. */
@@ -62,7 +62,7 @@ export const ACTION_OPTIONS: readonly OptionSpec[] = [
   BASE_URL,
   environment('where the run counts'),
   CONNECTION_SETTINGS,
-  CONNECTION_ID,
+  { ...CONNECTION_ID, description: `${CONNECTION_ID.description}; checkpoints and idempotency keys are kept under it` },
   CONNECTOR_PACKAGE,
   PLUGIN_FOLDER,
   {
