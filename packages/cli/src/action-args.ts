@@ -1,15 +1,10 @@
-import {
-  ConnectionConfigError,
-  type Connector,
-  type Environment,
-  type LogSink,
-  type ConnectionInput,
-} from '@plugboard/sdk';
+import type { ConnectionCredential, ConnectionInput, Connector, Environment, LogSink } from '@plugboard/sdk';
 import type { IsolatedPlugin } from '@plugboard/runtime';
 import { type FoundConnector, isolatedIn } from './connectors.js';
+import { connectionIdOption } from './connection-name.js';
+import { environmentCredential } from './credential-variable.js';
 import { allowedNetwork } from './network.js';
 import { checkActionName } from './did-you-mean.js';
-import type { CliIo } from './io.js';
 import type { Messages } from './messages.js';
 import type { Invocation } from './invocation.js';
 import { jsonObjectOption, jsonOption, UsageError } from './usage.js';
@@ -25,7 +20,8 @@ export interface ActionArgs {
   input: unknown;
   connection: ConnectionInput;
   environment: Environment;
-  credential: () => string;
+  /** From PLUGBOARD_CREDENTIAL, for a connection no one signed in to. */
+  credential: (connectionId?: string) => ConnectionCredential;
   log: LogSink;
   values: Record<string, string | undefined>;
 }
@@ -69,6 +65,8 @@ export async function actionArgs(
   }
   const target = isolated ?? { key: found.connector!.key, actions: found.connector!.actions };
   checkActionName(target, action);
+  const id = connectionIdOption(values, messages);
+  const authScheme = (settings as Record<string, unknown> | undefined)?.authScheme;
   return {
     ...(found.connector ? { connector: found.connector } : {}),
     target,
@@ -76,23 +74,14 @@ export async function actionArgs(
     action,
     input: jsonObjectOption('--input', values.input, {}),
     connection: {
-      ...(values['connection-id'] ? { id: values['connection-id'] } : {}),
+      ...(id ? { id } : {}),
       ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
       ...(settings ? { settings: settings as Record<string, unknown> } : {}),
     },
     environment: (values.environment ?? 'sandbox') as Environment,
-    credential: environmentCredential(io),
+    credential: environmentCredential(io, { ...(found.connector ? { connector: found.connector } : {}), authScheme }),
     log: messagesLog(messages),
     values,
-  };
-}
-
-/** The connection's credential from `PLUGBOARD_CREDENTIAL`, never from an argument. */
-export function environmentCredential(io: CliIo): () => string {
-  const secret = io.env.PLUGBOARD_CREDENTIAL;
-  return () => {
-    if (!secret) throw new ConnectionConfigError('set the credential in the environment variable PLUGBOARD_CREDENTIAL');
-    return secret;
   };
 }
 

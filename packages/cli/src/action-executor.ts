@@ -3,22 +3,7 @@ import { createExecutor, createHostTransport, type Executor, memoryStore, type S
 import type { ActionArgs, IsolatedActionArgs } from './action-args.js';
 import type { CliIo } from './io.js';
 import { allowedNetwork } from './network.js';
-import { type SignedIn, signedIn, signedInConnection, signedInCredential, signedInCredentials } from './signed-in.js';
-
-/**
- * The connection signed in with `auth login` that a run uses, with its kept token set, when
- * `--connection` picks no other scheme. A plugin folder's connector runs in its own process, but
- * its token set is refreshed here, into the state folder's store: the plugin gets the access token only.
- */
-async function runSignedIn(
-  io: CliIo,
-  args: ActionArgs | IsolatedActionArgs,
-  connectionId: string,
-): Promise<SignedIn | undefined> {
-  const signed = await signedIn(io, args.values.state, args.target.key, connectionId);
-  const picked = args.connection.settings?.authScheme;
-  return signed && (picked === undefined || String(picked).toLowerCase() === signed.kept.scheme) ? signed : undefined;
-}
+import { actionSignedIn, signedInConnection, signedInCredential, signedInCredentials } from './signed-in.js';
 
 /** The executor a command runs the connector of its arguments through, and the transport to close after. */
 export interface ActionHost {
@@ -44,17 +29,17 @@ export async function actionExecutor(
   // PLUGBOARD_REDIS_URL shares the rate budgets with every other process on that Redis.
   const redis = io.env.PLUGBOARD_REDIS_URL;
   // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
-  const signed = await runSignedIn(io, args, connectionId);
+  // A plugin folder's connector runs in its own process, but a signed-in connection's token set
+  // is refreshed here, into the state folder's store (at its stand-in, when it signed in at one):
+  // the plugin gets the access token only.
+  const signed = await actionSignedIn(io, args, connectionId);
   const transport = createHostTransport({
     via: 'http',
     ...(redis ? { redis } : {}),
     network: { allow: allowedNetwork(io.env) },
     ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
   });
-  const kept = signed && signedInConnection(signed);
-  const connection = kept
-    ? { ...args.connection, ...kept, settings: { ...args.connection.settings, ...kept.settings } }
-    : args.connection;
+  const connection = signedInConnection(args.connection, signed);
   const executor = createExecutor({
     ...('plugin' in args
       ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }

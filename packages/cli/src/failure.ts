@@ -23,6 +23,7 @@ import {
   UnknownActionError,
   UnknownConnectorError,
 } from '@plugboard/sdk/host';
+import { CredentialVariableError } from './credential-variable.js';
 import { UnknownActionNameError } from './did-you-mean.js';
 import type { ExitCode } from './exit-codes.js';
 import { type CliIo, writeJsonLine } from './io.js';
@@ -108,7 +109,7 @@ function addressHint(error: AddressRefusedError): string {
 
 /** What to do next after a failure, in the CLI's own terms; undefined when the message says it all. */
 export function hintFor(error: unknown): string | undefined {
-  if (error instanceof UnknownActionNameError) return error.hint;
+  if (error instanceof UnknownActionNameError || error instanceof CredentialVariableError) return error.hint;
   if (error instanceof ApprovalRequiredError) {
     return `someone other than you approves digest ${error.digest}; then run the same command with --approval '{"digest":"${error.digest}","requestedBy":"YOU","decidedBy":"THEM","decision":"approved","expiresAt":null}'`;
   }
@@ -117,7 +118,7 @@ export function hintFor(error: unknown): string | undefined {
   if (error instanceof ConnectionConfigError && /no public default base URL/.test(error.message))
     return "pass --base-url URL: the provider's, or a local stand-in's (plugboard mock)";
   if (error instanceof ConnectionConfigError && /PLUGBOARD_CREDENTIAL|credential/.test(error.message))
-    return 'export PLUGBOARD_CREDENTIAL=... (the token or key of the connection), then run again';
+    return 'set PLUGBOARD_CREDENTIAL to what the message says the scheme takes (a key as it is, or the JSON of its credential), or sign in to an OAuth2 connection with plugboard auth login';
   if (error instanceof AuthenticationError)
     return 'the provider refused the credential: check PLUGBOARD_CREDENTIAL, or sign in again with plugboard auth login';
   if (error instanceof CredentialsExpiredError)

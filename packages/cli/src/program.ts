@@ -14,7 +14,8 @@ import type { CliIo } from './io.js';
 export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 const ENVIRONMENT_HELP = `Environment:
-  PLUGBOARD_CREDENTIAL     the connection's credential (never an argument)
+  PLUGBOARD_CREDENTIAL     the connection's credential (never an argument): a key or token,
+                           or the JSON of its scheme's, e.g. {"username","password"}
   PLUGBOARD_CLIENT_ID      the OAuth2 client auth login signs in as (or --client-id)
   PLUGBOARD_CLIENT_SECRET  a confidential OAuth2 client's secret (never an argument)
   PLUGBOARD_REDIS_URL      share rate budgets with every process on that Redis (needs ioredis)

@@ -58,9 +58,9 @@ function env(): NodeJS.ProcessEnv {
 }
 
 /** The binary on the shop connector package, or the connector `from` names (`auth status` takes none). */
-function start(args: string[], from = ['--connector', SHOP]) {
+function start(args: string[], from = ['--connector', SHOP], more: NodeJS.ProcessEnv = {}) {
   const connector = args[0] === 'auth' && args[1] === 'status' ? [] : from;
-  return spawn(process.execPath, [BIN, ...args, ...connector], { env: env() });
+  return spawn(process.execPath, [BIN, ...args, ...connector], { env: { ...env(), ...more } });
 }
 
 async function ended(child: ReturnType<typeof spawn>, stderr = '') {
@@ -72,20 +72,20 @@ async function ended(child: ReturnType<typeof spawn>, stderr = '') {
   return { code, stdout, stderr };
 }
 
-function cli(args: string[], from?: string[]) {
-  return ended(start(args, from));
+function cli(args: string[], from?: string[], more?: NodeJS.ProcessEnv) {
+  return ended(start(args, from, more));
 }
 
 /** `auth login shop` (or `key` of `from`): the URL it prints is signed in to by the rig, whose redirect then reaches the CLI's listener. */
-async function login(key = 'shop', from?: string[]) {
-  const result = await signIn('approve', key, from);
+async function login(key = 'shop', from?: string[], more: string[] = []) {
+  const result = await signIn('approve', key, from, more);
   expect(result.stderr).not.toMatch(/"level":"(warn|error)"/);
   expect(result.code).toBe(0);
   return result;
 }
 
-async function signIn(decision: 'approve' | 'deny', key = 'shop', from?: string[]) {
-  const child = start(['auth', 'login', key], from);
+async function signIn(decision: 'approve' | 'deny', key = 'shop', from?: string[], more: string[] = []) {
+  const child = start(['auth', 'login', key, ...more], from);
   const lines = createInterface({ input: child.stderr! });
   let seen = '';
   let url: string | undefined;
@@ -152,6 +152,14 @@ async function kept() {
     value: { tokens: { accessToken: string; refreshToken: string } };
   };
   return { file, folder, tokens: record.value.tokens };
+}
+
+/** Marks the kept access token expired in the store (at the epoch's first millisecond), so the next use renews it. */
+async function expireKept() {
+  const { file } = await kept();
+  const record = JSON.parse(await readFile(file, 'utf8')) as { value: { tokens: { expiresAt?: number } } };
+  record.value.tokens.expiresAt = 1;
+  await writeFile(file, `${JSON.stringify(record)}\n`);
 }
 
 /** Every file under `dir` but the credential store's token sets. */
@@ -241,6 +249,17 @@ describe('plugboard check', () => {
     expect(rig.auth.counts.token.refresh_token).toBe(1);
   });
 
+  it('prints the expiry the store holds after it renewed the access token, as auth status does', async () => {
+    await login();
+    await expireKept();
+    const check = await cli(['check', 'shop', '--base-url', rig.api.url]);
+    expect(check.code).toBe(0);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    const status = await cli(['auth', 'status', '--json']);
+    const { expiresAt } = (JSON.parse(status.stdout).connections as { expiresAt: string }[])[0]!;
+    expect(JSON.parse(check.stdout)).toMatchObject({ state: 'passed', expiresAt });
+  });
+
   it('is expired (exit 4) when the access token expired and the refresh is refused with invalid_grant', async () => {
     await login();
     await clock.advance(2 * HOUR);
@@ -290,5 +309,69 @@ describe('plugboard run on a signed-in connection', () => {
     const plugins = await rigPlugins();
     await login('rigged', plugins);
     await threeRuns(() => cli(['run', 'rigged', 'me.get', '--base-url', rig.api.url], plugins));
+  });
+});
+
+describe('one name for the connection (--connection-id), one credential variable', () => {
+  it('names it on auth login, auth status and check; --connection still does on login and check, said once', async () => {
+    const { stdout } = await login('shop', undefined, ['--connection-id', 'work']);
+    expect(JSON.parse(stdout)).toMatchObject({ connection: 'work' });
+    const status = await cli(['auth', 'status', '--json', '--connection-id', 'work']);
+    expect(JSON.parse(status.stdout)).toEqual({ connections: [expect.objectContaining({ connection: 'work' })] });
+    const none = await cli(['auth', 'status', '--json', '--connection-id', 'default']);
+    expect(JSON.parse(none.stdout)).toEqual({ connections: [] });
+
+    const check = await cli(['check', 'shop', '--connection-id', 'work', '--base-url', rig.api.url]);
+    expect(check.stderr).toBe('');
+    expect(JSON.parse(check.stdout)).toMatchObject({ connectionId: 'work', state: 'passed' });
+    const old = await cli(['check', 'shop', '--connection', 'work', '--base-url', rig.api.url]);
+    expect(JSON.parse(old.stdout)).toMatchObject({ connectionId: 'work', state: 'passed' });
+    const said = old.stderr.trim().split('\n');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/--connection NAME is the old spelling: use --connection-id NAME/);
+    const { tokens } = await kept();
+    await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+
+  it('record: an OAuth2-only connector records on its signed-in connection, the expired token renewed', async () => {
+    await rigPlugins();
+    const from = ['--connector', join(home, 'plugins', 'node_modules', 'connector-rigged')];
+    await login('rigged', from, ['--connection-id', 'work']);
+    const before = await kept();
+    await clock.advance(2 * HOUR);
+    const fixtures = join(home, 'fixtures');
+    const args = ['record', 'rigged', 'me.get', '--scenario', 'me', '--fixtures', fixtures, '--connection-id', 'work'];
+    const recorded = await cli([...args, '--base-url', rig.api.url], from);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    const fixture = JSON.parse(await readFile(join(fixtures, 'me.json'), 'utf8'));
+    expect(fixture.outcome.records).toEqual([{ sub: expect.any(String) }]);
+    const after = await kept();
+    await expectNoSecret([before.tokens.accessToken, after.tokens.accessToken, after.tokens.refreshToken]);
+  });
+
+  it('PLUGBOARD_CREDENTIAL takes the JSON of the OAuth2 credential { clientId, tokens }', async () => {
+    await login();
+    const { tokens } = await kept();
+    const credential = JSON.stringify({ clientId: rig.auth.clients.native.clientId, tokens });
+    const args = ['run', 'shop', 'items.list', '--connection-id', 'elsewhere', '--base-url', provider.url];
+    const run = await cli([...args, '--connection', '{"authScheme":"oauth2"}'], undefined, {
+      PLUGBOARD_CREDENTIAL: credential,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim().split('\n')).toHaveLength(5);
+    await expectNoSecret([tokens.accessToken, tokens.refreshToken]);
+  });
+
+  it("run --plugins: a credential the plugin's scheme refuses gets a hint about that scheme, not a token's", async () => {
+    const plugins = await rigPlugins();
+    const args = ['run', 'rigged', 'me.get', '--connection-id', 'other', '--base-url', rig.api.url];
+    const run = await cli(args, plugins, { PLUGBOARD_CREDENTIAL: 'a-plain-string-credential' });
+    expect(run.code).toBe(2);
+    const refused = JSON.parse(run.stderr.trim().split('\n').at(-1)!) as { message: string; hint: string };
+    expect(refused.message).toMatch(/must be \{ clientId, clientSecret\?, tokens/);
+    expect(refused.hint).toMatch(/plugboard auth login/);
+    expect(refused.hint).not.toMatch(/the token or key/);
+    expect(run.stderr).not.toContain('a-plain-string-credential');
   });
 });

@@ -71,6 +71,12 @@ describe('plugboard auth login refuses before listening or sending', () => {
   it.each([
     [['auth', 'login', 'shop'], {}, /--client-id ID, or PLUGBOARD_CLIENT_ID/],
     [['auth', 'login', 'shop', '--connection', '../x'], { PLUGBOARD_CLIENT_ID: 'c' }, /--connection \.\.\/x/],
+    [['auth', 'login', 'shop', '--connection-id', '../x'], { PLUGBOARD_CLIENT_ID: 'c' }, /--connection-id \.\.\/x/],
+    [
+      ['auth', 'login', 'shop', '--connection-id', 'a', '--connection', 'b'],
+      { PLUGBOARD_CLIENT_ID: 'c' },
+      /give --connection-id only/,
+    ],
     [['auth', 'login', 'shop', '--scheme', 'bearer'], { PLUGBOARD_CLIENT_ID: 'c' }, /--scheme bearer: no such sign-in/],
     [['auth', 'login', 'unchecked'], { PLUGBOARD_CLIENT_ID: 'c' }, /unchecked has no sign-in/],
   ])('%j', async (argv, env, message) => {

@@ -76,6 +76,7 @@ describe('plugboard run', () => {
     [['run', 'nope', 'items.list'], "no connector 'nope'; available: shop"],
     [['run', 'shop', 'items.list', '--connection', '{"apiKey":"x"}'], 'settings.apiKey'],
     [['run', 'shop', 'items.list', '--password', 'x'], "unknown option '--password'"],
+    [['run', 'shop', 'items.list', '--connection-id', '../work'], '--connection-id ../work: a connection name is'],
     [
       ['run', 'shop', 'orders.create', '--input', '{"sku":"A1","quantity":1,"x":{"__proto__":{"polluted":true}}}'],
       "--input: x.__proto__: the key '__proto__' is not taken",

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { systemClock } from './clock.js';
 import type { ConnectionInput } from './connection.js';
-import { schemeType } from './auth/schemes/index.js';
+import { isOAuth2Scheme, schemeType } from './auth/schemes/index.js';
 import { renewKeyHint } from './auth/schemes/key.js';
 import { checkCredential, credentialExpiry } from './credentials.js';
 import { defineAction, type Environment, type SourceAction } from './definition/action.js';
@@ -93,13 +93,8 @@ export async function checkConnection(connector: Connector, options: CheckOption
   const connectionId = options.connection?.id ?? 'default';
   const resolved = await options.credential?.();
   const scheme = schemeOf(connector, options.connection);
-  let expiry: number | undefined;
-  try {
-    expiry = scheme ? credentialExpiry(checkCredential(connector.key, scheme, resolved)) : undefined;
-  } catch {
-    // The run below reports the credential's problem.
-  }
-  const expiresAt = expiry === undefined ? null : new Date(expiry).toISOString();
+  const expiry = expiryOf(connector, scheme, resolved);
+  const expiresAt = isoOrNull(expiry);
   if (!connector.check) {
     return {
       connectionId,
@@ -133,7 +128,7 @@ export async function checkConnection(connector: Connector, options: CheckOption
       ...verdict(connector, scheme, error, expiry !== undefined && expiry <= now),
       current: true,
       checkedAt: new Date(now).toISOString(),
-      expiresAt,
+      expiresAt: await expiresAfter(connector, scheme, options, expiresAt),
     };
   }
   return {
@@ -141,10 +136,42 @@ export async function checkConnection(connector: Connector, options: CheckOption
     state: 'passed',
     current: true,
     checkedAt: new Date(clock.now()).toISOString(),
-    expiresAt,
+    expiresAt: await expiresAfter(connector, scheme, options, expiresAt),
     summary: `${connector.name} accepted the credential`,
     fixHint: null,
   };
+}
+
+/** When the credential stops working, when known; undefined too for one the run will refuse. */
+function expiryOf(connector: Connector, scheme: AuthScheme | undefined, credential: unknown): number | undefined {
+  try {
+    return scheme ? credentialExpiry(checkCredential(connector.key, scheme, credential)) : undefined;
+  } catch {
+    // The run reports the credential's problem.
+    return undefined;
+  }
+}
+
+function isoOrNull(time: number | undefined): string | null {
+  return time === undefined ? null : new Date(time).toISOString();
+}
+
+/**
+ * The expiry after the check ran: an OAuth2 token set the run renewed is the host's to keep, so
+ * its resolver is asked again for the set it holds now (`before` when it has none to give).
+ */
+async function expiresAfter(
+  connector: Connector,
+  scheme: AuthScheme | undefined,
+  options: CheckOptions,
+  before: string | null,
+): Promise<string | null> {
+  if (!isOAuth2Scheme(scheme) || !options.credential) return before;
+  try {
+    return isoOrNull(expiryOf(connector, scheme, await options.credential())) ?? before;
+  } catch {
+    return before;
+  }
 }
 
 /** The scheme the connection picks, when it picks one that exists; the run reports one that does not. */

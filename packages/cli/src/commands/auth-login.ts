@@ -9,7 +9,7 @@ import {
 } from '@plugboard/sdk';
 import { authorizationRequest, exchangeAuthorizationCode, schemeAtAuthBase, signsIn } from '@plugboard/sdk/host';
 import { openBrowser } from '../browser.js';
-import { connectionName } from '../connection-name.js';
+import { connectionIdOption } from '../connection-name.js';
 import { wantsJson, writeJsonLine } from '../io.js';
 import { connectorCredentials, keepTokens, writeKept } from '../kept-connections.js';
 import { listenForRedirect } from '../loopback-redirect.js';
@@ -58,7 +58,7 @@ function standInScheme(
 }
 
 /**
- * `plugboard auth login <connector> [--connection NAME] [--auth-base-url URL]`: the OAuth2 authorization code flow
+ * `plugboard auth login <connector> [--connection-id NAME] [--auth-base-url URL]`: the OAuth2 authorization code flow
  * with PKCE S256 through a loopback redirect (RFC 8252): the URL to open is printed (and opened
  * in a browser when a person is at a terminal), the code that comes back with the right state
  * is exchanged, and the token set is kept in the state folder's credential store for `run` and
@@ -79,7 +79,7 @@ export async function authLoginCommand({
   const environment = (given.environment ?? 'sandbox') as Environment;
   const authBaseUrl = given['auth-base-url'];
   const scheme = standInScheme(signInScheme(connector, given.scheme), authBaseUrl, environment);
-  const connection = connectionName(given.connection);
+  const connection = connectionIdOption(given, messages, true) ?? 'default';
   const clientId = given['client-id'] || io.env.PLUGBOARD_CLIENT_ID;
   if (!clientId)
     throw new UsageError(

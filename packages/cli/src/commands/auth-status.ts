@@ -1,18 +1,21 @@
+import { connectionIdOption } from '../connection-name.js';
 import { wantsJson, writeJsonLine } from '../io.js';
 import { connectorCredentials, listKept } from '../kept-connections.js';
 import type { Invocation } from '../invocation.js';
 import { stateFolder } from '../state.js';
 
 /**
- * `plugboard auth status`: each connection kept in the state folder by `auth login`, with its
- * scheme, when its access token expires, its last check and the stand-in it signed in at
- * (`--auth-base-url`); never a token or a secret. JSON
+ * `plugboard auth status [--connection-id NAME]`: each connection (of that name) kept in the
+ * state folder by `auth login`, with its scheme, when its access token expires, its last check
+ * and the stand-in it signed in at (`--auth-base-url`); never a token or a secret. JSON
  * (`{"connections": [...]}`) with `--json` or when stdout is not a terminal, else a line each.
  */
-export async function authStatusCommand({ values, io }: Invocation): Promise<void> {
+export async function authStatusCommand({ values, io, messages }: Invocation): Promise<void> {
   const { dir } = stateFolder(io, values.state as string | undefined, 'auth status');
+  const only = connectionIdOption(values, messages, true);
+  const listed = (await listKept(dir)).filter((kept) => only === undefined || kept.connection === only);
   const connections = await Promise.all(
-    (await listKept(dir)).map(async (kept) => {
+    listed.map(async (kept) => {
       const stored = await (await connectorCredentials(dir, kept.connector)).read(kept.connection);
       const expiry = stored?.tokens.expiresAt;
       return {

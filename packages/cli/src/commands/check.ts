@@ -1,7 +1,8 @@
 import type { Environment } from '@plugboard/sdk';
 import { checkConnection, createHostTransport, type LiveCheck } from '@plugboard/sdk/host';
-import { environmentCredential, messagesLog } from '../action-args.js';
-import { connectionName } from '../connection-name.js';
+import { messagesLog } from '../action-args.js';
+import { connectionIdOption } from '../connection-name.js';
+import { environmentCredential } from '../credential-variable.js';
 import type { ExitCode } from '../exit-codes.js';
 import { writeJsonLine } from '../io.js';
 import { writeKept } from '../kept-connections.js';
@@ -23,7 +24,7 @@ export function checkExitCode(state: LiveCheck['state'], retryable = false): Exi
 }
 
 /**
- * `plugboard check <connector> [--connection NAME] --base-url URL`: the connector's connection
+ * `plugboard check <connector> [--connection-id NAME] --base-url URL`: the connector's connection
  * check through the same pipeline as a run, printed as the platform's LiveCheck (one JSON line).
  * A connection signed in with `auth login` uses its kept token set, refreshed as a run would;
  * any other uses PLUGBOARD_CREDENTIAL. The verdict is kept with the signed-in connection.
@@ -31,7 +32,7 @@ export function checkExitCode(state: LiveCheck['state'], retryable = false): Exi
 export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
   const { io, values, signal, messages } = invocation;
   const given = values as Record<string, string | undefined>;
-  const connection = connectionName(given.connection);
+  const connection = connectionIdOption(given, messages, true) ?? 'default';
   const { connector } = await invocation.findConnector({
     key: invocation.args[0],
     connector: given.connector,
@@ -46,17 +47,17 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
     network: { allow: allowedNetwork(io.env) },
     ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
   });
+  const fromVariable = environmentCredential(io, { connector });
   let live: LiveCheck;
   let retryable = false;
   try {
     live = await checkConnection(connector, {
-      connection: {
-        id: connection,
-        ...(given['base-url'] ? { baseUrl: given['base-url'] } : {}),
-        ...(signed ? signedInConnection(signed) : {}),
-      },
+      connection: signedInConnection(
+        { id: connection, ...(given['base-url'] ? { baseUrl: given['base-url'] } : {}) },
+        signed,
+      ),
       environment: (given.environment ?? 'sandbox') as Environment,
-      credential: signed ? signedInCredential(io, signed) : environmentCredential(io),
+      credential: signed ? signedInCredential(io, signed) : () => fromVariable(connection),
       transport,
       log: messagesLog(messages),
       signal,

@@ -1,13 +1,21 @@
 import { resolve } from 'node:path';
 import { fileStore } from '@plugboard/runtime';
-import { ConnectorError, createTransport } from '@plugboard/sdk';
-import { checkpointFromStore, checkpointToStore, resumeFrom, streamKey, prepareRun } from '@plugboard/sdk/host';
+import { ConnectorError } from '@plugboard/sdk';
+import {
+  checkpointFromStore,
+  checkpointToStore,
+  createHostTransport,
+  prepareRun,
+  resumeFrom,
+  streamKey,
+} from '@plugboard/sdk/host';
 import { RecordingError, recordScenario } from '@plugboard/testing';
 import { actionArgs } from '../action-args.js';
 import { fixturesFolder } from '../fixtures-folder.js';
 import { writeJsonLine } from '../io.js';
 import { allowedNetwork } from '../network.js';
 import type { Invocation } from '../invocation.js';
+import { actionSignedIn, signedInConnection, signedInCredential, signedInCredentials } from '../signed-in.js';
 import { jsonOption, UsageError } from '../usage.js';
 
 /**
@@ -18,7 +26,8 @@ import { jsonOption, UsageError } from '../usage.js';
  * `--expect-error CODE` says the scenario is about it; any other failure writes nothing
  * and is reported like a failed run. An incremental source resumes from `--checkpoint
  * JSON`, or from the checkpoint `run` or an earlier `record` left in `--state DIR` (the
- * second scenario of an incremental pair), where it leaves its own.
+ * second scenario of an incremental pair), where it leaves its own. A connection signed in with
+ * `auth login` (`--connection-id NAME`) records on its kept token set, as `run` runs on it.
  */
 export async function recordCommand(invocation: Invocation): Promise<void> {
   const { io, messages } = invocation;
@@ -29,15 +38,18 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
       '--scenario <name> is required: letters, digits, dot, dash or underscore, e.g. --scenario projects-list-first-page',
     );
   }
+  // A connection signed in with auth login records on its kept token set, renewed in place.
+  const signed = await actionSignedIn(io, args, args.connection.id ?? 'default');
+  const connection = signedInConnection(args.connection, signed);
   // Bad input is refused here, before anything is sent or written.
   const prepared = prepareRun(args.connector, args.action, {
     input: args.input,
-    connection: args.connection,
+    connection,
     environment: args.environment,
   });
   const baseUrl = prepared.connection.baseUrl;
   const fixturesDir = fixturesFolder(args.values.fixtures, args.dir, args.connector.key, io.cwd);
-  const { settings } = args.connection;
+  const { settings } = connection;
   const expectedError = args.values['expect-error'];
   // The stream `run --state` keeps this source's checkpoint under.
   const state = args.values.state ? fileStore(resolve(io.cwd, args.values.state)) : undefined;
@@ -57,7 +69,11 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
   const kept = stored === undefined ? undefined : checkpointFromStore(stored);
   const checkpoint = kept ? resumeFrom(prepared, kept.checkpoint, kept.version).checkpoint : given;
   // Recording sends through fetch, where the recorder sees it; PLUGBOARD_ALLOW_NETWORK applies as for run.
-  const transport = createTransport({ via: 'fetch', network: { allow: allowedNetwork(io.env) } });
+  const transport = createHostTransport({
+    via: 'fetch',
+    network: { allow: allowedNetwork(io.env) },
+    ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
+  });
   const result = await recordScenario({
     connector: args.connector,
     scenario: {
@@ -66,10 +82,10 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
       input: args.input,
       environment: args.environment,
       ...(checkpoint === undefined ? {} : { checkpoint }),
-      ...(settings || args.connection.id
+      ...(settings || connection.id
         ? {
             connection: {
-              ...(args.connection.id ? { id: args.connection.id } : {}),
+              ...(connection.id ? { id: connection.id } : {}),
               ...(settings ? { settings } : {}),
             },
           }
@@ -78,7 +94,7 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
     },
     fixturesDir,
     baseUrl,
-    credential: args.credential,
+    credential: signed ? signedInCredential(io, signed) : () => args.credential(connection.id ?? 'default'),
     transport,
   })
     .catch((error: unknown) => {

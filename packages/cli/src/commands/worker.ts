@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { environmentCredential } from '../action-args.js';
+import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
 import { allowedNetwork } from '../network.js';
 import { queueUrls } from '../queue-urls.js';

@@ -33,6 +33,19 @@ export const CONNECTION_SETTINGS: OptionSpec = {
   description: 'connection settings, a JSON object (no secrets: those come from PLUGBOARD_CREDENTIAL)',
 };
 
+/** The connection, named the same way by every command that signs in to, checks or runs on one. */
+export const CONNECTION_ID: OptionSpec = {
+  flags: '--connection-id <name>',
+  description:
+    'the connection (default: default): one signed in with auth login uses its kept token set, any other PLUGBOARD_CREDENTIAL',
+};
+
+/** `--connection NAME`, the old spelling of `--connection-id NAME` where `--connection` never meant settings. */
+export const OLD_CONNECTION_NAME: OptionSpec = {
+  flags: '--connection <name>',
+  description: 'the old spelling of --connection-id (still taken; says so on stderr)',
+};
+
 export const SIGNED_IN_STATE: OptionSpec = {
   flags: '--state <dir>',
   description: 'where signed-in connections are kept (default: PLUGBOARD_STATE, else XDG_STATE_HOME)',
@@ -49,10 +62,7 @@ export const ACTION_OPTIONS: readonly OptionSpec[] = [
   BASE_URL,
   environment('where the run counts'),
   CONNECTION_SETTINGS,
-  {
-    flags: '--connection-id <id>',
-    description: 'the connection id idempotency keys and checkpoints are kept under (default: default)',
-  },
+  { ...CONNECTION_ID, description: `${CONNECTION_ID.description}; checkpoints and idempotency keys are kept under it` },
   CONNECTOR_PACKAGE,
   PLUGIN_FOLDER,
   {
@@ -66,6 +76,7 @@ export const CONNECTION_OPTIONS: readonly OptionSpec[] = [
   CONNECTOR_PACKAGE,
   PLUGIN_FOLDER,
   environment('the network policy to connect under'),
-  { flags: '--connection <name>', description: 'the connection, as run --connection-id names it (default: default)' },
+  CONNECTION_ID,
+  OLD_CONNECTION_NAME,
   SIGNED_IN_STATE,
 ];

@@ -1,6 +1,7 @@
 import type { CommandSpec } from './command-spec.js';
 import {
   BASE_URL,
+  CONNECTION_ID,
   CONNECTION_SETTINGS,
   CONNECTOR_PACKAGE,
   CONNECTOR_KEY,
@@ -29,10 +30,7 @@ export const OPTIONS: CommandSpec = {
     BASE_URL,
     environment('the network policy it connects under'),
     CONNECTION_SETTINGS,
-    {
-      flags: '--connection-id <id>',
-      description: 'the connection id (default: default); a signed-in connection is used by it',
-    },
+    CONNECTION_ID,
     CONNECTOR_PACKAGE,
     PLUGIN_FOLDER,
     SIGNED_IN_STATE,

@@ -5,7 +5,7 @@ export const RECORD: CommandSpec = {
   name: 'record',
   summary: "record a scenario into the connector's test/fixtures",
   description:
-    "Run an action against the real provider (or a local stand-in) and record every exchange, secrets redacted before anything is written, into the connector package's test/fixtures/<scenario>.json, which the standard suite replays offline. An incremental source records its second scenario from where the first ended: --state DIR (the same folder for both), or --checkpoint JSON.",
+    "Run an action against the real provider (or a local stand-in) and record every exchange, secrets redacted before anything is written, into the connector package's test/fixtures/<scenario>.json, which the standard suite replays offline. An incremental source records its second scenario from where the first ended: --state DIR (the same folder for both), or --checkpoint JSON. A connection signed in with auth login (--connection-id NAME) records on its kept token set, renewed in place; any other takes PLUGBOARD_CREDENTIAL.",
   usage: '[connector] <action> --scenario <name> [options]',
   arguments: [CONNECTOR_KEY, { name: '[action]', description: 'the action key (required)' }],
   options: [
@@ -26,6 +26,7 @@ export const RECORD: CommandSpec = {
     'plugboard record projects.list --scenario projects-first --input \'{"limit":2}\' --state .record-state --base-url http://127.0.0.1:4010',
     'plugboard record projects.list --scenario projects-incremental --input \'{"limit":2}\' --state .record-state --base-url http://127.0.0.1:4010',
     'plugboard record status.get --scenario bad-token --expect-error authentication_failed',
+    'plugboard record items.list --scenario items-first --connection-id work --base-url http://127.0.0.1:4010',
   ],
   load: async () => (await import('../commands/record.js')).recordCommand,
 };
