@@ -218,6 +218,35 @@ describe('auth login --auth-base-url at plugboard mock', () => {
     for (const text of texts) expect(text).not.toContain(new URL(mock.url).host);
   }, 60_000);
 
+  it('record on a connection signed in at the stand-in (--connection-id) refreshes there, never at the provider', async () => {
+    const signed = await login('--connection-id', 'work');
+    expect(signed.code, signed.stderr).toBe(0);
+    await clock.advance((LIFETIME_S + 1) * 1000);
+    const fixtures = join(home, 'fixtures');
+    const recorded = await cli([
+      'record',
+      'files',
+      'me.get',
+      '--scenario',
+      'me',
+      '--fixtures',
+      fixtures,
+      '--connection-id',
+      'work',
+      '--base-url',
+      mock.url,
+      '--connector',
+      pkg,
+    ]);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(tokenRequests()).toEqual(['200 authorization_code', '200 refresh_token']);
+    const fixture = JSON.parse(await readFile(join(fixtures, 'me.json'), 'utf8'));
+    expect(fixture.outcome.records).toEqual([{ id: 'user-1' }]);
+    // The refresh at the stand-in is the SDK's, not the connector's: it stays out of the fixture.
+    expect(JSON.stringify(fixture.calls)).not.toContain('/oauth/token');
+    expect(providerHits).toBe(0);
+  }, 30_000);
+
   it('is refused in production, or when not https nor loopback http, before anything is sent (exit 2)', async () => {
     const production = await cli([
       'auth',

@@ -44,6 +44,11 @@ export interface RecordOptions {
   /** The provider or simulator to record against, e.g. `http://127.0.0.1:4010/v1`. */
   baseUrl: string;
   /**
+   * The stand-in authorization server the connection signed in at (a host's `authBaseUrl`,
+   * sandbox only): its token requests go there, and stay out of the fixture like any other.
+   */
+  authBaseUrl?: string;
+  /**
    * The real credential of the scheme the scenario's connection picks (a string or `{ key }`,
    * `{ username, password }`, `{ clientId, clientSecret?, tokens }`), or the host's resolver for
    * it; no secret part of it (`credentialSecrets`) reaches the fixture. An expired OAuth2 token
@@ -134,7 +139,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
     ...(options.keepKeys ? { keepKeys: options.keepKeys } : {}),
   });
   const rewriteOrigin = originRewriter(baseUrl.origin);
-  const tokenUrl = tokenEndpoint(connector, scenario);
+  const tokenUrl = tokenEndpoint(connector, scenario, options.authBaseUrl);
 
   const nock = await loadNock();
   const staging = await mkdtemp(join(tmpdir(), 'plugboard-record-'));
@@ -181,6 +186,7 @@ async function record(options: RecordOptions): Promise<RecordResult> {
         transport,
         ...(options.secrets ? { secrets: options.secrets } : {}),
         ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.authBaseUrl === undefined ? {} : { authBaseUrl: options.authBaseUrl }),
       });
       const expected = scenario.expect?.error;
       // The expected code may be the connector's own or its family's (`quota_exhausted` for a `credits_exhausted`).

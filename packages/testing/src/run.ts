@@ -31,6 +31,11 @@ export interface ScenarioRun {
   checkpoint?: unknown;
   retry?: Partial<RetrySettings>;
   secrets?: readonly string[];
+  /**
+   * The connection's stand-in authorization server (a host's `authBaseUrl`, sandbox only), where
+   * its OAuth2 token requests go; the host's, never part of the scenario or its fixture.
+   */
+  authBaseUrl?: string;
 }
 
 export interface RunResult {
@@ -74,6 +79,7 @@ export async function runScenario(connector: Connector, scenario: Scenario, run:
     resolveConnection: (id) => ({
       id,
       baseUrl: run.baseUrl,
+      ...(run.authBaseUrl === undefined ? {} : { authBaseUrl: run.authBaseUrl }),
       ...(scenario.connection?.settings ? { settings: scenario.connection.settings } : {}),
     }),
     resolveCredential: () => run.credential,

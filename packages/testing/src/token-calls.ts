@@ -11,12 +11,18 @@ import type { Scenario } from './scenario.js';
  * token set that never needs the token endpoint (`replayCredential`).
  */
 
-/** The token endpoint of the scheme the scenario's connection picks, when it is an OAuth2 one. */
-export function tokenEndpoint(connector: Connector, scenario: Pick<Scenario, 'connection'>): URL | undefined {
+/**
+ * The token endpoint of the scheme the scenario's connection picks, when it is an OAuth2 one:
+ * `<authBaseUrl>/token` when the host points the connection at a stand-in authorization server.
+ */
+export function tokenEndpoint(
+  connector: Connector,
+  scenario: Pick<Scenario, 'connection'>,
+  authBaseUrl?: string,
+): URL | undefined {
   const scheme = schemeOf(connector, scenario);
-  return scheme?.type === 'oauth2_authorization_code' || scheme?.type === 'oauth2_client_credentials'
-    ? new URL(scheme.tokenUrl)
-    : undefined;
+  if (scheme?.type !== 'oauth2_authorization_code' && scheme?.type !== 'oauth2_client_credentials') return undefined;
+  return new URL(authBaseUrl === undefined ? scheme.tokenUrl : `${authBaseUrl.replace(/\/+$/, '')}/token`);
 }
 
 /** The calls to `tokenUrl` (whatever their query or answer) apart from the others; `providerOrigin` is where calls without an `origin` went. */

@@ -94,6 +94,8 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
     },
     fixturesDir,
     baseUrl,
+    // A connection signed in at a stand-in (auth login --auth-base-url) refreshes there, as in run.
+    ...(connection.authBaseUrl === undefined ? {} : { authBaseUrl: connection.authBaseUrl }),
     credential: signed ? signedInCredential(io, signed) : () => args.credential(connection.id ?? 'default'),
     transport,
   })
