@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Builds a workspace package and the workspace packages it depends on, only those whose
 // dist/ is missing or older than what it is built from (its sources, package.json, tsconfig,
-// tsup config) or than a dependency rebuilt before it. On a terminal it names each package
-// before building it; a failed build prints its output and exits 1.
+// tsup config) or than a dependency rebuilt before it. It says on stderr when each build starts
+// and ends, on a terminal or not (a CI log shows a long build moving); a failed build prints its
+// output and exits 1.
 //
 //   node scripts/fresh-build.mjs @plugboard/cli [@plugboard/demo ...]
 import { execFile } from 'node:child_process';
@@ -95,7 +96,7 @@ export function buildOrder(packages, targets) {
 
 /**
  * Builds what is stale in `targets`' closure; returns the names built. `say` hears one line
- * before each build (the command line passes it only on a terminal).
+ * before each build and one after it, with the time it took.
  */
 export async function freshBuild(targets, root = ROOT, say = () => {}) {
   const packages = workspacePackages(root);
@@ -107,12 +108,14 @@ export async function freshBuild(targets, root = ROOT, say = () => {}) {
   }
   for (const [index, pkg] of toBuild.entries()) {
     say(`building ${pkg.name} (${index + 1} of ${toBuild.length})`);
+    const begun = performance.now();
     try {
       await run('pnpm', ['run', 'build'], { cwd: join(root, pkg.folder), maxBuffer: 64 * 1024 * 1024 });
     } catch (error) {
       process.stderr.write(`${pkg.name}: the build failed\n${error.stdout ?? ''}${error.stderr ?? ''}`);
       process.exit(1);
     }
+    say(`built ${pkg.name} in ${((performance.now() - begun) / 1000).toFixed(1)} s`);
   }
   return toBuild.map(({ name }) => name);
 }
@@ -123,5 +126,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('usage: node scripts/fresh-build.mjs PACKAGE [PACKAGE ...]\n');
     process.exit(2);
   }
-  await freshBuild(targets, ROOT, process.stderr.isTTY ? (line) => process.stderr.write(`${line}\n`) : undefined);
+  await freshBuild(targets, ROOT, (line) => process.stderr.write(`${line}\n`));
 }

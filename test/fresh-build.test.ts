@@ -1,6 +1,8 @@
-import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshBuild, isStale } from '../scripts/fresh-build.mjs';
 
@@ -85,12 +87,41 @@ describe('freshBuild, reporting', () => {
     const lines: string[] = [];
     expect(await freshBuild(['app'], root, (line) => lines.push(line))).toEqual(['lib', 'app']);
     await builds();
-    expect(lines).toEqual(['building lib (1 of 2)', 'building app (2 of 2)']);
+    expect(lines).toEqual([
+      'building lib (1 of 2)',
+      expect.stringMatching(/^built lib in \d+(\.\d)? s$/),
+      'building app (2 of 2)',
+      expect.stringMatching(/^built app in \d+(\.\d)? s$/),
+    ]);
     lines.length = 0;
     for (const folder of ['lib', 'app']) {
       for (const file of ['src/index.js', 'package.json']) await age(join(root, 'packages', folder, file), -HOUR);
     }
     expect(await freshBuild(['app'], root, (line) => lines.push(line))).toEqual([]);
     expect(lines).toEqual([]);
+  });
+});
+
+describe('scripts/fresh-build.mjs, the command', () => {
+  it('says on stderr when each build starts and ends when stderr is not a terminal (CI, a pipe)', async () => {
+    // The command builds the workspace it sits in: a copy of it in the temporary workspace.
+    await mkdir(join(root, 'scripts'), { recursive: true });
+    await copyFile(
+      join(import.meta.dirname, '..', 'scripts', 'fresh-build.mjs'),
+      join(root, 'scripts', 'fresh-build.mjs'),
+    );
+    await age(join(root, 'packages', 'lib', 'src', 'index.js'), 3 * HOUR);
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [
+      join(root, 'scripts', 'fresh-build.mjs'),
+      'app',
+    ]);
+    await builds();
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toEqual([
+      'building lib (1 of 2)',
+      expect.stringMatching(/^built lib in \d+(\.\d)? s$/),
+      'building app (2 of 2)',
+      expect.stringMatching(/^built app in \d+(\.\d)? s$/),
+    ]);
   });
 });

@@ -12,7 +12,8 @@ import { type LocalRegistry, startRegistry } from './support/registry.js';
  * as written and in order, in an empty temporary folder outside the repository that also holds
  * the clone (a link to this repository, named `plugboard`): `./pbw local-registry` serves the
  * kit, as the guide says, and the scaffolded package installs, builds, records, passes its
- * suite, writes its catalogue entry, is published and runs from a plugin folder.
+ * suite, writes its catalogue entry, is published to the clone's registry (never to npm's, whose
+ * token the reader's npm holds), installed from there into a plugin folder and runs from it.
  *
  * npm's own registry is a stand-in for the public one: a second local registry holding only the
  * third-party packages the kit and an author's tools (typescript, vitest) need, never
@@ -30,11 +31,14 @@ const SERVERS = [
     command: './pbw local-registry',
     port: '4873',
     anyPort: (script: string) => script.replaceAll('./pbw local-registry', './pbw local-registry --port 0'),
+    // Its progress lines name the address before the kit is published: ready once it says it serves.
+    ready: /served at http:\/\/127\.0\.0\.1:(\d+)\//,
   },
   {
     command: 'plugboard mock',
     port: '4010',
     anyPort: (script: string) => script.replaceAll('--port 4010', '--port 0'),
+    ready: /http:\/\/127\.0\.0\.1:(\d+)/,
   },
 ];
 /** A guide port left in a step the test runs. */
@@ -122,8 +126,8 @@ async function follow(steps: readonly GuideStep[], shell: GuideShell) {
       expect(server, `docs/authoring.md line ${step.line}: a server the test does not know`).toBeDefined();
       const background = shell.begin(script);
       started.push(background);
-      await background.waitFor(/http:\/\/127\.0\.0\.1:\d+/);
-      listening.set(server!.port, /http:\/\/127\.0\.0\.1:(\d+)/.exec(background.output())![1]!);
+      await background.waitFor(server!.ready);
+      listening.set(server!.port, server!.ready.exec(background.output())![1]!);
       timings.push(`${step.line}: ${Math.round(performance.now() - begun)} ms to serve`);
       continue;
     }
@@ -192,15 +196,29 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
         const from = path.includes('node_modules/@plugboard/') ? `http://127.0.0.1:${registryPort}/` : registry.url;
         expect(url, path).toMatch(new RegExp(`^${from.replace(/[.]/g, '\\.')}`));
       }
+      // The publish named the clone's registry, and its dry run said so first.
+      const clone = `http://127.0.0.1:${registryPort}/`;
+      const dryRun = [...outputs].find(([step]) => step.script.includes('npm publish --dry-run'));
+      expect(dryRun, 'the guide checks the publish with a dry run').toBeDefined();
+      expect(dryRun![1]).toContain(`Publishing to ${clone} with tag latest and default access (dry-run)`);
+      // The plugin folder got the package from the clone's registry.
+      const pluginsLock = JSON.parse(await readFile(join(work, 'plugins', 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, { resolved?: string }>;
+      };
+      expect(pluginsLock.packages['node_modules/plugboard-connector-acme']?.resolved).toBe(
+        `${clone}plugboard-connector-acme/-/plugboard-connector-acme-0.2.0.tgz`,
+      );
       // The connector ran from the plugin folder, isolated: records as JSON lines.
       const pluginRun = [...outputs].find(([step]) => step.script.includes('run acme items.list --plugins'));
       expect(pluginRun, 'the guide runs the connector from a plugin folder').toBeDefined();
       expect(pluginRun![1]).toMatch(/^\{"id":/m);
 
-      // What the reader has at the end: the package on the registry, its own fixtures (the second
-      // incremental scenario read only the items the stand-in added after the first), its catalogue entry.
+      // What the reader has at the end: the package on the clone's registry and never on npm's
+      // (whose token the reader's npm holds), its own fixtures (the second incremental scenario
+      // read only the items the stand-in added after the first), its catalogue entry.
       const acme = join(work, 'acme');
-      const packument = (await (await fetch(`${registry.url}plugboard-connector-acme`)).json()) as {
+      expect((await fetch(`${registry.url}plugboard-connector-acme`)).status).toBe(404);
+      const packument = (await (await fetch(`${clone}plugboard-connector-acme`)).json()) as {
         versions?: Record<string, { plugboard?: unknown }>;
       };
       expect(Object.keys(packument.versions ?? {})).toEqual(['0.2.0']);

@@ -8,8 +8,13 @@ import { createInterface } from 'node:readline';
  * 127.0.0.1 and a free port, storage in a temporary folder, no uplinks (nothing is ever
  * proxied to another registry: a package not published here is a 404), publishing of
  * `@plugboard/*` and the few third-party packages the test publishes itself allowed to a
- * throwaway user registered on it.
+ * throwaway user registered on it. With `authorsPublish`, anyone who reaches it (it listens on
+ * loopback only) may also publish a package outside `@plugboard`, with any token: npm insists on
+ * one before a publish, and a token this registry did not sign is taken for no user.
  */
+
+/** The token `./pbw local-registry` tells an author to give npm: a placeholder, no secret. */
+export const AUTHOR_TOKEN = 'plugboard-local-registry';
 
 /** A proxy address nothing listens on (the discard port of the loopback address). */
 export const DEAD_PROXY = 'http://127.0.0.1:9/';
@@ -29,10 +34,17 @@ export interface LocalRegistry {
   stop(): Promise<void>;
 }
 
-/** `port`: 0 (the default) for a free one; `preload`: a module Node imports before the registry. */
+/**
+ * `port`: 0 (the default) for a free one; `preload`: a module Node imports before the registry;
+ * `authorsPublish`: anyone may publish a package outside `@plugboard` (with any token).
+ */
 export async function startRegistry(
   dir: string,
-  { port: wanted = 0, preload }: { port?: number; preload?: string } = {},
+  {
+    port: wanted = 0,
+    preload,
+    authorsPublish = false,
+  }: { port?: number; preload?: string; authorsPublish?: boolean } = {},
 ): Promise<LocalRegistry> {
   const storage = join(dir, 'storage');
   await mkdir(storage, { recursive: true });
@@ -41,7 +53,7 @@ export async function startRegistry(
     uplinks: {},
     packages: {
       '@plugboard/*': { access: '$all', publish: '$authenticated', unpublish: '$authenticated' },
-      '**': { access: '$all', publish: '$authenticated', unpublish: '$authenticated' },
+      '**': { access: '$all', publish: authorsPublish ? '$all' : '$authenticated', unpublish: '$authenticated' },
     },
     auth: { htpasswd: { file: join(dir, 'htpasswd'), max_users: 1 } },
     // Signed tokens: a legacy token makes the registry verify the password (bcrypt) on every

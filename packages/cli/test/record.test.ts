@@ -52,6 +52,41 @@ describe('plugboard record', () => {
     expect(fixture.calls).toHaveLength(3);
   });
 
+  it('at a terminal prints a summary, not the records; --print prints them there too', async () => {
+    const argv = [
+      'record',
+      'shop',
+      'items.list',
+      '--input',
+      '{"limit":2}',
+      '--base-url',
+      server.url,
+      '--fixtures',
+      fixtures,
+    ];
+    const terminal = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN }, true);
+    terminal.io.stdout.isTTY = true;
+    expect(await runCli([...argv, '--scenario', 'items-quiet'], terminal.io, { pack })).toBe(0);
+    expect(terminal.stdout()).toBe('');
+    expect(terminal.stderr()).toContain(
+      `recorded scenario 'items-quiet' (3 calls, 5 records in 3 pages) to ${join(fixtures, 'items-quiet.json')}; --print prints the records`,
+    );
+
+    const printed = bufferIo({ PLUGBOARD_CREDENTIAL: TOKEN }, true);
+    printed.io.stdout.isTTY = true;
+    expect(await runCli([...argv, '--scenario', 'items-printed', '--print'], printed.io, { pack })).toBe(0);
+    expect(
+      printed
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toHaveLength(5);
+    expect(printed.stderr()).toContain(
+      `recorded scenario 'items-printed' (3 calls, 5 records in 3 pages) to ${join(fixtures, 'items-printed.json')}\n`,
+    );
+  });
+
   it('records a failure only as an expected error scenario; an unexpected one writes nothing and exits 4 (the provider refused)', async () => {
     const unexpected = bufferIo({ PLUGBOARD_CREDENTIAL: 'a-wrong-token-77' });
     const argv = [

@@ -27,7 +27,9 @@ import { jsonOption, UsageError } from '../usage.js';
  * and is reported like a failed run. An incremental source resumes from `--checkpoint
  * JSON`, or from the checkpoint `run` or an earlier `record` left in `--state DIR` (the
  * second scenario of an incremental pair), where it leaves its own. A connection signed in with
- * `auth login` (`--connection-id NAME`) records on its kept token set, as `run` runs on it.
+ * `auth login` (`--connection-id NAME`) records on its kept token set, as `run` runs on it. It
+ * says what it recorded on stderr; the records go to stdout with `--print` or when stdout is not
+ * a terminal.
  */
 export async function recordCommand(invocation: Invocation): Promise<void> {
   const { io, messages } = invocation;
@@ -110,11 +112,15 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
   const { outcome } = result.fixture;
   if (state && 'checkpoint' in outcome && outcome.checkpoint !== undefined)
     await state.checkpoints.commit(stream, checkpointToStore(outcome.checkpoint, prepared.checkpointVersion ?? 1));
-  if ('records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
+  // The records are in the fixture: stdout gets them for a script (a pipe, a file) or on --print,
+  // a person at a terminal the summary alone.
+  const print = invocation.values.print === true || !io.stdout.isTTY;
+  if (print && 'records' in outcome) for (const record of outcome.records) writeJsonLine(io.stdout, record);
   const summary =
     'error' in outcome ? `error ${outcome.error.code}` : `${outcome.records.length} records in ${outcome.pages} pages`;
+  const held = print || 'error' in outcome ? '' : '; --print prints the records';
   messages.say({
     level: 'info',
-    message: `recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}`,
+    message: `recorded scenario '${scenario}' (${result.fixture.calls.length} calls, ${summary}) to ${result.fixturePath}${held}`,
   });
 }

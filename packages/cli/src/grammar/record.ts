@@ -5,7 +5,7 @@ export const RECORD: CommandSpec = {
   name: 'record',
   summary: "record a scenario into the connector's test/fixtures",
   description:
-    "Run an action against the real provider (or a local stand-in) and record every exchange, secrets redacted before anything is written, into the connector package's test/fixtures/<scenario>.json, which the standard suite replays offline. An incremental source records its second scenario from where the first ended: --state DIR (the same folder for both), or --checkpoint JSON. A connection signed in with auth login (--connection-id NAME) records on its kept token set, renewed in place; any other takes PLUGBOARD_CREDENTIAL.",
+    "Run an action against the real provider (or a local stand-in) and record every exchange, secrets redacted before anything is written, into the connector package's test/fixtures/<scenario>.json, which the standard suite replays offline. It says on stderr what it recorded (scenario, calls, records, pages, file); the records go to stdout as JSON lines when stdout is not a terminal, or with --print. An incremental source records its second scenario from where the first ended: --state DIR (the same folder for both), or --checkpoint JSON. A connection signed in with auth login (--connection-id NAME) records on its kept token set, renewed in place; any other takes PLUGBOARD_CREDENTIAL.",
   usage: '[connector] <action> --scenario <name> [options]',
   arguments: [CONNECTOR_KEY, { name: '[action]', description: 'the action key (required)' }],
   options: [
@@ -21,6 +21,10 @@ export const RECORD: CommandSpec = {
       description: "write the fixture here instead of the connector package's test/fixtures",
     },
     { flags: '--expect-error <code>', description: 'the scenario is about this failure: record it rather than fail' },
+    {
+      flags: '--print',
+      description: 'print the records as JSON lines at a terminal too (off a terminal they are always printed)',
+    },
   ],
   examples: [
     'plugboard record projects.list --scenario projects-first --input \'{"limit":2}\' --state .record-state --base-url http://127.0.0.1:4010',
