@@ -274,6 +274,37 @@ describe('auth login --auth-base-url at plugboard mock', () => {
     expect(providerHits).toBe(0);
   });
 
+  it("plugboard mock in a connector's folder not built yet serves the API without the stand-in, and says so", async () => {
+    const unbuilt = join(home, 'unbuilt');
+    await mkdir(unbuilt);
+    const manifest = { connector: './dist/index.js', sdk: '^0.1.0' };
+    await writeFile(
+      join(unbuilt, 'package.json'),
+      JSON.stringify({ name: 'connector-files', version: '0.0.0', type: 'module', plugboard: manifest }),
+    );
+    const io = bufferIo();
+    const controller = new AbortController();
+    const running = runCli(
+      ['mock', join(home, 'files.json'), '--port', '0'],
+      { ...io.io, cwd: unbuilt },
+      {
+        signal: controller.signal,
+      },
+    );
+    await expect.poll(() => io.stdout(), { timeout: 10_000 }).toMatch(/ at http:\/\/127\.0\.0\.1:\d+/);
+    controller.abort();
+    expect(await running).toBe(0);
+    expect(io.stdout()).not.toContain('OAuth2 stand-in');
+    expect(io.stderr()).toMatch(/without a stand-in authorization server: this folder's connector did not load/);
+    // Asked for the stand-in's options, the folder's connector must load.
+    const asked = bufferIo();
+    const refused = await runCli(['mock', join(home, 'files.json'), '--port', '0', '--token-lifetime', '60'], {
+      ...asked.io,
+      cwd: unbuilt,
+    });
+    expect(refused).not.toBe(0);
+  });
+
   it('plugboard mock prints where the authorize and token endpoints are and how to sign in', async () => {
     const io = bufferIo();
     const controller = new AbortController();

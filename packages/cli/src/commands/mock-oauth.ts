@@ -25,7 +25,12 @@ export interface StandInPlan {
 }
 
 /** The stand-in to serve, or undefined when no connector is named or here, or its schemes are not OAuth2. */
-export async function standInPlan({ values, io, findConnector }: Invocation): Promise<StandInPlan | undefined> {
+export async function standInPlan({
+  values,
+  io,
+  messages,
+  findConnector,
+}: Invocation): Promise<StandInPlan | undefined> {
   const given = values as Record<string, string | undefined>;
   const asked = ['client-id', 'token-lifetime', 'token-fault'].filter((name) => given[name] !== undefined);
   if (given.connector === undefined && connectorPackageAbove(io.cwd) === undefined) {
@@ -35,7 +40,18 @@ export async function standInPlan({ values, io, findConnector }: Invocation): Pr
       );
     return undefined;
   }
-  const { connector } = await findConnector({ connector: given.connector });
+  // A folder's connector not built yet (a scaffold just made, say) still gets the API's stand-in;
+  // one named with --connector, or asked for the stand-in's options, must load.
+  const loaded = await findConnector({ connector: given.connector }).catch((error: unknown) => {
+    if (given.connector !== undefined || asked.length > 0) throw error;
+    messages.say({
+      level: 'warn',
+      message: `serving the API without a stand-in authorization server: this folder's connector did not load (${(error as Error).message}); build it for one`,
+    });
+    return undefined;
+  });
+  if (!loaded) return undefined;
+  const { connector } = loaded;
   const scheme = connector.auth.find(isOAuth2Scheme);
   if (!scheme) {
     if (asked.length > 0)
