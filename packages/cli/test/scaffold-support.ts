@@ -65,7 +65,9 @@ export async function startMock(
   const controller = new AbortController();
   const serving = runCli(['mock', ...args, '--port', '0'], { ...mock.io, cwd: dir }, { signal: controller.signal });
   const listening = / at (http:\/\/127\.0\.0\.1:\d+\S*) /;
-  await expect.poll(() => mock.stdout() || mock.stderr()).toMatch(listening);
+  // A large document, and (since mock serves a stand-in authorization server for the folder's
+  // connector) a look at the scaffold's connector first: more than the default second on a busy machine.
+  await expect.poll(() => mock.stdout() || mock.stderr(), { timeout: 15_000 }).toMatch(listening);
   return {
     url: listening.exec(mock.stdout())![1]!,
     stop: () => {
