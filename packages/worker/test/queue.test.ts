@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@plugboard/sdk';
+import { Worker } from 'bullmq';
 import { describe, expect, it, vi } from 'vitest';
 import {
   createSubmitter,
@@ -7,6 +8,7 @@ import {
   QueueUnavailableError,
   startWorker,
   submitRun,
+  WRITES_QUEUE,
 } from '../src/index.js';
 import { fleet, insurance, insuranceSubmission, runRows } from './support/fleet.js';
 import { held } from './support/upstream.js';
@@ -176,6 +178,40 @@ describe('submitRun and startWorker', () => {
     expect(await state.queues.reads.count()).toBe(0);
     expect(await state.queues.writes.count()).toBe(0);
     expect(await runRows(state.db)).toEqual([]);
+  });
+
+  it('fails typed, never leaves queued, a write whose worker died holding it before it started; nothing is sent', async () => {
+    const { id } = await submitRun(submission('travel_policies.create', { traveller: 'z' }, { idempotencyKey: 'k-9' }));
+    // A worker that takes the job and dies before anything of the run: its lock is never renewed.
+    const dying = new Worker(WRITES_QUEUE, () => new Promise(() => {}), {
+      connection: { url: state.redis.url },
+      lockDuration: 500,
+      skipLockRenewal: true,
+      skipStalledCheck: true,
+    });
+    await new Promise((resolve) => dying.once('active', resolve));
+    void dying.close(true);
+    const running = await startWorker({
+      redis: state.redis.url,
+      postgres: state.db.url,
+      connectors: [insurance],
+      concurrency: 1,
+      lockDurationMs: 500,
+      resolveCredential: () => state.simulator.apiKey,
+    });
+    try {
+      await vi.waitFor(
+        async () =>
+          expect((await runRows(state.db)).find((row) => row.id === id)).toMatchObject({
+            status: 'failed',
+            error_code: 'worker_lost',
+          }),
+        { timeout: 20_000 },
+      );
+      expect(state.simulator.counters().policiesCreated).toBe(0);
+    } finally {
+      await running.close();
+    }
   });
 
   it('puts writes on the writes queue, whose worker never hands a stalled job to another (maxStalledCount 0)', async () => {

@@ -12,6 +12,7 @@ import { postgresStores } from '../stores.js';
 import { runProcessor, type RunHost } from './execute-job.js';
 import { PluginPool, type PluginPoolOptions, poolSettings } from './plugin-pool.js';
 import { READS_QUEUE, type RunJob, WRITES_QUEUE } from './jobs.js';
+import { watchLostRuns } from './lost-runs.js';
 import { queueRedis, reachRedis } from './redis.js';
 import { keepSchedules } from '../schedules/keeper.js';
 
@@ -136,6 +137,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunWorke
     );
     // A failed run is in its row; BullMQ's error events must not crash the process.
     for (const worker of [reads, writes]) worker.on('error', () => {});
+    watchLostRuns(db, { reads, writes });
     watching.watch([reads, writes]);
     const started = plugins;
     let closing: Promise<void> | undefined;
