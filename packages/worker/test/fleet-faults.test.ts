@@ -188,9 +188,9 @@ test('four workers, two killed and Redis restarted mid-load: every record once, 
           `${stream} written twice`,
         ).toEqual([]);
         expect(await stores.checkpoints.get(stream), stream).toEqual(lastCursor(source.projects()));
-    // Every billable write sent once; a killed one at most once and left `running` for an operator, or never sent and failed `worker_lost`.
+      }
 
-    // Every billable write sent once, or (its worker killed) at most once and left `running` for an operator.
+    // Every billable write sent once; a killed one at most once and left `running` for an operator, or never sent and failed `worker_lost`.
     const created = insurer.requests
       .filter((request) => request.method === 'POST' && request.status < 300)
       .map((request) => (request.body as { traveller: string }).traveller);
