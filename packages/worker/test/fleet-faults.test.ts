@@ -55,12 +55,17 @@ const children: WorkerChild[] = [];
 /** What the faults did: the runs the killed workers held (a write so held is left for an operator) and the restarts. */
 const faults = { killedReads: [] as string[], killedWrites: [] as string[], restarts: 0 };
 
+/** Workers still starting (a killed one's replacement): the test stops each once it started, never leaves one running. */
+const starting: Promise<unknown>[] = [];
+
 function startChild(): Promise<WorkerChild> {
   const args = [redis.url, db.url, source.sim.token, insurer.apiKey, String(LOCK_MS)];
-  return forkWorker(script, args).then((child) => {
+  const started = forkWorker(script, args).then((child) => {
     children.push(child);
     return child;
   });
+  starting.push(started.catch(() => undefined));
+  return started;
 }
 
 /** The run a live worker holds now on one queue (reads are `run-`, keyed writes `key-`): its last such message was `active`. */
@@ -208,6 +213,7 @@ test('four workers, two killed and Redis restarted mid-load: every record once, 
     const left = writes.filter((id) => statuses[id] === 'running');
     expect(rows.filter((row) => row.record.state === 'running').length).toBeLessThanOrEqual(left.length);
   } finally {
+    await Promise.all(starting);
     await Promise.all(children.map((child) => child.stop()));
     await drive.close();
     await insurerProxy.close();
