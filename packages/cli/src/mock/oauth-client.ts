@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { OAuthRefusal, sameSecret } from './oauth-grants.js';
+import { sameSecret } from './oauth-grants.js';
+import { Refusal } from './refusal.js';
 
 /**
  * The client a token request comes from, authenticated as RFC 6749 2.3.1 says: HTTP Basic, or
@@ -14,8 +15,8 @@ export interface StandInClient {
 }
 
 /** A client that authenticated with HTTP Basic is told the scheme to use (RFC 6749 5.2). */
-function refused(message: string, basic: boolean): OAuthRefusal {
-  return new OAuthRefusal(401, 'invalid_client', message, basic ? { 'www-authenticate': 'Basic realm="token"' } : {});
+function refused(message: string, basic: boolean): Refusal {
+  return new Refusal(401, 'invalid_client', message, basic ? { 'www-authenticate': 'Basic realm="token"' } : {});
 }
 
 /** The id and secret a token request presents. */

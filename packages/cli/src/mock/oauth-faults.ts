@@ -1,5 +1,5 @@
 import type { Clock } from '@plugboard/sdk/host';
-import { OAuthRefusal } from './oauth-grants.js';
+import { Refusal } from './refusal.js';
 
 /**
  * How `plugboard mock --token-fault KIND` makes the stand-in's token endpoint fail, for an author
@@ -18,8 +18,8 @@ export const SLOW_MS = 15_000;
 /** Applies the fault to a token request of `grantType`: throws the refusal it makes, or resolves when the answer may go. */
 export async function applyTokenFault(fault: TokenFault | undefined, grantType: string, clock: Clock): Promise<void> {
   if (fault === '5xx')
-    throw new OAuthRefusal(503, 'temporarily_unavailable', 'the token endpoint is failing (--token-fault 5xx)');
+    throw new Refusal(503, 'temporarily_unavailable', 'the token endpoint is failing (--token-fault 5xx)');
   if (fault === 'invalid_grant' && (grantType === 'refresh_token' || grantType === 'authorization_code'))
-    throw new OAuthRefusal(400, 'invalid_grant', 'the grant is refused (--token-fault invalid_grant)');
+    throw new Refusal(400, 'invalid_grant', 'the grant is refused (--token-fault invalid_grant)');
   if (fault === 'slow') await new Promise<void>((resolve) => clock.setTimer(resolve, SLOW_MS));
 }

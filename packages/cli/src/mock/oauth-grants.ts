@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '@plugboard/sdk/host';
+import { Refusal } from './refusal.js';
 
 /**
  * What the stand-in authorization server grants and remembers, as a strict server would: codes
@@ -12,18 +13,6 @@ import type { Clock } from '@plugboard/sdk/host';
 const CODE_LIFETIME_MS = 60_000;
 /** The most codes, access tokens and refresh tokens kept each: the oldest go first. */
 const MAX_KEPT = 10_000;
-
-/** A token request refused, as RFC 6749 5.2 answers it. */
-export class OAuthRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
 
 export interface GrantedTokens {
   access_token: string;
@@ -133,6 +122,6 @@ export class Grants {
   }
 }
 
-function invalidGrant(message: string): OAuthRefusal {
-  return new OAuthRefusal(400, 'invalid_grant', message);
+function invalidGrant(message: string): Refusal {
+  return new Refusal(400, 'invalid_grant', message);
 }

@@ -3,7 +3,7 @@ import type { Clock } from '@plugboard/sdk/host';
 import { readBody, send } from './http.js';
 import { authenticatedClient, type StandInClient } from './oauth-client.js';
 import { applyTokenFault, type TokenFault } from './oauth-faults.js';
-import { Grants, OAuthRefusal } from './oauth-grants.js';
+import { Grants } from './oauth-grants.js';
 import { Refusal } from './refusal.js';
 
 /**
@@ -69,7 +69,7 @@ export class OAuthStandIn {
     let grantType = 'unknown';
     try {
       if (request.method !== 'POST')
-        throw new OAuthRefusal(405, 'invalid_request', 'the token endpoint takes POST', { allow: 'POST' });
+        throw new Refusal(405, 'invalid_request', 'the token endpoint takes POST', { allow: 'POST' });
       const form = new URLSearchParams((await readBody(request, MAX_FORM)).toString('utf8'));
       // Printed on the mock's request lines: a grant type's own characters only, never what else a client sent.
       const given = form.get('grant_type') ?? 'none';
@@ -81,9 +81,7 @@ export class OAuthStandIn {
       send(response, 200, granted, { 'cache-control': 'no-store' });
     } catch (error) {
       const refusal =
-        error instanceof OAuthRefusal || error instanceof Refusal
-          ? error
-          : new OAuthRefusal(500, 'server_error', 'the stand-in failed to answer');
+        error instanceof Refusal ? error : new Refusal(500, 'server_error', 'the stand-in failed to answer');
       answered(url.pathname, refusal.status, `${grantType} ${refusal.error}`);
       const body = { error: refusal.error, error_description: refusal.message };
       send(response, refusal.status, body, { 'cache-control': 'no-store', ...refusal.headers });
@@ -93,7 +91,7 @@ export class OAuthStandIn {
   private grant(grantType: string, clientId: string, form: URLSearchParams) {
     const need = (name: string) => {
       const value = form.get(name);
-      if (!value) throw new OAuthRefusal(400, 'invalid_request', `${name} is required`);
+      if (!value) throw new Refusal(400, 'invalid_request', `${name} is required`);
       return value;
     };
     switch (grantType) {
@@ -103,10 +101,10 @@ export class OAuthStandIn {
         return this.grants.refresh(clientId, need('refresh_token'));
       case 'client_credentials':
         if (this.options.clientSecret === undefined)
-          throw new OAuthRefusal(400, 'unauthorized_client', 'a public client has no client credentials grant');
+          throw new Refusal(400, 'unauthorized_client', 'a public client has no client credentials grant');
         return this.grants.clientCredentials(clientId, form.get('scope') ?? undefined);
       default:
-        throw new OAuthRefusal(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
+        throw new Refusal(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
     }
   }
 
