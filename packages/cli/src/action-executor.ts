@@ -30,8 +30,8 @@ export async function actionExecutor(
   const redis = io.env.PLUGBOARD_REDIS_URL;
   // PLUGBOARD_ALLOW_NETWORK lets address ranges through the network policy (a local simulator in production, say).
   // A plugin folder's connector runs in its own process, but a signed-in connection's token set
-  // is refreshed here, into the state folder's store (at its stand-in, when it signed in at one):
-  // the plugin gets the access token only.
+  // is refreshed here, into the store of the state folder it was found in (at its stand-in, when
+  // it signed in at one): the plugin gets the access token only.
   const signed = await actionSignedIn(io, args, connectionId);
   const transport = createHostTransport({
     via: 'http',

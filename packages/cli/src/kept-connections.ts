@@ -79,7 +79,12 @@ export async function listKept(state: string): Promise<KeptConnection[]> {
       .filter((name) => name.endsWith('.json'))
       .map(async (name) => JSON.parse(await readFile(join(state, CONNECTIONS, name), 'utf8')) as KeptConnection),
   );
-  return kept.sort((a, b) => a.connector.localeCompare(b.connector) || a.connection.localeCompare(b.connection));
+  return kept.sort(byConnection);
+}
+
+/** The order connections are listed in: by connector, then connection. */
+export function byConnection(a: KeptConnection, b: KeptConnection): number {
+  return a.connector.localeCompare(b.connector) || a.connection.localeCompare(b.connection);
 }
 
 /** Writes what names a connection, whole (a temporary file renamed), readable by its owner only. */

@@ -3,38 +3,63 @@ import { join, resolve } from 'node:path';
 import { ConnectionConfigError, type ConnectionInput, type OAuth2Credential } from '@plugboard/sdk';
 import type { CredentialOptions, CredentialStore } from '@plugboard/sdk/host';
 import type { CliIo } from './io.js';
-import { connectorCredentials, type KeptConnection, readKept } from './kept-connections.js';
+import { byConnection, connectorCredentials, type KeptConnection, listKept, readKept } from './kept-connections.js';
 import { defaultStateFolder } from './state.js';
 
 /**
  * A connection someone signed in to with `plugboard auth login`, as `run`, `record`, `options`
- * and `check` use it: its token set comes from the state folder's credential store, and the
- * transport's token lifecycle refreshes it there (one process at a time, through a lock file).
+ * and `check` use it: its token set comes from the credential store of the state folder it was
+ * found in, and the transport's token lifecycle refreshes it there (one process at a time,
+ * through a lock file), so a rotated refresh token is kept where the next command finds it.
  */
 export interface SignedIn {
   kept: KeptConnection;
+  /** The state folder the sign-in was found in: its token set and lock folder are there. */
   state: string;
   store: CredentialStore;
 }
 
-/** The kept sign-in of a connector's connection in `--state DIR` or the default state folder; undefined when none. */
+/**
+ * Where a sign-in is looked up, in order: `--state DIR` when given, then the default state
+ * folder, where `auth login` without `--state` keeps it. A command's own `--state` (a
+ * recording's checkpoints, say) thus still finds the sign-in of a person who signed in once.
+ */
+export function signInFolders(io: CliIo, givenState: string | undefined): string[] {
+  const folders = givenState === undefined ? [] : [resolve(io.cwd, givenState)];
+  const fallback = defaultStateFolder(io)?.dir;
+  if (fallback !== undefined && !folders.includes(fallback)) folders.push(fallback);
+  return folders;
+}
+
+/** The kept sign-in of a connector's connection in the first of `signInFolders` holding one; undefined when none does. */
 export async function signedIn(
   io: CliIo,
   givenState: string | undefined,
   connector: string,
   connection: string,
 ): Promise<SignedIn | undefined> {
-  const state = givenState === undefined ? defaultStateFolder(io)?.dir : resolve(io.cwd, givenState);
-  if (state === undefined) return undefined;
-  const kept = await readKept(state, connector, connection);
-  if (!kept) return undefined;
-  return { kept, state, store: await connectorCredentials(state, connector) };
+  for (const state of signInFolders(io, givenState)) {
+    const kept = await readKept(state, connector, connection);
+    if (kept) return { kept, state, store: await connectorCredentials(state, connector) };
+  }
+  return undefined;
+}
+
+/** Every sign-in `signedIn` finds from `folders`: one per connector and connection, from the first folder holding it. */
+export async function listSignedIn(folders: readonly string[]): Promise<{ kept: KeptConnection; state: string }[]> {
+  const found = new Map<string, { kept: KeptConnection; state: string }>();
+  for (const state of folders)
+    for (const kept of await listKept(state)) {
+      const name = JSON.stringify([kept.connector, kept.connection]);
+      if (!found.has(name)) found.set(name, { kept, state });
+    }
+  return [...found.values()].sort((a, b) => byConnection(a.kept, b.kept));
 }
 
 /**
  * The connection signed in with `auth login` that a command running an action uses (`run`,
- * `record`, `options`), when `--connection` settings pick no other scheme; its state folder is
- * `--state DIR` or the default one.
+ * `record`, `options`), when `--connection` settings pick no other scheme; found as `signedIn`
+ * finds it, in `--state DIR` then the default state folder.
  */
 export async function actionSignedIn(
   io: CliIo,

@@ -117,9 +117,13 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
+/** The default state folder: HOME's, as for a person who never set PLUGBOARD_STATE nor XDG_STATE_HOME. */
+const defaultState = () => join(home, '.local', 'state', 'plugboard');
+
 function env(): NodeJS.ProcessEnv {
   const { PLUGBOARD_CREDENTIAL: _none, PLUGBOARD_CLIENT_SECRET: _secret, CI: _ci, ...rest } = process.env;
-  return { ...rest, HOME: home, PLUGBOARD_STATE: join(home, 'state'), PLUGBOARD_CLIENT_ID: CLIENT };
+  const { PLUGBOARD_STATE: _state, XDG_STATE_HOME: _xdg, ...unset } = rest;
+  return { ...unset, HOME: home, PLUGBOARD_CLIENT_ID: CLIENT };
 }
 
 async function ended(child: ReturnType<typeof spawn>, stderr = '') {
@@ -156,9 +160,9 @@ async function login(...extra: string[]) {
   return ended(child, seen);
 }
 
-/** The refresh token the state folder's credential store holds for the connection. */
+/** The refresh token the default state folder's credential store holds for the connection. */
 async function keptRefreshToken(): Promise<string> {
-  const folder = join(home, 'state', 'credentials');
+  const folder = join(defaultState(), 'credentials');
   const [file] = (await readdir(folder)).filter((name) => name.endsWith('.json'));
   return (JSON.parse(await readFile(join(folder, file!), 'utf8')) as { value: { tokens: { refreshToken: string } } })
     .value.tokens.refreshToken;
@@ -246,6 +250,49 @@ describe('auth login --auth-base-url at plugboard mock', () => {
     expect(JSON.stringify(fixture.calls)).not.toContain('/oauth/token');
     expect(providerHits).toBe(0);
   }, 30_000);
+
+  it('a sign-in without --state is found by commands given another --state; each refresh is kept where it was found', async () => {
+    const signed = await login();
+    expect(signed.code, signed.stderr).toBe(0);
+    const first = await keptRefreshToken();
+    const expire = () => clock.advance((LIFETIME_S + 1) * 1000);
+    const against = ['--base-url', mock.url, '--connector', pkg];
+
+    // A recording's own folder for its checkpoints, as the guide's incremental pair uses.
+    await expire();
+    const fixtures = join(home, 'fixtures');
+    const recordState = join(home, '.record-state');
+    const record = ['record', 'files', 'me.get', '--scenario', 'me', '--fixtures', fixtures, '--state', recordState];
+    const recorded = await cli([...record, ...against]);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(tokenRequests()).toEqual(['200 authorization_code', '200 refresh_token']);
+    const second = await keptRefreshToken();
+    expect(second).not.toBe(first);
+
+    // Another folder again: the refresh goes with the rotated token (the spent one would be invalid_grant).
+    await expire();
+    const run = await cli(['run', 'files', 'me.get', '--state', join(home, '.run-state'), ...against]);
+    expect(run).toMatchObject({ code: 0, stdout: '{"id":"user-1"}\n' });
+    const third = await keptRefreshToken();
+    expect(third).not.toBe(second);
+    await expire();
+    const isolated = ['run', 'files', 'me.get', '--plugins', plugins, '--base-url', mock.url];
+    expect(await cli([...isolated, '--state', join(home, '.plugin-state')])).toMatchObject({ code: 0 });
+    expect(await keptRefreshToken()).not.toBe(third);
+    expect(tokenRequests()).toEqual([
+      '200 authorization_code',
+      '200 refresh_token',
+      '200 refresh_token',
+      '200 refresh_token',
+    ]);
+    // No token set, sign-in or lock went to the folders given: only to the default one.
+    for (const folder of ['.record-state', '.run-state', '.plugin-state']) {
+      const held = await readdir(join(home, folder)).catch(() => [] as string[]);
+      expect(held.filter((name) => name === 'credentials' || name === 'connections')).toEqual([]);
+    }
+    expect(await readdir(join(defaultState(), 'credentials'))).toContain('locks');
+    expect(providerHits).toBe(0);
+  }, 60_000);
 
   it('is refused in production, or when not https nor loopback http, before anything is sent (exit 2)', async () => {
     const production = await cli([

@@ -18,8 +18,8 @@ afterEach(async () => {
   await rm(state, { recursive: true, force: true });
 });
 
-function terminal() {
-  const buffers = bufferIo({}, true);
+function terminal(env: Record<string, string> = {}) {
+  const buffers = bufferIo(env, true);
   return { ...buffers, io: { ...buffers.io, stdout: { ...buffers.io.stdout, isTTY: true } } };
 }
 
@@ -60,5 +60,44 @@ describe('plugboard auth status at a terminal', () => {
       ].join('\n'),
     );
     expect(stdout()).not.toContain('token-');
+  });
+
+  it('with --state DIR, lists its sign-ins, then those of the default state folder it does not hold, saying where', async () => {
+    const given = join(state, 'given');
+    const fallback = join(state, 'default');
+    const keep = async (dir: string, connector: string, clientId: string) => {
+      await keepTokens(await connectorCredentials(dir, connector), 'default', { accessToken: `${ACCESS}-${clientId}` });
+      await writeKept(dir, {
+        connector,
+        connection: 'default',
+        scheme: 'oauth2',
+        clientId,
+        signedInAt: '2026-11-26T10:00:00.000Z',
+      });
+    };
+    await keep(given, 'acme', 'client-given');
+    await keep(fallback, 'acme', 'client-default');
+    await keep(fallback, 'shop', 'client-shop');
+    const { io, stdout } = terminal({ PLUGBOARD_STATE: fallback });
+    expect(await runCli(['auth', 'status', '--state', given], io)).toBe(0);
+    expect(stdout()).toBe(
+      [
+        'acme  default  oauth2  no known expiry  never checked',
+        `shop  default  oauth2  no known expiry  never checked  kept in ${fallback}`,
+        '',
+      ].join('\n'),
+    );
+    const json = bufferIo({ PLUGBOARD_STATE: fallback });
+    expect(await runCli(['auth', 'status', '--json', '--state', given], json.io)).toBe(0);
+    expect(JSON.parse(json.stdout()).connections).toEqual([
+      expect.objectContaining({ connector: 'acme', clientId: 'client-given', stateFolder: given }),
+      expect.objectContaining({ connector: 'shop', clientId: 'client-shop', stateFolder: fallback }),
+    ]);
+
+    const none = terminal({ PLUGBOARD_STATE: join(state, 'empty') });
+    expect(await runCli(['auth', 'status', '--state', join(state, 'nothing')], none.io)).toBe(0);
+    expect(none.stdout()).toBe(
+      `No connection signed in (state folder ${join(state, 'nothing')}, then ${join(state, 'empty')}); sign in with plugboard auth login <connector>.\n`,
+    );
   });
 });

@@ -312,6 +312,41 @@ describe('plugboard run on a signed-in connection', () => {
   });
 });
 
+describe('a sign-in kept in the default state folder, commands given another --state', () => {
+  it('run keeps its checkpoint in --state DIR and renews the token set where it was kept; check and auth status find it', async () => {
+    await login();
+    const before = await kept();
+    await clock.advance(2 * HOUR);
+    const other = join(home, 'run-state');
+    const run = await cli(['run', 'shop', 'items.list', '--base-url', provider.url, '--state', other]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(5);
+    expect(rig.auth.counts.token.refresh_token).toBe(1);
+    const after = await kept();
+    expect(after.tokens.refreshToken).not.toBe(before.tokens.refreshToken);
+    // The checkpoint is the run's, in its folder; the sign-in stays in the default one.
+    expect(await readdir(other)).toEqual(['checkpoints']);
+
+    const elsewhere = join(home, 'check-state');
+    const check = await cli(['check', 'shop', '--base-url', rig.api.url, '--state', elsewhere]);
+    expect([check.code, check.stderr]).toEqual([0, '']);
+    expect(JSON.parse(check.stdout)).toMatchObject({ connectionId: 'default', state: 'passed' });
+    const status = await cli(['auth', 'status', '--json', '--state', elsewhere]);
+    expect(JSON.parse(status.stdout)).toEqual({
+      connections: [
+        expect.objectContaining({
+          connection: 'default',
+          stateFolder: state,
+          lastCheck: expect.objectContaining({ state: 'passed' }),
+        }),
+      ],
+    });
+    await expect(readdir(elsewhere)).rejects.toThrow(/ENOENT/);
+    expect(rig.auth.counts.refreshReuse).toBe(0);
+    await expectNoSecret([before.tokens.accessToken, after.tokens.accessToken, after.tokens.refreshToken]);
+  });
+});
+
 describe('one name for the connection (--connection-id), one credential variable', () => {
   it('names it on auth login, auth status and check; --connection still does on login and check, said once', async () => {
     const { stdout } = await login('shop', undefined, ['--connection-id', 'work']);

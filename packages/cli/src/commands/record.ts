@@ -27,7 +27,8 @@ import { jsonOption, UsageError } from '../usage.js';
  * and is reported like a failed run. An incremental source resumes from `--checkpoint
  * JSON`, or from the checkpoint `run` or an earlier `record` left in `--state DIR` (the
  * second scenario of an incremental pair), where it leaves its own. A connection signed in with
- * `auth login` (`--connection-id NAME`) records on its kept token set, as `run` runs on it. It
+ * `auth login` (`--connection-id NAME`; in `--state DIR`, else the default state folder) records
+ * on its kept token set, as `run` runs on it. It
  * says what it recorded on stderr; the records go to stdout with `--print` or when stdout is not
  * a terminal.
  */
@@ -40,7 +41,7 @@ export async function recordCommand(invocation: Invocation): Promise<void> {
       '--scenario <name> is required: letters, digits, dot, dash or underscore, e.g. --scenario projects-list-first-page',
     );
   }
-  // A connection signed in with auth login records on its kept token set, renewed in place.
+  // A connection signed in with auth login records on its kept token set, renewed where it is kept.
   const signed = await actionSignedIn(io, args, args.connection.id ?? 'default');
   const connection = signedInConnection(args.connection, signed);
   // Bad input is refused here, before anything is sent or written.

@@ -37,7 +37,7 @@ const STATUS: CommandSpec = {
   name: 'status',
   summary: 'list the connections signed in, their expiry and last check',
   description:
-    'Each connection kept by auth login: connector, connection, scheme, client id, the stand-in it signed in at (--auth-base-url), when the access token expires and the last check; never a token or a secret. JSON ({"connections": [...]}) with --json or when stdout is not a terminal.',
+    'Each connection kept by auth login, as check, run and record find it (in --state DIR, then the default state folder; the folder is in the JSON as stateFolder, and said of one kept outside --state DIR): connector, connection, scheme, client id, the stand-in it signed in at (--auth-base-url), when the access token expires and the last check; never a token or a secret. JSON ({"connections": [...]}) with --json or when stdout is not a terminal.',
   options: [
     SIGNED_IN_STATE,
     { ...CONNECTION_ID, description: 'only the connections of this name' },

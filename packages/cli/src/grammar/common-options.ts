@@ -48,7 +48,8 @@ export const OLD_CONNECTION_NAME: OptionSpec = {
 
 export const SIGNED_IN_STATE: OptionSpec = {
   flags: '--state <dir>',
-  description: 'where signed-in connections are kept (default: PLUGBOARD_STATE, else XDG_STATE_HOME)',
+  description:
+    'where signed-in connections are kept (default: PLUGBOARD_STATE, else XDG_STATE_HOME, else HOME); check and auth status look one it does not hold up in the default folder',
 };
 
 /** Production or sandbox: the network policy (and, for a run, where it counts). */
@@ -67,7 +68,8 @@ export const ACTION_OPTIONS: readonly OptionSpec[] = [
   PLUGIN_FOLDER,
   {
     flags: '--state <dir>',
-    description: 'keep checkpoints and idempotency keys in this folder (a source resumes where the last run ended)',
+    description:
+      'keep checkpoints and idempotency keys in this folder (a source resumes where the last run ended); a sign-in is looked up here, then in the default state folder',
   },
 ];
 
