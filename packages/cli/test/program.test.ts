@@ -76,6 +76,26 @@ describe('help and version', () => {
   });
 });
 
+describe('plugboard test and a connection', () => {
+  it('--connection-id is refused (exit 2) before anything runs: the suite replays the fixtures on no connection', async () => {
+    const dir = await authorPackage(await mkdtemp(join(tmpdir(), 'plugboard-author-')));
+    const program = bufferIo();
+    expect(await runCli(['test', '--connection-id', 'work'], { ...program.io, cwd: dir })).toBe(2);
+    expect(JSON.parse(program.stderr())).toMatchObject({
+      code: 'invalid_input',
+      message:
+        "plugboard: arguments: --connection-id work: plugboard test runs the package's suite, which replays the recorded fixtures with the network closed and uses no connection; to record on connection work, run plugboard record <action> --scenario <name> --connection-id work",
+    });
+    expect(program.stdout()).toBe('');
+    // A name that is no connection name is refused as every command refuses it.
+    const bad = bufferIo();
+    expect(await runCli(['test', '--connection-id', '../x'], { ...bad.io, cwd: dir })).toBe(2);
+    expect(JSON.parse(bad.stderr()).message).toMatch(
+      /^plugboard: arguments: --connection-id \.\.\/x: a connection name is/,
+    );
+  });
+});
+
 describe('output for people and for programs', () => {
   const tty = (env: Record<string, string>) => {
     const buffers = bufferIo(env, true);

@@ -1,13 +1,28 @@
 import { spawn } from 'node:child_process';
+import { connectionIdOption } from '../connection-name.js';
 import type { Invocation } from '../invocation.js';
 import { UsageError } from '../usage.js';
 
 /**
+ * The suite replays fixtures with the network closed, on a token set that never expires: a
+ * connection named here would be silently unused, so it is refused, saying where one is used.
+ */
+function refuseConnection({ values, messages }: Pick<Invocation, 'values' | 'messages'>): void {
+  const name = connectionIdOption(values, messages);
+  if (name === undefined) return;
+  throw new UsageError(
+    `--connection-id ${name}: plugboard test runs the package's suite, which replays the recorded fixtures with the network closed and uses no connection; to record on connection ${name}, run plugboard record <action> --scenario <name> --connection-id ${name}`,
+  );
+}
+
+/**
  * `plugboard test [--connector DIR]`: the connector package's own test script (its standard
  * suite replaying the recorded fixtures), run with npm in the package's folder, its output
- * streamed as it comes; the exit code is the script's.
+ * streamed as it comes; the exit code is the script's. `--connection-id` is refused (exit 2):
+ * the suite uses no connection.
  */
-export async function testCommand({ values, io, findConnector }: Invocation): Promise<number> {
+export async function testCommand({ values, io, messages, findConnector }: Invocation): Promise<number> {
+  refuseConnection({ values, messages });
   const { connector, dir } = await findConnector({ connector: values.connector as string | undefined });
   if (!dir)
     throw new UsageError(
