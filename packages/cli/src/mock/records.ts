@@ -5,8 +5,8 @@ import { isNumber, typeOf } from '../schema-shape.js';
 /**
  * The records a list operation of the stand-in serves, made from the schema of its record
  * type: the same on every start for a seed, each valid against the schema (required fields,
- * enums, formats, bounds), its key unique, and every instant in it (date-time, date and unix
- * time fields) the record's own instant. Instants are 1 s to 1 h apart, whole seconds, the
+ * enums, formats, bounds), its key always there and unique, and every instant in it
+ * (date-time, date and unix time fields) the record's own instant. Instants are 1 s to 1 h apart, whole seconds, the
  * newest at the start of the day the stand-in started (so a list read from some days back finds
  * them), and about one record in ten shares the instant of the one before: as providers that
  * write timestamps to the second do, which is what an incremental read's tie-breaker is for. A record is made from its number and instant alone, so only the
@@ -153,9 +153,12 @@ function makeObject(schema: Schema, making: Making, depth: number, top: boolean)
   const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
     if (property?.writeOnly === true || (NEXT_PAGE.test(name) && !required.has(name))) continue;
-    // Optional fields are there in about three records in four, and left out of deep objects.
-    if (!required.has(name) && (depth >= MAX_DEPTH || making.random() < 0.25)) continue;
-    if (top && name === making.key) value[name] = keyValue(property, making);
+    const key = top && name === making.key;
+    // Optional fields are there in about three records in four, and left out of deep objects; the
+    // key always (it tells records apart, as Box's optional `event_id` does on every event).
+    const left = !required.has(name) && (depth >= MAX_DEPTH || making.random() < 0.25);
+    if (left && !key) continue;
+    if (key) value[name] = keyValue(property, making);
     else if (property && !property.format && isNumber(property) && TIME_NAME.test(name))
       value[name] = /ms|millis/i.test(name) ? making.at : Math.floor(making.at / 1000);
     else value[name] = make(property, making, depth + 1, false, name);
