@@ -305,6 +305,33 @@ describe('detectPaging: incremental reading where the document has a newer-than 
     });
   });
 
+  it('<resource>_id tells records apart even where the schema does not require it (Box requires nothing); a uuid or key must be required', () => {
+    const paged = (properties: Record<string, Schema>) => ({
+      type: 'object',
+      properties: {
+        entries: { type: 'array', items: { type: 'object', properties } },
+        next_stream_position: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      },
+    });
+    const created_at = { type: 'string', format: 'date-time' };
+    const asked = [query('stream_position'), dateTime('created_after')];
+    const box = detectPaging(list(asked, paged({ created_at, event_id: { type: 'string' } }), [], '/events'));
+    expect(box.incremental).toEqual({
+      cursorField: 'created_at',
+      tieBreaker: 'event_id',
+      query: 'created_after',
+      format: 'iso',
+      order: 'newest-first',
+    });
+    const camel = detectPaging(list(asked, paged({ created_at, eventId: { type: 'integer' } }), [], '/events'));
+    expect(camel.incremental).toMatchObject({ tieBreaker: 'eventId' });
+    for (const name of ['uuid', 'key'])
+      expect(
+        detectPaging(list(asked, paged({ created_at, [name]: { type: 'string' } }), [], '/events')).incremental,
+        name,
+      ).toBeUndefined();
+  });
+
   it('a filter in unix seconds or milliseconds on a date-time field is sent in its unit; an integer from or start is no filter', () => {
     const seconds = query('updated_since', { type: 'integer' });
     expect(detectPaging(list([...cursor, seconds], answer)).incremental).toMatchObject({
