@@ -65,6 +65,8 @@ interface Making {
   index: number;
   at: number;
   key: string | undefined;
+  /** The top-level fields every record has, optional or not: its key, and what an incremental read needs. */
+  always: ReadonlySet<string>;
   random: () => number;
   seed: string;
 }
@@ -92,19 +94,27 @@ export function instantsOf(
   return gaps.map((gap) => (at += gap * 1000));
 }
 
-/** Makes the records of one schema: record `index` at instant `at` is the same on every call. */
+/**
+ * Makes the records of one schema: record `index` at instant `at` is the same on every call.
+ * `always`: top-level fields every record has although the schema leaves them optional (the
+ * instant and id an incremental read of the list goes by, which a provider sends on every record).
+ */
 export class RecordMaker {
   private readonly key: string | undefined;
+  private readonly always: ReadonlySet<string>;
 
   constructor(
     private readonly schema: Schema,
     private readonly seed: string,
+    always: readonly string[] = [],
   ) {
     this.key = keyFieldOf(schema);
+    this.always = new Set([...always, ...(this.key === undefined ? [] : [this.key])]);
   }
 
   make(index: number, at: number): unknown {
-    const making: Making = { index, at, key: this.key, random: randomStream(`${this.seed}:${index}`), seed: this.seed };
+    const { key, always, seed } = this;
+    const making: Making = { index, at, key, always, random: randomStream(`${seed}:${index}`), seed };
     return make(this.schema, making, 0, true);
   }
 }
@@ -153,12 +163,11 @@ function makeObject(schema: Schema, making: Making, depth: number, top: boolean)
   const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
     if (property?.writeOnly === true || (NEXT_PAGE.test(name) && !required.has(name))) continue;
-    const key = top && name === making.key;
-    // Optional fields are there in about three records in four, and left out of deep objects; the
-    // key always (it tells records apart, as Box's optional `event_id` does on every event).
+    // Optional fields are there in about three records in four, and left out of deep objects; those
+    // every record has always (the key tells records apart, as Box's optional `event_id` does).
     const left = !required.has(name) && (depth >= MAX_DEPTH || making.random() < 0.25);
-    if (left && !key) continue;
-    if (key) value[name] = keyValue(property, making);
+    if (left && !(top && making.always.has(name))) continue;
+    if (top && name === making.key) value[name] = keyValue(property, making);
     else if (property && !property.format && isNumber(property) && TIME_NAME.test(name))
       value[name] = /ms|millis/i.test(name) ? making.at : Math.floor(making.at / 1000);
     else value[name] = make(property, making, depth + 1, false, name);
