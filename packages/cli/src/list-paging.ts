@@ -93,17 +93,28 @@ function named<P extends Parameter>(
 }
 
 const instant = (schema: Schema | undefined) => schema?.format === 'date-time' || schema?.format === 'date';
+/** Text a cursor can be: a string, not an instant (an instant is a filter). */
+const cursorText = (schema: Schema | undefined) => [undefined, 'string'].includes(typeOf(schema)) && !instant(schema);
+/** Text, or a combination with a text branch (Box's `next_stream_position` is a string or an integer). */
+const textual = (schema: Schema) =>
+  typeOf(schema) === 'string' ||
+  [schema.anyOf, schema.oneOf].some(
+    (parts) => Array.isArray(parts) && (parts as Schema[]).some((part) => typeOf(part) === 'string'),
+  );
+/** A field's own name, compared bare. */
+const nameOf = (field: AnswerField) => bareName(field.path.split('.').at(-1)!);
+/** The name of the answer's field that sends a cursor parameter back: `next_stream_position` for `stream_position`. */
+const pairedName = (cursor: string) => `next${bareName(cursor.replace(/^x-/i, ''))}`;
 
-/** A cursor: text (an instant is a filter, not a cursor) in the query, a header (`X-Cursor`), the path or a POST's JSON body. */
-function cursorOf(list: ListOperation): CursorParameter | undefined {
+/**
+ * A cursor: text in the query, a header (`X-Cursor`), the path or a POST's JSON body, by a
+ * cursor's name; else any text query parameter the answer sends back as `next_<its name>`.
+ */
+function cursorOf(list: ListOperation, fields: readonly AnswerField[]): CursorParameter | undefined {
   const unprefixed = list.parameters
     .filter((parameter) => parameter.in !== 'cookie')
     .map((parameter) => ({ ...parameter, name: parameter.name.replace(/^x-/i, ''), original: parameter }));
-  const found = named(
-    unprefixed,
-    CURSOR_NAMES,
-    (schema) => [undefined, 'string'].includes(typeOf(schema)) && !instant(schema),
-  );
+  const found = named(unprefixed, CURSOR_NAMES, cursorText);
   if (found) {
     const { original } = found;
     const first = original.schema?.default ?? original.schema?.example;
@@ -113,6 +124,13 @@ function cursorOf(list: ListOperation): CursorParameter | undefined {
       ...(original.in === 'path' ? { first: typeof first === 'string' ? first : 'first' } : {}),
     };
   }
+  const paired = list.parameters.find(
+    (parameter) =>
+      parameter.in === 'query' &&
+      cursorText(parameter.schema) &&
+      fields.some((field) => textual(field.schema) && nameOf(field) === pairedName(parameter.name)),
+  );
+  if (paired) return { in: 'query', name: paired.name };
   if (list.method !== 'post' || !list.body) return undefined;
   const property = Object.keys(propertiesOf(list.body).properties).find((name) =>
     CURSOR_NAMES.includes(bareName(name)),
@@ -137,8 +155,6 @@ function fieldsOf(answer: Schema | undefined, records: string | undefined): Answ
   return found;
 }
 
-const nameOf = (field: AnswerField) => bareName(field.path.split('.').at(-1)!);
-
 /** The answer's fields saying where the next page is: a next URL, else a next cursor for the cursor parameter. */
 function nextOf(fields: readonly AnswerField[], cursor: CursorParameter | undefined) {
   const text = (field: AnswerField) => typeOf(field.schema) === 'string';
@@ -150,12 +166,16 @@ function nextOf(fields: readonly AnswerField[], cursor: CursorParameter | undefi
     return URI_FORMAT.test(String(field.schema.format ?? '')) || name !== 'next' || !cursor;
   });
   if (!cursor) return { nextUrl };
+  const paired = pairedName(cursor.name);
   const candidates = fields.filter(
-    (field) => text(field) && NEXT_CURSOR_NAMES.includes(nameOf(field)) && field !== nextUrl,
+    (field) =>
+      textual(field.schema) &&
+      (NEXT_CURSOR_NAMES.includes(nameOf(field)) || nameOf(field) === paired) &&
+      field !== nextUrl,
   );
   // `next_page_token` for `page_token`; else a name that says next; else a cursor or `after` in a paging object.
   const nextCursor =
-    candidates.find((field) => nameOf(field) === `next${bareName(cursor.name.replace(/^x-/i, ''))}`) ??
+    candidates.find((field) => nameOf(field) === paired) ??
     candidates.find((field) => nameOf(field).startsWith('next')) ??
     candidates.find((field) => field.path.includes('.'));
   return { nextUrl, nextCursor };
@@ -175,7 +195,7 @@ export function listPagingOf(list: ListOperation): ListPaging {
   const total = field(TOTAL_NAMES, isNumber);
   // An offset with a total reads the whole list by itself; a cursor beside it may need a switch
   // the document only describes in words (Box's `usemarker`), so the offset is what is read.
-  const cursor = offset && total ? undefined : cursorOf(list);
+  const cursor = offset && total ? undefined : cursorOf(list, fields);
   const { nextUrl, nextCursor } = nextOf(fields, cursor);
   return {
     records,

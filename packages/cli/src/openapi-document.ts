@@ -19,7 +19,7 @@ export interface OpenApiDocument {
   security?: Array<Record<string, string[]>>;
   paths: Record<string, PathItem>;
   components?: {
-    securitySchemes?: Record<string, { type: string; in?: string; name?: string; scheme?: string }>;
+    securitySchemes?: Record<string, SecurityScheme>;
     schemas?: Record<string, Schema>;
   };
   /**
@@ -32,6 +32,17 @@ export interface OpenApiDocument {
 }
 
 export type { Unusable } from './openapi-resolve.js';
+
+/** A security scheme as the document declares it (what a scaffold reads of it). */
+export interface SecurityScheme {
+  type: string;
+  in?: string;
+  name?: string;
+  scheme?: string;
+  /** An `oauth2` scheme's flows, by their name (`authorizationCode`, `clientCredentials`, `implicit`, `password`). */
+  flows?: Record<string, { authorizationUrl?: unknown; tokenUrl?: unknown; scopes?: unknown } | undefined>;
+  openIdConnectUrl?: unknown;
+}
 
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 export type Method = (typeof METHODS)[number];

@@ -67,7 +67,6 @@ export function incrementalOf(list: ListOperation, records: Records): DetectedIn
   const rank = (field: string) => (/updat|modif|chang/.test(field) ? 0 : /creat/.test(field) ? 2 : 1);
   const chosen = candidates.sort((left, right) => rank(left.field) - rank(right.field))[0];
   if (!chosen) return undefined;
-  // The watermark tells records of one instant apart by an id: `id`, else `<resource>_id`, else `uuid` or `key`.
   const resource = wordsOf(
     list.path
       .split('/')
@@ -75,10 +74,17 @@ export function incrementalOf(list: ListOperation, records: Records): DetectedIn
       .at(-1) ?? '',
   ).join('_');
   const singular = resource.replace(/ies$/, 'y').replace(/s$/, '');
-  const idField = ['id', `${singular}_id`, `${singular}Id`, 'uuid', 'key'].find(
-    (name) => name in properties && ['string', 'integer'].includes(typeOf(properties[name]) ?? ''),
+  // The watermark tells records of one instant apart by an id: the record's own (`id`, else `<resource>_id`),
+  // which a provider sends on every record whether or not its schema says required (Box's `event_id`), else a
+  // `uuid` or `key` the schema requires.
+  const own = ['id', `${singular}_id`, `${singular}Id`];
+  const idField = [...own, 'uuid', 'key'].find(
+    (name) =>
+      name in properties &&
+      ['string', 'integer'].includes(typeOf(properties[name]) ?? '') &&
+      (own.includes(name) || required.has(name)),
   );
-  if (!idField || (!required.has(idField) && idField !== 'id')) return undefined;
+  if (!idField) return undefined;
   // Oldest first when the document lets the list be sorted on the field ascending: each page moves the checkpoint on.
   const ascending = sortedAscending(
     list.parameters,

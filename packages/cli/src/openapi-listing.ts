@@ -25,7 +25,7 @@ const NAMES: Record<DetectedPaginator['kind'], string> = {
 };
 
 /** Comment lines of at most about 110 columns, each starting with `lead` (`  // `, ` * `). */
-function commentLines(text: string, lead: string): string[] {
+export function commentLines(text: string, lead: string): string[] {
   const lines: string[] = [];
   let line = '';
   // Text from the document never ends the comment it is in.

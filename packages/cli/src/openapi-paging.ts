@@ -29,7 +29,7 @@ export type DetectedPaginator =
   | { kind: 'link-header'; options: { records: string } };
 
 type ReadFrom = string | { header: string };
-type Stop = { hasMore: string } | { total: string };
+type Stop = { hasMore: string } | { total: string } | 'empty-page';
 interface PageSize {
   param: string;
   value: number;
@@ -103,7 +103,7 @@ function declaredPaging(found: ListPaging): DeclaredPaging {
   return { ...base, ...byCount(found, size) };
 }
 
-/** A cursor sent back from the answer's body or a header, until it is absent (or has_more is not true). */
+/** A cursor sent back from the answer's body or a header, until it is absent, has_more is not true or a page is empty. */
 function byCursor(found: ListPaging, size: ReturnType<typeof sizing>): Omit<DeclaredPaging, 'records'> {
   const cursor = found.cursor!;
   const { hasMore } = found;
@@ -118,14 +118,15 @@ function byCursor(found: ListPaging, size: ReturnType<typeof sizing>): Omit<Decl
       summary: `the document has a \`${cursor.name}\` parameter but the answer names no next cursor${hasMore ? ` (only \`${hasMore.path}\`): the cursor is likely the last record's id` : ''}; write a Paginator for it`,
     };
   const to = cursor.in === 'header' ? { header: cursor.name } : { query: cursor.name };
-  const stop = hasMore ? [{ hasMore: hasMore.path }] : undefined;
+  // An API may give a next cursor after its last record (Box's events do): an empty page ends the read too.
+  const stop: Stop[] = [...(hasMore ? [{ hasMore: hasMore.path }] : []), 'empty-page'];
   return {
     ...size.sent(cursor.in === 'query' ? [cursor.name] : []),
     paginator: {
       kind: 'cursor',
-      options: { records: found.records.property ?? '', cursor: { from: read, to }, ...(stop ? { stop } : {}) },
+      options: { records: found.records.property ?? '', cursor: { from: read, to }, stop },
     },
-    summary: `the ${cursor.in} \`${cursor.name}\` sent back from ${typeof read === 'string' ? `\`${read}\`` : `the ${read.header} header`}${size.said}; the read ends when it is absent${hasMore ? ` or \`${hasMore.path}\` is not true` : ''}`,
+    summary: `the ${cursor.in} \`${cursor.name}\` sent back from ${typeof read === 'string' ? `\`${read}\`` : `the ${read.header} header`}${size.said}; the read ends when it is absent${hasMore ? `, \`${hasMore.path}\` is not true` : ''} or a page comes empty (an API may give a next cursor after its last record)`,
   };
 }
 

@@ -4,11 +4,12 @@ import { createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as stringifyYaml } from 'yaml';
-import { sampleOf } from '@plugboard/catalogue/sample';
 import { type GeneratedAction, generateActions, type OperationChoice } from './openapi-actions.js';
 import { basePathOf } from './mock/server.js';
-import { loadOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
+import { authOf } from './openapi-auth.js';
+import { loadOpenApiDocument, type OpenApiDocument, operationsOf } from './openapi-document.js';
 import { trimmedDocument } from './openapi-trim.js';
+import { exampleRecordTokens, recordTokens, STAND_IN } from './scaffold-readme.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -32,6 +33,8 @@ export interface Scaffold {
   dir: string;
   /** The files written, relative to `dir`. */
   files: string[];
+  /** The command starting its stand-in, as its README gives it. */
+  mock: string;
 }
 
 const NAME = /^[a-z][a-z0-9-]{0,49}$/;
@@ -42,7 +45,6 @@ const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
 const targetName = (name: string) => RENAMED[name] ?? name.replace(/\.tmpl$/, '');
 /** The template's own example actions, its recorded fixtures and its stand-in: replaced when actions are generated. */
 const EXAMPLE_ONLY = /^(src\/actions\/|src\/entities\.ts$|test\/fixtures\/|openapi\.yaml$)/;
-const STAND_IN = 'http://127.0.0.1:4010';
 
 function versionOf(specifier: string): string {
   return (createRequire(import.meta.url)(specifier) as { version: string }).version;
@@ -53,11 +55,6 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath, entry.name)));
 }
 
-/** A shell word in single quotes. */
-function quoted(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The template's own pair: an incremental items.list and items.create, with recorded fixtures. */
 function exampleTokens(name: string): Record<string, string> {
   return {
@@ -66,36 +63,13 @@ function exampleTokens(name: string): Record<string, string> {
     actionList: 'itemsList, itemsCreate',
     authFactory: 'bearerToken',
     auth: 'bearerToken()',
+    authNote: '',
     summary: JSON.stringify('Items of the API: an incremental list and a create.'),
     baseUrl: JSON.stringify(`https://api.${name}.example/v1`),
     incremental: "\n  incremental: [{ first: 'items-full', then: 'items-since' }],",
     actionSummary: '`items.list`, an incremental source, and `items.create`, a destination',
-    recordCommands: [
-      `npx plugboard record items.list --scenario items-full --state .record-state --base-url ${STAND_IN}/v1`,
-      `npx plugboard record items.list --scenario items-since --state .record-state --base-url ${STAND_IN}/v1`,
-      `npx plugboard record items.create --input '{"name":"New item"}' --scenario items-create --base-url ${STAND_IN}/v1`,
-    ].join('\n'),
-    recordNote:
-      'The second `items.list` scenario starts where the first ended (the same `--state` folder): the\nstandard suite checks that it reads nothing twice. ',
+    ...exampleRecordTokens(),
   };
-}
-
-/**
- * The connector's credential as the document's first security requirement asks for it: an API
- * key in a header or the query by its name, else a bearer token.
- */
-function authOf(document: OpenApiDocument): { authFactory: string; auth: string } {
-  const [name] = Object.keys(document.security?.[0] ?? {});
-  const scheme = name === undefined ? undefined : document.components?.securitySchemes?.[name];
-  if (
-    scheme?.type === 'apiKey' &&
-    typeof scheme.name === 'string' &&
-    (scheme.in === 'header' || scheme.in === 'query')
-  ) {
-    const factory = scheme.in === 'header' ? 'apiKeyHeader' : 'apiKeyQuery';
-    return { authFactory: factory, auth: `${factory}(${JSON.stringify(scheme.name)})` };
-  }
-  return { authFactory: 'bearerToken', auth: 'bearerToken()' };
 }
 
 /** The stand-in's document: the chosen operations and what they reference, as the provider wrote them, in the file's format. */
@@ -104,19 +78,6 @@ function standInText(document: OpenApiDocument, actions: readonly GeneratedActio
   return file.endsWith('.json')
     ? `${JSON.stringify(trimmed, null, 2)}\n`
     : stringifyYaml(trimmed, { aliasDuplicateObjects: false });
-}
-
-const INCREMENTAL_NOTE =
-  'The `-since` scenario of an incremental source starts where its first ended (the same `--state` folder):\nthe standard suite checks that it reads nothing twice. Started with `--grow 3`, the stand-in adds three\nnewer records after a read to the end, for the second run to read. ';
-
-/** The record commands of a generated action: an incremental source's twice, the second from the first's checkpoint. */
-function recordCommands(action: GeneratedAction, standIn: string): string[] {
-  const input = quoted(JSON.stringify(sampleOf(action.inputSchema, { requiredOnly: true })));
-  const scenarios = action.incremental ? [action.key, `${action.key}-since`] : [action.key];
-  return scenarios.map(
-    (scenario) =>
-      `npx plugboard record ${action.key} --input ${input} --scenario ${scenario}${action.incremental ? ' --state .record-state' : ''} --base-url ${standIn}`,
-  );
 }
 
 /** The standard suite's two-run pairs of the incremental sources, as the test file's option. */
@@ -146,7 +107,11 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
     // Everything is checked before anything is written.
     const document = await loadOpenApiDocument(openapi.file);
     const connector = generateActions(document, openapi.operations);
-    const standIn = `${STAND_IN}${basePathOf(document)}`;
+    const chosen = new Set(connector.actions.map((action) => action.operation));
+    const operations = operationsOf(document)
+      .filter(({ method, path }) => chosen.has(`${method} ${path}`))
+      .map(({ operation }) => operation);
+    const auth = authOf(document, operations);
     const server = document.servers?.[0]?.url;
     const info = (document.source.info ?? {}) as { title?: unknown };
     tokens = {
@@ -154,15 +119,16 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
         .map((action) => `import { ${action.name} } from './actions/${action.key}.js';`)
         .join('\n'),
       actionList: connector.actions.map((action) => action.name).join(', '),
-      ...authOf(document),
+      authFactory: auth.factory,
+      auth: auth.call,
+      authNote: auth.note.map((line) => `\n${line}`).join(''),
       summary: JSON.stringify(
         `${typeof info.title === 'string' ? info.title.slice(0, 100) : title}: ${connector.actions.map((action) => action.key).join(', ')}.`,
       ),
       baseUrl: JSON.stringify(server && /^https?:\/\//.test(server) ? server : `https://api.${name}.example`),
       incremental: incrementalPairs(connector.actions),
       actionSummary: connector.actions.map((action) => `\`${action.key}\` (${action.direction})`).join(', '),
-      recordCommands: connector.actions.flatMap((action) => recordCommands(action, standIn)).join('\n'),
-      recordNote: `Each action needs a scenario with a successful run before the standard suite passes. ${connector.actions.some((action) => action.incremental) ? INCREMENTAL_NOTE : ''}`,
+      ...recordTokens(connector.actions, `${STAND_IN}${basePathOf(document)}`, auth),
     };
     generated.push(
       ['src/entities.ts', connector.entities],
@@ -202,5 +168,5 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
   }
   for (const [file, text] of generated) await write(file, text);
   if (openapi) await mkdir(join(dir, 'test', 'fixtures'), { recursive: true });
-  return { dir, files: files.sort() };
+  return { dir, files: files.sort(), mock: `npx plugboard mock ${standInFile} --port 4010${tokens.mockOptions}` };
 }

@@ -87,7 +87,11 @@ describe('the scaffold and the stand-in read a list alike', () => {
     const { served, declared } = await read();
     expect(declared.get('/continued')?.paginator).toEqual({
       kind: 'cursor',
-      options: { records: '', cursor: { from: { header: 'Continuation-Token' }, to: { query: 'page_token' } } },
+      options: {
+        records: '',
+        cursor: { from: { header: 'Continuation-Token' }, to: { query: 'page_token' } },
+        stop: ['empty-page'],
+      },
     });
     expect(served.get('/continued')).toMatch(/^cursor in query\.page_token, next cursor in header continuation-token;/);
   });

@@ -139,7 +139,13 @@ describe('plugboard new --from-openapi', () => {
     expect(list).toContain("direction: 'source',");
     // The paginator found in the document is declared, and the read leaves the cursor to it.
     expect(list).toContain(
-      "paginator: cursorPaginator({ records: 'data', cursor: { from: 'pagination.next_cursor', to: { query: 'cursor' } } }),",
+      [
+        '  paginator: cursorPaginator({',
+        "    records: 'data',",
+        "    cursor: { from: 'pagination.next_cursor', to: { query: 'cursor' } },",
+        "    stop: ['empty-page'],",
+        '  }),',
+      ].join('\n'),
     );
     expect(list).not.toContain('cursor: z.');
     expect(list).toContain("limit: input['limit'] ?? 100,");

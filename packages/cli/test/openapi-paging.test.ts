@@ -37,7 +37,11 @@ describe('detectPaging: the paginator a list operation declares', () => {
     );
     expect(paging.paginator).toEqual({
       kind: 'cursor',
-      options: { records: 'data', cursor: { from: 'pagination.next_cursor', to: { query: 'cursor' } } },
+      options: {
+        records: 'data',
+        cursor: { from: 'pagination.next_cursor', to: { query: 'cursor' } },
+        stop: ['empty-page'],
+      },
     });
     expect(paging.driven).toEqual(['cursor']);
     expect(paging.pageSize).toEqual({ param: 'limit', value: 100 });
@@ -53,7 +57,7 @@ describe('detectPaging: the paginator a list operation declares', () => {
       options: {
         records: 'items',
         cursor: { from: 'next_page_token', to: { query: 'page_token' } },
-        stop: [{ hasMore: 'has_more' }],
+        stop: [{ hasMore: 'has_more' }, 'empty-page'],
       },
     });
     expect(token.pageSize).toEqual({ param: 'page_size', value: 50 });
@@ -63,7 +67,7 @@ describe('detectPaging: the paginator a list operation declares', () => {
     const next = detectPaging(list([query('after'), limit], envelope({ next: { type: 'string' } })));
     expect(next.paginator).toEqual({
       kind: 'cursor',
-      options: { records: 'data', cursor: { from: 'next', to: { query: 'after' } } },
+      options: { records: 'data', cursor: { from: 'next', to: { query: 'after' } }, stop: ['empty-page'] },
     });
     const header = detectPaging(
       list(
@@ -73,13 +77,50 @@ describe('detectPaging: the paginator a list operation declares', () => {
     );
     expect(header.paginator).toEqual({
       kind: 'cursor',
-      options: { records: 'data', cursor: { from: 'next_cursor', to: { header: 'X-Cursor' } } },
+      options: { records: 'data', cursor: { from: 'next_cursor', to: { header: 'X-Cursor' } }, stop: ['empty-page'] },
     });
     expect(header.driven).toEqual([]);
     const instant = detectPaging(
       list([query('after', { type: 'string', format: 'date-time' })], envelope({ next_cursor: { type: 'string' } })),
     );
     expect(instant.paginator).toBeUndefined();
+  });
+
+  it("any text query parameter the answer sends back as next_<its name>, as Box's events do: stream_position from an anyOf next_stream_position, ended at an empty page too", () => {
+    const events = detectPaging(
+      list(
+        [query('stream_position'), query('limit', { type: 'integer', maximum: 500, default: 100 })],
+        envelope(
+          {
+            chunk_size: { type: 'integer' },
+            next_stream_position: { anyOf: [{ type: 'string' }, { type: 'integer', format: 'int64' }] },
+          },
+          'entries',
+        ),
+        [],
+        '/events',
+      ),
+    );
+    expect(events.paginator).toEqual({
+      kind: 'cursor',
+      options: {
+        records: 'entries',
+        cursor: { from: 'next_stream_position', to: { query: 'stream_position' } },
+        stop: ['empty-page'],
+      },
+    });
+    expect(events.driven).toEqual(['stream_position']);
+    expect(events.pageSize).toEqual({ param: 'limit', value: 500 });
+    expect(events.summary).toBe(
+      'the query `stream_position` sent back from `next_stream_position`, 500 a page (limit); the read ends when it is absent or a page comes empty (an API may give a next cursor after its last record)',
+    );
+    // A text parameter the answer names no next_ value for is no cursor; nor is a next_ value that is only ever a number.
+    expect(detectPaging(list([query('filter_term')], envelope({ next_filter: { type: 'string' } }))).paginator).toBe(
+      undefined,
+    );
+    expect(detectPaging(list([query('position')], envelope({ next_position: { type: 'integer' } }))).paginator).toBe(
+      undefined,
+    );
   });
 
   it('records under the names the stand-in serves them by, in an envelope of more than three fields', () => {
@@ -262,6 +303,33 @@ describe('detectPaging: incremental reading where the document has a newer-than 
       cursorField: 'updated_at',
       query: 'updated_at_min',
     });
+  });
+
+  it('<resource>_id tells records apart even where the schema does not require it (Box requires nothing); a uuid or key must be required', () => {
+    const paged = (properties: Record<string, Schema>) => ({
+      type: 'object',
+      properties: {
+        entries: { type: 'array', items: { type: 'object', properties } },
+        next_stream_position: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      },
+    });
+    const created_at = { type: 'string', format: 'date-time' };
+    const asked = [query('stream_position'), dateTime('created_after')];
+    const box = detectPaging(list(asked, paged({ created_at, event_id: { type: 'string' } }), [], '/events'));
+    expect(box.incremental).toEqual({
+      cursorField: 'created_at',
+      tieBreaker: 'event_id',
+      query: 'created_after',
+      format: 'iso',
+      order: 'newest-first',
+    });
+    const camel = detectPaging(list(asked, paged({ created_at, eventId: { type: 'integer' } }), [], '/events'));
+    expect(camel.incremental).toMatchObject({ tieBreaker: 'eventId' });
+    for (const name of ['uuid', 'key'])
+      expect(
+        detectPaging(list(asked, paged({ created_at, [name]: { type: 'string' } }), [], '/events')).incremental,
+        name,
+      ).toBeUndefined();
   });
 
   it('a filter in unix seconds or milliseconds on a date-time field is sent in its unit; an integer from or start is no filter', () => {

@@ -126,7 +126,7 @@ describe('paging by offset with a total, and by marker', () => {
     expect(items.records.item).toBe(document.components!.schemas!.Item);
     expect(paging.get_webhooks!.paginator).toEqual({
       kind: 'cursor',
-      options: { records: 'entries', cursor: { from: 'next_marker', to: { query: 'marker' } } },
+      options: { records: 'entries', cursor: { from: 'next_marker', to: { query: 'marker' } }, stop: ['empty-page'] },
     });
     expect(paging.get_webhooks!.records.item).toBe(document.components!.schemas!.Item);
   });

@@ -88,7 +88,12 @@ export async function entityNames(dir: string): Promise<string[]> {
  * stand-in address `standIn` they name, as an author would: the scenarios recorded, each with
  * the `--state` folder it was recorded from.
  */
-export async function recordAsReadmeSays(dir: string, standIn: string, url: string): Promise<string[]> {
+export async function recordAsReadmeSays(
+  dir: string,
+  standIn: string,
+  url: string,
+  env: Record<string, string> = { PLUGBOARD_CREDENTIAL: 'stand-in-token' },
+): Promise<string[]> {
   const readme = await readFile(join(dir, 'README.md'), 'utf8');
   const base = standIn.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const line = new RegExp(
@@ -97,7 +102,7 @@ export async function recordAsReadmeSays(dir: string, standIn: string, url: stri
   );
   const commands = [...readme.matchAll(line)];
   for (const [, action, input, scenario, state] of commands) {
-    const recorded = bufferIo({ PLUGBOARD_CREDENTIAL: 'stand-in-token' });
+    const recorded = bufferIo(env);
     const argv = ['record', action!, '--input', input!, '--scenario', scenario!, '--base-url', url, '--connector', dir];
     expect(
       await runCli([...argv, ...(state ? ['--state', state] : [])], { ...recorded.io, cwd: dir }),
@@ -105,4 +110,31 @@ export async function recordAsReadmeSays(dir: string, standIn: string, url: stri
     ).toBe(0);
   }
   return commands.map((command) => `${command[3]}${command[4] ? ` --state ${command[4]}` : ''}`);
+}
+
+/**
+ * The README's `auth login` line run against the stand-in at `origin` instead of the address it
+ * names, with `env` (where the sign-in is kept): the URL it prints opened as a browser would,
+ * following redirects (the stand-in consents at once). What `auth login` printed.
+ */
+export async function signInAsReadmeSays(dir: string, origin: string, env: Record<string, string>): Promise<string> {
+  const readme = await readFile(join(dir, 'README.md'), 'utf8');
+  const line = /^PLUGBOARD_CLIENT_ID=(\S+) npx plugboard (auth login .*)$/m.exec(readme);
+  expect(line, 'the README signs in with auth login').not.toBeNull();
+  const argv = line![2]!.replaceAll('http://127.0.0.1:4010', origin).split(' ');
+  const login = bufferIo({ ...env, PLUGBOARD_CLIENT_ID: line![1]! });
+  const signingIn = runCli(argv, { ...login.io, cwd: dir });
+  // The URL to open, on the line auth login prints about it (JSON, as stderr is no terminal).
+  const printed = () =>
+    login
+      .stderr()
+      .split('\n')
+      .filter((said) => said.startsWith('{'))
+      .map((said) => (JSON.parse(said) as { url?: string }).url)
+      .find((url) => url !== undefined);
+  await expect.poll(printed, { timeout: 15_000 }).toBeDefined();
+  const browser = await fetch(printed()!);
+  expect(browser.status, await browser.text()).toBe(200);
+  expect(await signingIn, login.stderr()).toBe(0);
+  return login.stdout();
 }

@@ -29,23 +29,28 @@ export async function newCommand({ args, values, io }: Invocation): Promise<void
   if (!file && operations.length > 0) throw new UsageError('--operations goes with --from-openapi <file>');
   const scaffold = await scaffoldConnector({ name: name!, dir, ...(file ? { openapi: { file, operations } } : {}) });
   const shown = typeof values.dir === 'string' ? values.dir : name!;
-  const standIn = scaffold.files.find((written) => /^openapi\.(json|yaml)$/.test(written)) ?? 'openapi.yaml';
+  // Each command with its comment, the comments in one column.
+  const steps: Array<[string, string?]> = file
+    ? [
+        ['npm install'],
+        // The mock serves a stand-in authorization server only for a connector it can load.
+        ['npm run build'],
+        [scaffold.mock, 'a stand-in to record against; README.md lists the record commands'],
+        ['npm test', 'once every action has a recorded scenario'],
+      ]
+    : [
+        ['npm install'],
+        ['npm test', 'the standard suite on the recorded fixtures'],
+        [scaffold.mock, 'a stand-in to record against (README.md)'],
+      ];
+  const width = Math.max(...steps.filter(([, comment]) => comment).map(([command]) => command.length));
   io.stdout.write(
     [
       `plugboard new: ${scaffold.files.length} files in ${scaffold.dir}`,
       '',
       'Next:',
       `  cd ${shown}`,
-      '  npm install',
-      ...(file
-        ? [
-            `  npx plugboard mock ${standIn} --port 4010 # a stand-in to record against; README.md lists the record commands`,
-            '  npm test                                      # once every action has a recorded scenario',
-          ]
-        : [
-            '  npm test                                   # the standard suite on the recorded fixtures',
-            `  npx plugboard mock ${standIn} --port 4010 # a stand-in to record against (README.md)`,
-          ]),
+      ...steps.map(([command, comment]) => `  ${comment ? `${command.padEnd(width)} # ${comment}` : command}`),
       '',
     ].join('\n'),
   );

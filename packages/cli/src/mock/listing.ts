@@ -1,5 +1,6 @@
 import type { Parameter, Schema } from '../openapi-document.js';
 import { type Absent, type AnswerField, type ListOperation, type ListPaging, listPagingOf } from '../list-paging.js';
+import { incrementalOf } from '../openapi-incremental.js';
 import { bareName } from '../paging-names.js';
 import { isNumber } from '../schema-shape.js';
 import { propertiesOf, TIME_NAME } from './records.js';
@@ -51,6 +52,8 @@ export interface Listing {
   /** The page size parameter, its default and its cap (the schema's maximum, else 1000). */
   pageSize: { param?: string; default: number; max: number };
   filters: TimeFilter[];
+  /** The record's fields an incremental read goes by (openapi-incremental.ts): every record has them. */
+  always: string[];
   /** The sort direction parameter and the values meaning newest first; without it, oldest first. */
   order?: { param: string; newestFirst: string[]; default: 'asc' | 'desc' };
 }
@@ -155,6 +158,7 @@ export function listingOf(list: ListOperation): Listing | undefined {
   );
   const query = list.parameters.filter((parameter) => parameter.in === 'query');
   const order = orderOf(query);
+  const incremental = incrementalOf(list, found.records);
   return {
     records: found.records.property ?? '',
     record,
@@ -162,6 +166,7 @@ export function listingOf(list: ListOperation): Listing | undefined {
     ...served,
     pageSize: { ...(size ? { param: size.name } : {}), default: fallback, max },
     filters: timeFilters(query, used, record),
+    always: incremental ? [incremental.cursorField, incremental.tieBreaker ?? 'id'] : [],
     ...(order ? { order } : {}),
   };
 }

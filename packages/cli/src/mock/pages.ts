@@ -90,7 +90,7 @@ export class RecordList {
     readonly listing: Listing,
     private readonly options: RecordListOptions,
   ) {
-    this.maker = new RecordMaker(listing.record, options.seed);
+    this.maker = new RecordMaker(listing.record, options.seed, listing.always);
     this.instants = instantsOf(options.seed, { count: Math.min(options.count, options.cap), end: options.end });
   }
 

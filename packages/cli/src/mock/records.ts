@@ -5,8 +5,8 @@ import { isNumber, typeOf } from '../schema-shape.js';
 /**
  * The records a list operation of the stand-in serves, made from the schema of its record
  * type: the same on every start for a seed, each valid against the schema (required fields,
- * enums, formats, bounds), its key unique, and every instant in it (date-time, date and unix
- * time fields) the record's own instant. Instants are 1 s to 1 h apart, whole seconds, the
+ * enums, formats, bounds), its key always there and unique, and every instant in it
+ * (date-time, date and unix time fields) the record's own instant. Instants are 1 s to 1 h apart, whole seconds, the
  * newest at the start of the day the stand-in started (so a list read from some days back finds
  * them), and about one record in ten shares the instant of the one before: as providers that
  * write timestamps to the second do, which is what an incremental read's tie-breaker is for. A record is made from its number and instant alone, so only the
@@ -65,6 +65,8 @@ interface Making {
   index: number;
   at: number;
   key: string | undefined;
+  /** The top-level fields every record has, optional or not: its key, and what an incremental read needs. */
+  always: ReadonlySet<string>;
   random: () => number;
   seed: string;
 }
@@ -92,19 +94,27 @@ export function instantsOf(
   return gaps.map((gap) => (at += gap * 1000));
 }
 
-/** Makes the records of one schema: record `index` at instant `at` is the same on every call. */
+/**
+ * Makes the records of one schema: record `index` at instant `at` is the same on every call.
+ * `always`: top-level fields every record has although the schema leaves them optional (the
+ * instant and id an incremental read of the list goes by, which a provider sends on every record).
+ */
 export class RecordMaker {
   private readonly key: string | undefined;
+  private readonly always: ReadonlySet<string>;
 
   constructor(
     private readonly schema: Schema,
     private readonly seed: string,
+    always: readonly string[] = [],
   ) {
     this.key = keyFieldOf(schema);
+    this.always = new Set([...always, ...(this.key === undefined ? [] : [this.key])]);
   }
 
   make(index: number, at: number): unknown {
-    const making: Making = { index, at, key: this.key, random: randomStream(`${this.seed}:${index}`), seed: this.seed };
+    const { key, always, seed } = this;
+    const making: Making = { index, at, key, always, random: randomStream(`${seed}:${index}`), seed };
     return make(this.schema, making, 0, true);
   }
 }
@@ -153,8 +163,10 @@ function makeObject(schema: Schema, making: Making, depth: number, top: boolean)
   const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
     if (property?.writeOnly === true || (NEXT_PAGE.test(name) && !required.has(name))) continue;
-    // Optional fields are there in about three records in four, and left out of deep objects.
-    if (!required.has(name) && (depth >= MAX_DEPTH || making.random() < 0.25)) continue;
+    // Optional fields are there in about three records in four, and left out of deep objects; those
+    // every record has always (the key tells records apart, as Box's optional `event_id` does).
+    const left = !required.has(name) && (depth >= MAX_DEPTH || making.random() < 0.25);
+    if (left && !(top && making.always.has(name))) continue;
     if (top && name === making.key) value[name] = keyValue(property, making);
     else if (property && !property.format && isNumber(property) && TIME_NAME.test(name))
       value[name] = /ms|millis/i.test(name) ? making.at : Math.floor(making.at / 1000);

@@ -12,7 +12,7 @@ export default defineConnector({
   vendor: null,
   category: 'developer',
   status: 'alpha',
-  summary: {{summary}},
+  summary: {{summary}},{{authNote}}
   auth: {{auth}},
   baseUrl: {{baseUrl}},
   rateLimits: { default: { limit: 10, per: 'second' } },
