@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -20,29 +20,35 @@ import { type LocalRegistry, startRegistry } from './support/registry.js';
  * `@plugboard/*`, so that the guide's scope lines are needed and checked. Nothing reaches
  * another address: every other host meets a closed proxy. The one change to the guide's text:
  * its ports. The servers it starts in a second terminal, the local registry (4873) and
- * `plugboard mock` (4010), listen on ports the system chose (`--port 0`), and every later step
- * names the port each printed instead of the guide's, so that another program holding 4873 or
- * 4010 changes nothing. The guide cannot drift: a step that fails fails this test, with its output.
+ * `plugboard mock` (4010, and 4011 for the OAuth2 provider), listen on ports the system chose
+ * (`--port 0`), and every later step names the port each printed instead of the guide's, so that
+ * another program holding one of them changes nothing. What the reader does besides typing is
+ * done as the guide says: Box's document is saved beside the first package (the corpus's
+ * unedited subset of it), and the sign-in URL `auth login` prints is opened, as a browser would.
+ * The guide cannot drift: a step that fails fails this test, with its output.
  */
 
-/** The servers the guide starts, the port it gives each, and the same command on a port the system chooses. */
+/**
+ * The servers the guide starts, the port the guide gives each (the local registry's is its
+ * default, a stand-in's its `--port`), and the same command on a port the system chooses.
+ */
 const SERVERS = [
   {
     command: './pbw local-registry',
-    port: '4873',
+    portOf: () => '4873',
     anyPort: (script: string) => script.replaceAll('./pbw local-registry', './pbw local-registry --port 0'),
     // Its progress lines name the address before the kit is published: ready once it says it serves.
     ready: /served at http:\/\/127\.0\.0\.1:(\d+)\//,
   },
   {
     command: 'plugboard mock',
-    port: '4010',
-    anyPort: (script: string) => script.replaceAll('--port 4010', '--port 0'),
+    portOf: (script: string) => /--port (\d+)/.exec(script)?.[1],
+    anyPort: (script: string) => script.replace(/--port \d+/, '--port 0'),
     ready: /http:\/\/127\.0\.0\.1:(\d+)/,
   },
 ];
-/** A guide port left in a step the test runs. */
-const GUIDE_PORT = new RegExp(`\\b(${SERVERS.map((server) => server.port).join('|')})\\b`);
+/** The URL a sign-in step prints for the reader to open in a browser, once whole (the quote or space after it has come). */
+const SIGN_IN_URL = /http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?[^"\s]+(?=["\s])/g;
 const PACKAGES = [
   'packages/sdk',
   'packages/testing',
@@ -51,6 +57,8 @@ const PACKAGES = [
   'packages/worker',
   'packages/cli',
 ];
+/** A provider's own OpenAPI document that signs in with OAuth2, trimmed to a few operations by the CLI itself. */
+const BOX_DOCUMENT = join(ROOT, 'packages', 'cli', 'test', 'documents', 'box-openapi.json');
 /** What a scaffolded connector builds and tests with, besides Plugboard's own packages. */
 const AUTHOR_TOOLS = ['typescript', 'vitest', '@types/node'];
 
@@ -108,56 +116,98 @@ async function npmLogTail(): Promise<string> {
 }
 
 /**
+ * The reader's browser: opens each sign-in URL a step prints, once, and follows the stand-in's
+ * redirect back to the CLI's loopback listener, as a browser does.
+ */
+function readersBrowser() {
+  const opened = new Set<string>();
+  const visits: Array<Promise<string | undefined>> = [];
+  return {
+    watch(output: string) {
+      for (const [url] of output.matchAll(SIGN_IN_URL)) {
+        if (opened.has(url)) continue;
+        opened.add(url);
+        visits.push(
+          fetch(url).then(
+            async (answer) => (answer.ok ? undefined : `${answer.status} ${await answer.text()}`),
+            (error: Error) => error.message,
+          ),
+        );
+      }
+    },
+    /** What went wrong opening the URLs, once every visit ended. */
+    async failures() {
+      return (await Promise.all(visits)).filter((failure) => failure !== undefined);
+    },
+  };
+}
+
+/**
  * Runs the steps in order, each as written but for the ports: a server the guide starts
- * listens where the system chose, and later steps name that port. Gives each step's output
- * and where each guide port's server listens; prints how long each step took, for the docs' timings.
+ * listens where the system chose, and later steps name that port; a URL a step prints to sign
+ * in is opened as the reader would. Gives each step's output, where each guide port's server
+ * listens, its server and how much it had printed when each step began; prints how long each
+ * step took, for the docs' timings.
  */
 async function follow(steps: readonly GuideStep[], shell: GuideShell) {
   const timings: string[] = [];
   const outputs = new Map<GuideStep, string>();
   const listening = new Map<string, string>();
+  const servers = new Map<string, BackgroundStep>();
+  const printedBefore = new Map<GuideStep, Map<string, number>>();
+  const guidePorts = new RegExp(
+    `\\b(${steps
+      .filter((step) => step.background)
+      .map((step) => SERVERS.find((server) => step.script.includes(server.command))?.portOf(step.script))
+      .join('|')})\\b`,
+  );
+  const browser = readersBrowser();
   for (const step of steps) {
     const begun = performance.now();
+    printedBefore.set(step, new Map([...servers].map(([port, server]) => [port, server.output().length])));
     const server = step.background ? SERVERS.find((candidate) => step.script.includes(candidate.command)) : undefined;
     let script = server ? server.anyPort(step.script) : step.script;
     for (const [guide, port] of listening) script = script.replaceAll(`:${guide}`, `:${port}`);
-    expect(script, `docs/authoring.md line ${step.line} would run on a fixed port`).not.toMatch(GUIDE_PORT);
+    expect(script, `docs/authoring.md line ${step.line} would run on a fixed port`).not.toMatch(guidePorts);
     if (step.background) {
-      expect(server, `docs/authoring.md line ${step.line}: a server the test does not know`).toBeDefined();
+      const guidePort = server?.portOf(step.script);
+      expect(guidePort, `docs/authoring.md line ${step.line}: a server the test does not know`).toBeDefined();
       const background = shell.begin(script);
       started.push(background);
       await background.waitFor(server!.ready);
-      listening.set(server!.port, server!.ready.exec(background.output())![1]!);
+      listening.set(guidePort!, server!.ready.exec(background.output())![1]!);
+      servers.set(guidePort!, background);
       timings.push(`${step.line}: ${Math.round(performance.now() - begun)} ms to serve`);
       continue;
     }
-    const result = await shell.run(script, 5 * 60_000);
+    const result = await shell.run(script, 5 * 60_000, (output) => browser.watch(output));
     timings.push(`${step.line}: ${Math.round(performance.now() - begun)} ms`);
     outputs.set(step, result.output);
     const registryLog =
       result.code === 0
         ? ''
-        : `\n--- the registry's log (last 40 lines) ---\n${registry.log.join('').split('\n').slice(-40).join('\n')}`;
+        : `\n--- the registry's log (last 40 lines) ---\n${registry.log.join('').split('\n').slice(-40).join('\n')}\n--- the browser ---\n${(await browser.failures()).join('\n')}`;
     expect(
       result.code,
       `docs/authoring.md line ${step.line}:\n${script}\n---\n${result.output}${result.code === 0 ? '' : await npmLogTail()}${registryLog}`,
     ).toBe(0);
   }
+  expect(await browser.failures(), 'the sign-in URLs the guide printed, opened').toEqual([]);
   const ports = [...listening].map(([guide, port]) => `${guide} -> ${port}`).join(', ');
   console.log(`docs/authoring.md, step by step (by the line of each block; ports ${ports}):\n${timings.join('\n')}`);
-  return { outputs, listening };
+  return { outputs, listening, servers, printedBefore };
 }
 
 describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside the repository', () => {
   test(
-    'every sh block runs as written: the kit from a clone, new, install, test, a local stand-in, record, run, catalogue, publish, a plugin folder',
+    "every sh block runs as written: the kit from a clone, new, install, test, a local stand-in, record, run, catalogue, publish, a plugin folder; then the same from an OAuth2 provider's own document, signed in at the stand-in",
     async (context) => {
       if (standInFailure) context.skip(standInFailure);
       const steps = guideSteps(await readFile(join(ROOT, 'docs', 'authoring.md'), 'utf8'));
       // The guide names its servers' default ports: the reader's commands stay as they are.
-      for (const server of SERVERS) {
+      for (const [server, port] of SERVERS.map((server, index) => [server, ['4873', '4010'][index]] as const)) {
         expect(steps.some((step) => step.background && step.script.includes(server.command))).toBe(true);
-        expect(steps.some((step) => step.script.includes(`127.0.0.1:${server.port}`))).toBe(true);
+        expect(steps.some((step) => step.script.includes(`127.0.0.1:${port}`))).toBe(true);
       }
       const home = join(tmp, 'home');
       const work = join(tmp, 'work');
@@ -165,6 +215,8 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
       await mkdir(work);
       // The folder that holds the clone, as the guide's reader has it.
       await symlink(ROOT, join(work, 'plugboard'));
+      // Box's document, which the guide says to save there: the corpus's unedited subset of it.
+      await copyFile(BOX_DOCUMENT, join(work, 'box-openapi.json'));
       await mkdir(join(tmp, 'shell'));
       await mkdir(join(tmp, 'tmp'));
       const env = cleanEnv({
@@ -183,8 +235,8 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
       });
       delete env.PLUGBOARD_CREDENTIAL;
       const shell = new GuideShell(join(tmp, 'shell'), env, work);
-      const { outputs, listening } = await follow(steps, shell);
-      const registryPort = listening.get(SERVERS[0]!.port);
+      const { outputs, listening, servers, printedBefore } = await follow(steps, shell);
+      const registryPort = listening.get('4873');
 
       // The kit came from the clone's registry, everything else from npm's own.
       const lock = JSON.parse(await readFile(join(work, 'acme', 'package-lock.json'), 'utf8')) as {
@@ -250,8 +302,48 @@ describe.skipIf(!wrapperReady)('docs/authoring.md, followed step by step outside
         package: 'plugboard-connector-acme',
         operations: ['items.create', 'items.list'],
       });
+
+      // Box, from its own document and unedited: the scaffold signs in with OAuth2, the paged
+      // incremental source read every page and then only what came after, and the stand-in
+      // counted one sign-in and the refreshes of tokens that expired (while recording and for
+      // the isolated plugin's run), each with the refresh token the one before left, none refused.
+      const box = join(work, 'box');
+      expect(await readFile(join(box, 'src', 'index.ts'), 'utf8')).toMatch(
+        /oauth2AuthorizationCode\(\{\s*authorizeUrl: 'https:\/\/account\.box\.com\/api\/oauth2\/authorize'/,
+      );
+      const boxFixture = async (name: string) =>
+        JSON.parse(await readFile(join(box, 'test', 'fixtures', `${name}.json`), 'utf8')) as {
+          calls: unknown[];
+          outcome: { records?: Array<{ event_id: string; created_at: string }> };
+        };
+      const events = await boxFixture('events.get');
+      const newer = (await boxFixture('events.get-since')).outcome.records ?? [];
+      expect(events.outcome.records).toHaveLength(1200);
+      expect(events.calls.length).toBeGreaterThanOrEqual(3);
+      expect(newer).toHaveLength(3);
+      const latest = events.outcome.records!.map((event) => Date.parse(event.created_at)).sort((a, b) => b - a)[0]!;
+      expect(newer.every((event) => Date.parse(event.created_at) > latest)).toBe(true);
+      const boxStandIn = servers.get('4011')!;
+      await boxStandIn.interrupt();
+      const grantsBetween = (from: GuideStep, to?: GuideStep) =>
+        [
+          ...boxStandIn
+            .output()
+            .slice(printedBefore.get(from)!.get('4011'), to && printedBefore.get(to)!.get('4011'))
+            .matchAll(/^POST \/oauth\/token (\d+) (.+)$/gm),
+        ].map(([, status, grant]) => `${status} ${grant}`);
+      const stepOf = (text: string) => steps.find((step) => step.script.includes(text))!;
+      const recording = stepOf('record events.get');
+      const everyGrant = grantsBetween(recording);
+      expect(everyGrant.filter((grant) => !grant.startsWith('200 '))).toEqual([]);
+      expect(everyGrant.filter((grant) => grant === '200 authorization_code')).toHaveLength(1);
+      expect(grantsBetween(recording, stepOf('run events.get'))).toContain('200 refresh_token');
+      expect(grantsBetween(stepOf('run box events.get --plugins'))).toContain('200 refresh_token');
+      const boxRun = [...outputs].find(([step]) => step.script.includes('run box events.get --plugins'));
+      expect(boxRun![1]).toMatch(/^\{.*"event_id":/m);
+
       // Three npm installs, two builds and two test runs on a small machine.
     },
-    10 * 60_000,
+    15 * 60_000,
   );
 });

@@ -41,6 +41,8 @@ export interface BackgroundStep {
   /** Resolves once the output matches `pattern`; fails when the step exits first. */
   waitFor(pattern: RegExp): Promise<void>;
   stop(): Promise<void>;
+  /** Ctrl+C, as the reader stops it: SIGINT to what the step started, and its output to the end. */
+  interrupt(): Promise<void>;
 }
 
 /**
@@ -65,13 +67,20 @@ export class GuideShell {
     return `${restore}${step}\n`;
   }
 
-  /** Runs a step to its end; the folder and exports it leaves are the next step's. */
-  async run(step: string, timeoutMs: number): Promise<ShellResult> {
+  /**
+   * Runs a step to its end; the folder and exports it leaves are the next step's. `watch` sees
+   * the output so far as it comes, for what the reader does while a step runs (open a URL it printed).
+   */
+  async run(step: string, timeoutMs: number, watch?: (output: string) => void): Promise<ShellResult> {
     const save = `\npwd > "$GUIDE_STATE/cwd"\nexport -p > "$GUIDE_STATE/env"\n`;
     const child = this.spawn(`${this.script(step)}${save}`);
     let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      watch?.(output);
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
     const timer = setTimeout(() => stopGroup(child), timeoutMs);
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
@@ -96,6 +105,7 @@ export class GuideShell {
     child.once('exit', () => {
       for (const listener of listeners) listener();
     });
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     // Never outlive the test process.
     const killOnExit = () => stopGroup(child);
     process.once('exit', killOnExit);
@@ -119,6 +129,11 @@ export class GuideShell {
           listeners.add(check);
           check();
         }),
+      interrupt: async () => {
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGINT');
+        // Closed once every process holding its output has ended: what it printed on the way out included.
+        await closed;
+      },
       stop: async () => {
         process.removeListener('exit', killOnExit);
         if (child.exitCode !== null || child.signalCode !== null) return;
