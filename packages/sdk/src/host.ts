@@ -116,3 +116,6 @@ export type { AuthorizationCallback } from './auth/token-requests.js';
 // Dynamic input options: a field's listing prepared as a run of its own (a plugin's process prepares it too).
 export { prepareOptions, optionsKey, NoOptionsError } from './options.js';
 export type { OptionsPage, OptionsQuery } from './definition/options.js';
+// Rule 13 for a receiver, the same functions as `@plugboard/sdk` exports for a sender.
+export { signDelivery, deliveryHeaders, verifyDelivery } from './deliveries/platform.js';
+export type { DeliveryRefusal, DeliveryVerdict } from './deliveries/verdict.js';

@@ -116,3 +116,9 @@ export type { Transport, TransportOptions } from './http/transport.js';
 export type { NetworkOptions } from './http/network-policy.js';
 // What an action does to the world, apart from how its results come back.
 export type { Effect } from './definition/action.js';
+// Signed deliveries (platform rule 13) and the schemes providers sign their webhooks with.
+export { signDelivery, deliveryHeaders, verifyDelivery } from './deliveries/platform.js';
+export type { DeliveryRefusal, DeliveryVerdict } from './deliveries/verdict.js';
+export { signStandardWebhook, verifyStandardWebhook } from './deliveries/standard-webhooks.js';
+export { hmacSignature } from './deliveries/hmac-signature.js';
+export { slackSignature } from './deliveries/slack.js';
