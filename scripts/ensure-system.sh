@@ -12,7 +12,9 @@
 #   script        /usr/bin/script (util-linux's, in Debian package bsdutils): the CLI's tests run
 #                 the plugboard binary in a pseudo-terminal it makes, with no terminal of their own
 #   openssl       on PATH (Debian package openssl): the wrapper's test makes the certificates of a
-#                 registry served over HTTPS
+#                 registry served over HTTPS; the SDK's test of docs/triggers.md signs with it
+#   curl          on PATH (Debian package curl): the SDK's test of docs/triggers.md posts the
+#                 delivery the guide's shell lines sign
 #   postgres      initdb, pg_ctl and postgres, on PATH or in /usr/lib/postgresql/<version>/bin
 #                 (Debian package postgresql): the worker's tests start a PostgreSQL server of their
 #                 own; as root they run it as the system user postgres (made here when missing)
@@ -37,6 +39,7 @@ script_path() { [ -x /usr/bin/script ] && printf '%s\n' /usr/bin/script; true; }
 # In sbin, which a CI shell's PATH may leave out: the worker's tests look for it there.
 runuser_path() { for path in /usr/sbin/runuser /sbin/runuser; do [ -x "$path" ] && { printf '%s\n' "$path"; return; }; done; true; }
 openssl_path() { command -v openssl 2>/dev/null || true; }
+curl_path() { command -v curl 2>/dev/null || true; }
 # PostgreSQL's server programs (initdb, pg_ctl, postgres) side by side: on PATH first, then in
 # Debian's folders, newest version first. Prints where postgres is.
 postgres_path() {
@@ -74,6 +77,7 @@ path_of() {
     runuser) runuser_path ;;
     script) script_path ;;
     openssl) openssl_path ;;
+    curl) curl_path ;;
     postgres) postgres_path ;;
   esac
 }
@@ -102,7 +106,7 @@ present() {
   [ -n "$path" ] && [ -x "$path" ]
 }
 
-programs=(chromium redis-server setpriv runuser script openssl postgres)
+programs=(chromium redis-server setpriv runuser script openssl curl postgres)
 missing=()
 for program in "${programs[@]}"; do
   if present "$program"; then
