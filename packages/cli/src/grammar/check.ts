@@ -1,5 +1,5 @@
 import type { CommandSpec } from './command-spec.js';
-import { CONNECTION_OPTIONS, CONNECTOR_KEY_OF_FOLDER } from './common-options.js';
+import { AUTH_BASE_URL, CONNECTION_OPTIONS, CONNECTOR_KEY_OF_FOLDER } from './common-options.js';
 
 export const CHECK: CommandSpec = {
   name: 'check',
@@ -10,6 +10,7 @@ export const CHECK: CommandSpec = {
   options: [
     ...CONNECTION_OPTIONS,
     { flags: '--base-url <url>', description: "the provider's base URL for this connection" },
+    AUTH_BASE_URL,
   ],
   examples: [
     'plugboard check shop --base-url https://api.shop.example',
