@@ -1,5 +1,6 @@
 import type { ConnectionCredential, ConnectionInput, Connector, Environment, LogSink } from '@plugboard/sdk';
 import type { IsolatedPlugin } from '@plugboard/runtime';
+import { authBaseUrlOption } from './auth-base-option.js';
 import { type FoundConnector, isolatedIn } from './connectors.js';
 import { connectionIdOption } from './connection-name.js';
 import { environmentCredential } from './credential-variable.js';
@@ -42,7 +43,13 @@ export async function runArgs(invocation: Invocation): Promise<ActionArgs | Isol
     ...(redis ? { redis } : {}),
   });
   const found = { key: plugin.key, actions: plugin.actions };
-  return { ...(await actionArgs(invocation, found)), plugin } as IsolatedActionArgs;
+  try {
+    return { ...(await actionArgs(invocation, found)), plugin } as IsolatedActionArgs;
+  } catch (error) {
+    // Arguments refused: the plugin's process has nothing to run.
+    await plugin.close();
+    throw error;
+  }
 }
 
 export async function actionArgs(invocation: Invocation): Promise<ActionArgs>;
@@ -67,6 +74,9 @@ export async function actionArgs(
   checkActionName(target, action);
   const id = connectionIdOption(values, messages);
   const authScheme = (settings as Record<string, unknown> | undefined)?.authScheme;
+  const environment = (values.environment ?? 'sandbox') as Environment;
+  // A stand-in's endpoints for a connection no one signed in to (a sign-in keeps its own: signed-in.ts).
+  const authBaseUrl = authBaseUrlOption(values['auth-base-url'], environment, found.connector);
   return {
     ...(found.connector ? { connector: found.connector } : {}),
     target,
@@ -76,9 +86,10 @@ export async function actionArgs(
     connection: {
       ...(id ? { id } : {}),
       ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+      ...(authBaseUrl === undefined ? {} : { authBaseUrl }),
       ...(settings ? { settings: settings as Record<string, unknown> } : {}),
     },
-    environment: (values.environment ?? 'sandbox') as Environment,
+    environment,
     credential: environmentCredential(io, { ...(found.connector ? { connector: found.connector } : {}), authScheme }),
     log: messagesLog(messages),
     values,

@@ -13,10 +13,22 @@ export interface ActionHost {
   close(): Promise<void>;
 }
 
+/** The connection's sign-in, and the connection with what it keeps; a plugin's process is ended when it is refused. */
+async function connectionOf(io: CliIo, args: ActionArgs | IsolatedActionArgs, connectionId: string) {
+  try {
+    const signed = await actionSignedIn(io, args, connectionId);
+    return { signed, connection: signedInConnection(args.connection, signed) };
+  } catch (error) {
+    if ('plugin' in args) await args.plugin.close();
+    throw error;
+  }
+}
+
 /**
  * The executor of `run` and `options`: the connector of the arguments (a plugin folder's in a
  * process of its own, with its own transport under the same network policy and Redis), the
- * connection as given, its credential from a signed-in connection or PLUGBOARD_CREDENTIAL.
+ * connection as given (its OAuth2 endpoints at a stand-in with `--auth-base-url`), its credential
+ * from a signed-in connection or PLUGBOARD_CREDENTIAL.
  */
 export async function actionExecutor(
   io: CliIo,
@@ -32,14 +44,13 @@ export async function actionExecutor(
   // A plugin folder's connector runs in its own process, but a signed-in connection's token set
   // is refreshed here, into the store of the state folder it was found in (at its stand-in, when
   // it signed in at one): the plugin gets the access token only.
-  const signed = await actionSignedIn(io, args, connectionId);
+  const { signed, connection } = await connectionOf(io, args, connectionId);
   const transport = createHostTransport({
     via: 'http',
     ...(redis ? { redis } : {}),
     network: { allow: allowedNetwork(io.env) },
     ...(signed ? { credentials: await signedInCredentials(signed) } : {}),
   });
-  const connection = signedInConnection(args.connection, signed);
   const executor = createExecutor({
     ...('plugin' in args
       ? { plugins: [{ package: args.plugin.package, runner: args.plugin.runner }] }

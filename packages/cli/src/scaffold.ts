@@ -168,5 +168,9 @@ export async function scaffoldConnector({ name, dir, openapi }: ScaffoldOptions)
   }
   for (const [file, text] of generated) await write(file, text);
   if (openapi) await mkdir(join(dir, 'test', 'fixtures'), { recursive: true });
-  return { dir, files: files.sort(), mock: `npx plugboard mock ${standInFile} --port 4010${tokens.mockOptions}` };
+  return {
+    dir,
+    files: files.sort(),
+    mock: `${tokens.mockEnv}npx plugboard mock ${standInFile} --port 4010${tokens.mockOptions}`,
+  };
 }

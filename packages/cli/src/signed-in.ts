@@ -1,10 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConnectionConfigError, type ConnectionInput, type OAuth2Credential } from '@plugboard/sdk';
+import { ConnectionConfigError, type ConnectionInput, excerpt, type OAuth2Credential } from '@plugboard/sdk';
 import type { CredentialOptions, CredentialStore } from '@plugboard/sdk/host';
+import { sameAuthBase } from './auth-base-option.js';
 import type { CliIo } from './io.js';
 import { byConnection, connectorCredentials, type KeptConnection, listKept, readKept } from './kept-connections.js';
 import { defaultStateFolder } from './state.js';
+import { UsageError } from './usage.js';
 
 /**
  * A connection someone signed in to with `plugboard auth login`, as `run`, `record`, `options`
@@ -74,11 +76,18 @@ export async function actionSignedIn(
 /**
  * The connection as given with the parts a sign-in keeps: its settings naming the scheme signed
  * in with, and the stand-in authorization server it signed in at (`auth login --auth-base-url`),
- * where every refresh goes. The connection as given when there is no sign-in.
+ * where every refresh goes. The connection as given when there is no sign-in. A connection's
+ * endpoints are in one place: `--auth-base-url` on a signed-in connection must be the one it
+ * signed in at (its refresh token is for that server alone).
  */
 export function signedInConnection(connection: ConnectionInput, signed: SignedIn | undefined): ConnectionInput {
   if (!signed) return connection;
   const { kept } = signed;
+  const given = connection.authBaseUrl;
+  if (given !== undefined && (kept.authBaseUrl === undefined || !sameAuthBase(given, kept.authBaseUrl)))
+    throw new UsageError(
+      `--auth-base-url ${excerpt(given)}: connection '${kept.connection}' of ${kept.connector} was signed in at ${kept.authBaseUrl === undefined ? "the connector's own endpoints" : excerpt(kept.authBaseUrl)}, where its token set is refreshed; give that URL or none, or sign in again with plugboard auth login ${kept.connector} --connection-id ${kept.connection} --auth-base-url ${excerpt(given)}`,
+    );
   return {
     ...connection,
     ...(kept.authBaseUrl ? { authBaseUrl: kept.authBaseUrl } : {}),

@@ -294,6 +294,34 @@ describe('auth login --auth-base-url at plugboard mock', () => {
     expect(providerHits).toBe(0);
   }, 60_000);
 
+  it('--auth-base-url on a connection signed in at the stand-in: the same URL is taken, another refused naming both (exit 2)', async () => {
+    const signed = await login();
+    expect(signed.code, signed.stderr).toBe(0);
+    const against = ['--base-url', mock.url, '--connector', pkg];
+    const run = ['run', 'files', 'me.get', ...against];
+    expect(await cli([...run, '--auth-base-url', `${mock.oauth!.baseUrl}/`])).toMatchObject({ code: 0 });
+    // The provider's own server: anything sent there would be counted.
+    const elsewhere = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/oauth`;
+    const fixtures = join(home, 'fixtures');
+    for (const command of [
+      run,
+      ['record', 'files', 'me.get', '--scenario', 'me', '--fixtures', fixtures, ...against],
+      ['check', 'files', ...against],
+      ['options', 'files', 'me.get', 'id', ...against],
+      ['run', 'files', 'me.get', '--plugins', plugins, '--base-url', mock.url],
+    ]) {
+      const refused = await cli([...command, '--auth-base-url', elsewhere]);
+      expect([refused.code, refused.stderr], command[0]).toEqual([
+        2,
+        expect.stringContaining(
+          `--auth-base-url ${elsewhere}: connection 'default' of files was signed in at ${mock.oauth!.baseUrl}, where`,
+        ),
+      ]);
+    }
+    expect(tokenRequests()).toEqual(['200 authorization_code']);
+    expect(providerHits).toBe(0);
+  }, 60_000);
+
   it('is refused in production, or when not https nor loopback http, before anything is sent (exit 2)', async () => {
     const production = await cli([
       'auth',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
-import { linkDependencies, scaffoldFromOpenApi, tsc } from './scaffold-support.js';
+import { linkDependencies, recordAsReadmeSays, scaffoldFromOpenApi, startMock, tsc } from './scaffold-support.js';
 import { bufferIo } from './support.js';
 
 /**
@@ -103,6 +103,46 @@ describe("a scaffold's credential, from the document's security scheme", () => {
     expect(index).toContain("auth: oauth2ClientCredentials({ tokenUrl: 'https://id.provider.example/token' }),");
     expect(index).not.toContain('scopes');
   });
+
+  it("OAuth2 client credentials: the README, followed as written, records at the mock's stand-in authorization server, and the suite passes", async () => {
+    const machine = {
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: 'https://id.provider.example/token', scopes: {} } },
+    };
+    const document = provider({ Machine: machine }, { '/jobs': get('listJobs') }, [{ Machine: [] }]);
+    const { dir } = await scaffold(document, ['listJobs']);
+    await linkDependencies(dir);
+    await tsc(dir, '-p', 'tsconfig.build.json');
+
+    // The mock is started with the stand-in client's secret, and PLUGBOARD_CREDENTIAL gives the same.
+    const readme = await readFile(join(dir, 'README.md'), 'utf8');
+    const mockLine = /^PLUGBOARD_CLIENT_SECRET=(\S+) npx plugboard mock (\S+) --port 4010(.*)$/m.exec(readme);
+    expect(mockLine, readme).not.toBeNull();
+    const [, secret, file, options] = mockLine!;
+    const credential = /^export PLUGBOARD_CREDENTIAL='(.+)'$/m.exec(readme)?.[1];
+    expect(JSON.parse(credential!)).toEqual({ clientId: 'plugboard-mock', clientSecret: secret });
+    expect(readme).toMatch(
+      /^npx plugboard record jobs\.list .* --auth-base-url http:\/\/127\.0\.0\.1:4010\/oauth --base-url http:\/\/127\.0\.0\.1:4010\/v2$/m,
+    );
+    const mock = await startMock(dir, [file!, ...options!.split(' ').filter(Boolean)], {
+      PLUGBOARD_CLIENT_SECRET: secret!,
+    });
+    try {
+      const recorded = await recordAsReadmeSays(dir, 'http://127.0.0.1:4010/v2', mock.url, {
+        PLUGBOARD_CREDENTIAL: credential!,
+      });
+      expect(recorded).toEqual(['jobs.list']);
+    } finally {
+      await mock.stop();
+    }
+    // The token came from the stand-in's client credentials grant, and the API took it.
+    expect(mock.requests().split('\n').filter(Boolean)).toEqual([
+      'POST /oauth/token 200 client_credentials',
+      'GET /v2/jobs 200 listJobs',
+    ]);
+    const suite = bufferIo({ ...process.env, CI: 'true' });
+    expect(await runCli(['test'], { ...suite.io, cwd: dir }), `${suite.stdout()}${suite.stderr()}`).toBe(0);
+  }, 120_000);
 
   it('OpenID Connect, or OAuth2 with only an implicit or password flow: a bearer token, and a TODO auth saying what the document declared', async () => {
     const openId = provider(

@@ -56,12 +56,16 @@ export async function suiteFailures(dir: string): Promise<string> {
   );
 }
 
-/** `plugboard mock <document> --port 0 ...` run in the scaffold's folder, as its author would: where it listens, and how to stop it. */
+/**
+ * `plugboard mock <document> --port 0 ...` run in the scaffold's folder with `env`, as its author
+ * would: where it listens, how to stop it, and its request lines on stderr.
+ */
 export async function startMock(
   dir: string,
   args: readonly string[],
-): Promise<{ url: string; stop: () => Promise<unknown> }> {
-  const mock = bufferIo();
+  env: Record<string, string> = {},
+): Promise<{ url: string; stop: () => Promise<unknown>; requests: () => string }> {
+  const mock = bufferIo(env);
   const controller = new AbortController();
   const serving = runCli(['mock', ...args, '--port', '0'], { ...mock.io, cwd: dir }, { signal: controller.signal });
   const listening = / at (http:\/\/127\.0\.0\.1:\d+\S*) /;
@@ -70,6 +74,7 @@ export async function startMock(
   await expect.poll(() => mock.stdout() || mock.stderr(), { timeout: 15_000 }).toMatch(listening);
   return {
     url: listening.exec(mock.stdout())![1]!,
+    requests: mock.stderr,
     stop: () => {
       controller.abort();
       return serving;
@@ -85,8 +90,9 @@ export async function entityNames(dir: string): Promise<string[]> {
 
 /**
  * Runs the `plugboard record` commands of a scaffold's README against `url` instead of the
- * stand-in address `standIn` they name, as an author would: the scenarios recorded, each with
- * the `--state` folder it was recorded from.
+ * stand-in address `standIn` they name (and at its stand-in authorization server, where they
+ * name one with `--auth-base-url`), as an author would: the scenarios recorded, each with the
+ * `--state` folder it was recorded from.
  */
 export async function recordAsReadmeSays(
   dir: string,
@@ -97,15 +103,17 @@ export async function recordAsReadmeSays(
   const readme = await readFile(join(dir, 'README.md'), 'utf8');
   const base = standIn.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const line = new RegExp(
-    `^npx plugboard record (\\S+) --input '([^']*)' --scenario (\\S+)(?: --state (\\S+))? --base-url ${base}$`,
+    `^npx plugboard record (\\S+) --input '([^']*)' --scenario (\\S+)(?: --state (\\S+))?(?: --auth-base-url (\\S+))? --base-url ${base}$`,
     'gm',
   );
   const commands = [...readme.matchAll(line)];
-  for (const [, action, input, scenario, state] of commands) {
+  const origin = new URL(url).origin;
+  for (const [, action, input, scenario, state, authBase] of commands) {
     const recorded = bufferIo(env);
     const argv = ['record', action!, '--input', input!, '--scenario', scenario!, '--base-url', url, '--connector', dir];
+    const standInAuth = authBase ? ['--auth-base-url', authBase.replace(new URL(standIn).origin, origin)] : [];
     expect(
-      await runCli([...argv, ...(state ? ['--state', state] : [])], { ...recorded.io, cwd: dir }),
+      await runCli([...argv, ...(state ? ['--state', state] : []), ...standInAuth], { ...recorded.io, cwd: dir }),
       recorded.stderr(),
     ).toBe(0);
   }

@@ -7,7 +7,8 @@ import {
   type OAuth2AuthorizationCodeScheme,
   type TokenSet,
 } from '@plugboard/sdk';
-import { authorizationRequest, exchangeAuthorizationCode, schemeAtAuthBase, signsIn } from '@plugboard/sdk/host';
+import { authorizationRequest, exchangeAuthorizationCode, signsIn } from '@plugboard/sdk/host';
+import { standInScheme } from '../auth-base-option.js';
 import { openBrowser } from '../browser.js';
 import { connectionIdOption } from '../connection-name.js';
 import { wantsJson, writeJsonLine } from '../io.js';
@@ -32,29 +33,6 @@ function signInScheme(connector: Connector, id: string | undefined): OAuth2Autho
         : `${id === undefined ? 'name the scheme to sign in with' : `--scheme ${excerpt(id)}: no such sign-in scheme`}: --scheme ${schemes.map((scheme) => scheme.id).join(' or ')}`,
     );
   return chosen;
-}
-
-/**
- * The scheme with its endpoints at `--auth-base-url` (a stand-in such as `plugboard mock`'s),
- * sandbox only; the scheme as declared without it.
- */
-function standInScheme(
-  scheme: OAuth2AuthorizationCodeScheme,
-  authBaseUrl: string | undefined,
-  environment: Environment,
-): OAuth2AuthorizationCodeScheme {
-  if (authBaseUrl === undefined) return scheme;
-  if (environment !== 'sandbox')
-    throw new UsageError(
-      "--auth-base-url points the sign-in at a stand-in and is for sandbox only: a production connection signs in at the provider's own endpoints",
-    );
-  try {
-    return schemeAtAuthBase(scheme, authBaseUrl, environment) as OAuth2AuthorizationCodeScheme;
-  } catch (error) {
-    throw new UsageError(
-      `--auth-base-url ${excerpt(authBaseUrl)}: ${(error as Error).message.replace(/^connection /, '')}`,
-    );
-  }
 }
 
 /**

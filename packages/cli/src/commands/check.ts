@@ -1,6 +1,7 @@
 import type { Environment } from '@plugboard/sdk';
 import { checkConnection, createHostTransport, type LiveCheck } from '@plugboard/sdk/host';
 import { messagesLog } from '../action-args.js';
+import { authBaseUrlOption } from '../auth-base-option.js';
 import { connectionIdOption } from '../connection-name.js';
 import { environmentCredential } from '../credential-variable.js';
 import type { ExitCode } from '../exit-codes.js';
@@ -27,7 +28,8 @@ export function checkExitCode(state: LiveCheck['state'], retryable = false): Exi
  * `plugboard check <connector> [--connection-id NAME] --base-url URL`: the connector's connection
  * check through the same pipeline as a run, printed as the platform's LiveCheck (one JSON line).
  * A connection signed in with `auth login` uses its kept token set, refreshed as a run would;
- * any other uses PLUGBOARD_CREDENTIAL. The verdict is kept with the signed-in connection.
+ * any other uses PLUGBOARD_CREDENTIAL (its token requests at a stand-in with `--auth-base-url`).
+ * The verdict is kept with the signed-in connection.
  */
 export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
   const { io, values, signal, messages } = invocation;
@@ -38,7 +40,18 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
     connector: given.connector,
     plugins: given.plugins,
   });
+  const environment = (given.environment ?? 'sandbox') as Environment;
+  const authBaseUrl = authBaseUrlOption(given['auth-base-url'], environment, connector);
   const signed = await signedIn(io, given.state, connector.key, connection);
+  // Refused before a transport is made: a signed-in connection's endpoints are where it signed in.
+  const checked = signedInConnection(
+    {
+      id: connection,
+      ...(given['base-url'] ? { baseUrl: given['base-url'] } : {}),
+      ...(authBaseUrl === undefined ? {} : { authBaseUrl }),
+    },
+    signed,
+  );
   // As `run`: PLUGBOARD_REDIS_URL shares the budgets (and the refresh lease) with other processes.
   const redis = io.env.PLUGBOARD_REDIS_URL;
   const transport = createHostTransport({
@@ -52,11 +65,8 @@ export async function checkCommand(invocation: Invocation): Promise<ExitCode> {
   let retryable = false;
   try {
     live = await checkConnection(connector, {
-      connection: signedInConnection(
-        { id: connection, ...(given['base-url'] ? { baseUrl: given['base-url'] } : {}) },
-        signed,
-      ),
-      environment: (given.environment ?? 'sandbox') as Environment,
+      connection: checked,
+      environment,
       credential: signed ? signedInCredential(io, signed) : () => fromVariable(connection),
       transport,
       log: messagesLog(messages),

@@ -91,7 +91,10 @@ export function standInLines(plan: StandInPlan, server: MockServer): string {
     `  OAuth2 stand-in for scheme ${plan.scheme}: authorize ${at.authorizeUrl}, token ${at.tokenUrl}; ${client}; access tokens last ${lifetimeSeconds} s${fault ? `; token requests fail: ${fault}` : ''}`,
     plan.signsIn
       ? `  sign in: PLUGBOARD_CLIENT_ID=${clientId} plugboard auth login ${plan.connector} --auth-base-url ${at.baseUrl}`
-      : `  a connection gets its tokens there with authBaseUrl ${at.baseUrl}`,
+      : clientSecret
+        ? // The secret's name, never its value: it was given in this terminal's environment.
+          `  client credentials: PLUGBOARD_CREDENTIAL='{"clientId":"${clientId}","clientSecret":"<PLUGBOARD_CLIENT_SECRET>"}' plugboard run ${plan.connector} <action> --auth-base-url ${at.baseUrl}`
+        : `  client credentials: the grant needs a confidential client; start the mock with PLUGBOARD_CLIENT_SECRET set, and give the same secret in PLUGBOARD_CREDENTIAL with --auth-base-url ${at.baseUrl}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -33,6 +33,13 @@ export const CONNECTION_SETTINGS: OptionSpec = {
   description: 'connection settings, a JSON object (no secrets: those come from PLUGBOARD_CREDENTIAL)',
 };
 
+/** A stand-in authorization server for a connection no one signed in to (`auth login` has its own). */
+export const AUTH_BASE_URL: OptionSpec = {
+  flags: '--auth-base-url <url>',
+  description:
+    "take the connection's OAuth2 tokens from a stand-in authorization server (URL/token, as plugboard mock prints it) instead of the connector's token URL, the client from PLUGBOARD_CREDENTIAL; sandbox only; a signed-in connection takes only the URL it signed in at",
+};
+
 /** The connection, named the same way by every command that signs in to, checks or runs on one. */
 export const CONNECTION_ID: OptionSpec = {
   flags: '--connection-id <name>',
@@ -61,6 +68,7 @@ export function environment(description: string): OptionSpec {
 export const ACTION_OPTIONS: readonly OptionSpec[] = [
   { flags: '--input <json>', description: 'the action input, a JSON object', default: '{}' },
   BASE_URL,
+  AUTH_BASE_URL,
   environment('where the run counts'),
   CONNECTION_SETTINGS,
   { ...CONNECTION_ID, description: `${CONNECTION_ID.description}; checkpoints and idempotency keys are kept under it` },

@@ -1,5 +1,6 @@
 import type { CommandSpec } from './command-spec.js';
 import {
+  AUTH_BASE_URL,
   BASE_URL,
   CONNECTION_ID,
   CONNECTION_SETTINGS,
@@ -28,6 +29,7 @@ export const OPTIONS: CommandSpec = {
     },
     { flags: '--cursor <cursor>', description: 'the page after the one whose last line gave this nextCursor' },
     BASE_URL,
+    AUTH_BASE_URL,
     environment('the network policy it connects under'),
     CONNECTION_SETTINGS,
     CONNECTION_ID,
