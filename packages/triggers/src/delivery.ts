@@ -5,7 +5,7 @@ import { type Answer, REASON_STATUS, type ReasonCode, send } from './answer.js';
 import { declaredTooLarge, readBody } from './body.js';
 import { DELIVERY_PATH, isPublicId, type TriggerSettings } from './config.js';
 import type { AcceptedDelivery, EventStore } from './event-store.js';
-import { readPayload } from './payload.js';
+import { type Payload, readPayload } from './payload.js';
 import type { DeliveryRate } from './rate.js';
 import type { ReceiptLog, TriggerDelivery } from './receipts.js';
 import type { TriggerSecrets } from './secrets.js';
@@ -60,19 +60,11 @@ function claimedEventId(request: IncomingMessage, served: ServedTrigger): string
     : null;
 }
 
-export async function receiveDelivery(
-  context: DeliveryContext,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
-  if (request.method !== 'POST')
-    return send(request, response, { ...refusal('malformed'), status: 405, headers: { allow: 'POST' } });
-  const served = context.triggers.get(publicIdOf(request.url) ?? '');
-  if (!served) return send(request, response, refusal('unknown_trigger'));
-  const { settings } = served;
-  const receipt: TriggerDelivery = {
+/** The receipt of a request to a known trigger, before anything of it is judged. */
+function newReceipt(context: DeliveryContext, served: ServedTrigger, request: IncomingMessage): TriggerDelivery {
+  return {
     deliveryId: `dlv_${randomUUID()}`,
-    triggerId: settings.triggerId,
+    triggerId: served.settings.triggerId,
     receivedAt: new Date(context.clock.now()).toISOString(),
     status: 'refused',
     reasonCode: null,
@@ -84,6 +76,66 @@ export async function receiveDelivery(
     recordCount: null,
     executionId: null,
   };
+}
+
+/** A delivery that passed every check: its signed event id, its body's digest and what it carries. */
+interface Verified {
+  eventId: string;
+  sha256: string;
+  payload: Extract<Payload, { ok: true }>;
+}
+
+/** Keeps a verified delivery unless its event was accepted before, records it, answers, then hands it on. */
+async function keep(context: DeliveryContext, served: ServedTrigger, receipt: TriggerDelivery, verified: Verified) {
+  const { settings, secrets } = served;
+  const eventId = secrets.redactor.redactString(verified.eventId);
+  const { eventType, records } = verified.payload;
+  const delivery: AcceptedDelivery = {
+    triggerId: settings.triggerId,
+    eventId,
+    deliveryId: receipt.deliveryId,
+    executionId: context.startsRuns(settings) ? `exe_${randomUUID()}` : null,
+    receivedAt: receipt.receivedAt,
+    records: secrets.redactor.redactValues(records),
+  };
+  const claim = await context.events.claim(delivery, verified.eventId, delivery.executionId !== null);
+  const first = claim.claimed ? delivery : claim.first;
+  const duplicate = !claim.claimed;
+  await context.receipts.append({
+    ...receipt,
+    status: duplicate ? 'duplicate' : 'accepted',
+    reasonCode: duplicate ? 'duplicate' : null,
+    httpStatus: 200,
+    eventId,
+    eventType: eventType === null ? null : secrets.redactor.redactString(eventType),
+    recordCount: records.length,
+    executionId: first.executionId,
+  });
+  const answer: Answer = {
+    status: 200,
+    result: {
+      accepted: true,
+      deliveryId: first.deliveryId,
+      executionId: first.executionId,
+      payloadSha256: verified.sha256,
+      duplicate,
+      ...(duplicate ? { code: 'duplicate' } : {}),
+    },
+  };
+  return { answer, accepted: duplicate ? undefined : delivery };
+}
+
+export async function receiveDelivery(
+  context: DeliveryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  if (request.method !== 'POST')
+    return send(request, response, { ...refusal('malformed'), status: 405, headers: { allow: 'POST' } });
+  const served = context.triggers.get(publicIdOf(request.url) ?? '');
+  if (!served) return send(request, response, refusal('unknown_trigger'));
+  const { settings } = served;
+  const receipt = newReceipt(context, served, request);
   const refuse = async (code: ReasonCode, headers?: Record<string, string>) => {
     const answer = { ...refusal(code, receipt.deliveryId), ...(headers ? { headers } : {}) };
     await context.receipts.append({ ...receipt, reasonCode: code, httpStatus: answer.status });
@@ -102,38 +154,7 @@ export async function receiveDelivery(
   if (!verdict.ok) return refuse(verdict.reasonCode);
   const payload = readPayload(read.body);
   if (!payload.ok) return refuse('malformed');
-  const redactor = served.secrets.redactor;
-  receipt.eventId = redactor.redactString(verdict.eventId);
-  receipt.eventType = payload.eventType === null ? null : redactor.redactString(payload.eventType);
-  receipt.recordCount = payload.records.length;
-  const delivery: AcceptedDelivery = {
-    triggerId: settings.triggerId,
-    eventId: receipt.eventId,
-    deliveryId: receipt.deliveryId,
-    executionId: context.startsRuns(settings) ? `exe_${randomUUID()}` : null,
-    receivedAt: receipt.receivedAt,
-    records: redactor.redactValues(payload.records),
-  };
-  const claim = await context.events.claim(delivery, verdict.eventId, delivery.executionId !== null);
-  const first = claim.claimed ? delivery : claim.first;
-  const duplicate = !claim.claimed;
-  await context.receipts.append({
-    ...receipt,
-    status: duplicate ? 'duplicate' : 'accepted',
-    reasonCode: duplicate ? 'duplicate' : null,
-    httpStatus: 200,
-    executionId: first.executionId,
-  });
-  send(request, response, {
-    status: 200,
-    result: {
-      accepted: true,
-      deliveryId: first.deliveryId,
-      executionId: first.executionId,
-      payloadSha256: read.sha256,
-      duplicate,
-      ...(duplicate ? { code: 'duplicate' } : {}),
-    },
-  });
-  if (!duplicate) context.accepted(delivery, settings);
+  const kept = await keep(context, served, receipt, { eventId: verdict.eventId, sha256: read.sha256, payload });
+  send(request, response, kept.answer);
+  if (kept.accepted) context.accepted(kept.accepted, settings);
 }

@@ -79,6 +79,14 @@ export function eventStore(dir: string): EventStore {
   const eventFolder = (triggerId: string) => join(folders.events, digest(triggerId, 16));
   const eventFile = (triggerId: string, eventKey: string) => join(eventFolder(triggerId), `${eventKey}.json`);
   const pendingFile = (deliveryId: string) => join(folders.pending, `${deliveryId}.json`);
+  // Folders made once per process: a claim then costs no mkdir.
+  const made = new Set<string>();
+  const makeFolders = async (wanted: string[]) => {
+    for (const folder of wanted.filter((name) => !made.has(name))) {
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      made.add(folder);
+    }
+  };
   const read = async (file: string) => {
     const { eventKey, ...delivery } = JSON.parse(await readFile(file, 'utf8')) as Kept;
     return { delivery: delivery as AcceptedDelivery, eventKey };
@@ -87,11 +95,7 @@ export function eventStore(dir: string): EventStore {
     async claim(delivery, eventId, pending) {
       const eventKey = digest(eventId, 40);
       const target = eventFile(delivery.triggerId, eventKey);
-      await Promise.all(
-        [folders.tmp, folders.pending, eventFolder(delivery.triggerId)].map((folder) =>
-          mkdir(folder, { recursive: true, mode: 0o700 }),
-        ),
-      );
+      await makeFolders([folders.tmp, folders.pending, eventFolder(delivery.triggerId)]);
       const temporary = join(folders.tmp, `${delivery.deliveryId}.json`);
       const kept: Kept = { ...delivery, eventKey };
       await writeFlushed(temporary, JSON.stringify(kept), new Date(delivery.receivedAt));

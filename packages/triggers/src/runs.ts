@@ -1,6 +1,5 @@
-import { ConnectorError } from '@plugboard/sdk';
+import { ConnectorError, excerpt, type LogSink } from '@plugboard/sdk';
 import type { Clock } from '@plugboard/sdk/host';
-import type { LogSink } from '@plugboard/sdk';
 import type { TriggerSettings } from './config.js';
 import type { AcceptedDelivery, EventStore } from './event-store.js';
 import type { StartRun } from './run-start.js';
@@ -41,8 +40,14 @@ export function runTracker(startRun: StartRun, events: EventStore, clock: Clock,
       .then(
         (end) => say('info', `run ${executionId} of trigger ${triggerId} succeeded: ${end.records} records`, fields),
         (error: unknown) => {
+          if (stopping.signal.aborted)
+            return say(
+              'info',
+              `run ${executionId} of trigger ${triggerId} stopped with the receiver: it starts again with the next listen on this state folder`,
+              fields,
+            );
           const code = error instanceof ConnectorError ? error.code : 'internal_error';
-          const message = error instanceof Error ? error.message : String(error);
+          const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
           say('error', `run ${executionId} of trigger ${triggerId} failed (${code}): ${message}`, { ...fields, code });
         },
       )

@@ -174,6 +174,9 @@ describe('a delivery turned into a run', () => {
     const answer = await deliver(first.urls.trg_orders!, clock, ORDERS, 'evt_paid_2');
     await first.receiver.close({ abortRuns: true });
     expect(provider.imports).toEqual([]);
+    expect(first.logs.map((entry) => entry.message)).toContainEqual(
+      expect.stringContaining('stopped with the receiver'),
+    );
     const { startRun, runs, executionIds } = starter(stateDir);
     const second = await startReceiver({ stateDir, clock, config, startRun });
     expect(await Promise.all(runs)).toEqual([{ records: 1 }]);
