@@ -22,9 +22,7 @@ const SERVE: CommandSpec = {
     CONNECTOR_PACKAGE,
     PLUGIN_FOLDER,
   ],
-  examples: [
-    'plugboard triggers serve --config triggers.json --port 8080 --state .plugboard',
-  ],
+  examples: ['plugboard triggers serve --config triggers.json --port 8080 --state .plugboard'],
   load: async () => (await import('../commands/triggers.js')).serveCommand,
 };
 
