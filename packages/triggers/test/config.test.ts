@@ -2,13 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createReceiver, readTriggerConfig, TriggerConfigError } from '../src/index.js';
-import { ENV, SECRET, stateFolder, trigger } from './support.js';
+import { ENV, SECRET, stateFolder, trigger, useCleanup } from './support.js';
 
 /**
  * The configuration is checked once, before anything listens: every problem named with its
  * path in one typed error, a secret in the file refused as such, the secrets' variables read
  * from the environment, never a value quoted.
  */
+
+useCleanup();
 
 async function refusal(config: unknown, env: Record<string, string> = ENV): Promise<TriggerConfigError> {
   try {

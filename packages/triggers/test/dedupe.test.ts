@@ -14,6 +14,7 @@ import {
   stateFolder,
   testClock,
   trigger,
+  useCleanup,
 } from './support.js';
 
 /**
@@ -21,6 +22,8 @@ import {
  * record survives a restart on the same state folder; accepted inputs are kept
  * `inputRetentionDays`; a rotated secret's predecessor verifies until `previousSecretValidUntil`.
  */
+
+useCleanup();
 
 const ORDER = { type: 'order.created', records: [{ id: 'ord_1' }] };
 

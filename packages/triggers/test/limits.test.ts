@@ -10,6 +10,7 @@ import {
   stateFolder,
   testClock,
   trigger,
+  useCleanup,
 } from './support.js';
 
 /**
@@ -17,6 +18,8 @@ import {
  * sliding window on the receiver's clock (429 with Retry-After), and `maxBodyBytes` enforced
  * while reading: a 10 MB body is refused at 64 KB, its connection closed, the rest never read.
  */
+
+useCleanup();
 
 const TEN_MB = 10 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'a');

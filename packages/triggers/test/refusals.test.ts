@@ -12,12 +12,15 @@ import {
   testClock,
   trigger,
   PREVIOUS_SECRET,
+  useCleanup,
 } from './support.js';
 
 /**
  * Each refusal of the receiver over real HTTP on 127.0.0.1, with its reasonCode and status, in
  * the order the platform checks them, and the receipt each request to a known trigger leaves.
  */
+
+useCleanup();
 
 const ORDER = { type: 'order.created', records: [{ id: 'ord_1', total: 12 }] };
 

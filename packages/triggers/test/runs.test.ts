@@ -5,13 +5,15 @@ import { fileStore } from '@plugboard/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { executorRunStarter, type RunEnd, type StartRun } from '../src/index.js';
-import { deliver, receipts, startReceiver, stateFolder, testClock, trigger } from './support.js';
+import { deliver, receipts, startReceiver, stateFolder, testClock, trigger, useCleanup } from './support.js';
 
 /**
  * An accepted delivery of a trigger with `run` starts its action through the SDK's executor,
  * with the delivery's records as the input, against a small provider started here; its execution
  * id is the run's. A repeated event starts nothing; a run a restart interrupted starts again.
  */
+
+useCleanup();
 
 const TOKEN = 'provider-token-7c1e5a9d3b';
 

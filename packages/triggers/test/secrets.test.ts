@@ -12,12 +12,15 @@ import {
   stateFolder,
   testClock,
   trigger,
+  useCleanup,
 } from './support.js';
 
 /**
  * Nothing the receiver keeps holds a signing secret or a body: not the receipts, not the
  * accepted inputs, not the answers, even when a sender puts the secret in what it sends.
  */
+
+useCleanup();
 
 describe('receipts and stores never hold a secret', () => {
   it('keeps no secret and no body, whatever the sender put where', async () => {

@@ -49,9 +49,17 @@ export function trigger(fields: Record<string, unknown> = {}): Record<string, un
 }
 
 const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+
+/**
+ * Registers the hook that closes the test's receivers and removes its folders after each test:
+ * call it once, at the top level of each test file (a worker serves file after file, and a
+ * module's own top-level hooks would register in the first file only).
+ */
+export function useCleanup(): void {
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+}
 
 /** A fresh state folder, removed after the test. */
 export async function stateFolder(): Promise<string> {
