@@ -32,7 +32,7 @@ export interface DeliveryContext {
   clock: Clock;
   events: EventStore;
   receipts: ReceiptLog;
-  /** Called once an accepted delivery is kept and answered. */
+  /** Called once an accepted delivery is kept, before its receipt and answer. */
   accepted(delivery: AcceptedDelivery, trigger: TriggerSettings): void;
   /** Whether accepted deliveries of this trigger start runs. */
   startsRuns(trigger: TriggerSettings): boolean;
@@ -85,8 +85,13 @@ interface Verified {
   payload: Extract<Payload, { ok: true }>;
 }
 
-/** Keeps a verified delivery unless its event was accepted before, records it, answers, then hands it on. */
-async function keep(context: DeliveryContext, served: ServedTrigger, receipt: TriggerDelivery, verified: Verified) {
+/** Keeps a verified delivery unless its event was accepted before, hands it on, records it; gives the answer. */
+async function keep(
+  context: DeliveryContext,
+  served: ServedTrigger,
+  receipt: TriggerDelivery,
+  verified: Verified,
+): Promise<Answer> {
   const { settings, secrets } = served;
   const eventId = secrets.redactor.redactString(verified.eventId);
   const { eventType, records } = verified.payload;
@@ -101,6 +106,8 @@ async function keep(context: DeliveryContext, served: ServedTrigger, receipt: Tr
   const claim = await context.events.claim(delivery, verified.eventId, delivery.executionId !== null);
   const first = claim.claimed ? delivery : claim.first;
   const duplicate = !claim.claimed;
+  // Kept: its run starts now, whatever becomes of the receipt and the answer.
+  if (!duplicate) context.accepted(delivery, settings);
   await context.receipts.append({
     ...receipt,
     status: duplicate ? 'duplicate' : 'accepted',
@@ -111,7 +118,7 @@ async function keep(context: DeliveryContext, served: ServedTrigger, receipt: Tr
     recordCount: records.length,
     executionId: first.executionId,
   });
-  const answer: Answer = {
+  return {
     status: 200,
     result: {
       accepted: true,
@@ -122,7 +129,6 @@ async function keep(context: DeliveryContext, served: ServedTrigger, receipt: Tr
       ...(duplicate ? { code: 'duplicate' } : {}),
     },
   };
-  return { answer, accepted: duplicate ? undefined : delivery };
 }
 
 export async function receiveDelivery(
@@ -154,7 +160,9 @@ export async function receiveDelivery(
   if (!verdict.ok) return refuse(verdict.reasonCode);
   const payload = readPayload(read.body);
   if (!payload.ok) return refuse('malformed');
-  const kept = await keep(context, served, receipt, { eventId: verdict.eventId, sha256: read.sha256, payload });
-  send(request, response, kept.answer);
-  if (kept.accepted) context.accepted(kept.accepted, settings);
+  send(
+    request,
+    response,
+    await keep(context, served, receipt, { eventId: verdict.eventId, sha256: read.sha256, payload }),
+  );
 }

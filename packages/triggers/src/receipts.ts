@@ -52,8 +52,14 @@ export function receiptLog(stateDir: string): ReceiptLog {
   let handle: Promise<FileHandle> | undefined;
   let waiting: Waiting[] = [];
   let flushing: Promise<void> | undefined;
+  // A failed open is not kept: the next append tries again.
   const opened = () =>
-    (handle ??= mkdir(dirname(file), { recursive: true, mode: 0o700 }).then(() => open(file, 'a', 0o600)));
+    (handle ??= mkdir(dirname(file), { recursive: true, mode: 0o700 })
+      .then(() => open(file, 'a', 0o600))
+      .catch((error: unknown) => {
+        handle = undefined;
+        throw error;
+      }));
   const flush = async (): Promise<void> => {
     while (waiting.length > 0) {
       const batch = waiting;
@@ -78,8 +84,9 @@ export function receiptLog(stateDir: string): ReceiptLog {
     },
     async close() {
       await flushing;
-      if (handle) await (await handle).close();
+      const closing = handle;
       handle = undefined;
+      await (await closing?.catch(() => undefined))?.close();
     },
   };
 }

@@ -1,10 +1,12 @@
+import { mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { bearerToken, createTransport, defineAction, defineConnector, type Transport } from '@plugboard/sdk';
 import { fileStore } from '@plugboard/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { executorRunStarter, type RunEnd, type StartRun } from '../src/index.js';
+import { executorRunStarter, RECEIPTS_FILE, type RunEnd, type StartRun } from '../src/index.js';
 import { deliver, receipts, startReceiver, stateFolder, testClock, trigger, useCleanup } from './support.js';
 
 /**
@@ -189,6 +191,36 @@ describe('a delivery turned into a run', () => {
     const third = starter(stateDir);
     await startReceiver({ stateDir, clock, config, startRun: third.startRun });
     expect(third.runs).toHaveLength(0);
+  });
+
+  it('starts the run of a kept delivery even when its receipt cannot be written; the repeat is a duplicate', async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const stateDir = await stateFolder();
+    // The receipts' file is a folder: appending to it fails.
+    await mkdir(join(stateDir, RECEIPTS_FILE), { recursive: true });
+    const { startRun, runs } = starter(stateDir);
+    const { urls } = await startReceiver({
+      stateDir,
+      clock,
+      config: { triggers: [trigger(RUN(provider.url))] },
+      startRun,
+    });
+    const failed = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_receiptless');
+    expect(failed).toMatchObject({ status: 500, body: { accepted: false, code: 'internal_error' } });
+    expect(await Promise.all(runs)).toEqual([{ records: 1 }]);
+    expect(provider.imports.map((entry) => entry.records)).toEqual([ORDERS.records]);
+    // Once receipts can be written again, the sender's retry is answered as a duplicate of the kept one.
+    await rm(join(stateDir, RECEIPTS_FILE), { recursive: true });
+    const retried = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_receiptless');
+    expect(retried).toMatchObject({
+      status: 200,
+      body: { accepted: true, duplicate: true, executionId: expect.stringMatching(/^exe_/) },
+    });
+    expect(runs).toHaveLength(1);
+    expect(await receipts(stateDir)).toEqual([
+      expect.objectContaining({ status: 'duplicate', executionId: retried.body.executionId }),
+    ]);
   });
 
   it('only keeps the deliveries of a trigger without run', async () => {
