@@ -55,6 +55,7 @@ const PACKAGES = [
   'packages/catalogue',
   'packages/runtime',
   'packages/worker',
+  'packages/triggers',
   'packages/cli',
 ];
 /** A provider's own OpenAPI document that signs in with OAuth2, trimmed to a few operations by the CLI itself. */

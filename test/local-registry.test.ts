@@ -21,6 +21,7 @@ const KIT = [
   'packages/catalogue',
   'packages/runtime',
   'packages/worker',
+  'packages/triggers',
   'packages/cli',
 ];
 

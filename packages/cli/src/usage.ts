@@ -11,6 +11,14 @@ export class UsageError extends InvalidInputError {
   }
 }
 
+/** `--port N` of a command that starts a server: a port number, 0 for a free one (the default). */
+export function portOption(value: unknown): { port: number; text: string } {
+  const text = String(value ?? '0');
+  if (!/^\d+$/.test(text) || Number(text) > 65_535)
+    throw new UsageError(`--port must be a port number (0 for a free one), not '${excerpt(text)}'`);
+  return { port: Number(text), text };
+}
+
 /** A server the command was to start could not listen on the port asked for. */
 export function portInUse(port: string): UsageError {
   return new UsageError(`--port ${port}: the port is in use; pick another, or --port 0 for a free one`);

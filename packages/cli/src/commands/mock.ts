@@ -5,7 +5,7 @@ import { loadOpenApiDocument } from '../openapi-document.js';
 import { MAX_RECORDS, startMockServer } from '../mock/server.js';
 import type { Invocation } from '../invocation.js';
 import { standInLines, standInPlan } from './mock-oauth.js';
-import { portInUse, UsageError } from '../usage.js';
+import { portInUse, portOption, UsageError } from '../usage.js';
 
 /** A whole number option between 0 and `max`. */
 function count(option: string, value: unknown, fallback: number, max: number): number {
@@ -25,9 +25,7 @@ function count(option: string, value: unknown, fallback: number, max: number): n
 export async function mockCommand(invocation: Invocation): Promise<void> {
   const { args, values, io, signal } = invocation;
   const [file] = args;
-  const portText = String(values.port ?? '0');
-  if (!/^\d+$/.test(portText) || Number(portText) > 65_535)
-    throw new UsageError(`--port must be a port number (0 for a free one), not '${portText}'`);
+  const { port, text: portText } = portOption(values.port);
   const records = count('--records', values.records, 250, MAX_RECORDS);
   const grow = count('--grow', values.grow, 0, MAX_RECORDS);
   const seed = String(values.seed ?? '1');
@@ -37,7 +35,7 @@ export async function mockCommand(invocation: Invocation): Promise<void> {
   let server: Awaited<ReturnType<typeof startMockServer>>;
   try {
     server = await startMockServer(document, {
-      port: Number(portText),
+      port,
       host: String(values.host ?? '127.0.0.1'),
       records,
       grow,

@@ -17,6 +17,7 @@ import { SCHEDULE } from './schedule.js';
 import { RUNS } from './runs.js';
 import { SIMULATE } from './simulate.js';
 import { TEST } from './test.js';
+import { TRIGGERS } from './triggers.js';
 
 export type { ArgumentSpec, CommandSpec, OptionSpec } from './command-spec.js';
 
@@ -41,4 +42,5 @@ export const GRAMMAR: readonly CommandSpec[] = [
   WORKER,
   SCHEDULE,
   RUNS,
+  TRIGGERS,
 ];

@@ -1,0 +1,44 @@
+import type { CommandSpec, OptionSpec } from './command-spec.js';
+import { CONNECTOR_PACKAGE, PLUGIN_FOLDER } from './common-options.js';
+
+/** `plugboard triggers serve|deliveries`: a receiver of signed deliveries, and its receipts. */
+
+const STATE: OptionSpec = {
+  flags: '--state <dir>',
+  description:
+    "receipts and accepted deliveries are kept in DIR/triggers, the runs' idempotency keys and checkpoints in DIR (default: PLUGBOARD_STATE, else XDG_STATE_HOME, else HOME)",
+};
+
+const SERVE: CommandSpec = {
+  name: 'serve',
+  summary: 'receive signed deliveries for the triggers of a configuration file, until Ctrl+C',
+  description:
+    'Accept POST /api/connect/triggers/{publicId} for each trigger of --config ({"triggers":[Trigger]}, the platform\'s Trigger shape with secretEnv and previousSecretEnv naming the environment variables that hold its secrets, and an optional run: {connector, action, connection}). Before anything else each delivery meets, in this order: the trigger (404 unknown_trigger), its status (403 disabled), maxDeliveriesPerMinute (429 rate_limited, Retry-After), maxBodyBytes while reading (413 too_large), the signature and timestamp of rule 13 (401 signature_mismatch or outside_tolerance, 400 malformed), then its event id (200 duplicate, with the first delivery\'s ids). An accepted delivery is kept and, with run, starts the action with {records} as its input; the credential comes from PLUGBOARD_CREDENTIAL. Prints one JSON line per trigger with the URL senders post to once listening.',
+  options: [
+    { flags: '--config <file>', description: 'the triggers, a JSON file (never a secret in it)', required: true },
+    { flags: '--port <n>', description: 'the port (0: a free one)', default: '0' },
+    { flags: '--host <address>', description: 'the address to listen on', default: '127.0.0.1' },
+    STATE,
+    CONNECTOR_PACKAGE,
+    PLUGIN_FOLDER,
+  ],
+  examples: ['plugboard triggers serve --config triggers.json --port 8080 --state .plugboard'],
+  load: async () => (await import('../commands/triggers.js')).serveCommand,
+};
+
+const DELIVERIES: CommandSpec = {
+  name: 'deliveries',
+  summary: 'print the receipts of the deliveries received, one JSON line each, oldest first',
+  description:
+    "Each receipt in the platform's TriggerDelivery shape with its triggerId: status (accepted, duplicate, refused), reasonCode, httpStatus, eventId, eventType, payloadSha256, sizeBytes, recordCount, executionId, receivedAt. Never a body or a secret.",
+  options: [STATE, { flags: '--trigger <id>', description: 'only the receipts of this triggerId' }],
+  examples: ['plugboard triggers deliveries --state .plugboard --trigger trg_orders'],
+  load: async () => (await import('../commands/triggers.js')).deliveriesCommand,
+};
+
+export const TRIGGERS: CommandSpec = {
+  name: 'triggers',
+  summary: 'receive signed deliveries that start runs, and list their receipts',
+  examples: ['plugboard triggers serve --config triggers.json --port 8080', 'plugboard triggers deliveries'],
+  subcommands: [SERVE, DELIVERIES],
+};

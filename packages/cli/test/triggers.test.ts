@@ -1,0 +1,124 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { signDelivery } from '@plugboard/sdk';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../src/index.js';
+import { bufferIo } from './support.js';
+
+/**
+ * `plugboard triggers serve` on --port 0 as a script meets it: it prints one JSON line per
+ * trigger with the URL to post to, takes a signed delivery there, and `plugboard triggers
+ * deliveries` lists the receipt; a configuration holding a secret is refused before it listens.
+ */
+
+const SECRET = 'whsec_sandbox_cli_5b2e8d1f0a7c3e9b';
+const TRIGGER = {
+  triggerId: 'trg_cli',
+  url: '/api/connect/triggers/pub_cli',
+  environment: 'sandbox',
+  status: 'active',
+  maxBodyBytes: 65_536,
+  maxDeliveriesPerMinute: 60,
+  timestampToleranceSeconds: 300,
+  inputRetentionDays: 7,
+  previousSecretValidUntil: null,
+  secretEnv: 'CLI_TRIGGER_SECRET',
+};
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'plugboard-cli-triggers-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** An io whose stdout resolves `firstLine` with the first whole line the command prints. */
+function lineIo(env: Record<string, string>) {
+  const buffered = bufferIo(env);
+  let resolveLine: (line: string) => void = () => undefined;
+  const firstLine = new Promise<string>((resolve) => (resolveLine = resolve));
+  let out = '';
+  const io: CliIo = {
+    ...buffered.io,
+    stdout: {
+      write: (text: string) => {
+        out += text;
+        if (out.includes('\n')) resolveLine(out.slice(0, out.indexOf('\n')));
+        return true;
+      },
+    },
+  };
+  return { io, firstLine, stdout: () => out, stderr: buffered.stderr };
+}
+
+describe('plugboard triggers', () => {
+  it('serve prints each trigger with its full URL, takes a signed delivery there; deliveries lists its receipt', async () => {
+    const config = join(dir, 'triggers.json');
+    const state = join(dir, 'state');
+    await writeFile(config, JSON.stringify({ triggers: [TRIGGER] }));
+    const serving = lineIo({ CLI_TRIGGER_SECRET: SECRET });
+    const controller = new AbortController();
+    const argv = ['triggers', 'serve', '--config', config, '--port', '0', '--state', state];
+    const exit = runCli(argv, serving.io, { signal: controller.signal });
+    const printed = JSON.parse(await serving.firstLine) as { triggerId: string; url: string };
+    expect(printed).toEqual({
+      triggerId: 'trg_cli',
+      status: 'active',
+      environment: 'sandbox',
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/connect\/triggers\/pub_cli$/),
+    });
+    const body = JSON.stringify({ type: 'ping', records: [{ id: 'p1' }] });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const response = await fetch(printed.url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-platform-timestamp': String(timestamp),
+        'x-platform-event-id': 'evt_cli_1',
+        'x-platform-signature': signDelivery({ secret: SECRET, timestamp, eventId: 'evt_cli_1', body }),
+      },
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    expect(response.status).toBe(200);
+    expect(answer).toMatchObject({ accepted: true, duplicate: false, executionId: null });
+    controller.abort();
+    expect(await exit).toBe(0);
+    const listed = bufferIo({});
+    expect(await runCli(['triggers', 'deliveries', '--state', state, '--trigger', 'trg_cli'], listed.io)).toBe(0);
+    const receipts = listed
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(receipts).toEqual([
+      expect.objectContaining({
+        deliveryId: answer.deliveryId,
+        triggerId: 'trg_cli',
+        status: 'accepted',
+        httpStatus: 200,
+        eventId: 'evt_cli_1',
+        eventType: 'ping',
+        recordCount: 1,
+      }),
+    ]);
+    expect(listed.stdout()).not.toContain(SECRET);
+  });
+
+  it('serve refuses a configuration holding a secret, or a secret variable not set, with exit 2 before listening', async () => {
+    const config = join(dir, 'triggers.json');
+    await writeFile(config, JSON.stringify({ triggers: [{ ...TRIGGER, secret: SECRET }] }));
+    const leaky = bufferIo({ CLI_TRIGGER_SECRET: SECRET });
+    const argv = ['triggers', 'serve', '--config', config, '--state', join(dir, 'state')];
+    expect(await runCli(argv, leaky.io)).toBe(2);
+    expect(leaky.stderr()).toContain('triggers[0].secret');
+    expect(leaky.stderr()).not.toContain(SECRET);
+    expect(leaky.stdout()).toBe('');
+    await writeFile(config, JSON.stringify({ triggers: [TRIGGER] }));
+    const unset = bufferIo({});
+    expect(await runCli(argv, unset.io)).toBe(2);
+    expect(unset.stderr()).toContain('the environment variable CLI_TRIGGER_SECRET is not set');
+  });
+});

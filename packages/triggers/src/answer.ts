@@ -1,0 +1,66 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * What the receiver answers a sender: the platform's TriggerDeliveryResult, with the HTTP status
+ * of each reason. A refusal never says which part of a signature was wrong. A request whose body
+ * was not read to its end is answered with `Connection: close` and its socket destroyed once the
+ * answer is written: the rest of the body is never read.
+ */
+
+/** Why a delivery was refused, or that it repeated an accepted one: stable codes. */
+export type ReasonCode =
+  | 'unknown_trigger'
+  | 'disabled'
+  | 'rate_limited'
+  | 'too_large'
+  | 'signature_mismatch'
+  | 'outside_tolerance'
+  | 'malformed'
+  | 'duplicate';
+
+/** The HTTP status each reason is answered with. */
+export const REASON_STATUS: Readonly<Record<ReasonCode, number>> = {
+  unknown_trigger: 404,
+  disabled: 403,
+  rate_limited: 429,
+  too_large: 413,
+  signature_mismatch: 401,
+  outside_tolerance: 401,
+  malformed: 400,
+  duplicate: 200,
+};
+
+/** The platform's TriggerDeliveryResult. */
+export interface TriggerDeliveryResult {
+  accepted: boolean;
+  deliveryId?: string;
+  executionId?: string | null;
+  payloadSha256?: string;
+  duplicate?: boolean;
+  code?: string;
+}
+
+export interface Answer {
+  status: number;
+  result: TriggerDeliveryResult;
+  /** `retry-after` of a 429, `allow` of a 405. */
+  headers?: Record<string, string>;
+}
+
+export function send(request: IncomingMessage, response: ServerResponse, answer: Answer): void {
+  const text = JSON.stringify(answer.result);
+  const unread = !request.complete;
+  response.writeHead(answer.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...answer.headers,
+    ...(unread ? { connection: 'close' } : {}),
+  });
+  if (unread) {
+    // Reading stops here: whatever the sender still sends is dropped with the socket.
+    request.pause();
+    response.once('finish', () => request.socket.destroy());
+  }
+  response.end(text);
+}

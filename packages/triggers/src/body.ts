@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * A delivery's body read with its trigger's `maxBodyBytes` enforced while reading: a declared
+ * `Content-Length` over the limit is refused before a byte is read, and a body that grows past
+ * it is refused at the chunk that crosses it. Reading then stops (the caller answers and closes
+ * the connection): the rest is never read, and no more than the limit and one chunk is held.
+ */
+
+export type BodyRead =
+  | { kind: 'read'; body: Buffer; sha256: string }
+  | { kind: 'too_large'; bytesRead: number }
+  /** The sender went away, or the stream failed: there is no one to answer. */
+  | { kind: 'gone' };
+
+/** Whether the sender declared a body larger than the limit (`Content-Length`). */
+export function declaredTooLarge(request: IncomingMessage, maxBytes: number): boolean {
+  const declared = request.headers['content-length'];
+  return declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes;
+}
+
+export function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const hash = createHash('sha256');
+    let bytesRead = 0;
+    const finish = (result: BodyRead) => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onGone);
+      request.off('close', onGone);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      bytesRead += chunk.length;
+      if (bytesRead > maxBytes) {
+        // Nothing more is taken from the socket; the chunks read so far are let go.
+        request.pause();
+        chunks.length = 0;
+        finish({ kind: 'too_large', bytesRead });
+        return;
+      }
+      chunks.push(chunk);
+      hash.update(chunk);
+    };
+    const onEnd = () => finish({ kind: 'read', body: Buffer.concat(chunks, bytesRead), sha256: hash.digest('hex') });
+    const onGone = () => finish({ kind: 'gone' });
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onGone);
+    request.on('close', onGone);
+  });
+}

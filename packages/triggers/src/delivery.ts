@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '@plugboard/sdk/host';
+import { type Answer, REASON_STATUS, type ReasonCode, send } from './answer.js';
+import { declaredTooLarge, readBody } from './body.js';
+import { DELIVERY_PATH, isPublicId, type TriggerSettings } from './config.js';
+import type { AcceptedDelivery, EventStore } from './event-store.js';
+import { type Payload, readPayload } from './payload.js';
+import type { DeliveryRate } from './rate.js';
+import type { ReceiptLog, TriggerDelivery } from './receipts.js';
+import type { TriggerSecrets } from './secrets.js';
+import { verifyFor } from './verify.js';
+
+/**
+ * One delivery, checked in the platform's order before anything else happens: the trigger
+ * (`unknown_trigger`), its status (`disabled`), its rate (`rate_limited`), its size while reading
+ * (`too_large`), the signature and its timestamp (`signature_mismatch`, `outside_tolerance`,
+ * `malformed`), the body (`malformed`), then its event id (`duplicate`). Each request to a known
+ * trigger leaves a receipt, on disk before the answer goes; an accepted one is kept, with its
+ * records, before it is answered and before its run starts.
+ */
+
+export interface ServedTrigger {
+  settings: TriggerSettings;
+  secrets: TriggerSecrets;
+  rate: DeliveryRate;
+}
+
+export interface DeliveryContext {
+  /** By publicId. */
+  triggers: ReadonlyMap<string, ServedTrigger>;
+  clock: Clock;
+  events: EventStore;
+  receipts: ReceiptLog;
+  /** Called once an accepted delivery is kept, before its receipt and answer. */
+  accepted(delivery: AcceptedDelivery, trigger: TriggerSettings): void;
+  /** Whether accepted deliveries of this trigger start runs. */
+  startsRuns(trigger: TriggerSettings): boolean;
+}
+
+const WELL_FORMED_EVENT_ID = /^[\x21-\x7e]{1,200}$/;
+
+const refusal = (code: ReasonCode, deliveryId?: string): Answer => ({
+  status: REASON_STATUS[code],
+  result: { accepted: false, ...(deliveryId ? { deliveryId } : {}), code },
+});
+
+function publicIdOf(url: string | undefined): string | undefined {
+  const path = (url ?? '').split('?', 1)[0]!;
+  if (!path.startsWith(DELIVERY_PATH)) return undefined;
+  const id = path.slice(DELIVERY_PATH.length);
+  return isPublicId(id) ? id : undefined;
+}
+
+/** What the sender named the event, when it is well formed, with the trigger's secrets hidden. */
+function claimedEventId(request: IncomingMessage, served: ServedTrigger): string | null {
+  const header = request.headers['x-platform-event-id'];
+  return typeof header === 'string' && WELL_FORMED_EVENT_ID.test(header)
+    ? served.secrets.redactor.redactString(header)
+    : null;
+}
+
+/** The receipt of a request to a known trigger, before anything of it is judged. */
+function newReceipt(context: DeliveryContext, served: ServedTrigger, request: IncomingMessage): TriggerDelivery {
+  return {
+    deliveryId: `dlv_${randomUUID()}`,
+    triggerId: served.settings.triggerId,
+    receivedAt: new Date(context.clock.now()).toISOString(),
+    status: 'refused',
+    reasonCode: null,
+    httpStatus: null,
+    eventId: claimedEventId(request, served),
+    eventType: null,
+    payloadSha256: null,
+    sizeBytes: null,
+    recordCount: null,
+    executionId: null,
+  };
+}
+
+/** A delivery that passed every check: its signed event id, its body's digest and what it carries. */
+interface Verified {
+  eventId: string;
+  sha256: string;
+  payload: Extract<Payload, { ok: true }>;
+}
+
+/** Keeps a verified delivery unless its event was accepted before, hands it on, records it; gives the answer. */
+async function keep(
+  context: DeliveryContext,
+  served: ServedTrigger,
+  receipt: TriggerDelivery,
+  verified: Verified,
+): Promise<Answer> {
+  const { settings, secrets } = served;
+  const eventId = secrets.redactor.redactString(verified.eventId);
+  const { eventType, records } = verified.payload;
+  const delivery: AcceptedDelivery = {
+    triggerId: settings.triggerId,
+    eventId,
+    deliveryId: receipt.deliveryId,
+    executionId: context.startsRuns(settings) ? `exe_${randomUUID()}` : null,
+    receivedAt: receipt.receivedAt,
+    records: secrets.redactor.redactValues(records),
+  };
+  const claim = await context.events.claim(delivery, verified.eventId, delivery.executionId !== null);
+  const first = claim.claimed ? delivery : claim.first;
+  const duplicate = !claim.claimed;
+  // Kept: its run starts now, whatever becomes of the receipt and the answer.
+  if (!duplicate) context.accepted(delivery, settings);
+  await context.receipts.append({
+    ...receipt,
+    status: duplicate ? 'duplicate' : 'accepted',
+    reasonCode: duplicate ? 'duplicate' : null,
+    httpStatus: 200,
+    eventId,
+    eventType: eventType === null ? null : secrets.redactor.redactString(eventType),
+    recordCount: records.length,
+    executionId: first.executionId,
+  });
+  return {
+    status: 200,
+    result: {
+      accepted: true,
+      deliveryId: first.deliveryId,
+      executionId: first.executionId,
+      payloadSha256: verified.sha256,
+      duplicate,
+      ...(duplicate ? { code: 'duplicate' } : {}),
+    },
+  };
+}
+
+export async function receiveDelivery(
+  context: DeliveryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  if (request.method !== 'POST')
+    return send(request, response, { ...refusal('malformed'), status: 405, headers: { allow: 'POST' } });
+  const served = context.triggers.get(publicIdOf(request.url) ?? '');
+  if (!served) return send(request, response, refusal('unknown_trigger'));
+  const { settings } = served;
+  const receipt = newReceipt(context, served, request);
+  const refuse = async (code: ReasonCode, headers?: Record<string, string>) => {
+    const answer = { ...refusal(code, receipt.deliveryId), ...(headers ? { headers } : {}) };
+    await context.receipts.append({ ...receipt, reasonCode: code, httpStatus: answer.status });
+    send(request, response, answer);
+  };
+  if (settings.status !== 'active') return refuse('disabled');
+  const rate = served.rate.admit();
+  if (!rate.allowed) return refuse('rate_limited', { 'retry-after': String(rate.retryAfterSeconds) });
+  if (declaredTooLarge(request, settings.maxBodyBytes)) return refuse('too_large');
+  const read = await readBody(request, settings.maxBodyBytes);
+  if (read.kind === 'gone') return;
+  receipt.sizeBytes = read.kind === 'read' ? read.body.length : read.bytesRead;
+  if (read.kind === 'too_large') return refuse('too_large');
+  receipt.payloadSha256 = read.sha256;
+  const verdict = verifyFor(settings, served.secrets, request.headers, read.body, context.clock.now());
+  if (!verdict.ok) return refuse(verdict.reasonCode);
+  const payload = readPayload(read.body);
+  if (!payload.ok) return refuse('malformed');
+  send(
+    request,
+    response,
+    await keep(context, served, receipt, { eventId: verdict.eventId, sha256: read.sha256, payload }),
+  );
+}

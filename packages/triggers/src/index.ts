@@ -1,0 +1,13 @@
+export { createReceiver, SERVER_LIMITS } from './receiver.js';
+export type { Receiver, ReceiverOptions, TriggerAddress } from './receiver.js';
+export { DELIVERY_PATH, parseTriggerConfig, TRIGGER_LIMITS } from './config.js';
+export type { TriggerConfig, TriggerRunConnection, TriggerRunSettings, TriggerSettings } from './config.js';
+export { readTriggerConfig } from './config-file.js';
+export { MIN_SIGNING_SECRET_LENGTH } from './secrets.js';
+export { REASON_STATUS } from './answer.js';
+export type { ReasonCode, TriggerDeliveryResult } from './answer.js';
+export { listDeliveries, RECEIPTS_FILE } from './receipts.js';
+export type { TriggerDelivery } from './receipts.js';
+export { executorRunStarter } from './run-start.js';
+export type { DeliveryRun, RunEnd, StartRun } from './run-start.js';
+export { ReceiverStateError, TriggerConfigError } from './errors.js';

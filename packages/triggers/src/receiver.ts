@@ -1,0 +1,174 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LogSink } from '@plugboard/sdk';
+import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
+import { send } from './answer.js';
+import { checkedConfig, type TriggerSettings } from './config.js';
+import { type DeliveryContext, receiveDelivery, type ServedTrigger } from './delivery.js';
+import { ReceiverStateError } from './errors.js';
+import { eventStore } from './event-store.js';
+import { deliveryRate } from './rate.js';
+import { receiptLog } from './receipts.js';
+import { retention } from './retention.js';
+import type { StartRun } from './run-start.js';
+import { runTracker } from './runs.js';
+import { resolveSecrets } from './secrets.js';
+
+/**
+ * The receiver, composed here and only here: the configuration checked once (secrets read from
+ * the environment), a rate window per trigger, the state folder's receipts and accepted
+ * deliveries, the runs, and a node:http server bounded against slow and large requests.
+ */
+
+/** How long a sender may take over its headers, and over its whole request: slow senders cannot hold sockets. */
+export const SERVER_LIMITS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  /** The most bytes of request line and headers: more is answered 431 by node:http. */
+  maxHeaderBytes: 16 * 1024,
+  keepAliveTimeoutMs: 5_000,
+} as const;
+
+export interface ReceiverOptions {
+  /**
+   * `{ "triggers": [ Trigger ] }`: as read from the configuration file (checked here), or as
+   * `parseTriggerConfig` gave it (not checked again).
+   */
+  config: unknown;
+  /** Where receipts, accepted deliveries and their inputs are kept. One receiver per folder. */
+  stateDir: string;
+  /** Where the secrets' variables are read; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The time of receipts, rate windows, tolerance and retention; default the system clock. */
+  clock?: Clock;
+  /** Starts the run of an accepted delivery of a trigger with `run`; without it deliveries are only kept. */
+  startRun?: StartRun;
+  /** Where the ends of runs are said; default stderr. */
+  log?: LogSink;
+}
+
+export interface TriggerAddress {
+  triggerId: string;
+  status: string;
+  environment: 'sandbox' | 'production';
+  /** Where senders post its deliveries. */
+  url: string;
+}
+
+export interface Receiver {
+  /** Listens (port 0: a free one; host default 127.0.0.1), starts the runs a restart left pending; gives the base URL. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** The base URL once listening. */
+  readonly url: string;
+  /** Each trigger with the full URL of its deliveries, once listening. */
+  addresses(): TriggerAddress[];
+  /** Stops taking requests, waits for the runs in flight (or aborts them: they start again with the next listen). */
+  close(options?: { abortRuns?: boolean }): Promise<void>;
+}
+
+function servedTriggers(triggers: readonly TriggerSettings[], env: ReceiverOptions['env'], clock: Clock) {
+  const secrets = resolveSecrets(triggers, env ?? process.env);
+  return new Map<string, ServedTrigger>(
+    triggers.map((settings) => [
+      settings.publicId,
+      {
+        settings,
+        secrets: secrets.get(settings.triggerId)!,
+        rate: deliveryRate(settings.maxDeliveriesPerMinute, clock),
+      },
+    ]),
+  );
+}
+
+function boundedServer(handle: Parameters<typeof createServer>[1]): Server {
+  const server = createServer(
+    {
+      headersTimeout: SERVER_LIMITS.headersTimeoutMs,
+      requestTimeout: SERVER_LIMITS.requestTimeoutMs,
+      maxHeaderSize: SERVER_LIMITS.maxHeaderBytes,
+      keepAliveTimeout: SERVER_LIMITS.keepAliveTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
+    handle,
+  );
+  return server;
+}
+
+/** Checks the configuration and reads the secrets (a `TriggerConfigError` naming every problem); listens on `listen`. */
+export function createReceiver(options: ReceiverOptions): Receiver {
+  const { triggers } = checkedConfig(options.config);
+  const clock = options.clock ?? systemClock;
+  const served = servedTriggers(triggers, options.env, clock);
+  const log = options.log ?? stderrSink;
+  const events = eventStore(options.stateDir);
+  const receipts = receiptLog(options.stateDir);
+  const kept = retention(triggers, events, clock);
+  const startRun = options.startRun;
+  const runs = startRun ? runTracker(startRun, events, clock, log) : undefined;
+  const context: DeliveryContext = {
+    triggers: served,
+    clock,
+    events,
+    receipts,
+    startsRuns: (trigger) => runs !== undefined && trigger.run !== undefined,
+    accepted(delivery, trigger) {
+      runs?.start(delivery, trigger);
+      kept.maybePrune().catch((error: unknown) => say(`pruning: ${String(error)}`));
+    },
+  };
+  const handling = new Set<Promise<void>>();
+  const say = (message: string) => log({ level: 'error', message, time: new Date(clock.now()).toISOString() });
+  const server = boundedServer((request, response) => {
+    const handled = receiveDelivery(context, request, response)
+      .catch((error: unknown) => {
+        say(`delivery: ${String(error)}`);
+        if (!response.headersSent)
+          send(request, response, { status: 500, result: { accepted: false, code: 'internal_error' } });
+        else response.destroy();
+      })
+      .finally(() => handling.delete(handled));
+    handling.add(handled);
+  });
+  let url = '';
+  return {
+    async listen(port = 0, host = '127.0.0.1') {
+      try {
+        await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
+        await kept.prune();
+      } catch (error) {
+        throw new ReceiverStateError(options.stateDir, (error as NodeJS.ErrnoException).code ?? String(error), error);
+      }
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const address = server.address() as AddressInfo;
+      url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+      await runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
+      return url;
+    },
+    get url() {
+      return url;
+    },
+    addresses: () =>
+      triggers.map((trigger) => ({
+        triggerId: trigger.triggerId,
+        status: trigger.status,
+        environment: trigger.environment,
+        url: `${url}/api/connect/triggers/${trigger.publicId}`,
+      })),
+    async close(closing = {}) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await Promise.all(handling);
+      await runs?.drain({ abort: closing.abortRuns === true });
+      await receipts.close();
+    },
+  };
+}

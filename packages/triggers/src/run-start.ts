@@ -1,0 +1,50 @@
+import { createExecutor, type ExecutorOptions } from '@plugboard/sdk/host';
+import type { TriggerRunSettings } from './config.js';
+
+/**
+ * A run started by an accepted delivery. The receiver hands each one to a `StartRun`; the
+ * embedded one (`executorRunStarter`) runs the trigger's action through the SDK's executor, the
+ * one way every caller runs an action, with the delivery's records as its input: `{ records }`.
+ */
+
+export interface DeliveryRun {
+  /** The run's id, as the delivery's answer and receipt give it; a destination's idempotency key. */
+  executionId: string;
+  deliveryId: string;
+  triggerId: string;
+  eventId: string;
+  environment: 'sandbox' | 'production';
+  run: TriggerRunSettings;
+  records: Record<string, unknown>[];
+  /** Aborted when the receiver stops waiting for its runs. */
+  signal: AbortSignal;
+}
+
+/** How a run ended: the records a source read, or 1 for a destination's result. */
+export interface RunEnd {
+  records: number;
+}
+
+export type StartRun = (run: DeliveryRun) => Promise<RunEnd>;
+
+/**
+ * Runs each delivery's action through a new executor on the host's connectors, stores and
+ * transport, whose connection is the one the trigger names (as a worker runs a queued job). The
+ * execution id is the idempotency key: a destination restarted after a crash never writes twice.
+ */
+export function executorRunStarter(host: Omit<ExecutorOptions, 'resolveConnection'>): StartRun {
+  return async (delivery) => {
+    const { connector, action, connection } = delivery.run;
+    const executor = createExecutor({ ...host, resolveConnection: (id) => ({ ...connection, id }) });
+    const outcome = await executor.execute({
+      connectorKey: connector,
+      action,
+      connectionId: connection.id,
+      environment: delivery.environment,
+      input: { records: delivery.records },
+      idempotencyKey: delivery.executionId,
+      signal: delivery.signal,
+    });
+    return { records: outcome.direction === 'source' ? outcome.records : 1 };
+  };
+}

@@ -1,0 +1,77 @@
+import { ConnectorError, excerpt, type LogSink } from '@plugboard/sdk';
+import type { Clock } from '@plugboard/sdk/host';
+import type { TriggerSettings } from './config.js';
+import type { AcceptedDelivery, EventStore } from './event-store.js';
+import type { StartRun } from './run-start.js';
+
+/**
+ * The runs of accepted deliveries in flight: each started once its delivery is kept, its end
+ * logged and its pending mark removed (a failed run ended too: a person reads why, nothing
+ * retries it behind their back). Runs left pending by a crash start again when the receiver
+ * listens; `drain` waits for those in flight, or aborts them when asked.
+ */
+
+export interface RunTracker {
+  start(delivery: AcceptedDelivery, trigger: TriggerSettings): void;
+  /** Starts the pending runs of deliveries accepted before a restart, of triggers that still run something. */
+  resume(triggers: ReadonlyMap<string, TriggerSettings>): Promise<number>;
+  drain(options?: { abort?: boolean }): Promise<void>;
+}
+
+export function runTracker(startRun: StartRun, events: EventStore, clock: Clock, log: LogSink): RunTracker {
+  const inFlight = new Set<Promise<void>>();
+  const stopping = new AbortController();
+  const say = (level: 'info' | 'error', message: string, fields: Record<string, unknown>) =>
+    log({ level, message, time: new Date(clock.now()).toISOString(), ...fields });
+  const start = (delivery: AcceptedDelivery, trigger: TriggerSettings) => {
+    const { executionId, deliveryId, triggerId, eventId, records } = delivery;
+    if (!trigger.run || executionId === null) return;
+    const fields = { executionId, deliveryId, triggerId };
+    const running = startRun({
+      executionId,
+      deliveryId,
+      triggerId,
+      eventId,
+      environment: trigger.environment,
+      run: trigger.run,
+      records: records as Record<string, unknown>[],
+      signal: stopping.signal,
+    })
+      .then(
+        (end) => say('info', `run ${executionId} of trigger ${triggerId} succeeded: ${end.records} records`, fields),
+        (error: unknown) => {
+          if (stopping.signal.aborted)
+            return say(
+              'info',
+              `run ${executionId} of trigger ${triggerId} stopped with the receiver: it starts again with the next listen on this state folder`,
+              fields,
+            );
+          const code = error instanceof ConnectorError ? error.code : 'internal_error';
+          const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
+          say('error', `run ${executionId} of trigger ${triggerId} failed (${code}): ${message}`, { ...fields, code });
+        },
+      )
+      // A run stopped by `drain({ abort })` stays pending: it starts again with the next listen.
+      .then(() => (stopping.signal.aborted ? undefined : events.runEnded(deliveryId)))
+      .catch((error: unknown) => say('error', `run ${executionId}: ${String(error)}`, fields))
+      .finally(() => inFlight.delete(running));
+    inFlight.add(running);
+  };
+  return {
+    start,
+    async resume(triggers) {
+      let started = 0;
+      for (const delivery of await events.pending()) {
+        const trigger = triggers.get(delivery.triggerId);
+        if (!trigger?.run) continue;
+        start(delivery, trigger);
+        started += 1;
+      }
+      return started;
+    },
+    async drain(options = {}) {
+      if (options.abort) stopping.abort();
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
+  };
+}
