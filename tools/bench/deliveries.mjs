@@ -1,0 +1,303 @@
+#!/usr/bin/env node
+// The trigger receiver (`@plugboard/triggers`, the built package) under signed deliveries. Not a test.
+//
+// - rate: 1 KB deliveries signed as rule 13 says, each with a fresh event id and timestamp, sent
+//   by `--concurrency` senders on one undici keep-alive pool, to the receiver (a trigger without
+//   `run`: each delivery verified, its event id claimed durably, its receipt flushed, nothing
+//   started) and to a bare node:http server that only reads the body and checks the same
+//   HMAC. Each server runs in a child process of its own, so the senders' CPU (this process)
+//   counts against neither. Rounds alternate (A B A B ...) after a warm-up of each; deliveries
+//   per second are medians over the rounds. Target: the receiver at least 0.7x the bare server.
+// - flood: `--flood-senders` senders at once each stream a 10 MB chunked body (no
+//   Content-Length, so the size is only known while reading) to a trigger whose `maxBodyBytes`
+//   is 64 KB. The receiver's RSS (from /proc) is taken idle, then its peak over each flood:
+//   VmHWM after the kernel's peak was reset (`/proc/PID/clear_refs`), and the largest VmRSS
+//   sampled every 5 ms. Target: the peak within 20 MB of idle.
+//
+// The receiver's state folder (`--state`, default a fresh folder under the system's temporary
+// folder) is where its fsyncs go: the figures are those of that folder's disk.
+//
+//   ./pbw build && node tools/bench/deliveries.mjs [--deliveries 2000] [--rounds 6] [--concurrency 16] [--warmup 500] [--triggers 4] [--flood-senders 64] [--flood-rounds 3] [--state DIR] [--skip-flood]
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { built, median, pool, positiveInteger, ratio, round1, round2, startChild, thousands, times } from './lib.mjs';
+
+const RATIO_TARGET = 0.7;
+const RSS_TARGET_MB = 20;
+const SECRET = 'whsec_bench_deliveries_5f0c9a1e7b3d4c2a';
+const BODY_BYTES = 1024;
+const FLOOD_LIMIT = 64 * 1024;
+const FLOOD_BYTES = 10 * 1024 * 1024;
+
+if (process.argv[2] === '--serve') await serve(process.argv[3], process.argv.slice(4));
+else await main();
+
+/** The bare contender: reads the body, checks the same HMAC, answers 200. */
+function serveBare() {
+  const accepted = Buffer.from('{"accepted":true}');
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const { 'x-platform-timestamp': timestamp, 'x-platform-event-id': eventId } = request.headers;
+      const expected = createHmac('sha256', SECRET)
+        .update(`v1:${timestamp}:${eventId}:`)
+        .update(Buffer.concat(chunks))
+        .digest();
+      const given = Buffer.from(String(request.headers['x-platform-signature']).slice(3), 'hex');
+      const ok = given.length === expected.length && timingSafeEqual(given, expected);
+      response.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'content-length': accepted.length });
+      response.end(accepted);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => {
+    const base = `http://127.0.0.1:${server.address().port}/api/connect/triggers/`;
+    process.stdout.write(`${JSON.stringify({ urls: [`${base}pub_bare`] })}\n`);
+  });
+  process.once('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
+
+/** The receiver of the built package, `count` triggers without `run`, state in `stateDir`. */
+async function serveReceiver(stateDir, count, maxBodyBytes) {
+  const { createReceiver, TRIGGER_LIMITS } = await built('packages/triggers/dist/index.js');
+  const triggers = Array.from({ length: count }, (_, index) => ({
+    triggerId: `trg_bench_${index}`,
+    url: `/api/connect/triggers/pub_bench_${index}`,
+    environment: 'sandbox',
+    status: 'active',
+    maxBodyBytes,
+    maxDeliveriesPerMinute: TRIGGER_LIMITS.maxDeliveriesPerMinute,
+    timestampToleranceSeconds: 300,
+    inputRetentionDays: 1,
+    previousSecretValidUntil: null,
+    secretEnv: 'BENCH_TRIGGER_SECRET',
+  }));
+  const receiver = createReceiver({ config: { triggers }, stateDir, env: { BENCH_TRIGGER_SECRET: SECRET } });
+  await receiver.listen(0);
+  process.stdout.write(`${JSON.stringify({ urls: receiver.addresses().map((address) => address.url) })}\n`);
+  process.once('SIGTERM', () => receiver.close().then(() => process.exit(0)));
+}
+
+async function serve(kind, [stateDir, count, maxBodyBytes] = []) {
+  if (kind === 'bare') serveBare();
+  else await serveReceiver(stateDir, Number(count), Number(maxBodyBytes));
+}
+
+/** A 1 KB JSON body of one record, padded to exactly `BODY_BYTES`. */
+function deliveryBody() {
+  const text = JSON.stringify({ type: 'order.created', records: [{ id: 'ord_1', note: '' }] });
+  return JSON.stringify({
+    type: 'order.created',
+    records: [{ id: 'ord_1', note: 'x'.repeat(BODY_BYTES - Buffer.byteLength(text)) }],
+  });
+}
+
+/** Sends `count` fresh deliveries, `concurrency` at a time, round-robin over `urls`; deliveries per second. */
+async function sendRound(sdk, dispatcher, undici, urls, count, concurrency) {
+  const body = deliveryBody();
+  const started = performance.now();
+  await pool(count, concurrency, async (index) => {
+    const eventId = `evt_${randomUUID()}`;
+    const headers = sdk.deliveryHeaders({ secret: SECRET, timestamp: Math.floor(Date.now() / 1000), eventId, body });
+    const answer = await undici.request(urls[index % urls.length], {
+      method: 'POST',
+      dispatcher,
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    const text = await answer.body.text();
+    if (answer.statusCode !== 200 || text.includes('"duplicate":true'))
+      throw new Error(`bench: a delivery was answered ${answer.statusCode} ${text.slice(0, 200)}`);
+  });
+  return count / ((performance.now() - started) / 1000);
+}
+
+/** The interleaved rate rounds: bare and receiver, each in its own child process. */
+async function rateRounds(options, stateDir) {
+  const sdk = await built('packages/sdk/dist/index.js');
+  const undici = await import('undici');
+  const self = fileURLToPath(import.meta.url);
+  const servers = {
+    bare: await startChild([self, '--serve', 'bare'], { name: 'the bare server' }),
+    receiver: await startChild(
+      [self, '--serve', 'receiver', join(stateDir, 'rate'), String(options.triggers), String(BODY_BYTES * 2)],
+      { name: 'the receiver' },
+    ),
+  };
+  const dispatcher = new undici.Agent({ connections: options.concurrency, keepAliveTimeout: 60_000 });
+  const rates = { bare: [], receiver: [] };
+  try {
+    for (const server of Object.values(servers))
+      await sendRound(sdk, dispatcher, undici, server.info.urls, options.warmup, options.concurrency);
+    for (let round = 0; round < options.rounds; round += 1) {
+      // The order alternates each round, so neither always follows the other.
+      const order = round % 2 === 0 ? ['bare', 'receiver'] : ['receiver', 'bare'];
+      for (const name of order)
+        rates[name].push(
+          await sendRound(sdk, dispatcher, undici, servers[name].info.urls, options.deliveries, options.concurrency),
+        );
+    }
+  } finally {
+    await dispatcher.close();
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
+  }
+  return rates;
+}
+
+/** The kernel's view of a process's memory, in MB: `VmRSS` or `VmHWM`. */
+function memoryOf(pid, field) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** Streams a 10 MB chunked body to `url` until the receiver answers or closes; resolves with the status or the failure. */
+function streamLarge(url, chunk) {
+  return new Promise((resolve) => {
+    let written = 0;
+    let settled = false;
+    const done = (outcome) => {
+      if (settled) return;
+      settled = true;
+      outgoing.destroy();
+      resolve(outcome);
+    };
+    const outgoing = httpRequest(url, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json' },
+    });
+    outgoing.on('response', (response) => {
+      response.resume();
+      done(String(response.statusCode));
+    });
+    outgoing.on('error', (error) => done(error.code ?? 'error'));
+    const write = () => {
+      while (!settled && written < FLOOD_BYTES) {
+        written += chunk.length;
+        if (!outgoing.write(chunk)) return void outgoing.once('drain', write);
+      }
+      if (!settled) outgoing.end();
+    };
+    write();
+  });
+}
+
+/** Idle RSS of a receiver at 64 KB, then its peak over each flood of 10 MB bodies. */
+async function flood(options, stateDir) {
+  const self = fileURLToPath(import.meta.url);
+  const args = [self, '--serve', 'receiver', join(stateDir, 'flood'), '1', String(FLOOD_LIMIT)];
+  const server = await startChild(args, { name: 'the receiver' });
+  const pid = server.child.pid;
+  const [url] = server.info.urls;
+  const sdk = await built('packages/sdk/dist/index.js');
+  const undici = await import('undici');
+  const chunk = Buffer.alloc(64 * 1024, 0x61);
+  const floods = [];
+  let idle;
+  try {
+    // Warm: the delivery path has run before idle is taken.
+    const dispatcher = new undici.Agent({ connections: 4 });
+    await sendRound(sdk, dispatcher, undici, [url], 200, 4);
+    await dispatcher.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    idle = memoryOf(pid, 'VmRSS');
+    for (let round = 0; round < options.floodRounds; round += 1) {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      let sampled = memoryOf(pid, 'VmRSS');
+      const sampler = setInterval(() => void (sampled = Math.max(sampled, memoryOf(pid, 'VmRSS'))), 5);
+      const outcomes = await Promise.all(Array.from({ length: options.floodSenders }, () => streamLarge(url, chunk)));
+      clearInterval(sampler);
+      const answered = {};
+      for (const outcome of outcomes) answered[outcome] = (answered[outcome] ?? 0) + 1;
+      floods.push({ peakMb: Math.max(memoryOf(pid, 'VmHWM'), sampled), sampledMb: sampled, answered });
+    }
+  } finally {
+    await server.stop();
+  }
+  return { idleMb: idle, floods };
+}
+
+function readOptions() {
+  const { values } = parseArgs({
+    options: {
+      deliveries: { type: 'string', default: '2000' },
+      rounds: { type: 'string', default: '6' },
+      concurrency: { type: 'string', default: '16' },
+      warmup: { type: 'string', default: '500' },
+      triggers: { type: 'string', default: '4' },
+      'flood-senders': { type: 'string', default: '64' },
+      'flood-rounds': { type: 'string', default: '3' },
+      state: { type: 'string' },
+      'skip-flood': { type: 'boolean', default: false },
+    },
+  });
+  return {
+    deliveries: positiveInteger('deliveries', values.deliveries),
+    rounds: positiveInteger('rounds', values.rounds),
+    concurrency: positiveInteger('concurrency', values.concurrency),
+    warmup: positiveInteger('warmup', values.warmup),
+    triggers: positiveInteger('triggers', values.triggers),
+    floodSenders: positiveInteger('flood-senders', values['flood-senders']),
+    floodRounds: positiveInteger('flood-rounds', values['flood-rounds']),
+    state: values.state,
+    skipFlood: values['skip-flood'],
+  };
+}
+
+async function main() {
+  const options = readOptions();
+  const stateDir = await mkdtemp(join(options.state ?? tmpdir(), 'plugboard-bench-deliveries-'));
+  let rates;
+  let memory;
+  try {
+    rates = await rateRounds(options, stateDir);
+    if (!options.skipFlood) memory = await flood(options, stateDir);
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+  const bare = median(rates.bare);
+  const receiver = median(rates.receiver);
+  const rateRatio = ratio(receiver, bare);
+  const perRound = rates.receiver.map((value, index) => times(ratio(value, rates.bare[index]))).join(', ');
+  console.log(
+    `bench: 1 KB signed deliveries, ${options.deliveries} a round, ${options.rounds} rounds, ${options.concurrency} senders: receiver ${thousands(receiver)}/s, bare node:http + HMAC ${thousands(bare)}/s: ${times(rateRatio)} (rounds ${perRound}; target ${RATIO_TARGET}x: ${rateRatio >= RATIO_TARGET ? 'met' : 'not met'})`,
+  );
+  if (memory) {
+    const peak = Math.max(...memory.floods.map((entry) => entry.peakMb));
+    const each = memory.floods.map((entry) => `${round1(entry.peakMb)} MB ${JSON.stringify(entry.answered)}`);
+    console.log(
+      `bench: flood of ${options.floodSenders} x 10 MB chunked bodies at maxBodyBytes 64 KB: idle RSS ${round1(memory.idleMb)} MB, peak ${round1(peak)} MB (+${round1(peak - memory.idleMb)} MB; floods ${each.join(', ')}; target within ${RSS_TARGET_MB} MB: ${peak - memory.idleMb <= RSS_TARGET_MB ? 'met' : 'not met'})`,
+    );
+  }
+  console.log(
+    JSON.stringify({
+      bench: 'deliveries',
+      ...options,
+      receiverPerSecond: Math.round(receiver),
+      barePerSecond: Math.round(bare),
+      ratio: round2(rateRatio),
+      perRound: { receiver: rates.receiver.map(Math.round), bare: rates.bare.map(Math.round) },
+      ...(memory
+        ? {
+            idleRssMb: round1(memory.idleMb),
+            floods: memory.floods.map((entry) => ({
+              ...entry,
+              peakMb: round1(entry.peakMb),
+              sampledMb: round1(entry.sampledMb),
+            })),
+          }
+        : {}),
+    }),
+  );
+}
