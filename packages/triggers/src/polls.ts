@@ -43,6 +43,15 @@ export interface PollSchedulerOptions {
 }
 
 const MINUTE_MS = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A check due at `at` skipped: counted, and said while nothing worse is. */
+function markSkipped(state: PollTriggerState, at: number): void {
+  state.skippedChecks += 1;
+  state.lastSkippedAt = iso(at);
+  if (state.state === 'active')
+    state.stateMessage = `the check due at ${iso(at)} was skipped: a poll of the same stream was still running`;
+}
 
 function initialState(settings: PollSettings, kept: PollTriggerState | undefined): PollTriggerState {
   const { run } = settings;
@@ -81,7 +90,6 @@ export function pollScheduler(polls: readonly PollSettings[], options: PollSched
   const running = new Set<string>();
   const inFlight = new Set<Promise<void>>();
   const stopping = new AbortController();
-  const iso = (ms: number) => new Date(ms).toISOString();
   const say = (level: 'info' | 'error', message: string, fields: Record<string, unknown>) =>
     log({ level, message, time: iso(clock.now()), ...fields });
   const save = (entry: Entry) => {
@@ -105,10 +113,7 @@ export function pollScheduler(polls: readonly PollSettings[], options: PollSched
     const interval = entry.settings.intervalMinutes * MINUTE_MS;
     schedule(entry, at + interval > now ? at + interval : now + interval);
     if (running.has(entry.stream)) {
-      entry.state.skippedChecks += 1;
-      entry.state.lastSkippedAt = iso(at);
-      if (entry.state.state === 'active')
-        entry.state.stateMessage = `the check due at ${iso(at)} was skipped: a poll of the same stream was still running`;
+      markSkipped(entry.state, at);
       say('info', `poll ${entry.settings.pollTriggerId}: skipped the check due at ${iso(at)}, a poll still runs`, {
         pollTriggerId: entry.settings.pollTriggerId,
       });
