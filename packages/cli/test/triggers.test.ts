@@ -107,6 +107,48 @@ describe('plugboard triggers', () => {
     expect(listed.stdout()).not.toContain(SECRET);
   });
 
+  it("serve prints a line per poll after the triggers; polls lists each poll trigger's kept state", async () => {
+    const config = join(dir, 'triggers.json');
+    const state = join(dir, 'state');
+    // A paused poll: listed and kept, never polled, so no connector is needed for it.
+    const poll = {
+      pollTriggerId: 'poll_cli',
+      status: 'paused',
+      intervalMinutes: 15,
+      environment: 'sandbox',
+      run: { connector: 'feed', action: 'items.list', connection: 'feed-main' },
+    };
+    await writeFile(config, JSON.stringify({ triggers: [TRIGGER], polls: [poll] }));
+    const serving = lineIo({ CLI_TRIGGER_SECRET: SECRET });
+    const controller = new AbortController();
+    const exit = runCli(['triggers', 'serve', '--config', config, '--state', state], serving.io, {
+      signal: controller.signal,
+    });
+    await serving.firstLine;
+    controller.abort();
+    expect(await exit).toBe(0);
+    const [trigger, printed] = serving
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(trigger).toMatchObject({ triggerId: 'trg_cli' });
+    const paused = {
+      pollTriggerId: 'poll_cli',
+      kind: 'poll',
+      status: 'paused',
+      state: 'paused',
+      stateMessage: 'not polled: its status is not active',
+      intervalMinutes: 15,
+      nextCheckAt: null,
+      operationKey: 'feed/items.list',
+    };
+    expect(printed).toMatchObject(paused);
+    const listed = bufferIo({});
+    expect(await runCli(['triggers', 'polls', '--state', state], listed.io)).toBe(0);
+    expect(JSON.parse(listed.stdout())).toMatchObject(paused);
+  });
+
   it('serve refuses a configuration holding a secret, or a secret variable not set, with exit 2 before listening', async () => {
     const config = join(dir, 'triggers.json');
     await writeFile(config, JSON.stringify({ triggers: [{ ...TRIGGER, secret: SECRET }] }));

@@ -1,13 +1,29 @@
 import type { InputIssue } from '@plugboard/sdk';
-import { findSecretKeys, formatJsonPath, isSecretKey } from '@plugboard/sdk/host';
+import { formatJsonPath } from '@plugboard/sdk/host';
 import { z } from 'zod';
+import {
+  connection,
+  connectionSecrets,
+  type Issue,
+  isRecord,
+  name,
+  repeated,
+  SECRET_IN_FILE,
+  type TriggerRunSettings,
+  timestamp,
+  unknownKeys,
+} from './config-parts.js';
 import { TriggerConfigError } from './errors.js';
+import { type PollSettings, poll, pollProblems, pollSettings } from './poll-config.js';
+
+export type { TriggerRunConnection, TriggerRunSettings } from './config-parts.js';
 
 /**
- * The receiver's configuration, `{ "triggers": [ Trigger ] }`: each trigger in the platform's
- * Trigger shape plus the names of the environment variables holding its secrets (`secretEnv`,
- * `previousSecretEnv`: never a secret in the file) and an optional `run`. Checked once with zod,
- * every problem named with its path; a value is never quoted (it could be a secret).
+ * The receiver's configuration, `{ "triggers": [ Trigger ], "polls": [ PollTrigger ] }`: each
+ * trigger in the platform's Trigger shape plus the names of the environment variables holding its
+ * secrets (`secretEnv`, `previousSecretEnv`: never a secret in the file) and an optional `run`;
+ * each poll as `poll-config.ts` says. Checked once with zod, every problem named with its path; a
+ * value is never quoted (it could be a secret).
  */
 
 /** The bounds a trigger's limits must fall within. */
@@ -26,20 +42,6 @@ export const DELIVERY_PATH = '/api/connect/triggers/';
 const PUBLIC_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const URL_PATH = /\/api\/connect\/triggers\/([A-Za-z0-9_-]{1,128})$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/** The connection a delivery's run names: its id, and optionally where the provider is and non-secret settings. */
-export interface TriggerRunConnection {
-  id: string;
-  baseUrl?: string;
-  settings?: Record<string, unknown>;
-}
-
-/** The action each accepted delivery of a trigger starts. */
-export interface TriggerRunSettings {
-  connector: string;
-  action: string;
-  connection: TriggerRunConnection;
-}
 
 /** A trigger as the receiver serves it: the platform's fields it uses, its publicId, the names of its secrets' variables. */
 export interface TriggerSettings {
@@ -61,18 +63,7 @@ export interface TriggerSettings {
   run?: TriggerRunSettings;
 }
 
-const name = z.string().min(1).max(128);
-const timestamp = z.iso.datetime({ offset: true });
 const limit = (max: number) => z.number().int().min(1).max(max);
-
-const connection = z.union([
-  name.transform((id) => ({ id })),
-  z.strictObject({
-    id: name,
-    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
-    settings: z.record(z.string(), z.unknown()).optional(),
-  }),
-]);
 
 /** The platform's Trigger fields the receiver takes without using: a trigger copied from the platform's answer passes. */
 const PLATFORM_ONLY = {
@@ -104,19 +95,6 @@ const trigger = z.looseObject({
 });
 
 const KNOWN = new Set(Object.keys(trigger.shape));
-const SECRET_IN_FILE = 'a secret never goes in the file: put it in an environment variable and name that in secretEnv';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-type Issue = { path: (string | number)[]; message: string };
-
-/** Keys the shape does not know: a secret-like one said as such. */
-function unknownKeys(value: Record<string, unknown>, known: ReadonlySet<string>, what: string): Issue[] {
-  return Object.keys(value)
-    .filter((key) => !known.has(key))
-    .map((key) => ({ path: [key], message: isSecretKey(key) ? SECRET_IN_FILE : `not a field of ${what}` }));
-}
 
 /** Unknown keys, a second secret without its end, secret-like connection settings; read warily (the rest may be wrong too). */
 function triggerProblems(value: unknown): Issue[] {
@@ -127,49 +105,44 @@ function triggerProblems(value: unknown): Issue[] {
       path: ['previousSecretValidUntil'],
       message: 'required with previousSecretEnv: until when the previous secret verifies',
     });
-  const connection = isRecord(value.run) ? value.run.connection : undefined;
-  for (const key of isRecord(connection) ? findSecretKeys(connection.settings) : [])
-    issues.push({
-      path: ['run', 'connection', 'settings'],
-      message: `${key} looks like a secret and is refused (rule 10): the credential comes from the host`,
-    });
-  return issues;
+  return [...issues, ...connectionSecrets(value.run)];
 }
 
 /** Two triggers with one triggerId or one publicId cannot both be served. */
 function uniqueProblems(triggers: readonly unknown[]): Issue[] {
-  const issues: Issue[] = [];
-  const seen = { triggerId: new Set<unknown>(), url: new Set<unknown>() };
-  triggers.forEach((entry, index) => {
-    if (!isRecord(entry)) return;
-    const ids = { triggerId: entry.triggerId, url: URL_PATH.exec(String(entry.url))?.[1] };
-    for (const field of ['triggerId', 'url'] as const) {
-      if (ids[field] === undefined) continue;
-      if (seen[field].has(ids[field]))
-        issues.push({
-          path: ['triggers', index, field],
-          message: `another trigger has this ${field === 'url' ? 'publicId' : field}`,
-        });
-      seen[field].add(ids[field]);
-    }
-  });
-  return issues;
+  return [
+    ...repeated(triggers, { list: 'triggers', field: 'triggerId', what: 'trigger has this triggerId' }),
+    ...repeated(
+      triggers,
+      { list: 'triggers', field: 'url', what: 'trigger has this publicId' },
+      (url) => URL_PATH.exec(String(url))?.[1],
+    ),
+  ];
 }
 
-/** What zod's shape cannot say: each trigger's own problems, unknown keys of the file, duplicates. */
+/** What zod's shape cannot say: each trigger's and poll's own problems, unknown keys of the file, duplicates. */
 function configProblems(config: unknown): Issue[] {
   if (!isRecord(config)) return [];
-  const triggers = Array.isArray(config.triggers) ? (config.triggers as unknown[]) : [];
+  const listed = (key: string) => (Array.isArray(config[key]) ? (config[key] as unknown[]) : []);
+  const [triggers, polls] = [listed('triggers'), listed('polls')];
+  const notAList = (key: string) => config[key] !== undefined && !Array.isArray(config[key]);
   return [
     ...triggers.flatMap((entry, index) =>
       triggerProblems(entry).map((issue) => ({ ...issue, path: ['triggers', index, ...issue.path] })),
     ),
-    ...unknownKeys(config, new Set(['triggers']), 'the configuration'),
+    ...pollProblems(polls),
+    ...unknownKeys(config, new Set(['triggers', 'polls']), 'the configuration'),
+    ...(triggers.length === 0 && polls.length === 0 && !['triggers', 'polls'].some(notAList)
+      ? [{ path: ['triggers'], message: 'a trigger or a poll is needed: neither triggers nor polls lists one' }]
+      : []),
     ...uniqueProblems(triggers),
   ];
 }
 
-const configSchema = z.looseObject({ triggers: z.array(trigger).min(1).max(1000) });
+const configSchema = z.looseObject({
+  triggers: z.array(trigger).max(1000).default([]),
+  polls: z.array(poll).max(1000).default([]),
+});
 
 /** Any string holding a platform signing secret (`…whsec_…`), wherever it is in the file. */
 function secretValues(value: unknown, path: (string | number)[] = []): InputIssue[] {
@@ -184,6 +157,7 @@ function secretValues(value: unknown, path: (string | number)[] = []): InputIssu
 /** A configuration as `parseTriggerConfig` checked it. */
 export interface TriggerConfig {
   readonly triggers: readonly TriggerSettings[];
+  readonly polls: readonly PollSettings[];
 }
 
 /** The configurations this module checked: `createReceiver` takes one of them without checking it again. */
@@ -226,7 +200,8 @@ export function parseTriggerConfig(value: unknown): TriggerConfig {
       ...(run ? { run } : {}),
     }),
   );
-  const config: TriggerConfig = Object.freeze({ triggers: Object.freeze(triggers) });
+  const polls = parsed.data.polls.map(pollSettings);
+  const config: TriggerConfig = Object.freeze({ triggers: Object.freeze(triggers), polls: Object.freeze(polls) });
   checked.add(config);
   return config;
 }

@@ -8,6 +8,9 @@ import { checkedConfig, type TriggerSettings } from './config.js';
 import { type DeliveryContext, receiveDelivery, type ServedTrigger } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
 import { eventStore } from './event-store.js';
+import type { StartPoll } from './poll-start.js';
+import type { PollTriggerState } from './poll-state.js';
+import { pollScheduler } from './polls.js';
 import { deliveryRate } from './rate.js';
 import { receiptLog } from './receipts.js';
 import { retention } from './retention.js';
@@ -18,7 +21,8 @@ import { resolveSecrets } from './secrets.js';
 /**
  * The receiver, composed here and only here: the configuration checked once (secrets read from
  * the environment), a rate window per trigger, the state folder's receipts and accepted
- * deliveries, the runs, and a node:http server bounded against slow and large requests.
+ * deliveries, the runs, the polls' timer, and a node:http server bounded against slow and large
+ * requests.
  */
 
 /** How long a sender may take over its headers, and over its whole request: slow senders cannot hold sockets. */
@@ -44,7 +48,9 @@ export interface ReceiverOptions {
   clock?: Clock;
   /** Starts the run of an accepted delivery of a trigger with `run`; without it deliveries are only kept. */
   startRun?: StartRun;
-  /** Where the ends of runs are said; default stderr. */
+  /** Reads each poll of a poll trigger (`executorPollStarter`); without it the polls are `paused`. */
+  startPoll?: StartPoll;
+  /** Where the ends of runs and polls are said; default stderr. */
   log?: LogSink;
 }
 
@@ -63,7 +69,14 @@ export interface Receiver {
   readonly url: string;
   /** Each trigger with the full URL of its deliveries, once listening. */
   addresses(): TriggerAddress[];
-  /** Stops taking requests, waits for the runs in flight (or aborts them: they start again with the next listen). */
+  /** Each poll trigger's state as it is now (once listening: read from the state folder then). */
+  polls(): PollTriggerState[];
+  /** Resolves once no poll runs and every poll's state is on disk. */
+  pollsSettled(): Promise<void>;
+  /**
+   * Stops taking requests and polling, waits for the runs and polls in flight (or aborts them:
+   * a run starts again with the next listen, a poll falls due at its kept `nextCheckAt`).
+   */
   close(options?: { abortRuns?: boolean }): Promise<void>;
 }
 
@@ -97,7 +110,7 @@ function boundedServer(handle: Parameters<typeof createServer>[1]): Server {
 
 /** Checks the configuration and reads the secrets (a `TriggerConfigError` naming every problem); listens on `listen`. */
 export function createReceiver(options: ReceiverOptions): Receiver {
-  const { triggers } = checkedConfig(options.config);
+  const { triggers, polls } = checkedConfig(options.config);
   const clock = options.clock ?? systemClock;
   const served = servedTriggers(triggers, options.env, clock);
   const log = options.log ?? stderrSink;
@@ -106,6 +119,12 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const kept = retention(triggers, events, clock);
   const startRun = options.startRun;
   const runs = startRun ? runTracker(startRun, events, clock, log) : undefined;
+  const polling = pollScheduler(polls, {
+    stateDir: options.stateDir,
+    clock,
+    log,
+    ...(options.startPoll ? { startPoll: options.startPoll } : {}),
+  });
   const context: DeliveryContext = {
     triggers: served,
     clock,
@@ -149,6 +168,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       const address = server.address() as AddressInfo;
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
       await runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
+      await polling.start();
       return url;
     },
     get url() {
@@ -161,13 +181,16 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         environment: trigger.environment,
         url: `${url}/api/connect/triggers/${trigger.publicId}`,
       })),
+    polls: () => polling.states(),
+    pollsSettled: () => polling.settled(),
     async close(closing = {}) {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await Promise.all(handling);
-      await runs?.drain({ abort: closing.abortRuns === true });
+      const abort = closing.abortRuns === true;
+      await Promise.all([runs?.drain({ abort }), polling.stop({ abort })]);
       await receipts.close();
     },
   };

@@ -1,5 +1,5 @@
 import { createExecutor, type ExecutorOptions } from '@plugboard/sdk/host';
-import type { TriggerRunSettings } from './config.js';
+import type { TriggerRunConnection, TriggerRunSettings } from './config-parts.js';
 
 /**
  * A run started by an accepted delivery. The receiver hands each one to a `StartRun`; the
@@ -27,16 +27,23 @@ export interface RunEnd {
 
 export type StartRun = (run: DeliveryRun) => Promise<RunEnd>;
 
+/** The host's options a starter runs actions with: all but the connection, which the trigger names. */
+export type ExecutorHost = Omit<ExecutorOptions, 'resolveConnection'>;
+
+/** A new executor on the host's connectors, stores and transport whose connection is the one named. */
+export function executorFor(host: ExecutorHost, connection: TriggerRunConnection) {
+  return createExecutor({ ...host, resolveConnection: (id) => ({ ...connection, id }) });
+}
+
 /**
  * Runs each delivery's action through a new executor on the host's connectors, stores and
  * transport, whose connection is the one the trigger names (as a worker runs a queued job). The
  * execution id is the idempotency key: a destination restarted after a crash never writes twice.
  */
-export function executorRunStarter(host: Omit<ExecutorOptions, 'resolveConnection'>): StartRun {
+export function executorRunStarter(host: ExecutorHost): StartRun {
   return async (delivery) => {
     const { connector, action, connection } = delivery.run;
-    const executor = createExecutor({ ...host, resolveConnection: (id) => ({ ...connection, id }) });
-    const outcome = await executor.execute({
+    const outcome = await executorFor(host, connection).execute({
       connectorKey: connector,
       action,
       connectionId: connection.id,

@@ -125,3 +125,47 @@ describe('the trigger configuration', () => {
     expect(await readTriggerConfig(file)).toEqual({ triggers: [trigger()] });
   });
 });
+
+describe('the poll triggers of the configuration', () => {
+  const poll = (fields: Record<string, unknown> = {}) => ({
+    pollTriggerId: 'poll_items',
+    kind: 'poll',
+    status: 'active',
+    state: 'failing',
+    nextCheckAt: null,
+    intervalMinutes: 5,
+    environment: 'sandbox',
+    run: { connector: 'feed', action: 'items.list', connection: 'feed-main' },
+    ...fields,
+  });
+
+  it('names every problem of a poll with its path, a secret setting as such', async () => {
+    const error = await refusal({
+      polls: [
+        poll({
+          intervalMinutes: 0,
+          environment: 'staging',
+          surprise: 1,
+          run: { connector: 'feed', action: 'items.list', connection: { id: 'c', settings: { token: 'x' } } },
+        }),
+        poll(),
+      ],
+    });
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'polls[0].environment',
+      'polls[0].intervalMinutes',
+      'polls[0].surprise',
+      'polls[0].run.connection.settings',
+      'polls[1].pollTriggerId',
+    ]);
+    expect(error.message).not.toContain("'x'");
+  });
+
+  it('takes polls without triggers, a poll copied from the platform; refuses a file with neither', async () => {
+    const receiver = createReceiver({ config: { polls: [poll()] }, env: {}, stateDir: await stateFolder() });
+    expect(receiver.addresses()).toEqual([]);
+    expect((await refusal({ triggers: [], polls: [] })).issues).toEqual([
+      { path: 'triggers', message: 'a trigger or a poll is needed: neither triggers nor polls lists one' },
+    ]);
+  });
+});

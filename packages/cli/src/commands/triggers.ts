@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Connector } from '@plugboard/sdk';
 import { createHostTransport } from '@plugboard/sdk/host';
-import type { StartRun, TriggerConfig } from '@plugboard/triggers';
+import type { StartPoll, StartRun, TriggerConfig } from '@plugboard/triggers';
 import { messagesLog } from '../action-args.js';
 import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
@@ -12,15 +12,19 @@ import { ensureWritable, stateFolder } from '../state.js';
 import { portInUse, portOption, UsageError } from '../usage.js';
 
 /**
- * `plugboard triggers serve` and `plugboard triggers deliveries`: `@plugboard/triggers`'s
- * receiver wired to the command line. The runs it starts go through the executor with the
- * connectors found as every command finds them, the credential from PLUGBOARD_CREDENTIAL and
- * the state folder's stores (the receipts and deliveries in its `triggers` folder).
+ * `plugboard triggers serve`, `plugboard triggers deliveries` and `plugboard triggers polls`:
+ * `@plugboard/triggers`'s receiver wired to the command line. The runs and polls it starts go
+ * through the executor with the connectors found as every command finds them, the credential
+ * from PLUGBOARD_CREDENTIAL and the state folder's stores (checkpoints included; the receipts,
+ * deliveries and poll states in its `triggers` folder).
  */
 
-/** The connector of each key the triggers' runs name, found before anything listens. */
+/** The connector of each key the triggers' runs and the active polls name, found before anything listens. */
 async function runConnectors({ values, findConnector }: Invocation, config: TriggerConfig): Promise<Connector[]> {
-  const keys = new Set(config.triggers.flatMap((trigger) => (trigger.run ? [trigger.run.connector] : [])));
+  const keys = new Set([
+    ...config.triggers.flatMap((trigger) => (trigger.run ? [trigger.run.connector] : [])),
+    ...config.polls.flatMap((poll) => (poll.status === 'active' ? [poll.run.connector] : [])),
+  ]);
   const connectors: Connector[] = [];
   for (const key of keys) {
     const found = await findConnector({
@@ -33,24 +37,27 @@ async function runConnectors({ values, findConnector }: Invocation, config: Trig
   return connectors;
 }
 
-/** Runs of accepted deliveries through the executor; none when no trigger runs anything. */
+/** Runs of accepted deliveries and polls through the executor; none when nothing runs. */
 async function runStarter(invocation: Invocation, config: TriggerConfig, stateDir: string) {
   const connectors = await runConnectors(invocation, config);
   if (connectors.length === 0) return undefined;
-  const [{ executorRunStarter }, { fileStore }] = await Promise.all([
+  const [{ executorPollStarter, executorRunStarter }, { fileStore }] = await Promise.all([
     import('@plugboard/triggers'),
     import('@plugboard/runtime'),
   ]);
   const { io, messages } = invocation;
   const transport = createHostTransport({ via: 'http', network: { allow: allowedNetwork(io.env) } });
-  const startRun: StartRun = executorRunStarter({
+  const host = {
     connectors,
     resolveCredential: environmentCredential(io),
     stores: fileStore(stateDir),
     transport,
     log: messagesLog(messages),
-  });
-  return { startRun, close: () => transport.close() };
+  };
+  const startRun: StartRun = executorRunStarter(host);
+  // The records a poll reads are acknowledged as read: the command keeps no output of them.
+  const startPoll: StartPoll = executorPollStarter(host);
+  return { startRun, startPoll, close: () => transport.close() };
 }
 
 export async function serveCommand(invocation: Invocation): Promise<void> {
@@ -66,7 +73,7 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
     config,
     stateDir: join(folder.dir, 'triggers'),
     env: io.env,
-    ...(runs ? { startRun: runs.startRun } : {}),
+    ...(runs ? { startRun: runs.startRun, startPoll: runs.startPoll } : {}),
     log: (entry) => messages.say({ ...entry, level: entry.level === 'error' ? 'error' : 'info' }),
   });
   try {
@@ -80,6 +87,7 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
     throw error;
   }
   for (const address of receiver.addresses()) writeJsonLine(io.stdout, address);
+  for (const poll of receiver.polls()) writeJsonLine(io.stdout, poll);
   messages.say({
     level: 'info',
     message: `receiving deliveries at ${receiver.url} (Ctrl+C stops it); state in ${folder.dir}`,
@@ -98,4 +106,12 @@ export async function deliveriesCommand({ values, io }: Invocation): Promise<voi
   const trigger = values.trigger as string | undefined;
   for await (const receipt of listDeliveries(join(folder.dir, 'triggers'), trigger ? { triggerId: trigger } : {}))
     writeJsonLine(io.stdout, receipt);
+}
+
+export async function pollsCommand({ values, io }: Invocation): Promise<void> {
+  const folder = stateFolder(io, values.state as string | undefined, 'triggers polls');
+  const { listPolls } = await import('@plugboard/triggers');
+  const only = values.poll as string | undefined;
+  for (const state of await listPolls(join(folder.dir, 'triggers')))
+    if (only === undefined || state.pollTriggerId === only) writeJsonLine(io.stdout, state);
 }

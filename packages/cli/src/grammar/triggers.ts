@@ -1,19 +1,19 @@
 import type { CommandSpec, OptionSpec } from './command-spec.js';
 import { CONNECTOR_PACKAGE, PLUGIN_FOLDER } from './common-options.js';
 
-/** `plugboard triggers serve|deliveries`: a receiver of signed deliveries, and its receipts. */
+/** `plugboard triggers serve|deliveries|polls`: a receiver of signed deliveries and of polls, its receipts and poll states. */
 
 const STATE: OptionSpec = {
   flags: '--state <dir>',
   description:
-    "receipts and accepted deliveries are kept in DIR/triggers, the runs' idempotency keys and checkpoints in DIR (default: PLUGBOARD_STATE, else XDG_STATE_HOME, else HOME)",
+    "receipts, accepted deliveries and poll states are kept in DIR/triggers, the runs' idempotency keys and checkpoints in DIR (default: PLUGBOARD_STATE, else XDG_STATE_HOME, else HOME)",
 };
 
 const SERVE: CommandSpec = {
   name: 'serve',
   summary: 'receive signed deliveries for the triggers of a configuration file, until Ctrl+C',
   description:
-    'Accept POST /api/connect/triggers/{publicId} for each trigger of --config ({"triggers":[Trigger]}, the platform\'s Trigger shape with secretEnv and previousSecretEnv naming the environment variables that hold its secrets, and an optional run: {connector, action, connection}). Before anything else each delivery meets, in this order: the trigger (404 unknown_trigger), its status (403 disabled), maxDeliveriesPerMinute (429 rate_limited, Retry-After), maxBodyBytes while reading (413 too_large), the signature and timestamp of rule 13 (401 signature_mismatch or outside_tolerance, 400 malformed), then its event id (200 duplicate, with the first delivery\'s ids). An accepted delivery is kept and, with run, starts the action with {records} as its input; the credential comes from PLUGBOARD_CREDENTIAL. Prints one JSON line per trigger with the URL senders post to once listening.',
+    'Accept POST /api/connect/triggers/{publicId} for each trigger of --config ({"triggers":[Trigger]}, the platform\'s Trigger shape with secretEnv and previousSecretEnv naming the environment variables that hold its secrets, and an optional run: {connector, action, connection}). Before anything else each delivery meets, in this order: the trigger (404 unknown_trigger), its status (403 disabled), maxDeliveriesPerMinute (429 rate_limited, Retry-After), maxBodyBytes while reading (413 too_large), the signature and timestamp of rule 13 (401 signature_mismatch or outside_tolerance, 400 malformed), then its event id (200 duplicate, with the first delivery\'s ids). An accepted delivery is kept and, with run, starts the action with {records} as its input; the credential comes from PLUGBOARD_CREDENTIAL. Each active poll of --config ({"polls":[PollTrigger]}, with a run naming a source action: {connector, action, connection, input}) reads its source from the last checkpoint every intervalMinutes, never two at once per stream. Prints one JSON line per trigger with the URL senders post to, then one per poll with its state, once listening.',
   options: [
     { flags: '--config <file>', description: 'the triggers, a JSON file (never a secret in it)', required: true },
     { flags: '--port <n>', description: 'the port (0: a free one)', default: '0' },
@@ -36,9 +36,23 @@ const DELIVERIES: CommandSpec = {
   load: async () => (await import('../commands/triggers.js')).deliveriesCommand,
 };
 
+const POLLS: CommandSpec = {
+  name: 'polls',
+  summary: 'print the state of each poll trigger, one JSON line each',
+  description:
+    "Each poll trigger as the receiver keeps it, in the platform's PollTrigger fields: state (active, paused, failing), stateMessage (the typed error code of a failed poll, or a skipped check), lastCheckedAt, nextCheckAt, with intervalMinutes, lastExecutionId, lastRecordCount and skippedChecks. Never a secret.",
+  options: [STATE, { flags: '--poll <id>', description: 'only the poll trigger of this pollTriggerId' }],
+  examples: ['plugboard triggers polls --state .plugboard'],
+  load: async () => (await import('../commands/triggers.js')).pollsCommand,
+};
+
 export const TRIGGERS: CommandSpec = {
   name: 'triggers',
-  summary: 'receive signed deliveries that start runs, and list their receipts',
-  examples: ['plugboard triggers serve --config triggers.json --port 8080', 'plugboard triggers deliveries'],
-  subcommands: [SERVE, DELIVERIES],
+  summary: 'receive signed deliveries and run polls that start runs; list receipts and poll states',
+  examples: [
+    'plugboard triggers serve --config triggers.json --port 8080',
+    'plugboard triggers deliveries',
+    'plugboard triggers polls',
+  ],
+  subcommands: [SERVE, DELIVERIES, POLLS],
 };
