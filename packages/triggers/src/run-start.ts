@@ -1,3 +1,4 @@
+import { InvalidInputError } from '@plugboard/sdk';
 import { createExecutor, type ExecutorOptions } from '@plugboard/sdk/host';
 import type { TriggerRunConnection, TriggerRunSettings } from './config-parts.js';
 
@@ -43,7 +44,8 @@ export function executorFor(host: ExecutorHost, connection: TriggerRunConnection
 export function executorRunStarter(host: ExecutorHost): StartRun {
   return async (delivery) => {
     const { connector, action, connection } = delivery.run;
-    const outcome = await executorFor(host, connection).execute({
+    const executor = executorFor(host, connection);
+    const request = {
       connectorKey: connector,
       action,
       connectionId: connection.id,
@@ -51,7 +53,14 @@ export function executorRunStarter(host: ExecutorHost): StartRun {
       input: { records: delivery.records },
       idempotencyKey: delivery.executionId,
       signal: delivery.signal,
-    });
-    return { records: outcome.direction === 'source' ? outcome.records : 1 };
+    };
+    // A delivery's records are written somewhere; a source is read by a poll, not handed records.
+    const ready = await executor.prepare(request);
+    if (ready.prepared.action.direction === 'source')
+      throw new InvalidInputError('delivery', [
+        { path: 'run.action', message: `${action} is a source: a delivery's run writes its records; poll a source` },
+      ]);
+    await executor.execute(request);
+    return { records: 1 };
   };
 }

@@ -22,7 +22,9 @@ const TOKEN = 'provider-token-7c1e5a9d3b';
 /** A provider that imports orders: it keeps each import's records and the headers it came with. */
 async function startProvider() {
   const imports: Array<{ authorization: string | undefined; key: string | undefined; records: unknown[] }> = [];
+  let requests = 0;
   const server = createServer((request, response) => {
+    requests += 1;
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     request.on('end', () => {
@@ -41,6 +43,9 @@ async function startProvider() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     imports,
+    get requests() {
+      return requests;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -67,6 +72,16 @@ const shop = defineConnector({
       idempotencyHeader: 'Idempotency-Key',
       input: z.object({ records: z.array(Order).min(1) }),
       write: (ctx, input) => ctx.http.post<z.infer<typeof Import>>('/orders/import', input),
+    }),
+    defineAction({
+      key: 'orders.list',
+      label: 'List orders',
+      direction: 'source',
+      entity: Order.meta({ id: 'Order' }),
+      input: z.object({ records: z.array(Order).optional() }),
+      async *read(ctx) {
+        yield { records: (await ctx.http.get<Array<z.infer<typeof Order>>>('/orders')).data };
+      },
     }),
   ],
 });
@@ -163,6 +178,24 @@ describe('a delivery turned into a run', () => {
     expect(logs.find((entry) => entry.level === 'error')).toMatchObject({
       code: 'invalid_input',
       triggerId: 'trg_orders',
+    });
+  });
+
+  it("refuses, typed and before any request, a run whose action is a source: a delivery's records are written", async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const stateDir = await stateFolder();
+    const { startRun, runs } = starter(stateDir);
+    const source = { run: { ...RUN(provider.url).run, action: 'orders.list' } };
+    const { urls, logs } = await startReceiver({ stateDir, clock, config: { triggers: [trigger(source)] }, startRun });
+    await deliver(urls.trg_orders!, clock, ORDERS);
+    await Promise.allSettled(runs);
+    expect(provider.imports).toEqual([]);
+    expect(provider.requests).toBe(0);
+    expect(logs.find((entry) => entry.level === 'error')).toMatchObject({
+      code: 'invalid_input',
+      triggerId: 'trg_orders',
+      message: expect.stringContaining('orders.list is a source'),
     });
   });
 
