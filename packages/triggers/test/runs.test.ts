@@ -80,7 +80,7 @@ const shop = defineConnector({
       entity: Order.meta({ id: 'Order' }),
       input: z.object({ records: z.array(Order).optional() }),
       async *read(ctx) {
-        yield { records: (await ctx.http.get<Array<z.infer<typeof Order>>>('/orders')).data };
+        yield { records: await ctx.http.get<Array<z.infer<typeof Order>>>('/orders') };
       },
     }),
   ],
