@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/mock/server.js';
 import { loadOpenApiDocument } from '../src/openapi-document.js';
-import { bufferIo } from './support.js';
+import { bufferIo, pluginFolderWith } from './support.js';
 
 /**
  * Signing in with the built `plugboard` binary at `plugboard mock`'s stand-in authorization
@@ -60,21 +60,9 @@ let pkg: string;
 
 /** A plugin folder as npm leaves it, holding the files connector (its provider's endpoints written in) with the SDK and zod. */
 async function pluginFolder(declared: string): Promise<void> {
-  plugins = join(home, 'plugins');
-  const modules = join(plugins, 'node_modules');
-  const own = fileURLToPath(new URL('../node_modules', import.meta.url));
-  await mkdir(join(modules, '@plugboard'), { recursive: true });
-  await symlink(await realpath(join(own, 'zod')), join(modules, 'zod'));
-  await symlink(await realpath(join(own, '@plugboard', 'sdk')), join(modules, '@plugboard', 'sdk'));
-  pkg = join(modules, 'connector-files');
-  await mkdir(pkg);
-  const manifest = { connector: './index.js', sdk: '^0.1.0' };
-  await writeFile(
-    join(pkg, 'package.json'),
-    JSON.stringify({ name: 'connector-files', version: '1.0.0', type: 'module', plugboard: manifest }),
-  );
-  await writeFile(
-    join(pkg, 'index.js'),
+  ({ plugins, pkg } = await pluginFolderWith(
+    home,
+    'connector-files',
     `import { z } from 'zod';
 import { defineAction, defineConnector, oauth2AuthorizationCode } from '@plugboard/sdk';
 const Me = z.object({ id: z.string() }).meta({ id: 'FilesMe' });
@@ -89,7 +77,7 @@ export default defineConnector({
   ],
 });
 `,
-  );
+  ));
 }
 
 beforeEach(async () => {

@@ -1,15 +1,14 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type ManualClock, manualClock } from '@plugboard/sdk/host';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/mock/server.js';
 import { loadOpenApiDocument } from '../src/openapi-document.js';
-import { bufferIo, PACK } from './support.js';
+import { bufferIo, PACK, pluginFolderWith } from './support.js';
 
 /**
  * A client credentials connection (no sign-in) pointed at `plugboard mock`'s stand-in
@@ -68,21 +67,9 @@ let pkg: string;
 
 /** A plugin folder as npm leaves it, holding the jobs connector (the provider's token URL written in) with the SDK and zod. */
 async function pluginFolder(tokenUrl: string): Promise<void> {
-  plugins = join(home, 'plugins');
-  const modules = join(plugins, 'node_modules');
-  const own = fileURLToPath(new URL('../node_modules', import.meta.url));
-  await mkdir(join(modules, '@plugboard'), { recursive: true });
-  await symlink(await realpath(join(own, 'zod')), join(modules, 'zod'));
-  await symlink(await realpath(join(own, '@plugboard', 'sdk')), join(modules, '@plugboard', 'sdk'));
-  pkg = join(modules, 'connector-jobs');
-  await mkdir(pkg);
-  const manifest = { connector: './index.js', sdk: '^0.1.0' };
-  await writeFile(
-    join(pkg, 'package.json'),
-    JSON.stringify({ name: 'connector-jobs', version: '1.0.0', type: 'module', plugboard: manifest }),
-  );
-  await writeFile(
-    join(pkg, 'index.js'),
+  ({ plugins, pkg } = await pluginFolderWith(
+    home,
+    'connector-jobs',
     `import { z } from 'zod';
 import { defineAction, defineConnector, oauth2ClientCredentials } from '@plugboard/sdk';
 const Me = z.object({ id: z.string() }).meta({ id: 'JobsMe' });
@@ -108,7 +95,7 @@ export default defineConnector({
   ],
 });
 `,
-  );
+  ));
 }
 
 beforeEach(async () => {

@@ -1,3 +1,6 @@
+import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import descript from '@plugboard/connector-descript';
 import insurance from '@plugboard/connector-insurance';
 import type { Connector } from '@plugboard/sdk';
@@ -31,3 +34,26 @@ export function bufferIo(env: Record<string, string | undefined> = {}, tty = fal
 export const PACK: ReadonlyMap<string, Connector> = new Map(
   [descript, insurance].map((connector) => [connector.key, connector]),
 );
+
+/**
+ * A plugin folder as npm leaves it under `home`: one connector package (`index.js` as given,
+ * an ES module importing `@plugboard/sdk` and `zod`) beside the SDK and zod. Gives the folder
+ * and the package's own.
+ */
+export async function pluginFolderWith(home: string, name: string, indexJs: string) {
+  const plugins = join(home, 'plugins');
+  const modules = join(plugins, 'node_modules');
+  const own = fileURLToPath(new URL('../node_modules', import.meta.url));
+  await mkdir(join(modules, '@plugboard'), { recursive: true });
+  await symlink(await realpath(join(own, 'zod')), join(modules, 'zod'));
+  await symlink(await realpath(join(own, '@plugboard', 'sdk')), join(modules, '@plugboard', 'sdk'));
+  const pkg = join(modules, name);
+  await mkdir(pkg);
+  const manifest = { connector: './index.js', sdk: '^0.1.0' };
+  await writeFile(
+    join(pkg, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', type: 'module', plugboard: manifest }),
+  );
+  await writeFile(join(pkg, 'index.js'), indexJs);
+  return { plugins, pkg };
+}
