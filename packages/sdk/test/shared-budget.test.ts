@@ -241,6 +241,34 @@ describe('rate budgets shared through Redis', () => {
     }
   });
 
+  it('counts a place answered within the same millisecond as answered: the next request waits the period, not a re-ask', async (context) => {
+    if (!shared.redis) return context.skip(shared.skipReason);
+    const backend = new RedisBudgets(shared.options());
+    const request = { limit: 1, periodMs: 60_000, maxConcurrent: undefined, holdMs: 60_000 };
+    try {
+      // Each time the answer and the next question reach Redis back to back, most often in one millisecond.
+      for (let index = 0; index < 5; index += 1) {
+        const name = `same-ms-${index}`;
+        const state = backend.state({
+          id: `plugboard:shared:default:${name}`,
+          connectorKey: 'shared',
+          owner: 'default',
+          name,
+        });
+        const first = await state.acquire(request, 1);
+        if (first.kind !== 'go') throw new Error(`expected the first request to go, got ${first.kind}`);
+        const [, next] = await Promise.all([
+          first.tickets[0]!.end('confirm', performance.now()),
+          state.acquire(request, 1),
+        ]);
+        expect(next).toMatchObject({ kind: 'window', limit: 1, periodMs: 60_000 });
+        expect((next as { waitMs: number }).waitMs).toBeGreaterThan(59_000);
+      }
+    } finally {
+      await backend.close();
+    }
+  });
+
   it("lets one process's requests go in the order they came (concurrency 1)", async (context) => {
     if (!shared.redis) return context.skip(shared.skipReason);
     const backend = new RedisBudgets(shared.options());

@@ -94,8 +94,9 @@ if limit > 0 then
   go = math.min(go, limit - redis.call('ZCARD', KEYS[4]))
   if go <= 0 then
     local oldest = tonumber(redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')[2])
-    -- Every place is held by a request still running: its answer frees it, so ask again soon.
-    if oldest > now then return {${ACQUIRED.window}, math.min(period, 10), limit, period} end
+    -- Every place is held by a request still running: its answer frees it, so ask again soon. A place
+    -- answered within this millisecond scores up to one above now (its time rounded up): not running.
+    if oldest > now + 1 then return {${ACQUIRED.window}, math.min(period, 10), limit, period} end
     return {${ACQUIRED.window}, math.max(1, oldest + period - now), limit, period}
   end
 end
