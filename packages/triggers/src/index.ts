@@ -1,5 +1,5 @@
 export { createReceiver, SERVER_LIMITS } from './receiver.js';
-export type { Receiver, ReceiverOptions, TriggerAddress } from './receiver.js';
+export type { Receiver, ReceiverOptions, ServerLimits, TriggerAddress } from './receiver.js';
 export { DELIVERY_PATH, parseTriggerConfig, TRIGGER_LIMITS } from './config.js';
 export { POLL_LIMITS } from './poll-config.js';
 export type { PollRunSettings, PollSettings } from './poll-config.js';

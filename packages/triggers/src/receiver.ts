@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LogSink } from '@plugboard/sdk';
+import { InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
 import { send } from './answer.js';
 import { checkedConfig, type TriggerSettings } from './config.js';
@@ -52,7 +52,11 @@ export interface ReceiverOptions {
   startPoll?: StartPoll;
   /** Where the ends of runs and polls are said; default stderr. */
   log?: LogSink;
+  /** Shorter or longer bounds on slow senders than `SERVER_LIMITS` (behind a proxy that has its own, say). */
+  serverLimits?: Partial<ServerLimits>;
 }
+
+export type ServerLimits = { -readonly [Name in keyof typeof SERVER_LIMITS]: number };
 
 export interface TriggerAddress {
   triggerId: string;
@@ -94,23 +98,36 @@ function servedTriggers(triggers: readonly TriggerSettings[], env: ReceiverOptio
   );
 }
 
-function boundedServer(handle: Parameters<typeof createServer>[1]): Server {
-  const server = createServer(
+/** The limits given over the defaults; each a whole number of 1 or more, the request's timeout no shorter than its headers'. */
+function serverLimits(given: Partial<ServerLimits> = {}): ServerLimits {
+  const limits = { ...SERVER_LIMITS, ...given };
+  const issues = Object.entries(limits)
+    .filter(([, value]) => !Number.isInteger(value) || value < 1)
+    .map(([name]) => ({ path: `serverLimits.${name}`, message: 'must be a whole number of 1 or more' }));
+  if (issues.length === 0 && limits.requestTimeoutMs < limits.headersTimeoutMs)
+    issues.push({ path: 'serverLimits.requestTimeoutMs', message: 'must be at least headersTimeoutMs' });
+  if (issues.length > 0) throw new InvalidInputError('createReceiver', issues);
+  return limits;
+}
+
+function boundedServer(handle: Parameters<typeof createServer>[1], limits: ServerLimits): Server {
+  return createServer(
     {
-      headersTimeout: SERVER_LIMITS.headersTimeoutMs,
-      requestTimeout: SERVER_LIMITS.requestTimeoutMs,
-      maxHeaderSize: SERVER_LIMITS.maxHeaderBytes,
-      keepAliveTimeout: SERVER_LIMITS.keepAliveTimeoutMs,
-      connectionsCheckingInterval: 1_000,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // The timeouts are checked this often: a tenth of the shortest, at most a second.
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(limits.headersTimeoutMs / 10)),
     },
     handle,
   );
-  return server;
 }
 
 /** Checks the configuration and reads the secrets (a `TriggerConfigError` naming every problem); listens on `listen`. */
 export function createReceiver(options: ReceiverOptions): Receiver {
   const { triggers, polls } = checkedConfig(options.config);
+  const limits = serverLimits(options.serverLimits);
   const clock = options.clock ?? systemClock;
   const served = servedTriggers(triggers, options.env, clock);
   const log = options.log ?? stderrSink;
@@ -148,7 +165,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       })
       .finally(() => handling.delete(handled));
     handling.add(handled);
-  });
+  }, limits);
   let url = '';
   return {
     async listen(port = 0, host = '127.0.0.1') {
