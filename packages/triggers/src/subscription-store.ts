@@ -99,3 +99,8 @@ export function subscriptionStore(stateDir: string): SubscriptionStore {
     },
   };
 }
+
+/** The subscriptions kept in a receiver's state folder (never their secrets): a host loads their connectors to end them. */
+export function listSubscriptions(stateDir: string): Promise<KeptSubscription[]> {
+  return subscriptionStore(stateDir).list();
+}
