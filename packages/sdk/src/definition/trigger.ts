@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { ActionContext } from '../context.js';
-import type { RequestHeaders } from '../deliveries/headers.js';
 import type { DeliveryRefusal } from '../deliveries/verdict.js';
 import { DefinitionError } from './definition-error.js';
 
@@ -46,15 +45,20 @@ export type WebhookVerdict =
 /** What a trigger's signature is checked with: one of the SDK's presets, or the author's own function. */
 export type WebhookSignature =
   | {
-      verify(input: { headers: RequestHeaders; body: Uint8Array; secret: string; now: number }): WebhookVerdict;
+      verify(input: {
+        headers: Record<string, string | string[] | undefined>;
+        body: Uint8Array;
+        secret: string;
+        now: number;
+      }): WebhookVerdict;
     }
-  | ((rawBody: Uint8Array, headers: RequestHeaders, secret: string) => boolean);
+  | ((rawBody: Uint8Array, headers: Record<string, string | string[] | undefined>, secret: string) => boolean);
 
 /** A verified delivery as `records` receives it. */
 export interface WebhookDelivery {
   /** The body, parsed as JSON (an object). */
   body: Record<string, unknown>;
-  headers: Readonly<RequestHeaders>;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** What `defineTrigger` takes. */
