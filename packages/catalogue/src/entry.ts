@@ -56,7 +56,8 @@ function operationEntry(connectorKey: string, operation: PublicOperation, checke
     ...(operation.rateBudget === undefined ? {} : { rateBudget: operation.rateBudget }),
     ...(operation.implemented === undefined ? {} : { implemented: operation.implemented }),
     ...(operation.idempotencyHeader === undefined ? {} : { idempotencyHeader: operation.idempotencyHeader }),
-    inputSchema: inputSchemaFile(connectorKey, operation.key),
+    // A trigger takes no input: its records come from the provider's deliveries.
+    ...(operation.mode === 'trigger' ? {} : { inputSchema: inputSchemaFile(connectorKey, operation.key) }),
     ...(operation.entity === null ? {} : { entitySchema: dataTypeFile(connectorKey, operation.entity) }),
     ...(checked ? { checkpointSchema: checkpointSchemaFile(connectorKey, operation.key) } : {}),
   };
@@ -81,7 +82,7 @@ export function connectorEntry(connector: Connector, options: EntryOptions = {})
       operationEntry(connector.key, operation, checkpointSchemaOf(connector.action(operation.key)) !== undefined),
     );
   const dataTypes: Record<string, string> = {};
-  for (const action of connector.actions) {
+  for (const action of [...connector.actions, ...connector.triggers]) {
     const id = entityId(action.entity);
     if (id !== undefined) dataTypes[id] = dataTypeFile(connector.key, id);
   }

@@ -134,7 +134,8 @@ async function connectorOutput(
   const entityFiles = new Map<string, JsonObject>();
 
   const entities = new Map<string, Connector['actions'][number]['entity']>();
-  for (const action of [...connector.actions].sort((a, b) => compareText(a.key, b.key))) {
+  const declared = [...connector.actions, ...connector.triggers];
+  for (const action of declared.sort((a, b) => compareText(a.key, b.key))) {
     const id = entityId(action.entity);
     if (id !== undefined && !entities.has(id)) entities.set(id, action.entity);
   }

@@ -11,7 +11,8 @@ import { API_VERSION } from './constants.js';
  *   entity|null, mode, approvalRequired: boolean}). Optional: authentication (any).
  *
  * `mode` is how an operation's results come back: `source` yields pages of
- * records, `destination` returns one result. What the call does to the world
+ * records, `destination` returns one result, `trigger` is a provider webhook
+ * whose deliveries start runs. What the call does to the world
  * is Plugboard's `effect` (a destination may read only). Versioning rule 2
  * lets an answer carry optional fields the spec does not list; Plugboard's are
  * declared here too, typed, so an entry that misspells or mistypes one fails.
@@ -50,9 +51,9 @@ export function publicOperationSchema(strictness: Strictness = 'open'): JsonObje
       entity: { ...nullableString, description: 'Name of the data type the operation reads or returns.' },
       mode: {
         type: 'string',
-        enum: ['source', 'destination'],
+        enum: ['source', 'destination', 'trigger'],
         description:
-          '`source` yields pages of records; `destination` returns one result. See `effect` for what it does.',
+          '`source` yields pages of records; `destination` returns one result; `trigger` is a provider webhook whose deliveries start runs. See `effect` for what it does.',
       },
       approvalRequired: { type: 'boolean', description: 'A run needs an approval (always or before production).' },
       // Plugboard's optional facts.

@@ -275,7 +275,7 @@ describe('every entry is validated against the PublicConnector schema', () => {
           {
             field: 'operations[1].mode',
             operation: 'orders.create',
-            message: 'must be one of "source", "destination"',
+            message: 'must be one of "source", "destination", "trigger"',
           },
         ]),
       );

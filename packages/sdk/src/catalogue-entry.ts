@@ -12,6 +12,7 @@ import type { AuthScheme } from './definition/auth.js';
 import { CATEGORIES } from './definition/categories.js';
 import { checkpointDeclaration } from './checkpoint.js';
 import { budgetOf, type Connector, entityId } from './definition/connector.js';
+import type { Trigger } from './definition/trigger.js';
 import { byKey, compareText } from './order.js';
 
 /**
@@ -21,7 +22,8 @@ import { byKey, compareText } from './order.js';
  * which the platform's versioning rules allow without a breaking change.
  *
  * `mode` keeps its platform meaning, how results come back: `source` yields
- * pages of records, `destination` returns one result. What the call does to
+ * pages of records, `destination` returns one result, `trigger` is a provider
+ * webhook whose deliveries start runs (`defineTrigger`). What the call does to
  * the world is `effect`: a destination may read only (a quote).
  */
 
@@ -30,7 +32,7 @@ export interface PublicOperation {
   label: string;
   description: string | null;
   entity: string | null;
-  mode: 'source' | 'destination';
+  mode: 'source' | 'destination' | 'trigger';
   approvalRequired: boolean;
   approval?: 'none' | 'production' | 'always';
   /** What the call does to the world; `retry` follows from it unless the author overrode it. */
@@ -107,6 +109,22 @@ function operation(connector: Connector, action: Action): PublicOperation {
   };
 }
 
+/** A declared provider webhook: its records' data type, the budget its lifecycle's calls draw on. */
+function triggerOperation(connector: Connector, trigger: Trigger): PublicOperation {
+  const budget = trigger.budget ?? (Object.hasOwn(connector.rateLimits, 'default') ? 'default' : undefined);
+  return {
+    key: trigger.key,
+    label: trigger.label,
+    description: trigger.description ?? null,
+    entity: entityId(trigger.entity) ?? null,
+    mode: 'trigger',
+    approvalRequired: false,
+    approval: 'none',
+    ...(budget ? { rateBudget: budget } : {}),
+    implemented: true,
+  };
+}
+
 export function catalogueEntry(connector: Connector): PublicConnector {
   return {
     key: connector.key,
@@ -119,9 +137,10 @@ export function catalogueEntry(connector: Connector): PublicConnector {
     documentationUrl: connector.documentationUrl ?? null,
     implemented: connector.actions.every(isImplemented),
     limitations: [...connector.limitations],
-    operations: [...connector.actions]
-      .sort((a, b) => compareText(a.key, b.key))
-      .map((action) => operation(connector, action)),
+    operations: [
+      ...connector.actions.map((action) => operation(connector, action)),
+      ...connector.triggers.map((trigger) => triggerOperation(connector, trigger)),
+    ].sort((a, b) => compareText(a.key, b.key)),
     authentication: {
       schemes: connector.auth.map(publicScheme),
       baseUrl: connector.baseUrl ?? null,

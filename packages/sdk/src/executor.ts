@@ -7,9 +7,11 @@ import { stopIfCancelled } from './executor/errors.js';
 import { listFieldOptions } from './executor/options-listing.js';
 import type { ExecutionOutcome, PreparedExecution } from './executor/outcomes.js';
 import { prepareExecution } from './executor/preparation.js';
-import type { CheckRequest, ExecuteRequest, OptionsRequest } from './executor/requests.js';
+import type { CheckRequest, ExecuteRequest, OptionsRequest, TriggerCallRequest } from './executor/requests.js';
 import { type ExecutorOptions, setUpExecutor } from './executor/setup.js';
 import { runSource } from './executor/source.js';
+import { callTrigger } from './executor/trigger-calls.js';
+import type { TriggerCall, TriggerCalls } from './trigger-calls.js';
 
 /** An executor's entry points, bound to one setup: what a host calls to run an action, list a field's options and check a connection. */
 export interface Executor {
@@ -31,6 +33,12 @@ export interface Executor {
    * connector runs. Values are the field's; a secret the provider echoed in a label is redacted.
    */
   listOptions(request: OptionsRequest): Promise<OptionsPage>;
+  /**
+   * One lifecycle call of a connector's trigger (`subscribe`, `renew`, `unsubscribe`) on a
+   * connection and its credential as the host's resolvers give them, through the same pipeline as
+   * a run; answers the call's checked result. A connector in a plugin's own process is refused.
+   */
+  callTrigger<C extends TriggerCall>(request: TriggerCallRequest<C>): Promise<TriggerCalls[C]['answer']>;
 }
 
 /**
@@ -43,8 +51,8 @@ export interface Executor {
  *
  * Each job is an entry point of its own, taking the executor's setup (`setUpExecutor`): the
  * shared preparation (`prepareExecution`), a source's run (`runSource`), a destination's run
- * under its key (`runDestination`), a field's options (`listFieldOptions`) and a connection's
- * check (`checkHostConnection`). `createExecutor` composes them here, and only here.
+ * under its key (`runDestination`), a field's options (`listFieldOptions`), a connection's
+ * check (`checkHostConnection`) and a trigger's lifecycle call (`callTrigger`). `createExecutor` composes them here, and only here.
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const setup = setUpExecutor(options);
@@ -53,6 +61,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     prepare: (request) => prepareExecution(setup, request),
     checkConnection: (request) => checkHostConnection(setup, request),
     listOptions: (request) => listFieldOptions(setup, request),
+    callTrigger: (request) => callTrigger(setup, request),
     async execute(request) {
       stopIfCancelled(request.signal, `${request.connectorKey} ${request.action}`);
       const ready = await prepareExecution(setup, request);

@@ -31,7 +31,11 @@ export { UnknownConnectorError, IdempotencyKeyReusedError, IdempotencyUnsettledE
 export { errorCodes } from './errors.js';
 export type { ExecutorErrorCode } from './executor/errors.js';
 export type { PluginConnector } from './executor/runners.js';
-export type { ExecuteRequest, CheckRequest, OptionsRequest } from './executor/requests.js';
+export type { ExecuteRequest, CheckRequest, OptionsRequest, TriggerCallRequest } from './executor/requests.js';
+// A trigger's lifecycle calls, each run as an action of its own (the executor's `callTrigger`).
+export { callTrigger } from './executor/trigger-calls.js';
+export { prepareTriggerCall, triggerCallKey, UnknownTriggerError } from './trigger-calls.js';
+export type { TriggerCall, TriggerCalls } from './trigger-calls.js';
 export type { ExecutionOutcome, DestinationOutcome, SourceOutcome, PreparedExecution } from './executor/outcomes.js';
 export type { ExecutionEvent, EventBase } from './executor/events.js';
 export { memoryStore, recordsEqual, recordAfterDecision } from './stores.js';

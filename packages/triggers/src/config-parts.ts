@@ -21,6 +21,13 @@ export interface TriggerRunSettings {
   connection: TriggerRunConnection;
 }
 
+/** The provider webhook a trigger's deliveries come from: the connector's declared trigger, subscribed on the connection. */
+export interface TriggerWebhookSettings {
+  connector: string;
+  trigger: string;
+  connection: TriggerRunConnection;
+}
+
 export type Issue = { path: (string | number)[]; message: string };
 
 export const SECRET_IN_FILE =
@@ -48,11 +55,11 @@ export function unknownKeys(value: Record<string, unknown>, known: ReadonlySet<s
     .map((key) => ({ path: [key], message: isSecretKey(key) ? SECRET_IN_FILE : `not a field of ${what}` }));
 }
 
-/** The secret-like settings of the connection a `run` names (rule 10). */
-export function connectionSecrets(run: unknown): Issue[] {
+/** The secret-like settings of the connection a `run` (or a `webhook`) names (rule 10). */
+export function connectionSecrets(run: unknown, field = 'run'): Issue[] {
   const named = isRecord(run) ? run.connection : undefined;
   return (isRecord(named) ? findSecretKeys(named.settings) : []).map((key) => ({
-    path: ['run', 'connection', 'settings'],
+    path: [field, 'connection', 'settings'],
     message: `${key} looks like a secret and is refused (rule 10): the credential comes from the host`,
   }));
 }

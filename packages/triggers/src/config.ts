@@ -10,18 +10,20 @@ import {
   repeated,
   SECRET_IN_FILE,
   type TriggerRunSettings,
+  type TriggerWebhookSettings,
   timestamp,
   unknownKeys,
 } from './config-parts.js';
 import { TriggerConfigError } from './errors.js';
 import { type PollSettings, poll, pollProblems, pollSettings } from './poll-config.js';
 
-export type { TriggerRunConnection, TriggerRunSettings } from './config-parts.js';
+export type { TriggerRunConnection, TriggerRunSettings, TriggerWebhookSettings } from './config-parts.js';
 
 /**
  * The receiver's configuration, `{ "triggers": [ Trigger ], "polls": [ PollTrigger ] }`: each
  * trigger in the platform's Trigger shape plus the names of the environment variables holding its
- * secrets (`secretEnv`, `previousSecretEnv`: never a secret in the file) and an optional `run`;
+ * secrets (`secretEnv`, `previousSecretEnv`: never a secret in the file), or instead the
+ * provider `webhook` it subscribes to (whose secret the subscription keeps), and an optional `run`;
  * each poll as `poll-config.ts` says. Checked once with zod, every problem named with its path; a
  * value is never quoted (it could be a secret).
  */
@@ -58,9 +60,12 @@ export interface TriggerSettings {
   inputRetentionDays: number;
   /** Until when the predecessor secret (`previousSecretEnv`) still verifies, ISO 8601. */
   previousSecretValidUntil: string | null;
-  secretEnv: string;
+  /** Rule 13's secret; none for a trigger whose deliveries come from a provider `webhook`. */
+  secretEnv?: string;
   previousSecretEnv?: string;
   run?: TriggerRunSettings;
+  /** The provider webhook the receiver subscribes to, keeps, renews, and whose deliveries it verifies. */
+  webhook?: TriggerWebhookSettings;
 }
 
 const limit = (max: number) => z.number().int().min(1).max(max);
@@ -88,9 +93,10 @@ const trigger = z.looseObject({
   timestampToleranceSeconds: limit(TRIGGER_LIMITS.timestampToleranceSeconds),
   inputRetentionDays: limit(TRIGGER_LIMITS.inputRetentionDays),
   previousSecretValidUntil: timestamp.nullable(),
-  secretEnv: z.string().regex(ENV_NAME, 'the name of an environment variable'),
+  secretEnv: z.string().regex(ENV_NAME, 'the name of an environment variable').optional(),
   previousSecretEnv: z.string().regex(ENV_NAME, 'the name of an environment variable').optional(),
   run: z.strictObject({ connector: name, action: name, connection }).optional(),
+  webhook: z.strictObject({ connector: name, trigger: name, connection }).optional(),
   ...PLATFORM_ONLY,
 });
 
@@ -105,7 +111,26 @@ function triggerProblems(value: unknown): Issue[] {
       path: ['previousSecretValidUntil'],
       message: 'required with previousSecretEnv: until when the previous secret verifies',
     });
-  return [...issues, ...connectionSecrets(value.run)];
+  return [
+    ...issues,
+    ...signingProblems(value),
+    ...connectionSecrets(value.run),
+    ...connectionSecrets(value.webhook, 'webhook'),
+  ];
+}
+
+/** Rule 13's secret, or a provider webhook whose subscription keeps the secret: one of the two. */
+function signingProblems(value: Record<string, unknown>): Issue[] {
+  if (value.webhook === undefined)
+    return value.secretEnv === undefined
+      ? [{ path: ['secretEnv'], message: 'required: the environment variable holding the signing secret' }]
+      : [];
+  return ['secretEnv', 'previousSecretEnv']
+    .filter((key) => value[key] !== undefined)
+    .map((key) => ({
+      path: [key],
+      message: "not with webhook: the provider signs its deliveries with the subscription's own secret",
+    }));
 }
 
 /** Two triggers with one triggerId or one publicId cannot both be served. */
@@ -184,7 +209,7 @@ export function parseTriggerConfig(value: unknown): TriggerConfig {
   issues.push(...secretValues(value));
   if (!parsed.success || issues.length > 0) throw new TriggerConfigError(issues);
   const triggers = parsed.data.triggers.map(
-    ({ run, previousSecretEnv, ...fields }): TriggerSettings => ({
+    ({ run, webhook, secretEnv, previousSecretEnv, ...fields }): TriggerSettings => ({
       triggerId: fields.triggerId,
       publicId: URL_PATH.exec(fields.url)![1]!,
       url: fields.url,
@@ -195,9 +220,10 @@ export function parseTriggerConfig(value: unknown): TriggerConfig {
       timestampToleranceSeconds: fields.timestampToleranceSeconds,
       inputRetentionDays: fields.inputRetentionDays,
       previousSecretValidUntil: fields.previousSecretValidUntil,
-      secretEnv: fields.secretEnv,
+      ...(secretEnv !== undefined ? { secretEnv } : {}),
       ...(previousSecretEnv !== undefined ? { previousSecretEnv } : {}),
       ...(run ? { run } : {}),
+      ...(webhook ? { webhook } : {}),
     }),
   );
   const polls = parsed.data.polls.map(pollSettings);

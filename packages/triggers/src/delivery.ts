@@ -4,12 +4,9 @@ import type { Clock } from '@plugboard/sdk/host';
 import { type Answer, REASON_STATUS, type ReasonCode, send } from './answer.js';
 import { declaredTooLarge, readBody } from './body.js';
 import { DELIVERY_PATH, isPublicId, type TriggerSettings } from './config.js';
+import type { Judged, ServedTrigger } from './delivery-judge.js';
 import type { AcceptedDelivery, EventStore } from './event-store.js';
-import { type Payload, readPayload } from './payload.js';
-import type { DeliveryRate } from './rate.js';
 import type { ReceiptLog, TriggerDelivery } from './receipts.js';
-import type { TriggerSecrets } from './secrets.js';
-import { verifyFor } from './verify.js';
 
 /**
  * One delivery, checked in the platform's order before anything else happens: the trigger
@@ -20,11 +17,7 @@ import { verifyFor } from './verify.js';
  * records, before it is answered and before its run starts.
  */
 
-export interface ServedTrigger {
-  settings: TriggerSettings;
-  secrets: TriggerSecrets;
-  rate: DeliveryRate;
-}
+export type { ServedTrigger };
 
 export interface DeliveryContext {
   /** By publicId. */
@@ -54,9 +47,9 @@ function publicIdOf(url: string | undefined): string | undefined {
 
 /** What the sender named the event, when it is well formed, with the trigger's secrets hidden. */
 function claimedEventId(request: IncomingMessage, served: ServedTrigger): string | null {
-  const header = request.headers['x-platform-event-id'];
+  const header = request.headers[served.eventIdHeader];
   return typeof header === 'string' && WELL_FORMED_EVENT_ID.test(header)
-    ? served.secrets.redactor.redactString(header)
+    ? served.redactor().redactString(header)
     : null;
 }
 
@@ -79,11 +72,7 @@ function newReceipt(context: DeliveryContext, served: ServedTrigger, request: In
 }
 
 /** A delivery that passed every check: its signed event id, its body's digest and what it carries. */
-interface Verified {
-  eventId: string;
-  sha256: string;
-  payload: Extract<Payload, { ok: true }>;
-}
+type Verified = Extract<Judged, { ok: true }> & { sha256: string };
 
 /** Keeps a verified delivery unless its event was accepted before, hands it on, records it; gives the answer. */
 async function keep(
@@ -92,8 +81,9 @@ async function keep(
   receipt: TriggerDelivery,
   verified: Verified,
 ): Promise<Answer> {
-  const { settings, secrets } = served;
-  const eventId = secrets.redactor.redactString(verified.eventId);
+  const { settings } = served;
+  const redactor = served.redactor();
+  const eventId = redactor.redactString(verified.eventId);
   const { eventType, records } = verified.payload;
   const delivery: AcceptedDelivery = {
     triggerId: settings.triggerId,
@@ -101,7 +91,7 @@ async function keep(
     deliveryId: receipt.deliveryId,
     executionId: context.startsRuns(settings) ? `exe_${randomUUID()}` : null,
     receivedAt: receipt.receivedAt,
-    records: secrets.redactor.redactValues(records),
+    records: redactor.redactValues(records),
   };
   const claim = await context.events.claim(delivery, verified.eventId, delivery.executionId !== null);
   const first = claim.claimed ? delivery : claim.first;
@@ -114,7 +104,7 @@ async function keep(
     reasonCode: duplicate ? 'duplicate' : null,
     httpStatus: 200,
     eventId,
-    eventType: eventType === null ? null : secrets.redactor.redactString(eventType),
+    eventType: eventType === null ? null : redactor.redactString(eventType),
     recordCount: records.length,
     executionId: first.executionId,
   });
@@ -156,13 +146,7 @@ export async function receiveDelivery(
   receipt.sizeBytes = read.kind === 'read' ? read.body.length : read.bytesRead;
   if (read.kind === 'too_large') return refuse('too_large');
   receipt.payloadSha256 = read.sha256;
-  const verdict = verifyFor(settings, served.secrets, request.headers, read.body, context.clock.now());
-  if (!verdict.ok) return refuse(verdict.reasonCode);
-  const payload = readPayload(read.body);
-  if (!payload.ok) return refuse('malformed');
-  send(
-    request,
-    response,
-    await keep(context, served, receipt, { eventId: verdict.eventId, sha256: read.sha256, payload }),
-  );
+  const judged = served.judge(request.headers, read.body, context.clock.now());
+  if (!judged.ok) return refuse(judged.reasonCode);
+  send(request, response, await keep(context, served, receipt, { ...judged, sha256: read.sha256 }));
 }

@@ -17,3 +17,7 @@ export type { TriggerDelivery } from './receipts.js';
 export { executorRunStarter } from './run-start.js';
 export type { DeliveryRun, ExecutorHost, RunEnd, StartRun } from './run-start.js';
 export { ReceiverStateError, TriggerConfigError } from './errors.js';
+export { listSubscriptions, WEBHOOKS_FOLDER } from './subscription-store.js';
+export type { KeptSubscription } from './subscription-store.js';
+export { RENEW_AT_SHARE } from './webhook-lifecycle.js';
+export type { TriggerWebhookSettings } from './config.js';

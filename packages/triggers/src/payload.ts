@@ -16,20 +16,30 @@ export type Payload = { ok: true; records: Record<string, unknown>[]; eventType:
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-export function readPayload(body: Buffer): Payload {
+/** The body as a JSON object, checked before anything walks it; undefined when it is none. */
+export function readObject(body: Buffer): Record<string, unknown> | undefined {
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch {
-    return { ok: false };
+    return undefined;
   }
-  if (!isObject(value) || jsonProblem(value) !== undefined) return { ok: false };
+  return isObject(value) && jsonProblem(value) === undefined ? value : undefined;
+}
+
+/** The event type a receipt keeps: the object's top-level `type` when it is a string, bounded. */
+export function eventTypeOf(value: Record<string, unknown>): string | null {
+  return typeof value.type === 'string' ? value.type.slice(0, MAX_EVENT_TYPE) : null;
+}
+
+export function readPayload(body: Buffer): Payload {
+  const value = readObject(body);
+  if (!value) return { ok: false };
   const listed = value.records;
   if (listed !== undefined && !(Array.isArray(listed) && listed.every(isObject))) return { ok: false };
-  const type = value.type;
   return {
     ok: true,
     records: (listed as Record<string, unknown>[] | undefined) ?? [value],
-    eventType: typeof type === 'string' ? type.slice(0, MAX_EVENT_TYPE) : null,
+    eventType: eventTypeOf(value),
   };
 }

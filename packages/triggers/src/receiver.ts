@@ -4,25 +4,27 @@ import type { AddressInfo } from 'node:net';
 import { InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
 import { send } from './answer.js';
-import { checkedConfig, type TriggerSettings } from './config.js';
-import { type DeliveryContext, receiveDelivery, type ServedTrigger } from './delivery.js';
+import { checkedConfig, DELIVERY_PATH, type TriggerSettings } from './config.js';
+import { type DeliveryContext, receiveDelivery } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
 import { eventStore } from './event-store.js';
 import type { StartPoll } from './poll-start.js';
 import type { PollTriggerState } from './poll-state.js';
 import { pollScheduler } from './polls.js';
-import { deliveryRate } from './rate.js';
 import { receiptLog } from './receipts.js';
 import { retention } from './retention.js';
-import type { StartRun } from './run-start.js';
+import type { ExecutorHost, StartRun } from './run-start.js';
 import { runTracker } from './runs.js';
-import { resolveSecrets } from './secrets.js';
+import { servedTriggers } from './served.js';
+import { subscriptionStore } from './subscription-store.js';
+import { webhookHost } from './webhook-host.js';
+import { webhookLifecycle } from './webhook-lifecycle.js';
 
 /**
  * The receiver, composed here and only here: the configuration checked once (secrets read from
  * the environment), a rate window per trigger, the state folder's receipts and accepted
- * deliveries, the runs, the polls' timer, and a node:http server bounded against slow and large
- * requests.
+ * deliveries, the runs, the polls' timer, the provider webhooks' subscriptions, and a node:http
+ * server bounded against slow and large requests.
  */
 
 /** How long a sender may take over its headers, and over its whole request: slow senders cannot hold sockets. */
@@ -50,7 +52,14 @@ export interface ReceiverOptions {
   startRun?: StartRun;
   /** Reads each poll of a poll trigger (`executorPollStarter`); without it the polls are `paused`. */
   startPoll?: StartPoll;
-  /** Where the ends of runs and polls are said; default stderr. */
+  /**
+   * The host the triggers' provider `webhook`s are subscribed, renewed and unsubscribed with (its
+   * connectors declare them; its credential resolver, stores and transport serve the calls, as
+   * `executorRunStarter`'s do). Required when a trigger names a webhook, or when the state
+   * folder keeps a subscription to end.
+   */
+  webhooks?: ExecutorHost;
+  /** Where the ends of runs and polls, and the webhooks' calls, are said; default stderr. */
   log?: LogSink;
   /** Shorter or longer bounds on slow senders than `SERVER_LIMITS` (behind a proxy that has its own, say). */
   serverLimits?: Partial<ServerLimits>;
@@ -67,7 +76,11 @@ export interface TriggerAddress {
 }
 
 export interface Receiver {
-  /** Listens (port 0: a free one; host default 127.0.0.1), starts the runs a restart left pending; gives the base URL. */
+  /**
+   * Listens (port 0: a free one; host default 127.0.0.1), keeps the provider webhooks' subscriptions
+   * (ends those that left the configuration, subscribes the missing ones), starts the runs a
+   * restart left pending; gives the base URL.
+   */
   listen(port?: number, host?: string): Promise<string>;
   /** The base URL once listening. */
   readonly url: string;
@@ -77,6 +90,8 @@ export interface Receiver {
   polls(): PollTriggerState[];
   /** Resolves once no poll runs and every poll's state is on disk. */
   pollsSettled(): Promise<void>;
+  /** Resolves once no webhook subscribe, renew or unsubscribe is in flight. */
+  webhooksSettled(): Promise<void>;
   /**
    * Stops taking requests and polling, waits for the runs and polls in flight (or aborts them:
    * a run starts again with the next listen, a poll falls due at its kept `nextCheckAt`).
@@ -84,18 +99,9 @@ export interface Receiver {
   close(options?: { abortRuns?: boolean }): Promise<void>;
 }
 
-function servedTriggers(triggers: readonly TriggerSettings[], env: ReceiverOptions['env'], clock: Clock) {
-  const secrets = resolveSecrets(triggers, env ?? process.env);
-  return new Map<string, ServedTrigger>(
-    triggers.map((settings) => [
-      settings.publicId,
-      {
-        settings,
-        secrets: secrets.get(settings.triggerId)!,
-        rate: deliveryRate(settings.maxDeliveriesPerMinute, clock),
-      },
-    ]),
-  );
+/** Where a provider posts a trigger's deliveries: its configured URL when absolute, else under the listening one. */
+function deliveryUrl(settings: TriggerSettings, base: string): string {
+  return /^https?:\/\//.test(settings.url) ? settings.url : `${base}${DELIVERY_PATH}${settings.publicId}`;
 }
 
 /** The limits given over the defaults; each a whole number of 1 or more, the request's timeout no shorter than its headers'. */
@@ -129,8 +135,10 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const { triggers, polls } = checkedConfig(options.config);
   const limits = serverLimits(options.serverLimits);
   const clock = options.clock ?? systemClock;
-  const served = servedTriggers(triggers, options.env, clock);
   const log = options.log ?? stderrSink;
+  const host = webhookHost(triggers, options.webhooks);
+  const subscriptions = webhookLifecycle({ triggers, host, store: subscriptionStore(options.stateDir), clock, log });
+  const served = servedTriggers(triggers, { env: options.env ?? process.env, clock, host, lifecycle: subscriptions });
   const events = eventStore(options.stateDir);
   const receipts = receiptLog(options.stateDir);
   const kept = retention(triggers, events, clock);
@@ -184,6 +192,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       });
       const address = server.address() as AddressInfo;
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+      await subscriptions.start((settings) => deliveryUrl(settings, url));
       await runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
       await polling.start();
       return url;
@@ -196,10 +205,11 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         triggerId: trigger.triggerId,
         status: trigger.status,
         environment: trigger.environment,
-        url: `${url}/api/connect/triggers/${trigger.publicId}`,
+        url: `${url}${DELIVERY_PATH}${trigger.publicId}`,
       })),
     polls: () => polling.states(),
     pollsSettled: () => polling.settled(),
+    webhooksSettled: () => subscriptions.settled(),
     async close(closing = {}) {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -207,7 +217,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       });
       await Promise.all(handling);
       const abort = closing.abortRuns === true;
-      await Promise.all([runs?.drain({ abort }), polling.stop({ abort })]);
+      await Promise.all([runs?.drain({ abort }), polling.stop({ abort }), subscriptions.stop()]);
       await receipts.close();
     },
   };

@@ -38,6 +38,8 @@ export function resolveSecrets(triggers: readonly TriggerSettings[], env: Enviro
   const issues: InputIssue[] = [];
   const secrets = new Map<string, TriggerSecrets>();
   triggers.forEach((trigger, index) => {
+    // A provider webhook's secret is the subscription's, kept in the state folder.
+    if (trigger.secretEnv === undefined) return;
     const secret = read(env, trigger.secretEnv, `triggers[${index}].secretEnv`, issues);
     const previousSecret =
       trigger.previousSecretEnv === undefined

@@ -152,10 +152,17 @@ export async function receipts(stateDir: string, triggerId?: string): Promise<Tr
   return found;
 }
 
-/** The text of every file under a folder, for a search that must find nothing. */
-export async function everyFile(dir: string): Promise<string> {
+/** The text of every file under a folder (those whose name ends in `ending`), for a search that must find nothing. */
+export async function everyFile(dir: string, ending = ''): Promise<string> {
   const texts: string[] = [];
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true }))
-    if (entry.isFile()) texts.push(await readFile(join(entry.parentPath, entry.name), 'utf8'));
+  for (const file of await filesUnder(dir, ending)) texts.push(await readFile(file, 'utf8'));
   return texts.join('\n');
+}
+
+/** The path of every file under a folder whose name ends in `ending`; none when the folder is not there. */
+export async function filesUnder(dir: string, ending = ''): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith(ending))
+    .map((entry) => join(entry.parentPath, entry.name));
 }

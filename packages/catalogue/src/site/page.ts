@@ -310,7 +310,7 @@ npx plugboard run &lt;connector&gt; &lt;operation&gt; --input '{…}'</code></pr
 <div class="controls" role="search">
 <input id="search" type="search" placeholder="Search connectors, operations, data types…" aria-label="Search" autocomplete="off">
 <label>Category <select id="filter-category"><option value="">All</option>${categoryOptions}</select></label>
-<label>Direction <select id="filter-direction"><option value="">Any</option><option value="source">Source (pages of records)</option><option value="destination">Destination (one result)</option></select></label>
+<label>Direction <select id="filter-direction"><option value="">Any</option><option value="source">Source (pages of records)</option><option value="destination">Destination (one result)</option><option value="trigger">Trigger (provider webhook)</option></select></label>
 <label><input id="filter-approval" type="checkbox"> Approval required</label>
 <label><input id="filter-billable" type="checkbox"> Billable</label>
 </div>

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Connector } from '@plugboard/sdk';
 import { createHostTransport } from '@plugboard/sdk/host';
-import type { StartPoll, StartRun, TriggerConfig } from '@plugboard/triggers';
+import type { KeptSubscription, StartPoll, StartRun, TriggerConfig } from '@plugboard/triggers';
 import { messagesLog } from '../action-args.js';
 import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
@@ -14,16 +14,26 @@ import { portInUse, portOption, UsageError } from '../usage.js';
 /**
  * `plugboard triggers serve`, `plugboard triggers deliveries` and `plugboard triggers polls`:
  * `@plugboard/triggers`'s receiver wired to the command line. The runs and polls it starts go
- * through the executor with the connectors found as every command finds them, the credential
+ * through the executor with the connectors found as every command finds them (those the
+ * triggers' provider webhooks name too, which the receiver subscribes with), the credential
  * from PLUGBOARD_CREDENTIAL and the state folder's stores (checkpoints included; the receipts,
  * deliveries and poll states in its `triggers` folder).
  */
 
-/** The connector of each key the triggers' runs and the active polls name, found before anything listens. */
-async function runConnectors({ values, findConnector }: Invocation, config: TriggerConfig): Promise<Connector[]> {
+/**
+ * The connector of each key the triggers' runs and webhooks, the active polls and the webhook
+ * subscriptions the state folder keeps (to end them) name, found before anything listens.
+ */
+async function runConnectors(
+  { values, findConnector }: Invocation,
+  config: TriggerConfig,
+  kept: readonly KeptSubscription[],
+): Promise<Connector[]> {
   const keys = new Set([
     ...config.triggers.flatMap((trigger) => (trigger.run ? [trigger.run.connector] : [])),
+    ...config.triggers.flatMap((trigger) => (trigger.webhook ? [trigger.webhook.connector] : [])),
     ...config.polls.flatMap((poll) => (poll.status === 'active' ? [poll.run.connector] : [])),
+    ...kept.map((subscription) => subscription.webhook.connector),
   ]);
   const connectors: Connector[] = [];
   for (const key of keys) {
@@ -37,14 +47,15 @@ async function runConnectors({ values, findConnector }: Invocation, config: Trig
   return connectors;
 }
 
-/** Runs of accepted deliveries and polls through the executor; none when nothing runs. */
+/** Runs of accepted deliveries and polls, and the webhooks' calls, through the executor; none when nothing runs. */
 async function runStarter(invocation: Invocation, config: TriggerConfig, stateDir: string) {
-  const connectors = await runConnectors(invocation, config);
-  if (connectors.length === 0) return undefined;
-  const [{ executorPollStarter, executorRunStarter }, { fileStore }] = await Promise.all([
+  const [{ executorPollStarter, executorRunStarter, listSubscriptions }, { fileStore }] = await Promise.all([
     import('@plugboard/triggers'),
     import('@plugboard/runtime'),
   ]);
+  const kept = await listSubscriptions(join(stateDir, 'triggers'));
+  const connectors = await runConnectors(invocation, config, kept);
+  if (connectors.length === 0) return undefined;
   const { io, messages } = invocation;
   const transport = createHostTransport({ via: 'http', network: { allow: allowedNetwork(io.env) } });
   const host = {
@@ -57,7 +68,7 @@ async function runStarter(invocation: Invocation, config: TriggerConfig, stateDi
   const startRun: StartRun = executorRunStarter(host);
   // The records a poll reads are acknowledged as read: the command keeps no output of them.
   const startPoll: StartPoll = executorPollStarter(host);
-  return { startRun, startPoll, close: () => transport.close() };
+  return { startRun, startPoll, host, close: () => transport.close() };
 }
 
 export async function serveCommand(invocation: Invocation): Promise<void> {
@@ -73,7 +84,7 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
     config,
     stateDir: join(folder.dir, 'triggers'),
     env: io.env,
-    ...(runs ? { startRun: runs.startRun, startPoll: runs.startPoll } : {}),
+    ...(runs ? { startRun: runs.startRun, startPoll: runs.startPoll, webhooks: runs.host } : {}),
     log: (entry) => messages.say({ ...entry, level: entry.level === 'error' ? 'error' : 'info' }),
   });
   try {

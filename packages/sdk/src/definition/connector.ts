@@ -9,6 +9,10 @@ import type { AuthScheme } from './auth.js';
 import { pagingProblems } from '../paginate/definition-check.js';
 import { optionsProblems } from './options.js';
 import { type Category, isCategory, CATEGORIES } from './categories.js';
+import { DefinitionError } from './definition-error.js';
+import { type Trigger, triggerProblems } from './trigger.js';
+
+export { DefinitionError };
 
 /** A declared rate budget: how many requests per period, shared by the actions that draw on it. */
 export interface RateBudget {
@@ -123,6 +127,12 @@ export interface ConnectorDefinition {
    */
   actions: readonly Action[];
   /**
+   * The provider webhooks the connector declares (see `defineTrigger`): keys distinct, none an action's key.
+   * @example triggers: [ordersCreated]
+   * @default []
+   */
+  triggers?: readonly Trigger[];
+  /**
    * Reads a provider failure before the status-based mapping (e.g. by message); returns undefined
    * to leave it to that mapping.
    * @example classifyError: (failure) => failure.status === 402 ? new QuotaExceededError(...) : undefined
@@ -139,24 +149,16 @@ export interface ConnectorDefinition {
 }
 
 /** A connector as `defineConnector` returns it, checked, with its actions, auth schemes and rate budgets spelled out. */
-export interface Connector extends Omit<ConnectorDefinition, 'auth' | 'actions'> {
+export interface Connector extends Omit<ConnectorDefinition, 'auth' | 'actions' | 'triggers'> {
   auth: readonly AuthScheme[];
   actions: readonly Action[];
+  triggers: readonly Trigger[];
   rateLimits: Record<string, RateBudget>;
   limitations: readonly string[];
   /** Looks an action up by key. */
   action(key: string): Action | undefined;
-}
-
-/** A connector or action definition that cannot work. Raised when the definition is made. */
-export class DefinitionError extends Error {
-  readonly problems: readonly string[];
-
-  constructor(problems: readonly string[]) {
-    super(problems.length === 1 ? problems[0] : `invalid connector definition:\n- ${problems.join('\n- ')}`);
-    this.name = 'DefinitionError';
-    this.problems = problems;
-  }
+  /** Looks a trigger up by key. */
+  trigger(key: string): Trigger | undefined;
 }
 
 const KEY = /^[a-z][a-z0-9_-]*$/;
@@ -323,6 +325,29 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
     if (typeof header === 'string' && credentialHeaders.has(header.toLowerCase()))
       at(`action '${action.key}': idempotencyHeader cannot be ${header}: the credential is sent in that header`);
   }
+  problems.push(...declaredTriggerProblems(definition, seen).map((problem) => `${name}: ${problem}`));
+  return problems;
+}
+
+/** Each trigger's problems, a key declared twice or already an action's, a budget not declared. */
+function declaredTriggerProblems(definition: ConnectorDefinition, actionKeys: ReadonlySet<string>): string[] {
+  if (definition.triggers === undefined) return [];
+  if (!Array.isArray(definition.triggers)) return ['triggers must be a list of defineTrigger(...)'];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const trigger of definition.triggers as readonly Trigger[]) {
+    const at = (text: string) => problems.push(`trigger '${trigger?.key}': ${text}`);
+    if (typeof trigger !== 'object' || trigger === null) {
+      problems.push('triggers must be a list of defineTrigger(...)');
+      continue;
+    }
+    if (seen.has(trigger.key)) at('the key is declared twice');
+    if (actionKeys.has(trigger.key)) at("the key is an action's key too: operations share one list");
+    seen.add(trigger.key);
+    triggerProblems(trigger).forEach(at);
+    if (trigger.budget !== undefined && !Object.hasOwn(definition.rateLimits ?? {}, trigger.budget))
+      at(`the budget '${trigger.budget}' is not declared in rateLimits`);
+  }
   return problems;
 }
 
@@ -331,10 +356,13 @@ export function defineConnector(definition: ConnectorDefinition): Connector {
   const problems = connectorProblems(definition);
   if (problems.length > 0) throw new DefinitionError(problems);
   const actions = new Map(definition.actions.map((action) => [action.key, action]));
+  const triggers = new Map((definition.triggers ?? []).map((trigger) => [trigger.key, trigger]));
   return Object.freeze({
     ...definition,
     auth: Object.freeze([definition.auth].flat()),
     actions: Object.freeze([...definition.actions]),
+    triggers: Object.freeze([...triggers.values()]),
+    trigger: (key: string) => triggers.get(key),
     rateLimits: Object.freeze({ ...definition.rateLimits }),
     limitations: Object.freeze([...(definition.limitations ?? [])]),
     action: (key: string) => actions.get(key),

@@ -90,3 +90,28 @@ export function verifyStandardWebhook(input: {
     digest(keyOf(secret)!, read.eventId, read.timestampText, input.body),
   );
 }
+
+/**
+ * The Standard Webhooks scheme as a preset, like `hmacSignature` and `slackSignature`: `sign`
+ * gives the `webhook-signature` value (as `signStandardWebhook`), `verify` answers as
+ * `verifyStandardWebhook` with the tolerance given here (300 seconds unless told). A trigger
+ * declares it as its `signature`; the verdict's event id is the `webhook-id`.
+ * @example signature: standardWebhookSignature()
+ */
+export function standardWebhookSignature(options: { timestampToleranceSeconds?: number | undefined } = {}): {
+  sign(input: { secret: string; eventId: string; timestamp: number; body: Uint8Array | string }): string;
+  verify(input: {
+    headers: Record<string, string | string[] | undefined>;
+    body: Uint8Array;
+    secret: string;
+    /** Milliseconds since the epoch, from the host's clock. */
+    now: number;
+  }): DeliveryVerdict;
+} {
+  const timestampToleranceSeconds = options.timestampToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  refuseIssues('standardWebhookSignature', [issue('timestampToleranceSeconds', timestampToleranceSeconds, tolerance)]);
+  return {
+    sign: signStandardWebhook,
+    verify: (input) => verifyStandardWebhook({ ...input, timestampToleranceSeconds }),
+  };
+}

@@ -1,6 +1,7 @@
 import type { ApprovalDecision } from '../approval.js';
 import type { Environment, Page } from '../definition/action.js';
 import type { ExecutionEvent } from './events.js';
+import type { TriggerCall, TriggerCalls } from '../trigger-calls.js';
 
 export interface ExecuteRequest {
   connectorKey: string;
@@ -52,6 +53,20 @@ export interface CheckRequest {
   connectorKey: string;
   connectionId: string;
   /** The network policy the check connects under; default `sandbox`. */
+  environment?: Environment;
+  signal?: AbortSignal;
+}
+
+/** One lifecycle call of a connector's trigger, on a connection, with what the call is given. */
+export interface TriggerCallRequest<C extends TriggerCall = TriggerCall> {
+  connectorKey: string;
+  /** The trigger's key, as the connector declares it. */
+  trigger: string;
+  call: C;
+  /** The connection called on, as the host's resolvers give it. */
+  connectionId: string;
+  input: TriggerCalls[C]['input'];
+  /** The network policy the call connects under; default `sandbox`. */
   environment?: Environment;
   signal?: AbortSignal;
 }
