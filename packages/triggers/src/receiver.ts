@@ -7,7 +7,7 @@ import { send } from './answer.js';
 import { checkedConfig, type TriggerSettings } from './config.js';
 import { type DeliveryContext, receiveDelivery, type ServedTrigger } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
-import { eventStore } from './event-store.js';
+import { eventLog } from './event-log.js';
 import type { StartPoll } from './poll-start.js';
 import type { PollTriggerState } from './poll-state.js';
 import { pollScheduler } from './polls.js';
@@ -114,7 +114,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const clock = options.clock ?? systemClock;
   const served = servedTriggers(triggers, options.env, clock);
   const log = options.log ?? stderrSink;
-  const events = eventStore(options.stateDir);
+  const events = eventLog(options.stateDir);
   const receipts = receiptLog(options.stateDir);
   const kept = retention(triggers, events, clock);
   const startRun = options.startRun;
@@ -191,7 +191,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       await Promise.all(handling);
       const abort = closing.abortRuns === true;
       await Promise.all([runs?.drain({ abort }), polling.stop({ abort })]);
-      await receipts.close();
+      await Promise.all([receipts.close(), events.close()]);
     },
   };
 }
