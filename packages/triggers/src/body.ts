@@ -35,8 +35,10 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bo
     const onData = (chunk: Buffer) => {
       bytesRead += chunk.length;
       if (bytesRead > maxBytes) {
-        // Nothing more is taken from the socket; the chunks read so far are let go.
+        // Nothing more is taken from the socket (pausing the request alone leaves the socket
+        // reading until the request's buffer is full); the chunks read so far are let go.
         request.pause();
+        request.socket.pause();
         chunks.length = 0;
         finish({ kind: 'too_large', bytesRead });
         return;

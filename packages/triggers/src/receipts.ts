@@ -3,6 +3,7 @@ import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ReasonCode } from './answer.js';
+import { groupCommit } from './group-commit.js';
 
 /**
  * A TriggerDelivery receipt for each request to a known trigger, appended as a JSON line to one
@@ -41,17 +42,10 @@ export interface ReceiptLog {
   close(): Promise<void>;
 }
 
-interface Waiting {
-  line: string;
-  done: (error?: unknown) => void;
-}
-
 /** The receipts of the state folder `stateDir`. */
 export function receiptLog(stateDir: string): ReceiptLog {
   const file = join(stateDir, RECEIPTS_FILE);
   let handle: Promise<FileHandle> | undefined;
-  let waiting: Waiting[] = [];
-  let flushing: Promise<void> | undefined;
   // A failed open is not kept: the next append tries again.
   const opened = () =>
     (handle ??= mkdir(dirname(file), { recursive: true, mode: 0o700 })
@@ -60,30 +54,15 @@ export function receiptLog(stateDir: string): ReceiptLog {
         handle = undefined;
         throw error;
       }));
-  const flush = async (): Promise<void> => {
-    while (waiting.length > 0) {
-      const batch = waiting;
-      waiting = [];
-      try {
-        const fd = await opened();
-        await fd.write(batch.map((entry) => entry.line).join(''));
-        await fd.datasync();
-        for (const entry of batch) entry.done();
-      } catch (error) {
-        for (const entry of batch) entry.done(error);
-      }
-    }
-    flushing = undefined;
-  };
+  const lines = groupCommit<string>(async (batch) => {
+    const fd = await opened();
+    await fd.write(batch.join(''));
+    await fd.datasync();
+  });
   return {
-    append(receipt) {
-      return new Promise<void>((resolve, reject) => {
-        waiting.push({ line: `${JSON.stringify(receipt)}\n`, done: (error) => (error ? reject(error) : resolve()) });
-        flushing ??= flush();
-      });
-    },
+    append: (receipt) => lines.submit(`${JSON.stringify(receipt)}\n`),
     async close() {
-      await flushing;
+      await lines.settled();
       const closing = handle;
       handle = undefined;
       await (await closing?.catch(() => undefined))?.close();

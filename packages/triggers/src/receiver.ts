@@ -7,7 +7,7 @@ import { send } from './answer.js';
 import { checkedConfig, DELIVERY_PATH, type TriggerSettings } from './config.js';
 import { type DeliveryContext, receiveDelivery } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
-import { eventStore } from './event-store.js';
+import { eventLog } from './event-log.js';
 import type { StartPoll } from './poll-start.js';
 import type { PollTriggerState } from './poll-state.js';
 import { pollScheduler } from './polls.js';
@@ -116,9 +116,17 @@ function serverLimits(given: Partial<ServerLimits> = {}): ServerLimits {
   return limits;
 }
 
+/**
+ * The requests' (and sockets') buffer: a request paused at `maxBodyBytes` stops its socket's
+ * reads once a kilobyte waits, instead of Node's default 64 KB (one more socket read of a body
+ * that will never be read, held until the garbage collector runs).
+ */
+const READ_BUFFER_BYTES = 1024;
+
 function boundedServer(handle: Parameters<typeof createServer>[1], limits: ServerLimits): Server {
   return createServer(
     {
+      highWaterMark: READ_BUFFER_BYTES,
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
@@ -139,7 +147,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const host = webhookHost(triggers, options.webhooks);
   const subscriptions = webhookLifecycle({ triggers, host, store: subscriptionStore(options.stateDir), clock, log });
   const served = servedTriggers(triggers, { env: options.env ?? process.env, clock, host, lifecycle: subscriptions });
-  const events = eventStore(options.stateDir);
+  const events = eventLog(options.stateDir);
   const receipts = receiptLog(options.stateDir);
   const kept = retention(triggers, events, clock);
   const startRun = options.startRun;
@@ -218,7 +226,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       await Promise.all(handling);
       const abort = closing.abortRuns === true;
       await Promise.all([runs?.drain({ abort }), polling.stop({ abort }), subscriptions.stop()]);
-      await receipts.close();
+      await Promise.all([receipts.close(), events.close()]);
     },
   };
 }

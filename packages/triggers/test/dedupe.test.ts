@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -64,6 +64,27 @@ describe('dedupe by event id', () => {
     expect(new Set(kept.map((receipt) => receipt.deliveryId)).size).toBe(4);
   });
 
+  it('still knows every event after a crash tore the last line of its log, and keeps what it accepts next', async () => {
+    const clock = testClock();
+    const stateDir = await stateFolder();
+    const first = await startReceiver({ stateDir, clock });
+    const accepted = await deliver(first.urls.trg_orders!, clock, ORDER, 'evt_before');
+    await first.receiver.close();
+    // A crash in the middle of writing a claim: half a line, no newline.
+    await appendFile(join(stateDir, 'events.jsonl'), '{"key":"4f2a","pending":false,"claim":{"triggerId":"trg_or');
+    const second = await startReceiver({ stateDir, clock });
+    const afterCrash = [
+      await deliver(second.urls.trg_orders!, clock, ORDER, 'evt_before'),
+      await deliver(second.urls.trg_orders!, clock, ORDER, 'evt_after'),
+    ];
+    await second.receiver.close();
+    const third = await startReceiver({ stateDir, clock });
+    const afterRestart = await deliver(third.urls.trg_orders!, clock, ORDER, 'evt_after');
+    expect(afterCrash.map((answer) => answer.body.duplicate)).toEqual([true, false]);
+    expect(afterCrash[0]!.body.deliveryId).toBe(accepted.body.deliveryId);
+    expect(afterRestart.body).toMatchObject({ duplicate: true, deliveryId: afterCrash[1]!.body.deliveryId });
+  });
+
   it('accepts exactly one of deliveries of one event arriving at once', async () => {
     const clock = testClock();
     const stateDir = await stateFolder();
@@ -90,24 +111,24 @@ describe('dedupe by event id', () => {
 });
 
 describe('inputRetentionDays', () => {
-  it('keeps an accepted input for its days, then prunes it when the receiver listens again', async () => {
+  it('keeps an accepted event for its days, then forgets it when the receiver listens again', async () => {
     const clock = testClock();
     const stateDir = await stateFolder();
     const config = { triggers: [trigger({ inputRetentionDays: 2 })] };
-    const kept = async () =>
-      (await readdir(join(stateDir, 'events'), { recursive: true })).filter((name) => name.endsWith('.json'));
     const first = await startReceiver({ stateDir, clock, config });
     await deliver(first.urls.trg_orders!, clock, ORDER, 'evt_old');
     await first.receiver.close();
     await clock.advance(2 * 86_400_000 - 1000);
     const second = await startReceiver({ stateDir, clock, config });
-    expect(await kept()).toHaveLength(1);
+    expect((await deliver(second.urls.trg_orders!, clock, ORDER, 'evt_old')).body.duplicate).toBe(true);
     await deliver(second.urls.trg_orders!, clock, ORDER, 'evt_new');
     await second.receiver.close();
     await clock.advance(2000);
-    await startReceiver({ stateDir, clock, config });
-    // The first is past its two days; the second is a second old.
-    expect(await kept()).toHaveLength(1);
+    const third = await startReceiver({ stateDir, clock, config });
+    // The first is past its two days and forgotten; the second is a second old.
+    const again = [await deliver(third.urls.trg_orders!, clock, ORDER, 'evt_new')];
+    again.push(await deliver(third.urls.trg_orders!, clock, ORDER, 'evt_old'));
+    expect(again.map((answer) => answer.body.duplicate)).toEqual([true, false]);
   });
 });
 
