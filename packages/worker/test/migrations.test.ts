@@ -11,6 +11,7 @@ const MIGRATIONS = [
   { version: 2, name: 'runs' },
   { version: 3, name: 'schedules' },
   { version: 4, name: 'run_error_status' },
+  { version: 5, name: 'trigger_deliveries' },
 ];
 const KNOWN = MIGRATIONS.length;
 
