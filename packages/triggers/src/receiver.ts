@@ -1,28 +1,26 @@
-import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LogSink } from '@plugboard/sdk';
+import { InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
 import { send } from './answer.js';
-import { checkedConfig, type TriggerSettings } from './config.js';
+import { checkedConfig, type TriggerConfig, type TriggerSettings } from './config.js';
 import { type DeliveryContext, receiveDelivery, type ServedTrigger } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
-import { eventStore } from './event-store.js';
 import type { StartPoll } from './poll-start.js';
 import type { PollTriggerState } from './poll-state.js';
-import { pollScheduler } from './polls.js';
+import { checkQueueOptions, type ReceiverQueueOptions } from './queue-options.js';
 import { deliveryRate } from './rate.js';
-import { receiptLog } from './receipts.js';
-import { retention } from './retention.js';
+import { openState, type ReceiverState } from './receiver-state.js';
+import { type Retention, retention } from './retention.js';
 import type { StartRun } from './run-start.js';
-import { runTracker } from './runs.js';
+import { type RunTracker, runTracker } from './runs.js';
 import { resolveSecrets } from './secrets.js';
 
 /**
  * The receiver, composed here and only here: the configuration checked once (secrets read from
- * the environment), a rate window per trigger, the state folder's receipts and accepted
- * deliveries, the runs, the polls' timer, and a node:http server bounded against slow and large
- * requests.
+ * the environment), a rate window per trigger, the receipts and accepted deliveries (a state
+ * folder, or the fleet's PostgreSQL in queued mode), the runs, the polls, and a node:http server
+ * bounded against slow and large requests.
  */
 
 /** How long a sender may take over its headers, and over its whole request: slow senders cannot hold sockets. */
@@ -40,8 +38,14 @@ export interface ReceiverOptions {
    * `parseTriggerConfig` gave it (not checked again).
    */
   config: unknown;
-  /** Where receipts, accepted deliveries and their inputs are kept. One receiver per folder. */
-  stateDir: string;
+  /** Where receipts, accepted deliveries, their inputs and poll states are kept. One receiver per folder. Required without `queue`. */
+  stateDir?: string;
+  /**
+   * Queued mode: receipts and dedupe in the fleet's PostgreSQL (any number of receivers behind a
+   * balancer answer a repeated event id alike), the runs queued on its run queue, the polls its
+   * schedules. Without it, the embedded default: the state folder, `startRun`, `startPoll`.
+   */
+  queue?: ReceiverQueueOptions;
   /** Where the secrets' variables are read; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   /** The time of receipts, rate windows, tolerance and retention; default the system clock. */
@@ -69,7 +73,7 @@ export interface Receiver {
   readonly url: string;
   /** Each trigger with the full URL of its deliveries, once listening. */
   addresses(): TriggerAddress[];
-  /** Each poll trigger's state as it is now (once listening: read from the state folder then). */
+  /** Each poll trigger's state as it is now (once listening: read from the state folder then; queued, as registered then). */
   polls(): PollTriggerState[];
   /** Resolves once no poll runs and every poll's state is on disk. */
   pollsSettled(): Promise<void>;
@@ -108,38 +112,61 @@ function boundedServer(handle: Parameters<typeof createServer>[1]): Server {
   return server;
 }
 
+/** The receiver's state, the runs and retention once it listens; nothing is opened before. */
+interface Listening {
+  state: ReceiverState;
+  runs: RunTracker | undefined;
+  kept: Retention;
+}
+
+async function openListening(options: ReceiverOptions, config: TriggerConfig, clock: Clock, log: LogSink) {
+  const state = await openState({ ...options, clock, log }, config.polls);
+  try {
+    const kept = retention(config.triggers, state.events, clock);
+    await kept.prune().catch((error: unknown) => {
+      if (options.queue) throw error;
+      throw new ReceiverStateError(options.stateDir!, (error as NodeJS.ErrnoException).code ?? String(error), error);
+    });
+    const runs = state.startRun ? runTracker(state.startRun, state.events, clock, log) : undefined;
+    return { state, runs, kept };
+  } catch (error) {
+    await state.close();
+    throw error;
+  }
+}
+
+/** Refuses options that cannot work together, naming the field, before anything is opened. */
+function checkOptions(options: ReceiverOptions): void {
+  if (options.queue) checkQueueOptions(options.queue, options);
+  else if (typeof options.stateDir !== 'string' || options.stateDir === '')
+    throw new InvalidInputError('receiver', [{ path: 'stateDir', message: 'is required without queue' }]);
+}
+
 /** Checks the configuration and reads the secrets (a `TriggerConfigError` naming every problem); listens on `listen`. */
 export function createReceiver(options: ReceiverOptions): Receiver {
-  const { triggers, polls } = checkedConfig(options.config);
+  const config = checkedConfig(options.config);
+  checkOptions(options);
+  const { triggers } = config;
   const clock = options.clock ?? systemClock;
   const served = servedTriggers(triggers, options.env, clock);
   const log = options.log ?? stderrSink;
-  const events = eventStore(options.stateDir);
-  const receipts = receiptLog(options.stateDir);
-  const kept = retention(triggers, events, clock);
-  const startRun = options.startRun;
-  const runs = startRun ? runTracker(startRun, events, clock, log) : undefined;
-  const polling = pollScheduler(polls, {
-    stateDir: options.stateDir,
-    clock,
-    log,
-    ...(options.startPoll ? { startPoll: options.startPoll } : {}),
-  });
-  const context: DeliveryContext = {
+  let open: Listening | undefined;
+  const say = (message: string) => log({ level: 'error', message, time: new Date(clock.now()).toISOString() });
+  const context = (current: Listening): DeliveryContext => ({
     triggers: served,
     clock,
-    events,
-    receipts,
-    startsRuns: (trigger) => runs !== undefined && trigger.run !== undefined,
+    events: current.state.events,
+    receipts: current.state.receipts,
+    startsRuns: (trigger) => current.runs !== undefined && trigger.run !== undefined,
     accepted(delivery, trigger) {
-      runs?.start(delivery, trigger);
-      kept.maybePrune().catch((error: unknown) => say(`pruning: ${String(error)}`));
+      current.runs?.start(delivery, trigger);
+      current.kept.maybePrune().catch((error: unknown) => say(`pruning: ${String(error)}`));
     },
-  };
+  });
+  let delivering: DeliveryContext | undefined;
   const handling = new Set<Promise<void>>();
-  const say = (message: string) => log({ level: 'error', message, time: new Date(clock.now()).toISOString() });
   const server = boundedServer((request, response) => {
-    const handled = receiveDelivery(context, request, response)
+    const handled = receiveDelivery(delivering!, request, response)
       .catch((error: unknown) => {
         say(`delivery: ${String(error)}`);
         if (!response.headersSent)
@@ -152,12 +179,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   let url = '';
   return {
     async listen(port = 0, host = '127.0.0.1') {
-      try {
-        await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
-        await kept.prune();
-      } catch (error) {
-        throw new ReceiverStateError(options.stateDir, (error as NodeJS.ErrnoException).code ?? String(error), error);
-      }
+      const current = await openListening(options, config, clock, log);
+      open = current;
+      delivering = context(current);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -167,8 +191,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       });
       const address = server.address() as AddressInfo;
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-      await runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
-      await polling.start();
+      await current.runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
+      await current.state.polls.start();
       return url;
     },
     get url() {
@@ -181,17 +205,18 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         environment: trigger.environment,
         url: `${url}/api/connect/triggers/${trigger.publicId}`,
       })),
-    polls: () => polling.states(),
-    pollsSettled: () => polling.settled(),
+    polls: () => open?.state.polls.states() ?? [],
+    pollsSettled: async () => open?.state.polls.settled(),
     async close(closing = {}) {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await Promise.all(handling);
+      if (!open) return;
       const abort = closing.abortRuns === true;
-      await Promise.all([runs?.drain({ abort }), polling.stop({ abort })]);
-      await receipts.close();
+      await Promise.all([open.runs?.drain({ abort }), open.state.polls.stop({ abort })]);
+      await open.state.close();
     },
   };
 }
