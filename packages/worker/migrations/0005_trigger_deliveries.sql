@@ -11,7 +11,8 @@ CREATE TABLE plugboard_trigger_events (
   event_id text NOT NULL,
   execution_id text,
   received_at timestamptz NOT NULL,
-  records jsonb NOT NULL,
+  -- JSON text: a jsonb column would refuse a record holding \u0000, which a sender may send.
+  records text NOT NULL,
   -- Its run is not queued yet: a receiver that starts queues it.
   pending boolean NOT NULL,
   PRIMARY KEY (trigger_id, event_key)
