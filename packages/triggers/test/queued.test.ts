@@ -3,6 +3,7 @@ import { listSchedules, type RunWorker, startWorker, WRITES_QUEUE } from '@plugb
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createReceiver, listQueuedDeliveries, listQueuedPolls, type TriggerDelivery } from '../src/index.js';
 import { postgresEventStore } from '../src/postgres-events.js';
+import { startRedis } from '../../sdk/test/support/redis.js';
 import { fleetServers } from './queued-support.js';
 import { ORDERS, RUN, shop, startProvider, TOKEN } from './shop.js';
 import { deliver, ENV, startReceiver, testClock, trigger, useCleanup } from './support.js';
@@ -139,6 +140,24 @@ describe('a receiver in queued mode', () => {
     const third = await startReceiver({ clock, config, queue: queue() });
     const retried = await deliver(third.urls.trg_orders!, clock, ORDERS, 'evt_crash');
     expect(retried.body).toMatchObject({ duplicate: true, executionId: 'exe_crash', deliveryId: 'dlv_crash' });
+  });
+
+  it('keeps pending a delivery whose run the queue could not take, and queues it when a receiver next listens', async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const config = { triggers: [trigger(RUN(provider.url))] };
+    // A Redis that is gone: nothing listens where it was.
+    const gone = await startRedis();
+    await gone.server!.stop();
+    const away = await startReceiver({ clock, config, queue: { ...queue(), redis: gone.server!.url } });
+    const answer = await deliver(away.urls.trg_orders!, clock, ORDERS, 'evt_later');
+    expect(answer.body).toMatchObject({ accepted: true, duplicate: false });
+    await away.receiver.close();
+    expect(away.logs).toContainEqual(expect.objectContaining({ level: 'error', code: 'run_not_queued' }));
+    expect((await queued()).jobs).toEqual([]);
+    const back = await startReceiver({ clock, config, queue: queue() });
+    await back.receiver.close();
+    expect((await queued()).jobs).toEqual([answer.body.executionId]);
   });
 
   it("registers each active poll as the fleet's schedule; its state is read from there", async () => {
