@@ -204,7 +204,10 @@ describe('plugboard triggers', () => {
         'x-platform-event-id': 'evt_cli_q',
         'x-platform-signature': signDelivery({ secret: SECRET, timestamp, eventId: 'evt_cli_q', body }),
       };
-      const answer = (await (await fetch(printed.url, { method: 'POST', body, headers })).json()) as Record<string, unknown>;
+      const answer = (await (await fetch(printed.url, { method: 'POST', body, headers })).json()) as Record<
+        string,
+        unknown
+      >;
       controller.abort();
       expect(await exit).toBe(0);
       const listed = bufferIo({});

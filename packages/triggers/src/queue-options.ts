@@ -1,6 +1,6 @@
 import { InvalidInputError } from '@plugboard/sdk';
 import type pg from 'pg';
-import type { QueueChecks } from './queued-runs.js';
+import type { ExecutorOptions } from '@plugboard/sdk/host';
 
 /**
  * The receiver's queued mode, as a host asks for it: the worker fleet's Redis and PostgreSQL
@@ -9,7 +9,11 @@ import type { QueueChecks } from './queued-runs.js';
  * quoting a URL (it may hold a password).
  */
 
-export interface ReceiverQueueOptions extends QueueChecks {
+export interface ReceiverQueueOptions {
+  /** The connectors the queued runs are checked against before they are queued (the workers run their own copies). */
+  connectors?: ExecutorOptions['connectors'];
+  /** Plugins, as the executor takes them, for the same checks. */
+  plugins?: ExecutorOptions['plugins'];
   /** The run queue's Redis: `redis://[USER:PASSWORD@]HOST:PORT[/DB]`. */
   redis: string;
   /** The fleet's PostgreSQL (migrated by `plugboard db migrate`): a URL, or the host's pool (left open). */

@@ -20,7 +20,11 @@ const UNREACHABLE = new Set(['queue_unavailable', 'database_unavailable']);
 
 export function queuedRunStarter(submitter: Submitter, checks: QueueChecks): StartRun {
   const executor = (connection: { id: string }) =>
-    createExecutor({ ...checks, resolveConnection: (id) => ({ ...connection, id }), resolveCredential: () => undefined });
+    createExecutor({
+      ...checks,
+      resolveConnection: (id) => ({ ...connection, id }),
+      resolveCredential: () => undefined,
+    });
   return async (delivery) => {
     const { connector, action, connection } = delivery.run;
     await prepareDestination(executor(connection), deliveryRequest(delivery));

@@ -6,7 +6,6 @@ import { postgresReceiptLog } from './postgres-receipts.js';
 import { checkPostgresUrl, type ReceiverQueueOptions } from './queue-options.js';
 import { queuedPolls } from './queued-polls.js';
 import { queuedRunStarter } from './queued-runs.js';
-import type { ReceiverState } from './receiver-state.js';
 
 /**
  * The receiver's state in queued mode, all of it in the worker fleet's servers: dedupe and
@@ -37,7 +36,8 @@ export async function migratedPool(postgres: string | pg.Pool): Promise<{ pool: 
   return opened;
 }
 
-export async function openQueued(queue: ReceiverQueueOptions, polls: readonly PollSettings[]): Promise<ReceiverState> {
+/** The state `receiver-state.ts` opens in queued mode (its `ReceiverState`). */
+export async function openQueued(queue: ReceiverQueueOptions, polls: readonly PollSettings[]) {
   const { pool, end } = await migratedPool(queue.postgres);
   const checks = {
     ...(queue.connectors ? { connectors: queue.connectors } : {}),

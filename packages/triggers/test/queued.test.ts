@@ -63,7 +63,11 @@ describe('a receiver in queued mode', () => {
       resolveCredential: () => TOKEN,
     });
     const answer = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_paid_1');
-    expect(answer.body).toMatchObject({ accepted: true, duplicate: false, executionId: expect.stringMatching(/^exe_/) });
+    expect(answer.body).toMatchObject({
+      accepted: true,
+      duplicate: false,
+      executionId: expect.stringMatching(/^exe_/),
+    });
     const executionId = answer.body.executionId as string;
     await vi.waitFor(
       async () =>
@@ -167,7 +171,12 @@ describe('a receiver in queued mode', () => {
       status,
       intervalMinutes: 15,
       environment: 'sandbox',
-      run: { connector: 'shop', action: 'orders.list', connection: { id: 'shop-main', baseUrl: 'http://127.0.0.1:9' }, input: {} },
+      run: {
+        connector: 'shop',
+        action: 'orders.list',
+        connection: { id: 'shop-main', baseUrl: 'http://127.0.0.1:9' },
+        input: {},
+      },
     });
     const config = { triggers: [trigger()], polls: [poll('poll_orders', 'active'), poll('poll_off', 'paused')] };
     const { receiver } = await startReceiver({ clock, config, queue: queue() });
@@ -186,7 +195,12 @@ describe('a receiver in queued mode', () => {
     ]);
     expect(await listQueuedPolls({ postgres: fleet.url })).toEqual([expect.objectContaining(expected)]);
     expect(await listSchedules({ postgres: fleet.pool })).toEqual([
-      expect.objectContaining({ name: 'poll_orders', connector: 'shop', operationKey: 'orders.list', intervalMinutes: 15 }),
+      expect.objectContaining({
+        name: 'poll_orders',
+        connector: 'shop',
+        operationKey: 'orders.list',
+        intervalMinutes: 15,
+      }),
     ]);
   });
 

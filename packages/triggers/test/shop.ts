@@ -88,4 +88,3 @@ export const ORDERS = {
     { id: 'o2', total: 32 },
   ],
 };
-

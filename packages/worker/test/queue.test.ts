@@ -133,7 +133,10 @@ describe('submitRun and startWorker', () => {
     const named = submission('travel_policies.create', { traveller: 'n' }, { idempotencyKey: 'exe_1', runId: 'exe_1' });
     expect(await submitRun(named)).toEqual({ id: 'exe_1', queued: true });
     expect(await submitRun(named)).toEqual({ id: 'exe_1', queued: false });
-    expect((await state.queues.writes.getJob('exe_1'))?.data).toMatchObject({ runId: 'exe_1', idempotencyKey: 'exe_1' });
+    expect((await state.queues.writes.getJob('exe_1'))?.data).toMatchObject({
+      runId: 'exe_1',
+      idempotencyKey: 'exe_1',
+    });
     await expect(submitRun({ ...named, runId: 'exe:1' })).rejects.toMatchObject({
       code: 'invalid_input',
       issues: [expect.objectContaining({ path: 'runId' })],

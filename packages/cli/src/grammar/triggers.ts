@@ -64,7 +64,7 @@ const POLLS: CommandSpec = {
     "Each poll trigger as the receiver keeps it, in the platform's PollTrigger fields: state (active, paused, failing), stateMessage (the typed error code of a failed poll, or a skipped check), lastCheckedAt, nextCheckAt, with intervalMinutes, lastExecutionId, lastRecordCount and skippedChecks. Never a secret.",
   options: [
     STATE,
-    { ...POSTGRES, description: "read the schedules receivers in queued mode registered in this PostgreSQL instead" },
+    { ...POSTGRES, description: 'read the schedules receivers in queued mode registered in this PostgreSQL instead' },
     { flags: '--poll <id>', description: 'only the poll trigger of this pollTriggerId' },
   ],
   examples: ['plugboard triggers polls --state .plugboard'],

@@ -81,9 +81,7 @@ const RUN_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
 function checkRunId(id: unknown): void {
   if (typeof id !== 'string' || !RUN_ID.test(id))
-    throw new InvalidInputError('run', [
-      { path: 'runId', message: 'must be 1 to 128 letters, digits, _ . or -' },
-    ]);
+    throw new InvalidInputError('run', [{ path: 'runId', message: 'must be 1 to 128 letters, digits, _ . or -' }]);
 }
 
 /** What a submitter holds once it first submits: the queue's Redis, the runs' database, the queues. */

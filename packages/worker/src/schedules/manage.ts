@@ -56,7 +56,10 @@ function scheduleId(options: AddScheduleOptions, environment: Environment, input
   return `poll-${createHash('sha256').update(canonicalJson(stream)).digest('hex').slice(0, 40)}`;
 }
 
-async function withDatabase<T>(target: Pick<ScheduleTarget, 'postgres'>, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  target: Pick<ScheduleTarget, 'postgres'>,
+  work: (pool: pg.Pool) => Promise<T>,
+): Promise<T> {
   const connection = connect(target.postgres, 'postgres');
   try {
     await assertMigrated(connection.pool);
