@@ -2,7 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signDelivery } from '@plugboard/sdk';
+import { migrate } from '@plugboard/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startRedis } from '../../sdk/test/support/redis.js';
+import { startPostgres } from '../../worker/test/support/postgres.js';
 import { type CliIo, runCli } from '../src/index.js';
 import { bufferIo } from './support.js';
 
@@ -162,5 +165,61 @@ describe('plugboard triggers', () => {
     const unset = bufferIo({});
     expect(await runCli(argv, unset.io)).toBe(2);
     expect(unset.stderr()).toContain('the environment variable CLI_TRIGGER_SECRET is not set');
+  });
+
+  it('serve takes --redis and --postgres together or not at all: either alone exits 2 naming the other', async () => {
+    const config = join(dir, 'triggers.json');
+    await writeFile(config, JSON.stringify({ triggers: [TRIGGER] }));
+    const base = ['triggers', 'serve', '--config', config, '--state', join(dir, 'state')];
+    const redisOnly = bufferIo({ CLI_TRIGGER_SECRET: SECRET });
+    expect(await runCli([...base, '--redis', 'redis://127.0.0.1:1'], redisOnly.io)).toBe(2);
+    expect(redisOnly.stderr()).toContain('--redis needs --postgres URL too');
+    const postgresOnly = bufferIo({ CLI_TRIGGER_SECRET: SECRET });
+    expect(await runCli([...base, '--postgres', 'postgres://plugboard@127.0.0.1:1/x'], postgresOnly.io)).toBe(2);
+    expect(postgresOnly.stderr()).toContain('--postgres needs --redis URL too');
+    expect(postgresOnly.stdout()).toBe('');
+  });
+
+  it('serve --redis --postgres keeps the receipts in PostgreSQL; deliveries --postgres lists them', async (context) => {
+    const redis = await startRedis();
+    if (!redis.server) {
+      if (process.env.CI) throw new Error(redis.reason);
+      return context.skip();
+    }
+    const postgres = await startPostgres();
+    try {
+      const url = await postgres.database();
+      await migrate(url);
+      const serving = lineIo({ CLI_TRIGGER_SECRET: SECRET });
+      const controller = new AbortController();
+      const argv = ['triggers', 'serve', '--config', join(dir, 'triggers.json'), '--redis', redis.server.url];
+      await writeFile(join(dir, 'triggers.json'), JSON.stringify({ triggers: [TRIGGER] }));
+      const exit = runCli([...argv, '--postgres', url], serving.io, { signal: controller.signal });
+      const printed = JSON.parse(await serving.firstLine) as { url: string };
+      const body = JSON.stringify({ type: 'ping', records: [{ id: 'p1' }] });
+      const timestamp = Math.floor(Date.now() / 1000);
+      const headers = {
+        'content-type': 'application/json',
+        'x-platform-timestamp': String(timestamp),
+        'x-platform-event-id': 'evt_cli_q',
+        'x-platform-signature': signDelivery({ secret: SECRET, timestamp, eventId: 'evt_cli_q', body }),
+      };
+      const answer = (await (await fetch(printed.url, { method: 'POST', body, headers })).json()) as Record<
+        string,
+        unknown
+      >;
+      controller.abort();
+      expect(await exit).toBe(0);
+      const listed = bufferIo({});
+      expect(await runCli(['triggers', 'deliveries', '--postgres', url, '--trigger', 'trg_cli'], listed.io)).toBe(0);
+      expect(JSON.parse(listed.stdout())).toMatchObject({
+        deliveryId: answer.deliveryId,
+        status: 'accepted',
+        eventId: 'evt_cli_q',
+      });
+    } finally {
+      await postgres.stop();
+      await redis.server.stop();
+    }
   });
 });

@@ -26,3 +26,18 @@ export class ReceiverStateError extends ConnectorError {
     });
   }
 }
+
+/** The run queue or its database could not be reached: the delivery stays pending and is queued when a receiver next listens. */
+export class RunNotQueuedError extends ConnectorError {
+  /** The stable code of this failure. */
+  static readonly code = 'run_not_queued';
+
+  constructor(executionId: string, cause: ConnectorError) {
+    super(`run ${executionId} could not be queued (${cause.code}): it is queued when a receiver next listens`, {
+      code: RunNotQueuedError.code,
+      retryable: true,
+      platformStatus: 503,
+      cause,
+    });
+  }
+}

@@ -1,5 +1,9 @@
 export { createReceiver, SERVER_LIMITS } from './receiver.js';
 export type { Receiver, ReceiverOptions, ServerLimits, TriggerAddress } from './receiver.js';
+export { TRIGGER_POLLS_FLOW } from './queue-options.js';
+export type { ReceiverQueueOptions } from './queue-options.js';
+export { listQueuedDeliveries, listQueuedPolls } from './queued-lists.js';
+export type { QueuedListOptions } from './queued-lists.js';
 export { DELIVERY_PATH, parseTriggerConfig, TRIGGER_LIMITS } from './config.js';
 export { POLL_LIMITS } from './poll-config.js';
 export type { PollRunSettings, PollSettings } from './poll-config.js';
@@ -16,7 +20,7 @@ export { listDeliveries, RECEIPTS_FILE } from './receipts.js';
 export type { TriggerDelivery } from './receipts.js';
 export { executorRunStarter } from './run-start.js';
 export type { DeliveryRun, ExecutorHost, RunEnd, StartRun } from './run-start.js';
-export { ReceiverStateError, TriggerConfigError } from './errors.js';
+export { ReceiverStateError, RunNotQueuedError, TriggerConfigError } from './errors.js';
 export { listSubscriptions, WEBHOOKS_FOLDER } from './subscription-store.js';
 export type { KeptSubscription } from './subscription-store.js';
 export { RENEW_AT_SHARE } from './webhook-lifecycle.js';

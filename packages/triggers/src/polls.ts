@@ -74,6 +74,11 @@ function initialState(settings: PollSettings, kept: PollTriggerState | undefined
   };
 }
 
+/** A poll that is not polled, and why. */
+export function pausedState(settings: PollSettings, why: string): PollTriggerState {
+  return { ...initialState(settings, undefined), state: 'paused', stateMessage: why, nextCheckAt: null };
+}
+
 const streamOf = ({ run, environment }: PollSettings) =>
   streamKey({
     connector: run.connector,

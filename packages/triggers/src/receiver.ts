@@ -1,30 +1,29 @@
-import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
 import { send } from './answer.js';
-import { checkedConfig, DELIVERY_PATH, type TriggerSettings } from './config.js';
+import { checkedConfig, DELIVERY_PATH, type TriggerConfig, type TriggerSettings } from './config.js';
 import { type DeliveryContext, receiveDelivery } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
-import { eventLog } from './event-log.js';
 import type { StartPoll } from './poll-start.js';
 import type { PollTriggerState } from './poll-state.js';
-import { pollScheduler } from './polls.js';
-import { receiptLog } from './receipts.js';
-import { retention } from './retention.js';
+import { checkQueueOptions, type ReceiverQueueOptions } from './queue-options.js';
+import { openState, type ReceiverState } from './receiver-state.js';
+import { type Retention, retention } from './retention.js';
 import type { ExecutorHost, StartRun } from './run-start.js';
-import { runTracker } from './runs.js';
+import { type RunTracker, runTracker } from './runs.js';
 import { servedTriggers } from './served.js';
 import { subscriptionStore } from './subscription-store.js';
 import { webhookHost } from './webhook-host.js';
-import { webhookLifecycle } from './webhook-lifecycle.js';
+import { NO_WEBHOOKS, webhookLifecycle } from './webhook-lifecycle.js';
 
 /**
  * The receiver, composed here and only here: the configuration checked once (secrets read from
- * the environment), a rate window per trigger, the state folder's receipts and accepted
- * deliveries, the runs, the polls' timer, the provider webhooks' subscriptions, and a node:http
- * server bounded against slow and large requests.
+ * the environment), a rate window per trigger, the receipts and accepted deliveries (a state
+ * folder, or the fleet's PostgreSQL in queued mode), the runs, the polls, and a node:http server
+ * bounded against slow and large requests, and the provider webhooks' subscriptions (kept in the
+ * state folder).
  */
 
 /** How long a sender may take over its headers, and over its whole request: slow senders cannot hold sockets. */
@@ -42,8 +41,14 @@ export interface ReceiverOptions {
    * `parseTriggerConfig` gave it (not checked again).
    */
   config: unknown;
-  /** Where receipts, accepted deliveries and their inputs are kept. One receiver per folder. */
-  stateDir: string;
+  /** Where receipts, accepted deliveries, their inputs and poll states are kept. One receiver per folder. Required without `queue`. */
+  stateDir?: string;
+  /**
+   * Queued mode: receipts and dedupe in the fleet's PostgreSQL (any number of receivers behind a
+   * balancer answer a repeated event id alike), the runs queued on its run queue, the polls its
+   * schedules. Without it, the embedded default: the state folder, `startRun`, `startPoll`.
+   */
+  queue?: ReceiverQueueOptions;
   /** Where the secrets' variables are read; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   /** The time of receipts, rate windows, tolerance and retention; default the system clock. */
@@ -86,7 +91,7 @@ export interface Receiver {
   readonly url: string;
   /** Each trigger with the full URL of its deliveries, once listening. */
   addresses(): TriggerAddress[];
-  /** Each poll trigger's state as it is now (once listening: read from the state folder then). */
+  /** Each poll trigger's state as it is now (once listening: read from the state folder then; queued, as registered then). */
   polls(): PollTriggerState[];
   /** Resolves once no poll runs and every poll's state is on disk. */
   pollsSettled(): Promise<void>;
@@ -138,41 +143,72 @@ function boundedServer(handle: Parameters<typeof createServer>[1], limits: Serve
   );
 }
 
+/** The receiver's state, the runs and retention once it listens; nothing is opened before. */
+interface Listening {
+  state: ReceiverState;
+  runs: RunTracker | undefined;
+  kept: Retention;
+}
+
+async function openListening(options: ReceiverOptions, config: TriggerConfig, clock: Clock, log: LogSink) {
+  const state = await openState({ ...options, clock, log }, config.polls);
+  try {
+    const kept = retention(config.triggers, state.events, clock);
+    await kept.prune().catch((error: unknown) => {
+      if (options.queue) throw error;
+      throw new ReceiverStateError(options.stateDir!, (error as NodeJS.ErrnoException).code ?? String(error), error);
+    });
+    const runs = state.startRun ? runTracker(state.startRun, state.events, clock, log) : undefined;
+    return { state, runs, kept };
+  } catch (error) {
+    await state.close();
+    throw error;
+  }
+}
+
+/** Refuses options that cannot work together, naming the field, before anything is opened. */
+function checkOptions(options: ReceiverOptions, config: TriggerConfig): void {
+  if (options.queue) checkQueueOptions(options.queue, options);
+  else if (typeof options.stateDir !== 'string' || options.stateDir === '')
+    throw new InvalidInputError('receiver', [{ path: 'stateDir', message: 'is required without queue' }]);
+  // A webhook's subscription (its provider's signing secret with it) is kept in the state folder.
+  if (config.triggers.some((trigger) => trigger.webhook) && !options.stateDir)
+    throw new InvalidInputError('receiver', [
+      { path: 'stateDir', message: "is required for the triggers' provider webhooks" },
+    ]);
+}
+
 /** Checks the configuration and reads the secrets (a `TriggerConfigError` naming every problem); listens on `listen`. */
 export function createReceiver(options: ReceiverOptions): Receiver {
-  const { triggers, polls } = checkedConfig(options.config);
+  const config = checkedConfig(options.config);
+  checkOptions(options, config);
   const limits = serverLimits(options.serverLimits);
+  const { triggers } = config;
   const clock = options.clock ?? systemClock;
   const log = options.log ?? stderrSink;
   const host = webhookHost(triggers, options.webhooks);
-  const subscriptions = webhookLifecycle({ triggers, host, store: subscriptionStore(options.stateDir), clock, log });
+  // Without a state folder no trigger names a webhook (checked above).
+  const subscriptions = options.stateDir
+    ? webhookLifecycle({ triggers, host, store: subscriptionStore(options.stateDir), clock, log })
+    : NO_WEBHOOKS;
   const served = servedTriggers(triggers, { env: options.env ?? process.env, clock, host, lifecycle: subscriptions });
-  const events = eventLog(options.stateDir);
-  const receipts = receiptLog(options.stateDir);
-  const kept = retention(triggers, events, clock);
-  const startRun = options.startRun;
-  const runs = startRun ? runTracker(startRun, events, clock, log) : undefined;
-  const polling = pollScheduler(polls, {
-    stateDir: options.stateDir,
-    clock,
-    log,
-    ...(options.startPoll ? { startPoll: options.startPoll } : {}),
-  });
-  const context: DeliveryContext = {
+  let open: Listening | undefined;
+  const say = (message: string) => log({ level: 'error', message, time: new Date(clock.now()).toISOString() });
+  const context = (current: Listening): DeliveryContext => ({
     triggers: served,
     clock,
-    events,
-    receipts,
-    startsRuns: (trigger) => runs !== undefined && trigger.run !== undefined,
+    events: current.state.events,
+    receipts: current.state.receipts,
+    startsRuns: (trigger) => current.runs !== undefined && trigger.run !== undefined,
     accepted(delivery, trigger) {
-      runs?.start(delivery, trigger);
-      kept.maybePrune().catch((error: unknown) => say(`pruning: ${String(error)}`));
+      current.runs?.start(delivery, trigger);
+      current.kept.maybePrune().catch((error: unknown) => say(`pruning: ${String(error)}`));
     },
-  };
+  });
+  let delivering: DeliveryContext | undefined;
   const handling = new Set<Promise<void>>();
-  const say = (message: string) => log({ level: 'error', message, time: new Date(clock.now()).toISOString() });
   const server = boundedServer((request, response) => {
-    const handled = receiveDelivery(context, request, response)
+    const handled = receiveDelivery(delivering!, request, response)
       .catch((error: unknown) => {
         say(`delivery: ${String(error)}`);
         if (!response.headersSent)
@@ -185,12 +221,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   let url = '';
   return {
     async listen(port = 0, host = '127.0.0.1') {
-      try {
-        await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
-        await kept.prune();
-      } catch (error) {
-        throw new ReceiverStateError(options.stateDir, (error as NodeJS.ErrnoException).code ?? String(error), error);
-      }
+      const current = await openListening(options, config, clock, log);
+      open = current;
+      delivering = context(current);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -201,8 +234,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       const address = server.address() as AddressInfo;
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
       await subscriptions.start((settings) => deliveryUrl(settings, url));
-      await runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
-      await polling.start();
+      await current.runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
+      await current.state.polls.start();
       return url;
     },
     get url() {
@@ -215,8 +248,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         environment: trigger.environment,
         url: `${url}${DELIVERY_PATH}${trigger.publicId}`,
       })),
-    polls: () => polling.states(),
-    pollsSettled: () => polling.settled(),
+    polls: () => open?.state.polls.states() ?? [],
+    pollsSettled: async () => open?.state.polls.settled(),
     webhooksSettled: () => subscriptions.settled(),
     async close(closing = {}) {
       await new Promise<void>((resolve) => {
@@ -224,9 +257,10 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         server.closeAllConnections();
       });
       await Promise.all(handling);
+      if (!open) return;
       const abort = closing.abortRuns === true;
-      await Promise.all([runs?.drain({ abort }), polling.stop({ abort }), subscriptions.stop()]);
-      await Promise.all([receipts.close(), events.close()]);
+      await Promise.all([open.runs?.drain({ abort }), open.state.polls.stop({ abort }), subscriptions.stop()]);
+      await open.state.close();
     },
   };
 }

@@ -21,9 +21,10 @@ export interface DeliveryRun {
   signal: AbortSignal;
 }
 
-/** How a run ended: the records a source read, or 1 for a destination's result. */
+/** How a run ended: the records a source read, or 1 for a destination's result; `queued` when it was handed to the run queue instead. */
 export interface RunEnd {
   records: number;
+  queued?: boolean;
 }
 
 export type StartRun = (run: DeliveryRun) => Promise<RunEnd>;
@@ -36,6 +37,39 @@ export function executorFor(host: ExecutorHost, connection: TriggerRunConnection
   return createExecutor({ ...host, resolveConnection: (id) => ({ ...connection, id }) });
 }
 
+/** A delivery's run as the executor takes it: the records as input, the execution id as idempotency key. */
+export function deliveryRequest(delivery: DeliveryRun) {
+  const { connector, action, connection } = delivery.run;
+  return {
+    connectorKey: connector,
+    action,
+    connectionId: connection.id,
+    environment: delivery.environment,
+    input: { records: delivery.records },
+    idempotencyKey: delivery.executionId,
+    signal: delivery.signal,
+  };
+}
+
+/**
+ * Prepares the run (its input checked as for any run) and refuses an action that is not a
+ * destination: a delivery's records are written somewhere; a source is read by a poll, not
+ * handed records.
+ */
+export async function prepareDestination(
+  executor: ReturnType<typeof createExecutor>,
+  request: ReturnType<typeof deliveryRequest>,
+): Promise<void> {
+  const ready = await executor.prepare(request);
+  if (ready.prepared.action.direction === 'source')
+    throw new InvalidInputError('delivery', [
+      {
+        path: 'run.action',
+        message: `${request.action} is a source: a delivery's run writes its records; poll a source`,
+      },
+    ]);
+}
+
 /**
  * Runs each delivery's action through a new executor on the host's connectors, stores and
  * transport, whose connection is the one the trigger names (as a worker runs a queued job). The
@@ -43,23 +77,9 @@ export function executorFor(host: ExecutorHost, connection: TriggerRunConnection
  */
 export function executorRunStarter(host: ExecutorHost): StartRun {
   return async (delivery) => {
-    const { connector, action, connection } = delivery.run;
-    const executor = executorFor(host, connection);
-    const request = {
-      connectorKey: connector,
-      action,
-      connectionId: connection.id,
-      environment: delivery.environment,
-      input: { records: delivery.records },
-      idempotencyKey: delivery.executionId,
-      signal: delivery.signal,
-    };
-    // A delivery's records are written somewhere; a source is read by a poll, not handed records.
-    const ready = await executor.prepare(request);
-    if (ready.prepared.action.direction === 'source')
-      throw new InvalidInputError('delivery', [
-        { path: 'run.action', message: `${action} is a source: a delivery's run writes its records; poll a source` },
-      ]);
+    const executor = executorFor(host, delivery.run.connection);
+    const request = deliveryRequest(delivery);
+    await prepareDestination(executor, request);
     await executor.execute(request);
     return { records: 1 };
   };

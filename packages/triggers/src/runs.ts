@@ -1,13 +1,14 @@
 import { ConnectorError, excerpt, type LogSink } from '@plugboard/sdk';
 import type { Clock } from '@plugboard/sdk/host';
 import type { TriggerSettings } from './config.js';
+import { RunNotQueuedError } from './errors.js';
 import type { AcceptedDelivery, EventStore } from './event-store.js';
 import type { StartRun } from './run-start.js';
 
 /**
  * The runs of accepted deliveries in flight: each started once its delivery is kept, its end
  * logged and its pending mark removed (a failed run ended too: a person reads why, nothing
- * retries it behind their back). Runs left pending by a crash start again when the receiver
+ * retries it behind their back; a run the queue could not take stays pending). Runs left pending by a crash start again when the receiver
  * listens; `drain` waits for those in flight, or aborts them when asked.
  */
 
@@ -21,6 +22,8 @@ export interface RunTracker {
 export function runTracker(startRun: StartRun, events: EventStore, clock: Clock, log: LogSink): RunTracker {
   const inFlight = new Set<Promise<void>>();
   const stopping = new AbortController();
+  // Deliveries whose run could not be queued: they stay pending.
+  const notQueued = new Set<string>();
   const say = (level: 'info' | 'error', message: string, fields: Record<string, unknown>) =>
     log({ level, message, time: new Date(clock.now()).toISOString(), ...fields });
   const start = (delivery: AcceptedDelivery, trigger: TriggerSettings) => {
@@ -38,8 +41,19 @@ export function runTracker(startRun: StartRun, events: EventStore, clock: Clock,
       signal: stopping.signal,
     })
       .then(
-        (end) => say('info', `run ${executionId} of trigger ${triggerId} succeeded: ${end.records} records`, fields),
+        (end) =>
+          say(
+            'info',
+            end.queued
+              ? `run ${executionId} of trigger ${triggerId} queued: ${end.records} records`
+              : `run ${executionId} of trigger ${triggerId} succeeded: ${end.records} records`,
+            fields,
+          ),
         (error: unknown) => {
+          if (error instanceof RunNotQueuedError) {
+            notQueued.add(deliveryId);
+            return say('error', error.message, { ...fields, code: error.code });
+          }
           if (stopping.signal.aborted)
             return say(
               'info',
@@ -51,8 +65,8 @@ export function runTracker(startRun: StartRun, events: EventStore, clock: Clock,
           say('error', `run ${executionId} of trigger ${triggerId} failed (${code}): ${message}`, { ...fields, code });
         },
       )
-      // A run stopped by `drain({ abort })` stays pending: it starts again with the next listen.
-      .then(() => (stopping.signal.aborted ? undefined : events.runEnded(deliveryId)))
+      // A run stopped by `drain({ abort })`, or not queued, stays pending: it starts again with the next listen.
+      .then(() => (stopping.signal.aborted || notQueued.delete(deliveryId) ? undefined : events.runEnded(deliveryId)))
       .catch((error: unknown) => say('error', `run ${executionId}: ${String(error)}`, fields))
       .finally(() => inFlight.delete(running));
     inFlight.add(running);

@@ -32,6 +32,14 @@ export interface WebhookLifecycle {
   stop(): Promise<void>;
 }
 
+/** A receiver without a state folder (queued mode) keeps no subscription: none of its triggers names a webhook. */
+export const NO_WEBHOOKS: WebhookLifecycle = {
+  start: async () => undefined,
+  secret: () => undefined,
+  settled: async () => undefined,
+  stop: async () => undefined,
+};
+
 type Call = 'subscribe' | 'renew';
 
 interface Entry {

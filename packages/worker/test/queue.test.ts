@@ -129,6 +129,21 @@ describe('submitRun and startWorker', () => {
     expect((await runRows(state.db)).map((row) => row.id).sort()).toEqual([first.id, keyed.id].sort());
   });
 
+  it('a run named by its caller (runId) is queued under that id, once; a runId that is not plain is refused before anything', async () => {
+    const named = submission('travel_policies.create', { traveller: 'n' }, { idempotencyKey: 'exe_1', runId: 'exe_1' });
+    expect(await submitRun(named)).toEqual({ id: 'exe_1', queued: true });
+    expect(await submitRun(named)).toEqual({ id: 'exe_1', queued: false });
+    expect((await state.queues.writes.getJob('exe_1'))?.data).toMatchObject({
+      runId: 'exe_1',
+      idempotencyKey: 'exe_1',
+    });
+    await expect(submitRun({ ...named, runId: 'exe:1' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      issues: [expect.objectContaining({ path: 'runId' })],
+    });
+    expect((await runRows(state.db)).map((row) => row.id)).toEqual(['exe_1']);
+  });
+
   it('queues many runs over the connections one submitter keeps, checking each run before reaching any server', async () => {
     const connections = async () =>
       Number(/total_connections_received:(\d+)/.exec(await state.client.info('stats'))?.[1]);

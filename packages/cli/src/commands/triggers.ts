@@ -17,7 +17,9 @@ import { portInUse, portOption, UsageError } from '../usage.js';
  * through the executor with the connectors found as every command finds them (those the
  * triggers' provider webhooks name too, which the receiver subscribes with), the credential
  * from PLUGBOARD_CREDENTIAL and the state folder's stores (checkpoints included; the receipts,
- * deliveries and poll states in its `triggers` folder).
+ * deliveries and poll states in its `triggers` folder). With --redis and --postgres the receiver is
+ * in queued mode: receipts and dedupe in PostgreSQL, runs on the worker fleet's queue, polls its
+ * schedules.
  */
 
 /**
@@ -71,26 +73,57 @@ async function runStarter(invocation: Invocation, config: TriggerConfig, stateDi
   return { startRun, startPoll, host, close: () => transport.close() };
 }
 
+/** `--redis` and `--postgres`: queued mode with both, the embedded default with neither. */
+function queueOption(values: Record<string, unknown>): { redis: string; postgres: string } | undefined {
+  const redis = values.redis as string | undefined;
+  const postgres = values.postgres as string | undefined;
+  if (redis === undefined && postgres === undefined) return undefined;
+  if (redis === undefined)
+    throw new UsageError('triggers serve --postgres needs --redis URL too: queued mode takes both');
+  if (postgres === undefined)
+    throw new UsageError('triggers serve --redis needs --postgres URL too: queued mode takes both');
+  return { redis, postgres };
+}
+
+/** Queued mode: the fleet's servers, the runs checked against the connectors found; or the state folder and the runs started here. */
+async function receiverMode(invocation: Invocation, config: TriggerConfig) {
+  const queue = queueOption(invocation.values);
+  if (queue) {
+    // Queued mode keeps no webhook subscription (no state folder): the receiver refuses a webhook trigger.
+    const connectors = await runConnectors(invocation, config, []);
+    return { options: { queue: { ...queue, connectors } }, where: 'receipts in PostgreSQL, runs on the queue' };
+  }
+  const { io } = invocation;
+  const folder = stateFolder(io, invocation.values.state as string | undefined, 'triggers serve');
+  await ensureWritable(folder, 'the receipts and deliveries');
+  const runs = await runStarter(invocation, config, folder.dir);
+  return {
+    options: {
+      stateDir: join(folder.dir, 'triggers'),
+      ...(runs ? { startRun: runs.startRun, startPoll: runs.startPoll, webhooks: runs.host } : {}),
+    },
+    where: `state in ${folder.dir}`,
+    close: runs?.close,
+  };
+}
+
 export async function serveCommand(invocation: Invocation): Promise<void> {
   const { values, io, messages, signal } = invocation;
   const { port, text: portText } = portOption(values.port);
   if (typeof values.config !== 'string' || values.config === '') throw new UsageError('--config must name a file');
-  const folder = stateFolder(io, values.state as string | undefined, 'triggers serve');
-  await ensureWritable(folder, 'the receipts and deliveries');
   const { createReceiver, parseTriggerConfig, readTriggerConfig } = await import('@plugboard/triggers');
   const config = parseTriggerConfig(await readTriggerConfig(resolve(io.cwd, values.config)));
-  const runs = await runStarter(invocation, config, folder.dir);
+  const mode = await receiverMode(invocation, config);
   const receiver = createReceiver({
     config,
-    stateDir: join(folder.dir, 'triggers'),
     env: io.env,
-    ...(runs ? { startRun: runs.startRun, startPoll: runs.startPoll, webhooks: runs.host } : {}),
+    ...mode.options,
     log: (entry) => messages.say({ ...entry, level: entry.level === 'error' ? 'error' : 'info' }),
   });
   try {
     await receiver.listen(port, String(values.host ?? '127.0.0.1'));
   } catch (error) {
-    await runs?.close();
+    await mode.close?.();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw portInUse(portText);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
@@ -101,28 +134,38 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
   for (const poll of receiver.polls()) writeJsonLine(io.stdout, poll);
   messages.say({
     level: 'info',
-    message: `receiving deliveries at ${receiver.url} (Ctrl+C stops it); state in ${folder.dir}`,
+    message: `receiving deliveries at ${receiver.url} (Ctrl+C stops it); ${mode.where}`,
   });
   try {
     if (!signal.aborted) await once(signal, 'abort');
   } finally {
     await receiver.close();
-    await runs?.close();
+    await mode.close?.();
   }
 }
 
 export async function deliveriesCommand({ values, io }: Invocation): Promise<void> {
-  const folder = stateFolder(io, values.state as string | undefined, 'triggers deliveries');
-  const { listDeliveries } = await import('@plugboard/triggers');
+  const { listDeliveries, listQueuedDeliveries } = await import('@plugboard/triggers');
   const trigger = values.trigger as string | undefined;
-  for await (const receipt of listDeliveries(join(folder.dir, 'triggers'), trigger ? { triggerId: trigger } : {}))
-    writeJsonLine(io.stdout, receipt);
+  const only = trigger ? { triggerId: trigger } : {};
+  const postgres = values.postgres as string | undefined;
+  const receipts =
+    postgres === undefined
+      ? listDeliveries(
+          join(stateFolder(io, values.state as string | undefined, 'triggers deliveries').dir, 'triggers'),
+          only,
+        )
+      : listQueuedDeliveries({ postgres, ...only });
+  for await (const receipt of receipts) writeJsonLine(io.stdout, receipt);
 }
 
 export async function pollsCommand({ values, io }: Invocation): Promise<void> {
-  const folder = stateFolder(io, values.state as string | undefined, 'triggers polls');
-  const { listPolls } = await import('@plugboard/triggers');
+  const { listPolls, listQueuedPolls } = await import('@plugboard/triggers');
   const only = values.poll as string | undefined;
-  for (const state of await listPolls(join(folder.dir, 'triggers')))
-    if (only === undefined || state.pollTriggerId === only) writeJsonLine(io.stdout, state);
+  const postgres = values.postgres as string | undefined;
+  const states =
+    postgres === undefined
+      ? await listPolls(join(stateFolder(io, values.state as string | undefined, 'triggers polls').dir, 'triggers'))
+      : await listQueuedPolls({ postgres });
+  for (const state of states) if (only === undefined || state.pollTriggerId === only) writeJsonLine(io.stdout, state);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecision, Environment } from '@plugboard/sdk';
+import { type ApprovalDecision, type Environment, InvalidInputError } from '@plugboard/sdk';
 import type { ExecutorOptions, HostConnection } from '@plugboard/sdk/host';
 import { Queue } from 'bullmq';
 import type pg from 'pg';
@@ -36,6 +36,11 @@ export interface RunSubmission {
   environment?: Environment;
   /** A destination's key (the executor's): the run's id is derived from it. */
   idempotencyKey?: string;
+  /**
+   * The run's id (and its job's), when the caller named the run already, as a trigger's delivery
+   * does with its execution id: letters, digits, `_ . -`, at most 128. Default: derived as below.
+   */
+  runId?: string;
   approval?: ApprovalDecision;
   /** The platform's correlation id; default a new UUID. */
   correlationId?: string;
@@ -69,6 +74,14 @@ async function ended(watch: Watch | undefined, run: Run): Promise<Run> {
   } finally {
     await watch.close();
   }
+}
+
+/** A run id a caller gives: it is a BullMQ job id and a row's key, so plain and bounded. */
+const RUN_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+function checkRunId(id: unknown): void {
+  if (typeof id !== 'string' || !RUN_ID.test(id))
+    throw new InvalidInputError('run', [{ path: 'runId', message: 'must be 1 to 128 letters, digits, _ . or -' }]);
 }
 
 /** What a submitter holds once it first submits: the queue's Redis, the runs' database, the queues. */
@@ -109,7 +122,7 @@ async function open(options: SubmitterOptions): Promise<Open> {
 /** Records the checked run and puts its job on its queue under the run's id (the same id twice is one job: BullMQ keeps the first). */
 async function queueRun(opened: Open, run: RunSubmission, direction: Run['direction'], environment: Environment) {
   const input = run.input ?? {};
-  const id = runId({ ...run, connectionId: run.connection.id, input });
+  const id = run.runId ?? runId({ ...run, connectionId: run.connection.id, input });
   const { redis, db } = opened;
   const recorded = await recordSubmission(db, {
     id,
@@ -167,6 +180,7 @@ export function createSubmitter(options: SubmitterOptions): Submitter {
   return {
     async submit(run) {
       const environment = run.environment ?? 'sandbox';
+      if (run.runId !== undefined) checkRunId(run.runId);
       const direction = await checkRun({ ...run, input: run.input ?? {}, environment });
       return queueRun(await opened(), run, direction, environment);
     },

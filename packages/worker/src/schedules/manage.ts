@@ -56,7 +56,10 @@ function scheduleId(options: AddScheduleOptions, environment: Environment, input
   return `poll-${createHash('sha256').update(canonicalJson(stream)).digest('hex').slice(0, 40)}`;
 }
 
-async function withDatabase<T>(target: ScheduleTarget, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  target: Pick<ScheduleTarget, 'postgres'>,
+  work: (pool: pg.Pool) => Promise<T>,
+): Promise<T> {
   const connection = connect(target.postgres, 'postgres');
   try {
     await assertMigrated(connection.pool);
@@ -111,8 +114,8 @@ export async function addSchedule(options: AddScheduleOptions): Promise<Schedule
   });
 }
 
-/** Every schedule, oldest first, as PollTriggers (with the connector and the last run). */
-export function listSchedules(target: ScheduleTarget): Promise<Schedule[]> {
+/** Every schedule, oldest first, as PollTriggers (with the connector and the last run); only PostgreSQL is read. */
+export function listSchedules(target: Pick<ScheduleTarget, 'postgres'>): Promise<Schedule[]> {
   return withDatabase(target, async (pool) =>
     (await database(pool).transaction((client) => readSchedules(client))).map(publicSchedule),
   );

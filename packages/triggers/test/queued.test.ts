@@ -1,0 +1,221 @@
+import { Queue } from 'bullmq';
+import { listSchedules, type RunWorker, startWorker, WRITES_QUEUE } from '@plugboard/worker';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createReceiver, listQueuedDeliveries, listQueuedPolls, type TriggerDelivery } from '../src/index.js';
+import { postgresEventStore } from '../src/postgres-events.js';
+import { startRedis } from '../../sdk/test/support/redis.js';
+import { fleetServers } from './queued-support.js';
+import { ORDERS, RUN, shop, startProvider, TOKEN } from './shop.js';
+import { deliver, ENV, startReceiver, testClock, trigger, useCleanup } from './support.js';
+
+/**
+ * Queued mode against the worker fleet's real servers: receipts and dedupe in PostgreSQL, an
+ * accepted delivery's run queued on the run queue (under its execution id) and executed by a
+ * real worker against a small provider, polls registered as the fleet's schedules.
+ */
+
+useCleanup();
+const fleet = fleetServers();
+
+let provider: Awaited<ReturnType<typeof startProvider>> | undefined;
+let worker: RunWorker | undefined;
+afterEach(async () => {
+  await worker?.close();
+  worker = undefined;
+  await provider?.close();
+  provider = undefined;
+});
+
+const queue = () => ({ redis: fleet.redis.url, postgres: fleet.url, connectors: [shop] });
+
+async function deliveries(triggerId?: string): Promise<TriggerDelivery[]> {
+  const found: TriggerDelivery[] = [];
+  for await (const receipt of listQueuedDeliveries({ postgres: fleet.pool, ...(triggerId ? { triggerId } : {}) }))
+    found.push(receipt);
+  return found;
+}
+
+/** The writes queue's jobs, whatever their state, and the run rows. */
+async function queued() {
+  const writes = new Queue(WRITES_QUEUE, { connection: { url: fleet.redis.url, maxRetriesPerRequest: null } });
+  try {
+    const jobs = await writes.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed']);
+    const { rows } = await fleet.pool.query<{ id: string; status: string; idempotency_key: string }>(
+      'SELECT id, status, idempotency_key FROM plugboard_runs ORDER BY id',
+    );
+    return { jobs: jobs.map((job) => job.id), rows };
+  } finally {
+    await writes.close();
+  }
+}
+
+describe('a receiver in queued mode', () => {
+  it("queues an accepted delivery's run under its execution id; a real worker runs it to succeeded", async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const config = { triggers: [trigger(RUN(provider.url))] };
+    const { urls, receiver, logs } = await startReceiver({ clock, config, queue: queue() });
+    worker = await startWorker({
+      redis: fleet.redis.url,
+      postgres: fleet.url,
+      connectors: [shop],
+      concurrency: 1,
+      resolveCredential: () => TOKEN,
+    });
+    const answer = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_paid_1');
+    expect(answer.body).toMatchObject({
+      accepted: true,
+      duplicate: false,
+      executionId: expect.stringMatching(/^exe_/),
+    });
+    const executionId = answer.body.executionId as string;
+    await vi.waitFor(
+      async () =>
+        expect((await queued()).rows).toEqual([{ id: executionId, status: 'succeeded', idempotency_key: executionId }]),
+      { timeout: 20_000, interval: 50 },
+    );
+    expect(provider.imports).toEqual([
+      { authorization: `Bearer ${TOKEN}`, key: expect.stringMatching(/^pb_/), records: ORDERS.records },
+    ]);
+    await receiver.close();
+    expect(logs.map((entry) => entry.message)).toContain(`run ${executionId} of trigger trg_orders queued: 2 records`);
+    expect(await deliveries('trg_orders')).toEqual([
+      expect.objectContaining({ status: 'accepted', recordCount: 2, executionId, eventType: 'orders.paid' }),
+    ]);
+  });
+
+  it('two receivers on one PostgreSQL answer a repeated event alike: the second a duplicate with the first ids; one run queued', async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const config = { triggers: [trigger(RUN(provider.url))] };
+    const first = await startReceiver({ clock, config, queue: queue() });
+    const second = await startReceiver({ clock, config, queue: queue() });
+    const answers = [
+      await deliver(first.urls.trg_orders!, clock, ORDERS, 'evt_twice'),
+      await deliver(second.urls.trg_orders!, clock, ORDERS, 'evt_twice'),
+    ];
+    // Closing waits for the runs being queued.
+    await Promise.all([first.receiver.close(), second.receiver.close()]);
+    const [accepted, repeated] = answers.map((answer) => answer.body);
+    expect(accepted).toMatchObject({ accepted: true, duplicate: false });
+    expect(repeated).toMatchObject({
+      accepted: true,
+      duplicate: true,
+      code: 'duplicate',
+      deliveryId: accepted!.deliveryId,
+      executionId: accepted!.executionId,
+    });
+    const { jobs, rows } = await queued();
+    expect(jobs).toEqual([accepted!.executionId]);
+    expect(rows.map((row) => row.id)).toEqual([accepted!.executionId]);
+    expect((await deliveries()).map((receipt) => [receipt.status, receipt.executionId])).toEqual([
+      ['accepted', accepted!.executionId],
+      ['duplicate', accepted!.executionId],
+    ]);
+  });
+
+  it('queues, once, the run of a delivery claimed but not queued before the receiver stopped', async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const config = { triggers: [trigger(RUN(provider.url))] };
+    // What a receiver that stopped between its claim and its queueing left: a pending claim.
+    const delivery = {
+      triggerId: 'trg_orders',
+      eventId: 'evt_crash',
+      deliveryId: 'dlv_crash',
+      executionId: 'exe_crash',
+      receivedAt: new Date(clock.now()).toISOString(),
+      records: ORDERS.records,
+    };
+    expect(await postgresEventStore(fleet.pool).claim(delivery, 'evt_crash', true)).toEqual({ claimed: true });
+    const restarted = await startReceiver({ clock, config, queue: queue() });
+    await restarted.receiver.close();
+    const again = await startReceiver({ clock, config, queue: queue() });
+    await again.receiver.close();
+    const said = (logs: typeof restarted.logs) => logs.filter((entry) => entry.message.startsWith('run exe_crash'));
+    expect(said(restarted.logs).map((entry) => entry.message)).toEqual([
+      'run exe_crash of trigger trg_orders queued: 2 records',
+    ]);
+    expect(said(again.logs)).toEqual([]);
+    const { jobs, rows } = await queued();
+    expect(jobs).toEqual(['exe_crash']);
+    expect(rows).toEqual([{ id: 'exe_crash', status: 'queued', idempotency_key: 'exe_crash' }]);
+    // The sender's retry of that event is its duplicate.
+    const third = await startReceiver({ clock, config, queue: queue() });
+    const retried = await deliver(third.urls.trg_orders!, clock, ORDERS, 'evt_crash');
+    expect(retried.body).toMatchObject({ duplicate: true, executionId: 'exe_crash', deliveryId: 'dlv_crash' });
+  });
+
+  it('keeps pending a delivery whose run the queue could not take, and queues it when a receiver next listens', async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const config = { triggers: [trigger(RUN(provider.url))] };
+    // A Redis that is gone: nothing listens where it was.
+    const gone = await startRedis();
+    await gone.server!.stop();
+    const away = await startReceiver({ clock, config, queue: { ...queue(), redis: gone.server!.url } });
+    const answer = await deliver(away.urls.trg_orders!, clock, ORDERS, 'evt_later');
+    expect(answer.body).toMatchObject({ accepted: true, duplicate: false });
+    await away.receiver.close();
+    expect(away.logs).toContainEqual(expect.objectContaining({ level: 'error', code: 'run_not_queued' }));
+    expect((await queued()).jobs).toEqual([]);
+    const back = await startReceiver({ clock, config, queue: queue() });
+    await back.receiver.close();
+    expect((await queued()).jobs).toEqual([answer.body.executionId]);
+  });
+
+  it("registers each active poll as the fleet's schedule; its state is read from there", async () => {
+    const clock = testClock();
+    const poll = (pollTriggerId: string, status: string) => ({
+      pollTriggerId,
+      status,
+      intervalMinutes: 15,
+      environment: 'sandbox',
+      run: {
+        connector: 'shop',
+        action: 'orders.list',
+        connection: { id: 'shop-main', baseUrl: 'http://127.0.0.1:9' },
+        input: {},
+      },
+    });
+    const config = { triggers: [trigger()], polls: [poll('poll_orders', 'active'), poll('poll_off', 'paused')] };
+    const { receiver } = await startReceiver({ clock, config, queue: queue() });
+    const expected = {
+      pollTriggerId: 'poll_orders',
+      kind: 'poll',
+      state: 'active',
+      intervalMinutes: 15,
+      connectionId: 'shop-main',
+      operationKey: 'shop/orders.list',
+      nextCheckAt: expect.any(String),
+    };
+    expect(receiver.polls()).toEqual([
+      expect.objectContaining(expected),
+      expect.objectContaining({ pollTriggerId: 'poll_off', state: 'paused', nextCheckAt: null }),
+    ]);
+    expect(await listQueuedPolls({ postgres: fleet.url })).toEqual([expect.objectContaining(expected)]);
+    expect(await listSchedules({ postgres: fleet.pool })).toEqual([
+      expect.objectContaining({
+        name: 'poll_orders',
+        connector: 'shop',
+        operationKey: 'orders.list',
+        intervalMinutes: 15,
+      }),
+    ]);
+  });
+
+  it('refuses, naming the field and before reaching anything, a queue that cannot work', () => {
+    const config = { triggers: [trigger()] };
+    const attempt = (options: Record<string, unknown>) => () => createReceiver({ config, env: ENV, ...options });
+    expect(attempt({ queue: { redis: 'http://127.0.0.1:1', postgres: 'postgres-ish' } })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_input',
+        issues: [expect.objectContaining({ path: 'queue.redis' }), expect.objectContaining({ path: 'queue.postgres' })],
+      }),
+    );
+    expect(attempt({ queue: queue(), startRun: async () => ({ records: 0 }) })).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ path: 'startRun' })] }),
+    );
+    expect(attempt({})).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: 'stateDir' })] }));
+  });
+});
