@@ -13,6 +13,7 @@ import {
   TriggerConfigError,
   WEBHOOKS_FOLDER,
 } from '../src/index.js';
+import { type Front, startFront } from './front.js';
 import { everyFile, filesUnder, receipts, stateFolder, testClock, trigger, useCleanup } from './support.js';
 import { hooks } from './webhook/connector.js';
 import { PROVIDER_TOKEN, type Provider, startProvider } from './webhook/provider.js';
@@ -30,7 +31,9 @@ const LIFE_MS = 10 * 60_000;
 const transports: Transport[] = [];
 const providers: Provider[] = [];
 const receivers: Receiver[] = [];
+const fronts: Front[] = [];
 afterEach(async () => {
+  for (const front of fronts.splice(0)) await front.close();
   for (const receiver of receivers.splice(0)) await receiver.close();
   for (const transport of transports.splice(0)) await transport.close();
   for (const provider of providers.splice(0)) await provider.close();
@@ -42,10 +45,21 @@ async function provider(clock: ManualClock): Promise<Provider> {
   return started;
 }
 
-/** The trigger whose deliveries the hooks connector's webhook sends, runs importing its records. */
-const hooked = (url: string) =>
+/** A front of the test's own (as a balancer), before whichever receiver is current. */
+async function front(): Promise<Front> {
+  const started = await startFront();
+  fronts.push(started);
+  return started;
+}
+
+/**
+ * The trigger whose deliveries the hooks connector's webhook sends, runs importing its records;
+ * `fields` replace or add (a full `url` behind a front, say).
+ */
+const hooked = (url: string, fields: Record<string, unknown> = {}) =>
   trigger({
     secretEnv: undefined,
+    ...fields,
     webhook: { connector: 'hooks', trigger: 'orders.created', connection: { id: 'hooks-main', baseUrl: url } },
     run: { connector: 'hooks', action: 'orders.import', connection: { id: 'hooks-main', baseUrl: url } },
   });
@@ -59,8 +73,8 @@ interface Running {
   port: number;
 }
 
-/** A receiver of the configuration, on `port` (0: a free one), with the hooks connector as its host. */
-async function serve(stateDir: string, clock: ManualClock, triggers: unknown[], port = 0): Promise<Running> {
+/** A receiver of the configuration on a free port, with the hooks connector as its host. */
+async function serve(stateDir: string, clock: ManualClock, triggers: unknown[]): Promise<Running> {
   const transport = createTransport();
   transports.push(transport);
   const host = {
@@ -90,7 +104,7 @@ async function serve(stateDir: string, clock: ManualClock, triggers: unknown[], 
     },
   });
   receivers.push(receiver);
-  const url = await receiver.listen(port);
+  const url = await receiver.listen(0);
   return { receiver, logs, runs, port: Number(new URL(url).port) };
 }
 
@@ -108,8 +122,12 @@ describe('a provider webhook kept by the receiver', () => {
     const clock = testClock();
     const simulator = await provider(clock);
     const stateDir = await stateFolder();
-    const first = await serve(stateDir, clock, [hooked(simulator.url)]);
-    const url = first.receiver.addresses()[0]!.url;
+    // Where the provider posts is the front's address, whichever receiver is behind it.
+    const balancer = await front();
+    const url = `http://${balancer.host}/api/connect/triggers/pub_orders`;
+    const triggers = [hooked(simulator.url, { url })];
+    const first = await serve(stateDir, clock, triggers);
+    balancer.to(first.port);
     expect(subscribes(simulator)).toEqual([
       {
         method: 'POST',
@@ -120,9 +138,18 @@ describe('a provider webhook kept by the receiver', () => {
     ]);
     await first.receiver.close();
     expect(calls(simulator, 'DELETE')).toEqual([]);
-    await serve(stateDir, clock, [hooked(simulator.url)], first.port);
+    const second = await serve(stateDir, clock, triggers);
+    balancer.to(second.port);
     expect(subscribes(simulator)).toHaveLength(1);
     expect(simulator.live.size).toBe(1);
+    // The kept subscription's events reach the receiver now behind the front, verified with its kept secret.
+    const answer = await simulator.send(
+      only(simulator),
+      { type: 'order.created', orders: ORDERS },
+      { eventId: 'msg_1' },
+    );
+    expect(answer).toMatchObject({ status: 200, body: { accepted: true, duplicate: false } });
+    expect(await Promise.all(second.runs)).toEqual([{ records: 1 }]);
   });
 
   it('renews at 80% of the life left on its clock, and tries a failed renewal again after a backoff', async () => {

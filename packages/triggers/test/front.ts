@@ -1,0 +1,57 @@
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+
+/**
+ * A front a test owns, as a balancer stands before servers: it listens on 127.0.0.1 on a free
+ * port and relays each connection, byte for byte, to the port it is pointed at now. A test points
+ * it at whichever server is current, so an address handed out once (a webhook's delivery URL, a
+ * database URL) stays the same across restarts without any port being reused; closing it ends
+ * every relayed connection and refuses new ones.
+ */
+
+export interface Front {
+  /** `127.0.0.1:<port>` of the front itself. */
+  host: string;
+  port: number;
+  /** Relays the connections that come next to this port of 127.0.0.1. */
+  to(port: number): void;
+  /** Ends every relayed connection and stops listening: connections to it are refused from now on. */
+  close(): Promise<void>;
+}
+
+export async function startFront(target?: number): Promise<Front> {
+  let port = target;
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+  const server = createServer((client) => {
+    track(client);
+    if (port === undefined) return void client.destroy();
+    const upstream = connect(port, '127.0.0.1');
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    // Either side failing or ending ends the other: a relay holds nothing open on its own.
+    client.once('error', () => upstream.destroy());
+    upstream.once('error', () => client.destroy());
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const own = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
+  return {
+    host: `127.0.0.1:${own}`,
+    port: own,
+    to(next) {
+      port = next;
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closed;
+    },
+  };
+}
