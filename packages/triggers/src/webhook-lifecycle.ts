@@ -11,8 +11,9 @@ import type { WebhookHost } from './webhook-host.js';
  * connector, trigger, connection, environment or delivery URL) is unsubscribed and forgotten;
  * each webhook trigger without one is subscribed with the receiver's delivery URL and a new
  * secret. A subscription that expires is renewed on the receiver's clock once 80% of the life it
- * had left has passed (a trigger without `renew` is subscribed again when it expires). A call that
- * fails is logged with its typed code and tried again after 1 s, 2 s, 4 s ... up to 5 minutes.
+ * had left has passed (a trigger without `renew` is subscribed again when it expires); one the
+ * provider no longer knows (404, 410) is replaced by a new subscription. A call that fails is
+ * logged with its typed code and tried again after 1 s, 2 s, 4 s ... up to 5 minutes.
  * Closing cancels the timers and leaves the subscriptions at the provider: a restart keeps them.
  */
 
@@ -60,6 +61,10 @@ export interface WebhookLifecycleOptions {
   log: LogSink;
 }
 
+/** A renewal the provider refused because it no longer knows the subscription (404, 410 Gone). */
+const isForgotten = (error: unknown): error is ConnectorError =>
+  error instanceof ConnectorError && (error.code === 'not_found' || error.status === 410);
+
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 const retryDelay = (failures: number) => Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
 
@@ -77,7 +82,7 @@ function isCurrent(kept: KeptSubscription, settings: Entry['settings'], url: str
 
 /** Says what the lifecycle did, and each failure with its typed code, every secret given hidden. */
 function lifecycleLog(log: LogSink, clock: Clock) {
-  const say = (level: 'info' | 'error', message: string, fields: Record<string, unknown>) =>
+  const say = (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) =>
     log({ level, message, time: new Date(clock.now()).toISOString(), ...fields });
   const failed = (what: string, triggerId: string, error: unknown, secrets: (string | undefined)[]) => {
     const code = error instanceof ConnectorError ? error.code : 'internal_error';
@@ -183,6 +188,7 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
         if (at !== undefined) later(entry, 'renew', at - clock.now());
       },
       (error: unknown) => {
+        if (call === 'renew' && isForgotten(error)) return forgotten(entry, error);
         entry.failures += 1;
         const delay = retryDelay(entry.failures);
         failed(call, entry.settings.triggerId, error, [entry.secret, entry.offered]);
@@ -195,6 +201,15 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
     const tracked = work.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
     return tracked;
+  }
+
+  /** The provider no longer knows the subscription: a new one replaces it (kept over it), said once. */
+  function forgotten(entry: Entry, error: ConnectorError): Promise<void> {
+    const { triggerId } = entry.settings;
+    const message = `webhook renew of trigger ${triggerId}: the provider no longer knows subscription ${entry.kept!.id} (${error.code}); subscribing again`;
+    say('warn', message, { triggerId, code: error.code });
+    entry.failures = 0;
+    return attempt(entry, 'subscribe');
   }
 
   return {

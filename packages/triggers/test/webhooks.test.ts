@@ -180,6 +180,39 @@ describe('a provider webhook kept by the receiver', () => {
     expect(calls(simulator, 'PATCH')).toHaveLength(3);
   });
 
+  it('subscribes anew, once, when the provider no longer knows the subscription it renews, and accepts events under the new secret', async () => {
+    const clock = testClock();
+    const simulator = await provider(clock);
+    const stateDir = await stateFolder();
+    const { receiver, logs, runs } = await serve(stateDir, clock, [hooked(simulator.url)]);
+    const forgotten = only(simulator);
+    // The provider dropped it: a renewal is answered 404.
+    simulator.live.delete(forgotten.id);
+    await clock.advance(LIFE_MS * 0.8);
+    await receiver.webhooksSettled();
+    expect(calls(simulator, 'PATCH')).toHaveLength(1);
+    expect(subscribes(simulator)).toHaveLength(2);
+    const renewed = only(simulator);
+    expect(renewed.id).not.toBe(forgotten.id);
+    expect(logs.filter((entry) => entry.message.includes(`no longer knows subscription ${forgotten.id}`))).toEqual([
+      expect.objectContaining({ level: 'warn', triggerId: 'trg_orders', code: 'not_found' }),
+    ]);
+    expect(logs.filter((entry) => entry.level === 'error')).toEqual([]);
+    const kept = await everyFile(join(stateDir, WEBHOOKS_FOLDER), '.json');
+    expect(kept).toContain(renewed.id);
+    expect(kept).not.toContain(forgotten.id);
+    // Nothing is tried again for the old one, and the new one is renewed at 80% of its own life.
+    await clock.advance(60_000);
+    await receiver.webhooksSettled();
+    expect(calls(simulator, 'PATCH')).toHaveLength(1);
+    const event = { type: 'order.created', orders: ORDERS };
+    const stale = await simulator.send(forgotten, event, { eventId: 'msg_old' });
+    expect(stale.body).toMatchObject({ accepted: false, code: 'signature_mismatch' });
+    const answer = await simulator.send(renewed, event, { eventId: 'msg_1' });
+    expect(answer).toMatchObject({ status: 200, body: { accepted: true, duplicate: false } });
+    expect(await Promise.all(runs)).toEqual([{ records: 1 }]);
+  });
+
   it('unsubscribes and forgets a subscription once its trigger left the configuration and the receiver starts again', async () => {
     const clock = testClock();
     const simulator = await provider(clock);
