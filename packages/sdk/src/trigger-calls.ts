@@ -64,7 +64,13 @@ function callsOf(trigger: Trigger): Action[] {
       effect: { writes: true, idempotent: false, destructive: false },
       entity: SubscribedSchema,
       input: Target,
-      write: (ctx, target) => trigger.subscribe(ctx, target),
+      write: async (ctx, target) => {
+        const made = await trigger.subscribe(ctx, target);
+        // The offered secret answered back is the offered one: the run's redaction would hide it from the answer.
+        if (made?.secret !== target.secret) return made;
+        const { secret: _offered, ...rest } = made;
+        return rest;
+      },
     }),
     defineAction({
       ...common('unsubscribe'),

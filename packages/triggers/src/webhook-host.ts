@@ -19,6 +19,8 @@ export interface WebhookHost {
     environment: 'sandbox' | 'production',
     call: C,
     input: TriggerCalls[C]['input'],
+    /** The subscription's secret, hidden from the call's logs and errors (a subscribe's offered one always is). */
+    secret?: string,
   ): Promise<TriggerCalls[C]['answer']>;
 }
 
@@ -62,7 +64,7 @@ export function webhookHost(
   if (!host || !connectors) return undefined;
   return {
     triggerOf: (webhook) => connectors.get(webhook.connector)!.trigger(webhook.trigger)!,
-    call: (webhook, environment, call, input) =>
+    call: (webhook, environment, call, input, secret) =>
       executorFor(host, webhook.connection).callTrigger({
         connectorKey: webhook.connector,
         trigger: webhook.trigger,
@@ -70,6 +72,7 @@ export function webhookHost(
         connectionId: webhook.connection.id,
         environment,
         input,
+        ...(secret === undefined ? {} : { secrets: [secret] }),
       }),
   };
 }

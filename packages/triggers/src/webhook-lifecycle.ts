@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConnectorError, excerpt, type LogSink } from '@plugboard/sdk';
-import { type Clock, Redactor, type Timer } from '@plugboard/sdk/host';
+import type { Clock, Timer } from '@plugboard/sdk/host';
 import type { TriggerSettings } from './config.js';
 import type { KeptSubscription, SubscriptionStore } from './subscription-store.js';
 import type { WebhookHost } from './webhook-host.js';
@@ -47,8 +47,6 @@ interface Entry {
   settings: TriggerSettings & { webhook: NonNullable<TriggerSettings['webhook']> };
   kept?: KeptSubscription;
   secret?: string;
-  /** The secret a subscribe in flight offered: hidden from its failure too. */
-  offered?: string;
   timer?: Timer;
   failures: number;
 }
@@ -80,14 +78,16 @@ function isCurrent(kept: KeptSubscription, settings: Entry['settings'], url: str
   );
 }
 
-/** Says what the lifecycle did, and each failure with its typed code, every secret given hidden. */
+/**
+ * Says what the lifecycle did, and each failure with its typed code. A call's error comes from the
+ * SDK's pipeline, whose redaction hid the subscription's secret (and a subscribe's offered one).
+ */
 function lifecycleLog(log: LogSink, clock: Clock) {
   const say = (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) =>
     log({ level, message, time: new Date(clock.now()).toISOString(), ...fields });
-  const failed = (what: string, triggerId: string, error: unknown, secrets: (string | undefined)[]) => {
+  const failed = (what: string, triggerId: string, error: unknown) => {
     const code = error instanceof ConnectorError ? error.code : 'internal_error';
-    const redactor = new Redactor(secrets.filter((secret): secret is string => secret !== undefined));
-    const message = redactor.redactString(excerpt(error instanceof Error ? error.message : String(error), 1000));
+    const message = excerpt(error instanceof Error ? error.message : String(error), 1000);
     say('error', `webhook ${what} of trigger ${triggerId} failed (${code}): ${message}`, { triggerId, code });
   };
   return { say, failed };
@@ -104,10 +104,11 @@ async function endSubscription(
   const { host, store, say, failed } = deps;
   try {
     if (!host) throw new Error('this receiver was given no connectors to unsubscribe with (webhooks option)');
-    await host.call(kept.webhook, kept.environment, 'unsubscribe', { id: kept.id, expiresAt: kept.expiresAt });
+    const input = { id: kept.id, expiresAt: kept.expiresAt };
+    await host.call(kept.webhook, kept.environment, 'unsubscribe', input, await store.secret(kept.triggerId));
     say('info', `trigger ${kept.triggerId}: subscription ${kept.id} unsubscribed`, { triggerId: kept.triggerId });
   } catch (error) {
-    failed('unsubscribe', kept.triggerId, error, [await store.secret(kept.triggerId)]);
+    failed('unsubscribe', kept.triggerId, error);
     // Kept to be tried again at the next start, unless the trigger needs its place now.
     if (!replaced) return;
   }
@@ -130,8 +131,8 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
   async function subscribe(entry: Entry): Promise<void> {
     const { triggerId, webhook, environment } = entry.settings;
     const url = urlOf(entry.settings);
-    entry.offered = newSecret();
-    const answer = await host!.call(webhook, environment, 'subscribe', { url, secret: entry.offered });
+    const offered = newSecret();
+    const answer = await host!.call(webhook, environment, 'subscribe', { url, secret: offered });
     const kept: KeptSubscription = {
       triggerId,
       webhook,
@@ -142,9 +143,9 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
       subscribedAt: new Date(clock.now()).toISOString(),
       renewedAt: null,
     };
-    const secret = answer.secret ?? entry.offered;
+    const secret = answer.secret ?? offered;
     await store.keep(kept, secret);
-    Object.assign(entry, { kept, secret, offered: undefined });
+    Object.assign(entry, { kept, secret });
     say('info', `trigger ${triggerId} subscribed: ${webhook.connector} ${webhook.trigger} subscription ${answer.id}`, {
       triggerId,
     });
@@ -155,7 +156,8 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
     // Without `renew` the timer fell at the expiry: a new subscription replaces the one that ended.
     if (!host!.triggerOf(webhook).renew) return subscribe(entry);
     const kept = entry.kept!;
-    const { expiresAt } = await host!.call(webhook, environment, 'renew', { id: kept.id, expiresAt: kept.expiresAt });
+    const input = { id: kept.id, expiresAt: kept.expiresAt };
+    const { expiresAt } = await host!.call(webhook, environment, 'renew', input, entry.secret);
     entry.kept = { ...kept, expiresAt, renewedAt: new Date(clock.now()).toISOString() };
     await store.keep(entry.kept);
     say('info', `trigger ${triggerId}: subscription ${kept.id} renewed until ${expiresAt}`, { triggerId });
@@ -191,7 +193,7 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
         if (call === 'renew' && isForgotten(error)) return forgotten(entry, error);
         entry.failures += 1;
         const delay = retryDelay(entry.failures);
-        failed(call, entry.settings.triggerId, error, [entry.secret, entry.offered]);
+        failed(call, entry.settings.triggerId, error);
         say('info', `webhook ${call} of trigger ${entry.settings.triggerId}: tried again in ${delay / 1000} s`, {
           triggerId: entry.settings.triggerId,
         });

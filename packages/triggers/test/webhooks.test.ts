@@ -1,7 +1,7 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type LogEntry, type Transport } from '@plugboard/sdk';
-import type { ManualClock } from '@plugboard/sdk/host';
+import { createExecutor, type ManualClock } from '@plugboard/sdk/host';
 import { fileStore } from '@plugboard/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -59,9 +59,9 @@ async function front(): Promise<Front> {
 const hooked = (url: string, fields: Record<string, unknown> = {}) =>
   trigger({
     secretEnv: undefined,
-    ...fields,
     webhook: { connector: 'hooks', trigger: 'orders.created', connection: { id: 'hooks-main', baseUrl: url } },
     run: { connector: 'hooks', action: 'orders.import', connection: { id: 'hooks-main', baseUrl: url } },
+    ...fields,
   });
 /** A rule 13 trigger, for a configuration without the webhook. */
 const plain = trigger({ triggerId: 'trg_plain', url: '/api/connect/triggers/pub_plain' });
@@ -71,12 +71,16 @@ interface Running {
   logs: LogEntry[];
   runs: Promise<RunEnd>[];
   port: number;
+  /** The host the webhook calls ran with. */
+  host: ExecutorHost;
 }
 
 /** A receiver of the configuration on a free port, with the hooks connector as its host. */
 async function serve(stateDir: string, clock: ManualClock, triggers: unknown[]): Promise<Running> {
   const transport = createTransport();
   transports.push(transport);
+  // The receiver's and the calls' log entries alike: what an operator reads.
+  const logs: LogEntry[] = [];
   const host = {
     connectors: [hooks],
     resolveCredential: () => PROVIDER_TOKEN,
@@ -85,9 +89,8 @@ async function serve(stateDir: string, clock: ManualClock, triggers: unknown[]):
     clock,
     // One try per call: the receiver's own backoff is what is under test.
     retry: { retries: 0 },
-    log: () => undefined,
+    log: (entry: LogEntry) => logs.push(entry),
   };
-  const logs: LogEntry[] = [];
   const runs: Promise<RunEnd>[] = [];
   const start = executorRunStarter(host);
   const receiver = createReceiver({
@@ -105,7 +108,7 @@ async function serve(stateDir: string, clock: ManualClock, triggers: unknown[]):
   });
   receivers.push(receiver);
   const url = await receiver.listen(0);
-  return { receiver, logs, runs, port: Number(new URL(url).port) };
+  return { receiver, logs, runs, port: Number(new URL(url).port), host };
 }
 
 const subscribes = (simulator: Provider) =>
@@ -249,6 +252,49 @@ describe('a provider webhook kept by the receiver', () => {
     expect(everythingElse).toContain(subscription.id);
     expect(everythingElse).not.toContain(subscription.secret.slice(6));
     expect(JSON.stringify(logs)).not.toContain(subscription.secret.slice(6));
+  });
+
+  it('keeps the secret it offers out of the logs, the error and every file but its own when a refusal quotes it', async () => {
+    const clock = testClock();
+    const simulator = await provider(clock);
+    const stateDir = await stateFolder();
+    simulator.refuseNextSubscribes(1);
+    const connection = { id: 'hooks-main', baseUrl: simulator.url };
+    const offering = hooked(simulator.url, { webhook: { connector: 'hooks', trigger: 'orders.offered', connection } });
+    const { receiver, logs, runs, host } = await serve(stateDir, clock, [offering]);
+    const quoted = subscribes(simulator)[0]!.body!.secret as string;
+    expect(quoted).toMatch(/^whsec_/);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', code: 'provider_rejected' }));
+    // The error of such a call, as the SDK's pipeline hands it to the receiver.
+    simulator.refuseNextSubscribes(1);
+    const offered = `whsec_${'b'.repeat(43)}=`;
+    const error = await createExecutor({ ...host, resolveConnection: (id) => ({ ...connection, id }) })
+      .callTrigger({
+        connectorKey: 'hooks',
+        trigger: 'orders.offered',
+        call: 'subscribe',
+        connectionId: 'hooks-main',
+        input: { url: 'http://127.0.0.1:9/api/connect/triggers/pub_orders', secret: offered },
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'provider_rejected', message: expect.stringContaining('[REDACTED]') });
+    expect(`${String(error)} ${JSON.stringify(error)}`).not.toContain(offered.slice(6, 30));
+    // Tried again: the provider takes the new secret offered and answers it back.
+    await clock.advance(1_000);
+    await receiver.webhooksSettled();
+    const subscription = only(simulator);
+    expect(subscription.secret).not.toBe(quoted);
+    const answer = await simulator.send(subscription, { type: 'order.created', orders: ORDERS }, { eventId: 'msg_1' });
+    expect(answer).toMatchObject({ status: 200, body: { accepted: true } });
+    await Promise.all(runs);
+    const secretFile = await everyFile(join(stateDir, WEBHOOKS_FOLDER), '.secret');
+    expect(secretFile.trim()).toBe(subscription.secret);
+    const secretFiles = await filesUnder(stateDir, '.secret');
+    const others = (await filesUnder(stateDir)).filter((file) => !secretFiles.includes(file));
+    for (const secret of [quoted, subscription.secret]) {
+      expect(JSON.stringify(logs)).not.toContain(secret.slice(6, 30));
+      for (const file of others) expect(await readFile(file, 'utf8')).not.toContain(secret.slice(6, 30));
+    }
   });
 
   it('refuses a forged, a stale, a replayed and an unreadable event with typed reasons', async () => {

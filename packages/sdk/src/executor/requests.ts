@@ -66,6 +66,12 @@ export interface TriggerCallRequest<C extends TriggerCall = TriggerCall> {
   /** The connection called on, as the host's resolvers give it. */
   connectionId: string;
   input: TriggerCalls[C]['input'];
+  /**
+   * Further secrets of this call, kept out of its logs and errors besides the host's and the
+   * credential's: the subscription's signing secret for a `renew` or `unsubscribe` (a `subscribe`'s
+   * offered `input.secret` is added without being named here).
+   */
+  secrets?: readonly string[];
   /** The network policy the call connects under; default `sandbox`. */
   environment?: Environment;
   signal?: AbortSignal;

@@ -12,7 +12,9 @@ import type { ExecutorSetup } from './setup.js';
  * One lifecycle call of a connector's trigger (`prepareTriggerCall`), on a connection and its
  * credential as the host's resolvers give them, through the same pipeline as a run. A trigger's
  * signature and records are the connector's own code, which the host runs: a connector in a
- * plugin's own process has none at hand here, and is refused before anything is sent.
+ * plugin's own process has none at hand here, and is refused before anything is sent. The
+ * secret a `subscribe` offers, and the request's own `secrets`, are redacted from the call's logs
+ * and errors as the credential is.
  */
 export async function callTrigger<C extends TriggerCall>(
   setup: ExecutorSetup,
@@ -35,7 +37,14 @@ export async function callTrigger<C extends TriggerCall>(
   const run = passGate(prepared, undefined, setup.clock.now());
   const credential = await credentialFor(setup, connection.id);
   stopIfCancelled(request.signal, subject);
-  for await (const page of runner.run(run, runSettings(setup, request, credential)))
-    return page.records[0] as TriggerCalls[C]['answer'];
+  const settings = { ...runSettings(setup, request, credential), secrets: callSecrets(setup, request) };
+  for await (const page of runner.run(run, settings)) return page.records[0] as TriggerCalls[C]['answer'];
   throw executorFailure('connector_failed', `${subject}: the call returned no answer`, 500);
+}
+
+/** The secrets the call's redaction hides besides the credential's: the host's, the request's and the one offered. */
+function callSecrets(setup: ExecutorSetup, request: TriggerCallRequest): string[] {
+  const offered =
+    request.call === 'subscribe' ? (request.input as TriggerCalls['subscribe']['input']).secret : undefined;
+  return [...(setup.secrets ?? []), ...(request.secrets ?? []), ...(typeof offered === 'string' ? [offered] : [])];
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 /**
  * A small connector of the provider in provider.ts: its trigger subscribes with `POST /webhooks`,
  * renews with `PATCH /webhooks/:id` and ends with `DELETE /webhooks/:id`; each event's orders are
- * its records, which `orders.import` writes back to the provider.
+ * its records, which `orders.import` writes back to the provider. `orders.offered` subscribes
+ * alike but offers the kit's secret, which the provider answers back.
  */
 
 const Order = z.object({ id: z.string(), total: z.number() }).meta({ id: 'HooksOrder' });
@@ -38,6 +39,21 @@ const ordersCreated = defineTrigger({
   records: ({ body }) => (Array.isArray(body.orders) ? body.orders : []),
 });
 
+/** The same events, subscribed with the secret the kit offers (which the provider answers back). */
+const ordersOffered = defineTrigger({
+  ...ordersCreated,
+  key: 'orders.offered',
+  label: 'Order created (our secret)',
+  async subscribe(ctx, target) {
+    const made = await ctx.http.post<z.infer<typeof Subscription>>('/webhooks', {
+      url: target.url,
+      events: ['order.created'],
+      secret: target.secret,
+    });
+    return { id: made.id, expiresAt: made.expiresAt, secret: made.secret };
+  },
+});
+
 export const hooks = defineConnector({
   key: 'hooks',
   name: 'Hooks',
@@ -58,5 +74,5 @@ export const hooks = defineConnector({
       write: (ctx, input) => ctx.http.post<{ imported: number }>('/orders/import', input),
     }),
   ],
-  triggers: [ordersCreated],
+  triggers: [ordersCreated, ordersOffered],
 });

@@ -6,8 +6,8 @@ import type { Clock } from '@plugboard/sdk/host';
 
 /**
  * A provider with webhooks, started on 127.0.0.1 on a free port: `POST /webhooks` subscribes
- * (answering an id, an expiry `lifeMs` ahead on the test's clock and a `whsec_` secret of its
- * own), `PATCH /webhooks/:id` renews, `DELETE /webhooks/:id` ends; `POST /orders/import` takes
+ * (answering an id, an expiry `lifeMs` ahead on the test's clock and the secret the body offers,
+ * else a `whsec_` secret of its own), `PATCH /webhooks/:id` renews, `DELETE /webhooks/:id` ends; `POST /orders/import` takes
  * records (the run a delivery starts). Every call is recorded; `send` posts a Standard
  * Webhooks-signed event to each live subscription's URL.
  */
@@ -46,6 +46,7 @@ export async function startProvider(clock: Clock, lifeMs: number) {
   const live = new Map<string, Subscription>();
   const imports: unknown[][] = [];
   let failRenewals = 0;
+  let refuseSubscribes = 0;
   const iso = (ms: number) => new Date(ms).toISOString();
   const server = createServer(async (request, response) => {
     const body = await readJson(request);
@@ -54,10 +55,16 @@ export async function startProvider(clock: Clock, lifeMs: number) {
     if (request.headers.authorization !== `Bearer ${PROVIDER_TOKEN}`) return answer(response, 401, { error: 'no' });
     const id = /^\/webhooks\/([a-z0-9_]+)$/.exec(path)?.[1];
     if (request.method === 'POST' && path === '/webhooks') {
+      if (refuseSubscribes > 0) {
+        refuseSubscribes -= 1;
+        // As careless providers do: the request, secret and all, quoted in the refusal.
+        return answer(response, 400, { error: `subscription refused: ${JSON.stringify(body)}` });
+      }
       const made = {
         id: `wh_${live.size + 1}_${randomBytes(3).toString('hex')}`,
         url: String(body?.url),
-        secret: `whsec_${randomBytes(24).toString('base64')}`,
+        // The secret the subscriber offered, else one of its own.
+        secret: typeof body?.secret === 'string' ? body.secret : `whsec_${randomBytes(24).toString('base64')}`,
         expiresAt: clock.now() + lifeMs,
       };
       live.set(made.id, made);
@@ -92,6 +99,10 @@ export async function startProvider(clock: Clock, lifeMs: number) {
     /** The next `count` renewals fail with a 503. */
     failNextRenewals(count: number) {
       failRenewals = count;
+    },
+    /** The next `count` subscribes are refused with a 400 that quotes the request's body. */
+    refuseNextSubscribes(count: number) {
+      refuseSubscribes = count;
     },
     /** Posts an event, signed as Standard Webhooks says, to the subscription's URL. */
     async send(
