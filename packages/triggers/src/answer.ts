@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConnectorError } from '@plugboard/sdk';
 
 /**
  * What the receiver answers a sender: the platform's TriggerDeliveryResult, with the HTTP status
  * of each reason. A refusal never says which part of a signature was wrong. A request whose body
  * was not read to its end is answered with `Connection: close` and its socket destroyed once the
- * answer is written: the rest of the body is never read.
+ * answer is written: the rest of the body is never read. A delivery the receiver failed to handle
+ * is answered `unavailable` (503, to retry) when what failed may come back, else `internal_error`.
  */
 
 /** Why a delivery was refused, or that it repeated an accepted one: stable codes. */
@@ -45,6 +47,24 @@ export interface Answer {
   result: TriggerDeliveryResult;
   /** `retry-after` of a 429, `allow` of a 405. */
   headers?: Record<string, string>;
+}
+
+/** How long a sender waits before it retries a delivery answered `unavailable`. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The answer to a delivery whose handling failed before it was answered: a typed failure worth
+ * retrying (its database cannot be reached) is `unavailable`, 503 with `Retry-After`; anything
+ * else `internal_error`, 500. Nothing was accepted unless the failure came after the claim.
+ */
+export function failureAnswer(error: unknown): Answer {
+  if (error instanceof ConnectorError && error.retryable)
+    return {
+      status: 503,
+      result: { accepted: false, code: 'unavailable' },
+      headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    };
+  return { status: 500, result: { accepted: false, code: 'internal_error' } };
 }
 
 export function send(request: IncomingMessage, response: ServerResponse, answer: Answer): void {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type Database, database } from '@plugboard/worker';
 import type pg from 'pg';
 import type { AcceptedDelivery, Claim, EventStore } from './event-store.js';
 
@@ -8,7 +9,8 @@ import type { AcceptedDelivery, Claim, EventStore } from './event-store.js';
  * the sender signed. A claim inserts and does nothing on conflict, so of two deliveries of one
  * event, to any receivers, exactly one row is made; the loser reads the first. The records are
  * kept as JSON text (a jsonb column would refuse a record holding `\u0000`), the trigger's
- * secrets hidden, until retention removes them; `pending` says the run is not queued yet.
+ * secrets hidden, until retention removes them; `pending` says the run is not queued yet. A
+ * server that cannot be reached is a `DatabaseUnavailableError` (`database_unavailable`, retryable).
  */
 
 const COLUMNS = 'delivery_id, trigger_id, event_id, execution_id, received_at, records';
@@ -35,8 +37,8 @@ function toDelivery(row: EventRow): AcceptedDelivery {
   };
 }
 
-async function insert(pool: pg.Pool, delivery: AcceptedDelivery, key: string, pending: boolean) {
-  const { rowCount } = await pool.query(
+async function insert(db: Database, delivery: AcceptedDelivery, key: string, pending: boolean) {
+  const { rowCount } = await db.query(
     `INSERT INTO plugboard_trigger_events (trigger_id, event_key, delivery_id, event_id, execution_id, received_at,
        records, pending)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (trigger_id, event_key) DO NOTHING`,
@@ -55,12 +57,13 @@ async function insert(pool: pg.Pool, delivery: AcceptedDelivery, key: string, pe
 }
 
 export function postgresEventStore(pool: pg.Pool): EventStore {
+  const db = database(pool);
   const claim = async (delivery: AcceptedDelivery, eventId: string, pending: boolean): Promise<Claim> => {
     const key = eventKey(eventId);
     // Twice at most: the first may be pruned between the insert that lost and the read.
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      if (await insert(pool, delivery, key, pending)) return { claimed: true };
-      const { rows } = await pool.query<EventRow>(
+      if (await insert(db, delivery, key, pending)) return { claimed: true };
+      const { rows } = await db.query<EventRow>(
         `SELECT ${COLUMNS} FROM plugboard_trigger_events WHERE trigger_id = $1 AND event_key = $2`,
         [delivery.triggerId, key],
       );
@@ -71,16 +74,16 @@ export function postgresEventStore(pool: pg.Pool): EventStore {
   return {
     claim,
     async runEnded(deliveryId) {
-      await pool.query('UPDATE plugboard_trigger_events SET pending = false WHERE delivery_id = $1', [deliveryId]);
+      await db.query('UPDATE plugboard_trigger_events SET pending = false WHERE delivery_id = $1', [deliveryId]);
     },
     async pending() {
-      const { rows } = await pool.query<EventRow>(
+      const { rows } = await db.query<EventRow>(
         `SELECT ${COLUMNS} FROM plugboard_trigger_events WHERE pending ORDER BY received_at, delivery_id`,
       );
       return rows.map(toDelivery);
     },
     async prune(triggerId, before) {
-      const { rowCount } = await pool.query(
+      const { rowCount } = await db.query(
         'DELETE FROM plugboard_trigger_events WHERE trigger_id = $1 AND received_at < $2',
         [triggerId, new Date(before)],
       );

@@ -1,10 +1,12 @@
+import { database } from '@plugboard/worker';
 import type pg from 'pg';
 import type { ReceiptLog, TriggerDelivery } from './receipts.js';
 
 /**
  * The receipts in PostgreSQL (`plugboard_trigger_deliveries`, the worker's migration 0005), one
  * row per request to a known trigger, committed before the request is answered, so every receiver
- * behind a balancer writes to one list. Listed oldest first, a page at a time.
+ * behind a balancer writes to one list. Listed oldest first, a page at a time. A server that
+ * cannot be reached is a `DatabaseUnavailableError` (`database_unavailable`, retryable).
  */
 
 const COLUMNS = `delivery_id, trigger_id, received_at, status, reason_code, http_status, event_id, event_type,
@@ -49,9 +51,10 @@ function toReceipt(row: ReceiptRow): TriggerDelivery {
 }
 
 export function postgresReceiptLog(pool: pg.Pool): ReceiptLog {
+  const db = database(pool);
   return {
     async append(receipt) {
-      await pool.query(
+      await db.query(
         `INSERT INTO plugboard_trigger_deliveries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [
           receipt.deliveryId,
@@ -79,9 +82,10 @@ export async function* postgresDeliveries(
   pool: pg.Pool,
   options: { triggerId?: string } = {},
 ): AsyncGenerator<TriggerDelivery> {
+  const db = database(pool);
   let after = '0';
   for (;;) {
-    const { rows } = await pool.query<ReceiptRow>(
+    const { rows } = await db.query<ReceiptRow>(
       `SELECT id, ${COLUMNS} FROM plugboard_trigger_deliveries
        WHERE id > $1 AND ($2::text IS NULL OR trigger_id = $2) ORDER BY id LIMIT ${PAGE}`,
       [after, options.triggerId ?? null],

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InvalidInputError, type LogSink } from '@plugboard/sdk';
+import { ConnectorError, InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
-import { send } from './answer.js';
+import { failureAnswer, send } from './answer.js';
 import { checkedConfig, DELIVERY_PATH, type TriggerConfig, type TriggerSettings } from './config.js';
 import { type DeliveryContext, receiveDelivery } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
@@ -193,7 +193,13 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     : NO_WEBHOOKS;
   const served = servedTriggers(triggers, { env: options.env ?? process.env, clock, host, lifecycle: subscriptions });
   let open: Listening | undefined;
-  const say = (message: string) => log({ level: 'error', message, time: new Date(clock.now()).toISOString() });
+  const say = (message: string, error?: unknown) =>
+    log({
+      level: 'error',
+      message,
+      time: new Date(clock.now()).toISOString(),
+      ...(error instanceof ConnectorError ? { code: error.code } : {}),
+    });
   const context = (current: Listening): DeliveryContext => ({
     triggers: served,
     clock,
@@ -210,9 +216,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const server = boundedServer((request, response) => {
     const handled = receiveDelivery(delivering!, request, response)
       .catch((error: unknown) => {
-        say(`delivery: ${String(error)}`);
-        if (!response.headersSent)
-          send(request, response, { status: 500, result: { accepted: false, code: 'internal_error' } });
+        say(`delivery: ${String(error)}`, error);
+        if (!response.headersSent) send(request, response, failureAnswer(error));
         else response.destroy();
       })
       .finally(() => handling.delete(handled));

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createReceiver, listQueuedDeliveries, listQueuedPolls, type TriggerDelivery } from '../src/index.js';
 import { postgresEventStore } from '../src/postgres-events.js';
 import { startRedis } from '../../sdk/test/support/redis.js';
+import { startFront } from './front.js';
 import { fleetServers } from './queued-support.js';
 import { ORDERS, RUN, shop, startProvider, TOKEN } from './shop.js';
 import { deliver, ENV, startReceiver, testClock, trigger, useCleanup } from './support.js';
@@ -162,6 +163,31 @@ describe('a receiver in queued mode', () => {
     const back = await startReceiver({ clock, config, queue: queue() });
     await back.receiver.close();
     expect((await queued()).jobs).toEqual([answer.body.executionId]);
+  });
+
+  it('answers 503 with Retry-After, accepting nothing and queueing no run, when PostgreSQL cannot be reached for the claim', async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const config = { triggers: [trigger(RUN(provider.url))] };
+    // The receiver reaches PostgreSQL through a front the test closes mid-run: connections refused.
+    const front = await startFront(fleet.postgres.port);
+    const postgres = new URL(fleet.url);
+    postgres.port = String(front.port);
+    const { urls, receiver, logs } = await startReceiver({
+      clock,
+      config,
+      queue: { ...queue(), postgres: postgres.href },
+    });
+    await front.close();
+    const answer = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_down');
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect(answer.body).toEqual({ accepted: false, code: 'unavailable' });
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', code: 'database_unavailable' }));
+    await receiver.close();
+    const { rows } = await fleet.pool.query('SELECT event_id FROM plugboard_trigger_events');
+    expect(rows).toEqual([]);
+    expect(await queued()).toEqual({ jobs: [], rows: [] });
   });
 
   it("registers each active poll as the fleet's schedule; its state is read from there", async () => {

@@ -6,6 +6,8 @@ export {
   SchemaVersionError,
   StoreValueTooLargeError,
 } from './errors.js';
+export { database } from './database.js';
+export type { Database } from './database.js';
 export { LIMITS } from './limits.js';
 export { assertMigrated, migrate } from './migrations.js';
 export type { Migration, MigrationReport } from './migrations.js';
