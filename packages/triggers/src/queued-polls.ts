@@ -1,4 +1,4 @@
-import { addSchedule, listSchedules, type Schedule } from '@plugboard/worker';
+import { addSchedule, listSchedules, removeSchedule, type Schedule } from '@plugboard/worker';
 import type pg from 'pg';
 import type { PollSettings } from './poll-config.js';
 import type { PollTriggerState } from './poll-state.js';
@@ -13,6 +13,7 @@ import type { QueueChecks } from './queued-runs.js';
  * pollTriggerId and belongs to the flow `TRIGGER_POLLS_FLOW`, which is how `listQueuedPolls`
  * tells them from other schedules. One schedule per stream (connector, action, connection,
  * environment, input): two poll triggers on one stream share it, the last registered naming it.
+ * A schedule of that flow that no active poll names when a receiver starts is removed.
  */
 
 export interface QueuedPollsTarget extends QueueChecks {
@@ -57,7 +58,20 @@ function register(poll: PollSettings, target: QueuedPollsTarget): Promise<Schedu
   });
 }
 
-/** The polls as schedules: registered by `start` (a poll that cannot be is a typed error then), nothing in process. */
+/**
+ * Removes the receivers' schedules (of the flow `TRIGGER_POLLS_FLOW`) that no active poll of the
+ * configuration names: a poll taken out of it, or no longer active, stops being polled.
+ */
+async function removeOthers(active: ReadonlySet<string>, target: QueuedPollsTarget): Promise<void> {
+  for (const schedule of await listSchedules({ postgres: target.postgres }))
+    if (schedule.flowId === TRIGGER_POLLS_FLOW && !active.has(schedule.name))
+      await removeSchedule(target, schedule.pollTriggerId);
+}
+
+/**
+ * The polls as schedules: registered by `start` (a poll that cannot be is a typed error then), the
+ * receivers' schedules no active poll names then removed; nothing in process.
+ */
 export function queuedPolls(polls: readonly PollSettings[], target: QueuedPollsTarget): PollScheduler {
   let states: PollTriggerState[] = [];
   return {
@@ -69,6 +83,11 @@ export function queuedPolls(polls: readonly PollSettings[], target: QueuedPollsT
             ? scheduleState(await register(poll, target))
             : pausedState(poll, 'not polled: its status is not active'),
         );
+      // After registering: a schedule two polls shared is named by the one still configured by now.
+      await removeOthers(
+        new Set(polls.filter((poll) => poll.status === 'active').map((poll) => poll.pollTriggerId)),
+        target,
+      );
       states = registered;
     },
     states: () => states.map((state) => ({ ...state })),

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { listSchedules, type RunWorker, startWorker, WRITES_QUEUE } from '@plugboard/worker';
+import { addSchedule, listSchedules, type RunWorker, startWorker, WRITES_QUEUE } from '@plugboard/worker';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createReceiver, listQueuedDeliveries, listQueuedPolls, type TriggerDelivery } from '../src/index.js';
 import { postgresEventStore } from '../src/postgres-events.js';
@@ -227,6 +227,38 @@ describe('a receiver in queued mode', () => {
         operationKey: 'orders.list',
         intervalMinutes: 15,
       }),
+    ]);
+  });
+
+  it("removes, when a receiver next starts, the schedule of a poll no longer in its configuration, and no other flow's", async () => {
+    const clock = testClock();
+    const connection = { id: 'shop-main', baseUrl: 'http://127.0.0.1:9' };
+    const poll = (pollTriggerId: string, input: Record<string, unknown>) => ({
+      pollTriggerId,
+      status: 'active',
+      intervalMinutes: 15,
+      environment: 'sandbox',
+      run: { connector: 'shop', action: 'orders.list', connection, input },
+    });
+    const kept = poll('poll_orders', {});
+    const dropped = poll('poll_paid', { status: 'paid' });
+    // A schedule of the fleet's own on another stream, not a receiver's.
+    const target = { redis: fleet.redis.url, postgres: fleet.pool, connectors: [shop] };
+    const input = { status: 'open' };
+    await addSchedule({ ...target, connector: 'shop', source: 'orders.list', input, connection, intervalMinutes: 60 });
+    const first = await startReceiver({
+      clock,
+      config: { triggers: [trigger()], polls: [kept, dropped] },
+      queue: queue(),
+    });
+    await first.receiver.close();
+    const names = async () => (await listSchedules({ postgres: fleet.pool })).map((schedule) => schedule.name).sort();
+    expect(await names()).toEqual(['poll_orders', 'poll_paid', 'shop orders.list every 60m']);
+    const second = await startReceiver({ clock, config: { triggers: [trigger()], polls: [kept] }, queue: queue() });
+    await second.receiver.close();
+    expect(await names()).toEqual(['poll_orders', 'shop orders.list every 60m']);
+    expect((await listQueuedPolls({ postgres: fleet.pool })).map((state) => state.pollTriggerId)).toEqual([
+      'poll_orders',
     ]);
   });
 
