@@ -115,6 +115,36 @@ async function endSubscription(
   await store.forget(kept.triggerId);
 }
 
+/** When the kept subscription is next renewed (ms), or undefined when it does not expire. */
+function renewalAt(entry: Entry, host: WebhookHost, now: number): number | undefined {
+  const expiresAt = entry.kept?.expiresAt;
+  if (!expiresAt) return undefined;
+  const end = Date.parse(expiresAt);
+  if (!host.triggerOf(entry.settings.webhook).renew) return end;
+  return now + Math.max(0, (end - now) * RENEW_AT_SHARE);
+}
+
+/** What is kept of a subscription just made: never its secret. */
+function keptRecord(
+  settings: Entry['settings'],
+  url: string,
+  answer: { id: string; expiresAt?: string | null | undefined },
+  now: number,
+): KeptSubscription {
+  const { triggerId, webhook, environment } = settings;
+  const subscribedAt = new Date(now).toISOString();
+  return {
+    triggerId,
+    webhook,
+    environment,
+    url,
+    id: answer.id,
+    expiresAt: answer.expiresAt ?? null,
+    subscribedAt,
+    renewedAt: null,
+  };
+}
+
 export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifecycle {
   const { host, store, clock, log } = options;
   const entries = new Map<string, Entry>();
@@ -133,16 +163,7 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
     const url = urlOf(entry.settings);
     const offered = newSecret();
     const answer = await host!.call(webhook, environment, 'subscribe', { url, secret: offered });
-    const kept: KeptSubscription = {
-      triggerId,
-      webhook,
-      environment,
-      url,
-      id: answer.id,
-      expiresAt: answer.expiresAt ?? null,
-      subscribedAt: new Date(clock.now()).toISOString(),
-      renewedAt: null,
-    };
+    const kept = keptRecord(entry.settings, url, answer, clock.now());
     const secret = answer.secret ?? offered;
     await store.keep(kept, secret);
     Object.assign(entry, { kept, secret });
@@ -163,16 +184,6 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
     say('info', `trigger ${triggerId}: subscription ${kept.id} renewed until ${expiresAt}`, { triggerId });
   }
 
-  /** When the kept subscription is next renewed (ms), or undefined when it does not expire. */
-  function renewalAt(entry: Entry): number | undefined {
-    const expiresAt = entry.kept?.expiresAt;
-    if (!expiresAt) return undefined;
-    const end = Date.parse(expiresAt);
-    const now = clock.now();
-    if (!host!.triggerOf(entry.settings.webhook).renew) return end;
-    return now + Math.max(0, (end - now) * RENEW_AT_SHARE);
-  }
-
   function later(entry: Entry, call: Call, ms: number): void {
     if (stopped) return;
     entry.timer?.cancel();
@@ -186,7 +197,7 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
     const work = (call === 'subscribe' ? subscribe(entry) : renew(entry)).then(
       () => {
         entry.failures = 0;
-        const at = renewalAt(entry);
+        const at = renewalAt(entry, host!, clock.now());
         if (at !== undefined) later(entry, 'renew', at - clock.now());
       },
       (error: unknown) => {
@@ -227,7 +238,7 @@ export function webhookLifecycle(options: WebhookLifecycleOptions): WebhookLifec
       for (const entry of entries.values()) {
         if (!entry.kept) await attempt(entry, 'subscribe');
         else {
-          const at = renewalAt(entry);
+          const at = renewalAt(entry, host!, clock.now());
           if (at !== undefined) later(entry, 'renew', at - clock.now());
         }
       }
