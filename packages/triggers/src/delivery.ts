@@ -79,12 +79,16 @@ type Verified = Extract<Judged, { ok: true }> & { sha256: string };
 async function keep(
   context: DeliveryContext,
   served: ServedTrigger,
+  request: IncomingMessage,
   receipt: TriggerDelivery,
   verified: Verified,
 ): Promise<Answer> {
   const { settings } = served;
   const redactor = served.redactor();
-  const eventId = redactor.redactString(verified.eventId);
+  // The receipt redacted the header already: the signed id is that header's value but for a provider's own.
+  const header = request.headers[served.eventIdHeader];
+  const eventId =
+    header === verified.eventId && receipt.eventId !== null ? receipt.eventId : redactor.redactString(verified.eventId);
   const { eventType, records } = verified.payload;
   const delivery: AcceptedDelivery = {
     triggerId: settings.triggerId,
@@ -157,5 +161,5 @@ export async function receiveDelivery(
   receipt.payloadSha256 = read.sha256;
   const judged = served.judge(request.headers, read.body, context.clock.now());
   if (!judged.ok) return refuse(judged.reasonCode);
-  send(request, response, await keep(context, served, receipt, { ...judged, sha256: read.sha256 }));
+  send(request, response, await keep(context, served, request, receipt, { ...judged, sha256: read.sha256 }));
 }

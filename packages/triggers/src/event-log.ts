@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claimLine, type Entry, type EventIndex, endedLine, eventIndex, parseClaim } from './event-index.js';
@@ -41,7 +41,7 @@ interface Line {
   entry?: Entry;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 40);
+const digest = (text: string) => hash('sha256', text, 'hex').slice(0, 40);
 
 /** Whether the claim line of an entry was written (once its write is over). */
 const written = async (entry: Entry): Promise<boolean> =>
