@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /**
@@ -23,7 +23,6 @@ export function declaredTooLarge(request: IncomingMessage, maxBytes: number): bo
 export function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    const hash = createHash('sha256');
     let bytesRead = 0;
     const finish = (result: BodyRead) => {
       request.off('data', onData);
@@ -44,9 +43,12 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bo
         return;
       }
       chunks.push(chunk);
-      hash.update(chunk);
     };
-    const onEnd = () => finish({ kind: 'read', body: Buffer.concat(chunks, bytesRead), sha256: hash.digest('hex') });
+    // Hashed once read whole, in one call: no hash object a request, none for a refused body.
+    const onEnd = () => {
+      const body = Buffer.concat(chunks, bytesRead);
+      finish({ kind: 'read', body, sha256: hash('sha256', body, 'hex') });
+    };
     const onGone = () => finish({ kind: 'gone' });
     request.on('data', onData);
     request.on('end', onEnd);

@@ -14,7 +14,8 @@ import type { ReceiptLog, TriggerDelivery } from './receipts.js';
  * (`too_large`), the signature and its timestamp (`signature_mismatch`, `outside_tolerance`,
  * `malformed`), the body (`malformed`), then its event id (`duplicate`). Each request to a known
  * trigger leaves a receipt, on disk before the answer goes; an accepted one is kept, with its
- * records, before it is answered and before its run starts.
+ * records, before it is answered and before its run starts. Its receipt is written while its claim
+ * is (the outcome is known before the claim is durable), and stands only if the claim does.
  */
 
 export type { ServedTrigger };
@@ -25,7 +26,7 @@ export interface DeliveryContext {
   clock: Clock;
   events: EventStore;
   receipts: ReceiptLog;
-  /** Called once an accepted delivery is kept, before its receipt and answer. */
+  /** Called once an accepted delivery is kept (its receipt written, or failed, meanwhile), before its answer. */
   accepted(delivery: AcceptedDelivery, trigger: TriggerSettings): void;
   /** Whether accepted deliveries of this trigger start runs. */
   startsRuns(trigger: TriggerSettings): boolean;
@@ -78,12 +79,16 @@ type Verified = Extract<Judged, { ok: true }> & { sha256: string };
 async function keep(
   context: DeliveryContext,
   served: ServedTrigger,
+  request: IncomingMessage,
   receipt: TriggerDelivery,
   verified: Verified,
 ): Promise<Answer> {
   const { settings } = served;
   const redactor = served.redactor();
-  const eventId = redactor.redactString(verified.eventId);
+  // The receipt redacted the header already: the signed id is that header's value but for a provider's own.
+  const header = request.headers[served.eventIdHeader];
+  const eventId =
+    header === verified.eventId && receipt.eventId !== null ? receipt.eventId : redactor.redactString(verified.eventId);
   const { eventType, records } = verified.payload;
   const delivery: AcceptedDelivery = {
     triggerId: settings.triggerId,
@@ -96,18 +101,26 @@ async function keep(
   const claim = await context.events.claim(delivery, verified.eventId, delivery.executionId !== null);
   const first = claim.claimed ? delivery : claim.first;
   const duplicate = !claim.claimed;
-  // Kept: its run starts now, whatever becomes of the receipt and the answer.
+  const durable = claim.claimed ? claim.durable : undefined;
+  // Written while the claim is: one flush to wait for, and cut off if the claim's write fails.
+  const stored = context.receipts.append(
+    {
+      ...receipt,
+      status: duplicate ? 'duplicate' : 'accepted',
+      reasonCode: duplicate ? 'duplicate' : null,
+      httpStatus: 200,
+      eventId,
+      eventType: eventType === null ? null : redactor.redactString(eventType),
+      recordCount: records.length,
+      executionId: first.executionId,
+    },
+    durable,
+  );
+  const [kept, noted] = await Promise.allSettled([durable, stored]);
+  if (kept.status === 'rejected') throw kept.reason;
+  // Kept: its run starts now, whatever became of the receipt and becomes of the answer.
   if (!duplicate) context.accepted(delivery, settings);
-  await context.receipts.append({
-    ...receipt,
-    status: duplicate ? 'duplicate' : 'accepted',
-    reasonCode: duplicate ? 'duplicate' : null,
-    httpStatus: 200,
-    eventId,
-    eventType: eventType === null ? null : redactor.redactString(eventType),
-    recordCount: records.length,
-    executionId: first.executionId,
-  });
+  if (noted.status === 'rejected') throw noted.reason;
   return {
     status: 200,
     result: {
@@ -148,5 +161,5 @@ export async function receiveDelivery(
   receipt.payloadSha256 = read.sha256;
   const judged = served.judge(request.headers, read.body, context.clock.now());
   if (!judged.ok) return refuse(judged.reasonCode);
-  send(request, response, await keep(context, served, receipt, { ...judged, sha256: read.sha256 }));
+  send(request, response, await keep(context, served, request, receipt, { ...judged, sha256: read.sha256 }));
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claimLine, type Entry, type EventIndex, endedLine, eventIndex, parseClaim } from './event-index.js';
@@ -12,10 +12,11 @@ import { type LogFile, openLog } from './log-file.js';
  * its records: the run's input lives with its claim, so one write makes both durable) and a line
  * per ended run. An index of the event ids (digests and offsets, no records) is read from the log
  * on first use. Claims and ends that arrive while a batch is being written go together in the
- * next one: one write and one `fdatasync` a batch, and a claim resolves only once its line is on
- * disk, so an accepted event id is durable before its delivery is answered. Of two claims of one
- * event, the index takes the first at once; the other waits for the first to be written and is
- * given it (or, if its write failed, claims in its place). Pruning drops expired claims by
+ * next one: one write and one `fdatasync` a batch. A new claim is answered claimed at once (the
+ * index knows), with its `durable` resolving only once its line is on disk, so the receipt can be
+ * written meanwhile and an accepted event id is still durable before its delivery is answered. Of
+ * two claims of one event, the index takes the first at once; the other waits for the first to be
+ * written and is given it (or, if its write failed, claims in its place). Pruning drops expired claims by
  * rewriting the log (pending runs and everything recent kept, ended marks folded into their
  * claims): a new file flushed, renamed over the old one, the folder flushed; appends wait for it.
  * A last line a crash tore is cut off when the log is opened. One receiver per state folder.
@@ -40,7 +41,7 @@ interface Line {
   entry?: Entry;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 40);
+const digest = (text: string) => hash('sha256', text, 'hex').slice(0, 40);
 
 /** Whether the claim line of an entry was written (once its write is over). */
 const written = async (entry: Entry): Promise<boolean> =>
@@ -125,14 +126,13 @@ export function eventLog(stateDir: string): EventLog {
       return claim.claim;
     });
   };
-  const claimNew = async (index: EventIndex, key: string, delivery: AcceptedDelivery, pending: boolean) => {
+  /** Adds the claim to the index at once; gives its write, which drops it from the index if it fails. */
+  const claimNew = (index: EventIndex, key: string, delivery: AcceptedDelivery, pending: boolean) => {
     const entry = index.add({ key, pending, claim: delivery });
     entry.durable = lines.submit({ text: claimLine({ key, pending, claim: delivery }), entry });
-    try {
-      await entry.durable;
-    } finally {
+    return entry.durable.finally(() => {
       entry.durable = undefined;
-    }
+    });
   };
   return {
     async claim(delivery, eventId, pending): Promise<Claim> {
@@ -140,10 +140,7 @@ export function eventLog(stateDir: string): EventLog {
       const key = digest(eventId);
       for (;;) {
         const found = index.find(delivery.triggerId, key);
-        if (!found) {
-          await claimNew(index, key, delivery, pending);
-          return { claimed: true };
-        }
+        if (!found) return { claimed: true, durable: claimNew(index, key, delivery, pending) };
         const first = await kept(found);
         if (first) return { claimed: false, first };
       }

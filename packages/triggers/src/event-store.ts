@@ -16,12 +16,22 @@ export interface AcceptedDelivery {
   records: unknown[];
 }
 
-export type Claim = { claimed: true } | { claimed: false; first: AcceptedDelivery };
+export type Claim =
+  | {
+      claimed: true;
+      /**
+       * Given when the claim is still being written: it holds only once this resolves (rejects
+       * when its write failed, and the event is not claimed). Absent: it is durable already.
+       */
+      durable?: Promise<void>;
+    }
+  | { claimed: false; first: AcceptedDelivery };
 
 export interface EventStore {
   /**
    * Keeps the delivery unless the event id the sender signed (`eventId`) was accepted before (then
-   * the first one is given); `pending` marks its run as not yet ended.
+   * the first one is given); `pending` marks its run as not yet ended. May answer claimed before
+   * the claim is durable (see `durable`), so the caller can write what follows alongside.
    */
   claim(delivery: AcceptedDelivery, eventId: string, pending: boolean): Promise<Claim>;
   /** The run of the delivery ended: it is no longer pending. */

@@ -2,14 +2,16 @@ import { type FileHandle, open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
- * An append-only file of lines, as the event log keeps it: opened by scanning every complete
- * line (a last line a crash tore is cut off, so the next append starts a line of its own),
- * appended to in whole batches flushed to disk, read back at an offset, and rewritten whole
- * (a new file flushed, renamed over the old one, the folder flushed) to drop what is no longer
- * kept.
+ * An append-only file of lines, as the event log and the receipts keep it: opened by scanning
+ * every complete line, or only its tail (either way a last line a crash tore is cut off, so the
+ * next append starts a line of its own), appended to in whole batches flushed to disk, cut back
+ * to an earlier size, read back at an offset, and rewritten whole (a new file flushed, renamed
+ * over the old one, the folder flushed) to drop what is no longer kept.
  */
 
 const CHUNK_BYTES = 1024 * 1024;
+/** Bytes read at a time, backwards, to find the end of the last complete line. */
+const TAIL_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 
 export interface LogFile {
@@ -17,6 +19,8 @@ export interface LogFile {
   readonly size: number;
   /** Appends complete lines (each ending in a newline) and flushes them to disk. */
   append(text: string): Promise<void>;
+  /** Drops what was appended after `size` (a size the log had), flushed to disk. */
+  cutTo(size: number): Promise<void>;
   /** The line of `length` bytes at `offset`. */
   read(offset: number, length: number): Promise<Buffer>;
   /**
@@ -58,6 +62,20 @@ async function scanLines(handle: FileHandle, onLine: OnLine): Promise<number> {
     if (from < bytesRead) carried.push(Buffer.from(view.subarray(from)));
     position += bytesRead;
   }
+}
+
+/** The end of the last complete line: the file read backwards from its end to its last newline. */
+async function lastLineEnd(handle: FileHandle): Promise<number> {
+  const chunk = Buffer.allocUnsafe(TAIL_BYTES);
+  let end = (await handle.stat()).size;
+  while (end > 0) {
+    const start = Math.max(0, end - TAIL_BYTES);
+    const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+    const newline = chunk.subarray(0, bytesRead).lastIndexOf(NEWLINE);
+    if (newline !== -1) return start + newline + 1;
+    end = start;
+  }
+  return 0;
 }
 
 async function syncFolder(path: string): Promise<void> {
@@ -108,12 +126,15 @@ async function rewritten(path: string, from: FileHandle, limit: number, keep: Ke
   }
 }
 
-/** Opens (or creates) the log at `path`, calling `onLine` for each complete line; a torn last line is cut off. */
-export async function openLog(path: string, onLine: OnLine): Promise<LogFile> {
+/**
+ * Opens (or creates) the log at `path`, calling `onLine` for each complete line (without it, only
+ * the tail is read); a torn last line is cut off.
+ */
+export async function openLog(path: string, onLine?: OnLine): Promise<LogFile> {
   let handle = await open(path, 'a+', 0o600);
   let end: number;
   try {
-    end = await scanLines(handle, onLine);
+    end = onLine ? await scanLines(handle, onLine) : await lastLineEnd(handle);
     if ((await handle.stat()).size > end) {
       await handle.truncate(end);
       await handle.datasync();
@@ -146,6 +167,13 @@ export async function openLog(path: string, onLine: OnLine): Promise<LogFile> {
         await cutTorn().catch(() => undefined);
         throw error;
       }
+    },
+    async cutTo(size) {
+      torn = true;
+      end = size;
+      await handle.truncate(size);
+      await handle.datasync();
+      torn = false;
     },
     async read(offset, length) {
       const line = Buffer.allocUnsafe(length);

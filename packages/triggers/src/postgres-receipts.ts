@@ -53,7 +53,9 @@ function toReceipt(row: ReceiptRow): TriggerDelivery {
 export function postgresReceiptLog(pool: pg.Pool): ReceiptLog {
   const db = database(pool);
   return {
-    async append(receipt) {
+    async append(receipt, holds) {
+      // This store's claims are committed before they are answered (no `holds`); a receipt on a failed one is not inserted.
+      await holds;
       await db.query(
         `INSERT INTO plugboard_trigger_deliveries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [

@@ -1,15 +1,20 @@
 import { createReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ReasonCode } from './answer.js';
 import { groupCommit } from './group-commit.js';
+import { type LogFile, openLog } from './log-file.js';
 
 /**
  * A TriggerDelivery receipt for each request to a known trigger, appended as a JSON line to one
  * file and flushed to disk before the request is answered. Appends that arrive while a flush is
  * under way go together in the next write and flush, so a burst costs one flush, not one each.
- * A receipt holds what the platform's TriggerDelivery holds, never the body or a secret.
+ * A receipt that stands on a claim (an accepted delivery's) is written while its claim is, and
+ * cut off again if the claim's write fails: no receipt says accepted of a delivery that was not
+ * kept. A last line a crash tore is cut off when the file is opened, so the next receipt is a
+ * line of its own. A receipt holds what the platform's TriggerDelivery holds, never the body or
+ * a secret.
  */
 
 /** The file the receipts are appended to, under the state folder. */
@@ -37,34 +42,57 @@ export interface TriggerDelivery {
 }
 
 export interface ReceiptLog {
-  /** Resolves once the receipt is on disk. */
-  append(receipt: TriggerDelivery): Promise<void>;
+  /**
+   * Resolves once the receipt is on disk. With `holds` (the write of the claim it reports), it is
+   * kept only if that resolves: when it rejects, the receipt is cut off and this rejects with its error.
+   */
+  append(receipt: TriggerDelivery, holds?: Promise<void>): Promise<void>;
   close(): Promise<void>;
+}
+
+interface Line {
+  text: string;
+  holds: Promise<void> | undefined;
+}
+
+const stands = (outcome: PromiseSettledResult<void>) => outcome.status === 'fulfilled';
+
+/** Writes a batch; when a claim it stands on failed, cuts it off and writes again those that stand. */
+async function writeBatch(log: LogFile, batch: Line[]): Promise<void> {
+  const start = log.size;
+  await log.append(batch.map((line) => line.text).join(''));
+  if (batch.every((line) => line.holds === undefined)) return;
+  const outcomes = await Promise.allSettled(batch.map((line) => line.holds));
+  if (outcomes.every(stands)) return;
+  await log.cutTo(start);
+  const standing = batch.filter((_, at) => stands(outcomes[at]!));
+  if (standing.length > 0) await log.append(standing.map((line) => line.text).join(''));
 }
 
 /** The receipts of the state folder `stateDir`. */
 export function receiptLog(stateDir: string): ReceiptLog {
   const file = join(stateDir, RECEIPTS_FILE);
-  let handle: Promise<FileHandle> | undefined;
+  let opening: Promise<LogFile> | undefined;
   // A failed open is not kept: the next append tries again.
   const opened = () =>
-    (handle ??= mkdir(dirname(file), { recursive: true, mode: 0o700 })
-      .then(() => open(file, 'a', 0o600))
+    (opening ??= mkdir(dirname(file), { recursive: true, mode: 0o700 })
+      .then(() => openLog(file))
       .catch((error: unknown) => {
-        handle = undefined;
+        opening = undefined;
         throw error;
       }));
-  const lines = groupCommit<string>(async (batch) => {
-    const fd = await opened();
-    await fd.write(batch.join(''));
-    await fd.datasync();
-  });
+  const lines = groupCommit<Line>(async (batch) => writeBatch(await opened(), batch));
   return {
-    append: (receipt) => lines.submit(`${JSON.stringify(receipt)}\n`),
+    async append(receipt, holds) {
+      // Its failure is this append's, seen once the batch is written: not an unhandled rejection meanwhile.
+      holds?.catch(() => undefined);
+      await lines.submit({ text: `${JSON.stringify(receipt)}\n`, holds });
+      await holds;
+    },
     async close() {
       await lines.settled();
-      const closing = handle;
-      handle = undefined;
+      const closing = opening;
+      opening = undefined;
       await (await closing?.catch(() => undefined))?.close();
     },
   };
