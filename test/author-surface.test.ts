@@ -46,7 +46,9 @@ describe('the author entry', () => {
   // declaration uses (and no author names) is written in that declaration. The ceiling only goes
   // down, but for a capability an author calls itself: signed deliveries added 9 (rule 13's
   // sign, headers and verify, Standard Webhooks' sign and verify, the HMAC and Slack presets, the
-  // verdict and refusal types), which a sender and a connector's trigger call.
+  // verdict and refusal types), which a sender and a connector's trigger call; provider webhooks
+  // then moved rule 13's sign, headers, verify and verdict to `/host` (the platform and receivers
+  // call them) and added `defineTrigger`, `Trigger`, `WebhookSignature` and their preset.
   it('exports no more than 128 names', () => {
     const names = symbols.map((symbol) => symbol.name).sort();
     expect(names.length, names.join(', ')).toBeLessThanOrEqual(128);

@@ -132,7 +132,7 @@ async function sendRound(sdk, dispatcher, undici, urls, count, concurrency) {
 
 /** The interleaved rate rounds: bare and receiver, each in its own child process. */
 async function rateRounds(options, stateDir) {
-  const sdk = await built('packages/sdk/dist/index.js');
+  const sdk = await built('packages/sdk/dist/host.js');
   const undici = await import('undici');
   const self = fileURLToPath(import.meta.url);
   const servers = {
@@ -209,7 +209,7 @@ async function flood(options, stateDir, flags) {
   const server = await startChild(args, { name: 'the receiver' });
   const pid = server.child.pid;
   const [url] = server.info.urls;
-  const sdk = await built('packages/sdk/dist/index.js');
+  const sdk = await built('packages/sdk/dist/host.js');
   const undici = await import('undici');
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   const floods = [];

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { signDelivery } from '@plugboard/sdk';
+import { signDelivery } from '@plugboard/sdk/host';
 import { migrate } from '@plugboard/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRedis } from '../../sdk/test/support/redis.js';

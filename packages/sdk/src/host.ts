@@ -120,6 +120,16 @@ export type { AuthorizationCallback } from './auth/token-requests.js';
 // Dynamic input options: a field's listing prepared as a run of its own (a plugin's process prepares it too).
 export { prepareOptions, optionsKey, NoOptionsError } from './options.js';
 export type { OptionsPage, OptionsQuery } from './definition/options.js';
-// Rule 13 for a receiver, the same functions as `@plugboard/sdk` exports for a sender.
+// Rule 13, for the platform's senders and for receivers.
 export { signDelivery, deliveryHeaders, verifyDelivery } from './deliveries/platform.js';
 export type { DeliveryRefusal, DeliveryVerdict } from './deliveries/verdict.js';
+// A Standard Webhooks delivery checked as a receiver does (a trigger's preset checks it so too).
+export { verifyStandardWebhook } from './deliveries/standard-webhooks.js';
+// The parts of a trigger's lifecycle calls and checks, as a receiver handles them.
+export type {
+  Subscribed,
+  SubscribeTarget,
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookVerdict,
+} from './definition/trigger.js';

@@ -20,15 +20,7 @@ export { defineConnector, entityId, DefinitionError } from './definition/connect
 export type { Connector, ConnectorDefinition, RateBudget } from './definition/connector.js';
 // Provider webhooks: subscribed, renewed and unsubscribed by the kit; deliveries become records.
 export { defineTrigger } from './definition/trigger.js';
-export type {
-  Subscribed,
-  SubscribeTarget,
-  Trigger,
-  WebhookDelivery,
-  WebhookSignature,
-  WebhookSubscription,
-  WebhookVerdict,
-} from './definition/trigger.js';
+export type { Trigger, WebhookSignature } from './definition/trigger.js';
 // Dynamic input options: an action's `options` by field, each listing `{ items, nextCursor }`.
 export type { FieldOptions } from './definition/options.js';
 // The auth schemes: one file each in auth/schemes/, with all the SDK does for that type.
@@ -127,13 +119,8 @@ export type { Transport, TransportOptions } from './http/transport.js';
 export type { NetworkOptions } from './http/network-policy.js';
 // What an action does to the world, apart from how its results come back.
 export type { Effect } from './definition/action.js';
-// Signed deliveries (platform rule 13) and the schemes providers sign their webhooks with.
-export { signDelivery, deliveryHeaders, verifyDelivery } from './deliveries/platform.js';
-export type { DeliveryRefusal, DeliveryVerdict } from './deliveries/verdict.js';
-export {
-  signStandardWebhook,
-  standardWebhookSignature,
-  verifyStandardWebhook,
-} from './deliveries/standard-webhooks.js';
+// The schemes providers sign their webhooks with (rule 13's own signing is the host's: `/host`).
+export type { DeliveryRefusal } from './deliveries/verdict.js';
+export { signStandardWebhook, standardWebhookSignature } from './deliveries/standard-webhooks.js';
 export { hmacSignature } from './deliveries/hmac-signature.js';
 export { slackSignature } from './deliveries/slack.js';

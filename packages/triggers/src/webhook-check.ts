@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Trigger, WebhookVerdict } from '@plugboard/sdk';
+import type { Trigger } from '@plugboard/sdk';
+import type { WebhookVerdict } from '@plugboard/sdk/host';
 import type { Judged } from './delivery-judge.js';
 import { eventTypeOf, readObject } from './payload.js';
 

@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LogEntry, signDelivery } from '@plugboard/sdk';
-import { type ManualClock, manualClock } from '@plugboard/sdk/host';
+import type { LogEntry } from '@plugboard/sdk';
+import { type ManualClock, manualClock, signDelivery } from '@plugboard/sdk/host';
 import { afterEach } from 'vitest';
 import {
   createReceiver,

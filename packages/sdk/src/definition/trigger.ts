@@ -10,56 +10,21 @@ import { DefinitionError } from './definition-error.js';
  * (`@plugboard/triggers`) keeps the lifecycle; the author writes only the provider's calls.
  */
 
-/** Where the provider is to post, and the signing secret the kit made for it (a provider may hand back its own). */
-export interface SubscribeTarget {
-  /** The receiver's full delivery URL for this trigger. */
-  url: string;
-  /** `whsec_` and 32 random bytes in base64; the provider signs with it unless it answers a secret of its own. */
-  secret: string;
-}
-
-/** What `subscribe` answers: the provider's id of the subscription, when it ends, and its own secret if it made one. */
-export interface Subscribed {
-  id: string;
-  /** ISO 8601 instant; null or left out when the subscription does not expire. */
-  expiresAt?: string | null;
-  /** The provider's signing secret, when it made one (it then replaces the kit's). */
-  secret?: string;
-}
-
-/** A kept subscription as `renew` and `unsubscribe` receive it (never its secret). */
-export interface WebhookSubscription {
-  id: string;
-  expiresAt: string | null;
-}
-
-/**
- * What a signature check answers: a boolean (an HMAC over the body), or a verdict (a timed
- * scheme) whose event id, when it gives one, is what deliveries are deduplicated by.
- */
-export type WebhookVerdict =
-  | boolean
-  | { ok: true; eventId?: string; timestamp?: number }
-  | { ok: false; reasonCode: DeliveryRefusal };
-
 /** What a trigger's signature is checked with: one of the SDK's presets, or the author's own function. */
 export type WebhookSignature =
   | {
+      /**
+       * A boolean (an HMAC over the body), or a verdict (a timed scheme) whose event id, when it
+       * gives one, is what deliveries are deduplicated by.
+       */
       verify(input: {
         headers: Record<string, string | string[] | undefined>;
         body: Uint8Array;
         secret: string;
         now: number;
-      }): WebhookVerdict;
+      }): boolean | { ok: true; eventId?: string; timestamp?: number } | { ok: false; reasonCode: DeliveryRefusal };
     }
   | ((rawBody: Uint8Array, headers: Record<string, string | string[] | undefined>, secret: string) => boolean);
-
-/** A verified delivery as `records` receives it. */
-export interface WebhookDelivery {
-  /** The body, parsed as JSON (an object). */
-  body: Record<string, unknown>;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-}
 
 /** What `defineTrigger` takes. */
 export interface Trigger<E extends z.ZodType = z.ZodType> {
@@ -100,18 +65,40 @@ export interface Trigger<E extends z.ZodType = z.ZodType> {
    * @default the connector's `default` budget, if declared
    */
   budget?: string;
-  /** Asks the provider to post to `target.url`, signed with `target.secret`; answers the subscription. */
-  subscribe: (ctx: ActionContext, target: SubscribeTarget) => Promise<Subscribed>;
-  /** Ends the subscription at the provider. */
-  unsubscribe: (ctx: ActionContext, subscription: WebhookSubscription) => Promise<void>;
+  /**
+   * Asks the provider to post to `target.url` (the receiver's full delivery URL), signed with
+   * `target.secret` (`whsec_` and 32 random bytes in base64); answers the provider's id of the
+   * subscription, when it ends (ISO 8601; null or left out when it does not), and the provider's
+   * own signing secret if it made one (it then replaces the kit's).
+   */
+  subscribe: (
+    ctx: ActionContext,
+    target: { url: string; secret: string },
+  ) => Promise<{ id: string; expiresAt?: string | null; secret?: string }>;
+  /** Ends the subscription at the provider (as kept: never its secret). */
+  unsubscribe: (ctx: ActionContext, subscription: { id: string; expiresAt: string | null }) => Promise<void>;
   /**
    * Extends the subscription before it expires; answers its new `expiresAt` (ISO 8601).
    * @default none: an expiring subscription is replaced by a new one (`subscribe`) instead
    */
-  renew?: (ctx: ActionContext, subscription: WebhookSubscription) => Promise<string>;
-  /** The records a verified delivery carries (an empty list for an event of no interest). */
-  records: (delivery: WebhookDelivery) => readonly z.input<E>[];
+  renew?: (ctx: ActionContext, subscription: { id: string; expiresAt: string | null }) => Promise<string>;
+  /** The records a verified delivery (its body parsed as a JSON object) carries; an empty list for an event of no interest. */
+  records: (delivery: {
+    body: Record<string, unknown>;
+    headers: Readonly<Record<string, string | string[] | undefined>>;
+  }) => readonly z.input<E>[];
 }
+
+/** Where the provider is to post, and the signing secret the kit made for it. */
+export type SubscribeTarget = Parameters<Trigger['subscribe']>[1];
+/** What `subscribe` answers. */
+export type Subscribed = Awaited<ReturnType<Trigger['subscribe']>>;
+/** A kept subscription as `renew` and `unsubscribe` receive it (never its secret). */
+export type WebhookSubscription = Parameters<Trigger['unsubscribe']>[1];
+/** A verified delivery as `records` receives it. */
+export type WebhookDelivery = Parameters<Trigger['records']>[0];
+/** What a preset's signature check answers. */
+export type WebhookVerdict = ReturnType<Extract<WebhookSignature, { verify: unknown }>['verify']>;
 
 const TRIGGER_KEY = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -6,7 +6,7 @@
 import { hmacOf } from './hmac.js';
 import { bodyToSign, eventId, issue, refuseIssues, seconds, tolerance, verifyIssues } from './input-checks.js';
 import type { SignedHeaders } from './signed-headers.js';
-import type { DeliveryVerdict } from './verdict.js';
+import type { DeliveryRefusal, DeliveryVerdict } from './verdict.js';
 import { verifyTimed } from './verify-timed.js';
 
 const HEADERS: SignedHeaders = {
@@ -106,7 +106,7 @@ export function standardWebhookSignature(options: { timestampToleranceSeconds?: 
     secret: string;
     /** Milliseconds since the epoch, from the host's clock. */
     now: number;
-  }): DeliveryVerdict;
+  }): { ok: true; eventId: string; timestamp: number } | { ok: false; reasonCode: DeliveryRefusal };
 } {
   const timestampToleranceSeconds = options.timestampToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   refuseIssues('standardWebhookSignature', [issue('timestampToleranceSeconds', timestampToleranceSeconds, tolerance)]);
