@@ -1,0 +1,1 @@
+export { MAX_TOOL_NAME, toolName } from './tool-name.js';
