@@ -5,9 +5,13 @@
 //   by `--concurrency` senders on one undici keep-alive pool, to the receiver (a trigger without
 //   `run`: each delivery verified, its event id claimed durably, its receipt flushed, nothing
 //   started) and to a bare node:http server that only reads the body and checks the same
-//   HMAC. Each server runs in a child process of its own, so the senders' CPU (this process)
-//   counts against neither. Rounds alternate (A B A B ...) after a warm-up of each; deliveries
-//   per second are medians over the rounds. Target: the receiver at least 0.7x the bare server.
+//   HMAC. Beside them, for scale, the same bare server flushing each delivery's event id to a
+//   file before it answers (one `fdatasync` a batch, as the receiver's group commit does): what
+//   any receiver that keeps a delivery on disk before answering can reach at most on this disk
+//   and these senders. Each server runs in a child process of its own, so the senders' CPU (this
+//   process) counts against none. The order of the servers turns each round after a warm-up of
+//   each; deliveries per second are medians over the rounds. Target: the receiver at least 0.7x
+//   the bare server.
 // - flood: `--flood-senders` senders at once each stream a 10 MB chunked body (no
 //   Content-Length, so the size is only known while reading) to a trigger whose `maxBodyBytes`
 //   is 64 KB. The receiver's RSS (from /proc) is taken idle, then its peak over each flood:
@@ -22,7 +26,7 @@
 //
 //   ./pbw build && node tools/bench/deliveries.mjs [--deliveries 2000] [--rounds 6] [--concurrency 16] [--warmup 500] [--triggers 4] [--flood-senders 64] [--flood-rounds 10] [--state DIR] [--skip-flood]
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { fdatasync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -46,13 +50,45 @@ const FLOOD_BYTES = 10 * 1024 * 1024;
 if (process.argv[2] === '--serve') await serve(process.argv[3], process.argv.slice(4));
 else await main();
 
-/** The bare contender: reads the body, checks the same HMAC, answers 200. */
-function serveBare() {
+/**
+ * Appends lines to a file in the state folder and flushes them (`fdatasync`) before it resolves:
+ * lines that come while a flush is under way go together in the next one, as the receiver's do.
+ */
+function flushedAppends(stateDir) {
+  mkdirSync(stateDir, { recursive: true });
+  const fd = openSync(join(stateDir, 'flushed.log'), 'a');
+  let waiting = [];
+  let flushing = false;
+  const flush = async () => {
+    flushing = true;
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      writeSync(fd, batch.map((entry) => entry.line).join(''));
+      await new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+      for (const entry of batch) entry.resolve();
+    }
+    flushing = false;
+  };
+  return (line) =>
+    new Promise((resolve) => {
+      waiting.push({ line, resolve });
+      if (!flushing) void flush();
+    });
+}
+
+/**
+ * The bare contender: reads the body, checks the same HMAC, answers 200. With `stateDir` (the
+ * flushed bare server), it first appends the event id to a file there and flushes it, as any
+ * receiver that keeps a delivery on disk before answering must: the most such a receiver can do.
+ */
+function serveBare(stateDir) {
   const accepted = Buffer.from('{"accepted":true}');
+  const keep = stateDir ? flushedAppends(stateDir) : undefined;
   const server = createServer((request, response) => {
     const chunks = [];
     request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const { 'x-platform-timestamp': timestamp, 'x-platform-event-id': eventId } = request.headers;
       const expected = createHmac('sha256', SECRET)
         .update(`v1:${timestamp}:${eventId}:`)
@@ -60,6 +96,7 @@ function serveBare() {
         .digest();
       const given = Buffer.from(String(request.headers['x-platform-signature']).slice(3), 'hex');
       const ok = given.length === expected.length && timingSafeEqual(given, expected);
+      if (ok && keep) await keep(`${eventId}\n`);
       response.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'content-length': accepted.length });
       response.end(accepted);
     });
@@ -98,6 +135,7 @@ async function serveReceiver(stateDir, count, maxBodyBytes) {
 
 async function serve(kind, [stateDir, count, maxBodyBytes] = []) {
   if (kind === 'bare') serveBare();
+  else if (kind === 'flushed') serveBare(stateDir);
   else await serveReceiver(stateDir, Number(count), Number(maxBodyBytes));
 }
 
@@ -137,19 +175,23 @@ async function rateRounds(options, stateDir) {
   const self = fileURLToPath(import.meta.url);
   const servers = {
     bare: await startChild([self, '--serve', 'bare'], { name: 'the bare server' }),
+    flushed: await startChild([self, '--serve', 'flushed', join(stateDir, 'flushed')], {
+      name: 'the flushed bare server',
+    }),
     receiver: await startChild(
       [self, '--serve', 'receiver', join(stateDir, 'rate'), String(options.triggers), String(BODY_BYTES * 2)],
       { name: 'the receiver' },
     ),
   };
   const dispatcher = new undici.Agent({ connections: options.concurrency, keepAliveTimeout: 60_000 });
-  const rates = { bare: [], receiver: [] };
+  const rates = { bare: [], flushed: [], receiver: [] };
   try {
     for (const server of Object.values(servers))
       await sendRound(sdk, dispatcher, undici, server.info.urls, options.warmup, options.concurrency);
     for (let round = 0; round < options.rounds; round += 1) {
-      // The order alternates each round, so neither always follows the other.
-      const order = round % 2 === 0 ? ['bare', 'receiver'] : ['receiver', 'bare'];
+      // The order turns each round, so none always follows another.
+      const names = Object.keys(servers);
+      const order = names.map((_, index) => names[(index + round) % names.length]);
       for (const name of order)
         rates[name].push(
           await sendRound(sdk, dispatcher, undici, servers[name].info.urls, options.deliveries, options.concurrency),
@@ -282,10 +324,14 @@ async function main() {
   }
   const bare = median(rates.bare);
   const receiver = median(rates.receiver);
+  const flushed = median(rates.flushed);
   const rateRatio = ratio(receiver, bare);
   const perRound = rates.receiver.map((value, index) => times(ratio(value, rates.bare[index]))).join(', ');
   console.log(
     `bench: 1 KB signed deliveries, ${options.deliveries} a round, ${options.rounds} rounds, ${options.concurrency} senders: receiver ${thousands(receiver)}/s, bare node:http + HMAC ${thousands(bare)}/s: ${times(rateRatio)} (rounds ${perRound}; target ${RATIO_TARGET}x: ${rateRatio >= RATIO_TARGET ? 'met' : 'not met'})`,
+  );
+  console.log(
+    `bench: bare node:http + HMAC + one fdatasync before each answer (group commit, this disk): ${thousands(flushed)}/s, ${times(ratio(flushed, bare))} the bare server; the receiver ${times(ratio(receiver, flushed))} of it`,
   );
   for (const memory of memories) {
     const peaks = memory.floods.map((entry) => entry.peakMb);
@@ -304,8 +350,9 @@ async function main() {
       ...options,
       receiverPerSecond: Math.round(receiver),
       barePerSecond: Math.round(bare),
+      flushedBarePerSecond: Math.round(flushed),
       ratio: round2(rateRatio),
-      perRound: { receiver: rates.receiver.map(Math.round), bare: rates.bare.map(Math.round) },
+      perRound: Object.fromEntries(Object.entries(rates).map(([name, values]) => [name, values.map(Math.round)])),
       floods: memories.map((memory) => ({
         setting: memory.setting,
         idleRssMb: round1(memory.idleMb),
