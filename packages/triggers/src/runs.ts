@@ -13,14 +13,16 @@ import type { StartRun } from './run-start.js';
  */
 
 export interface RunTracker {
-  start(delivery: AcceptedDelivery, trigger: TriggerSettings): void;
+  /** Starts the delivery's run unless it is running already; whether it started one. */
+  start(delivery: AcceptedDelivery, trigger: TriggerSettings): boolean;
   /** Starts the pending runs of deliveries accepted before a restart, of triggers that still run something. */
   resume(triggers: ReadonlyMap<string, TriggerSettings>): Promise<number>;
   drain(options?: { abort?: boolean }): Promise<void>;
 }
 
 export function runTracker(startRun: StartRun, events: EventStore, clock: Clock, log: LogSink): RunTracker {
-  const inFlight = new Set<Promise<void>>();
+  // By delivery: a delivery accepted after listen may still be pending when the resume reads them.
+  const inFlight = new Map<string, Promise<void>>();
   const stopping = new AbortController();
   // Deliveries whose run could not be queued: they stay pending.
   const notQueued = new Set<string>();
@@ -28,7 +30,7 @@ export function runTracker(startRun: StartRun, events: EventStore, clock: Clock,
     log({ level, message, time: new Date(clock.now()).toISOString(), ...fields });
   const start = (delivery: AcceptedDelivery, trigger: TriggerSettings) => {
     const { executionId, deliveryId, triggerId, eventId, records } = delivery;
-    if (!trigger.run || executionId === null) return;
+    if (!trigger.run || executionId === null || inFlight.has(deliveryId)) return false;
     const fields = { executionId, deliveryId, triggerId };
     const running = startRun({
       executionId,
@@ -68,8 +70,9 @@ export function runTracker(startRun: StartRun, events: EventStore, clock: Clock,
       // A run stopped by `drain({ abort })`, or not queued, stays pending: it starts again with the next listen.
       .then(() => (stopping.signal.aborted || notQueued.delete(deliveryId) ? undefined : events.runEnded(deliveryId)))
       .catch((error: unknown) => say('error', `run ${executionId}: ${String(error)}`, fields))
-      .finally(() => inFlight.delete(running));
-    inFlight.add(running);
+      .finally(() => inFlight.delete(deliveryId));
+    inFlight.set(deliveryId, running);
+    return true;
   };
   return {
     start,
@@ -77,15 +80,13 @@ export function runTracker(startRun: StartRun, events: EventStore, clock: Clock,
       let started = 0;
       for (const delivery of await events.pending()) {
         const trigger = triggers.get(delivery.triggerId);
-        if (!trigger?.run) continue;
-        start(delivery, trigger);
-        started += 1;
+        if (trigger?.run && start(delivery, trigger)) started += 1;
       }
       return started;
     },
     async drain(options = {}) {
       if (options.abort) stopping.abort();
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      while (inFlight.size > 0) await Promise.all(inFlight.values());
     },
   };
 }

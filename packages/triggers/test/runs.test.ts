@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { createTransport, type Transport } from '@plugboard/sdk';
 import { fileStore } from '@plugboard/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventLog } from '../src/event-log.js';
 import { executorRunStarter, RECEIPTS_FILE, type RunEnd, type StartRun } from '../src/index.js';
+import { runTracker } from '../src/runs.js';
 import { ORDERS, RUN, shop, startProvider, TOKEN } from './shop.js';
 import { deliver, receipts, startReceiver, stateFolder, testClock, trigger, useCleanup } from './support.js';
 
@@ -181,5 +183,40 @@ describe('a delivery turned into a run', () => {
     const { urls } = await startReceiver({ stateDir, clock, startRun });
     expect((await deliver(urls.trg_orders!, clock, ORDERS)).body).toMatchObject({ accepted: true, executionId: null });
     expect(runs).toHaveLength(0);
+  });
+});
+
+describe('runs resumed as the receiver listens', () => {
+  it('never starts twice the run of a delivery accepted after listen and still running when the pending runs are resumed', async () => {
+    const stateDir = await stateFolder();
+    const events = eventLog(stateDir);
+    const delivery = {
+      triggerId: 'trg_orders',
+      eventId: 'evt_gap_1',
+      deliveryId: 'dlv_gap_1',
+      executionId: 'exe_gap_1',
+      receivedAt: new Date(0).toISOString(),
+      records: [{ id: 'ord_1' }],
+    };
+    const claim = await events.claim(delivery, 'evt_gap_1', true);
+    if (claim.claimed) await claim.durable;
+    const started: string[] = [];
+    let finish = () => {};
+    const startRun: StartRun = (run) => {
+      started.push(run.executionId);
+      return new Promise<RunEnd>((resolve) => {
+        finish = () => resolve({ records: 1 });
+      });
+    };
+    const settings = trigger({ run: { connector: 'shop', action: 'orders.import', connection: 'shop' } });
+    const tracker = runTracker(startRun, events, testClock(), () => undefined);
+    // Accepted in the gap between listen and the resume: its run started, its pending mark still there.
+    tracker.start(delivery, settings as never);
+    expect(await tracker.resume(new Map([['trg_orders', settings as never]]))).toBe(0);
+    expect(started).toEqual(['exe_gap_1']);
+    finish();
+    await tracker.drain();
+    expect(await events.pending()).toEqual([]);
+    await events.close();
   });
 });
