@@ -230,6 +230,33 @@ for (const mode of MODES) {
         expect(server.requests).toHaveLength(1);
       });
 
+      test("an approval's keeper is told once the gate let the run through, before anything is sent; its refusal stops the run", async () => {
+        const request = order();
+        const seenAtUse: number[] = [];
+        const approval = await approvalFor(request);
+        const outcome = await executor().execute({
+          ...request,
+          approval: { ...approval, use: async () => void seenAtUse.push(server.requests.length) },
+        });
+        expect(outcome).toMatchObject({ replayed: false });
+        expect(seenAtUse).toEqual([0]);
+        expect(server.requests).toHaveLength(1);
+        const used = new Error('approval apr_1 was used already');
+        await expect(
+          executor().execute({ ...request, approval: { ...approval, use: () => Promise.reject(used) } }),
+        ).rejects.toBe(used);
+        expect(server.requests).toHaveLength(1);
+        // Refused by the gate: the keeper is never told, so the approval stays unused.
+        let told = 0;
+        await refusedWith(
+          executor().execute({
+            ...request,
+            approval: { ...approval, decidedBy: 'alice@example.com', use: async () => void (told += 1) },
+          }),
+        );
+        expect(told).toBe(0);
+      });
+
       test('a rejected or incomplete approval is refused', async () => {
         const request = order();
         const rejected = await refusedWith(

@@ -41,6 +41,12 @@ export interface ApprovalDecision {
   expiresAt: string | Date | null;
   /** The platform's approval id, quoted in messages. */
   id?: string;
+  /**
+   * Called by the executor once the gate let a run through with this approval, before anything
+   * is sent: the approval's keeper marks it used, so that one approval runs one call. A rejection
+   * (the approval was used already) stops the run there. Never called for a run the gate refused.
+   */
+  use?: () => Promise<void>;
 }
 
 /** Why the gate refused an approval (`ApprovalRefusedError.reason`). */
@@ -131,4 +137,9 @@ export function checkApproval(approval: ApprovalDecision | undefined, check: App
   if (expiresAt !== null && expiresAt !== undefined && now >= expiresAt.getTime()) {
     refuse('expired', `it expired at ${expiresAt.toISOString()}`);
   }
+}
+
+/** Tells the approval's keeper that the gate let a run through with it, when the run needed one. */
+export async function useApproval(needsApproval: boolean, approval: ApprovalDecision | undefined): Promise<void> {
+  if (needsApproval) await approval?.use?.();
 }

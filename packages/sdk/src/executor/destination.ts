@@ -1,3 +1,4 @@
+import { useApproval } from '../approval.js';
 import type { ConnectionCredential } from '../credentials.js';
 import { passGate, type PreparedAction } from '../run.js';
 import type { IdempotencyRecord, RunningRecord } from '../stores.js';
@@ -17,6 +18,7 @@ async function gated(
   ready: PreparedExecution,
 ): Promise<{ run: PreparedAction; credential: ConnectionCredential }> {
   const run = passGate(ready.prepared, request.approval, setup.clock.now());
+  await useApproval(run.needsApproval, request.approval);
   const credential = await credentialFor(setup, ready.connection.id);
   stopIfCancelled(request.signal, `${ready.runner.key} ${ready.prepared.action.key}`);
   return { run, credential };

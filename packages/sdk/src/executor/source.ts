@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { useApproval } from '../approval.js';
 import { checkpointFromStore, checkpointToStore, type StoredCheckpoint } from '../checkpoint.js';
 import type { Environment } from '../definition/action.js';
 import { canonicalJson } from '../digest.js';
@@ -130,5 +131,6 @@ export async function runSource(
     });
   const { kept, run, version } = await resumed(setup, ready, stream);
   const gated = passGate(run, request.approval, setup.clock.now());
+  await useApproval(gated.needsApproval, request.approval);
   return readPages(setup, request, ready, { run: gated, stream, version, checkpoint: kept?.checkpoint, onPage });
 }
