@@ -1,1 +1,11 @@
 export { MAX_TOOL_NAME, toolName } from './tool-name.js';
+export { actionTools, CALL_ARGUMENTS } from './tools.js';
+export type { ActionTool, JsonSchema, ToolAnnotations } from './tools.js';
+export { callTool } from './call.js';
+export type { ApprovalDesk, CallContext, PendingCall, ToolHost, ToolResult } from './call.js';
+export { CALL_TOOL, DEFAULT_MAX_TOOLS, mcpServer, SEARCH_TOOL } from './server.js';
+export type { ServerOptions } from './server.js';
+export { DEFAULT_MAX_BODY_BYTES, MCP_PATH, serveHttp, serveStdio } from './serve.js';
+export type { Authenticate, HttpOptions, StdioOptions, ToolServerOptions } from './serve.js';
+export { decodeCursor, encodeCursor, MAX_CURSOR_CHARS } from './cursor.js';
+export { MAX_MATCHES, searchTools } from './search.js';

@@ -5,6 +5,7 @@ import type { CommandSpec } from './command-spec.js';
 import { DB } from './db.js';
 import { DESCRIBE } from './describe.js';
 import { IDEMPOTENCY } from './idempotency.js';
+import { MCP } from './mcp.js';
 import { MOCK } from './mock.js';
 import { NEW } from './new.js';
 import { OPTIONS } from './options.js';
@@ -43,4 +44,5 @@ export const GRAMMAR: readonly CommandSpec[] = [
   SCHEDULE,
   RUNS,
   TRIGGERS,
+  MCP,
 ];

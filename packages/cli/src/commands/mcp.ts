@@ -1,0 +1,104 @@
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { excerpt, type Environment } from '@plugboard/sdk';
+import { memoryStore } from '@plugboard/sdk/host';
+import { messagesLog } from '../action-args.js';
+import { actionExecutor } from '../action-executor.js';
+import { authBaseUrlOption } from '../auth-base-option.js';
+import { connectionIdOption } from '../connection-name.js';
+import { environmentCredential } from '../credential-variable.js';
+import type { Invocation } from '../invocation.js';
+import { writeJsonLine } from '../io.js';
+import { jsonOption, portOption, UsageError } from '../usage.js';
+
+/**
+ * `plugboard mcp`: `@plugboard/mcp`'s server wired to the command line. The connector is found
+ * as `run` finds it, and its calls go through the same executor on one connection (its
+ * credential from a signed-in connection or PLUGBOARD_CREDENTIAL); checkpoints and idempotency
+ * keys live in `--state` (in memory without it). stdio by default; `--http PORT` serves
+ * Streamable HTTP and prints its URL as one JSON line. Runs until stdin ends (stdio) or Ctrl+C.
+ */
+
+function positive(flag: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const text = String(value);
+  if (!/^[1-9]\d{0,5}$/.test(text))
+    throw new UsageError(`${flag} must be a whole number from 1, not '${excerpt(text)}'`);
+  return Number(text);
+}
+
+export async function mcpCommand(invocation: Invocation): Promise<void> {
+  const { args, io, messages, findConnector, signal } = invocation;
+  const values = invocation.values as Record<string, string | undefined>;
+  if (values.plugins)
+    throw new UsageError('--plugins: plugboard mcp serves a connector imported here (--connector or its key) for now');
+  const found = await findConnector({ key: args[0], connector: values.connector, plugins: undefined });
+  const environment = (values.environment ?? 'sandbox') as Environment;
+  const settings = jsonOption('--connection', values.connection, undefined);
+  if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings)))
+    throw new UsageError('--connection must be a JSON object of connection settings');
+  const id = connectionIdOption(values, messages) ?? 'default';
+  const authBaseUrl = authBaseUrlOption(values['auth-base-url'], environment, found.connector);
+  const stores = values.state
+    ? (await import('@plugboard/runtime')).fileStore(resolve(io.cwd, values.state))
+    : memoryStore();
+  const host = await actionExecutor(
+    io,
+    {
+      connector: found.connector,
+      target: { key: found.connector.key, actions: found.connector.actions },
+      dir: found.dir,
+      action: '',
+      input: {},
+      connection: {
+        id,
+        ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+        ...(authBaseUrl === undefined ? {} : { authBaseUrl }),
+        ...(settings ? { settings: settings as Record<string, unknown> } : {}),
+      },
+      environment,
+      credential: environmentCredential(io, { connector: found.connector }),
+      log: messagesLog(messages),
+      values,
+    },
+    id,
+    stores,
+  );
+  const mcp = await import('@plugboard/mcp');
+  const only = values.actions
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const tools = mcp.actionTools([found.connector], only);
+  if (only) {
+    const known = new Set(tools.map((tool) => tool.action.key));
+    const unknown = only.filter((name) => !known.has(name) && !known.has(name.split('.').slice(1).join('.')));
+    if (unknown.length > 0)
+      throw new UsageError(`--actions: ${found.connector.key} has no action ${unknown.map(excerpt).join(', ')}`);
+  }
+  const options = {
+    tools,
+    executor: host.executor,
+    connectionId: id,
+    environment,
+    checkpoints: stores.checkpoints,
+    maxTools: positive('--max-tools', values['max-tools'], mcp.DEFAULT_MAX_TOOLS),
+    name: `plugboard-${found.connector.key}`,
+    version: found.connector.version,
+  };
+  try {
+    if (values.http !== undefined) {
+      const { port } = portOption(values.http);
+      const served = await mcp.serveHttp(options, { port, host: values.host ?? '127.0.0.1' });
+      writeJsonLine(io.stdout, { url: served.url, tools: tools.length });
+      if (!signal.aborted) await once(signal, 'abort');
+      await served.close();
+      return;
+    }
+    const served = mcp.serveStdio(options, { caller: values.caller ?? 'stdio' });
+    await Promise.race([once(process.stdin, 'end'), once(process.stdin, 'close'), once(signal, 'abort')]);
+    await served.close();
+  } finally {
+    await host.close();
+  }
+}

@@ -1,0 +1,50 @@
+import type { CommandSpec } from './command-spec.js';
+import {
+  AUTH_BASE_URL,
+  BASE_URL,
+  CONNECTION_ID,
+  CONNECTION_SETTINGS,
+  CONNECTOR_KEY,
+  CONNECTOR_PACKAGE,
+  environment,
+} from './common-options.js';
+
+/** `plugboard mcp`: a connector's actions as MCP tools for AI agents. */
+export const MCP: CommandSpec = {
+  name: 'mcp',
+  summary: "serve a connector's actions as MCP tools, over stdio or Streamable HTTP",
+  description:
+    'Serve one tool per action of the connector to an MCP client (an AI agent): each call runs through the executor on one connection, as plugboard run does (validation, budgets, approvals, idempotency keys, redaction). A source answers one page a call with a cursor for the next. With more actions than --max-tools, two tools instead: search_actions and call_action. stdio by default (the client starts this command); --http PORT serves stateless Streamable HTTP at /mcp and prints {"url"} as one JSON line. The credential comes from a signed-in connection or PLUGBOARD_CREDENTIAL.',
+  usage: '[connector] [options]',
+  arguments: [CONNECTOR_KEY],
+  options: [
+    CONNECTOR_PACKAGE,
+    BASE_URL,
+    AUTH_BASE_URL,
+    environment('where the calls count (production needs approvals for billable actions)'),
+    CONNECTION_SETTINGS,
+    CONNECTION_ID,
+    { flags: '--state <dir>', description: 'keep idempotency keys in this folder (in memory without it)' },
+    {
+      flags: '--actions <keys>',
+      description: 'serve only these actions, comma-separated (e.g. projects.list,status.get)',
+    },
+    {
+      flags: '--max-tools <n>',
+      description: 'the most tools listed one per action; past it, search_actions and call_action',
+      default: '40',
+    },
+    { flags: '--http <port>', description: 'serve Streamable HTTP on this port (0: a free one) instead of stdio' },
+    { flags: '--host <address>', description: 'the address --http listens on', default: '127.0.0.1' },
+    {
+      flags: '--caller <name>',
+      description: 'who calls over stdio: an approval must come from someone else',
+      default: 'stdio',
+    },
+  ],
+  examples: [
+    'plugboard mcp descript --base-url http://127.0.0.1:4010 --caller alice',
+    'plugboard mcp --connector ./my-connector --http 8080',
+  ],
+  load: async () => (await import('../commands/mcp.js')).mcpCommand,
+};

@@ -1,0 +1,125 @@
+import { type ListToolsResult, Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { ExecutionEvent } from '@plugboard/sdk/host';
+import { callTool, type ToolHost, type ToolResult } from './call.js';
+import { searchTools } from './search.js';
+import type { ActionTool } from './tools.js';
+
+/**
+ * The MCP server of a set of action tools: `tools/list` gives one tool per action, `tools/call`
+ * runs one through the executor. With more tools than the client takes (`maxTools`) it offers two
+ * instead: `search_actions` and `call_action`, which calls by name through the very same path.
+ * A fresh server serves each connection (stdio) or each request (HTTP, stateless).
+ */
+
+export interface ServerOptions extends ToolHost {
+  tools: readonly ActionTool[];
+  /** The most tools listed one per action; past it, search and call. Default 40. */
+  maxTools?: number | undefined;
+  /** The caller of a request: the access token's subject over HTTP, a fixed name over stdio. */
+  callerOf(context: ServerContext): string;
+  name?: string;
+  version?: string;
+}
+
+export const DEFAULT_MAX_TOOLS = 40;
+export const SEARCH_TOOL = 'search_actions';
+export const CALL_TOOL = 'call_action';
+
+const META_TOOLS = [
+  {
+    name: SEARCH_TOOL,
+    description:
+      'Searches the actions this server can run: each match with its tool name, description, input schema and hints.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', maxLength: 200, description: 'Words to look for; empty lists the first ones.' },
+      },
+    },
+    annotations: {
+      title: 'Search actions',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: CALL_TOOL,
+    description: 'Calls an action found by search_actions, by its tool name, with its arguments.',
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string', maxLength: 64 }, arguments: { type: 'object' } },
+      required: ['name'],
+    },
+    annotations: {
+      title: 'Call an action',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+  },
+];
+
+const listed = (tool: ActionTool) => ({
+  name: tool.name,
+  description: tool.description,
+  inputSchema: tool.inputSchema,
+  outputSchema: tool.outputSchema,
+  annotations: tool.annotations,
+});
+
+const unknownTool = (name: string): ToolResult => ({
+  content: [{ type: 'text', text: `unknown_tool: no tool is named ${JSON.stringify(name.slice(0, 80))}` }],
+  isError: true,
+});
+
+/** Progress notifications of a call whose client sent a progress token: the records read so far. */
+function progressOf(context: ServerContext): ((event: ExecutionEvent) => void) | undefined {
+  const token = context.mcpReq._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return (event) => {
+    if (event.type !== 'page') return;
+    void context.mcpReq
+      .notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: event.totalRecords, message: `page ${event.index + 1}` },
+      })
+      .catch(() => undefined);
+  };
+}
+
+export function mcpServer(options: ServerOptions): Server {
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const searching = options.tools.length > (options.maxTools ?? DEFAULT_MAX_TOOLS);
+  const server = new Server(
+    { name: options.name ?? 'plugboard', version: options.version ?? '0.0.0' },
+    { capabilities: { tools: {} } },
+  );
+  const run = (name: string, args: unknown, context: ServerContext) => {
+    const tool = byName.get(name);
+    if (!tool) return unknownTool(name);
+    const given =
+      typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+    return callTool(options, tool, given, {
+      caller: options.callerOf(context),
+      signal: context.mcpReq.signal,
+      onProgress: progressOf(context),
+    });
+  };
+  // The action's schemas are JSON Schema objects already: the SDK's type narrows `type` to the literal.
+  const list = { tools: searching ? META_TOOLS : options.tools.map(listed) } as ListToolsResult;
+  server.setRequestHandler('tools/list', () => list);
+  server.setRequestHandler('tools/call', async (request, context) => {
+    const { name, arguments: args } = request.params;
+    if (!searching) return run(name, args, context);
+    if (name === SEARCH_TOOL) return searchTools(options.tools, args);
+    if (name === CALL_TOOL) {
+      const call = (args ?? {}) as { name?: unknown; arguments?: unknown };
+      return typeof call.name === 'string' ? run(call.name, call.arguments, context) : unknownTool(String(call.name));
+    }
+    return unknownTool(name);
+  });
+  return server;
+}
