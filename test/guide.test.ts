@@ -56,6 +56,7 @@ const PACKAGES = [
   'packages/runtime',
   'packages/worker',
   'packages/triggers',
+  'packages/mcp',
   'packages/cli',
 ];
 /** A provider's own OpenAPI document that signs in with OAuth2, trimmed to a few operations by the CLI itself. */

@@ -22,6 +22,7 @@ const KIT = [
   'packages/runtime',
   'packages/worker',
   'packages/triggers',
+  'packages/mcp',
   'packages/cli',
 ];
 
