@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -72,8 +73,15 @@ const started: BackgroundStep[] = [];
 
 // `./pbw` installs the workspace when the lockfile changed since its last install; a test never
 // installs: it needs a wrapper that ran once (`./pbw build`) on this lockfile.
-const wrapperReady = existsSync(join(ROOT, 'node_modules', '.pbw-lock'));
-if (!wrapperReady) console.warn('test/guide.test.ts skipped: run ./pbw build once, so that ./pbw installs nothing');
+// The stamp must be of this lockfile: a stale one makes the guide's `./pbw` install again, with
+// the test's closed network, and pnpm then empties the workspace's node_modules.
+const stamp = join(ROOT, 'node_modules', '.pbw-lock');
+const wrapperReady =
+  existsSync(stamp) &&
+  readFileSync(stamp, 'utf8').trim() ===
+    execFileSync('cksum', [join(ROOT, 'pnpm-lock.yaml')], { encoding: 'utf8' }).split(' ')[0];
+if (!wrapperReady)
+  console.warn('test/guide.test.ts skipped: run ./pbw build once on this lockfile, so that ./pbw installs nothing');
 
 beforeAll(async () => {
   if (!wrapperReady) return;
