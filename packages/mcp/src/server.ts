@@ -62,7 +62,7 @@ const META_TOOLS = [
   },
 ];
 
-const listed = (tool: ActionTool) => ({
+const listedTool = (tool: ActionTool) => ({
   name: tool.name,
   description: tool.description,
   inputSchema: tool.inputSchema,
@@ -90,9 +90,27 @@ function progressOf(context: ServerContext): ((event: ExecutionEvent) => void) |
   };
 }
 
+/** What every server of one set of tools answers alike, built once: a stateless server is built per request. */
+const prepared = new WeakMap<readonly ActionTool[], { byName: Map<string, ActionTool>; list: ListToolsResult }>();
+
+function preparedTools(tools: readonly ActionTool[]) {
+  let found = prepared.get(tools);
+  if (!found) {
+    // The action's schemas are JSON Schema objects already: the SDK's type narrows `type` to the literal.
+    found = {
+      byName: new Map(tools.map((tool) => [tool.name, tool])),
+      list: { tools: tools.map(listedTool) } as ListToolsResult,
+    };
+    prepared.set(tools, found);
+  }
+  return found;
+}
+
+const SEARCH_LIST = { tools: META_TOOLS } as unknown as ListToolsResult;
+
 export function mcpServer(options: ServerOptions): Server {
-  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const searching = options.tools.length > (options.maxTools ?? DEFAULT_MAX_TOOLS);
+  const { byName, list } = preparedTools(options.tools);
   const server = new Server(
     { name: options.name ?? 'plugboard', version: options.version ?? '0.0.0' },
     { capabilities: { tools: {} } },
@@ -108,9 +126,7 @@ export function mcpServer(options: ServerOptions): Server {
       onProgress: progressOf(context),
     });
   };
-  // The action's schemas are JSON Schema objects already: the SDK's type narrows `type` to the literal.
-  const list = { tools: searching ? META_TOOLS : options.tools.map(listed) } as ListToolsResult;
-  server.setRequestHandler('tools/list', () => list);
+  server.setRequestHandler('tools/list', () => (searching ? SEARCH_LIST : list));
   server.setRequestHandler('tools/call', async (request, context) => {
     const { name, arguments: args } = request.params;
     if (!searching) return run(name, args, context);
