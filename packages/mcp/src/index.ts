@@ -9,3 +9,6 @@ export { DEFAULT_MAX_BODY_BYTES, MCP_PATH, serveHttp, serveStdio } from './serve
 export type { Authenticate, HttpOptions, StdioOptions, ToolServerOptions } from './serve.js';
 export { decodeCursor, encodeCursor, MAX_CURSOR_CHARS } from './cursor.js';
 export { MAX_MATCHES, searchTools } from './search.js';
+export { ApprovalStoreError, fileApprovalStore } from './approvals/store.js';
+export type { Approval, ApprovalRefusal, ApprovalStatus, ApprovalStore } from './approvals/store.js';
+export { approvalDesk, DEFAULT_APPROVAL_TTL_MS } from './approvals/desk.js';

@@ -4,6 +4,7 @@ import { excerpt, type Environment } from '@plugboard/sdk';
 import { memoryStore } from '@plugboard/sdk/host';
 import { messagesLog } from '../action-args.js';
 import { actionExecutor } from '../action-executor.js';
+import { approvalsFolder } from './approvals.js';
 import { authBaseUrlOption } from '../auth-base-option.js';
 import { connectionIdOption } from '../connection-name.js';
 import { environmentCredential } from '../credential-variable.js';
@@ -76,8 +77,10 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
     if (unknown.length > 0)
       throw new UsageError(`--actions: ${found.connector.key} has no action ${unknown.map(excerpt).join(', ')}`);
   }
+  const approvals = mcp.approvalDesk(mcp.fileApprovalStore(approvalsFolder(invocation)));
   const options = {
     tools,
+    approvals,
     executor: host.executor,
     connectionId: id,
     environment,

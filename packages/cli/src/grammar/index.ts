@@ -1,3 +1,4 @@
+import { APPROVALS } from './approvals.js';
 import { AUTH } from './auth.js';
 import { CATALOGUE } from './catalogue.js';
 import { CHECK } from './check.js';
@@ -45,4 +46,5 @@ export const GRAMMAR: readonly CommandSpec[] = [
   RUNS,
   TRIGGERS,
   MCP,
+  APPROVALS,
 ];

@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { items, startShopProvider } from '@plugboard/example-connector';
+import { manualClock } from '@plugboard/sdk/host';
+import type { FaultServer } from '@plugboard/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { fileApprovalStore } from '../src/index.js';
+
+/**
+ * Approvals a person gives, never the agent: the store's rules on its own (a clock the test
+ * drives), then the whole path over stdio: `plugboard mcp` in production keeps a pending approval
+ * of a billable call, `plugboard approvals approve` refuses the caller and takes another person,
+ * and the agent's second call with the approval id runs once.
+ */
+
+const run = promisify(execFile);
+const TOKEN = 'mcp-approvals-token-3b9d';
+const CLI = join(import.meta.dirname, '..', '..', 'cli', 'dist', 'main.js');
+const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'tools', 'example-connector');
+const CALL = {
+  digest: 'a'.repeat(64),
+  shortDigest: 'aaaaaaaa',
+  connector: 'shop',
+  action: 'orders.create',
+  tool: 'shop_orders_create',
+  environment: 'production' as const,
+  summary: 'Shop Create an order',
+  requestedBy: 'alice',
+};
+
+let provider: FaultServer;
+const folders: string[] = [];
+const closing: Array<() => Promise<void>> = [];
+const folder = async () => {
+  const made = await mkdtemp(join(tmpdir(), 'plugboard-mcp-approvals-'));
+  folders.push(made);
+  return made;
+};
+
+beforeAll(async () => {
+  provider = await startShopProvider({ items: items(2), token: TOKEN });
+});
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  await provider.close();
+  for (const made of folders) await rm(made, { recursive: true, force: true });
+});
+
+describe('the approval store', () => {
+  test('nobody decides their own request; the first decision stands; an approval is used once', async () => {
+    const store = fileApprovalStore(await folder(), { clock: manualClock(Date.UTC(2026, 0, 1)) });
+    const pending = await store.request(CALL, 60_000);
+    expect(pending).toMatchObject({ status: 'pending', id: expect.stringMatching(/^apr_[0-9a-f]{32}$/) });
+    await expect(store.decide(pending.id, 'approved', ' ALICE ')).rejects.toMatchObject({ code: 'self_approval' });
+    await expect(store.use(pending.id)).rejects.toMatchObject({ code: 'approval_pending' });
+    const decisions = await Promise.allSettled([
+      store.decide(pending.id, 'approved', 'bob'),
+      store.decide(pending.id, 'rejected', 'carol'),
+    ]);
+    expect(decisions.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const uses = await Promise.allSettled([store.use(pending.id), store.use(pending.id)]);
+    expect(uses.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect((await store.get(pending.id)).status).toBe('used');
+    await expect(store.get('apr_nothing')).rejects.toMatchObject({ code: 'approval_not_found' });
+  });
+
+  test('a request nobody decided before its expiry cannot be decided', async () => {
+    const clock = manualClock(Date.UTC(2026, 0, 1));
+    const store = fileApprovalStore(await folder(), { clock });
+    const pending = await store.request(CALL, 60_000);
+    await clock.advance(60_000);
+    expect((await store.list('expired')).map((approval) => approval.id)).toEqual([pending.id]);
+    await expect(store.decide(pending.id, 'approved', 'bob')).rejects.toMatchObject({ code: 'approval_expired' });
+  });
+});
+
+describe('plugboard mcp and plugboard approvals', () => {
+  test('a billable call in production waits for someone else, then runs once; reused or for other arguments it is refused', async () => {
+    const state = await folder();
+    const env = { PLUGBOARD_CREDENTIAL: TOKEN, PATH: process.env.PATH ?? '', PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' };
+    const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          CLI,
+          'mcp',
+          '--connector',
+          EXAMPLE,
+          '--base-url',
+          provider.url,
+          '--environment',
+          'production',
+          '--caller',
+          'alice',
+          '--state',
+          state,
+        ],
+        env,
+        stderr: 'pipe',
+      }),
+    );
+    closing.push(() => client.close());
+    const approvals = (...args: string[]) =>
+      run(process.execPath, [CLI, 'approvals', ...args, '--state', state], { env });
+    const order = { sku: 'SKU-1', quantity: 2 };
+    const before = provider.requests.length;
+    const asked = await client.callTool({ name: 'shop_orders_create', arguments: order });
+    expect(asked.isError).toBe(true);
+    const { approval } = asked.structuredContent as { approval: { id: string; digest: string; status: string } };
+    expect(approval).toMatchObject({ status: 'pending', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(JSON.stringify(asked.content)).toContain(`plugboard approvals approve ${approval.id}`);
+
+    await expect(approvals('approve', approval.id, '--by', 'alice')).rejects.toMatchObject({ code: 2 });
+    const early = await client.callTool({
+      name: 'shop_orders_create',
+      arguments: { ...order, approvalId: approval.id },
+    });
+    expect(early.structuredContent).toMatchObject({ code: 'approval_pending' });
+    const approved = JSON.parse((await approvals('approve', approval.id, '--by', 'bob')).stdout) as { status: string };
+    expect(approved.status).toBe('approved');
+
+    const other = await client.callTool({
+      name: 'shop_orders_create',
+      arguments: { sku: 'SKU-2', quantity: 9, approvalId: approval.id },
+    });
+    expect(other.isError).toBe(true);
+    expect(JSON.stringify(other.content)).toContain('digest');
+    expect(provider.requests.length).toBe(before);
+
+    const ran = await client.callTool({ name: 'shop_orders_create', arguments: { ...order, approvalId: approval.id } });
+    expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
+    expect(ran.structuredContent).toMatchObject({ order_id: expect.any(String) });
+    const again = await client.callTool({
+      name: 'shop_orders_create',
+      arguments: { ...order, approvalId: approval.id },
+    });
+    expect(again.structuredContent).toMatchObject({ code: 'approval_used' });
+    expect(provider.requests.length - before).toBe(1);
+    const listed = (await approvals('list')).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: string });
+    expect(listed.map((entry) => entry.status)).toEqual(['used']);
+  });
+});
