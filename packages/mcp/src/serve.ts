@@ -57,6 +57,25 @@ const subjectOf = (authInfo: AuthInfo | undefined): string => {
   return typeof subject === 'string' ? subject : 'anonymous';
 };
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const LOOPBACK_NAME = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
+
+/**
+ * DNS rebinding: a server on a loopback address answers only requests that name a loopback host
+ * (`Host`), and from a loopback page when a browser says where it comes from (`Origin`).
+ */
+function fromThisHost(request: IncomingMessage, loopback: boolean): boolean {
+  if (!loopback) return true;
+  if (!LOOPBACK_NAME.test(request.headers.host ?? '')) return false;
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return LOOPBACK_NAME.test(new URL(origin).host);
+  } catch {
+    return false;
+  }
+}
+
 /** Writes a web Response to Node's response, streaming its body (an SSE stream included). */
 async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
   response.writeHead(answer.status, Object.fromEntries(answer.headers));
@@ -71,6 +90,7 @@ export async function serveHttp(
   http: HttpOptions = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const maxBodyBytes = http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const loopback = LOOPBACK.has(http.host ?? '127.0.0.1');
   const handler = createMcpHandler(
     (context) => mcpServer({ ...options, callerOf: () => subjectOf(context.authInfo) }),
     {
@@ -79,6 +99,10 @@ export async function serveHttp(
   );
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     if (http.routes && (await http.routes(request, response))) return;
+    if (!fromThisHost(request, loopback)) {
+      response.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden host');
+      return;
+    }
     if ((request.url ?? '').split('?', 1)[0] !== MCP_PATH) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
