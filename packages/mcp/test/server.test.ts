@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -167,6 +168,46 @@ describe('actions as MCP tools, over Streamable HTTP', () => {
       arguments: { name: 'shop_orders_create', arguments: { quantity: 'two' } },
     });
     expect(bad.structuredContent).toMatchObject({ code: 'invalid_input' });
+  });
+});
+
+describe('bad requests over HTTP', () => {
+  test('malformed JSON-RPC, an oversized body and a foreign host are refused before any run; the server still serves', async () => {
+    const served = await serveHttp(toolOptions(), { maxBodyBytes: 64 * 1024 });
+    closing.push(() => served.close());
+    const before = provider.requests.length;
+    const post = (body: string) =>
+      fetch(served.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+      });
+    const garbage = await post('{"jsonrpc":"2.0","method":');
+    expect(garbage.status).toBeGreaterThanOrEqual(400);
+    expect(((await garbage.json()) as { error?: { code: number } }).error?.code).toBe(-32700);
+    const huge = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(100_000) } }),
+    );
+    expect(huge.status).toBe(413);
+    // fetch keeps its own Host header: a raw request names another host, as a rebound page's would.
+    const rebound = await new Promise<number>((done, fail) => {
+      const sent = request(
+        served.url,
+        { method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/json' } },
+        (answer) => {
+          answer.resume();
+          done(answer.statusCode ?? 0);
+        },
+      );
+      sent.once('error', fail);
+      sent.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    });
+    expect(rebound).toBe(403);
+    expect(provider.requests.length).toBe(before);
+    const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    closing.push(() => client.close());
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 });
 
