@@ -12,3 +12,5 @@ export { MAX_MATCHES, searchTools } from './search.js';
 export { ApprovalStoreError, fileApprovalStore } from './approvals/store.js';
 export type { Approval, ApprovalRefusal, ApprovalStatus, ApprovalStore } from './approvals/store.js';
 export { approvalDesk, DEFAULT_APPROVAL_TTL_MS } from './approvals/desk.js';
+export { canonicalResource, protectedResource } from './oauth/protected-resource.js';
+export type { ProtectedResource, ProtectedResourceOptions } from './oauth/protected-resource.js';

@@ -92,7 +92,25 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
   try {
     if (values.http !== undefined) {
       const { port } = portOption(values.http);
-      const served = await mcp.serveHttp(options, { port, host: values.host ?? '127.0.0.1' });
+      // The resource is this server's own URL unless --resource names the public one: known once it listens.
+      let guard: import('@plugboard/mcp').ProtectedResource | undefined;
+      const issuer = values['authorization-server'];
+      const served = await mcp.serveHttp(options, {
+        port,
+        host: values.host ?? '127.0.0.1',
+        ...(issuer
+          ? {
+              authenticate: (request) => guard!.authenticate(request),
+              routes: (request, response) => guard!.routes(request, response),
+            }
+          : {}),
+      });
+      if (issuer)
+        guard = mcp.protectedResource({
+          resource: values.resource ?? served.url,
+          authorizationServer: issuer,
+          ...(values.scopes ? { scopes: values.scopes.split(',').filter(Boolean) } : {}),
+        });
       writeJsonLine(io.stdout, { url: served.url, tools: tools.length });
       if (!signal.aborted) await once(signal, 'abort');
       await served.close();

@@ -37,6 +37,17 @@ export const MCP: CommandSpec = {
     { flags: '--http <port>', description: 'serve Streamable HTTP on this port (0: a free one) instead of stdio' },
     { flags: '--host <address>', description: 'the address --http listens on', default: '127.0.0.1' },
     {
+      flags: '--authorization-server <issuer>',
+      description:
+        "with --http: take only JWT access tokens of this OAuth 2.1 authorization server for this server's URL; the caller is the token's subject",
+    },
+    {
+      flags: '--resource <url>',
+      description:
+        "with --authorization-server: this server's public URL, the audience tokens must name (default: the URL it listens on)",
+    },
+    { flags: '--scopes <list>', description: 'with --authorization-server: scopes every call needs, comma-separated' },
+    {
       flags: '--caller <name>',
       description: 'who calls over stdio: an approval must come from someone else',
       default: 'stdio',
