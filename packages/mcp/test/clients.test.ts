@@ -3,12 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { items, shop, startShopProvider } from '@plugboard/example-connector';
+import { items, startShopProvider } from '@plugboard/example-connector';
 import { createTransport, type Transport } from '@plugboard/sdk';
-import { createExecutor, memoryStore } from '@plugboard/sdk/host';
 import type { FaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionTools, serveHttp } from '../src/index.js';
+import { serveHttp } from '../src/index.js';
+import { shopTools } from './support.js';
 
 /**
  * Clients other than the SDK's own against the HTTP server: the official conformance suite
@@ -28,22 +28,7 @@ let dir: string;
 beforeAll(async () => {
   provider = await startShopProvider({ items: items(5), token: TOKEN });
   transport = createTransport();
-  const stores = memoryStore();
-  const executor = createExecutor({
-    connectors: [shop],
-    resolveConnection: (id) => ({ id, baseUrl: provider.url }),
-    resolveCredential: () => TOKEN,
-    stores,
-    transport,
-    log: () => undefined,
-  });
-  served = await serveHttp({
-    tools: actionTools([shop]),
-    executor,
-    connectionId: 'default',
-    environment: 'sandbox',
-    checkpoints: stores.checkpoints,
-  });
+  served = await serveHttp(shopTools(provider, transport, TOKEN));
   dir = await mkdtemp(join(tmpdir(), 'plugboard-mcp-clients-'));
 });
 afterAll(async () => {

@@ -1,11 +1,12 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { items, shop, startShopProvider } from '@plugboard/example-connector';
+import { items, startShopProvider } from '@plugboard/example-connector';
 import { createTransport, type Transport } from '@plugboard/sdk';
-import { createExecutor, manualClock, memoryStore } from '@plugboard/sdk/host';
+import { manualClock } from '@plugboard/sdk/host';
 import type { FaultServer } from '@plugboard/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AuthorizationServer, startAuthorizationServer } from '../../sdk/test/support/oauth.js';
-import { actionTools, type ProtectedResource, protectedResource, serveHttp } from '../src/index.js';
+import { type ProtectedResource, protectedResource, serveHttp } from '../src/index.js';
+import { shopTools } from './support.js';
 
 /**
  * The HTTP server as an OAuth 2.1 protected resource in front of a real authorization server
@@ -60,25 +61,10 @@ const callWith = (token?: string) =>
 beforeAll(async () => {
   provider = await startShopProvider({ items: items(3), token: TOKEN });
   transport = createTransport();
-  const stores = memoryStore();
-  const executor = createExecutor({
-    connectors: [shop],
-    resolveConnection: (id) => ({ id, baseUrl: provider.url }),
-    resolveCredential: () => TOKEN,
-    stores,
-    transport,
-    log: () => undefined,
+  served = await serveHttp(shopTools(provider, transport, TOKEN), {
+    authenticate: (request) => guardOf(request),
+    routes: (request, response) => guard.routes(request, response),
   });
-  served = await serveHttp(
-    {
-      tools: actionTools([shop]),
-      executor,
-      connectionId: 'default',
-      environment: 'sandbox',
-      checkpoints: stores.checkpoints,
-    },
-    { authenticate: (request) => guardOf(request), routes: (request, response) => guard.routes(request, response) },
-  );
   auth = await startAuthorizationServer({ resource: served.url, scopes: ['mcp'], accessTokenTtl: 60, clock });
   other = await startAuthorizationServer({
     resource: 'http://127.0.0.1:9/elsewhere',

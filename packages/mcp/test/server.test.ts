@@ -4,10 +4,11 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { items, shop, startShopProvider } from '@plugboard/example-connector';
 import { createTransport, type Transport } from '@plugboard/sdk';
-import { catalogueEntry, createExecutor, memoryStore } from '@plugboard/sdk/host';
+import { catalogueEntry } from '@plugboard/sdk/host';
 import type { FaultServer } from '@plugboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { actionTools, CALL_TOOL, SEARCH_TOOL, serveHttp, type ToolServerOptions, toolName } from '../src/index.js';
+import { CALL_TOOL, SEARCH_TOOL, serveHttp, type ToolServerOptions, toolName } from '../src/index.js';
+import { shopTools } from './support.js';
 
 /**
  * The example connector's actions served as MCP tools and reached by the official MCP client,
@@ -36,25 +37,7 @@ afterAll(async () => {
   await provider.close();
 });
 
-function toolOptions(extra: Partial<ToolServerOptions> = {}): ToolServerOptions {
-  const stores = memoryStore();
-  const executor = createExecutor({
-    connectors: [shop],
-    resolveConnection: (id) => ({ id, baseUrl: provider.url }),
-    resolveCredential: () => TOKEN,
-    stores,
-    transport,
-    log: () => undefined,
-  });
-  return {
-    tools: actionTools([shop]),
-    executor,
-    connectionId: 'conn_1',
-    environment: 'sandbox',
-    checkpoints: stores.checkpoints,
-    ...extra,
-  };
-}
+const toolOptions = (extra: Partial<ToolServerOptions> = {}) => shopTools(provider, transport, TOKEN, extra);
 
 async function httpClient(options: ToolServerOptions): Promise<Client> {
   const served = await serveHttp(options);
