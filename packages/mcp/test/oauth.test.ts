@@ -1,4 +1,9 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type OAuthClientProvider,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { items, startShopProvider } from '@plugboard/example-connector';
 import { createTransport, type Transport } from '@plugboard/sdk';
 import { manualClock } from '@plugboard/sdk/host';
@@ -115,6 +120,44 @@ describe('an OAuth 2.1 protected resource', () => {
     );
     const page = await client.callTool({ name: 'shop_items_list', arguments: { limit: 3 } });
     expect((page.structuredContent as { records: unknown[] }).records).toHaveLength(3);
+    await client.close();
+  });
+
+  test('the official client signs in by itself: discovery from the 401, the authorization code with PKCE, then a tool call', async () => {
+    const native = auth.clients.native;
+    const kept: { tokens?: unknown; verifier?: string; redirected?: URL } = {};
+    const provider: OAuthClientProvider = {
+      get redirectUrl() {
+        return native.redirectUri;
+      },
+      get clientMetadata() {
+        return {
+          redirect_uris: [native.redirectUri],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        };
+      },
+      clientInformation: () => ({ client_id: native.clientId }),
+      tokens: () => kept.tokens as never,
+      saveTokens: (tokens) => void (kept.tokens = tokens),
+      // The reader's browser: the authorization server signs the person in and consents at once.
+      redirectToAuthorization: async (url) => void (kept.redirected = await auth.completeAuthorization(url)),
+      saveCodeVerifier: (verifier) => void (kept.verifier = verifier),
+      codeVerifier: () => kept.verifier!,
+    };
+    const transportOf = () => new StreamableHTTPClientTransport(new URL(served.url), { authProvider: provider });
+    const first = transportOf();
+    await expect(new Client({ name: 'plugboard-test', version: '1.0.0' }).connect(first)).rejects.toThrow(
+      UnauthorizedError,
+    );
+    const redirected = kept.redirected!;
+    expect(redirected.searchParams.get('code')).toBeTruthy();
+    await first.finishAuth(redirected.searchParams);
+    const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
+    await client.connect(transportOf());
+    const page = await client.callTool({ name: 'shop_items_list', arguments: { limit: 2 } });
+    expect((page.structuredContent as { records: unknown[] }).records).toHaveLength(2);
     await client.close();
   });
 
