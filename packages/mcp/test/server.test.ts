@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { items, shop, startShopProvider } from '@plugboard/example-connector';
 import { createTransport, type Transport } from '@plugboard/sdk';
 import { catalogueEntry } from '@plugboard/sdk/host';
-import type { FaultServer } from '@plugboard/testing';
+import { answer, type FaultServer } from '@plugboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { CALL_TOOL, SEARCH_TOOL, serveHttp, type ToolServerOptions, toolName } from '../src/index.js';
 import { shopTools } from './support.js';
@@ -122,6 +122,42 @@ describe('actions as MCP tools, over Streamable HTTP', () => {
     expect(unknown.isError).toBe(true);
     expect(JSON.stringify(unknown.content)).toContain('unknown_tool');
     expect(provider.requests.length).toBe(before);
+  });
+
+  test("a provider's 402 is a tool error naming the quota and the amounts; the billable write is not retried", async () => {
+    const client = await httpClient(toolOptions());
+    const before = provider.requests.length;
+    provider.next(
+      answer({
+        status: 402,
+        body: {
+          error: { message: 'Insufficient credits', quota: 'credits', unit: 'credits', required: 20, available: 3 },
+        },
+      }),
+    );
+    const result = await client.callTool({ name: 'shop_orders_create', arguments: { sku: 'SKU-1', quantity: 2 } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      code: 'quota_exhausted',
+      quota: 'credits',
+      unit: 'credits',
+      required: 20,
+      available: 3,
+    });
+    expect(provider.requests.length - before).toBe(1);
+  });
+
+  test('a credential the provider echoes reaches the agent nowhere: not in a record, not in an error', async () => {
+    const client = await httpClient(toolOptions());
+    provider.next(
+      answer({ body: { data: [{ id: 'item_x', name: `echo ${TOKEN}`, updated_at: '2026-01-01T00:00:00.000Z' }] } }),
+      answer({ status: 400, body: { error: `the token ${TOKEN} may not do this` } }),
+    );
+    const page = await client.callTool({ name: 'shop_items_list', arguments: {} });
+    const refused = await client.callTool({ name: 'shop_orders_create', arguments: { sku: 'SKU-1', quantity: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify([page, refused])).not.toContain(TOKEN);
+    expect(JSON.stringify(page.structuredContent)).toContain('item_x');
   });
 
   test('an action that needs an approval does not run without one: a tool error with the digest to review', async () => {
