@@ -9,3 +9,4 @@ export type {
   ApprovalVerdict,
   PendingApproval,
 } from './approvals/types.js';
+export { postgresApprovalStore } from './approvals/postgres-store.js';
