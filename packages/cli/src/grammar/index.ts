@@ -1,3 +1,4 @@
+import { APPROVALS } from './approvals.js';
 import { AUTH } from './auth.js';
 import { CATALOGUE } from './catalogue.js';
 import { CHECK } from './check.js';
@@ -43,4 +44,5 @@ export const GRAMMAR: readonly CommandSpec[] = [
   SCHEDULE,
   RUNS,
   TRIGGERS,
+  APPROVALS,
 ];
