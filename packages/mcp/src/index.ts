@@ -10,3 +10,5 @@ export type {
   PendingApproval,
 } from './approvals/types.js';
 export { postgresApprovalStore } from './approvals/postgres-store.js';
+export { approvalPage } from './approvals/page.js';
+export type { ApprovalPageOptions } from './approvals/page.js';
