@@ -24,11 +24,16 @@ const approval = await store.request({
   connector: 'descript',
   action: 'media_imports.create',
   environment: 'production',
-  summary: 'Import 1 file (interview-final.mp4, 14 minutes) into project "Launch video".\nBillable: about 14 media minutes.',
+  summary:
+    'Import 1 file (interview-final.mp4, 14 minutes) into project "Launch video".\nBillable: about 14 media minutes.',
   requestedBy: 'agent-alice@example.com',
   ttlMs: 15 * 60_000,
 });
-const page = approvalPage({ store, identify: () => 'bob@example.com', signIn: (_req, res) => res.writeHead(401).end() });
+const page = approvalPage({
+  store,
+  identify: () => 'bob@example.com',
+  signIn: (_req, res) => res.writeHead(401).end(),
+});
 const server = createServer((req, res) => void page(req, res)).listen(0, '127.0.0.1');
 await once(server, 'listening');
 const browser = await chromium.launch({
