@@ -17,7 +17,11 @@ export const EXIT_CODES = [
     meaning:
       'refused before any request: usage, invalid input or connection, unknown connector or action, a refused address, a checkpoint kept by a newer connector version; check: the connector has no check (not_checked)',
   },
-  { code: 3, meaning: 'approval required: the action needs a decision by someone else on this digest (--approval)' },
+  {
+    code: 3,
+    meaning:
+      'approval required: the action needs a decision by someone else on this digest (--approval); approvals approve or reject by the person who asked',
+  },
   {
     code: 4,
     meaning:
@@ -27,7 +31,7 @@ export const EXIT_CODES = [
   {
     code: 6,
     meaning:
-      'a person must look; nothing was sent: an idempotency key left running or uncertain (plugboard idempotency show, then settle), a key nothing is kept under, a settle the key does not allow, a PostgreSQL schema older (plugboard db migrate) or newer than this Plugboard, a token set sealed with another key, a Redis whose maxmemory-policy is not noeviction (plugboard worker)',
+      'a person must look; nothing was sent: an idempotency key left running or uncertain (plugboard idempotency show, then settle), a key nothing is kept under, a settle the key does not allow, a PostgreSQL schema older (plugboard db migrate) or newer than this Plugboard, a token set sealed with another key, a Redis whose maxmemory-policy is not noeviction (plugboard worker), an MCP approval unknown, not pending, expired or used already (plugboard approvals show)',
   },
 ] as const;
 

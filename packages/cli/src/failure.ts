@@ -67,6 +67,13 @@ const STATE_NEEDS_A_PERSON = new Set([
   'schema_too_new',
   'credential_unreadable',
   'redis_eviction_policy',
+  // An MCP approval that cannot be decided or used as asked: a person looks at it (approvals show).
+  'approval_unknown',
+  'approval_pending',
+  'approval_not_pending',
+  'approval_expired',
+  'approval_used',
+  'approval_digest_mismatch',
 ]);
 
 function keyNeedsAPerson(error: ConnectorError): boolean {
@@ -80,7 +87,8 @@ function keyNeedsAPerson(error: ConnectorError): boolean {
 
 export function exitCodeOf(error: unknown): ExitCode {
   if (!(error instanceof ConnectorError)) return 1;
-  if (error instanceof ApprovalRequiredError) return 3;
+  // The person who asked for an approval cannot decide it: someone else must, as for exit 3.
+  if (error instanceof ApprovalRequiredError || error.code === 'self_approval') return 3;
   if (keyNeedsAPerson(error)) return 6;
   // A followed run's failure comes back from its row as the provider's status.
   if (error instanceof QuotaExhaustedError || error.status === 402) return 5;

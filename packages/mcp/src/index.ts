@@ -9,8 +9,19 @@ export { DEFAULT_MAX_BODY_BYTES, MCP_PATH, serveHttp, serveStdio } from './serve
 export type { Authenticate, HttpOptions, StdioOptions, ToolServerOptions } from './serve.js';
 export { decodeCursor, encodeCursor, MAX_CURSOR_CHARS } from './cursor.js';
 export { MAX_MATCHES, searchTools } from './search.js';
-export { ApprovalStoreError, fileApprovalStore } from './approvals/store.js';
-export type { Approval, ApprovalRefusal, ApprovalStatus, ApprovalStore } from './approvals/store.js';
-export { approvalDesk, DEFAULT_APPROVAL_TTL_MS } from './approvals/desk.js';
+export { approvalDesk } from './approvals/desk.js';
 export { canonicalResource, protectedResource } from './oauth/protected-resource.js';
 export type { ProtectedResource, ProtectedResourceOptions } from './oauth/protected-resource.js';
+export { fileApprovalStore } from './approvals/file-store.js';
+export { ApprovalStateError, UnknownApprovalError } from './approvals/errors.js';
+export type { ApprovalStateRefusal } from './approvals/errors.js';
+export type {
+  ApprovalRequest,
+  ApprovalStatus,
+  ApprovalStore,
+  ApprovalVerdict,
+  PendingApproval,
+} from './approvals/types.js';
+export { postgresApprovalStore } from './approvals/postgres-store.js';
+export { approvalPage } from './approvals/page.js';
+export type { ApprovalPageOptions } from './approvals/page.js';

@@ -12,6 +12,7 @@ const MIGRATIONS = [
   { version: 3, name: 'schedules' },
   { version: 4, name: 'run_error_status' },
   { version: 5, name: 'trigger_deliveries' },
+  { version: 6, name: 'approvals' },
 ];
 const KNOWN = MIGRATIONS.length;
 

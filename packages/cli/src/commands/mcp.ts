@@ -4,12 +4,12 @@ import { excerpt, type Environment } from '@plugboard/sdk';
 import { memoryStore } from '@plugboard/sdk/host';
 import { messagesLog } from '../action-args.js';
 import { actionExecutor } from '../action-executor.js';
-import { approvalsFolder } from './approvals.js';
 import { authBaseUrlOption } from '../auth-base-option.js';
 import { connectionIdOption } from '../connection-name.js';
 import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
 import { writeJsonLine } from '../io.js';
+import { stateFolder } from '../state.js';
 import { jsonOption, portOption, UsageError } from '../usage.js';
 
 /**
@@ -77,7 +77,7 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
     if (unknown.length > 0)
       throw new UsageError(`--actions: ${found.connector.key} has no action ${unknown.map(excerpt).join(', ')}`);
   }
-  const approvals = mcp.approvalDesk(mcp.fileApprovalStore(approvalsFolder(invocation)));
+  const approvals = mcp.approvalDesk(mcp.fileApprovalStore(stateFolder(io, values.state, 'plugboard mcp').dir));
   const options = {
     tools,
     approvals,

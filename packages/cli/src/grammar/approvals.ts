@@ -1,54 +1,72 @@
 import type { CommandSpec, OptionSpec } from './command-spec.js';
 
+/** `plugboard approvals list|show|approve|reject`: the MCP server's approvals, decided by a person. */
+
 const STATE: OptionSpec = {
   flags: '--state <dir>',
   description:
-    'the state folder whose approvals plugboard mcp keeps (default: $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else ~/.local/state/plugboard)',
+    'the state folder the MCP server keeps approvals in (default: $PLUGBOARD_STATE, else $XDG_STATE_HOME/plugboard, else ~/.local/state/plugboard)',
 };
-const ID = { name: '<id>', description: 'the approval id, apr_...' };
-const BY: OptionSpec = { flags: '--by <name>', description: 'who decides: never the one who asked', required: true };
+const POSTGRES: OptionSpec = {
+  flags: '--postgres <url>',
+  description: "the fleet's PostgreSQL instead of a state folder, postgres://USER:PASSWORD@HOST:PORT/DATABASE",
+};
+const JSON_OUTPUT: OptionSpec = {
+  flags: '--json',
+  description: 'print JSON lines (also when stdout is not a terminal)',
+};
+const ID = { name: '<id>', description: 'the approval id (apr_...), as the MCP tool result named it' };
+const BY: OptionSpec = { flags: '--by <name>', description: 'who decides: never the person who asked', required: true };
 
 const LIST: CommandSpec = {
   name: 'list',
-  summary: 'print the approvals of tool calls as JSON lines, newest first',
+  summary: 'list the approvals, newest first',
   options: [
     {
       flags: '--status <status>',
-      description: 'only those',
-      choices: ['pending', 'approved', 'rejected', 'used', 'expired'],
+      description: 'only approvals in this state',
+      choices: ['pending', 'approved', 'rejected', 'used'],
     },
     STATE,
+    POSTGRES,
+    JSON_OUTPUT,
   ],
-  examples: ['plugboard approvals list --status pending'],
+  examples: ['plugboard approvals list --status pending --state ./state'],
   load: async () => (await import('../commands/approvals.js')).listCommand,
 };
 
 const SHOW: CommandSpec = {
   name: 'show',
-  summary: 'print one approval: the call, its digest, who asked, its status',
+  summary: 'show one approval: what will happen, its digest, who asked, its expiry and state',
   arguments: [ID],
-  options: [STATE],
-  examples: ['plugboard approvals show apr_0123456789abcdef0123456789abcdef'],
+  options: [STATE, POSTGRES, JSON_OUTPUT],
+  examples: [
+    'plugboard approvals show apr_3q2FzJ0x8Yb1LwQe7nTg9A --postgres postgres://plugboard@db.internal:5432/plugboard',
+  ],
   load: async () => (await import('../commands/approvals.js')).showCommand,
 };
 
-const decide = (name: 'approve' | 'reject'): CommandSpec => ({
-  name,
-  summary: `${name} a pending tool call, as someone other than the one who asked`,
-  arguments: [ID],
-  options: [BY, STATE],
-  examples: [`plugboard approvals ${name} apr_0123456789abcdef0123456789abcdef --by bob@example.com`],
-  load: async () => (await import('../commands/approvals.js'))[name === 'approve' ? 'approveCommand' : 'rejectCommand'],
-});
+/** `approve` and `reject`: the same decision with another word. */
+function decision(name: 'approve' | 'reject'): CommandSpec {
+  return {
+    name,
+    summary: `${name} a pending approval, as someone other than the person who asked`,
+    description: `Refused (exit 3) when --by names the person who asked, however spelt; refused (exit 6) when the approval is not pending any more, has expired or is unknown.`,
+    arguments: [ID],
+    options: [BY, STATE, POSTGRES, JSON_OUTPUT],
+    examples: [`plugboard approvals ${name} apr_3q2FzJ0x8Yb1LwQe7nTg9A --by bob@example.com --state ./state`],
+    load: async () => (await import('../commands/approvals.js'))[`${name}Command`],
+  };
+}
 
 export const APPROVALS: CommandSpec = {
   name: 'approvals',
-  summary: 'decide the tool calls an agent asked plugboard mcp to run',
+  summary: "decide the MCP server's approvals",
   description:
-    'A tool call whose action needs an approval does not run: plugboard mcp keeps a pending approval of exactly that call (its digest) and tells the agent its id. A person other than the caller approves or rejects it here; the agent then calls again with the id, and the call runs once.',
+    'An MCP tool call whose action needs approval waits for a person other than the caller to approve it; the call then runs once. These commands list, show and decide those approvals, wherever the server keeps them.',
   examples: [
-    'plugboard approvals list --status pending',
-    'plugboard approvals approve apr_0123456789abcdef0123456789abcdef --by bob@example.com',
+    'plugboard approvals list --status pending --state ./state',
+    'plugboard approvals approve apr_3q2FzJ0x8Yb1LwQe7nTg9A --by bob@example.com --state ./state',
   ],
-  subcommands: [LIST, SHOW, decide('approve'), decide('reject')],
+  subcommands: [LIST, SHOW, decision('approve'), decision('reject')],
 };
