@@ -118,7 +118,11 @@ function privateImport(specifier: string, file: string, folder: string): string 
 }
 
 const PRIVATE_READS: Array<[RegExp, string]> = [
-  [/(?:\?\.|\.)\s*_[A-Za-z]\w*|\[\s*['"`]_[A-Za-z]\w*['"`]\s*\]/, 'reads a private (underscore) field'],
+  // `_meta` is the Model Context Protocol's own public field of every request and result.
+  [
+    /(?:\?\.|\.)\s*_(?!meta\b)[A-Za-z]\w*|\[\s*['"`]_(?!meta\b)[A-Za-z]\w*['"`]\s*\]/,
+    'reads a private (underscore) field',
+  ],
   // The one cast through unknown that is not reaching in: a CommonJS module's default export.
   [
     /\bas\s+unknown\s+as\s+\{(?!\s*default\?\s*:\s*unknown\s*\})/,
