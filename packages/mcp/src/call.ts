@@ -4,6 +4,7 @@ import {
   ApprovalRefusedError,
   ApprovalRequiredError,
   ConnectorError,
+  excerpt,
   type Environment,
   InvalidInputError,
   type Page,
@@ -174,7 +175,11 @@ async function pendingApproval(
     action: tool.action.key,
     tool: tool.name,
     environment: host.environment,
-    summary: `${tool.connector.name} ${tool.action.label} (${tool.action.key}) in ${host.environment}, input ${JSON.stringify(input)}`,
+    // Bounded: an agent's input may be long, and a person reads this.
+    summary: excerpt(
+      `${tool.connector.name} ${tool.action.label} (${tool.action.key}) in ${host.environment}, input ${JSON.stringify(input)}`,
+      1000,
+    ),
     requestedBy: caller,
   });
   const ask = pending.url ? `open ${pending.url}` : `run plugboard approvals approve ${pending.id} --by NAME`;
