@@ -25,3 +25,7 @@ export type {
 export { postgresApprovalStore } from './approvals/postgres-store.js';
 export { approvalPage } from './approvals/page.js';
 export type { ApprovalPageOptions } from './approvals/page.js';
+export { APPROVALS_PATH, approvalSite, SIGN_IN_PATH } from './approvals/site.js';
+export type { ApprovalSite, ApprovalSiteOptions } from './approvals/site.js';
+export { pageSignIn } from './oauth/page-sign-in.js';
+export type { PageSignIn, PageSignInOptions } from './oauth/page-sign-in.js';

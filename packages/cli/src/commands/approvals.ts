@@ -1,7 +1,7 @@
 import type { ApprovalStatus, ApprovalStore, PendingApproval } from '@plugboard/mcp';
+import { openApprovalStore } from '../approval-store.js';
 import { wantsJson, writeJsonLine } from '../io.js';
 import type { Invocation } from '../invocation.js';
-import { stateFolder } from '../state.js';
 import { UsageError } from '../usage.js';
 
 /**
@@ -10,28 +10,8 @@ import { UsageError } from '../usage.js';
  * same library calls the server and its approval page make.
  */
 
-interface Place {
-  store: ApprovalStore;
-  close(): Promise<void>;
-}
-
-async function open({ values, io }: Invocation, command: string): Promise<Place> {
-  const postgres = values.postgres as string | undefined;
-  const mcp = await import('@plugboard/mcp');
-  if (postgres !== undefined) {
-    if (values.state !== undefined) throw new UsageError(`${command}: --state and --postgres exclude each other`);
-    // A server it cannot reach, or a schema without the approvals, is refused typed, its password masked.
-    await (await import('@plugboard/worker')).assertMigrated(postgres);
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: postgres });
-    return { store: mcp.postgresApprovalStore(pool), close: () => pool.end() };
-  }
-  const folder = stateFolder(io, values.state as string | undefined, command);
-  return { store: mcp.fileApprovalStore(folder.dir), close: async () => {} };
-}
-
 async function withStore<T>(invocation: Invocation, command: string, work: (store: ApprovalStore) => Promise<T>) {
-  const place = await open(invocation, command);
+  const place = await openApprovalStore(invocation, command);
   try {
     return await work(place.store);
   } finally {

@@ -1,15 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { excerpt, type Environment } from '@plugboard/sdk';
 import { memoryStore } from '@plugboard/sdk/host';
 import { messagesLog } from '../action-args.js';
 import { actionExecutor } from '../action-executor.js';
+import { openApprovalStore } from '../approval-store.js';
 import { authBaseUrlOption } from '../auth-base-option.js';
+import type { ApprovalStore } from '@plugboard/mcp';
 import { connectionIdOption } from '../connection-name.js';
 import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
 import { writeJsonLine } from '../io.js';
-import { stateFolder } from '../state.js';
 import { jsonOption, portOption, UsageError } from '../usage.js';
 
 /**
@@ -77,10 +79,10 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
     if (unknown.length > 0)
       throw new UsageError(`--actions: ${found.connector.key} has no action ${unknown.map(excerpt).join(', ')}`);
   }
-  const approvals = mcp.approvalDesk(mcp.fileApprovalStore(stateFolder(io, values.state, 'plugboard mcp').dir));
+  const place = await openApprovalStore(invocation, 'plugboard mcp', { beside: true });
   const options = {
     tools,
-    approvals,
+    approvals: mcp.approvalDesk(place.store),
     executor: host.executor,
     connectionId: id,
     environment,
@@ -90,36 +92,83 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
     version: found.connector.version,
   };
   try {
-    if (values.http !== undefined) {
-      const { port } = portOption(values.http);
-      // The resource is this server's own URL unless --resource names the public one: known once it listens.
-      let guard: import('@plugboard/mcp').ProtectedResource | undefined;
-      const issuer = values['authorization-server'];
-      const served = await mcp.serveHttp(options, {
-        port,
-        host: values.host ?? '127.0.0.1',
-        ...(issuer
-          ? {
-              authenticate: (request) => guard!.authenticate(request),
-              routes: (request, response) => guard!.routes(request, response),
-            }
-          : {}),
-      });
-      if (issuer)
-        guard = mcp.protectedResource({
-          resource: values.resource ?? served.url,
-          authorizationServer: issuer,
-          ...(values.scopes ? { scopes: values.scopes.split(',').filter(Boolean) } : {}),
-        });
-      writeJsonLine(io.stdout, { url: served.url, tools: tools.length });
-      if (!signal.aborted) await once(signal, 'abort');
-      await served.close();
-      return;
-    }
+    if (values.http !== undefined) return await serveHttp(invocation, options, place.store);
     const served = mcp.serveStdio(options, { caller: values.caller ?? 'stdio' });
     await Promise.race([once(process.stdin, 'end'), once(process.stdin, 'close'), once(signal, 'abort')]);
     await served.close();
   } finally {
+    await place.close();
     await host.close();
   }
+}
+
+type Mcp = typeof import('@plugboard/mcp');
+type ServerOptions = import('@plugboard/mcp').ToolServerOptions;
+
+/** The approval page's sign-in, from `--approval-client` and the environment's secrets; none without the flag. */
+function approvalSignIn(invocation: Invocation, issuer: string | undefined) {
+  const values = invocation.values as Record<string, string | undefined>;
+  const clientId = values['approval-client'];
+  if (clientId === undefined) return undefined;
+  if (!issuer) throw new UsageError('--approval-client needs --authorization-server, where people sign in');
+  const { env } = invocation.io;
+  const cookieSecret = env.PLUGBOARD_COOKIE_SECRET;
+  if (cookieSecret !== undefined && cookieSecret.length < 32)
+    throw new UsageError('PLUGBOARD_COOKIE_SECRET must be at least 32 characters');
+  const clientSecret = env.PLUGBOARD_APPROVAL_CLIENT_SECRET;
+  return {
+    issuer,
+    clientId,
+    // Without a shared secret the sessions and forms are this process's only: a restart asks people to sign in again.
+    cookieSecret: cookieSecret ?? randomBytes(32).toString('base64url'),
+    ...(clientSecret ? { clientSecret } : {}),
+  };
+}
+
+/**
+ * `--http PORT`: stateless Streamable HTTP; with `--authorization-server` a protected resource
+ * (the caller the token's subject), and with `--approval-client` the approval page beside `/mcp`,
+ * whose URL a pending approval tells the agent. Prints `{ url, tools }` and serves until Ctrl+C.
+ */
+async function serveHttp(invocation: Invocation, options: ServerOptions, store: ApprovalStore): Promise<void> {
+  const mcp: Mcp = await import('@plugboard/mcp');
+  const values = invocation.values as Record<string, string | undefined>;
+  const { port } = portOption(values.http);
+  const issuer = values['authorization-server'];
+  const signIn = approvalSignIn(invocation, issuer);
+  // The resource and the page's origin are this server's own URL unless --resource names the public one: known once it listens.
+  let guard: import('@plugboard/mcp').ProtectedResource | undefined;
+  let site: import('@plugboard/mcp').ApprovalSite | undefined;
+  const served = await mcp.serveHttp(
+    { ...options, approvals: mcp.approvalDesk(store, signIn ? { pageUrl: (id) => site!.pageUrl(id) } : {}) },
+    {
+      port,
+      host: values.host ?? '127.0.0.1',
+      ...(issuer
+        ? {
+            authenticate: (request) => guard!.authenticate(request),
+            routes: async (request, response) =>
+              guard!.routes(request, response) || ((await site?.routes(request, response)) ?? false),
+          }
+        : {}),
+    },
+  );
+  const resource = values.resource ?? served.url;
+  if (issuer)
+    guard = mcp.protectedResource({
+      resource,
+      authorizationServer: issuer,
+      ...(values.scopes ? { scopes: values.scopes.split(',').filter(Boolean) } : {}),
+    });
+  if (signIn) site = mcp.approvalSite({ store, origin: resource, signIn });
+  writeJsonLine(invocation.io.stdout, {
+    url: served.url,
+    tools: options.tools.length,
+    ...(site
+      ? { approvals: `${new URL(resource).origin}${mcp.APPROVALS_PATH}/`, signInRedirect: site.redirectUri }
+      : {}),
+  });
+  const { signal } = invocation;
+  if (!signal.aborted) await once(signal, 'abort');
+  await served.close();
 }

@@ -24,7 +24,16 @@ export const MCP: CommandSpec = {
     environment('where the calls count (production needs approvals for billable actions)'),
     CONNECTION_SETTINGS,
     CONNECTION_ID,
-    { flags: '--state <dir>', description: 'keep idempotency keys in this folder (in memory without it)' },
+    {
+      flags: '--state <dir>',
+      description:
+        "keep idempotency keys in this folder (in memory without it), and pending approvals (default: plugboard's state folder)",
+    },
+    {
+      flags: '--postgres <url>',
+      description:
+        "keep pending approvals in the worker fleet's PostgreSQL, where every server process and plugboard approvals --postgres find them",
+    },
     {
       flags: '--actions <keys>',
       description: 'serve only these actions, comma-separated (e.g. projects.list,status.get)',
@@ -45,6 +54,11 @@ export const MCP: CommandSpec = {
       flags: '--resource <url>',
       description:
         "with --authorization-server: this server's public URL, the audience tokens must name (default: the URL it listens on)",
+    },
+    {
+      flags: '--approval-client <id>',
+      description:
+        "with --authorization-server: serve the approval page at /approvals/ID, people signing in at the authorization server as this OAuth client (redirect URI <origin>/approvals/sign-in; a confidential client's secret in PLUGBOARD_APPROVAL_CLIENT_SECRET; the cookie key in PLUGBOARD_COOKIE_SECRET, 32 characters or more, shared by every process of a fleet)",
     },
     { flags: '--scopes <list>', description: 'with --authorization-server: scopes every call needs, comma-separated' },
     {

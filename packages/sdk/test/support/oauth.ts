@@ -2,7 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Agent, createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, type JWTPayload, jwtVerify } from 'jose';
-import Provider, { type Adapter, type AdapterPayload, type Configuration, errors } from 'oidc-provider';
+import Provider, {
+  type Adapter,
+  type AdapterPayload,
+  type ClientMetadata,
+  type Configuration,
+  errors,
+} from 'oidc-provider';
 import { type Clock, systemClock } from '../../src/clock.js';
 
 /**
@@ -90,16 +96,21 @@ export interface PublicClient {
 }
 
 export interface AuthorizationServerOptions {
-  /** The resource (RFC 8707) every access token is for, its `aud` (default `urn:plugboard:test-api`). */
-  resource?: string;
+  /**
+   * The resource (RFC 8707) every access token is for, its `aud` (default `urn:plugboard:test-api`);
+   * a function when it is known only once the resource server listens, after this one started.
+   */
+  resource?: string | (() => string);
   /** Scopes the resource knows and clients may ask for (default `items:read items:write`). */
   scopes?: string[];
   /** Access tokens' lifetime in seconds (default 2). */
   accessTokenTtl?: number;
   /** The native client's redirect path on 127.0.0.1 (default `/callback`). */
   redirectPath?: string;
-  /** The account the programmatic end-user logs in as (default `user-1`). */
+  /** The account the programmatic end-user logs in as (default `user-1`; a browser may name another in `x-rig-account`). */
   accountId?: string;
+  /** More clients, as oidc-provider's client metadata (e.g. a web page's sign-in client). */
+  extraClients?: ClientMetadata[];
   /**
    * Gives access tokens' `iat` (and `exp` = `iat` + lifetime; default the system clock): share a
    * `manualClock()` with the resource server, and a token got after the clock moved is fresh.
@@ -163,6 +174,8 @@ const AUTHORIZE_PATH = '/auth';
 const JWKS_PATH = '/jwks';
 const INTERACTION = /^\/interaction\/([\w-]+)$/;
 const DECISION_HEADER = 'x-rig-decision';
+/** Who a browser logs in as, when not the rig's `accountId`. */
+export const ACCOUNT_HEADER = 'x-rig-account';
 const BODY_LIMIT = 64 * 1024;
 const GRANT_TYPES: readonly string[] = ['client_credentials', 'authorization_code', 'refresh_token'];
 
@@ -179,7 +192,8 @@ interface ActiveFault {
 
 /** Starts oidc-provider behind the rig's front; resolves once both listen. */
 export async function startAuthorizationServer(options: AuthorizationServerOptions = {}): Promise<AuthorizationServer> {
-  const resource = options.resource ?? 'urn:plugboard:test-api';
+  const given = options.resource ?? 'urn:plugboard:test-api';
+  const resourceOf = typeof given === 'function' ? given : () => given;
   const scopes = options.scopes ?? ['items:read', 'items:write'];
   const accessTokenTtl = options.accessTokenTtl ?? 2;
   const accountId = options.accountId ?? 'user-1';
@@ -221,6 +235,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
         redirect_uris: [clients.native.redirectUri],
         scope: scopes.join(' '),
       },
+      ...(options.extraClients ?? []),
     ],
     adapter: memoryAdapter(),
     scopes: ['openid', 'offline_access', ...scopes],
@@ -233,10 +248,10 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resource,
+        defaultResource: () => resourceOf(),
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== resource) throw new errors.InvalidTarget();
+          if (indicator !== resourceOf()) throw new errors.InvalidTarget();
           return {
             scope: scopes.join(' '),
             accessTokenFormat: 'jwt',
@@ -384,7 +399,9 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       return provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
     }
     if (prompt.name === 'login') {
-      return provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
+      const account = req.headers[ACCOUNT_HEADER];
+      const login = { accountId: typeof account === 'string' && account !== '' ? account : accountId };
+      return provider.interactionFinished(req, res, { login }, { mergeWithLastSubmission: false });
     }
     const grant = interaction.grantId
       ? await provider.Grant.find(interaction.grantId)
@@ -445,7 +462,9 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     tokenUrl: `${issuer}${TOKEN_PATH}`,
     authorizeUrl: `${issuer}${AUTHORIZE_PATH}`,
     jwksUrl: `${issuer}${JWKS_PATH}`,
-    resource,
+    get resource() {
+      return resourceOf();
+    },
     scopes,
     clients,
     counts,

@@ -1,0 +1,199 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { items, startShopProvider } from '@plugboard/example-connector';
+import type { FaultServer } from '@plugboard/testing';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium } from '../../catalogue/test/support/chromium.js';
+import { ACCOUNT_HEADER, type AuthorizationServer, startAuthorizationServer } from '../../sdk/test/support/oauth.js';
+
+/**
+ * The approval page as `plugboard mcp --http` serves it beside `/mcp`, the whole path: an agent
+ * (the authorization server's client `service-post`, by its token) calls a billable action in
+ * production and is told a pending approval with its page's URL; the agent's own identity opening
+ * that page is told someone else must decide; another person signs in at the same authorization
+ * server (oidc-provider, through the page's own OAuth client with PKCE) in Chromium and clicks
+ * Approve; the agent's second call with the approval id runs once, and a third is refused as used.
+ */
+
+const TOKEN = 'mcp-approval-page-token-91c4';
+const CLI = join(import.meta.dirname, '..', '..', 'cli', 'dist', 'main.js');
+const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'tools', 'example-connector');
+const PAGE_CLIENT = 'approval-page';
+const COOKIE_SECRET = randomBytes(32).toString('base64url');
+
+let provider: FaultServer;
+let auth: AuthorizationServer;
+let browser: Browser;
+let server: ChildProcess;
+let state: string;
+let mcpUrl = '';
+let stderr = '';
+
+beforeAll(async () => {
+  provider = await startShopProvider({ items: items(2), token: TOKEN });
+  auth = await startAuthorizationServer({
+    resource: () => mcpUrl,
+    scopes: ['mcp'],
+    accessTokenTtl: 600,
+    extraClients: [
+      {
+        client_id: PAGE_CLIENT,
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        // A loopback redirect: any port (RFC 8252), so the server may take a free one.
+        redirect_uris: ['http://127.0.0.1/approvals/sign-in'],
+        scope: 'openid',
+      },
+    ],
+  });
+  state = await mkdtemp(join(tmpdir(), 'plugboard-mcp-approval-page-'));
+  server = spawn(
+    process.execPath,
+    [
+      CLI,
+      'mcp',
+      '--connector',
+      EXAMPLE,
+      '--base-url',
+      provider.url,
+      '--environment',
+      'production',
+      '--state',
+      state,
+      '--http',
+      '0',
+      '--authorization-server',
+      auth.issuer,
+      '--approval-client',
+      PAGE_CLIENT,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PLUGBOARD_CREDENTIAL: TOKEN,
+        PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8',
+        PLUGBOARD_COOKIE_SECRET: COOKIE_SECRET,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  server.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+  const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
+  const started = JSON.parse(line) as { url: string; approvals: string; signInRedirect: string };
+  mcpUrl = started.url;
+  expect(started.signInRedirect).toBe(`${new URL(mcpUrl).origin}/approvals/sign-in`);
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (server && server.exitCode === null) {
+    const exited = once(server, 'exit');
+    server.kill('SIGINT');
+    await exited;
+  }
+  await auth?.stop();
+  await provider?.close();
+  if (state) await rm(state, { recursive: true, force: true });
+});
+
+/** The agent: the official client with a client-credentials token of the authorization server (subject `service-post`). */
+async function agent(): Promise<Client> {
+  const { clientId, clientSecret } = auth.clients.post;
+  const answer = await fetch(auth.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      scope: 'mcp',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  const { access_token: token } = (await answer.json()) as { access_token: string };
+  const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+/** A person in Chromium who signs in at the authorization server as `account` when the page asks. */
+async function person(account: string) {
+  const context = await browser.newContext({ extraHTTPHeaders: { [ACCOUNT_HEADER]: account } });
+  return { context, page: await context.newPage() };
+}
+
+describe('plugboard mcp --http with the approval page', () => {
+  test('a billable call waits for a person other than the agent, who approves on the page; then it runs once', async () => {
+    const client = await agent();
+    try {
+      const order = { sku: 'SKU-1', quantity: 2 };
+      const before = provider.requests.length;
+      const asked = await client.callTool({ name: 'shop_orders_create', arguments: order });
+      expect(asked.isError).toBe(true);
+      const { approval } = asked.structuredContent as { approval: { id: string; url: string; status: string } };
+      expect(approval.url).toBe(`${new URL(mcpUrl).origin}/approvals/${approval.id}`);
+      expect(JSON.stringify(asked.content)).toContain(`open ${approval.url}`);
+
+      // The agent's own identity, signed in on the page: told someone else must decide, no buttons.
+      const own = await person('service-post');
+      try {
+        await own.page.goto(approval.url);
+        expect(new URL(own.page.url()).pathname).toBe(`/approvals/${approval.id}`);
+        expect(await own.page.textContent('#note')).toContain('someone else must approve or reject it');
+        expect(await own.page.$('button.approve')).toBeNull();
+      } finally {
+        await own.context.close();
+      }
+
+      const bob = await person('bob');
+      try {
+        await bob.page.goto(approval.url);
+        expect(await bob.page.textContent('dl')).toContain('service-post');
+        await bob.page.click('button.approve');
+        expect(await bob.page.textContent('#note')).toBe('Approved by bob.');
+      } finally {
+        await bob.context.close();
+      }
+      expect(provider.requests.length).toBe(before);
+
+      const ran = await client.callTool({
+        name: 'shop_orders_create',
+        arguments: { ...order, approvalId: approval.id },
+      });
+      expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
+      expect(ran.structuredContent).toMatchObject({ order_id: expect.any(String) });
+      const again = await client.callTool({
+        name: 'shop_orders_create',
+        arguments: { ...order, approvalId: approval.id },
+      });
+      expect(again.structuredContent).toMatchObject({ code: 'approval_used' });
+      expect(provider.requests.length - before).toBe(1);
+    } finally {
+      await client.close();
+    }
+    expect(stderr).not.toContain(TOKEN);
+    expect(stderr).not.toContain(COOKIE_SECRET);
+  });
+
+  test('a page opened without a session goes to the sign-in; a forged session cookie is no one', async () => {
+    const answer = await fetch(`${new URL(mcpUrl).origin}/approvals/apr_unknown`, {
+      redirect: 'manual',
+      headers: { cookie: 'plugboard_session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IifQ.forged' },
+    });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toMatch(new RegExp(`^${auth.issuer}/`));
+  });
+});
