@@ -7,7 +7,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { items, startShopProvider } from '@plugboard/example-connector';
 import type { FaultServer } from '@plugboard/testing';
+import { migrate } from '@plugboard/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { type PostgresServer, startPostgres } from '../../worker/test/support/postgres.js';
 
 /**
  * Approvals a person gives, never the agent, the whole path over stdio: `plugboard mcp` in production keeps a pending approval
@@ -20,6 +22,7 @@ const TOKEN = 'mcp-approvals-token-3b9d';
 const CLI = join(import.meta.dirname, '..', '..', 'cli', 'dist', 'main.js');
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'tools', 'example-connector');
 let provider: FaultServer;
+let postgres: PostgresServer | undefined;
 const folders: string[] = [];
 const closing: Array<() => Promise<void>> = [];
 const folder = async () => {
@@ -36,36 +39,32 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await provider.close();
+  await postgres?.stop();
   for (const made of folders) await rm(made, { recursive: true, force: true });
 });
+
+const env = { PLUGBOARD_CREDENTIAL: TOKEN, PATH: process.env.PATH ?? '', PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' };
+
+/** The official client over stdio, `plugboard mcp` in production as alice, where `place` says approvals are kept. */
+async function agent(...place: string[]): Promise<Client> {
+  const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
+  const args = [CLI, 'mcp', '--connector', EXAMPLE, '--base-url', provider.url, '--environment', 'production'];
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [...args, '--caller', 'alice', ...place],
+      env,
+      stderr: 'pipe',
+    }),
+  );
+  closing.push(() => client.close());
+  return client;
+}
 
 describe('plugboard mcp and plugboard approvals', () => {
   test('a billable call in production waits for someone else, then runs once; reused or for other arguments it is refused', async () => {
     const state = await folder();
-    const env = { PLUGBOARD_CREDENTIAL: TOKEN, PATH: process.env.PATH ?? '', PLUGBOARD_ALLOW_NETWORK: '127.0.0.0/8' };
-    const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          CLI,
-          'mcp',
-          '--connector',
-          EXAMPLE,
-          '--base-url',
-          provider.url,
-          '--environment',
-          'production',
-          '--caller',
-          'alice',
-          '--state',
-          state,
-        ],
-        env,
-        stderr: 'pipe',
-      }),
-    );
-    closing.push(() => client.close());
+    const client = await agent('--state', state);
     const approvals = (...args: string[]) =>
       run(process.execPath, [CLI, 'approvals', ...args, '--state', state], { env });
     const order = { sku: 'SKU-1', quantity: 2 };
@@ -108,5 +107,25 @@ describe('plugboard mcp and plugboard approvals', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { status: string });
     expect(listed.map((entry) => entry.status)).toEqual(['used']);
+  });
+
+  test("with --postgres the pending approval is kept in the fleet's PostgreSQL, where plugboard approvals --postgres decides it", async () => {
+    postgres ??= await startPostgres();
+    const url = await postgres.database();
+    await migrate(url);
+    const client = await agent('--postgres', url);
+    const order = { sku: 'SKU-2', quantity: 1 };
+    const asked = await client.callTool({ name: 'shop_orders_create', arguments: order });
+    const { approval } = asked.structuredContent as { approval: { id: string } };
+    const listed = await run(process.execPath, [CLI, 'approvals', 'list', '--postgres', url], { env });
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).id),
+    ).toEqual([approval.id]);
+    await run(process.execPath, [CLI, 'approvals', 'approve', approval.id, '--by', 'bob', '--postgres', url], { env });
+    const ran = await client.callTool({ name: 'shop_orders_create', arguments: { ...order, approvalId: approval.id } });
+    expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
   });
 });
