@@ -100,12 +100,13 @@ export function pageSignIn(options: PageSignInOptions): PageSignIn {
       let subject: string | undefined;
       try {
         const as = await discover();
-        const params = oauth.validateAuthResponse(
-          as,
-          client,
-          new URL(req.url ?? '/', settings.redirectUri),
-          pending.state,
-        );
+        let params: URLSearchParams;
+        try {
+          params = oauth.validateAuthResponse(as, client, new URL(req.url ?? '/', settings.redirectUri), pending.state);
+        } catch {
+          // Not this sign-in's answer (another state, an error, a forged one): the person's to retry.
+          return answer(res, 400, 'The sign-in was refused.');
+        }
         const response = await oauth.authorizationCodeGrantRequest(
           as,
           client,
@@ -118,7 +119,7 @@ export function pageSignIn(options: PageSignInOptions): PageSignIn {
         const result = await oauth.processAuthorizationCodeResponse(as, client, response, { requireIdToken: true });
         subject = oauth.getValidatedIdTokenClaims(result)?.sub;
       } catch (error) {
-        const refused = error instanceof oauth.AuthorizationResponseError || error instanceof oauth.ResponseBodyError;
+        const refused = error instanceof oauth.ResponseBodyError;
         // Neither the code nor the answer is echoed: only that it failed.
         return answer(
           res,
