@@ -1,6 +1,7 @@
 import { type ListToolsResult, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { ExecutionEvent } from '@plugboard/sdk/host';
 import { callTool, type ToolHost, type ToolResult } from './call.js';
+import { elicitApproval, elicitedApproval } from './elicit.js';
 import { searchTools } from './search.js';
 import type { ActionTool } from './tools.js';
 
@@ -115,16 +116,25 @@ export function mcpServer(options: ServerOptions): Server {
     { name: options.name ?? 'plugboard', version: options.version ?? '0.0.0' },
     { capabilities: { tools: {} } },
   );
-  const run = (name: string, args: unknown, context: ServerContext) => {
+  const run = async (name: string, args: unknown, context: ServerContext) => {
     const tool = byName.get(name);
     if (!tool) return unknownTool(name);
     const given =
       typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-    return callTool(options, tool, given, {
-      caller: options.callerOf(context),
-      signal: context.mcpReq.signal,
-      onProgress: progressOf(context),
-    });
+    const elicited = elicitedApproval(context);
+    if (elicited.declined) return elicited.declined;
+    const approval = elicited.approvalId && given.approvalId === undefined ? { approvalId: elicited.approvalId } : {};
+    const result = await callTool(
+      options,
+      tool,
+      { ...given, ...approval },
+      {
+        caller: options.callerOf(context),
+        signal: context.mcpReq.signal,
+        onProgress: progressOf(context),
+      },
+    );
+    return elicitApproval(result, context);
   };
   server.setRequestHandler('tools/list', () => (searching ? SEARCH_LIST : list));
   server.setRequestHandler('tools/call', async (request, context) => {
