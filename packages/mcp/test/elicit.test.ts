@@ -35,7 +35,7 @@ beforeAll(async () => {
   const desk = approvalDesk(store, { pageUrl: (id) => `https://mcp.example.com/approvals/${id}` });
   const served = await serveHttp(
     shopTools(provider, transport, TOKEN, { environment: 'production', approvals: desk }),
-    { authenticate: () => ({ subject: 'alice' }) },
+    { authenticate: async () => ({ subject: 'alice' }) },
   );
   ({ url, close } = served);
 });
