@@ -1,5 +1,5 @@
 import type { ConnectionCredential, ConnectionInput, Connector, Environment, LogSink } from '@plugboard/sdk';
-import type { IsolatedPlugin } from '@plugboard/runtime';
+import type { IsolatedPlugin, IsolationOptions } from '@plugboard/runtime';
 import { authBaseUrlOption } from './auth-base-option.js';
 import { type FoundConnector, isolatedIn } from './connectors.js';
 import { connectionIdOption } from './connection-name.js';
@@ -32,16 +32,28 @@ export interface IsolatedActionArgs extends Omit<ActionArgs, 'connector'> {
   plugin: IsolatedPlugin;
 }
 
+/**
+ * The connector `key` of the plugin folder `--plugins`, started in a process of its own under the
+ * environment's network policy (PLUGBOARD_ALLOW_NETWORK) and Redis (PLUGBOARD_REDIS_URL).
+ */
+export function startIsolated(
+  { io, messages, values }: Invocation,
+  key: string | undefined,
+  options: Pick<IsolationOptions, 'tools'> = {},
+): Promise<IsolatedPlugin> {
+  const redis = io.env.PLUGBOARD_REDIS_URL;
+  return isolatedIn(io, messages, values.plugins as string, key, {
+    allow: allowedNetwork(io.env),
+    ...(redis ? { redis } : {}),
+    ...options,
+  });
+}
+
 /** The arguments of `run`: a connector of a plugin folder runs isolated; any other is imported here. */
 export async function runArgs(invocation: Invocation): Promise<ActionArgs | IsolatedActionArgs> {
   const values = invocation.values as Record<string, string | undefined>;
   if (!values.plugins) return actionArgs(invocation);
-  const { key } = actionTarget(invocation.args);
-  const redis = invocation.io.env.PLUGBOARD_REDIS_URL;
-  const plugin = await isolatedIn(invocation.io, invocation.messages, values.plugins, key, {
-    allow: allowedNetwork(invocation.io.env),
-    ...(redis ? { redis } : {}),
-  });
+  const plugin = await startIsolated(invocation, actionTarget(invocation.args).key);
   const found = { key: plugin.key, actions: plugin.actions };
   try {
     return { ...(await actionArgs(invocation, found)), plugin } as IsolatedActionArgs;

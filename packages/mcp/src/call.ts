@@ -12,7 +12,6 @@ import {
 } from '@plugboard/sdk';
 import {
   type CheckpointStore,
-  checkpointDeclaration,
   checkpointToStore,
   type ExecuteRequest,
   type ExecutionEvent,
@@ -134,7 +133,7 @@ async function readOnePage(
   } catch (error) {
     if (!(error instanceof FirstPage)) throw error;
     const { page } = error;
-    const version = tool.action.direction === 'source' ? checkpointDeclaration(tool.action.incremental).version : 1;
+    const version = tool.action.checkpointVersion ?? 1;
     return {
       records: page.records,
       nextCursor: page.checkpoint === undefined ? null : encodeCursor(checkpointToStore(page.checkpoint, version)),

@@ -1,6 +1,6 @@
 export { MAX_TOOL_NAME, toolName } from './tool-name.js';
 export { actionTools, CALL_ARGUMENTS } from './tools.js';
-export type { ActionTool, JsonSchema, ToolAnnotations } from './tools.js';
+export type { ActionTool, DescribedTools, JsonSchema, ToolAnnotations } from './tools.js';
 export { callTool } from './call.js';
 export type { ApprovalDesk, CallContext, PendingCall, ToolHost, ToolResult } from './call.js';
 export { CALL_TOOL, DEFAULT_MAX_TOOLS, mcpServer, SEARCH_TOOL } from './server.js';

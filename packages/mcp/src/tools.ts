@@ -1,6 +1,10 @@
-import type { Action, Connector } from '@plugboard/sdk';
-import { annotationsOf, catalogueEntry, needsApproval } from '@plugboard/sdk/host';
-import { z } from 'zod';
+import type { Connector } from '@plugboard/sdk';
+import {
+  type ActionToolDescription,
+  actionToolDescriptions,
+  type JsonSchema,
+  needsApproval,
+} from '@plugboard/sdk/host';
 import { toolName } from './tool-name.js';
 
 /**
@@ -9,10 +13,11 @@ import { toolName } from './tool-name.js';
  * (JSON Schema 2020-12) with the call's own arguments added (a source's `cursor`, a destination's
  * `idempotencyKey`, `approvalId` where the action can need an approval), its output schema from
  * the action's data type (a source answers one page of it), and all four hints from the action's
- * declared effect.
+ * declared effect. A connector imported here is described here; one running in a plugin's process
+ * was described there (`DescribedTools`): both take the same path from the description on.
  */
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 export interface ToolAnnotations {
   title: string;
@@ -22,45 +27,32 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
+/** A connector as described where its code runs (a plugin's process, `startPlugins(dir, { tools: true })`). */
+export interface DescribedTools {
+  key: string;
+  name: string;
+  tools: readonly ActionToolDescription[];
+}
+
 export interface ActionTool {
   name: string;
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
   annotations: ToolAnnotations;
-  connector: Connector;
-  action: Action;
+  connector: { key: string; name: string };
+  action: ActionToolDescription;
 }
 
 /** The arguments a tool takes besides the action's input, which they are kept apart from. */
 export const CALL_ARGUMENTS = ['cursor', 'idempotencyKey', 'approvalId'] as const;
 
-const DEFS = '#/$defs/';
-
-const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
-    io,
-    unrepresentable: 'any',
-    cycles: 'ref',
-    reused: 'inline',
-    target: 'draft-2020-12',
-  }) as JsonSchema;
-  // A named type comes out as a reference to its definition: a tool's schema is the type itself.
-  const { $ref, $defs, ...own } = rest as { $ref?: unknown; $defs?: Record<string, JsonSchema> };
-  const named =
-    typeof $ref === 'string' && $ref.startsWith(DEFS) ? decodeURIComponent($ref.slice(DEFS.length)) : undefined;
-  if (named === undefined || !$defs?.[named] || Object.keys(own).length > 0) return rest;
-  const { [named]: root, ...others } = $defs;
-  const inlined = JSON.parse(JSON.stringify(others).replaceAll(`"${$ref}"`, '"#"')) as Record<string, JsonSchema>;
-  return { ...root, ...(Object.keys(inlined).length > 0 ? { $defs: inlined } : {}) };
-};
-
 /** The action's input schema as an object, with the call's own arguments beside its fields. */
-function inputSchemaOf(action: Action): JsonSchema {
-  const input = toSchema(action.input, 'input');
+function inputSchemaOf(action: ActionToolDescription): JsonSchema {
+  const input = action.inputSchema;
   const properties = { ...((input.properties as Record<string, unknown> | undefined) ?? {}) };
   for (const name of CALL_ARGUMENTS)
-    if (name in properties)
+    if (Object.hasOwn(properties, name))
       throw new TypeError(`${action.key}: an input field named ${name} would shadow the tool's own argument`);
   if (action.direction === 'source')
     properties.cursor = { type: 'string', description: 'The nextCursor of the page before; none for the first page.' };
@@ -79,8 +71,8 @@ function inputSchemaOf(action: Action): JsonSchema {
   return { ...input, type: 'object', properties };
 }
 
-function outputSchemaOf(action: Action): JsonSchema {
-  const entity = toSchema(action.entity, 'output');
+function outputSchemaOf(action: ActionToolDescription): JsonSchema {
+  const entity = action.entitySchema;
   if (action.direction === 'destination')
     return entity.type === 'object' ? entity : { type: 'object', properties: { result: entity } };
   const { $defs, ...record } = entity;
@@ -95,30 +87,40 @@ function outputSchemaOf(action: Action): JsonSchema {
   };
 }
 
-function describe(connector: Connector, action: Action, description: string | null): string {
-  const text = description ?? action.label;
+function describe(connector: DescribedTools, action: ActionToolDescription): string {
+  const text = action.description ?? action.label;
   const paging = action.direction === 'source' ? ' One page a call: pass nextCursor back as cursor for the next.' : '';
   return `${connector.name}: ${text}${paging}`;
 }
 
-/** The tools of the connectors' actions; `only` keeps those actions (`connector.action` or `action`). */
-export function actionTools(connectors: readonly Connector[], only?: readonly string[]): ActionTool[] {
+/** An imported connector described here; a described one as it is. */
+const describedTools = (given: Connector | DescribedTools): DescribedTools =>
+  'tools' in given ? given : { key: given.key, name: given.name, tools: actionToolDescriptions(given) };
+
+/**
+ * The tools of the connectors' actions: connectors imported here, or described by their plugins'
+ * processes. `only` keeps those actions (`connector.action` or `action`).
+ */
+export function actionTools(
+  connectors: ReadonlyArray<Connector | DescribedTools>,
+  only?: readonly string[],
+): ActionTool[] {
   const wanted = only === undefined ? undefined : new Set(only);
   const tools: ActionTool[] = [];
-  for (const connector of connectors)
-    for (const operation of catalogueEntry(connector).operations) {
-      const action = connector.action(operation.key);
-      if (!action) continue;
+  for (const given of connectors) {
+    const connector = describedTools(given);
+    for (const action of connector.tools) {
       if (wanted && !wanted.has(action.key) && !wanted.has(`${connector.key}.${action.key}`)) continue;
       tools.push({
         name: toolName(connector.key, action.key),
-        description: describe(connector, action, operation.description),
+        description: describe(connector, action),
         inputSchema: inputSchemaOf(action),
         outputSchema: outputSchemaOf(action),
-        annotations: { title: action.label, ...annotationsOf(action) },
-        connector,
+        annotations: { title: action.label, ...action.annotations },
+        connector: { key: connector.key, name: connector.name },
         action,
       });
     }
+  }
   return tools;
 }

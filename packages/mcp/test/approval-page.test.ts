@@ -135,7 +135,8 @@ async function person(account: string) {
   return { context, page: await context.newPage() };
 }
 
-describe('plugboard mcp --http with the approval page', () => {
+// Each step starts a plugboard process (or a browser's sign-in): slow on a loaded machine, never waiting on time.
+describe('plugboard mcp --http with the approval page', { timeout: 120_000 }, () => {
   test('a billable call waits for a person other than the agent, who approves on the page; then it runs once', async () => {
     const client = await agent();
     try {

@@ -61,7 +61,8 @@ async function agent(...place: string[]): Promise<Client> {
   return client;
 }
 
-describe('plugboard mcp and plugboard approvals', () => {
+// Each step starts a plugboard process (or a browser's sign-in): slow on a loaded machine, never waiting on time.
+describe('plugboard mcp and plugboard approvals', { timeout: 120_000 }, () => {
   test('a billable call in production waits for someone else, then runs once; reused or for other arguments it is refused', async () => {
     const state = await folder();
     const client = await agent('--state', state);

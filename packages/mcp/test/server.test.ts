@@ -9,6 +9,7 @@ import { answer, type FaultServer } from '@plugboard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { CALL_TOOL, SEARCH_TOOL, serveHttp, type ToolServerOptions, toolName } from '../src/index.js';
 import { shopTools } from './support.js';
+import { pageToEnd } from './page-to-end.js';
 
 /**
  * The example connector's actions served as MCP tools and reached by the official MCP client,
@@ -46,22 +47,6 @@ async function httpClient(options: ToolServerOptions): Promise<Client> {
   await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
   closing.push(() => client.close());
   return client;
-}
-
-/** Every record of a source tool, a page a call, following nextCursor to its end. */
-async function pageToEnd(client: Client, name: string, args: Record<string, unknown>) {
-  const records: Array<{ id: string }> = [];
-  let cursor: string | null | undefined;
-  let calls = 0;
-  do {
-    const result = await client.callTool({ name, arguments: { ...args, ...(cursor ? { cursor } : {}) } });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    const page = result.structuredContent as { records: Array<{ id: string }>; nextCursor: string | null };
-    records.push(...page.records);
-    cursor = page.nextCursor;
-    calls += 1;
-  } while (cursor && calls < 20);
-  return { records, calls };
 }
 
 describe('actions as MCP tools, over Streamable HTTP', () => {

@@ -1,6 +1,7 @@
 export { loadPlugin, loadPlugins, loadPack } from './load.js';
 export type { LoadedPlugin, FailedPlugin, LoadResult, LoadOptions, Pack, PluginSpec } from './load.js';
 export { PluginLoadError } from './manifest.js';
+export { MAX_SCHEMA_BYTES, PluginDescriptionError } from './description.js';
 export type { PluginManifest } from './manifest.js';
 export { fileCredentialStore, fileStore } from './stores.js';
 export { pluginsReport } from './report.js';

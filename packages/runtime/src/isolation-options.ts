@@ -24,6 +24,12 @@ export interface IsolationOptions extends IsolationLimits {
    * ACL user) that holds budgets only.
    */
   redis?: SharedRedis;
+  /**
+   * Each plugin also describes its actions as a tool server (an MCP server) needs them: the
+   * description's `tools` (schemas computed in the plugin's process, each at most 64 KB). Off
+   * by default: computing the schemas adds to every start.
+   */
+  tools?: boolean;
 }
 
 const DEFAULTS: Required<IsolationLimits> = {

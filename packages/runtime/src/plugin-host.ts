@@ -2,12 +2,13 @@ import { type AuthScheme, excerpt } from '@plugboard/sdk';
 import type { ConnectorRunner } from '@plugboard/sdk/host';
 import type { ChildProcess } from 'node:child_process';
 import { openChannel, type StartSettings } from './channel.js';
+import { PluginDescriptionError, readDescription } from './description.js';
 import { type Exchange, type ExchangeHandlers, Exchanges } from './exchanges.js';
 import { type IsolationLimits, type IsolationOptions, limitsOf } from './isolation-options.js';
 import { PluginLoadError, type PluginManifest } from './manifest.js';
 import { type KillReason, PluginKilledError } from './plugin-killed.js';
 import type { PluginDescription, PluginPort, PluginUsage } from './plugin-port.js';
-import type { ChildMessage, HostMessage } from './protocol.js';
+import type { ChildMessage, DescribedConnector, HostMessage } from './protocol.js';
 import { pluginRunner } from './runner.js';
 import { captureLog, readableFolders, spawnPlugin } from './spawn.js';
 import { schemesById } from './token-asks.js';
@@ -104,13 +105,22 @@ export class PluginProcess implements PluginPort {
       sdkRoots: this.sdkRoots,
       ...(this.options.allow ? { allow: this.options.allow } : {}),
       ...(this.options.redis ? { redis: this.options.redis } : {}),
+      ...(this.options.tools ? { tools: true as const } : {}),
     };
   }
 
   /** Takes the process's first message, its description; anything else ends it, and is the reason it did not load. */
   private describe(message: ChildMessage): PluginLoadError | undefined {
     if (message.type === 'described') {
-      const { oauth2, ...connector } = message.connector;
+      let described: DescribedConnector;
+      try {
+        described = readDescription(this.manifest.package, message.connector, this.options.tools === true);
+      } catch (error) {
+        if (!(error instanceof PluginDescriptionError)) throw error;
+        this.kill('closed', 'not loaded');
+        return error;
+      }
+      const { oauth2, ...connector } = described;
       this.oauth2 = schemesById(oauth2);
       this.description = {
         ...connector,

@@ -1,4 +1,5 @@
 import type { AuthScheme } from '@plugboard/sdk';
+import type { ActionToolDescription } from '@plugboard/sdk/host';
 import type { Exchange, ExchangeHandlers } from './exchanges.js';
 import type { IsolationLimits } from './isolation-options.js';
 import type { KillReason } from './plugin-killed.js';
@@ -7,7 +8,7 @@ import type { HostMessage } from './protocol.js';
 export interface DescribedAction {
   key: string;
   label: string;
-  direction: string;
+  direction: 'source' | 'destination';
 }
 
 export interface PluginDescription {
@@ -21,6 +22,8 @@ export interface PluginDescription {
   /** The package's folder (real path). */
   dir: string;
   actions: DescribedAction[];
+  /** Each action as a tool server needs it, when the plugin was started with `tools: true`. */
+  tools?: ActionToolDescription[];
 }
 
 /** A plugin's process and its memory in bytes, as the process counts it (`process.memoryUsage()`). */

@@ -1,5 +1,6 @@
 import { CancelledError, type Connector, type Transport, type TokenSet } from '@plugboard/sdk';
 import {
+  actionToolDescriptions,
   createHostTransport,
   isOAuth2Scheme,
   passGate,
@@ -11,6 +12,7 @@ import {
   prepareRun,
   retryPolicy,
   type PreparedRun,
+  type ActionToolDescription,
 } from '@plugboard/sdk/host';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -258,6 +260,13 @@ async function load(): Promise<ChildMessage> {
   const found = connectorOf(module.default);
   if ('problem' in found) return { type: 'failed', reason: found.problem };
   connector = found.connector;
+  let tools: ActionToolDescription[] | undefined;
+  try {
+    // Asked for by a tool server only: the schemas cost time every start would pay.
+    if (start.tools) tools = actionToolDescriptions(connector);
+  } catch (error) {
+    return { type: 'failed', reason: `its actions could not be described as tools: ${errorText(error)}` };
+  }
   return {
     type: 'described',
     connector: {
@@ -269,6 +278,7 @@ async function load(): Promise<ChildMessage> {
         label: action.label,
         direction: action.direction,
       })),
+      ...(tools ? { tools } : {}),
       oauth2: connector.auth.filter(isOAuth2Scheme),
     },
   };

@@ -10,7 +10,7 @@ import type {
   RetrySettings,
   TokenSet,
 } from '@plugboard/sdk';
-import type { PreparedAction } from '@plugboard/sdk/host';
+import type { ActionToolDescription, PreparedAction } from '@plugboard/sdk/host';
 import type { WireError } from './wire.js';
 
 /**
@@ -32,6 +32,8 @@ export interface StartMessage {
   allow?: string[];
   /** The plugin's budgets are shared through this Redis with every other process using it. */
   redis?: SharedRedis;
+  /** The description also gives each action's tool (`described.connector.tools`): its schemas cost time to compute. */
+  tools?: true;
 }
 
 /** Pages a run may send before the host acknowledged any: the one it asked for and one ahead; each acknowledgement allows one more. */
@@ -105,7 +107,9 @@ export interface DescribedConnector {
   key: string;
   name: string;
   connectorVersion: string;
-  actions: Array<{ key: string; label: string; direction: string }>;
+  actions: Array<{ key: string; label: string; direction: 'source' | 'destination' }>;
+  /** Each action as a tool server needs it, when the host asked (`StartMessage.tools`). */
+  tools?: ActionToolDescription[];
   /** The connector's OAuth2 schemes as declared: the host sends their token requests. */
   oauth2?: unknown[];
 }

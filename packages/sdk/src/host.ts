@@ -77,6 +77,9 @@ export { providerMessage } from './http/classify.js';
 // The public catalogue entry of a connector, as the catalogue and the standard suite build it.
 export { catalogueEntry } from './catalogue-entry.js';
 export type { PublicConnector, PublicOperation } from './catalogue-entry.js';
+// Each action as a tool server needs it (schemas as JSON Schema, hints, approval), computed where the connector runs.
+export { actionToolDescriptions, jsonSchemaOf } from './tool-description.js';
+export type { ActionToolDescription, JsonSchema } from './tool-description.js';
 export type { PublicAuthentication } from './auth/schemes/scheme-type.js';
 export { isAddressRange } from './http/network-policy.js';
 // The bound an incremental read asks the provider from (the standard suite checks a recorded second run against it).

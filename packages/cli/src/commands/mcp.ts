@@ -12,6 +12,7 @@ import { connectionIdOption } from '../connection-name.js';
 import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
 import { writeJsonLine } from '../io.js';
+import { type ServedConnector, servingConnector } from '../mcp-plugins.js';
 import { jsonOption, portOption, UsageError } from '../usage.js';
 
 /**
@@ -30,12 +31,11 @@ function positive(flag: string, value: unknown, fallback: number): number {
   return Number(text);
 }
 
-export async function mcpCommand(invocation: Invocation): Promise<void> {
-  const { args, io, messages, findConnector, signal } = invocation;
+export const mcpCommand = (invocation: Invocation) => servingConnector(invocation, serve);
+
+async function serve(invocation: Invocation, found: ServedConnector): Promise<void> {
+  const { io, messages, signal } = invocation;
   const values = invocation.values as Record<string, string | undefined>;
-  if (values.plugins)
-    throw new UsageError('--plugins: plugboard mcp serves a connector imported here (--connector or its key) for now');
-  const found = await findConnector({ key: args[0], connector: values.connector, plugins: undefined });
   const environment = (values.environment ?? 'sandbox') as Environment;
   const settings = jsonOption('--connection', values.connection, undefined);
   if (settings !== undefined && (settings === null || typeof settings !== 'object' || Array.isArray(settings)))
@@ -48,8 +48,7 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
   const host = await actionExecutor(
     io,
     {
-      connector: found.connector,
-      target: { key: found.connector.key, actions: found.connector.actions },
+      ...found.runs,
       dir: found.dir,
       action: '',
       input: {},
@@ -72,12 +71,12 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
     ?.split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  const tools = mcp.actionTools([found.connector], only);
+  const tools = mcp.actionTools([found.tools], only);
   if (only) {
     const known = new Set(tools.map((tool) => tool.action.key));
     const unknown = only.filter((name) => !known.has(name) && !known.has(name.split('.').slice(1).join('.')));
     if (unknown.length > 0)
-      throw new UsageError(`--actions: ${found.connector.key} has no action ${unknown.map(excerpt).join(', ')}`);
+      throw new UsageError(`--actions: ${found.key} has no action ${unknown.map(excerpt).join(', ')}`);
   }
   const place = await openApprovalStore(invocation, 'plugboard mcp', { beside: true });
   const options = {
@@ -88,8 +87,8 @@ export async function mcpCommand(invocation: Invocation): Promise<void> {
     environment,
     checkpoints: stores.checkpoints,
     maxTools: positive('--max-tools', values['max-tools'], mcp.DEFAULT_MAX_TOOLS),
-    name: `plugboard-${found.connector.key}`,
-    version: found.connector.version,
+    name: `plugboard-${found.key}`,
+    version: found.version,
   };
   try {
     if (values.http !== undefined) return await serveHttp(invocation, options, place.store);

@@ -7,6 +7,7 @@ import {
   CONNECTOR_KEY,
   CONNECTOR_PACKAGE,
   environment,
+  PLUGIN_FOLDER,
 } from './common-options.js';
 
 /** `plugboard mcp`: a connector's actions as MCP tools for AI agents. */
@@ -19,6 +20,10 @@ export const MCP: CommandSpec = {
   arguments: [CONNECTOR_KEY],
   options: [
     CONNECTOR_PACKAGE,
+    {
+      ...PLUGIN_FOLDER,
+      description: `${PLUGIN_FOLDER.description}: serve its connector of that key in a process of its own, as run --plugins runs it`,
+    },
     BASE_URL,
     AUTH_BASE_URL,
     environment('where the calls count (production needs approvals for billable actions)'),
