@@ -18,11 +18,14 @@ const controller = new AbortController();
 process.once('SIGINT', () => controller.abort());
 process.once('SIGTERM', () => controller.abort());
 
-// A reader that closed the pipe (`plugboard run ... | head`) has all it wanted.
+// A reader that closed the pipe (`plugboard run ... | head`) has all it wanted: stop at once. When another
+// part of the process handles stdout's errors (the MCP server over stdio, whose client left), the command
+// winds down on the abort instead, as on Ctrl+C: its calls in flight end aborted and free their idempotency
+// keys before the process exits, which an exit here would cut short.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
   controller.abort();
-  process.exit(0);
+  if (process.stdout.listenerCount('error') === 1) process.exit(0);
 });
 
 const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };

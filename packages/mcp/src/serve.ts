@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { toWebRequest } from '@modelcontextprotocol/node';
-import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
+import { type AuthInfo, createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import { serveStdio as serveStdioFactory, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { parsedJson, readBody, webRequest, writeResponse } from './http-exchange.js';
+import { answeredWhole, legacyExchange } from './http-legacy.js';
 import { mcpServer, type ServerOptions } from './server.js';
 
 /**
@@ -76,59 +76,56 @@ function fromThisHost(request: IncomingMessage, loopback: boolean): boolean {
   }
 }
 
-/** Writes a web Response to Node's response, streaming its body (an SSE stream included). */
-async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
-  response.writeHead(answer.status, Object.fromEntries(answer.headers));
-  if (!answer.body) return void response.end();
-  const body = Readable.fromWeb(answer.body as never);
-  response.once('close', () => body.destroy());
-  body.pipe(response);
+const refuse = (response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) =>
+  void response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(text);
+
+/**
+ * The MCP exchange of one request at `/mcp`, its caller known. The body is read once and parsed
+ * once; a single 2025-era message that asks for no progress is answered with one JSON body on a
+ * server of its own, anything else by the SDK's handler (a 2026 request, a batch, a call that
+ * reports progress over SSE, a body that is no JSON and gets the protocol's error).
+ */
+function mcpExchange(options: ToolServerOptions, maxBodyBytes: number) {
+  const serverOf = (authInfo: AuthInfo | undefined) => mcpServer({ ...options, callerOf: () => subjectOf(authInfo) });
+  const handler = createMcpHandler((context) => serverOf(context.authInfo), { maxRequestBodySize: maxBodyBytes });
+  const answer = async (web: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
+    if (answeredWhole(parsedBody) && (await isLegacyRequest(web, parsedBody)))
+      return legacyExchange(serverOf(authInfo), web, parsedBody, authInfo);
+    return handler.fetch(web, { authInfo, parsedBody });
+  };
+  const exchange = async (request: IncomingMessage, response: ServerResponse, subject: string) => {
+    const text = await readBody(request, maxBodyBytes).catch(() => null);
+    if (text === undefined) return refuse(response, 413, 'request too large', { connection: 'close' });
+    // The client going away before the answer is written aborts the call's run.
+    const gone = new AbortController();
+    response.once('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
+    const json = text !== null && isJsonContentType(request.headers['content-type'] ?? null);
+    const parsedBody = json ? parsedJson(text) : undefined;
+    // A body cut short, or a Host no URL can hold.
+    const web =
+      text === null ? undefined : webRequest(request, gone.signal, parsedBody === undefined ? text : undefined);
+    if (!web) return refuse(response, 400, 'bad request', { connection: 'close' });
+    const authInfo: AuthInfo = { token: '', clientId: subject, scopes: [], extra: { subject } };
+    await writeResponse(await answer(web, parsedBody, authInfo), response);
+  };
+  return { exchange, close: () => handler.close() };
 }
 
 export async function serveHttp(
   options: ToolServerOptions,
   http: HttpOptions = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const maxBodyBytes = http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const loopback = LOOPBACK.has(http.host ?? '127.0.0.1');
-  const handler = createMcpHandler(
-    (context) => mcpServer({ ...options, callerOf: () => subjectOf(context.authInfo) }),
-    {
-      maxRequestBodySize: maxBodyBytes,
-    },
-  );
+  const mcp = mcpExchange(options, http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     if (http.routes && (await http.routes(request, response))) return;
-    if (!fromThisHost(request, loopback)) {
-      response.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden host');
-      return;
-    }
-    if ((request.url ?? '').split('?', 1)[0] !== MCP_PATH) {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
+    if (!fromThisHost(request, loopback)) return refuse(response, 403, 'forbidden host');
+    if ((request.url ?? '').split('?', 1)[0] !== MCP_PATH) return refuse(response, 404, 'not found');
     const who = http.authenticate ? await http.authenticate(request) : { subject: 'anonymous' };
-    if (!('subject' in who)) {
-      response.writeHead(who.status, who.headers).end(who.body ?? '');
-      return;
-    }
-    const cancelled = new AbortController();
-    response.once('close', () => cancelled.abort());
-    let web: Request;
-    try {
-      web = await toWebRequest(request as never, undefined, {
-        signal: cancelled.signal,
-        maxRequestBodySize: maxBodyBytes,
-      });
-    } catch (error) {
-      const status = (error as { status?: number }).status === 413 ? 413 : 400;
-      response
-        .writeHead(status, { 'content-type': 'text/plain', connection: 'close' })
-        .end(status === 413 ? 'request too large' : 'bad request');
-      return;
-    }
-    const authInfo: AuthInfo = { token: '', clientId: who.subject, scopes: [], extra: { subject: who.subject } };
-    await writeResponse(await handler.fetch(web, { authInfo }), response);
+    if (!('subject' in who)) return void response.writeHead(who.status, who.headers).end(who.body ?? '');
+    await mcp.exchange(request, response, who.subject);
   };
   const server = createServer((request, response) => {
     serve(request, response).catch(() => {
@@ -145,7 +142,7 @@ export async function serveHttp(
   return {
     url: `http://${host}:${address.port}${MCP_PATH}`,
     close: async () => {
-      await handler.close?.();
+      await mcp.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,4 +1,5 @@
 import { type ListToolsResult, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { excerpt, type ProgressUpdate } from '@plugboard/sdk';
 import type { ExecutionEvent } from '@plugboard/sdk/host';
 import { callTool, type ToolHost, type ToolResult } from './call.js';
 import { elicitApproval, elicitedApproval } from './elicit.js';
@@ -76,16 +77,27 @@ const unknownTool = (name: string): ToolResult => ({
   isError: true,
 });
 
-/** Progress notifications of a call whose client sent a progress token: the records read so far. */
+/** MCP's figures of a progress update: done of total, else a percent of 100, else how many updates came. */
+function figures(update: ProgressUpdate, count: number): { progress: number; total?: number } {
+  if (update.done !== undefined)
+    return { progress: update.done, ...(update.total === undefined ? {} : { total: update.total }) };
+  if (update.percent !== undefined) return { progress: update.percent, total: 100 };
+  return { progress: count };
+}
+
+/** Progress notifications of a call whose client sent a progress token: the action's own (`ctx.progress`), its label the message. */
 function progressOf(context: ServerContext): ((event: ExecutionEvent) => void) | undefined {
   const token = context.mcpReq._meta?.progressToken;
   if (token === undefined) return undefined;
+  let count = 0;
   return (event) => {
-    if (event.type !== 'page') return;
+    if (event.type !== 'progress') return;
+    count += 1;
+    const message = event.label === undefined ? {} : { message: excerpt(event.label) };
     void context.mcpReq
       .notify({
         method: 'notifications/progress',
-        params: { progressToken: token, progress: event.totalRecords, message: `page ${event.index + 1}` },
+        params: { progressToken: token, ...figures(event, count), ...message },
       })
       .catch(() => undefined);
   };

@@ -95,6 +95,27 @@ describe('actions as MCP tools, over Streamable HTTP', () => {
     expect(provider.requests.length - before).toBe(1);
   });
 
+  test.each(['legacy', 'auto'] as const)(
+    "a call that asks for progress hears the action's progress before its answer (%s protocol)",
+    async (mode) => {
+      const served = await serveHttp(toolOptions());
+      closing.push(() => served.close());
+      const client = new Client({ name: 'plugboard-test', version: '1.0.0' }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+      closing.push(() => client.close());
+      const heard: unknown[] = [];
+      const job = await client.callTool(
+        { name: 'shop_jobs_run', arguments: { steps: 2 } },
+        { onprogress: (progress) => heard.push(progress) },
+      );
+      expect(job.structuredContent).toMatchObject({ job_id: expect.any(String), state: 'done' });
+      expect(heard).toEqual([
+        { progress: 1, total: 2, message: 'Working' },
+        { progress: 2, total: 2, message: 'Working' },
+      ]);
+    },
+  );
+
   test('arguments that fail the schema, a bad cursor and an unknown tool are tool errors naming the field; nothing is sent', async () => {
     const client = await httpClient(toolOptions());
     const before = provider.requests.length;

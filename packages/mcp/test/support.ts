@@ -6,7 +6,7 @@ import { actionTools, type ToolServerOptions } from '../src/index.js';
 
 /** The example connector's tools, run through an executor of their own against the shop provider on 127.0.0.1. */
 export function shopTools(
-  provider: FaultServer,
+  provider: Pick<FaultServer, 'url'>,
   transport: Transport,
   token: string,
   extra: Partial<ToolServerOptions> = {},
