@@ -10,6 +10,7 @@ import { items, startShopProvider } from '@plugboard/example-connector';
 import type { FaultServer } from '@plugboard/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { approvalPageClient } from './support.js';
 import { launchChromium } from '../../catalogue/test/support/chromium.js';
 import { ACCOUNT_HEADER, type AuthorizationServer, startAuthorizationServer } from '../../sdk/test/support/oauth.js';
 
@@ -42,18 +43,7 @@ beforeAll(async () => {
     resource: () => mcpUrl,
     scopes: ['mcp'],
     accessTokenTtl: 600,
-    extraClients: [
-      {
-        client_id: PAGE_CLIENT,
-        application_type: 'native',
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        // A loopback redirect: any port (RFC 8252), so the server may take a free one.
-        redirect_uris: ['http://127.0.0.1/approvals/sign-in'],
-        scope: 'openid',
-      },
-    ],
+    extraClients: [approvalPageClient(PAGE_CLIENT)],
   });
   state = await mkdtemp(join(tmpdir(), 'plugboard-mcp-approval-page-'));
   server = spawn(

@@ -9,6 +9,7 @@ import { InvalidInputError } from '@plugboard/sdk';
 import { manualClock } from '@plugboard/sdk/host';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AuthorizationServer, startAuthorizationServer } from '../../sdk/test/support/oauth.js';
+import { approvalPageClient } from './support.js';
 import { type ApprovalSite, approvalSite, fileApprovalStore, pageSignIn } from '../src/index.js';
 import { requestOf } from './approvals/contract.js';
 
@@ -31,17 +32,7 @@ let approvalId: string;
 
 beforeAll(async () => {
   auth = await startAuthorizationServer({
-    extraClients: [
-      {
-        client_id: 'pages',
-        application_type: 'native',
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        redirect_uris: ['http://127.0.0.1/approvals/sign-in'],
-        scope: 'openid',
-      },
-    ],
+    extraClients: [approvalPageClient('pages')],
   });
   dir = await mkdtemp(join(tmpdir(), 'plugboard-page-sign-in-'));
   const store = fileApprovalStore(dir, { clock });

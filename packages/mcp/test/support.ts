@@ -1,3 +1,4 @@
+import type { ClientMetadata } from 'oidc-provider';
 import { shop } from '@plugboard/example-connector';
 import type { Transport } from '@plugboard/sdk';
 import { createExecutor, memoryStore } from '@plugboard/sdk/host';
@@ -27,5 +28,21 @@ export function shopTools(
     environment: 'sandbox',
     checkpoints: stores.checkpoints,
     ...extra,
+  };
+}
+
+/**
+ * The approval page's client at the test's authorization server: public, the code flow, its
+ * redirect on a loopback address so any port is taken (RFC 8252), so the server may listen on a free one.
+ */
+export function approvalPageClient(clientId: string): ClientMetadata {
+  return {
+    client_id: clientId,
+    application_type: 'native',
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: ['http://127.0.0.1/approvals/sign-in'],
+    scope: 'openid',
   };
 }
