@@ -1,9 +1,11 @@
-import type { ClientMetadata } from 'oidc-provider';
 import { shop } from '@plugboard/example-connector';
 import type { Transport } from '@plugboard/sdk';
 import { createExecutor, memoryStore } from '@plugboard/sdk/host';
 import type { FaultServer } from '@plugboard/testing';
 import { actionTools, type ToolServerOptions } from '../src/index.js';
+import type { AuthorizationServerOptions } from '../../sdk/test/support/oauth.js';
+
+type ClientMetadata = NonNullable<AuthorizationServerOptions['extraClients']>[number];
 
 /** The example connector's tools, run through an executor of their own against the shop provider on 127.0.0.1. */
 export function shopTools(
