@@ -132,6 +132,19 @@ function plugboardMcp(args: string[]): { child: ChildProcessWithoutNullStreams; 
   return { child, exited };
 }
 
+/** `plugboard mcp` with the official client on its pipes; `stderr()` is what it said so far. */
+async function connectedMcp(args: string[]) {
+  const started = plugboardMcp(args);
+  let said = '';
+  started.child.stderr.on('data', (chunk: Buffer) => {
+    said += chunk.toString();
+  });
+  const pipe = new PipeTransport(started.child);
+  const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
+  await client.connect(pipe);
+  return { ...started, pipe, client, stderr: () => said };
+}
+
 describe('a client that goes away mid-call from plugboard mcp, a process of its own', () => {
   let state: string;
   beforeAll(async () => {
@@ -142,39 +155,24 @@ describe('a client that goes away mid-call from plugboard mcp, a process of its 
   });
 
   test('over stdio: the run is aborted, the process exits 0 when its input ends, and the key is free for the next process', async () => {
-    const { child, exited } = plugboardMcp(['--caller', 'alice', '--state', state]);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const pipe = new PipeTransport(child);
-    const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
-    await client.connect(pipe);
+    const { exited, pipe, client, stderr } = await connectedMcp(['--caller', 'alice', '--state', state]);
     const holding = provider.holdNext('/quotes');
     const abandoned = client.callTool({ name: 'shop_quotes_create', arguments: QUOTE }).catch(() => 'gone');
     const held = await holding;
     await pipe.close();
     await held.abandoned;
-    expect(await exited, stderr).toEqual([0, null]);
+    expect(await exited, stderr()).toEqual([0, null]);
     expect(await abandoned).toBe('gone');
 
-    const next = plugboardMcp(['--caller', 'bob', '--state', state]);
-    const again = new Client({ name: 'plugboard-test', version: '1.0.0' });
-    await again.connect(new PipeTransport(next.child));
+    const next = await connectedMcp(['--caller', 'bob', '--state', state]);
+    const again = next.client;
     expect(await quoted(again)).toMatchObject({ order_id: expect.any(String) });
     await again.close();
     expect(await next.exited).toEqual([0, null]);
   });
 
   test('over stdio: an answer written after the client stopped reading does not cut short a run still going: its key is freed', async () => {
-    const { child, exited } = plugboardMcp(['--caller', 'alice', '--state', state]);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const pipe = new PipeTransport(child);
-    const client = new Client({ name: 'plugboard-test', version: '1.0.0' });
-    await client.connect(pipe);
+    const { child, exited, client, stderr } = await connectedMcp(['--caller', 'alice', '--state', state]);
     expect(await listed(client)).toBe(2);
     const holdingQuote = provider.holdNext('/quotes');
     const abandoned = client
@@ -188,12 +186,11 @@ describe('a client that goes away mid-call from plugboard mcp, a process of its 
     child.stdout.destroy();
     list.answer();
     await quote.abandoned;
-    expect(await exited, stderr).toEqual([0, null]);
+    expect(await exited, stderr()).toEqual([0, null]);
     expect([await abandoned, await answered]).toEqual(['gone', 'gone']);
 
-    const next = plugboardMcp(['--caller', 'bob', '--state', state]);
-    const again = new Client({ name: 'plugboard-test', version: '1.0.0' });
-    await again.connect(new PipeTransport(next.child));
+    const next = await connectedMcp(['--caller', 'bob', '--state', state]);
+    const again = next.client;
     expect(await quoted(again, { ...QUOTE, idempotencyKey: 'quote-epipe' })).toMatchObject({
       order_id: expect.any(String),
     });
