@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// The trigger receiver (`@plugboard/triggers`, the built package) under signed deliveries. Not a test.
+// The trigger receiver (`plugboard triggers serve` of the built CLI) under signed deliveries. Not a test.
 //
 // - rate: 1 KB deliveries signed as rule 13 says, each with a fresh event id and timestamp, sent
-//   by `--concurrency` senders on one undici keep-alive pool, to the receiver (a trigger without
-//   `run`: each delivery verified, its event id claimed durably, its receipt flushed, nothing
+//   by `--concurrency` senders on one undici keep-alive pool, to the receiver (`--triggers`
+//   triggers without `run` in its config file: each delivery verified, its event id claimed durably, its receipt flushed, nothing
 //   started) and to a bare node:http server that only reads the body and checks the same
 //   HMAC. Beside them, for scale, the same bare server flushing each delivery's event id to a
 //   file before it answers (one `fdatasync` a batch, as the receiver's group commit does): what
@@ -19,7 +19,9 @@
 //   sampled every 5 ms. Floods follow one another in the same receiver (`--flood-rounds`), so
 //   the figure includes what the first flood left for the garbage collector. Target: the peak
 //   within 20 MB of idle. A sender is answered 413, or finds its connection reset when the
-//   receiver drops the socket while it is still writing.
+//   receiver drops the socket while it is still writing. The receiver is `plugboard triggers
+//   serve` (one trigger), then, for contrast, the package's receiver (`createReceiver`) in a child
+//   process of this script, with Node's defaults (the command bounds its young generation).
 //
 // The receiver's state folder (`--state`, default a fresh folder under the system's temporary
 // folder) is where its fsyncs go: the figures are those of that folder's disk.
@@ -33,15 +35,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { built, median, pool, positiveInteger, ratio, round1, round2, startChild, thousands, times } from './lib.mjs';
+import {
+  built,
+  builtPath,
+  median,
+  pool,
+  positiveInteger,
+  ratio,
+  round1,
+  round2,
+  startChild,
+  thousands,
+  times,
+} from './lib.mjs';
 
 const RATIO_TARGET = 0.7;
 const RSS_TARGET_MB = 20;
-/**
- * How docs/triggers.md says to run a receiver: a young generation of 1 MB, so that the socket reads
- * of refused bodies are collected by the next scavenge rather than after some 64 MB of them.
- */
-const DOCUMENTED_FLAGS = ['--max-semi-space-size=1'];
 const SECRET = 'whsec_bench_deliveries_5f0c9a1e7b3d4c2a';
 const BODY_BYTES = 1024;
 const FLOOD_LIMIT = 64 * 1024;
@@ -112,21 +121,26 @@ function serveBare(stateDir) {
   });
 }
 
-/** The receiver of the built package, `count` triggers without `run`, state in `stateDir`. */
-async function serveReceiver(stateDir, count, maxBodyBytes) {
-  const { createReceiver, TRIGGER_LIMITS } = await built('packages/triggers/dist/index.js');
-  const triggers = Array.from({ length: count }, (_, index) => ({
+/** `count` triggers without `run`, refusing bodies over `maxBodyBytes`, their secret in BENCH_TRIGGER_SECRET. */
+function benchTriggers(count, maxBodyBytes, limits) {
+  return Array.from({ length: count }, (_, index) => ({
     triggerId: `trg_bench_${index}`,
     url: `/api/connect/triggers/pub_bench_${index}`,
     environment: 'sandbox',
     status: 'active',
     maxBodyBytes,
-    maxDeliveriesPerMinute: TRIGGER_LIMITS.maxDeliveriesPerMinute,
+    maxDeliveriesPerMinute: limits.maxDeliveriesPerMinute,
     timestampToleranceSeconds: 300,
     inputRetentionDays: 1,
     previousSecretValidUntil: null,
     secretEnv: 'BENCH_TRIGGER_SECRET',
   }));
+}
+
+/** The receiver of the built package in this script's child process, without the command's bound: Node's defaults. */
+async function serveReceiver(stateDir, count, maxBodyBytes) {
+  const { createReceiver, TRIGGER_LIMITS } = await built('packages/triggers/dist/index.js');
+  const triggers = benchTriggers(count, maxBodyBytes, TRIGGER_LIMITS);
   const receiver = createReceiver({ config: { triggers }, stateDir, env: { BENCH_TRIGGER_SECRET: SECRET } });
   await receiver.listen(0);
   process.stdout.write(`${JSON.stringify({ urls: receiver.addresses().map((address) => address.url) })}\n`);
@@ -178,10 +192,7 @@ async function rateRounds(options, stateDir) {
     flushed: await startChild([self, '--serve', 'flushed', join(stateDir, 'flushed')], {
       name: 'the flushed bare server',
     }),
-    receiver: await startChild(
-      [self, '--serve', 'receiver', join(stateDir, 'rate'), String(options.triggers), String(BODY_BYTES * 2)],
-      { name: 'the receiver' },
-    ),
+    receiver: await startCommand(join(stateDir, 'rate'), options.triggers, BODY_BYTES * 2),
   };
   const dispatcher = new undici.Agent({ connections: options.concurrency, keepAliveTimeout: 60_000 });
   const rates = { bare: [], flushed: [], receiver: [] };
@@ -243,12 +254,36 @@ function streamLarge(url, chunk) {
   });
 }
 
-/** Idle RSS of a receiver at 64 KB (started with the Node flags `flags`), then its peak over each flood of 10 MB bodies. */
-async function flood(options, stateDir, flags) {
+/**
+ * `plugboard triggers serve` of the built CLI, `count` triggers at `maxBodyBytes`, state in `folder`:
+ * the child, its triggers' URLs in `info.urls`. It prints a line per trigger, of which `startChild`
+ * reads the first: the others are the same but for their publicId.
+ */
+async function startCommand(folder, count, maxBodyBytes) {
+  const { TRIGGER_LIMITS } = await built('packages/triggers/dist/index.js');
+  mkdirSync(folder, { recursive: true });
+  const config = join(folder, 'triggers.json');
+  writeFileSync(config, JSON.stringify({ triggers: benchTriggers(count, maxBodyBytes, TRIGGER_LIMITS) }));
+  const args = [builtPath('packages/cli/dist/main.js'), 'triggers', 'serve', '--config', config, '--port', '0'];
+  const server = await startChild([...args, '--state', join(folder, 'state')], {
+    name: 'plugboard triggers serve',
+    env: { ...process.env, BENCH_TRIGGER_SECRET: SECRET },
+  });
+  const base = server.info.url.slice(0, server.info.url.lastIndexOf('/') + 1);
+  return { ...server, info: { urls: Array.from({ length: count }, (_, index) => `${base}pub_bench_${index}`) } };
+}
+
+/**
+ * Idle RSS of a receiver at 64 KB (`command`: `plugboard triggers serve`; `unbounded`: the package's
+ * receiver with Node's defaults), then its peak over each flood of 10 MB bodies.
+ */
+async function flood(options, stateDir, kind) {
   const self = fileURLToPath(import.meta.url);
-  const folder = join(stateDir, `flood-${flags.length}`);
-  const args = [...flags, self, '--serve', 'receiver', folder, '1', String(FLOOD_LIMIT)];
-  const server = await startChild(args, { name: 'the receiver' });
+  const folder = join(stateDir, `flood-${kind}`);
+  const server =
+    kind === 'command'
+      ? await startCommand(folder, 1, FLOOD_LIMIT)
+      : await startChild([self, '--serve', 'receiver', folder, '1', String(FLOOD_LIMIT)], { name: 'the receiver' });
   const pid = server.child.pid;
   const [url] = server.info.urls;
   const sdk = await built('packages/sdk/dist/host.js');
@@ -314,11 +349,11 @@ async function main() {
   try {
     rates = await rateRounds(options, stateDir);
     if (!options.skipFlood)
-      for (const [setting, flags] of [
-        ["Node's defaults", []],
-        [DOCUMENTED_FLAGS.join(' '), DOCUMENTED_FLAGS],
+      for (const [setting, kind] of [
+        ['receiver `plugboard triggers serve`', 'command'],
+        ["the package's receiver in a process of Node's defaults", 'unbounded'],
       ])
-        memories.push({ setting, ...(await flood(options, stateDir, flags)) });
+        memories.push({ setting, ...(await flood(options, stateDir, kind)) });
   } finally {
     await rm(stateDir, { recursive: true, force: true });
   }
@@ -341,7 +376,7 @@ async function main() {
       for (const [outcome, count] of Object.entries(entry.answered))
         answered[outcome] = (answered[outcome] ?? 0) + count;
     console.log(
-      `bench: receiver with ${memory.setting}: ${options.floodRounds} floods of ${options.floodSenders} x 10 MB chunked bodies at maxBodyBytes 64 KB: idle RSS ${round1(memory.idleMb)} MB, peak ${round1(peak)} MB (+${round1(peak - memory.idleMb)} MB; first flood +${round1(peaks[0] - memory.idleMb)} MB; each flood's peak ${peaks.map(round1).join(', ')} MB; answered ${JSON.stringify(answered)}; target within ${RSS_TARGET_MB} MB: ${peak - memory.idleMb <= RSS_TARGET_MB ? 'met' : 'not met'})`,
+      `bench: ${memory.setting}: ${options.floodRounds} floods of ${options.floodSenders} x 10 MB chunked bodies at maxBodyBytes 64 KB: idle RSS ${round1(memory.idleMb)} MB, peak ${round1(peak)} MB (+${round1(peak - memory.idleMb)} MB; first flood +${round1(peaks[0] - memory.idleMb)} MB; each flood's peak ${peaks.map(round1).join(', ')} MB; answered ${JSON.stringify(answered)}; target within ${RSS_TARGET_MB} MB: ${peak - memory.idleMb <= RSS_TARGET_MB ? 'met' : 'not met'})`,
     );
   }
   console.log(

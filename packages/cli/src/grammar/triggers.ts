@@ -40,7 +40,11 @@ const SERVE: CommandSpec = {
     'plugboard triggers serve --config triggers.json --port 8080 --state .plugboard',
     'plugboard triggers serve --config triggers.json --port 8080 --redis redis://queue.internal:6379 --postgres postgres://plugboard@db.internal:5432/plugboard',
   ],
-  load: async () => (await import('../commands/triggers.js')).serveCommand,
+  load: async () => {
+    // Before the receiver loads: its young generation is kept at the size it has then.
+    (await import('../young-generation.js')).boundYoungGeneration();
+    return (await import('../commands/triggers.js')).serveCommand;
+  },
 };
 
 const DELIVERIES: CommandSpec = {
