@@ -42,6 +42,10 @@ async function serve(invocation: Invocation, found: ServedConnector): Promise<vo
     throw new UsageError('--connection must be a JSON object of connection settings');
   const id = connectionIdOption(values, messages) ?? 'default';
   const authBaseUrl = authBaseUrlOption(values['auth-base-url'], environment, found.connector);
+  // Every option is checked before anything is opened: a refused one leaves nothing to close.
+  const mcp = await import('@plugboard/mcp');
+  const tools = chosenTools(mcp, found, values.actions);
+  const maxTools = positive('--max-tools', values['max-tools'], mcp.DEFAULT_MAX_TOOLS);
   const stores = values.state
     ? (await import('@plugboard/runtime')).fileStore(resolve(io.cwd, values.state))
     : memoryStore();
@@ -66,8 +70,33 @@ async function serve(invocation: Invocation, found: ServedConnector): Promise<vo
     id,
     stores,
   );
-  const mcp = await import('@plugboard/mcp');
-  const only = values.actions
+  let place: Awaited<ReturnType<typeof openApprovalStore>> | undefined;
+  try {
+    place = await openApprovalStore(invocation, 'plugboard mcp', { beside: true });
+    const options = {
+      tools,
+      approvals: mcp.approvalDesk(place.store),
+      executor: host.executor,
+      connectionId: id,
+      environment,
+      checkpoints: stores.checkpoints,
+      maxTools,
+      name: `plugboard-${found.key}`,
+      version: found.version,
+    };
+    if (values.http !== undefined) return await serveHttp(invocation, options, place.store);
+    const served = mcp.serveStdio(options, { caller: values.caller ?? 'stdio' });
+    await Promise.race([once(process.stdin, 'end'), once(process.stdin, 'close'), once(signal, 'abort')]);
+    await served.close();
+  } finally {
+    await place?.close();
+    await host.close();
+  }
+}
+
+/** The tools of the connector's actions, or of those `--actions` names (each known, or refused by name). */
+function chosenTools(mcp: Mcp, found: ServedConnector, actions: string | undefined) {
+  const only = actions
     ?.split(',')
     .map((name) => name.trim())
     .filter(Boolean);
@@ -78,27 +107,7 @@ async function serve(invocation: Invocation, found: ServedConnector): Promise<vo
     if (unknown.length > 0)
       throw new UsageError(`--actions: ${found.key} has no action ${unknown.map(excerpt).join(', ')}`);
   }
-  const place = await openApprovalStore(invocation, 'plugboard mcp', { beside: true });
-  const options = {
-    tools,
-    approvals: mcp.approvalDesk(place.store),
-    executor: host.executor,
-    connectionId: id,
-    environment,
-    checkpoints: stores.checkpoints,
-    maxTools: positive('--max-tools', values['max-tools'], mcp.DEFAULT_MAX_TOOLS),
-    name: `plugboard-${found.key}`,
-    version: found.version,
-  };
-  try {
-    if (values.http !== undefined) return await serveHttp(invocation, options, place.store);
-    const served = mcp.serveStdio(options, { caller: values.caller ?? 'stdio' });
-    await Promise.race([once(process.stdin, 'end'), once(process.stdin, 'close'), once(signal, 'abort')]);
-    await served.close();
-  } finally {
-    await place.close();
-    await host.close();
-  }
+  return tools;
 }
 
 type Mcp = typeof import('@plugboard/mcp');
