@@ -10,7 +10,7 @@ import { items, startShopProvider } from '@plugboard/example-connector';
 import type { FaultServer } from '@plugboard/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { approvalPageClient } from './support.js';
+import { approvalPageClient, expectApprovedOnce } from './support.js';
 import { launchChromium } from '../../catalogue/test/support/chromium.js';
 import { ACCOUNT_HEADER, type AuthorizationServer, startAuthorizationServer } from '../../sdk/test/support/oauth.js';
 
@@ -160,18 +160,7 @@ describe('plugboard mcp --http with the approval page', { timeout: 120_000 }, ()
       }
       expect(provider.requests.length).toBe(before);
 
-      const ran = await client.callTool({
-        name: 'shop_orders_create',
-        arguments: { ...order, approvalId: approval.id },
-      });
-      expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
-      expect(ran.structuredContent).toMatchObject({ order_id: expect.any(String) });
-      const again = await client.callTool({
-        name: 'shop_orders_create',
-        arguments: { ...order, approvalId: approval.id },
-      });
-      expect(again.structuredContent).toMatchObject({ code: 'approval_used' });
-      expect(provider.requests.length - before).toBe(1);
+      await expectApprovedOnce(client, { order, approvalId: approval.id }, provider, before);
     } finally {
       await client.close();
     }

@@ -10,6 +10,7 @@ import type { FaultServer } from '@plugboard/testing';
 import { migrate } from '@plugboard/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { type PostgresServer, startPostgres } from '../../worker/test/support/postgres.js';
+import { expectApprovedOnce } from './support.js';
 
 /**
  * Approvals a person gives, never the agent, the whole path over stdio: `plugboard mcp` in production keeps a pending approval
@@ -94,15 +95,7 @@ describe('plugboard mcp and plugboard approvals', { timeout: 120_000 }, () => {
     expect(JSON.stringify(other.content)).toContain('digest');
     expect(provider.requests.length).toBe(before);
 
-    const ran = await client.callTool({ name: 'shop_orders_create', arguments: { ...order, approvalId: approval.id } });
-    expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
-    expect(ran.structuredContent).toMatchObject({ order_id: expect.any(String) });
-    const again = await client.callTool({
-      name: 'shop_orders_create',
-      arguments: { ...order, approvalId: approval.id },
-    });
-    expect(again.structuredContent).toMatchObject({ code: 'approval_used' });
-    expect(provider.requests.length - before).toBe(1);
+    await expectApprovedOnce(client, { order, approvalId: approval.id }, provider, before);
     const listed = (await approvals('list')).stdout
       .trim()
       .split('\n')

@@ -1,7 +1,9 @@
+import type { Client } from '@modelcontextprotocol/client';
 import { shop } from '@plugboard/example-connector';
 import type { Transport } from '@plugboard/sdk';
 import { createExecutor, memoryStore } from '@plugboard/sdk/host';
 import type { FaultServer } from '@plugboard/testing';
+import { expect } from 'vitest';
 import { actionTools, type ToolServerOptions } from '../src/index.js';
 import type { AuthorizationServerOptions } from '../../sdk/test/support/oauth.js';
 
@@ -47,4 +49,23 @@ export function approvalPageClient(clientId: string): ClientMetadata {
     redirect_uris: ['http://127.0.0.1/approvals/sign-in'],
     scope: 'openid',
   };
+}
+
+/**
+ * The approved order's call with `approvalId` runs (its order created), a second is refused as
+ * used, and the provider saw exactly one request more than `before`.
+ */
+export async function expectApprovedOnce(
+  client: Client,
+  call: { order: Record<string, unknown>; approvalId: string },
+  provider: Pick<FaultServer, 'requests'>,
+  before: number,
+): Promise<void> {
+  const args = { ...call.order, approvalId: call.approvalId };
+  const ran = await client.callTool({ name: 'shop_orders_create', arguments: args });
+  expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
+  expect(ran.structuredContent).toMatchObject({ order_id: expect.any(String) });
+  const again = await client.callTool({ name: 'shop_orders_create', arguments: args });
+  expect(again.structuredContent).toMatchObject({ code: 'approval_used' });
+  expect(provider.requests.length - before).toBe(1);
 }
