@@ -8,8 +8,11 @@
 //   HMAC. Beside them, for scale, the same bare server flushing each delivery's event id to a
 //   file before it answers (one `fdatasync` a batch, as the receiver's group commit does): what
 //   any receiver that keeps a delivery on disk before answering can reach at most on this disk
-//   and these senders. Each server runs in a child process of its own, so the senders' CPU (this
-//   process) counts against none. The order of the servers turns each round after a warm-up of
+//   and these senders. And the lean server: the least a receiver doing the issue's work does,
+//   flushing nothing: the SDK's `verifyDelivery`, the body's SHA-256 and JSON, and a JSON line a
+//   delivery appended to a file (one write a batch, never flushed). Each server runs in a child
+//   process of its own, so the senders' CPU (this process) counts against none; each server's CPU
+//   a delivery (all its threads, user and system, from /proc/PID/stat) is printed beside its rate. The order of the servers turns each round after a warm-up of
 //   each; deliveries per second are medians over the rounds. Target: the receiver at least 0.7x
 //   the bare server.
 // - flood: `--flood-senders` senders at once each stream a 10 MB chunked body (no
@@ -27,7 +30,7 @@
 // folder) is where its fsyncs go: the figures are those of that folder's disk.
 //
 //   ./pbw build && node tools/bench/deliveries.mjs [--deliveries 2000] [--rounds 6] [--concurrency 16] [--warmup 500] [--triggers 4] [--flood-senders 64] [--flood-rounds 10] [--state DIR] [--skip-flood]
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { fdatasync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
@@ -86,6 +89,66 @@ function flushedAppends(stateDir) {
     });
 }
 
+/** Appends lines to a file in the state folder, a batch a write, without flushing them. */
+function unflushedAppends(stateDir) {
+  mkdirSync(stateDir, { recursive: true });
+  const fd = openSync(join(stateDir, 'lean.log'), 'a');
+  const waiting = [];
+  return (line) => {
+    if (waiting.length === 0) queueMicrotask(() => writeSync(fd, waiting.splice(0).join('')));
+    waiting.push(line);
+  };
+}
+
+/**
+ * The lean contender: what a receiver doing the issue's work does at least, flushing nothing. The
+ * SDK's `verifyDelivery`, the body's SHA-256 and JSON, a receipt's JSON line appended, the answer.
+ */
+async function serveLean(stateDir) {
+  const { verifyDelivery } = await built('packages/sdk/dist/host.js');
+  const append = unflushedAppends(stateDir);
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const now = Date.now();
+      const verdict = verifyDelivery({
+        headers: request.headers,
+        body,
+        secret: SECRET,
+        timestampToleranceSeconds: 300,
+        now,
+      });
+      const payloadSha256 = hash('sha256', body, 'hex');
+      const value = verdict.ok ? JSON.parse(body.toString('utf8')) : undefined;
+      const answer = JSON.stringify({ accepted: verdict.ok, deliveryId: `dlv_${randomUUID()}`, payloadSha256 });
+      if (value) {
+        const receivedAt = new Date(now).toISOString();
+        append(`${JSON.stringify({ eventId: verdict.eventId, receivedAt, payloadSha256, records: value.records })}\n`);
+      }
+      response.writeHead(verdict.ok ? 200 : 401, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(answer),
+      });
+      response.end(answer);
+    });
+  });
+  listenBare(server, 'pub_lean');
+}
+
+function listenBare(server, publicId) {
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => {
+    const base = `http://127.0.0.1:${server.address().port}/api/connect/triggers/`;
+    process.stdout.write(`${JSON.stringify({ urls: [`${base}${publicId}`] })}\n`);
+  });
+  process.once('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
+
 /**
  * The bare contender: reads the body, checks the same HMAC, answers 200. With `stateDir` (the
  * flushed bare server), it first appends the event id to a file there and flushes it, as any
@@ -110,15 +173,7 @@ function serveBare(stateDir) {
       response.end(accepted);
     });
   });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => {
-    const base = `http://127.0.0.1:${server.address().port}/api/connect/triggers/`;
-    process.stdout.write(`${JSON.stringify({ urls: [`${base}pub_bare`] })}\n`);
-  });
-  process.once('SIGTERM', () => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-  });
+  listenBare(server, 'pub_bare');
 }
 
 /** `count` triggers without `run`, refusing bodies over `maxBodyBytes`, their secret in BENCH_TRIGGER_SECRET. */
@@ -150,6 +205,7 @@ async function serveReceiver(stateDir, count, maxBodyBytes) {
 async function serve(kind, [stateDir, count, maxBodyBytes] = []) {
   if (kind === 'bare') serveBare();
   else if (kind === 'flushed') serveBare(stateDir);
+  else if (kind === 'lean') await serveLean(stateDir);
   else await serveReceiver(stateDir, Number(count), Number(maxBodyBytes));
 }
 
@@ -182,7 +238,17 @@ async function sendRound(sdk, dispatcher, undici, urls, count, concurrency) {
   return count / ((performance.now() - started) / 1000);
 }
 
-/** The interleaved rate rounds: bare and receiver, each in its own child process. */
+/** CPU time a process has used, all its threads, user and system, in µs (from /proc/PID/stat). */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, in clock ticks of 10 ms (USER_HZ 100 on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * The interleaved rate rounds, each server in its own child process: deliveries per second of
+ * each round, and each server's CPU a delivery (µs) over all its rounds.
+ */
 async function rateRounds(options, stateDir) {
   const sdk = await built('packages/sdk/dist/host.js');
   const undici = await import('undici');
@@ -192,10 +258,12 @@ async function rateRounds(options, stateDir) {
     flushed: await startChild([self, '--serve', 'flushed', join(stateDir, 'flushed')], {
       name: 'the flushed bare server',
     }),
+    lean: await startChild([self, '--serve', 'lean', join(stateDir, 'lean')], { name: 'the lean server' }),
     receiver: await startCommand(join(stateDir, 'rate'), options.triggers, BODY_BYTES * 2),
   };
   const dispatcher = new undici.Agent({ connections: options.concurrency, keepAliveTimeout: 60_000 });
-  const rates = { bare: [], flushed: [], receiver: [] };
+  const rates = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
+  const cpu = Object.fromEntries(Object.keys(servers).map((name) => [name, 0]));
   try {
     for (const server of Object.values(servers))
       await sendRound(sdk, dispatcher, undici, server.info.urls, options.warmup, options.concurrency);
@@ -203,16 +271,21 @@ async function rateRounds(options, stateDir) {
       // The order turns each round, so none always follows another.
       const names = Object.keys(servers);
       const order = names.map((_, index) => names[(index + round) % names.length]);
-      for (const name of order)
+      for (const name of order) {
+        const { pid } = servers[name].child;
+        const before = cpuMicros(pid);
         rates[name].push(
           await sendRound(sdk, dispatcher, undici, servers[name].info.urls, options.deliveries, options.concurrency),
         );
+        cpu[name] += cpuMicros(pid) - before;
+      }
     }
   } finally {
     await dispatcher.close();
     await Promise.all(Object.values(servers).map((server) => server.stop()));
   }
-  return rates;
+  const delivered = options.rounds * options.deliveries;
+  return { rates, cpuMicros: Object.fromEntries(Object.entries(cpu).map(([name, used]) => [name, used / delivered])) };
 }
 
 /** The kernel's view of a process's memory, in MB: `VmRSS` or `VmHWM`. */
@@ -344,10 +417,10 @@ function readOptions() {
 async function main() {
   const options = readOptions();
   const stateDir = await mkdtemp(join(options.state ?? tmpdir(), 'plugboard-bench-deliveries-'));
-  let rates;
+  let measured;
   const memories = [];
   try {
-    rates = await rateRounds(options, stateDir);
+    measured = await rateRounds(options, stateDir);
     if (!options.skipFlood)
       for (const [setting, kind] of [
         ['receiver `plugboard triggers serve`', 'command'],
@@ -357,16 +430,22 @@ async function main() {
   } finally {
     await rm(stateDir, { recursive: true, force: true });
   }
+  const { rates, cpuMicros: cpu } = measured;
   const bare = median(rates.bare);
   const receiver = median(rates.receiver);
   const flushed = median(rates.flushed);
+  const lean = median(rates.lean);
   const rateRatio = ratio(receiver, bare);
   const perRound = rates.receiver.map((value, index) => times(ratio(value, rates.bare[index]))).join(', ');
+  const used = (name) => `${Math.round(cpu[name])} µs of CPU a delivery`;
   console.log(
-    `bench: 1 KB signed deliveries, ${options.deliveries} a round, ${options.rounds} rounds, ${options.concurrency} senders: receiver ${thousands(receiver)}/s, bare node:http + HMAC ${thousands(bare)}/s: ${times(rateRatio)} (rounds ${perRound}; target ${RATIO_TARGET}x: ${rateRatio >= RATIO_TARGET ? 'met' : 'not met'})`,
+    `bench: 1 KB signed deliveries, ${options.deliveries} a round, ${options.rounds} rounds, ${options.concurrency} senders: receiver ${thousands(receiver)}/s (${used('receiver')}), bare node:http + HMAC ${thousands(bare)}/s (${used('bare')}): ${times(rateRatio)} (rounds ${perRound}; target ${RATIO_TARGET}x: ${rateRatio >= RATIO_TARGET ? 'met' : 'not met'})`,
   );
   console.log(
-    `bench: bare node:http + HMAC + one fdatasync before each answer (group commit, this disk): ${thousands(flushed)}/s, ${times(ratio(flushed, bare))} the bare server; the receiver ${times(ratio(receiver, flushed))} of it`,
+    `bench: bare node:http + HMAC + one fdatasync before each answer (group commit, this disk): ${thousands(flushed)}/s (${used('flushed')}), ${times(ratio(flushed, bare))} the bare server; the receiver ${times(ratio(receiver, flushed))} of it`,
+  );
+  console.log(
+    `bench: lean (SDK verifyDelivery, the body's SHA-256 and JSON, a receipt line appended, nothing flushed): ${thousands(lean)}/s (${used('lean')}), ${times(ratio(lean, bare))} the bare server`,
   );
   for (const memory of memories) {
     const peaks = memory.floods.map((entry) => entry.peakMb);
@@ -386,6 +465,8 @@ async function main() {
       receiverPerSecond: Math.round(receiver),
       barePerSecond: Math.round(bare),
       flushedBarePerSecond: Math.round(flushed),
+      leanPerSecond: Math.round(lean),
+      cpuMicrosPerDelivery: Object.fromEntries(Object.entries(cpu).map(([name, value]) => [name, Math.round(value)])),
       ratio: round2(rateRatio),
       perRound: Object.fromEntries(Object.entries(rates).map(([name, values]) => [name, values.map(Math.round)])),
       floods: memories.map((memory) => ({
