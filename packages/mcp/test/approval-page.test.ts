@@ -18,9 +18,9 @@ import { ACCOUNT_HEADER, type AuthorizationServer, startAuthorizationServer } fr
  * The approval page as `plugboard mcp --http` serves it beside `/mcp`, the whole path: an agent
  * (the authorization server's client `service-post`, by its token) calls a billable action in
  * production and is told a pending approval with its page's URL; the agent's own identity opening
- * that page is told someone else must decide; another person signs in at the same authorization
- * server (oidc-provider, through the page's own OAuth client with PKCE) in Chromium and clicks
- * Approve; the agent's second call with the approval id runs once, and a third is refused as used.
+ * that page in Chromium is told someone else must decide and signs out; another person signs in on
+ * the same browser at the same authorization server (oidc-provider, through the page's own OAuth
+ * client with PKCE, asked for a fresh login) and clicks Approve; the agent's second call with the approval id runs once, and a third is refused as used.
  */
 
 const TOKEN = 'mcp-approval-page-token-91c4';
@@ -138,25 +138,26 @@ describe('plugboard mcp --http with the approval page', { timeout: 120_000 }, ()
       expect(approval.url).toBe(`${new URL(mcpUrl).origin}/approvals/${approval.id}`);
       expect(JSON.stringify(asked.content)).toContain(`open ${approval.url}`);
 
-      // The agent's own identity, signed in on the page: told someone else must decide, no buttons.
-      const own = await person('service-post');
+      // One shared browser. The agent's own identity, signed in on the page: told someone else must
+      // decide, no buttons. It signs out, and bob signs in on the same browser, where the
+      // authorization server still knows service-post: the sign-in asks it for a fresh login.
+      const shared = await person('service-post');
       try {
-        await own.page.goto(approval.url);
-        expect(new URL(own.page.url()).pathname).toBe(`/approvals/${approval.id}`);
-        expect(await own.page.textContent('#note')).toContain('someone else must approve or reject it');
-        expect(await own.page.$('button.approve')).toBeNull();
+        await shared.page.goto(approval.url);
+        expect(new URL(shared.page.url()).pathname).toBe(`/approvals/${approval.id}`);
+        expect(await shared.page.textContent('#note')).toContain('someone else must approve or reject it');
+        expect(await shared.page.$('button.approve')).toBeNull();
+        await shared.page.click('button.sign-out');
+        expect(await shared.page.textContent('#note')).toBe('You are signed out in this browser.');
+        await shared.context.setExtraHTTPHeaders({ [ACCOUNT_HEADER]: 'bob' });
+        // Through the authorization server's redirects, back to the page.
+        await Promise.all([shared.page.waitForURL(approval.url), shared.page.click('#sign-in')]);
+        expect(await shared.page.textContent('strong')).toBe('bob');
+        expect(await shared.page.textContent('dl')).toContain('service-post');
+        await shared.page.click('button.approve');
+        expect(await shared.page.textContent('#note')).toBe('Approved by bob.');
       } finally {
-        await own.context.close();
-      }
-
-      const bob = await person('bob');
-      try {
-        await bob.page.goto(approval.url);
-        expect(await bob.page.textContent('dl')).toContain('service-post');
-        await bob.page.click('button.approve');
-        expect(await bob.page.textContent('#note')).toBe('Approved by bob.');
-      } finally {
-        await bob.context.close();
+        await shared.context.close();
       }
       expect(provider.requests.length).toBe(before);
 

@@ -115,6 +115,40 @@ describe('the approval page sign-in', () => {
     expect(back).toBe(`/approvals/${approvalId}?from=mail`);
   });
 
+  test('signing out ends the session in this browser, and the next sign-in asks for a fresh login', async () => {
+    const page = `/approvals/${approvalId}`;
+    expect(new URL((await get(page)).headers.get('location')!).searchParams.has('prompt')).toBe(false);
+    const { session } = await signIn(page);
+    const shown = await (await get(page, session)).text();
+    const csrf = /action="\/approvals\/sign-out"><input type="hidden" name="csrf" value="([\w-]+)"/.exec(shown)?.[1];
+    expect(csrf).toBeDefined();
+    const post = (cookie: string, token: string) =>
+      fetch(`${origin}/approvals/sign-out`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf: token, page: approvalId }),
+      });
+    // A form not issued to this person ends nothing.
+    const forged = await post(session, `${csrf!.slice(0, -2)}xx`);
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    const out = await post(session, csrf!);
+    expect(out.status).toBe(200);
+    expect(out.headers.getSetCookie().map((cookie) => cookie.split(';', 1)[0])).toEqual([
+      'plugboard_session=',
+      'plugboard_signed_out=1',
+    ]);
+    expect(await out.text()).toContain(`href="${page}"`);
+    const again = await get(page, cookieOf(out));
+    expect(again.status).toBe(303);
+    expect(new URL(again.headers.get('location')!).searchParams.get('prompt')).toBe('login');
+    // Signed in again: the mark is cleared with the sign-in.
+    const redirected = await auth.completeAuthorization(again.headers.get('location')!);
+    const callback = await get(`${redirected.pathname}${redirected.search}`, `${cookieOf(again)}; ${cookieOf(out)}`);
+    expect(callback.headers.getSetCookie().some((cookie) => cookie.startsWith('plugboard_signed_out=;'))).toBe(true);
+  });
+
   test('options are checked before any request: a short cookie secret or a bad issuer names the field', () => {
     const base = { issuer: auth.issuer, clientId: 'pages', redirectUri: `${origin}/approvals/sign-in` };
     expect(() => pageSignIn({ ...base, cookieSecret: 'short' })).toThrow(InvalidInputError);

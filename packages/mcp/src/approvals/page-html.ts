@@ -13,7 +13,7 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{font-wei
 .what{white-space:pre-wrap;background:#f4f4f4;padding:.6rem;border-radius:4px}code{font-size:.9em}
 .note{padding:.6rem;border-radius:4px;background:#fff4d6}.done{background:#e3f6e5}
 form{display:inline}button{font:inherit;padding:.5rem 1.4rem;margin:1rem 1rem 0 0;border-radius:4px;border:1px solid #555;cursor:pointer}
-button.approve{background:#1f7a35;color:#fff;border-color:#1f7a35}`;
+button.approve{background:#1f7a35;color:#fff;border-color:#1f7a35}button.sign-out{font-size:.85em;padding:.1rem .6rem;margin:0 0 0 .4rem}`;
 
 /** A whole page around `body`. */
 export function pageHtml(title: string, body: string): string {
@@ -30,6 +30,8 @@ export interface ApprovalView {
   /** What happened, or why the person may not decide, shown above the details. */
   note: { text: string; done?: boolean } | undefined;
   expired: boolean;
+  /** Where the Sign out form posts, with its CSRF token: when the host can sign people out. */
+  signOut: { action: string; csrf: string } | undefined;
 }
 
 function details(approval: PendingApproval, expired: boolean): string {
@@ -55,11 +57,23 @@ function forms(action: string, csrf: string): string {
   return form('approved', 'Approve', 'approve') + form('rejected', 'Reject', 'reject');
 }
 
+/** Not this person? A button that signs them out, coming back to this approval's page to sign in again. */
+function signOutForm(signOut: NonNullable<ApprovalView['signOut']>, id: string): string {
+  return `<form method="post" action="${escapeHtml(signOut.action)}"><input type="hidden" name="csrf" value="${escapeHtml(signOut.csrf)}"><input type="hidden" name="page" value="${escapeHtml(id)}"><button type="submit" class="sign-out">Sign out</button></form>`;
+}
+
+/** The page after signing out: a link back to the approval, to sign in as someone else. */
+export function signedOutHtml(back: string | undefined): string {
+  const again = back ? `<p><a id="sign-in" href="${escapeHtml(back)}">Sign in</a> to open the approval again.</p>` : '';
+  return pageHtml('Signed out', `<h1>Signed out</h1><p id="note">You are signed out in this browser.</p>${again}`);
+}
+
 /** The page of one approval, as `view.person` sees it. */
 export function approvalHtml(view: ApprovalView): string {
   const { approval, person, note } = view;
   const heading = `<h1>Approve ${escapeHtml(approval.connector)} ${escapeHtml(approval.action)}?</h1>`;
-  const signedIn = `<p>Signed in as <strong>${escapeHtml(person)}</strong>. Approval <code>${escapeHtml(approval.id)}</code>.</p>`;
+  const leave = view.signOut ? ` ${signOutForm(view.signOut, approval.id)}` : '';
+  const signedIn = `<p>Signed in as <strong>${escapeHtml(person)}</strong>.${leave} Approval <code>${escapeHtml(approval.id)}</code>.</p>`;
   const said = note ? `<p class="note${note.done ? ' done' : ''}" id="note">${escapeHtml(note.text)}</p>` : '';
   const buttons = view.csrf ? forms(view.action, view.csrf) : '';
   return pageHtml(

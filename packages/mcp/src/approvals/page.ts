@@ -4,7 +4,7 @@ import { ConnectorError } from '@plugboard/sdk';
 import { type Clock, systemClock } from '@plugboard/sdk/host';
 import { csrfToken, validCsrf } from './csrf.js';
 import { ApprovalStateError } from './errors.js';
-import { approvalHtml, escapeHtml, pageHtml } from './page-html.js';
+import { approvalHtml, escapeHtml, pageHtml, signedOutHtml } from './page-html.js';
 import { personKey } from './records.js';
 import type { ApprovalStore, PendingApproval } from './types.js';
 
@@ -15,6 +15,12 @@ export interface ApprovalPageOptions {
   identify(req: IncomingMessage): string | undefined | Promise<string | undefined>;
   /** Answers a request nobody is signed in for, e.g. with a redirect to the host's sign-in. */
   signIn(req: IncomingMessage, res: ServerResponse): void | Promise<void>;
+  /**
+   * Ends the session in this browser by setting headers on the answer the page then writes (e.g.
+   * `pageSignIn`'s `signOut`). With it the page has a Sign out button, and `POST {basePath}/sign-out`
+   * signs out: someone else can then sign in on the same browser.
+   */
+  signOut?(res: ServerResponse): void | Promise<void>;
   /** Where the pages are: `{basePath}/{id}` (default `/approvals`). */
   basePath?: string;
   /** The key of the CSRF tokens (default 32 random bytes for this process: a restart asks to reload the page). */
@@ -25,6 +31,9 @@ export interface ApprovalPageOptions {
 
 /** A form body is two short fields: anything longer is refused before it is read further. */
 const MAX_BODY = 4096;
+
+/** The sign-out's path under the base, and what its CSRF token is bound to (no approval id: the store makes those). */
+const SIGN_OUT = 'sign-out';
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -103,7 +112,25 @@ export function approvalPage(
       own && open ? { text: refusalText(new ApprovalStateError('self_approval', approval.id, '')) } : undefined;
     const csrf = open && !own ? csrfToken(key, approval.id, person) : undefined;
     const action = `${base}/${encodeURIComponent(approval.id)}`;
-    send(res, status, approvalHtml({ approval, person, action, csrf, note: note ?? ownNote, expired }));
+    const signOut = options.signOut
+      ? { action: `${base}/${SIGN_OUT}`, csrf: csrfToken(key, SIGN_OUT, person) }
+      : undefined;
+    send(res, status, approvalHtml({ approval, person, action, csrf, note: note ?? ownNote, expired, signOut }));
+  };
+
+  /**
+   * Signs the person out when the form is theirs, then offers the page they came from to sign in
+   * again. Nobody signed in (a cross-site post carries no session cookie) leaves the cookies alone.
+   */
+  const leave = async (req: IncomingMessage, res: ServerResponse, person: string | undefined) => {
+    const form = await formOf(req);
+    if (!form) return message(res, 413, 'Too large', 'The form sent was larger than this page accepts.');
+    if (person && !validCsrf(key, SIGN_OUT, person, form.get('csrf')))
+      return message(res, 403, 'Not accepted', 'This form was not issued to you: open the approval page again.');
+    if (person) await options.signOut!(res);
+    const from = form.get('page');
+    const back = from && !from.includes('/') ? `${base}/${encodeURIComponent(from)}` : undefined;
+    send(res, 200, signedOutHtml(back));
   };
 
   const decide = async (req: IncomingMessage, res: ServerResponse, id: string, person: string) => {
@@ -140,6 +167,7 @@ export function approvalPage(
       return message(res, 405, 'Not allowed', 'This page takes GET and POST only.');
     }
     const person = (await identify(req))?.trim();
+    if (id === SIGN_OUT && req.method === 'POST' && options.signOut) return leave(req, res, person);
     if (!person) return void (await signIn(req, res));
     try {
       if (req.method === 'POST') return await decide(req, res, id, person);

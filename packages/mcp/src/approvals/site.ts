@@ -42,6 +42,7 @@ export function approvalSite(options: ApprovalSiteOptions): ApprovalSite {
     store: options.store,
     identify: (request) => people.identify(request),
     signIn: (request, response) => people.signIn(request, response),
+    signOut: (response) => people.signOut(response),
     basePath: APPROVALS_PATH,
     csrfKey,
     ...(options.clock ? { clock: options.clock } : {}),

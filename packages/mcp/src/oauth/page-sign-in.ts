@@ -8,6 +8,8 @@ import { type Sealer, sealer } from './sealed.js';
 const SUBJECT = 'pageSignIn options';
 const SESSION_COOKIE = 'plugboard_session';
 const SIGN_IN_COOKIE = 'plugboard_sign_in';
+/** Set by signing out: the next sign-in from this browser asks the authorization server for a fresh login. */
+const SIGNED_OUT_COOKIE = 'plugboard_signed_out';
 /** How long a person has to complete the login at the authorization server. */
 const SIGN_IN_SECONDS = 600;
 const DEFAULT_SESSION_SECONDS = 8 * 3600;
@@ -40,6 +42,12 @@ export interface PageSignIn {
   signIn(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** The `redirectUri` route: exchanges the code, sets the session cookie, sends the person back. */
   callback(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * Ends the session in this browser: sets the headers that remove its cookie (the caller writes
+   * the answer), and makes the next sign-in from it ask for a fresh login (`prompt=login`), so that
+   * someone else can sign in where the authorization server still knows the last person.
+   */
+  signOut(res: ServerResponse): void;
 }
 
 /**
@@ -85,6 +93,7 @@ export function pageSignIn(options: PageSignInOptions): PageSignIn {
         state,
         code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
+        ...(readCookie(req.headers.cookie, SIGNED_OUT_COOKIE) === undefined ? {} : { prompt: 'login' }),
       }).toString();
       const sealed = await cookies.seal({ state, verifier, returnTo: returnPath(req.url) }, SIGN_IN_SECONDS);
       res.writeHead(303, {
@@ -134,10 +143,17 @@ export function pageSignIn(options: PageSignInOptions): PageSignIn {
         'set-cookie': [
           setCookie(SESSION_COOKIE, session, { maxAge: settings.sessionSeconds, secure }),
           setCookie(SIGN_IN_COOKIE, '', { maxAge: 0, secure }),
+          setCookie(SIGNED_OUT_COOKIE, '', { maxAge: 0, secure }),
         ],
         'cache-control': 'no-store',
       });
       res.end();
+    },
+    signOut(res) {
+      res.setHeader('set-cookie', [
+        setCookie(SESSION_COOKIE, '', { maxAge: 0, secure }),
+        setCookie(SIGNED_OUT_COOKIE, '1', { maxAge: settings.sessionSeconds, secure }),
+      ]);
     },
   };
 }

@@ -66,6 +66,8 @@ test('another person opens the page, sees what will happen, clicks Approve: the 
     const screenshot = join(dir, 'approval-page.png');
     await page.screenshot({ path: screenshot, fullPage: true });
     expect((await stat(screenshot)).size).toBeGreaterThan(1000);
+    // A host that cannot sign people out gets no Sign out button.
+    expect(await page.$('button.sign-out')).toBeNull();
     await page.click('button.approve');
     expect(await page.textContent('#note')).toBe('Approved by bob@example.com.');
     expect(await page.textContent('#status')).toBe('approved');

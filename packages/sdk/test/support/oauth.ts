@@ -413,7 +413,8 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       grant.addResourceScope(indicator, wanted.join(' '));
     }
     const grantId = await grant.save();
-    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: false });
+    // Kept with the login just made: a request asking for a fresh login (`prompt=login`) is satisfied by it.
+    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   };
 
   front.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -726,6 +727,15 @@ export function pkcePair(): { verifier: string; challenge: string } {
  * oidc-provider's storage for this server alone, in memory, kept until it stops (the models
  * check expiry themselves): stored artifacts by model and id, and indexes by grant and uid.
  */
+/** The models a grant's revocation removes: its tokens and codes, never an interaction that names the grant. */
+const GRANTED = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+
 function memoryAdapter(): (model: string) => Adapter {
   const stored = new Map<string, AdapterPayload>();
   const byGrant = new Map<string, Set<string>>();
@@ -735,7 +745,8 @@ function memoryAdapter(): (model: string) => Adapter {
     return {
       async upsert(id, payload) {
         stored.set(key(id), payload);
-        if (payload.grantId) byGrant.set(payload.grantId, (byGrant.get(payload.grantId) ?? new Set()).add(key(id)));
+        if (GRANTED.has(model) && payload.grantId)
+          byGrant.set(payload.grantId, (byGrant.get(payload.grantId) ?? new Set()).add(key(id)));
         if (payload.uid) index.set(`uid:${payload.uid}`, id);
         if (payload.userCode) index.set(`userCode:${payload.userCode}`, id);
       },
