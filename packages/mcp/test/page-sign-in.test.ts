@@ -129,10 +129,14 @@ describe('the approval page sign-in', () => {
         headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ csrf: token, page: approvalId }),
       });
-    // A form not issued to this person ends nothing.
+    // A form not issued to this person ends nothing; nor does a post without the session (as a
+    // cross-site one comes, its cookie held back by SameSite).
     const forged = await post(session, `${csrf!.slice(0, -2)}xx`);
     expect(forged.status).toBe(403);
     expect(forged.headers.getSetCookie()).toEqual([]);
+    const sessionless = await post('', csrf!);
+    expect(sessionless.status).toBe(200);
+    expect(sessionless.headers.getSetCookie()).toEqual([]);
     const out = await post(session, csrf!);
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie().map((cookie) => cookie.split(';', 1)[0])).toEqual([
