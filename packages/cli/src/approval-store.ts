@@ -29,6 +29,8 @@ export async function openApprovalStore(
     await (await import('@plugboard/worker')).assertMigrated(postgres);
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: postgres });
+    // An idle client's broken connection (the server restarted) must not end the serving process: the next query connects again.
+    pool.on('error', () => {});
     return { store: mcp.postgresApprovalStore(pool), close: () => pool.end() };
   }
   const folder = stateFolder(io, values.state as string | undefined, command);

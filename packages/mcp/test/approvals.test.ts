@@ -103,7 +103,7 @@ describe('plugboard mcp and plugboard approvals', { timeout: 120_000 }, () => {
     expect(listed.map((entry) => entry.status)).toEqual(['used']);
   });
 
-  test("with --postgres the pending approval is kept in the fleet's PostgreSQL, where plugboard approvals --postgres decides it", async () => {
+  test("with --postgres the pending approval is kept in the fleet's PostgreSQL, where plugboard approvals --postgres decides it, across a restart of the server", async () => {
     postgres ??= await startPostgres();
     const url = await postgres.database();
     await migrate(url);
@@ -111,6 +111,9 @@ describe('plugboard mcp and plugboard approvals', { timeout: 120_000 }, () => {
     const order = { sku: 'SKU-2', quantity: 1 };
     const asked = await client.callTool({ name: 'shop_orders_create', arguments: order });
     const { approval } = asked.structuredContent as { approval: { id: string } };
+    // The server restarts under the serving process: its pool's idle connections end with an
+    // error, which must not end the process; its next call connects again.
+    await postgres.restart();
     const listed = await run(process.execPath, [CLI, 'approvals', 'list', '--postgres', url], { env });
     expect(
       listed.stdout

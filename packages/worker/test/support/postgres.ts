@@ -94,13 +94,31 @@ function launch(folder: string, dir: string, port: number): Promise<ChildProcess
   });
 }
 
-/** Stops the server the fast way (open sessions are ended), then waits for its process. */
-async function shutDown(folder: string, dir: string, child: ChildProcess): Promise<void> {
+/**
+ * Stops the server, then waits for its process. `fast` ends open sessions (a restart under its
+ * clients). `smart` first lets sessions end on their own for a few seconds: a pool's `end()`
+ * resolves before its connections have closed, and a session the server ended meanwhile would
+ * reach that pool as an error nobody listens for. Then the fast way.
+ */
+async function shutDown(folder: string, dir: string, child: ChildProcess, mode: 'fast' | 'smart'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const [program, argv] = command(folder, 'pg_ctl', ['stop', '-D', join(dir, 'data'), '-m', 'fast', '-w', '-t', '30']);
+  const stop = (how: string, seconds: number) => {
+    const [program, argv] = command(folder, 'pg_ctl', [
+      'stop',
+      '-D',
+      join(dir, 'data'),
+      '-m',
+      how,
+      '-w',
+      '-t',
+      `${seconds}`,
+    ]);
+    return run(program, argv, { cwd: dir });
+  };
   try {
-    await run(program, argv, { cwd: dir });
+    if (mode === 'smart') await stop('smart', 5).catch(() => stop('fast', 30));
+    else await stop('fast', 30);
   } catch {
     child.kill('SIGKILL');
   }
@@ -149,11 +167,11 @@ export async function startPostgres(): Promise<PostgresServer> {
           return `postgres://plugboard@127.0.0.1:${port}/${name}`;
         },
         async restart() {
-          await shutDown(folder, dir, child);
+          await shutDown(folder, dir, child, 'fast');
           child = await launch(folder, dir, port);
         },
         async stop() {
-          await shutDown(folder, dir, child);
+          await shutDown(folder, dir, child, 'smart');
           await rm(dir, { recursive: true, force: true });
         },
       };
