@@ -26,12 +26,8 @@ export async function openApprovalStore(
     if (values.state !== undefined && !options.beside)
       throw new UsageError(`${command}: --state and --postgres exclude each other`);
     // A server it cannot reach, or a schema without the approvals, is refused typed, its password masked.
-    await (await import('@plugboard/worker')).assertMigrated(postgres);
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: postgres });
-    // An idle client's broken connection (the server restarted) must not end the serving process: the next query connects again.
-    pool.on('error', () => {});
-    return { store: mcp.postgresApprovalStore(pool), close: () => pool.end() };
+    const { pool, close } = await (await import('@plugboard/worker')).openMigratedPool(postgres);
+    return { store: mcp.postgresApprovalStore(pool), close };
   }
   const folder = stateFolder(io, values.state as string | undefined, command);
   return { store: mcp.fileApprovalStore(folder.dir), close: async () => {} };

@@ -1,7 +1,32 @@
 import type { Stores } from '@plugboard/sdk/host';
+import type pg from 'pg';
 import { connect, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
 import { postgresStores } from '../stores.js';
+
+/** A pool of its own on a URL, the schema checked, ended by `close()`. */
+export interface MigratedPool {
+  pool: pg.Pool;
+  /** The server as messages name it: the URL, its password masked. */
+  server: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A pool of its own on the URL for an operator command or a serving process (`--postgres URL`):
+ * the schema checked (a typed `SchemaVersionError` or `DatabaseUnavailableError`), nothing left
+ * open when it is refused; an idle connection that breaks (the server restarted) ends no process.
+ */
+export async function openMigratedPool(url: string): Promise<MigratedPool> {
+  const connection = connect(url, 'postgres');
+  try {
+    await assertMigrated(connection.pool);
+  } catch (error) {
+    await release(connection);
+    throw error;
+  }
+  return { pool: connection.pool, server: connection.server, close: () => release(connection) };
+}
 
 /**
  * The fleet's stores for one operator command (`plugboard idempotency show|settle --postgres URL`):
@@ -15,12 +40,6 @@ export interface OpenedStores {
 }
 
 export async function openPostgresStores(url: string): Promise<OpenedStores> {
-  const connection = connect(url, 'postgres');
-  try {
-    await assertMigrated(connection.pool);
-  } catch (error) {
-    await release(connection);
-    throw error;
-  }
-  return { stores: postgresStores(connection.pool), server: connection.server, close: () => release(connection) };
+  const { pool, server, close } = await openMigratedPool(url);
+  return { stores: postgresStores(pool), server, close };
 }
