@@ -67,14 +67,21 @@ export function failureAnswer(error: unknown): Answer {
   return { status: 500, result: { accepted: false, code: 'internal_error' } };
 }
 
-export function send(request: IncomingMessage, response: ServerResponse, answer: Answer): void {
-  const text = JSON.stringify(answer.result);
+/** A JSON answer, its socket closed once written when the request's body was not read to its end. */
+export function sendJson(
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(value);
   const unread = !request.complete;
-  response.writeHead(answer.status, {
+  response.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
-    ...answer.headers,
+    ...headers,
     ...(unread ? { connection: 'close' } : {}),
   });
   if (unread) {
@@ -83,4 +90,8 @@ export function send(request: IncomingMessage, response: ServerResponse, answer:
     response.once('finish', () => request.socket.destroy());
   }
   response.end(text);
+}
+
+export function send(request: IncomingMessage, response: ServerResponse, answer: Answer): void {
+  sendJson(request, response, answer.status, answer.result, answer.headers);
 }

@@ -1,4 +1,4 @@
-import { assertMigrated, createSubmitter } from '@plugboard/worker';
+import { assertMigrated, createSubmitter, database } from '@plugboard/worker';
 import pg from 'pg';
 import type { PollSettings } from './poll-config.js';
 import { postgresEventStore } from './postgres-events.js';
@@ -49,6 +49,9 @@ export async function openQueued(queue: ReceiverQueueOptions, polls: readonly Po
     receipts: postgresReceiptLog(pool),
     startRun: queuedRunStarter(submitter, checks),
     polls: queuedPolls(polls, { ...checks, redis: queue.redis, postgres: pool }),
+    probe: async () => {
+      await database(pool).query('SELECT 1');
+    },
     async close() {
       await submitter.close();
       await end();

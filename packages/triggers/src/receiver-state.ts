@@ -4,6 +4,7 @@ import type { Clock } from '@plugboard/sdk/host';
 import { ReceiverStateError } from './errors.js';
 import { eventLog } from './event-log.js';
 import type { EventStore } from './event-store.js';
+import type { Probe } from './health.js';
 import type { PollSettings } from './poll-config.js';
 import type { StartPoll } from './poll-start.js';
 import { type PollScheduler, pollScheduler } from './polls.js';
@@ -23,6 +24,8 @@ export interface ReceiverState {
   /** Starts the run of an accepted delivery; none: deliveries are only kept. */
   startRun?: StartRun | undefined;
   polls: PollScheduler;
+  /** Whether the state can take a delivery now (`GET /health`); none: whenever the receiver listens. */
+  probe?: Probe | undefined;
   /** Ends what the state opened, once nothing uses it any more. */
   close(): Promise<void>;
 }

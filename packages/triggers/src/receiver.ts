@@ -6,6 +6,7 @@ import { failureAnswer, send } from './answer.js';
 import { checkedConfig, DELIVERY_PATH, type TriggerConfig, type TriggerSettings } from './config.js';
 import { type DeliveryContext, receiveDelivery } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
+import { type HealthCheck, healthCheck, isHealthPath } from './health.js';
 import type { StartPoll } from './poll-start.js';
 import type { PollTriggerState } from './poll-state.js';
 import { checkQueueOptions, type ReceiverQueueOptions } from './queue-options.js';
@@ -22,8 +23,8 @@ import { NO_WEBHOOKS, webhookLifecycle } from './webhook-lifecycle.js';
  * The receiver, composed here and only here: the configuration checked once (secrets read from
  * the environment), a rate window per trigger, the receipts and accepted deliveries (a state
  * folder, or the fleet's PostgreSQL in queued mode), the runs, the polls, and a node:http server
- * bounded against slow and large requests, and the provider webhooks' subscriptions (kept in the
- * state folder).
+ * bounded against slow and large requests that serves the deliveries and `GET /health`, and the
+ * provider webhooks' subscriptions (kept in the state folder).
  */
 
 /** How long a sender may take over its headers, and over its whole request: slow senders cannot hold sockets. */
@@ -212,9 +213,12 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     },
   });
   let delivering: DeliveryContext | undefined;
+  let health: HealthCheck | undefined;
   const handling = new Set<Promise<void>>();
   const server = boundedServer((request, response) => {
-    const handled = receiveDelivery(delivering!, request, response)
+    const handled = (
+      isHealthPath(request.url) ? health!.answer(request, response) : receiveDelivery(delivering!, request, response)
+    )
       .catch((error: unknown) => {
         say(`delivery: ${String(error)}`, error);
         if (!response.headersSent) send(request, response, failureAnswer(error));
@@ -229,6 +233,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       const current = await openListening(options, config, clock, log);
       open = current;
       delivering = context(current);
+      health = healthCheck(current.state.probe, clock);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {

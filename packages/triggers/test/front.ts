@@ -12,8 +12,10 @@ export interface Front {
   /** `127.0.0.1:<port>` of the front itself. */
   host: string;
   port: number;
-  /** Relays the connections that come next to this port of 127.0.0.1. */
-  to(port: number): void;
+  /** Relays the connections that come next to this port of 127.0.0.1; undefined: ends them at once. */
+  to(port: number | undefined): void;
+  /** Ends every relayed connection; it still listens. */
+  drop(): void;
   /** Ends every relayed connection and stops listening: connections to it are refused from now on. */
   close(): Promise<void>;
 }
@@ -45,6 +47,9 @@ export async function startFront(target?: number): Promise<Front> {
     port: own,
     to(next) {
       port = next;
+    },
+    drop() {
+      for (const socket of sockets) socket.destroy();
     },
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -190,6 +190,35 @@ describe('a receiver in queued mode', () => {
     expect(await queued()).toEqual({ jobs: [], rows: [] });
   });
 
+  it('is healthy while PostgreSQL answers: each check answers the probes of the second that follows it', async () => {
+    const clock = testClock();
+    // The receiver reaches PostgreSQL through a front the test turns away from it and back.
+    const front = await startFront(fleet.postgres.port);
+    const postgres = new URL(fleet.url);
+    postgres.port = String(front.port);
+    const { receiver } = await startReceiver({ clock, queue: { ...queue(), postgres: postgres.href } });
+    const health = async () => {
+      const answer = await fetch(`${receiver.url}/health`);
+      return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: await answer.json() };
+    };
+    expect(await health()).toEqual({ status: 200, retryAfter: null, body: { status: 'ok' } });
+    front.to(undefined);
+    front.drop();
+    // Within the second, the last check answers: a flood of probes never reaches the database.
+    expect((await Promise.all([health(), health(), health()])).map((answer) => answer.status)).toEqual([200, 200, 200]);
+    await clock.advance(1_000);
+    expect(await health()).toEqual({
+      status: 503,
+      retryAfter: '5',
+      body: { status: 'unavailable', code: 'database_unavailable' },
+    });
+    front.to(fleet.postgres.port);
+    await clock.advance(1_000);
+    expect(await health()).toEqual({ status: 200, retryAfter: null, body: { status: 'ok' } });
+    await receiver.close();
+    await front.close();
+  });
+
   it("registers each active poll as the fleet's schedule; its state is read from there", async () => {
     const clock = testClock();
     const poll = (pollTriggerId: string, status: string) => ({
