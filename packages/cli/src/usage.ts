@@ -20,8 +20,8 @@ export function portOption(value: unknown): { port: number; text: string } {
 }
 
 /** A server the command was to start could not listen on the port asked for. */
-export function portInUse(port: string): UsageError {
-  return new UsageError(`--port ${port}: the port is in use; pick another, or --port 0 for a free one`);
+export function portInUse(port: string, flag = '--port'): UsageError {
+  return new UsageError(`${flag} ${port}: the port is in use; pick another, or ${flag} 0 for a free one`);
 }
 
 /** Parses a JSON argument, naming the option when it is not JSON; the parser's message quotes at most an excerpt of it. */

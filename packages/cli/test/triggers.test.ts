@@ -1,4 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signDelivery } from '@plugboard/sdk/host';
@@ -56,15 +58,21 @@ function lineIo(env: Record<string, string>) {
   return { io, firstLine, stdout: () => out, stderr: buffered.stderr };
 }
 
+/** `triggers serve` of TRIGGER on --port 0 with a state folder under the test's, `extra` flags after; stops on `controller.abort()`. */
+async function serveTrigger(extra: string[] = []) {
+  const config = join(dir, 'triggers.json');
+  const state = join(dir, 'state');
+  await writeFile(config, JSON.stringify({ triggers: [TRIGGER] }));
+  const serving = lineIo({ CLI_TRIGGER_SECRET: SECRET });
+  const controller = new AbortController();
+  const argv = ['triggers', 'serve', '--config', config, '--port', '0', '--state', state];
+  const exit = runCli([...argv, ...extra], serving.io, { signal: controller.signal });
+  return { serving, controller, exit, argv, state };
+}
+
 describe('plugboard triggers', () => {
   it('serve prints each trigger with its full URL, takes a signed delivery there; deliveries lists its receipt', async () => {
-    const config = join(dir, 'triggers.json');
-    const state = join(dir, 'state');
-    await writeFile(config, JSON.stringify({ triggers: [TRIGGER] }));
-    const serving = lineIo({ CLI_TRIGGER_SECRET: SECRET });
-    const controller = new AbortController();
-    const argv = ['triggers', 'serve', '--config', config, '--port', '0', '--state', state];
-    const exit = runCli(argv, serving.io, { signal: controller.signal });
+    const { serving, controller, exit, state } = await serveTrigger();
     const printed = JSON.parse(await serving.firstLine) as { triggerId: string; url: string };
     expect(printed).toEqual({
       triggerId: 'trg_cli',
@@ -150,6 +158,36 @@ describe('plugboard triggers', () => {
     const listed = bufferIo({});
     expect(await runCli(['triggers', 'polls', '--state', state], listed.io)).toBe(0);
     expect(JSON.parse(listed.stdout())).toMatchObject(paused);
+  });
+
+  it('serve --metrics-port serves the deliveries counted on a port of its own; a bad or busy one exits 2 naming it', async () => {
+    const { serving, controller, exit, argv } = await serveTrigger(['--metrics-port', '0']);
+    const printed = JSON.parse(await serving.firstLine) as { url: string };
+    const metrics = /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(serving.stderr())?.[1];
+    expect(metrics).toBeDefined();
+    const body = JSON.stringify({ type: 'ping' });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = signDelivery({ secret: SECRET, timestamp, eventId: 'evt_cli_m', body });
+    const headers = { 'x-platform-timestamp': String(timestamp), 'x-platform-event-id': 'evt_cli_m' };
+    await fetch(printed.url, { method: 'POST', body, headers: { ...headers, 'x-platform-signature': signature } });
+    const scraped = await (await fetch(metrics!)).text();
+    expect(scraped).toContain('plugboard_trigger_deliveries_total{trigger="trg_cli",outcome="accepted"} 1');
+    controller.abort();
+    expect(await exit).toBe(0);
+    const bad = bufferIo({ CLI_TRIGGER_SECRET: SECRET });
+    expect(await runCli([...argv, '--metrics-port', '70000'], bad.io)).toBe(2);
+    expect(bad.stderr()).toContain('--metrics-port must be a whole number from 0 to 65535');
+    // A port this test holds: the metrics cannot have it.
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const busy = bufferIo({ CLI_TRIGGER_SECRET: SECRET });
+    const port = String((held.address() as AddressInfo).port);
+    try {
+      expect(await runCli([...argv, '--metrics-port', port], busy.io)).toBe(2);
+    } finally {
+      held.close();
+    }
+    expect(busy.stderr()).toContain(`--metrics-port ${port}: the port is in use`);
   });
 
   it('serve refuses a configuration holding a secret, or a secret variable not set, with exit 2 before listening', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Clock } from '@plugboard/sdk/host';
-import { type Answer, REASON_STATUS, type ReasonCode, send } from './answer.js';
+import { type Answer, REASON_STATUS, type ReasonCode } from './answer.js';
 import { declaredTooLarge, readBody } from './body.js';
 import { DELIVERY_PATH, isPublicId, type TriggerSettings } from './config.js';
 import type { Judged, ServedTrigger } from './delivery-judge.js';
@@ -134,32 +134,33 @@ async function keep(
   };
 }
 
-export async function receiveDelivery(
-  context: DeliveryContext,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
-  if (request.method !== 'POST')
-    return send(request, response, { ...refusal('malformed'), status: 405, headers: { allow: 'POST' } });
-  const served = context.triggers.get(publicIdOf(request.url) ?? '');
-  if (!served) return send(request, response, refusal('unknown_trigger'));
+/** The trigger a request was posted to, when this receiver serves it. */
+export function servedFor(context: DeliveryContext, request: IncomingMessage): ServedTrigger | undefined {
+  return context.triggers.get(publicIdOf(request.url) ?? '');
+}
+
+/** The answer to a request, once everything it needs is kept; undefined when its sender went away first. */
+export async function receiveDelivery(context: DeliveryContext, request: IncomingMessage): Promise<Answer | undefined> {
+  if (request.method !== 'POST') return { ...refusal('malformed'), status: 405, headers: { allow: 'POST' } };
+  const served = servedFor(context, request);
+  if (!served) return refusal('unknown_trigger');
   const { settings } = served;
   const receipt = newReceipt(context, served, request);
   const refuse = async (code: ReasonCode, headers?: Record<string, string>) => {
     const answer = { ...refusal(code, receipt.deliveryId), ...(headers ? { headers } : {}) };
     await context.receipts.append({ ...receipt, reasonCode: code, httpStatus: answer.status });
-    send(request, response, answer);
+    return answer;
   };
   if (settings.status !== 'active') return refuse('disabled');
   const rate = served.rate.admit();
   if (!rate.allowed) return refuse('rate_limited', { 'retry-after': String(rate.retryAfterSeconds) });
   if (declaredTooLarge(request, settings.maxBodyBytes)) return refuse('too_large');
   const read = await readBody(request, settings.maxBodyBytes);
-  if (read.kind === 'gone') return;
+  if (read.kind === 'gone') return undefined;
   receipt.sizeBytes = read.kind === 'read' ? read.body.length : read.bytesRead;
   if (read.kind === 'too_large') return refuse('too_large');
   receipt.payloadSha256 = read.sha256;
   const judged = served.judge(request.headers, read.body, context.clock.now());
   if (!judged.ok) return refuse(judged.reasonCode);
-  send(request, response, await keep(context, served, request, receipt, { ...judged, sha256: read.sha256 }));
+  return keep(context, served, request, receipt, { ...judged, sha256: read.sha256 });
 }

@@ -2,14 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConnectorError, InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
-import { failureAnswer, send } from './answer.js';
 import { checkedConfig, DELIVERY_PATH, type TriggerConfig, type TriggerSettings } from './config.js';
-import { type DeliveryContext, receiveDelivery } from './delivery.js';
+import type { DeliveryContext } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
-import { type HealthCheck, healthCheck, isHealthPath } from './health.js';
+import { healthCheck } from './health.js';
+import type { ReceiverMetrics } from './metrics.js';
+import type { MetricsServer } from '@plugboard/worker';
 import type { StartPoll } from './poll-start.js';
 import type { PollTriggerState } from './poll-state.js';
 import { checkQueueOptions, type ReceiverQueueOptions } from './queue-options.js';
+import { type Answering, answerRequest } from './requests.js';
 import { openState, type ReceiverState } from './receiver-state.js';
 import { type Retention, retention } from './retention.js';
 import type { ExecutorHost, StartRun } from './run-start.js';
@@ -69,6 +71,13 @@ export interface ReceiverOptions {
   log?: LogSink;
   /** Shorter or longer bounds on slow senders than `SERVER_LIMITS` (behind a proxy that has its own, say). */
   serverLimits?: Partial<ServerLimits>;
+  /**
+   * Serves Prometheus' `GET /metrics` on this port of its own (0: any free one; `metricsUrl` says
+   * which): the deliveries answered by trigger and outcome, the runs ended by trigger and how.
+   */
+  metricsPort?: number;
+  /** The address the metrics are served on; default the one the receiver listens on. */
+  metricsHost?: string;
 }
 
 export type ServerLimits = { -readonly [Name in keyof typeof SERVER_LIMITS]: number };
@@ -90,6 +99,8 @@ export interface Receiver {
   listen(port?: number, host?: string): Promise<string>;
   /** The base URL once listening. */
   readonly url: string;
+  /** Where Prometheus scrapes this receiver, once listening with `metricsPort`. */
+  readonly metricsUrl: string | undefined;
   /** Each trigger with the full URL of its deliveries, once listening. */
   addresses(): TriggerAddress[];
   /** Each poll trigger's state as it is now (once listening: read from the state folder then; queued, as registered then). */
@@ -151,7 +162,13 @@ interface Listening {
   kept: Retention;
 }
 
-async function openListening(options: ReceiverOptions, config: TriggerConfig, clock: Clock, log: LogSink) {
+async function openListening(
+  options: ReceiverOptions,
+  config: TriggerConfig,
+  clock: Clock,
+  log: LogSink,
+  metrics: ReceiverMetrics | undefined,
+) {
   const state = await openState({ ...options, clock, log }, config.polls);
   try {
     const kept = retention(config.triggers, state.events, clock);
@@ -159,7 +176,8 @@ async function openListening(options: ReceiverOptions, config: TriggerConfig, cl
       if (options.queue) throw error;
       throw new ReceiverStateError(options.stateDir!, (error as NodeJS.ErrnoException).code ?? String(error), error);
     });
-    const runs = state.startRun ? runTracker(state.startRun, state.events, clock, log) : undefined;
+    const startRun = state.startRun && metrics ? metrics.counting(state.startRun) : state.startRun;
+    const runs = startRun ? runTracker(startRun, state.events, clock, log) : undefined;
     return { state, runs, kept };
   } catch (error) {
     await state.close();
@@ -172,11 +190,26 @@ function checkOptions(options: ReceiverOptions, config: TriggerConfig): void {
   if (options.queue) checkQueueOptions(options.queue, options);
   else if (typeof options.stateDir !== 'string' || options.stateDir === '')
     throw new InvalidInputError('receiver', [{ path: 'stateDir', message: 'is required without queue' }]);
+  const { metricsPort } = options;
+  if (metricsPort !== undefined && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65_535))
+    throw new InvalidInputError('receiver', [
+      { path: 'metricsPort', message: 'must be a whole number from 0 to 65535' },
+    ]);
   // A webhook's subscription (its provider's signing secret with it) is kept in the state folder.
   if (config.triggers.some((trigger) => trigger.webhook) && !options.stateDir)
     throw new InvalidInputError('receiver', [
       { path: 'stateDir', message: "is required for the triggers' provider webhooks" },
     ]);
+}
+
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** Checks the configuration and reads the secrets (a `TriggerConfigError` naming every problem); listens on `listen`. */
@@ -212,35 +245,42 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       current.kept.maybePrune().catch((error: unknown) => say(`pruning: ${String(error)}`));
     },
   });
-  let delivering: DeliveryContext | undefined;
-  let health: HealthCheck | undefined;
+  let answering: Answering | undefined;
   const handling = new Set<Promise<void>>();
   const server = boundedServer((request, response) => {
-    const handled = (
-      isHealthPath(request.url) ? health!.answer(request, response) : receiveDelivery(delivering!, request, response)
-    )
+    const handled = answerRequest(answering!, request, response)
       .catch((error: unknown) => {
-        say(`delivery: ${String(error)}`, error);
-        if (!response.headersSent) send(request, response, failureAnswer(error));
-        else response.destroy();
+        say(`answering: ${String(error)}`, error);
+        response.destroy();
       })
       .finally(() => handling.delete(handled));
     handling.add(handled);
   }, limits);
   let url = '';
+  let metricsServer: MetricsServer | undefined;
   return {
     async listen(port = 0, host = '127.0.0.1') {
-      const current = await openListening(options, config, clock, log);
+      // Loaded only when asked for: prom-client and the metrics server with it.
+      const observing = options.metricsPort === undefined ? undefined : await import('./metrics.js');
+      const metrics = observing?.receiverMetrics();
+      const current = await openListening(options, config, clock, log, metrics);
+      answering = { delivering: context(current), health: healthCheck(current.state.probe, clock), metrics, say };
+      try {
+        if (observing && metrics)
+          metricsServer = await observing.serveMetrics(
+            metrics.registry,
+            options.metricsPort!,
+            options.metricsHost ?? host,
+          );
+        await listenOn(server, port, host);
+      } catch (error) {
+        // A port in use, say: nothing opened stays open.
+        await metricsServer?.close();
+        metricsServer = undefined;
+        await current.state.close();
+        throw error;
+      }
       open = current;
-      delivering = context(current);
-      health = healthCheck(current.state.probe, clock);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
       const address = server.address() as AddressInfo;
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
       await subscriptions.start((settings) => deliveryUrl(settings, url));
@@ -250,6 +290,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     },
     get url() {
       return url;
+    },
+    get metricsUrl() {
+      return metricsServer?.url;
     },
     addresses: () =>
       triggers.map((trigger) => ({
@@ -267,6 +310,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         server.closeAllConnections();
       });
       await Promise.all(handling);
+      await metricsServer?.close();
       if (!open) return;
       const abort = closing.abortRuns === true;
       await Promise.all([open.runs?.drain({ abort }), open.state.polls.stop({ abort }), subscriptions.stop()]);

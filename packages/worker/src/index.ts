@@ -44,5 +44,7 @@ export { listRuns, MAX_LISTED_RUNS, showRun } from './observe/runs-report.js';
 export type { ListRunsOptions, RunReport, ShowRunOptions } from './observe/runs-report.js';
 export { CANCEL_CHANNEL, cancelRun } from './observe/cancel.js';
 export type { CancelRunOptions, Cancellation } from './observe/cancel.js';
+export { serveMetrics } from './observe/metrics-server.js';
+export type { MetricsServer } from './observe/metrics-server.js';
 export { openMigratedPool, openPostgresStores } from './observe/open-stores.js';
 export type { MigratedPool, OpenedStores } from './observe/open-stores.js';

@@ -7,6 +7,7 @@ import { messagesLog } from '../action-args.js';
 import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
 import { writeJsonLine } from '../io.js';
+import { metricsOptions } from '../metrics-options.js';
 import { allowedNetwork } from '../network.js';
 import { ensureWritable, stateFolder } from '../state.js';
 import { portInUse, portOption, UsageError } from '../usage.js';
@@ -107,10 +108,19 @@ async function receiverMode(invocation: Invocation, config: TriggerConfig) {
   };
 }
 
+/** The port that was in use, named by its flag: the metrics' when it was theirs (they listen first). */
+function addressInUse(error: unknown, portText: string, metricsPort: number | undefined): UsageError {
+  const { port } = error as { port?: number };
+  return metricsPort !== undefined && port === metricsPort && String(port) !== portText
+    ? portInUse(String(port), '--metrics-port')
+    : portInUse(portText);
+}
+
 export async function serveCommand(invocation: Invocation): Promise<void> {
   const { values, io, messages, signal } = invocation;
   const { port, text: portText } = portOption(values.port);
   if (typeof values.config !== 'string' || values.config === '') throw new UsageError('--config must name a file');
+  const metrics = metricsOptions(values);
   const { createReceiver, parseTriggerConfig, readTriggerConfig } = await import('@plugboard/triggers');
   const config = parseTriggerConfig(await readTriggerConfig(resolve(io.cwd, values.config)));
   const mode = await receiverMode(invocation, config);
@@ -118,6 +128,7 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
     config,
     env: io.env,
     ...mode.options,
+    ...metrics,
     log: (entry) => messages.say({ ...entry, level: entry.level === 'error' ? 'error' : 'info' }),
   });
   try {
@@ -125,13 +136,14 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
   } catch (error) {
     await mode.close?.();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw portInUse(portText);
+    if (code === 'EADDRINUSE') throw addressInUse(error, portText, metrics.metricsPort);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
       throw new UsageError(`--host ${String(values.host)}: not an address of this machine`);
     throw error;
   }
   for (const address of receiver.addresses()) writeJsonLine(io.stdout, address);
   for (const poll of receiver.polls()) writeJsonLine(io.stdout, poll);
+  if (receiver.metricsUrl) messages.say({ level: 'info', message: `metrics at ${receiver.metricsUrl}` });
   messages.say({
     level: 'info',
     message: `receiving deliveries at ${receiver.url} (Ctrl+C stops it); ${mode.where}`,

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { environmentCredential } from '../credential-variable.js';
 import type { Invocation } from '../invocation.js';
 import { allowedNetwork } from '../network.js';
+import { metricsOptions } from '../metrics-options.js';
 import { queueUrls } from '../queue-urls.js';
 import { UsageError } from '../usage.js';
 
@@ -16,14 +17,6 @@ function sinkOption(text: unknown): { sink?: 'postgres' } {
   if (text === undefined) return {};
   if (text !== 'postgres') throw new UsageError('--sink must be postgres, or left out');
   return { sink: 'postgres' };
-}
-
-function metricsOptions(values: Record<string, unknown>): { metricsPort?: number; metricsHost?: string } {
-  if (values['metrics-port'] === undefined) return {};
-  const port = Number(values['metrics-port']);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new UsageError('--metrics-port must be a whole number from 0 to 65535');
-  return { metricsPort: port, ...(values['metrics-host'] ? { metricsHost: values['metrics-host'] as string } : {}) };
 }
 
 /** `--recycle-after`, `--memory-ceiling`, `--max-plugins`: whole numbers of 1 or more, when given. */

@@ -90,3 +90,8 @@ export const CONNECTION_OPTIONS: readonly OptionSpec[] = [
   OLD_CONNECTION_NAME,
   SIGNED_IN_STATE,
 ];
+
+export const METRICS_PORT: OptionSpec = {
+  flags: '--metrics-port <port>',
+  description: "serve Prometheus' GET /metrics on this port (0: a free one, printed)",
+};

@@ -1,5 +1,5 @@
 import type { CommandSpec, OptionSpec } from './command-spec.js';
-import { ACTION_OPTIONS, CONNECTOR_KEY, CONNECTOR_PACKAGE, PLUGIN_FOLDER } from './common-options.js';
+import { ACTION_OPTIONS, CONNECTOR_KEY, CONNECTOR_PACKAGE, METRICS_PORT, PLUGIN_FOLDER } from './common-options.js';
 
 /** `plugboard submit` and `plugboard worker`: the run queue on Redis, the runs' rows in PostgreSQL. */
 
@@ -57,10 +57,7 @@ export const WORKER: CommandSpec = {
       flags: '--sink <kind>',
       description: "postgres: write each read's records into the exactly-once sink in the fleet's PostgreSQL",
     },
-    {
-      flags: '--metrics-port <port>',
-      description: "serve Prometheus' GET /metrics on this port (0: a free one, printed)",
-    },
+    METRICS_PORT,
     { flags: '--metrics-host <address>', description: 'the address /metrics listens on (default 0.0.0.0)' },
     {
       flags: '--recycle-after <n>',

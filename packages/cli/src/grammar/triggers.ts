@@ -1,5 +1,5 @@
 import type { CommandSpec, OptionSpec } from './command-spec.js';
-import { CONNECTOR_PACKAGE, PLUGIN_FOLDER } from './common-options.js';
+import { CONNECTOR_PACKAGE, METRICS_PORT, PLUGIN_FOLDER } from './common-options.js';
 
 const REDIS: OptionSpec = {
   flags: '--redis <url>',
@@ -35,6 +35,8 @@ const SERVE: CommandSpec = {
     POSTGRES,
     CONNECTOR_PACKAGE,
     PLUGIN_FOLDER,
+    METRICS_PORT,
+    { flags: '--metrics-host <address>', description: 'the address /metrics listens on (default: --host)' },
   ],
   examples: [
     'plugboard triggers serve --config triggers.json --port 8080 --state .plugboard',
