@@ -73,7 +73,7 @@ export interface ReceiverOptions {
   serverLimits?: Partial<ServerLimits>;
   /**
    * Serves Prometheus' `GET /metrics` on this port of its own (0: any free one; `metricsUrl` says
-   * which): the deliveries answered by trigger and outcome, the runs ended by trigger and how.
+   * which): the deliveries answered by trigger and outcome, the runs and polls ended and how.
    */
   metricsPort?: number;
   /** The address the metrics are served on; default the one the receiver listens on. */
@@ -169,14 +169,15 @@ async function openListening(
   log: LogSink,
   metrics: ReceiverMetrics | undefined,
 ) {
-  const state = await openState({ ...options, clock, log }, config.polls);
+  const startPoll = options.startPoll && metrics ? metrics.countingPolls(options.startPoll) : options.startPoll;
+  const state = await openState({ ...options, startPoll, clock, log }, config.polls);
   try {
     const kept = retention(config.triggers, state.events, clock);
     await kept.prune().catch((error: unknown) => {
       if (options.queue) throw error;
       throw new ReceiverStateError(options.stateDir!, (error as NodeJS.ErrnoException).code ?? String(error), error);
     });
-    const startRun = state.startRun && metrics ? metrics.counting(state.startRun) : state.startRun;
+    const startRun = state.startRun && metrics ? metrics.countingRuns(state.startRun) : state.startRun;
     const runs = startRun ? runTracker(startRun, state.events, clock, log) : undefined;
     return { state, runs, kept };
   } catch (error) {

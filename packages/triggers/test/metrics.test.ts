@@ -1,6 +1,7 @@
 import { InvalidInputError } from '@plugboard/sdk';
 import { describe, expect, it } from 'vitest';
-import { createReceiver, type StartRun } from '../src/index.js';
+import { createReceiver, type StartPoll, type StartRun } from '../src/index.js';
+import { pollTrigger } from './poll-support.js';
 import { ORDERS } from './shop.js';
 import {
   deliver,
@@ -75,6 +76,24 @@ describe("the receiver's metrics", () => {
     const metricsUrl = receiver.metricsUrl!;
     await receiver.close();
     await expect(fetch(metricsUrl)).rejects.toThrow();
+  });
+
+  it('count each poll the receiver read by how it ended', async () => {
+    const clock = testClock();
+    const startPoll: StartPoll = async () => ({ records: 3 });
+    const { receiver } = await startReceiver({
+      stateDir: await stateFolder(),
+      clock,
+      config: { polls: [pollTrigger('http://127.0.0.1:9')] },
+      startPoll,
+      metricsPort: 0,
+    });
+    // A poll never polled before falls due when the receiver listens.
+    await clock.advance(0);
+    await receiver.pollsSettled();
+    expect(await scrape(receiver.metricsUrl!)).toEqual([
+      'plugboard_trigger_polls_total{poll="poll_items",end="succeeded"} 1',
+    ]);
   });
 
   it('refuses a metricsPort that is no port, naming it, before anything is opened', () => {
