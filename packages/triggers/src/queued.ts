@@ -1,5 +1,5 @@
-import { assertMigrated, createSubmitter, database } from '@plugboard/worker';
-import pg from 'pg';
+import { createSubmitter, database, openMigratedPool } from '@plugboard/worker';
+import type pg from 'pg';
 import type { PollSettings } from './poll-config.js';
 import { postgresEventStore } from './postgres-events.js';
 import { postgresReceiptLog } from './postgres-receipts.js';
@@ -14,26 +14,11 @@ import { queuedRunStarter } from './queued-runs.js';
  * never loads BullMQ or pg.
  */
 
-/** The host's pool, or one of our own on the URL (ended by `end`). */
-function poolFor(postgres: string | pg.Pool): { pool: pg.Pool; end(): Promise<void> } {
-  if (typeof postgres !== 'string') return { pool: postgres, end: async () => undefined };
-  checkPostgresUrl(postgres, 'postgres');
-  const pool = new pg.Pool({ connectionString: postgres, max: 4 });
-  // An idle client's broken connection must not crash the receiver: the next query reports it.
-  pool.on('error', () => {});
-  return { pool, end: () => pool.end() };
-}
-
 /** The pool, the schema checked (a typed `SchemaVersionError` or `DatabaseUnavailableError`), or nothing left open. */
 export async function migratedPool(postgres: string | pg.Pool): Promise<{ pool: pg.Pool; end(): Promise<void> }> {
-  const opened = poolFor(postgres);
-  try {
-    await assertMigrated(opened.pool);
-  } catch (error) {
-    await opened.end();
-    throw error;
-  }
-  return opened;
+  if (typeof postgres === 'string') checkPostgresUrl(postgres, 'postgres');
+  const { pool, close } = await openMigratedPool(postgres);
+  return { pool, end: close };
 }
 
 /** The state `receiver-state.ts` opens in queued mode (its `ReceiverState`). */

@@ -4,7 +4,7 @@ import { connect, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
 import { postgresStores } from '../stores.js';
 
-/** A pool of its own on a URL, the schema checked, ended by `close()`. */
+/** A pool whose schema was checked; `close()` ends it when it is one of its own. */
 export interface MigratedPool {
   pool: pg.Pool;
   /** The server as messages name it: the URL, its password masked. */
@@ -13,12 +13,13 @@ export interface MigratedPool {
 }
 
 /**
- * A pool of its own on the URL for an operator command or a serving process (`--postgres URL`):
- * the schema checked (a typed `SchemaVersionError` or `DatabaseUnavailableError`), nothing left
- * open when it is refused; an idle connection that breaks (the server restarted) ends no process.
+ * A pool of its own on the URL for an operator command or a serving process (`--postgres URL`),
+ * or the host's pool (left open by `close()`): the schema checked (a typed `SchemaVersionError` or
+ * `DatabaseUnavailableError`), nothing of its own left open when it is refused; an idle connection
+ * that breaks (the server restarted) ends no process.
  */
-export async function openMigratedPool(url: string): Promise<MigratedPool> {
-  const connection = connect(url, 'postgres');
+export async function openMigratedPool(target: string | pg.Pool): Promise<MigratedPool> {
+  const connection = connect(target, 'postgres');
   try {
     await assertMigrated(connection.pool);
   } catch (error) {
