@@ -3,8 +3,8 @@ import type { AcceptedDelivery } from './event-store.js';
 /**
  * The event log's index, in memory: per trigger, the digest of each accepted event id with where
  * its claim line is in the log, when it was received and whether its run is pending. It holds no
- * delivery's records (those stay in the log, read back when needed), so it costs a few dozen
- * bytes an event, whatever the bodies.
+ * delivery's records (those stay in the log, read back when needed), so it costs about 200 bytes
+ * of heap an event, whatever the bodies (`tools/bench/event-index.mjs`).
  *
  * The log's lines: `{"key":…,"pending":…,"claim":AcceptedDelivery}` (an accepted event, its
  * input with it) and `{"ended":deliveryId}` (its run ended).
@@ -14,7 +14,8 @@ export interface Entry {
   readonly triggerId: string;
   /** The digest of the event id the sender signed. */
   readonly key: string;
-  readonly deliveryId: string;
+  /** The delivery's id while its run is pending (how its end finds it); an index of many events keeps no other. */
+  deliveryId: string | undefined;
   /** ms since the epoch, on the receiver's clock. */
   readonly receivedAt: number;
   /** Where its claim line is in the log: -1 until written. */
@@ -96,7 +97,7 @@ export function eventIndex(): EventIndex {
     const entry: Entry = {
       triggerId,
       key,
-      deliveryId,
+      deliveryId: pending ? deliveryId : undefined,
       receivedAt: Date.parse(claim.receivedAt),
       offset,
       length,
@@ -110,7 +111,7 @@ export function eventIndex(): EventIndex {
   const ended = (deliveryId: string) => {
     const entry = pendingRuns.get(deliveryId);
     pendingRuns.delete(deliveryId);
-    if (entry) entry.pending = false;
+    if (entry) Object.assign(entry, { pending: false, deliveryId: undefined });
     return entry;
   };
   return {
@@ -119,7 +120,8 @@ export function eventIndex(): EventIndex {
     remove(entry) {
       const entries = triggers.get(entry.triggerId);
       if (entries?.get(entry.key) === entry) entries.delete(entry.key);
-      if (pendingRuns.get(entry.deliveryId) === entry) pendingRuns.delete(entry.deliveryId);
+      if (entry.deliveryId !== undefined && pendingRuns.get(entry.deliveryId) === entry)
+        pendingRuns.delete(entry.deliveryId);
     },
     ended,
     pending: () => [...pendingRuns.values()].sort((a, b) => a.receivedAt - b.receivedAt),
