@@ -10,9 +10,10 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+/** Serves a prom-client registry on `host:port` (0: any free one), as the worker and the trigger receiver do. */
 export async function serveMetrics(registry: Registry, port: number, host: string): Promise<MetricsServer> {
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new RangeError('startWorker: metricsPort must be a whole number from 0 to 65535');
+    throw new RangeError(`metricsPort must be a whole number from 0 to 65535, not ${port}`);
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       res.writeHead(404).end();
