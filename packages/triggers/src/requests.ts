@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { failureAnswer, send } from './answer.js';
+import { type Answer, failureAnswer, send } from './answer.js';
 import { type DeliveryContext, receiveDelivery, servedFor } from './delivery.js';
 import { type HealthCheck, isHealthPath } from './health.js';
 import type { ReceiverMetrics } from './metrics.js';
@@ -24,7 +24,7 @@ export async function answerRequest(
 ): Promise<void> {
   if (isHealthPath(request.url)) return answering.health.answer(request, response);
   const { delivering, metrics } = answering;
-  let answer: Awaited<ReturnType<typeof receiveDelivery>>;
+  let answer: Answer | undefined;
   try {
     answer = await receiveDelivery(delivering, request);
   } catch (error) {
