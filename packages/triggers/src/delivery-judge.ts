@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Redactor } from '@plugboard/sdk/host';
 import type { TriggerSettings } from './config.js';
+import type { EarlyRefusals } from './early-refusals.js';
 import { type Payload, readPayload } from './payload.js';
 import type { DeliveryRate } from './rate.js';
 import type { TriggerSecrets } from './secrets.js';
@@ -19,6 +20,8 @@ export type Judged =
 export interface ServedTrigger {
   settings: TriggerSettings;
   rate: DeliveryRate;
+  /** Whether a request refused `disabled` or `rate_limited` leaves a receipt. */
+  earlyRefusals: EarlyRefusals;
   /** The header a sender names its event in, read for the receipt before anything is judged. */
   eventIdHeader: string;
   /** Hides the trigger's secrets, in any of their forms, from what a receipt or a log keeps. */

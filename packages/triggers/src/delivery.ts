@@ -13,7 +13,8 @@ import type { ReceiptLog, TriggerDelivery } from './receipts.js';
  * (`unknown_trigger`), its status (`disabled`), its rate (`rate_limited`), its size while reading
  * (`too_large`), the signature and its timestamp (`signature_mismatch`, `outside_tolerance`,
  * `malformed`), the body (`malformed`), then its event id (`duplicate`). Each request to a known
- * trigger leaves a receipt, on disk before the answer goes; an accepted one is kept, with its
+ * trigger leaves a receipt, on disk before the answer goes (but refusals before its rate window
+ * lets it in, past the trigger's rate: `early-refusals.ts`); an accepted one is kept, with its
  * records, before it is answered and before its run starts. Its receipt is written while its claim
  * is (the outcome is known before the claim is durable), and stands only if the claim does.
  */
@@ -146,14 +147,15 @@ export async function receiveDelivery(context: DeliveryContext, request: Incomin
   if (!served) return refusal('unknown_trigger');
   const { settings } = served;
   const receipt = newReceipt(context, served, request);
-  const refuse = async (code: ReasonCode, headers?: Record<string, string>) => {
-    const answer = { ...refusal(code, receipt.deliveryId), ...(headers ? { headers } : {}) };
-    await context.receipts.append({ ...receipt, reasonCode: code, httpStatus: answer.status });
+  const refuse = async (code: ReasonCode, headers?: Record<string, string>, recorded = true) => {
+    const answer = { ...refusal(code, recorded ? receipt.deliveryId : undefined), ...(headers ? { headers } : {}) };
+    if (recorded) await context.receipts.append({ ...receipt, reasonCode: code, httpStatus: answer.status });
     return answer;
   };
-  if (settings.status !== 'active') return refuse('disabled');
+  if (settings.status !== 'active') return refuse('disabled', undefined, served.earlyRefusals.recorded());
   const rate = served.rate.admit();
-  if (!rate.allowed) return refuse('rate_limited', { 'retry-after': String(rate.retryAfterSeconds) });
+  if (!rate.allowed)
+    return refuse('rate_limited', { 'retry-after': String(rate.retryAfterSeconds) }, served.earlyRefusals.recorded());
   if (declaredTooLarge(request, settings.maxBodyBytes)) return refuse('too_large');
   const read = await readBody(request, settings.maxBodyBytes);
   if (read.kind === 'gone') return undefined;

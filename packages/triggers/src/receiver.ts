@@ -226,7 +226,13 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const subscriptions = options.stateDir
     ? webhookLifecycle({ triggers, host, store: subscriptionStore(options.stateDir), clock, log })
     : NO_WEBHOOKS;
-  const served = servedTriggers(triggers, { env: options.env ?? process.env, clock, host, lifecycle: subscriptions });
+  const served = servedTriggers(triggers, {
+    env: options.env ?? process.env,
+    clock,
+    log,
+    host,
+    lifecycle: subscriptions,
+  });
   let open: Listening | undefined;
   const say = (message: string, error?: unknown) =>
     log({

@@ -1,7 +1,9 @@
+import type { LogSink } from '@plugboard/sdk';
 import type { Clock } from '@plugboard/sdk/host';
 import { Redactor } from '@plugboard/sdk/host';
 import type { TriggerSettings } from './config.js';
 import { platformJudge, type ServedTrigger } from './delivery-judge.js';
+import { earlyRefusals } from './early-refusals.js';
 import { deliveryRate } from './rate.js';
 import { resolveSecrets } from './secrets.js';
 import { judgeWebhook } from './webhook-check.js';
@@ -9,14 +11,15 @@ import type { WebhookHost } from './webhook-host.js';
 import type { WebhookLifecycle } from './webhook-lifecycle.js';
 
 /**
- * Each configured trigger as the receiver serves it, by publicId: its rate window, and how its
- * deliveries are judged and its secrets hidden. A rule 13 trigger's secrets come from the
+ * Each configured trigger as the receiver serves it, by publicId: its rate window, the window
+ * of its early refusals' receipts, and how its deliveries are judged and its secrets hidden. A rule 13 trigger's secrets come from the
  * environment now; a provider webhook's from its kept subscription, whenever it has one.
  */
 
 export interface ServedOptions {
   env: Readonly<Record<string, string | undefined>>;
   clock: Clock;
+  log: LogSink;
   host: WebhookHost | undefined;
   lifecycle: WebhookLifecycle;
 }
@@ -32,7 +35,10 @@ function subscriptionRedactor(secretOf: () => string | undefined): () => Redacto
   };
 }
 
-function webhookServed(settings: TriggerSettings, options: ServedOptions): Omit<ServedTrigger, 'rate'> {
+function webhookServed(
+  settings: TriggerSettings,
+  options: ServedOptions,
+): Omit<ServedTrigger, 'rate' | 'earlyRefusals'> {
   const declared = options.host!.triggerOf(settings.webhook!);
   const secretOf = () => options.lifecycle.secret(settings.triggerId);
   return {
@@ -59,7 +65,11 @@ export function servedTriggers(
             redactor: () => kept!.redactor,
             judge: platformJudge(settings, kept!),
           };
-      return [settings.publicId, { ...judged, rate: deliveryRate(settings.maxDeliveriesPerMinute, options.clock) }];
+      const rate = deliveryRate(settings.maxDeliveriesPerMinute, options.clock);
+      return [
+        settings.publicId,
+        { ...judged, rate, earlyRefusals: earlyRefusals(settings, options.clock, options.log) },
+      ];
     }),
   );
 }

@@ -148,6 +148,75 @@ describe('maxDeliveriesPerMinute, a sliding window on the clock', () => {
     ]);
   });
 
+  it('keeps receipts of its early refusals at its own rate: past it a flood is answered alike, without one, said once a minute', async () => {
+    const clock = testClock();
+    const stateDir = await stateFolder();
+    const { urls, logs } = await startReceiver({
+      stateDir,
+      clock,
+      config: {
+        triggers: [
+          trigger({ maxDeliveriesPerMinute: 2 }),
+          trigger({
+            triggerId: 'trg_off',
+            url: '/api/connect/triggers/pub_off',
+            status: 'disabled',
+            maxDeliveriesPerMinute: 2,
+          }),
+        ],
+      },
+    });
+    let sent = 0;
+    // Each answer's code, and whether it names a receipt.
+    const flood = async (url: string, count: number) => {
+      const codes: unknown[] = [];
+      for (let at = 0; at < count; at += 1, sent += 1) {
+        const { body } = await deliver(url, clock, { id: `f${sent}` }, `f${sent}`);
+        codes.push(`${body.code ?? 'accepted'}${body.deliveryId ? '' : ' (no receipt)'}`);
+      }
+      return codes;
+    };
+    const url = urls.trg_orders!;
+    const unrecorded = (code: string, count: number) => Array(count).fill(`${code} (no receipt)`);
+    expect(await flood(url, 8)).toEqual([
+      'accepted',
+      'accepted',
+      'rate_limited',
+      'rate_limited',
+      ...unrecorded('rate_limited', 4),
+    ]);
+    expect(await flood(urls.trg_off!, 5)).toEqual(['disabled', 'disabled', ...unrecorded('disabled', 3)]);
+    await clock.advance(30_000);
+    expect(await flood(url, 2)).toEqual(unrecorded('rate_limited', 2));
+    const warned = () => logs.filter((entry) => entry.level === 'warn').map((entry) => entry.triggerId);
+    expect(warned()).toEqual(['trg_orders', 'trg_off']);
+    await clock.advance(30_000);
+    // A minute on: both windows let two more in, and the next refusal past them is said again.
+    expect(await flood(url, 5)).toEqual([
+      'accepted',
+      'accepted',
+      'rate_limited',
+      'rate_limited',
+      'rate_limited (no receipt)',
+    ]);
+    expect(warned()).toEqual(['trg_orders', 'trg_off', 'trg_orders']);
+    const kept = (await receipts(stateDir)).map(
+      (receipt) => `${receipt.triggerId} ${receipt.reasonCode ?? 'accepted'}`,
+    );
+    expect(kept).toEqual([
+      'trg_orders accepted',
+      'trg_orders accepted',
+      'trg_orders rate_limited',
+      'trg_orders rate_limited',
+      'trg_off disabled',
+      'trg_off disabled',
+      'trg_orders accepted',
+      'trg_orders accepted',
+      'trg_orders rate_limited',
+      'trg_orders rate_limited',
+    ]);
+  });
+
   it('counts forged and oversized requests too, so a flood cannot make the receiver read past the limit', async () => {
     const clock = testClock();
     const stateDir = await stateFolder();
