@@ -52,11 +52,30 @@ function serverOf(pool: pg.Pool): string {
   return `${options.host ?? 'localhost'}:${options.port ?? 5432}/${options.database ?? ''}`;
 }
 
+/**
+ * How long a pool made from a URL waits for a connection, a new one or one of the pool's, before
+ * the statement fails `DatabaseUnavailableError`: the URL's `connect_timeout` (whole seconds, as
+ * libpq reads it; 0 waits for ever), else this. Without it a server that stops answering (a host
+ * gone from the network, a stalled failover) would hold every caller, and their requests, for as
+ * long as the operating system keeps trying.
+ */
+export const CONNECT_TIMEOUT_SECONDS = 10;
+
+function connectTimeoutMs(url: URL, field: string): number {
+  const given = url.searchParams.get('connect_timeout');
+  if (given === null) return CONNECT_TIMEOUT_SECONDS * 1000;
+  if (!/^\d{1,6}$/.test(given))
+    throw new InvalidInputError('PostgreSQL', [
+      { path: field, message: 'connect_timeout must be a whole number of seconds' },
+    ]);
+  return Number(given) * 1000;
+}
+
 /** A connection for a URL (a pool of our own, ended by `release`) or for the host's pool. */
 export function connect(target: string | pg.Pool, field = 'url'): Connection {
   if (typeof target !== 'string') return { pool: target, server: serverOf(target), owned: false };
   const url = parseUrl(target, field);
-  const pool = new pg.Pool({ connectionString: target, max: 4 });
+  const pool = new pg.Pool({ connectionString: target, max: 4, connectionTimeoutMillis: connectTimeoutMs(url, field) });
   // An idle client's broken connection must not crash the process: the next query reports it.
   pool.on('error', () => {});
   return { pool, server: redactUrl(url), owned: true };

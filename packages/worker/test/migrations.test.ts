@@ -1,3 +1,4 @@
+import { createServer, type Socket } from 'node:net';
 import { InvalidInputError } from '@plugboard/sdk';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -109,6 +110,37 @@ describe('reaching the server', () => {
       /^PostgreSQL at postgres:\/\/ops:\*\*\*@127\.0\.0\.1:\d+\/state cannot be reached: .*ECONNREFUSED/,
     );
     expect(`${(failure as Error).message}${(failure as Error).stack}`).not.toContain('hunter2');
+  });
+
+  test('a server that takes the connection and never answers fails typed once connect_timeout has passed', async () => {
+    // A host that stopped answering: the connection opens, nothing ever comes back.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const failure = await migrate(`postgres://ops:hunter2-secret@127.0.0.1:${port}/state?connect_timeout=1`).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+      expect((failure as Error).message).toMatch(
+        /^PostgreSQL at postgres:\/\/ops:\*\*\*@127\.0\.0\.1:\d+\/state cannot be reached: .*timeout/,
+      );
+      expect(`${(failure as Error).message}${(failure as Error).stack}`).not.toContain('hunter2');
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  test('a connect_timeout that is not whole seconds is refused naming the field', async () => {
+    const failure = await migrate('postgres://x:pw-secret@127.0.0.1:1/state?connect_timeout=soon').catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(InvalidInputError);
+    expect((failure as Error).message).toMatch(/url: connect_timeout must be a whole number of seconds/);
+    expect((failure as Error).message).not.toContain('pw-secret');
   });
 
   test('a URL that is not a postgres:// URL is refused naming the field, without quoting it', async () => {
