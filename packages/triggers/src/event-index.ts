@@ -80,6 +80,8 @@ export interface EventIndex {
   expire(triggerId: string, before: number): number;
   /** Every written entry, by its offset in the log. */
   byOffset(): Map<number, Entry>;
+  /** Bytes of the log the written entries' claim lines take, newlines included. */
+  writtenBytes(): number;
   /** Applies a line of the log read at `offset`; a line that is not one of the log's (torn) is passed over. */
   load(line: Buffer, offset: number): void;
 }
@@ -141,12 +143,19 @@ export function eventIndex(): EventIndex {
         for (const entry of entries.values()) if (entry.offset >= 0) written.set(entry.offset, entry);
       return written;
     },
+    writtenBytes() {
+      let bytes = 0;
+      for (const entries of triggers.values())
+        for (const entry of entries.values()) if (entry.offset >= 0) bytes += entry.length + 1;
+      return bytes;
+    },
     load(line, offset) {
       const value = parseLine(line);
       if (typeof value?.ended === 'string') return void ended(value.ended);
       const claim = asClaim(value);
-      // The first claim of an event wins, as it did when it was made.
-      if (claim && !triggers.get(claim.claim.triggerId)?.has(claim.key)) add(claim, offset, line.length);
+      // A later claim of an event was made once the earlier one was pruned (the log keeps pruned
+      // lines until it is compacted): the later one holds.
+      if (claim) add(claim, offset, line.length);
     },
   };
 }

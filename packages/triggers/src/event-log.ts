@@ -16,8 +16,9 @@ import { type LogFile, openLog } from './log-file.js';
  * index knows), with its `durable` resolving only once its line is on disk, so the receipt can be
  * written meanwhile and an accepted event id is still durable before its delivery is answered. Of
  * two claims of one event, the index takes the first at once; the other waits for the first to be
- * written and is given it (or, if its write failed, claims in its place). Pruning drops expired claims by
- * rewriting the log (pending runs and everything recent kept, ended marks folded into their
+ * written and is given it (or, if its write failed, claims in its place). Pruning forgets expired
+ * claims at once, and drops their lines by rewriting the log once they (and the ended marks) are
+ * at least half of it (pending runs and everything recent kept, ended marks folded into their
  * claims): a new file flushed, renamed over the old one, the folder flushed; appends wait for it.
  * A last line a crash tore is cut off when the log is opened. One receiver per state folder.
  */
@@ -164,7 +165,10 @@ export function eventLog(stateDir: string): EventLog {
       const state = await opened();
       return exclusive(async () => {
         const removed = state.index.expire(triggerId, before);
-        if (removed > 0) await compact(state);
+        // Rewritten once what it no longer keeps is at least what it keeps: each byte is copied
+        // at most once for each byte dropped, however often the receiver prunes.
+        const kept = state.index.writtenBytes();
+        if (removed > 0 && state.log.size - kept >= kept) await compact(state);
         return removed;
       });
     },

@@ -7,8 +7,9 @@ import { stateFolder, useCleanup } from './support.js';
 
 /**
  * The state folder's event log, on a real file: two claims of one event at once give one
- * winner and one line; a new claim is answered from the index with its write to wait for; pruning rewrites the log keeping pending runs and recent events, and
- * ended runs stay ended across the rewrite and a restart.
+ * winner and one line; a new claim is answered from the index with its write to wait for; pruning
+ * forgets expired claims at once and rewrites the log, keeping pending runs and recent events, once
+ * they are half of it; ended runs stay ended across the rewrite and a restart.
  */
 
 useCleanup();
@@ -93,11 +94,14 @@ describe('the event log', () => {
     await written(log.claim(oldPending, 'evt_old_pending', true));
     await written(log.claim(oldEnded, 'evt_old_ended', true));
     await written(log.claim(accepted({ receivedAt: OLD }), 'evt_old', false));
+    await written(log.claim(accepted({ receivedAt: OLD }), 'evt_old_2', false));
+    await written(log.claim(accepted({ receivedAt: OLD }), 'evt_old_3', false));
     await written(log.claim(recentEnded, 'evt_recent_ended', true));
     await written(log.claim(otherTrigger, 'evt_old', false));
     await log.runEnded(oldEnded.deliveryId);
     await log.runEnded(recentEnded.deliveryId);
-    expect(await log.prune('trg_orders', CUTOFF)).toBe(2);
+    // Four of seven claims expire: more than half the log, so it is rewritten.
+    expect(await log.prune('trg_orders', CUTOFF)).toBe(4);
     // Read back where the rewrite moved it.
     expect(await log.claim(accepted(), 'evt_recent_ended', false)).toEqual({ claimed: false, first: recentEnded });
     expect(await log.pending()).toEqual([oldPending]);
@@ -113,5 +117,26 @@ describe('the event log', () => {
     expect(await again('evt_old', 'trg_refunds')).toBe(false);
     // Forgotten: a new claim of a pruned event is accepted (once).
     expect([await again('evt_old'), await again('evt_old'), await again('evt_old_ended')]).toEqual([true, false, true]);
+  });
+
+  it('keeps the lines of expired claims until they are half the log; a restart forgets them still, and a new claim of one holds', async () => {
+    const stateDir = await stateFolder();
+    const log = open(stateDir);
+    for (const eventId of ['evt_a', 'evt_b', 'evt_c']) await written(log.claim(accepted(), eventId, false));
+    await written(log.claim(accepted({ receivedAt: OLD }), 'evt_old', false));
+    expect(await log.prune('trg_orders', CUTOFF)).toBe(1);
+    expect(await claimLines(stateDir)).toHaveLength(4);
+    const again = accepted();
+    expect(await written(log.claim(again, 'evt_old', false))).toEqual({ claimed: true });
+    await log.close();
+    // The pruned line comes first in the log; the claim made after it holds.
+    const restarted = open(stateDir);
+    expect(await restarted.claim(accepted(), 'evt_old', false)).toEqual({ claimed: false, first: again });
+    for (const eventId of ['evt_d', 'evt_e', 'evt_f', 'evt_g'])
+      await written(restarted.claim(accepted({ receivedAt: OLD }), eventId, false));
+    // Four expire, and the line the later claim replaced is none of the index's: five lines kept no more against four kept, rewritten.
+    expect(await restarted.prune('trg_orders', CUTOFF)).toBe(4);
+    expect(await claimLines(stateDir)).toHaveLength(4);
+    expect(await restarted.claim(accepted(), 'evt_old', false)).toEqual({ claimed: false, first: again });
   });
 });
