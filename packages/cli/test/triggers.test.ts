@@ -58,11 +58,11 @@ function lineIo(env: Record<string, string>) {
   return { io, firstLine, stdout: () => out, stderr: buffered.stderr };
 }
 
-/** `triggers serve` of TRIGGER on --port 0 with a state folder under the test's, `extra` flags after; stops on `controller.abort()`. */
-async function serveTrigger(extra: string[] = []) {
+/** `triggers serve` of TRIGGER (`fields` replaced) on --port 0 with a state folder under the test's, `extra` flags after; stops on `controller.abort()`. */
+async function serveTrigger(extra: string[] = [], fields: Record<string, unknown> = {}) {
   const config = join(dir, 'triggers.json');
   const state = join(dir, 'state');
-  await writeFile(config, JSON.stringify({ triggers: [TRIGGER] }));
+  await writeFile(config, JSON.stringify({ triggers: [{ ...TRIGGER, ...fields }] }));
   const serving = lineIo({ CLI_TRIGGER_SECRET: SECRET });
   const controller = new AbortController();
   const argv = ['triggers', 'serve', '--config', config, '--port', '0', '--state', state];
@@ -188,6 +188,25 @@ describe('plugboard triggers', () => {
       held.close();
     }
     expect(busy.stderr()).toContain(`--metrics-port ${port}: the port is in use`);
+  });
+
+  it("serve warns when refusals past the trigger's rate go without a receipt", async () => {
+    const { serving, controller, exit } = await serveTrigger([], { maxDeliveriesPerMinute: 1 });
+    const printed = JSON.parse(await serving.firstLine) as { url: string };
+    const codes: unknown[] = [];
+    for (let sent = 0; sent < 3; sent += 1) {
+      const response = await fetch(printed.url, { method: 'POST', body: '{}' });
+      codes.push(((await response.json()) as Record<string, unknown>).code);
+    }
+    expect(codes).toEqual(['malformed', 'rate_limited', 'rate_limited']);
+    controller.abort();
+    expect(await exit).toBe(0);
+    const warned = serving
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('leave no receipt'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(warned).toEqual([expect.objectContaining({ level: 'warn', triggerId: 'trg_cli' })]);
   });
 
   it('serve refuses a configuration holding a secret, or a secret variable not set, with exit 2 before listening', async () => {

@@ -129,7 +129,7 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
     env: io.env,
     ...mode.options,
     ...metrics,
-    log: (entry) => messages.say({ ...entry, level: entry.level === 'error' ? 'error' : 'info' }),
+    log: (entry) => messages.say({ ...entry, level: entry.level === 'debug' ? 'info' : entry.level }),
   });
   try {
     await receiver.listen(port, String(values.host ?? '127.0.0.1'));
