@@ -209,6 +209,18 @@ describe('plugboard triggers', () => {
     expect(warned).toEqual([expect.objectContaining({ level: 'warn', triggerId: 'trg_cli' })]);
   });
 
+  it('serve --receipt-retention-days takes whole days from 1 to 3650, and exits 2 naming it otherwise', async () => {
+    const { serving, controller, exit, argv } = await serveTrigger(['--receipt-retention-days', '30']);
+    expect(JSON.parse(await serving.firstLine)).toMatchObject({ triggerId: 'trg_cli' });
+    controller.abort();
+    expect(await exit).toBe(0);
+    for (const days of ['0', '3651', '1.5', 'a week']) {
+      const bad = bufferIo({ CLI_TRIGGER_SECRET: SECRET });
+      expect(await runCli([...argv, '--receipt-retention-days', days], bad.io)).toBe(2);
+      expect(bad.stderr()).toContain('--receipt-retention-days must be a whole number from 1 to 3650');
+    }
+  });
+
   it('serve refuses a configuration holding a secret, or a secret variable not set, with exit 2 before listening', async () => {
     const config = join(dir, 'triggers.json');
     await writeFile(config, JSON.stringify({ triggers: [{ ...TRIGGER, secret: SECRET }] }));

@@ -88,7 +88,8 @@ function writeAll(handle: FileHandle, bytes: Buffer): void {
   for (let written = 0; written < bytes.length; ) written += writeSync(handle.fd, bytes, written);
 }
 
-async function syncFolder(path: string): Promise<void> {
+/** Flushes the folder of `path` (its entries: a file created, renamed or removed). */
+export async function syncFolder(path: string): Promise<void> {
   const folder = await open(dirname(path), 'r');
   try {
     await folder.sync();

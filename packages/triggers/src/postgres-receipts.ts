@@ -13,6 +13,8 @@ const COLUMNS = `delivery_id, trigger_id, received_at, status, reason_code, http
   payload_sha256, size_bytes, record_count, execution_id`;
 /** Rows read at once when listing: memory stays flat however many receipts there are. */
 const PAGE = 500;
+/** Rows looked at a statement when pruning, the oldest by id first: the primary key's index finds them. */
+const PRUNE_BATCH = 1000;
 
 interface ReceiptRow {
   id: string;
@@ -73,6 +75,23 @@ export function postgresReceiptLog(pool: pg.Pool): ReceiptLog {
           receipt.executionId,
         ],
       );
+    },
+    /**
+     * Removes the rows received before `before`, oldest by id first (ids follow time, but for a
+     * receiver whose clock is off), a batch at a time: never a scan of the whole table, however
+     * big. Stops once a batch of the oldest rows holds none to remove. Receivers behind one
+     * balancer may prune at once: a row is removed once.
+     */
+    async prune(before) {
+      for (;;) {
+        const { rowCount } = await db.query(
+          `WITH oldest AS (SELECT id, received_at FROM plugboard_trigger_deliveries ORDER BY id LIMIT ${PRUNE_BATCH})
+           DELETE FROM plugboard_trigger_deliveries kept USING oldest
+           WHERE kept.id = oldest.id AND oldest.received_at < $1`,
+          [new Date(before)],
+        );
+        if (!rowCount) return;
+      }
     },
     // The pool is the receiver's: it ends it.
     close: async () => undefined,

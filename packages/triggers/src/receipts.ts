@@ -1,10 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ReasonCode } from './answer.js';
 import { groupCommit } from './group-commit.js';
-import { type LogFile, openLog } from './log-file.js';
+import { type LogFile, openLog, syncFolder } from './log-file.js';
+import { dayOf, firstReceivedAt, RECEIPTS_FILE, removeSetAside, setAside, setCurrentAside } from './receipt-files.js';
 
 /**
  * A TriggerDelivery receipt for each request to a known trigger, appended as a JSON line to one
@@ -14,11 +15,11 @@ import { type LogFile, openLog } from './log-file.js';
  * cut off again if the claim's write fails: no receipt says accepted of a delivery that was not
  * kept. A last line a crash tore is cut off when the file is opened, so the next receipt is a
  * line of its own. A receipt holds what the platform's TriggerDelivery holds, never the body or
- * a secret.
+ * a secret. Kept for a number of days, the file is set aside once a day and removed whole
+ * (`receipt-files.ts`).
  */
 
-/** The file the receipts are appended to, under the state folder. */
-export const RECEIPTS_FILE = 'receipts.jsonl';
+export { RECEIPTS_FILE };
 
 /** The platform's TriggerDelivery, with the trigger it was posted to. */
 export interface TriggerDelivery {
@@ -47,12 +48,15 @@ export interface ReceiptLog {
    * kept only if that resolves: when it rejects, the receipt is cut off and this rejects with its error.
    */
   append(receipt: TriggerDelivery, holds?: Promise<void>): Promise<void>;
+  /** Removes receipts received before `before` (ms since the epoch), or files of them: see each store. */
+  prune(before: number): Promise<void>;
   close(): Promise<void>;
 }
 
 interface Line {
   text: string;
   holds: Promise<void> | undefined;
+  receivedAt: number;
 }
 
 const stands = (outcome: PromiseSettledResult<void>) => outcome.status === 'fulfilled';
@@ -69,45 +73,64 @@ async function writeBatch(log: LogFile, batch: Line[]): Promise<void> {
   if (standing.length > 0) await log.append(standing.map((line) => line.text).join(''));
 }
 
-/** The receipts of the state folder `stateDir`. */
-export function receiptLog(stateDir: string): ReceiptLog {
+/** The current file, open, and when its first receipt came (undefined while it has none). */
+interface Current {
+  log: LogFile;
+  began: number | undefined;
+}
+
+/**
+ * The receipts of the state folder `stateDir`. With `daily`, the current file is set aside on the
+ * first receipt of a new UTC day, so `prune` can remove whole files.
+ */
+export function receiptLog(stateDir: string, options: { daily?: boolean } = {}): ReceiptLog {
   const file = join(stateDir, RECEIPTS_FILE);
-  let opening: Promise<LogFile> | undefined;
+  let opening: Promise<Current> | undefined;
   // A failed open is not kept: the next append tries again.
   const opened = () =>
-    (opening ??= mkdir(dirname(file), { recursive: true, mode: 0o700 })
-      .then(() => openLog(file))
+    (opening ??= mkdir(stateDir, { recursive: true, mode: 0o700 })
+      .then(async () => ({ log: await openLog(file), began: await firstReceivedAt(file) }))
       .catch((error: unknown) => {
         opening = undefined;
         throw error;
       }));
-  const lines = groupCommit<Line>(async (batch) => writeBatch(await opened(), batch));
+  const setAsideFor = async (current: Current, receivedAt: number): Promise<Current> => {
+    if (!options.daily || current.began === undefined || dayOf(receivedAt) <= dayOf(current.began)) return current;
+    await current.log.close();
+    opening = undefined;
+    await setCurrentAside(stateDir, current.began);
+    const next = await opened();
+    await syncFolder(file);
+    return next;
+  };
+  const lines = groupCommit<Line>(async (batch) => {
+    const current = await setAsideFor(await opened(), batch[0]!.receivedAt);
+    await writeBatch(current.log, batch);
+    current.began ??= current.log.size > 0 ? batch[0]!.receivedAt : undefined;
+  });
   return {
     async append(receipt, holds) {
       // Its failure is this append's, seen once the batch is written: not an unhandled rejection meanwhile.
       holds?.catch(() => undefined);
-      await lines.submit({ text: `${JSON.stringify(receipt)}\n`, holds });
+      await lines.submit({ text: `${JSON.stringify(receipt)}\n`, holds, receivedAt: Date.parse(receipt.receivedAt) });
       await holds;
+    },
+    async prune(before) {
+      const current = await opened();
+      await removeSetAside(stateDir, current.began, before);
     },
     async close() {
       await lines.settled();
       const closing = opening;
       opening = undefined;
-      await (await closing?.catch(() => undefined))?.close();
+      await (await closing?.catch(() => undefined))?.log.close();
     },
   };
 }
 
-/**
- * The receipts a receiver kept in `stateDir`, oldest first: of one trigger, or of all; none when
- * it kept none. A line torn by a crash is passed over.
- */
-export async function* listDeliveries(
-  stateDir: string,
-  options: { triggerId?: string } = {},
-): AsyncGenerator<TriggerDelivery> {
-  const { triggerId } = options;
-  const stream = createReadStream(join(stateDir, RECEIPTS_FILE), { encoding: 'utf8' });
+/** The receipts of one file, oldest first, of one trigger or of all; none when there is no file. */
+async function* receiptsOf(path: string, triggerId: string | undefined): AsyncGenerator<TriggerDelivery> {
+  const stream = createReadStream(path, { encoding: 'utf8' });
   const opening = new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     stream.once('open', () => resolve(undefined));
     stream.once('error', resolve);
@@ -124,4 +147,17 @@ export async function* listDeliveries(
     }
     if (triggerId === undefined || receipt.triggerId === triggerId) yield receipt;
   }
+}
+
+/**
+ * The receipts a receiver kept in `stateDir`, oldest first (the files set aside, then the
+ * current one): of one trigger, or of all; none when it kept none. A line torn by a crash is
+ * passed over.
+ */
+export async function* listDeliveries(
+  stateDir: string,
+  options: { triggerId?: string } = {},
+): AsyncGenerator<TriggerDelivery> {
+  for (const { name } of await setAside(stateDir)) yield* receiptsOf(join(stateDir, name), options.triggerId);
+  yield* receiptsOf(join(stateDir, RECEIPTS_FILE), options.triggerId);
 }

@@ -35,6 +35,8 @@ export interface StateOptions {
   queue?: ReceiverQueueOptions | undefined;
   startRun?: StartRun | undefined;
   startPoll?: StartPoll | undefined;
+  /** Given: the state folder's receipts are set aside daily, so whole days can be removed. */
+  receiptRetentionDays?: number | undefined;
   clock: Clock;
   log: LogSink;
 }
@@ -45,7 +47,7 @@ async function folderState(stateDir: string, polls: readonly PollSettings[], opt
   } catch (error) {
     throw new ReceiverStateError(stateDir, (error as NodeJS.ErrnoException).code ?? String(error), error);
   }
-  const receipts = receiptLog(stateDir);
+  const receipts = receiptLog(stateDir, { daily: options.receiptRetentionDays !== undefined });
   const events = eventLog(stateDir);
   const { clock, log, startPoll } = options;
   return {

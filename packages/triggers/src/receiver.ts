@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ConnectorError, InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
 import type { MetricsServer } from '@plugboard/worker';
-import { checkedConfig, DELIVERY_PATH, type TriggerConfig, type TriggerSettings } from './config.js';
+import { checkedConfig, DELIVERY_PATH, TRIGGER_LIMITS, type TriggerConfig, type TriggerSettings } from './config.js';
 import type { DeliveryContext } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
 import { healthCheck } from './health.js';
@@ -69,6 +69,12 @@ export interface ReceiverOptions {
   webhooks?: ExecutorHost;
   /** Where the ends of runs and polls, and the webhooks' calls, are said; default stderr. */
   log?: LogSink;
+  /**
+   * Keeps receipts this many days (1 to 3650) and at most a day more, then removes them, when the
+   * receiver listens and hourly after that, as accepted deliveries are: in the state folder a day's
+   * file at a time, in queued mode the rows. Without it they are kept until removed.
+   */
+  receiptRetentionDays?: number;
   /** Shorter or longer bounds on slow senders than `SERVER_LIMITS` (behind a proxy that has its own, say). */
   serverLimits?: Partial<ServerLimits>;
   /**
@@ -172,7 +178,11 @@ async function openListening(
   const startPoll = options.startPoll && metrics ? metrics.countingPolls(options.startPoll) : options.startPoll;
   const state = await openState({ ...options, startPoll, clock, log }, config.polls);
   try {
-    const kept = retention(config.triggers, state.events, clock);
+    const kept = retention(
+      config.triggers,
+      { events: state.events, receipts: state.receipts, receiptRetentionDays: options.receiptRetentionDays },
+      clock,
+    );
     await kept.prune().catch((error: unknown) => {
       if (options.queue) throw error;
       throw new ReceiverStateError(options.stateDir!, (error as NodeJS.ErrnoException).code ?? String(error), error);
@@ -191,7 +201,14 @@ function checkOptions(options: ReceiverOptions, config: TriggerConfig): void {
   if (options.queue) checkQueueOptions(options.queue, options);
   else if (typeof options.stateDir !== 'string' || options.stateDir === '')
     throw new InvalidInputError('receiver', [{ path: 'stateDir', message: 'is required without queue' }]);
-  const { metricsPort } = options;
+  const { metricsPort, receiptRetentionDays: days } = options;
+  if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= TRIGGER_LIMITS.inputRetentionDays))
+    throw new InvalidInputError('receiver', [
+      {
+        path: 'receiptRetentionDays',
+        message: `must be a whole number from 1 to ${TRIGGER_LIMITS.inputRetentionDays}`,
+      },
+    ]);
   if (metricsPort !== undefined && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65_535))
     throw new InvalidInputError('receiver', [
       { path: 'metricsPort', message: 'must be a whole number from 0 to 65535' },

@@ -20,7 +20,8 @@ import {
 /**
  * A repeated event id is answered `duplicate: true` with the first delivery's ids, durably: the
  * record survives a restart on the same state folder; accepted inputs are kept
- * `inputRetentionDays`; a rotated secret's predecessor verifies until `previousSecretValidUntil`.
+ * `inputRetentionDays`, receipts `receiptRetentionDays`; a rotated secret's predecessor verifies
+ * until `previousSecretValidUntil`.
  */
 
 useCleanup();
@@ -129,6 +130,34 @@ describe('inputRetentionDays', () => {
     const again = [await deliver(third.urls.trg_orders!, clock, ORDER, 'evt_new')];
     again.push(await deliver(third.urls.trg_orders!, clock, ORDER, 'evt_old'));
     expect(again.map((answer) => answer.body.duplicate)).toEqual([true, false]);
+  });
+});
+
+describe('receiptRetentionDays', () => {
+  it('keeps receipts for their days and at most a day more, removed a day at a time when the receiver listens', async () => {
+    const clock = testClock();
+    const stateDir = await stateFolder();
+    const serve = () => startReceiver({ stateDir, clock, receiptRetentionDays: 1 });
+    const first = await serve();
+    const ids: unknown[] = [(await deliver(first.urls.trg_orders!, clock, ORDER, 'e1')).body.deliveryId];
+    await clock.advance(25 * 3_600_000);
+    ids.push((await deliver(first.urls.trg_orders!, clock, ORDER, 'e2')).body.deliveryId);
+    await clock.advance(25 * 3_600_000);
+    ids.push((await deliver(first.urls.trg_orders!, clock, ORDER, 'e3')).body.deliveryId);
+    await first.receiver.close();
+    const listed = async () => (await receipts(stateDir)).map((receipt) => receipt.deliveryId);
+    expect(await listed()).toEqual(ids);
+    await serve();
+    // The first day's file ended when the second began, more than a day ago; the second's ended with the third's first.
+    expect(await listed()).toEqual(ids.slice(1));
+  });
+
+  it('is refused naming the field unless a whole number of days from 1 to 3650', async () => {
+    const stateDir = await stateFolder();
+    for (const days of [0, 1.5, 3651])
+      await expect(startReceiver({ stateDir, clock: testClock(), receiptRetentionDays: days })).rejects.toThrow(
+        /receiptRetentionDays: must be a whole number from 1 to 3650/,
+      );
   });
 });
 

@@ -1,4 +1,4 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listDeliveries, RECEIPTS_FILE, type ReceiptLog, receiptLog, type TriggerDelivery } from '../src/receipts.js';
@@ -7,7 +7,8 @@ import { stateFolder, useCleanup } from './support.js';
 /**
  * The state folder's receipts, on a real file: a last line a crash tore is cut off when the file
  * is opened, so the next receipt is a line of its own; a receipt that stands on a claim is cut
- * when the claim's write fails, and the others of its batch stay.
+ * when the claim's write fails, and the others of its batch stay; kept for days, the file is set
+ * aside on a new day's first receipt and removed whole once the next one began before the cut-off.
  */
 
 useCleanup();
@@ -36,8 +37,8 @@ const opened: ReceiptLog[] = [];
 afterEach(async () => {
   for (const log of opened.splice(0)) await log.close();
 });
-function open(stateDir: string): ReceiptLog {
-  const log = receiptLog(stateDir);
+function open(stateDir: string, options: { daily?: boolean } = {}): ReceiptLog {
+  const log = receiptLog(stateDir, options);
   opened.push(log);
   return log;
 }
@@ -78,5 +79,43 @@ describe('the receipts', () => {
     const next = receipt();
     await log.append(next);
     expect(await listed(stateDir)).toEqual([refused.deliveryId, kept.deliveryId, next.deliveryId]);
+  });
+
+  it('kept for days: set aside on the first receipt of a new UTC day, removed whole once the next file began before the cut-off', async () => {
+    const stateDir = await stateFolder();
+    const at = (time: string) => receipt({ receivedAt: `2026-01-${time}Z` });
+    const log = open(stateDir, { daily: true });
+    const day1 = [at('01T00:00:00.000'), at('01T12:00:00.000')];
+    const day2 = at('02T01:00:00.000');
+    for (const each of [...day1, day2]) await log.append(each);
+    expect((await readdir(stateDir)).sort()).toEqual(['receipts-20260101T000000000Z.jsonl', RECEIPTS_FILE]);
+    const day4 = at('04T00:00:00.000');
+    await log.append(day4);
+    const ids = (receipts: TriggerDelivery[]) => receipts.map((each) => each.deliveryId);
+    expect(await listed(stateDir)).toEqual(ids([...day1, day2, day4]));
+    // The first file ends where the second began (day 2, 01:00): not yet before the cut-off.
+    await log.prune(Date.parse('2026-01-02T00:30:00.000Z'));
+    expect(await listed(stateDir)).toEqual(ids([...day1, day2, day4]));
+    await log.prune(Date.parse('2026-01-02T02:00:00.000Z'));
+    expect(await listed(stateDir)).toEqual(ids([day2, day4]));
+    await log.close();
+    // Opened again, the current file began with its first receipt (day 4): day 4 goes on in it, day 5 sets it aside.
+    const again = open(stateDir, { daily: true });
+    const later = [at('04T23:00:00.000'), at('05T00:00:00.000')];
+    for (const each of later) await again.append(each);
+    expect((await readdir(stateDir)).sort()).toEqual([
+      'receipts-20260102T010000000Z.jsonl',
+      'receipts-20260104T000000000Z.jsonl',
+      RECEIPTS_FILE,
+    ]);
+    expect(await listed(stateDir)).toEqual(ids([day2, day4, ...later]));
+  });
+
+  it('kept until removed: one file, whatever the days', async () => {
+    const stateDir = await stateFolder();
+    const log = open(stateDir);
+    await log.append(receipt({ receivedAt: '2026-01-01T00:00:00.000Z' }));
+    await log.append(receipt({ receivedAt: '2026-03-01T00:00:00.000Z' }));
+    expect(await readdir(stateDir)).toEqual([RECEIPTS_FILE]);
   });
 });

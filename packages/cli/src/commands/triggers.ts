@@ -116,12 +116,22 @@ function addressInUse(error: unknown, portText: string, metricsPort: number | un
     : portInUse(portText);
 }
 
+/** `--receipt-retention-days`: a whole number of days up to the longest retention, when given. */
+function receiptRetention(text: unknown, longest: number): { receiptRetentionDays?: number } {
+  if (text === undefined) return {};
+  const days = Number(text);
+  if (!(/^\d{1,5}$/.test(String(text)) && days >= 1 && days <= longest))
+    throw new UsageError(`--receipt-retention-days must be a whole number from 1 to ${longest}`);
+  return { receiptRetentionDays: days };
+}
+
 export async function serveCommand(invocation: Invocation): Promise<void> {
   const { values, io, messages, signal } = invocation;
   const { port, text: portText } = portOption(values.port);
   if (typeof values.config !== 'string' || values.config === '') throw new UsageError('--config must name a file');
   const metrics = metricsOptions(values);
-  const { createReceiver, parseTriggerConfig, readTriggerConfig } = await import('@plugboard/triggers');
+  const { createReceiver, parseTriggerConfig, readTriggerConfig, TRIGGER_LIMITS } = await import('@plugboard/triggers');
+  const retained = receiptRetention(values['receipt-retention-days'], TRIGGER_LIMITS.inputRetentionDays);
   const config = parseTriggerConfig(await readTriggerConfig(resolve(io.cwd, values.config)));
   const mode = await receiverMode(invocation, config);
   const receiver = createReceiver({
@@ -129,6 +139,7 @@ export async function serveCommand(invocation: Invocation): Promise<void> {
     env: io.env,
     ...mode.options,
     ...metrics,
+    ...retained,
     log: (entry) => messages.say({ ...entry, level: entry.level === 'debug' ? 'info' : entry.level }),
   });
   try {

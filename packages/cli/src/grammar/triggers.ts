@@ -37,6 +37,11 @@ const SERVE: CommandSpec = {
     PLUGIN_FOLDER,
     METRICS_PORT,
     { flags: '--metrics-host <address>', description: 'the address /metrics listens on (default: --host)' },
+    {
+      flags: '--receipt-retention-days <n>',
+      description:
+        'remove receipts N days old (1 to 3650), a day at a time, when listening and hourly after (default: kept until removed)',
+    },
   ],
   examples: [
     'plugboard triggers serve --config triggers.json --port 8080 --state .plugboard',
