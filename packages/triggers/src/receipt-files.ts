@@ -72,12 +72,20 @@ export async function setCurrentAside(stateDir: string, began: number): Promise<
   await rename(join(stateDir, RECEIPTS_FILE), join(stateDir, `receipts-${stamp(began)}.jsonl`));
 }
 
-/** Removes the files set aside whose receipts all came before `before` (the current file began at `current`); gives how many. */
-export async function removeSetAside(stateDir: string, current: number | undefined, before: number): Promise<number> {
+/**
+ * Removes the files set aside whose receipts all came before `before`; gives how many. The last
+ * one ends where the current file began, asked once the folder is read (`current`: undefined
+ * while the current file has no receipt, or is being set aside).
+ */
+export async function removeSetAside(
+  stateDir: string,
+  current: () => number | undefined,
+  before: number,
+): Promise<number> {
   const files = await setAside(stateDir);
   let removed = 0;
   for (const [at, file] of files.entries()) {
-    const ended = files[at + 1]?.began ?? current;
+    const ended = files[at + 1]?.began ?? current();
     if (ended === undefined || ended > before) break;
     await rm(join(stateDir, file.name), { force: true });
     removed += 1;

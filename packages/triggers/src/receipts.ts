@@ -73,40 +73,43 @@ async function writeBatch(log: LogFile, batch: Line[]): Promise<void> {
   if (standing.length > 0) await log.append(standing.map((line) => line.text).join(''));
 }
 
-/** The current file, open, and when its first receipt came (undefined while it has none). */
-interface Current {
-  log: LogFile;
-  began: number | undefined;
-}
-
 /**
  * The receipts of the state folder `stateDir`. With `daily`, the current file is set aside on the
  * first receipt of a new UTC day, so `prune` can remove whole files.
  */
 export function receiptLog(stateDir: string, options: { daily?: boolean } = {}): ReceiptLog {
   const file = join(stateDir, RECEIPTS_FILE);
-  let opening: Promise<Current> | undefined;
+  let opening: Promise<LogFile> | undefined;
+  // When the current file's first receipt came; undefined while it has none, or while it is set aside.
+  let began: number | undefined;
   // A failed open is not kept: the next append tries again.
   const opened = () =>
     (opening ??= mkdir(stateDir, { recursive: true, mode: 0o700 })
-      .then(async () => ({ log: await openLog(file), began: await firstReceivedAt(file) }))
+      .then(async () => {
+        const log = await openLog(file);
+        began = await firstReceivedAt(file);
+        return log;
+      })
       .catch((error: unknown) => {
         opening = undefined;
         throw error;
       }));
-  const setAsideFor = async (current: Current, receivedAt: number): Promise<Current> => {
-    if (!options.daily || current.began === undefined || dayOf(receivedAt) <= dayOf(current.began)) return current;
-    await current.log.close();
+  const setAsideFor = async (log: LogFile, receivedAt: number): Promise<LogFile> => {
+    if (!options.daily || began === undefined || dayOf(receivedAt) <= dayOf(began)) return log;
+    const setting = began;
+    // A pruning meanwhile finds no end to the file being set aside, and keeps it.
+    began = undefined;
+    await log.close();
     opening = undefined;
-    await setCurrentAside(stateDir, current.began);
+    await setCurrentAside(stateDir, setting);
     const next = await opened();
     await syncFolder(file);
     return next;
   };
   const lines = groupCommit<Line>(async (batch) => {
-    const current = await setAsideFor(await opened(), batch[0]!.receivedAt);
-    await writeBatch(current.log, batch);
-    current.began ??= current.log.size > 0 ? batch[0]!.receivedAt : undefined;
+    const log = await setAsideFor(await opened(), batch[0]!.receivedAt);
+    await writeBatch(log, batch);
+    if (log.size > 0) began ??= batch[0]!.receivedAt;
   });
   return {
     async append(receipt, holds) {
@@ -116,14 +119,14 @@ export function receiptLog(stateDir: string, options: { daily?: boolean } = {}):
       await holds;
     },
     async prune(before) {
-      const current = await opened();
-      await removeSetAside(stateDir, current.began, before);
+      await opened();
+      await removeSetAside(stateDir, () => began, before);
     },
     async close() {
       await lines.settled();
       const closing = opening;
       opening = undefined;
-      await (await closing?.catch(() => undefined))?.log.close();
+      await (await closing?.catch(() => undefined))?.close();
     },
   };
 }
