@@ -116,7 +116,7 @@ export interface Receiver {
   /** Resolves once no webhook subscribe, renew or unsubscribe is in flight. */
   webhooksSettled(): Promise<void>;
   /**
-   * Stops taking requests and polling, waits for the runs and polls in flight (or aborts them:
+   * Stops taking requests and polling, waits for a pruning under way and for the runs and polls in flight (or aborts them:
    * a run starts again with the next listen, a poll falls due at its kept `nextCheckAt`).
    */
   close(options?: { abortRuns?: boolean }): Promise<void>;
@@ -337,7 +337,12 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       await metricsServer?.close();
       if (!open) return;
       const abort = closing.abortRuns === true;
-      await Promise.all([open.runs?.drain({ abort }), open.state.polls.stop({ abort }), subscriptions.stop()]);
+      await Promise.all([
+        open.runs?.drain({ abort }),
+        open.state.polls.stop({ abort }),
+        subscriptions.stop(),
+        open.kept.settled(),
+      ]);
       await open.state.close();
     },
   };

@@ -20,6 +20,8 @@ export interface Retention {
   prune(): Promise<number>;
   /** Prunes when the last pruning is an hour old; a pruning under way is not started twice. */
   maybePrune(): Promise<number>;
+  /** Resolves once no pruning is under way (whatever became of it). */
+  settled(): Promise<void>;
 }
 
 export interface Kept {
@@ -49,5 +51,8 @@ export function retention(triggers: readonly TriggerSettings[], kept: Kept, cloc
   return {
     prune,
     maybePrune: () => (clock.now() - last >= EVERY_MS ? prune() : Promise.resolve(0)),
+    settled: async () => {
+      await running?.catch(() => undefined);
+    },
   };
 }
