@@ -26,7 +26,7 @@ const timeOf = (text: string) =>
 export const dayOf = (time: number) => Math.floor(time / 86_400_000);
 
 /** The files set aside, oldest first, with when each began. */
-export async function setAside(stateDir: string): Promise<Array<{ name: string; began: number }>> {
+export async function filesSetAside(stateDir: string): Promise<Array<{ name: string; began: number }>> {
   let names: string[];
   try {
     names = await readdir(stateDir);
@@ -73,7 +73,7 @@ export async function setCurrentAside(stateDir: string, began: number): Promise<
 }
 
 /**
- * Removes the files set aside whose receipts all came before `before`; gives how many. The last
+ * Removes the files set aside whose receipts all came before `before`. The last
  * one ends where the current file began, asked once the folder is read (`current`: undefined
  * while the current file has no receipt, or is being set aside).
  */
@@ -81,14 +81,11 @@ export async function removeSetAside(
   stateDir: string,
   current: () => number | undefined,
   before: number,
-): Promise<number> {
-  const files = await setAside(stateDir);
-  let removed = 0;
+): Promise<void> {
+  const files = await filesSetAside(stateDir);
   for (const [at, file] of files.entries()) {
     const ended = files[at + 1]?.began ?? current();
-    if (ended === undefined || ended > before) break;
+    if (ended === undefined || ended > before) return;
     await rm(join(stateDir, file.name), { force: true });
-    removed += 1;
   }
-  return removed;
 }

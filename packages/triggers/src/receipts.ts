@@ -5,7 +5,14 @@ import { createInterface } from 'node:readline';
 import type { ReasonCode } from './answer.js';
 import { groupCommit } from './group-commit.js';
 import { type LogFile, openLog, syncFolder } from './log-file.js';
-import { dayOf, firstReceivedAt, RECEIPTS_FILE, removeSetAside, setAside, setCurrentAside } from './receipt-files.js';
+import {
+  dayOf,
+  firstReceivedAt,
+  RECEIPTS_FILE,
+  filesSetAside,
+  removeSetAside,
+  setCurrentAside,
+} from './receipt-files.js';
 
 /**
  * A TriggerDelivery receipt for each request to a known trigger, appended as a JSON line to one
@@ -161,6 +168,6 @@ export async function* listDeliveries(
   stateDir: string,
   options: { triggerId?: string } = {},
 ): AsyncGenerator<TriggerDelivery> {
-  for (const { name } of await setAside(stateDir)) yield* receiptsOf(join(stateDir, name), options.triggerId);
+  for (const { name } of await filesSetAside(stateDir)) yield* receiptsOf(join(stateDir, name), options.triggerId);
   yield* receiptsOf(join(stateDir, RECEIPTS_FILE), options.triggerId);
 }

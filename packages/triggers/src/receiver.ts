@@ -116,8 +116,9 @@ export interface Receiver {
   /** Resolves once no webhook subscribe, renew or unsubscribe is in flight. */
   webhooksSettled(): Promise<void>;
   /**
-   * Stops taking requests and polling, waits for a pruning under way and for the runs and polls in flight (or aborts them:
-   * a run starts again with the next listen, a poll falls due at its kept `nextCheckAt`).
+   * Stops taking requests and polling, waits for a pruning under way and for the runs and polls
+   * in flight (or aborts them: a run starts again with the next listen, a poll falls due at its
+   * kept `nextCheckAt`).
    */
   close(options?: { abortRuns?: boolean }): Promise<void>;
 }
