@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConnectorError } from '@plugboard/sdk';
-import type { Clock } from '@plugboard/sdk/host';
+import type { Clock, Timer } from '@plugboard/sdk/host';
 import { sendJson, UNAVAILABLE_RETRY_AFTER_SECONDS } from './answer.js';
 
 /**
@@ -9,13 +9,20 @@ import { sendJson, UNAVAILABLE_RETRY_AFTER_SECONDS } from './answer.js';
  * when the fleet's PostgreSQL answers (its claims and receipts go there; a Redis that is away only
  * delays runs, which stay pending): checked at most once a second of the receiver's clock and
  * never twice at once, however often it is probed, every probe meanwhile given the last answer
- * (or waiting for the check under way), so a flood of probes costs the database nothing. A probe leaves no receipt and counts against no trigger's rate.
+ * (or waiting for the check under way), so a flood of probes costs the database nothing. A check
+ * that has not answered within a second of the receiver's clock (a database that holds its
+ * connections and stops answering) is answered `timeout`, to the probes that wait and to those
+ * that follow, until it ends: a probe is never held longer than a balancer waits. A probe leaves
+ * no receipt and counts against no trigger's rate.
  */
 
 const HEALTH_PATH = '/health';
 
 /** How long one check of the database answers the probes that follow it. */
 const CHECKED_FOR_MS = 1_000;
+
+/** How long a probe waits on a check: within the second an orchestrator's probe is given by default. */
+const CHECK_TIMEOUT_MS = 1_000;
 
 const RETRY_LATER = { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
 
@@ -37,6 +44,16 @@ function outcomeOf(probe: Probe): Promise<Outcome> {
   );
 }
 
+/** The check's outcome, or `timeout` once it has gone unanswered for CHECK_TIMEOUT_MS of the clock. */
+function bounded(outcome: Promise<Outcome>, clock: Clock): Promise<Outcome> {
+  let timer: Timer | undefined;
+  const timedOut = new Promise<Outcome>((resolve) => {
+    timer = clock.setTimer(() => resolve({ ok: false, code: 'timeout' }), CHECK_TIMEOUT_MS);
+  });
+  void outcome.then(() => timer?.cancel());
+  return Promise.race([outcome, timedOut]);
+}
+
 export function healthCheck(probe: Probe | undefined, clock: Clock): HealthCheck {
   let last: { at: number; outcome: Promise<Outcome>; settled: boolean } | undefined;
   const current = (): Promise<Outcome> => {
@@ -44,8 +61,9 @@ export function healthCheck(probe: Probe | undefined, clock: Clock): HealthCheck
     const now = clock.now();
     // One check at a time: a database that never answers holds one query, not one a second.
     if (last === undefined || (last.settled && now - last.at >= CHECKED_FOR_MS)) {
-      const check = { at: now, outcome: outcomeOf(probe), settled: false };
-      void check.outcome.then(() => {
+      const outcome = outcomeOf(probe);
+      const check = { at: now, outcome: bounded(outcome, clock), settled: false };
+      void outcome.then(() => {
         check.settled = true;
       });
       last = check;

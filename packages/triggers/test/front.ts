@@ -5,7 +5,8 @@ import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
  * port and relays each connection, byte for byte, to the port it is pointed at now. A test points
  * it at whichever server is current, so an address handed out once (a webhook's delivery URL, a
  * database URL) stays the same across restarts without any port being reused; closing it ends
- * every relayed connection and refuses new ones.
+ * every relayed connection and refuses new ones. Held, it stands for a server that stopped
+ * answering: every connection stays open and nothing more passes either way.
  */
 
 export interface Front {
@@ -16,6 +17,8 @@ export interface Front {
   to(port: number | undefined): void;
   /** Ends every relayed connection; it still listens. */
   drop(): void;
+  /** Relays nothing more on any connection, old or new, and ends none of them. */
+  hold(): void;
   /** Ends every relayed connection and stops listening: connections to it are refused from now on. */
   close(): Promise<void>;
 }
@@ -23,12 +26,14 @@ export interface Front {
 export async function startFront(target?: number): Promise<Front> {
   let port = target;
   const sockets = new Set<Socket>();
+  let held = false;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   };
   const server = createServer((client) => {
     track(client);
+    if (held) return void client.pause();
     if (port === undefined) return void client.destroy();
     const upstream = connect(port, '127.0.0.1');
     track(upstream);
@@ -50,6 +55,13 @@ export async function startFront(target?: number): Promise<Front> {
     },
     drop() {
       for (const socket of sockets) socket.destroy();
+    },
+    hold() {
+      held = true;
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
     },
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -240,6 +240,34 @@ describe('a receiver in queued mode', () => {
     await front.close();
   });
 
+  it('answers a probe 503 timeout once its check has waited a second on a PostgreSQL that stopped answering', async () => {
+    const clock = testClock();
+    // The front holds the receiver's connections open and passes nothing more: a server that hangs.
+    const front = await startFront(fleet.postgres.port);
+    const postgres = new URL(fleet.url);
+    postgres.port = String(front.port);
+    const { receiver } = await startReceiver({ clock, queue: { ...queue(), postgres: postgres.href } });
+    const health = async () => {
+      const answer = await fetch(`${receiver.url}/health`);
+      return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: await answer.json() };
+    };
+    expect((await health()).status).toBe(200);
+    front.hold();
+    await clock.advance(1_000);
+    const timers = clock.pending;
+    const from = clock.now();
+    // Time moves once the check waits on its timer, and only as far as that timer.
+    const probed = await clock.runUntil(health(), () => clock.pending > timers);
+    const timedOut = { status: 503, retryAfter: '5', body: { status: 'unavailable', code: 'timeout' } };
+    expect(probed).toEqual(timedOut);
+    expect(clock.now() - from).toBe(1_000);
+    // The check still waits, and no other starts (it would hold the next probe a second): answered at once.
+    await clock.advance(5_000);
+    expect(await health()).toEqual(timedOut);
+    await front.close();
+    await receiver.close();
+  });
+
   it("registers each active poll as the fleet's schedule; its state is read from there", async () => {
     const clock = testClock();
     const poll = (pollTriggerId: string, status: string) => ({
