@@ -211,9 +211,9 @@ describe('a receiver in queued mode', () => {
     ]);
   });
 
-  it('is healthy while PostgreSQL answers: each check answers the probes of the second that follows it', async () => {
+  /** A receiver that reaches PostgreSQL through a front the test owns, and its probe's answer. */
+  async function probedBehindFront() {
     const clock = testClock();
-    // The receiver reaches PostgreSQL through a front the test turns away from it and back.
     const front = await startFront(fleet.postgres.port);
     const postgres = new URL(fleet.url);
     postgres.port = String(front.port);
@@ -222,6 +222,12 @@ describe('a receiver in queued mode', () => {
       const answer = await fetch(`${receiver.url}/health`);
       return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: await answer.json() };
     };
+    return { clock, front, receiver, health };
+  }
+
+  it('is healthy while PostgreSQL answers: each check answers the probes of the second that follows it', async () => {
+    // The receiver reaches PostgreSQL through a front the test turns away from it and back.
+    const { clock, front, receiver, health } = await probedBehindFront();
     expect(await health()).toEqual({ status: 200, retryAfter: null, body: { status: 'ok' } });
     front.to(undefined);
     front.drop();
@@ -241,16 +247,8 @@ describe('a receiver in queued mode', () => {
   });
 
   it('answers a probe 503 timeout once its check has waited a second on a PostgreSQL that stopped answering', async () => {
-    const clock = testClock();
     // The front holds the receiver's connections open and passes nothing more: a server that hangs.
-    const front = await startFront(fleet.postgres.port);
-    const postgres = new URL(fleet.url);
-    postgres.port = String(front.port);
-    const { receiver } = await startReceiver({ clock, queue: { ...queue(), postgres: postgres.href } });
-    const health = async () => {
-      const answer = await fetch(`${receiver.url}/health`);
-      return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: await answer.json() };
-    };
+    const { clock, front, receiver, health } = await probedBehindFront();
     expect((await health()).status).toBe(200);
     front.hold();
     await clock.advance(1_000);
