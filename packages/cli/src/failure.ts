@@ -145,6 +145,9 @@ export function hintFor(error: unknown): string | undefined {
     return 'a newer version of the connector kept this checkpoint: run that version, or pass --state with a new folder to read from the start';
   // The CLI's own refusals (a port in use, a folder not empty, a bad document) say what to do.
   if (error instanceof UsageError) return undefined;
+  // A trigger configuration's problems are its file's, each named by its path: no action's inputs.
+  if (error instanceof InvalidInputError && error.message.startsWith('trigger config: '))
+    return 'plugboard triggers serve --help says what the file holds';
   if (error instanceof InvalidInputError)
     return 'plugboard describe CONNECTOR ACTION lists the inputs of the action, with their types';
   return undefined;

@@ -234,6 +234,7 @@ describe('plugboard triggers', () => {
     const unset = bufferIo({});
     expect(await runCli(argv, unset.io)).toBe(2);
     expect(unset.stderr()).toContain('the environment variable CLI_TRIGGER_SECRET is not set');
+    expect(unset.stderr()).toContain('"hint":"plugboard triggers serve --help says what the file holds"');
   });
 
   it('serve takes --redis and --postgres together or not at all: either alone exits 2 naming the other', async () => {

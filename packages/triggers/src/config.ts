@@ -150,15 +150,15 @@ function configProblems(config: unknown): Issue[] {
   if (!isRecord(config)) return [];
   const listed = (key: string) => (Array.isArray(config[key]) ? (config[key] as unknown[]) : []);
   const [triggers, polls] = [listed('triggers'), listed('polls')];
-  const notAList = (key: string) => config[key] !== undefined && !Array.isArray(config[key]);
   return [
     ...triggers.flatMap((entry, index) =>
       triggerProblems(entry).map((issue) => ({ ...issue, path: ['triggers', index, ...issue.path] })),
     ),
     ...pollProblems(polls),
     ...unknownKeys(config, new Set(['triggers', 'polls']), 'the configuration'),
-    ...(triggers.length === 0 && polls.length === 0 && !['triggers', 'polls'].some(notAList)
-      ? [{ path: ['triggers'], message: 'a trigger or a poll is needed: neither triggers nor polls lists one' }]
+    // An empty list is meant: it serves nothing, and ends the webhook subscriptions the state keeps.
+    ...(config.triggers === undefined && config.polls === undefined
+      ? [{ path: ['triggers'], message: 'neither triggers nor polls is given (an empty list of either is taken)' }]
       : []),
     ...uniqueProblems(triggers),
   ];

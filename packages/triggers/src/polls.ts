@@ -3,6 +3,7 @@ import { ConnectorError, excerpt, type LogSink } from '@plugboard/sdk';
 import { type Clock, streamKey, type Timer } from '@plugboard/sdk/host';
 import type { PollSettings } from './poll-config.js';
 import type { StartPoll } from './poll-start.js';
+import { recordsSaid } from './run-start.js';
 import { type PollStateStore, type PollTriggerState, pollStateStore } from './poll-state.js';
 
 /**
@@ -145,7 +146,7 @@ export function pollScheduler(polls: readonly PollSettings[], options: PollSched
       .then(
         (end) => {
           Object.assign(entry.state, { state: 'active', stateMessage: null, lastRecordCount: end.records });
-          say('info', `poll ${executionId} of ${pollTriggerId} succeeded: ${end.records} records`, fields);
+          say('info', `poll ${executionId} of ${pollTriggerId} succeeded: ${recordsSaid(end.records)}`, fields);
         },
         (error: unknown) => {
           if (stopping.signal.aborted)

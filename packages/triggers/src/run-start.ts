@@ -27,6 +27,9 @@ export interface RunEnd {
   queued?: boolean;
 }
 
+/** A run's records as its log line says them: `1 record`, `2 records`. */
+export const recordsSaid = (records: number) => `${records} record${records === 1 ? '' : 's'}`;
+
 export type StartRun = (run: DeliveryRun) => Promise<RunEnd>;
 
 /** The host's options a starter runs actions with: all but the connection, which the trigger names. */

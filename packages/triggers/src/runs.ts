@@ -3,7 +3,7 @@ import type { Clock } from '@plugboard/sdk/host';
 import type { TriggerSettings } from './config.js';
 import { RunNotQueuedError } from './errors.js';
 import type { AcceptedDelivery, EventStore } from './event-store.js';
-import type { StartRun } from './run-start.js';
+import { recordsSaid, type StartRun } from './run-start.js';
 
 /**
  * The runs of accepted deliveries in flight: each started once its delivery is kept, its end
@@ -46,9 +46,7 @@ export function runTracker(startRun: StartRun, events: EventStore, clock: Clock,
         (end) =>
           say(
             'info',
-            end.queued
-              ? `run ${executionId} of trigger ${triggerId} queued: ${end.records} records`
-              : `run ${executionId} of trigger ${triggerId} succeeded: ${end.records} records`,
+            `run ${executionId} of trigger ${triggerId} ${end.queued ? 'queued' : 'succeeded'}: ${recordsSaid(end.records)}`,
             fields,
           ),
         (error: unknown) => {

@@ -161,11 +161,13 @@ describe('the poll triggers of the configuration', () => {
     expect(error.message).not.toContain("'x'");
   });
 
-  it('takes polls without triggers, a poll copied from the platform; refuses a file with neither', async () => {
+  it('takes polls without triggers, a poll copied from the platform, and empty lists; refuses a file with neither', async () => {
     const receiver = createReceiver({ config: { polls: [poll()] }, env: {}, stateDir: await stateFolder() });
     expect(receiver.addresses()).toEqual([]);
-    expect((await refusal({ triggers: [], polls: [] })).issues).toEqual([
-      { path: 'triggers', message: 'a trigger or a poll is needed: neither triggers nor polls lists one' },
+    const none = createReceiver({ config: { triggers: [] }, env: {}, stateDir: await stateFolder() });
+    expect(none.addresses()).toEqual([]);
+    expect((await refusal({})).issues).toEqual([
+      { path: 'triggers', message: 'neither triggers nor polls is given (an empty list of either is taken)' },
     ]);
   });
 });

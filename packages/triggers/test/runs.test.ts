@@ -74,7 +74,7 @@ describe('a delivery turned into a run', () => {
       executionId: answer.body.executionId,
     });
     expect(logs.map((entry) => entry.message)).toContain(
-      `run ${answer.body.executionId} of trigger trg_orders succeeded: 1 records`,
+      `run ${answer.body.executionId} of trigger trg_orders succeeded: 1 record`,
     );
     const again = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_paid_1');
     expect(again.body).toMatchObject({ duplicate: true, executionId: answer.body.executionId });

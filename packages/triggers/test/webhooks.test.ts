@@ -231,6 +231,18 @@ describe('a provider webhook kept by the receiver', () => {
     expect(await everyFile(join(stateDir, WEBHOOKS_FOLDER))).toBe('');
   });
 
+  it('ends every subscription when the configuration lists no trigger', async () => {
+    const clock = testClock();
+    const simulator = await provider(clock);
+    const stateDir = await stateFolder();
+    const first = await serve(stateDir, clock, [hooked(simulator.url)]);
+    await first.receiver.close();
+    await serve(stateDir, clock, []);
+    expect(calls(simulator, 'DELETE')).toHaveLength(1);
+    expect(simulator.live.size).toBe(0);
+    expect(await everyFile(join(stateDir, WEBHOOKS_FOLDER))).toBe('');
+  });
+
   it("turns a signed event into a run with the connector's records, and keeps the secret out of every other file, log and receipt", async () => {
     const clock = testClock();
     const simulator = await provider(clock);
