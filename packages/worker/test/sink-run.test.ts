@@ -1,4 +1,5 @@
 import { streamKey } from '@plugboard/sdk/host';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresSink, postgresStores, runSourceIntoSink, SinkCheckpointMovedError } from '../src/index.js';
 import { CONNECTION, type DescriptSource, READ, startDescriptSource } from './support/descript-source.js';
@@ -12,6 +13,16 @@ import { emptyWithSinks, sinkRows } from './support/sinks.js';
 const db = migratedDatabase();
 const SIZE = 95;
 let source: DescriptSource;
+
+/** Whether a transaction waits for a lock on the checkpoints table. */
+async function waitsOnCheckpoints(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ waiting: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+       WHERE c.relname = 'plugboard_checkpoints' AND NOT l.granted) AS waiting`,
+  );
+  return rows[0]!.waiting;
+}
+
 beforeAll(async () => {
   source = await startDescriptSource(SIZE);
 });
@@ -116,8 +127,19 @@ describe('runSourceIntoSink', () => {
     });
     try {
       const run = runSourceIntoSink(source.setup(db.pools[1], proxy.url), sink, READ);
+      let ended = false;
+      void run
+        .finally(() => {
+          ended = true;
+        })
+        .catch(() => {});
+      // Page 1 has made its table and waits on the lock: what the server says, not a time.
+      const pageWaits = async () => {
+        while (!ended && !(await waitsOnCheckpoints(db.pools[0])))
+          await new Promise((resolve) => setTimeout(resolve, 10));
+      };
       // Settles only when the run failed: it cannot end while page 1 waits for the lock.
-      await Promise.race([asked, run]);
+      await Promise.race([Promise.all([asked, pageWaits()]), run]);
       expect(await sinkRows(db.pools[0], sink.table(STREAM))).toHaveLength(0);
       await holder.query('COMMIT');
       expect(await run).toMatchObject({ pages: 10, records: SIZE });
