@@ -231,6 +231,20 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** A predecessor secret whose window has ended verifies nothing: said once at listen, not at each refusal. */
+function sayEndedRotations(triggers: readonly TriggerSettings[], clock: Clock, log: LogSink): void {
+  for (const { triggerId, previousSecretEnv, previousSecretValidUntil } of triggers) {
+    if (previousSecretEnv === undefined || previousSecretValidUntil === null) continue;
+    if (Date.parse(previousSecretValidUntil) > clock.now()) continue;
+    log({
+      level: 'warn',
+      message: `trigger ${triggerId}: the previous secret (${previousSecretEnv}) was valid until ${previousSecretValidUntil}; deliveries signed with it are refused`,
+      time: new Date(clock.now()).toISOString(),
+      triggerId,
+    });
+  }
+}
+
 /** Checks the configuration and reads the secrets (a `TriggerConfigError` naming every problem); listens on `listen`. */
 export function createReceiver(options: ReceiverOptions): Receiver {
   const config = checkedConfig(options.config);
@@ -308,6 +322,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       open = current;
       const address = server.address() as AddressInfo;
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+      sayEndedRotations(triggers, clock, log);
       await subscriptions.start((settings) => deliveryUrl(settings, url));
       await current.runs?.resume(new Map(triggers.map((trigger) => [trigger.triggerId, trigger])));
       await current.state.polls.start();

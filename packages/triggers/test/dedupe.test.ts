@@ -185,4 +185,25 @@ describe('a rotated secret', () => {
       'accepted',
     ]);
   });
+
+  it("says at listen, once, that the predecessor's window has ended", async () => {
+    const clock = testClock();
+    const rotated = (previousSecretValidUntil: string) => ({
+      triggers: [trigger({ previousSecretEnv: 'TRIGGER_PREVIOUS_SECRET', previousSecretValidUntil })],
+    });
+    const open = await startReceiver({ stateDir: await stateFolder(), clock, config: rotated('2026-01-01T01:00:00Z') });
+    expect(open.logs.filter((entry) => entry.level === 'warn')).toEqual([]);
+    const ended = await startReceiver({
+      stateDir: await stateFolder(),
+      clock,
+      config: rotated('2025-12-31T00:00:00Z'),
+    });
+    expect(ended.logs.filter((entry) => entry.level === 'warn')).toEqual([
+      expect.objectContaining({
+        message:
+          'trigger trg_orders: the previous secret (TRIGGER_PREVIOUS_SECRET) was valid until 2025-12-31T00:00:00Z; deliveries signed with it are refused',
+        triggerId: 'trg_orders',
+      }),
+    ]);
+  });
 });
