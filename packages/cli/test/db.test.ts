@@ -27,12 +27,13 @@ describe('plugboard db migrate', () => {
         { version: 4, name: 'run_error_status' },
         { version: 5, name: 'trigger_deliveries' },
         { version: 6, name: 'approvals' },
+        { version: 7, name: 'trigger_deliveries_received' },
       ],
-      version: 6,
+      version: 7,
     });
     const again = bufferIo({ PLUGBOARD_POSTGRES_URL: url }, true);
     expect(await runCli(['db', 'migrate'], again.io, { pack: new Map() })).toBe(0);
-    expect(JSON.parse(again.stdout())).toEqual({ server: url, applied: [], version: 6 });
+    expect(JSON.parse(again.stdout())).toEqual({ server: url, applied: [], version: 7 });
     expect(first.stderr() + again.stderr()).toBe('');
   });
 

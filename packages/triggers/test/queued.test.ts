@@ -190,25 +190,26 @@ describe('a receiver in queued mode', () => {
     expect(await queued()).toEqual({ jobs: [], rows: [] });
   });
 
-  it('removes the receipts past receiptRetentionDays when a receiver listens, the oldest rows a batch at a time', async () => {
+  it('removes the receipts past receiptRetentionDays when a receiver listens, a batch at a time, whatever their ids', async () => {
     const insert = (count: number, receivedAt: string, prefix: string) =>
       fleet.pool.query(
         `INSERT INTO plugboard_trigger_deliveries (delivery_id, trigger_id, received_at, status, http_status)
          SELECT $3 || n, 'trg_orders', $2::timestamptz, 'accepted', 200 FROM generate_series(1, $1) AS n`,
         [count, receivedAt, prefix],
       );
-    // Older than a day before the test's clock (2026-01-01), with a row from a receiver whose clock ran ahead among them.
+    // Older than a day before the test's clock (2026-01-01), behind and among more than a batch of
+    // rows from a receiver whose clock ran ahead (the oldest ids, not yet old by their time).
+    await insert(1200, '2026-01-01T00:00:00Z', 'dlv_ahead_a');
     await insert(1500, '2025-12-01T00:00:00Z', 'dlv_old_a');
-    await insert(1, '2026-01-01T00:00:00Z', 'dlv_ahead_');
+    await insert(1, '2026-01-01T00:00:00Z', 'dlv_ahead_b');
     await insert(1500, '2025-12-01T00:00:00Z', 'dlv_old_b');
     await insert(2, '2025-12-31T12:00:00Z', 'dlv_recent_');
     const { receiver } = await startReceiver({ clock: testClock(), queue: queue(), receiptRetentionDays: 1 });
     await receiver.close();
-    expect((await deliveries()).map((receipt) => receipt.deliveryId)).toEqual([
-      'dlv_ahead_1',
-      'dlv_recent_1',
-      'dlv_recent_2',
-    ]);
+    const kept = (await deliveries()).map((receipt) => receipt.deliveryId);
+    expect(kept).toHaveLength(1203);
+    expect(kept.filter((id) => id.startsWith('dlv_old'))).toEqual([]);
+    expect(kept.slice(-3)).toEqual(['dlv_ahead_b1', 'dlv_recent_1', 'dlv_recent_2']);
   });
 
   /** A receiver that reaches PostgreSQL through a front the test owns, and its probe's answer. */

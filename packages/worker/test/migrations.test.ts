@@ -14,6 +14,7 @@ const MIGRATIONS = [
   { version: 4, name: 'run_error_status' },
   { version: 5, name: 'trigger_deliveries' },
   { version: 6, name: 'approvals' },
+  { version: 7, name: 'trigger_deliveries_received' },
 ];
 const KNOWN = MIGRATIONS.length;
 
