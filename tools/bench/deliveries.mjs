@@ -10,7 +10,9 @@
 //   any receiver that keeps a delivery on disk before answering can reach at most on this disk
 //   and these senders. And the lean server: the least a receiver doing the issue's work does,
 //   flushing nothing: the SDK's `verifyDelivery`, the body's SHA-256 and JSON, and a JSON line a
-//   delivery appended to a file (one write a batch, never flushed). Each server runs in a child
+//   delivery appended to a file (one write a batch, never flushed). With `--bare-work MICROS`, also
+//   the bare server kept busy that many µs a delivery before it answers: how much work of its
+//   own a receiver may do on this machine and keep a given ratio. Each server runs in a child
 //   process of its own, so the senders' CPU (this process) counts against none; each server's CPU
 //   a delivery (all its threads, user and system, from /proc/PID/stat) is printed beside its rate. The order of the servers turns each round after a warm-up of
 //   each; deliveries per second are medians over the rounds. Target: the receiver at least 0.7x
@@ -29,7 +31,7 @@
 // The receiver's state folder (`--state`, default a fresh folder under the system's temporary
 // folder) is where its fsyncs go: the figures are those of that folder's disk.
 //
-//   ./pbw build && node tools/bench/deliveries.mjs [--deliveries 2000] [--rounds 6] [--concurrency 16] [--warmup 500] [--triggers 4] [--flood-senders 64] [--flood-rounds 10] [--state DIR] [--skip-flood]
+//   ./pbw build && node tools/bench/deliveries.mjs [--deliveries 2000] [--rounds 6] [--concurrency 16] [--warmup 500] [--triggers 4] [--flood-senders 64] [--flood-rounds 10] [--state DIR] [--skip-flood] [--bare-work MICROS]
 import { createHmac, hash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { fdatasync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -149,12 +151,19 @@ function listenBare(server, publicId) {
   });
 }
 
+/** Keeps this thread busy for `micros` µs: work of a known size, as a receiver's own would be. */
+function busy(micros) {
+  const until = performance.now() + micros / 1000;
+  while (performance.now() < until);
+}
+
 /**
  * The bare contender: reads the body, checks the same HMAC, answers 200. With `stateDir` (the
  * flushed bare server), it first appends the event id to a file there and flushes it, as any
  * receiver that keeps a delivery on disk before answering must: the most such a receiver can do.
+ * With `workMicros` (the worked bare server), it is kept busy that long a delivery before it answers.
  */
-function serveBare(stateDir) {
+function serveBare(stateDir, workMicros = 0) {
   const accepted = Buffer.from('{"accepted":true}');
   const keep = stateDir ? flushedAppends(stateDir) : undefined;
   const server = createServer((request, response) => {
@@ -169,6 +178,7 @@ function serveBare(stateDir) {
       const given = Buffer.from(String(request.headers['x-platform-signature']).slice(3), 'hex');
       const ok = given.length === expected.length && timingSafeEqual(given, expected);
       if (ok && keep) await keep(`${eventId}\n`);
+      if (workMicros > 0) busy(workMicros);
       response.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'content-length': accepted.length });
       response.end(accepted);
     });
@@ -205,6 +215,7 @@ async function serveReceiver(stateDir, count, maxBodyBytes) {
 async function serve(kind, [stateDir, count, maxBodyBytes] = []) {
   if (kind === 'bare') serveBare();
   else if (kind === 'flushed') serveBare(stateDir);
+  else if (kind === 'worked') serveBare(undefined, Number(stateDir));
   else if (kind === 'lean') await serveLean(stateDir);
   else await serveReceiver(stateDir, Number(count), Number(maxBodyBytes));
 }
@@ -260,6 +271,13 @@ async function rateRounds(options, stateDir) {
     }),
     lean: await startChild([self, '--serve', 'lean', join(stateDir, 'lean')], { name: 'the lean server' }),
     receiver: await startCommand(join(stateDir, 'rate'), options.triggers, BODY_BYTES * 2),
+    ...(options.bareWork > 0
+      ? {
+          worked: await startChild([self, '--serve', 'worked', String(options.bareWork)], {
+            name: 'the worked bare server',
+          }),
+        }
+      : {}),
   };
   const dispatcher = new undici.Agent({ connections: options.concurrency, keepAliveTimeout: 60_000 });
   const rates = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
@@ -399,6 +417,7 @@ function readOptions() {
       'flood-rounds': { type: 'string', default: '10' },
       state: { type: 'string' },
       'skip-flood': { type: 'boolean', default: false },
+      'bare-work': { type: 'string' },
     },
   });
   return {
@@ -411,6 +430,7 @@ function readOptions() {
     floodRounds: positiveInteger('flood-rounds', values['flood-rounds']),
     state: values.state,
     skipFlood: values['skip-flood'],
+    bareWork: values['bare-work'] === undefined ? 0 : positiveInteger('bare-work', values['bare-work']),
   };
 }
 
@@ -447,6 +467,10 @@ async function main() {
   console.log(
     `bench: lean (SDK verifyDelivery, the body's SHA-256 and JSON, a receipt line appended, nothing flushed): ${thousands(lean)}/s (${used('lean')}), ${times(ratio(lean, bare))} the bare server`,
   );
+  if (rates.worked)
+    console.log(
+      `bench: bare node:http + HMAC + ${options.bareWork} µs of busy work a delivery: ${thousands(median(rates.worked))}/s (${used('worked')}), ${times(ratio(median(rates.worked), bare))} the bare server`,
+    );
   for (const memory of memories) {
     const peaks = memory.floods.map((entry) => entry.peakMb);
     const peak = Math.max(...peaks);
@@ -466,6 +490,7 @@ async function main() {
       barePerSecond: Math.round(bare),
       flushedBarePerSecond: Math.round(flushed),
       leanPerSecond: Math.round(lean),
+      ...(rates.worked ? { workedBarePerSecond: Math.round(median(rates.worked)) } : {}),
       cpuMicrosPerDelivery: Object.fromEntries(Object.entries(cpu).map(([name, value]) => [name, Math.round(value)])),
       ratio: round2(rateRatio),
       perRound: Object.fromEntries(Object.entries(rates).map(([name, values]) => [name, values.map(Math.round)])),
