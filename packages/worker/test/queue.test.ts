@@ -1,16 +1,18 @@
 import { InvalidInputError } from '@plugboard/sdk';
-import { Worker } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { describe, expect, it, vi } from 'vitest';
 import {
   createSubmitter,
   EvictionPolicyError,
   followRun,
   QueueUnavailableError,
+  READS_QUEUE,
   startWorker,
   submitRun,
   WRITES_QUEUE,
 } from '../src/index.js';
 import { fleet, insurance, insuranceSubmission, runRows } from './support/fleet.js';
+import { startRedis } from '../../sdk/test/support/redis.js';
 import { held } from './support/upstream.js';
 
 const state = fleet();
@@ -274,6 +276,34 @@ describe('submitRun and startWorker', () => {
       );
     } finally {
       await state.client.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+  });
+
+  it('fails typed, at once and printing nothing, a run queued while the Redis it reached is away; queues it once Redis is back', async () => {
+    const gone = (await startRedis()).server!;
+    const { port } = new URL(gone.url);
+    const submitter = createSubmitter({ redis: gone.url, postgres: state.db.url });
+    const printed = vi.spyOn(console, 'error');
+    try {
+      expect((await submitter.submit(submission('travel_policies.list', { page_size: 1 }))).queued).toBe(true);
+      await gone.stop();
+      const later = submission('travel_policies.list', { page_size: 2 });
+      await expect(submitter.submit(later)).rejects.toBeInstanceOf(QueueUnavailableError);
+      // Redis is reached afresh for the next run, and is still away.
+      await expect(submitter.submit(later)).rejects.toThrow(/^Redis at redis:\/\/127\.0\.0\.1:\d+ cannot be reached/);
+      const back = (await startRedis(Number(port))).server!;
+      const reads = new Queue(READS_QUEUE, { connection: { url: back.url } });
+      try {
+        const queued = await submitter.submit(later);
+        expect(await reads.getJobs(['waiting'])).toEqual([expect.objectContaining({ id: queued.id })]);
+      } finally {
+        await reads.close();
+        await back.stop();
+      }
+      expect(printed).not.toHaveBeenCalled();
+    } finally {
+      printed.mockRestore();
+      await submitter.close();
     }
   });
 

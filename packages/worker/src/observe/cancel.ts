@@ -1,9 +1,8 @@
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { Database } from '../database.js';
 import { READS_QUEUE, WRITES_QUEUE } from '../queue/jobs.js';
-import { type QueueRedis, queueRedis, reachRedis } from '../queue/redis.js';
+import { type QueueRedis, queueRedis, quietQueue, reachRedis } from '../queue/redis.js';
 import { hasEnded, type Run } from '../queue/runs.js';
 import { requireRun, withDatabase } from './runs-report.js';
 
@@ -47,7 +46,7 @@ export async function markCancelled(db: Database, id: string, from: Run['status'
 
 /** Removes the job while no worker holds it; answers whether it was removed. */
 async function removeQueued(redis: QueueRedis, run: Run): Promise<boolean> {
-  const queue = new Queue(run.direction === 'source' ? READS_QUEUE : WRITES_QUEUE, { connection: redis.connection });
+  const queue = quietQueue(run.direction === 'source' ? READS_QUEUE : WRITES_QUEUE, redis.connection);
   try {
     const job = await queue.getJob(run.id);
     if (!job) return true;

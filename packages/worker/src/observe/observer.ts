@@ -1,6 +1,7 @@
 import type { CredentialStore } from '@plugboard/sdk/host';
-import { type Job, Queue, RateLimitError, type Worker } from 'bullmq';
+import { type Job, type Queue, RateLimitError, type Worker } from 'bullmq';
 import type { RunJob } from '../queue/jobs.js';
+import { quietQueue } from '../queue/redis.js';
 import { type CancelListener, listenForCancels } from './cancel-listener.js';
 import { type MetricsServer, serveMetrics } from './metrics-server.js';
 import { type RunEnd, type WorkerMetrics, workerMetrics } from './metrics.js';
@@ -43,7 +44,7 @@ function endOf(error: unknown, signal: AbortSignal): RunEnd {
 }
 
 async function startMetrics(options: ObserverOptions) {
-  const queues = options.queues.map((name) => new Queue(name, { connection: options.redis }));
+  const queues = options.queues.map((name) => quietQueue(name, options.redis));
   const metrics = workerMetrics(queues);
   try {
     const server = await serveMetrics(metrics.registry, options.metricsPort!, options.metricsHost ?? '0.0.0.0');

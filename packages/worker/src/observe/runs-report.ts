@@ -1,9 +1,8 @@
 import { InvalidInputError, NotFoundError, excerpt } from '@plugboard/sdk';
-import { Queue } from 'bullmq';
 import type pg from 'pg';
 import { connect, type Database, database, release } from '../database.js';
 import { READS_QUEUE, WRITES_QUEUE } from '../queue/jobs.js';
-import { queueRedis, reachRedis } from '../queue/redis.js';
+import { queueRedis, quietQueue, reachRedis } from '../queue/redis.js';
 import { COLUMNS, type Run, type RunRow, type RunStatus, readRun, toRun } from '../queue/runs.js';
 
 /**
@@ -95,7 +94,7 @@ export function leftRunningAdvice(run: Run): string {
 async function heldByWorker(redisUrl: string, run: Run): Promise<boolean> {
   const redis = queueRedis(redisUrl);
   await reachRedis(redis, { workers: false });
-  const queue = new Queue(run.direction === 'source' ? READS_QUEUE : WRITES_QUEUE, { connection: redis.connection });
+  const queue = quietQueue(run.direction === 'source' ? READS_QUEUE : WRITES_QUEUE, redis.connection);
   try {
     const job = await queue.getJob(run.id);
     return job !== undefined && (await job.getState()) === 'active';

@@ -1,11 +1,11 @@
 import { InvalidInputError } from '@plugboard/sdk';
-import { Queue, QueueEvents } from 'bullmq';
+import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { connect, type Database, database, release } from '../database.js';
 import { markFollowed } from './followed.js';
 import { READS_QUEUE, type RunProgress, WRITES_QUEUE } from './jobs.js';
-import { type QueueRedis, queueRedis, reachRedis } from './redis.js';
+import { type QueueRedis, queueRedis, quietQueue, reachRedis } from './redis.js';
 import { hasEnded, readRun, type Run } from './runs.js';
 
 /**
@@ -30,7 +30,7 @@ export interface FollowRunOptions extends FollowHandlers {
 
 /** The queue's events stream as it is now: where a follower starts reading. */
 async function eventsTail(client: Redis, redis: QueueRedis, queueName: string): Promise<string> {
-  const queue = new Queue(queueName, { connection: redis.connection });
+  const queue = quietQueue(queueName, redis.connection);
   try {
     const last = (await client.xrevrange(queue.keys.events!, '+', '-', 'COUNT', 1))[0];
     return last?.[0] ?? '0-0';

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@plugboard/sdk';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { redactUrl } from '../database.js';
 import { EvictionPolicyError, QueueUnavailableError } from './errors.js';
@@ -68,4 +69,45 @@ export async function reachRedis(redis: QueueRedis, purpose: { workers: boolean 
   } finally {
     client.disconnect();
   }
+}
+
+/**
+ * A BullMQ queue whose connection's errors reach the calls that needed it, not stderr: BullMQ
+ * prints each one's stack when nothing listens.
+ */
+export function quietQueue<T = unknown>(name: string, connection: QueueRedis['connection']): Queue<T> {
+  const queue = new Queue<T>(name, { connection });
+  queue.on('error', () => {});
+  return queue;
+}
+
+/** A queue over a connection of its own that never waits for Redis: see `callerQueue`. */
+export interface CallerQueue<T> {
+  queue: Queue<T>;
+  /** Ends the queue and its connection, at once when Redis is away. */
+  end(): Promise<void>;
+}
+
+/**
+ * A queue for calls that each want an answer now (queueing a run): its connection holds no
+ * command while Redis cannot be reached and never reconnects, so a call fails at once once Redis
+ * went away, instead of waiting in memory for it to come back, and ending it never waits on Redis.
+ * Whoever holds it makes a new one, Redis reached again, for the next call.
+ */
+export function callerQueue<T = unknown>(name: string, redis: QueueRedis): CallerQueue<T> {
+  const client = new Redis(redis.connection.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => {});
+  const queue = new Queue<T>(name, { connection: client });
+  queue.on('error', () => {});
+  return {
+    queue,
+    async end() {
+      await queue.close().catch(() => undefined);
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
 }

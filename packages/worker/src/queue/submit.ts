@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type ApprovalDecision, type Environment, InvalidInputError } from '@plugboard/sdk';
 import type { ExecutorOptions, HostConnection } from '@plugboard/sdk/host';
-import { Queue } from 'bullmq';
 import type pg from 'pg';
 import { connect, type Database, database, release } from '../database.js';
 import { assertMigrated } from '../migrations.js';
 import { traceCarrier } from '../observe/tracing.js';
 import { type FollowHandlers, type Watch, watchRun } from './follow.js';
-import { READS_QUEUE, type RunJob, runId, WRITES_QUEUE } from './jobs.js';
+import { type RunJob, runId } from './jobs.js';
+import { QueueUnavailableError } from './errors.js';
 import { type QueueRedis, queueRedis, reachRedis } from './redis.js';
+import { type RunQueues, runQueues } from './run-queues.js';
 import { hasEnded, type Run, recordSubmission } from './runs.js';
 import { checkRun } from './validation.js';
 
@@ -88,7 +89,7 @@ function checkRunId(id: unknown): void {
 interface Open {
   redis: QueueRedis;
   db: Database;
-  queue(direction: Run['direction']): Queue<RunJob>;
+  queues: RunQueues;
   close(): Promise<void>;
 }
 
@@ -103,20 +104,12 @@ async function open(options: SubmitterOptions): Promise<Open> {
     await release(connection);
     throw error;
   }
-  const queues = new Map<Run['direction'], Queue<RunJob>>();
-  const queue = (direction: Run['direction']) => {
-    let found = queues.get(direction);
-    if (!found) {
-      found = new Queue<RunJob>(direction === 'source' ? READS_QUEUE : WRITES_QUEUE, { connection: redis.connection });
-      queues.set(direction, found);
-    }
-    return found;
-  };
+  const queues = runQueues(redis);
   const close = async () => {
-    await Promise.all([...queues.values()].map((each) => each.close()));
+    await queues.close();
     await release(connection);
   };
-  return { redis, db: database(connection.pool), queue, close };
+  return { redis, db: database(connection.pool), queues, close };
 }
 
 /** Records the checked run and puts its job on its queue under the run's id (the same id twice is one job: BullMQ keeps the first). */
@@ -151,13 +144,15 @@ async function queueRun(opened: Open, run: RunSubmission, direction: Run['direct
       ...(trace ? { trace } : {}),
     };
     const options = { jobId: id, removeOnComplete: true, removeOnFail: true, attempts: 1 };
-    await opened
-      .queue(direction)
-      .add(run.action, job, options)
-      .catch(async (error) => {
-        await watch?.close();
-        throw error;
-      });
+    try {
+      await (await opened.queues.of(direction)).add(run.action, job, options);
+    } catch (error) {
+      await watch?.close();
+      if (error instanceof QueueUnavailableError) throw error;
+      opened.queues.lost();
+      // The row stays queued: submitting the run again queues its job (see recordSubmission).
+      throw new QueueUnavailableError(redis.server, error instanceof Error ? error.message : String(error), error);
+    }
   }
   const submission = { id, queued: recorded.fresh };
   return run.follow ? { ...submission, run: await ended(watch, recorded.run) } : submission;

@@ -1,7 +1,7 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type pg from 'pg';
 import { connect, database, release } from '../database.js';
-import { type QueueRedis, queueRedis } from '../queue/redis.js';
+import { type QueueRedis, queueRedis, quietQueue } from '../queue/redis.js';
 import { readSchedules, recordNextCheck, type StoredSchedule } from './store.js';
 
 /**
@@ -77,7 +77,7 @@ export function reconcileSchedules(options: ReconcileOptions): Promise<Reconcili
 /** `reconcileSchedules` on a Redis checked already. */
 export async function reconcile(redis: QueueRedis, postgres: string | pg.Pool): Promise<Reconciliation> {
   const connection = connect(postgres, 'postgres');
-  const queue = new Queue<TickJob>(SCHEDULES_QUEUE, { connection: redis.connection });
+  const queue = quietQueue<TickJob>(SCHEDULES_QUEUE, redis.connection);
   try {
     const db = database(connection.pool);
     const { added, removed, next } = await db.transaction(async (client) => {
