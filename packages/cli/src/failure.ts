@@ -148,6 +148,8 @@ export function hintFor(error: unknown): string | undefined {
   // A trigger configuration's problems are its file's, each named by its path: no action's inputs.
   if (error instanceof InvalidInputError && error.message.startsWith('trigger config: '))
     return 'plugboard triggers serve --help says what the file holds';
+  // A server's URL, or the receiver's options: the message names the option and what it takes.
+  if (error instanceof InvalidInputError && /^(receiver|Redis|PostgreSQL): /.test(error.message)) return undefined;
   if (error instanceof InvalidInputError)
     return 'plugboard describe CONNECTOR ACTION lists the inputs of the action, with their types';
   return undefined;

@@ -248,6 +248,13 @@ describe('plugboard triggers', () => {
     expect(await runCli([...base, '--postgres', 'postgres://plugboard@127.0.0.1:1/x'], postgresOnly.io)).toBe(2);
     expect(postgresOnly.stderr()).toContain('--postgres needs --redis URL too');
     expect(postgresOnly.stdout()).toBe('');
+    // Each URL of the other's kind: named, with no hint about an action's inputs.
+    const swapped = bufferIo({ CLI_TRIGGER_SECRET: SECRET });
+    const urls = ['--redis', 'postgres://plugboard@127.0.0.1:1/x', '--postgres', 'redis://127.0.0.1:1'];
+    expect(await runCli([...base, ...urls], swapped.io)).toBe(2);
+    expect(swapped.stderr()).toContain('queue.redis: must be a redis:// or rediss:// URL');
+    expect(swapped.stderr()).toContain('queue.postgres: must be');
+    expect(swapped.stderr()).not.toContain('describe');
   });
 
   it('serve --redis --postgres keeps the receipts in PostgreSQL; deliveries --postgres lists them', async (context) => {

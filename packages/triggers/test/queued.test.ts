@@ -165,6 +165,46 @@ describe('a receiver in queued mode', () => {
     expect((await queued()).jobs).toEqual([answer.body.executionId]);
   });
 
+  it('tries again every 30 seconds a run the queue could not take once Redis went away, and queues it once Redis is back', async () => {
+    provider = await startProvider();
+    const clock = testClock();
+    const config = { triggers: [trigger(RUN(provider.url))] };
+    const redisPort = Number(new URL(fleet.redis.url).port);
+    const front = await startFront(redisPort);
+    const redis = new URL(fleet.redis.url);
+    redis.port = String(front.port);
+    const { urls, receiver, logs } = await startReceiver({ clock, config, queue: { ...queue(), redis: redis.href } });
+    const jobs = async () => (await queued()).jobs.sort();
+    try {
+      const first = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_before');
+      await vi.waitFor(async () => expect(await jobs()).toEqual([first.body.executionId]), { interval: 20 });
+      front.to(undefined);
+      front.drop();
+      const later = await deliver(urls.trg_orders!, clock, ORDERS, 'evt_away');
+      expect(later.body).toMatchObject({ accepted: true, duplicate: false });
+      const refused = () => logs.filter((entry) => entry.code === 'run_not_queued');
+      await vi.waitFor(() => expect(refused()).toHaveLength(1), { interval: 20 });
+      // Still away when the time comes: refused again, and tried again later.
+      await clock.advance(30_000);
+      await vi.waitFor(() => expect(refused()).toHaveLength(2), { interval: 20 });
+      front.to(redisPort);
+      await clock.advance(30_000);
+      await vi.waitFor(
+        async () => expect(await jobs()).toEqual([first.body.executionId, later.body.executionId].sort()),
+        {
+          interval: 20,
+        },
+      );
+      expect(logs.map((entry) => entry.message)).toContain(
+        `run ${later.body.executionId} of trigger trg_orders queued: 2 records`,
+      );
+    } finally {
+      await receiver.close();
+      await front.close();
+    }
+    expect(await postgresEventStore(fleet.pool).pending()).toEqual([]);
+  });
+
   it('answers 503 with Retry-After, accepting nothing and queueing no run, when PostgreSQL cannot be reached for the claim', async () => {
     provider = await startProvider();
     const clock = testClock();
