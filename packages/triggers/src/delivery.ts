@@ -6,6 +6,7 @@ import { declaredTooLarge, readBody } from './body.js';
 import { DELIVERY_PATH, isPublicId, type TriggerSettings } from './config.js';
 import type { Judged, ServedTrigger } from './delivery-judge.js';
 import type { AcceptedDelivery, EventStore } from './event-store.js';
+import { keptEventType } from './payload.js';
 import type { ReceiptLog, TriggerDelivery } from './receipts.js';
 
 /**
@@ -111,7 +112,7 @@ async function keep(
       reasonCode: duplicate ? 'duplicate' : null,
       httpStatus: 200,
       eventId,
-      eventType: eventType === null ? null : redactor.redactString(eventType),
+      eventType: keptEventType(eventType, (text) => redactor.redactString(text)),
       recordCount: records.length,
       executionId: first.executionId,
     },
@@ -138,6 +139,20 @@ async function keep(
 /** The trigger a request was posted to, when this receiver serves it. */
 export function servedFor(context: DeliveryContext, request: IncomingMessage): ServedTrigger | undefined {
   return context.triggers.get(publicIdOf(request.url) ?? '');
+}
+
+/**
+ * Whether a sender that asks before sending its body (`Expect: 100-continue`) is asked for it:
+ * only for a POST to an active trigger this receiver serves, of a declared size within its limit.
+ * Any other is answered its refusal without the body ever being invited.
+ */
+export function invitesBody(context: DeliveryContext, request: IncomingMessage): boolean {
+  const served = request.method === 'POST' ? servedFor(context, request) : undefined;
+  return (
+    served !== undefined &&
+    served.settings.status === 'active' &&
+    !declaredTooLarge(request, served.settings.maxBodyBytes)
+  );
 }
 
 /** The answer to a request, once everything it needs is kept; undefined when its sender went away first. */

@@ -21,6 +21,8 @@ export interface ReceiverMetrics {
   readonly registry: Registry;
   /** A request answered: its trigger's id (empty when it named none this receiver serves). */
   answered(triggerId: string, answer: Answer): void;
+  /** A request whose sender left before its body was read whole: it spent the trigger's rate, and is answered nothing. */
+  abandoned(triggerId: string): void;
   /** `startRun`, each end of its runs counted. */
   countingRuns(startRun: StartRun): StartRun;
   /** `startPoll`, each end of its polls counted. */
@@ -49,7 +51,7 @@ export function receiverMetrics(): ReceiverMetrics {
   const registers = [registry];
   const deliveries = new Counter({
     name: 'plugboard_trigger_deliveries_total',
-    help: "Requests answered, by trigger (empty: none this receiver serves) and outcome: accepted, or the answer's code",
+    help: "Requests, by trigger (empty: none this receiver serves) and outcome: accepted, the answer's code, or abandoned (its sender left before its body was read)",
     labelNames: ['trigger', 'outcome'],
     registers,
   });
@@ -69,6 +71,9 @@ export function receiverMetrics(): ReceiverMetrics {
     registry,
     answered(trigger, answer) {
       deliveries.inc({ trigger, outcome: answer.result.code ?? 'accepted' });
+    },
+    abandoned(trigger) {
+      deliveries.inc({ trigger, outcome: 'abandoned' });
     },
     countingRuns: (startRun) => counted(startRun, (run, end) => runs.inc({ trigger: run.triggerId, end })),
     countingPolls: (startPoll) => counted(startPoll, (poll, end) => polls.inc({ poll: poll.pollTriggerId, end })),

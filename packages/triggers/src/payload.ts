@@ -11,6 +11,9 @@ import { jsonProblem } from '@plugboard/sdk/host';
 /** The longest event type a receipt keeps. */
 const MAX_EVENT_TYPE = 200;
 
+/** Bytes that are not UTF-8 are `malformed`, not replaced: the run's input is what was signed. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export type Payload = { ok: true; records: Record<string, unknown>[]; eventType: string | null } | { ok: false };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -20,16 +23,24 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export function readObject(body: Buffer): Record<string, unknown> | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = JSON.parse(UTF8.decode(body));
   } catch {
     return undefined;
   }
   return isObject(value) && jsonProblem(value) === undefined ? value : undefined;
 }
 
-/** The event type a receipt keeps: the object's top-level `type` when it is a string, bounded. */
+/** The event type: the object's top-level `type` when it is a string, whole (`keptEventType` bounds it). */
 export function eventTypeOf(value: Record<string, unknown>): string | null {
-  return typeof value.type === 'string' ? value.type.slice(0, MAX_EVENT_TYPE) : null;
+  return typeof value.type === 'string' ? value.type : null;
+}
+
+/**
+ * The event type a receipt keeps: the trigger's secrets hidden first, then bounded, so a secret
+ * the cut would split is still found whole.
+ */
+export function keptEventType(eventType: string | null, redact: (text: string) => string): string | null {
+  return eventType === null ? null : redact(eventType).slice(0, MAX_EVENT_TYPE);
 }
 
 export function readPayload(body: Buffer): Payload {

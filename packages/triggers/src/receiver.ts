@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConnectorError, InvalidInputError, type LogSink } from '@plugboard/sdk';
 import { type Clock, stderrSink, systemClock } from '@plugboard/sdk/host';
 import type { MetricsServer } from '@plugboard/worker';
 import { checkedConfig, DELIVERY_PATH, TRIGGER_LIMITS, type TriggerConfig, type TriggerSettings } from './config.js';
-import type { DeliveryContext } from './delivery.js';
+import { type DeliveryContext, invitesBody } from './delivery.js';
 import { ReceiverStateError } from './errors.js';
 import { healthCheck } from './health.js';
 import type { ReceiverMetrics } from './metrics.js';
@@ -147,8 +147,13 @@ function serverLimits(given: Partial<ServerLimits> = {}): ServerLimits {
  */
 const READ_BUFFER_BYTES = 1024;
 
-function boundedServer(handle: Parameters<typeof createServer>[1], limits: ServerLimits): Server {
-  return createServer(
+/** The server of the deliveries; `invites` says whether a sender that asks first is asked for its body. */
+function boundedServer(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+  limits: ServerLimits,
+  invites: (request: IncomingMessage) => boolean,
+): Server {
+  const server = createServer(
     {
       highWaterMark: READ_BUFFER_BYTES,
       headersTimeout: limits.headersTimeoutMs,
@@ -160,6 +165,12 @@ function boundedServer(handle: Parameters<typeof createServer>[1], limits: Serve
     },
     handle,
   );
+  // Asked first (`Expect: 100-continue`), a body is invited only where it would be read.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (invites(request)) response.writeContinue();
+    handle(request, response);
+  });
+  return server;
 }
 
 /** The receiver's state, the runs and retention once it listens; nothing is opened before. */
@@ -286,7 +297,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   });
   let answering: Answering | undefined;
   const handling = new Set<Promise<void>>();
-  const server = boundedServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const handled = answerRequest(answering!, request, response)
       .catch((error: unknown) => {
         say(`answering: ${String(error)}`, error);
@@ -294,7 +305,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       })
       .finally(() => handling.delete(handled));
     handling.add(handled);
-  }, limits);
+  };
+  const server = boundedServer(handle, limits, (request) => invitesBody(answering!.delivering, request));
   let url = '';
   let metricsServer: MetricsServer | undefined;
   return {

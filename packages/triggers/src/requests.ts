@@ -31,7 +31,8 @@ export async function answerRequest(
     answering.say(`delivery: ${String(error)}`, error);
     answer = failureAnswer(error);
   }
-  if (answer === undefined) return;
+  const triggerId = servedFor(delivering, request)?.settings.triggerId ?? '';
+  if (answer === undefined) return metrics?.abandoned(triggerId);
   send(request, response, answer);
-  metrics?.answered(servedFor(delivering, request)?.settings.triggerId ?? '', answer);
+  metrics?.answered(triggerId, answer);
 }

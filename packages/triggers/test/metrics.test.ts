@@ -1,5 +1,6 @@
 import { InvalidInputError } from '@plugboard/sdk';
-import { describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import { createReceiver, type StartPoll, type StartRun } from '../src/index.js';
 import { pollTrigger } from './poll-support.js';
 import { ORDERS } from './shop.js';
@@ -71,6 +72,23 @@ describe("the receiver's metrics", () => {
       'plugboard_trigger_runs_total{trigger="trg_orders",end="succeeded"} 1',
       'plugboard_trigger_runs_total{trigger="trg_orders",end="failed"} 1',
     ]);
+    // A sender that leaves halfway through its body spent the rate: counted, though nothing is answered.
+    const { port, pathname } = new URL(url);
+    const leaving = connect(Number(port), '127.0.0.1');
+    leaving.on('error', () => undefined);
+    // It asks first: once invited, the receiver is reading its body.
+    const invited = new Promise((resolve) => leaving.once('data', resolve));
+    leaving.write(
+      `POST ${pathname} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 1000\r\nexpect: 100-continue\r\n\r\n`,
+    );
+    expect(String(await invited)).toMatch(/^HTTP\/1\.1 100 Continue/);
+    leaving.end('{"records":');
+    leaving.destroy();
+    await vi.waitFor(async () =>
+      expect(await scrape(receiver.metricsUrl!)).toContain(
+        'plugboard_trigger_deliveries_total{trigger="trg_orders",outcome="abandoned"} 1',
+      ),
+    );
     // Not where senders post: there, a GET of /metrics is no delivery.
     expect((await fetch(`${receiver.url}/metrics`)).status).toBe(405);
     const metricsUrl = receiver.metricsUrl!;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   deliver,
@@ -23,6 +24,30 @@ import {
 useCleanup();
 
 const ORDER = { type: 'order.created', records: [{ id: 'ord_1', total: 12 }] };
+
+/**
+ * Sends `head` (a request's line and headers, no body) on a socket of its own: the first answer's
+ * status line once it came, the socket, and `after(pattern)`: what came after that first answer,
+ * once it matches.
+ */
+async function asking(port: number, head: string) {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  let text = '';
+  socket.on('data', (data: Buffer) => {
+    text += data.toString('latin1');
+  });
+  const seen = (pattern: RegExp, from = 0) =>
+    new Promise<string>((resolve) => {
+      const check = () => pattern.test(text.slice(from)) && resolve(text.slice(from));
+      socket.on('data', check);
+      check();
+    });
+  socket.write(head);
+  const first = (await seen(/\r\n\r\n/)).split('\r\n', 1)[0]!;
+  const end = text.indexOf('\r\n\r\n') + 4;
+  return { first, socket, after: (pattern: RegExp) => seen(pattern, end) };
+}
 
 describe('the receiver accepts a genuine delivery', () => {
   it('answers 200 with its deliveryId and payload digest, no execution without run, and keeps an accepted receipt', async () => {
@@ -164,7 +189,7 @@ describe('the receiver refuses, each with its reasonCode and status', () => {
     const text = JSON.stringify(ORDER);
     const headers = signed(text, { timestamp: secondsOf(clock) });
     const { 'x-platform-signature': _signature, ...unsigned } = headers;
-    const signedBody = (body: string) => post(url, body, signed(body, { timestamp: secondsOf(clock) }));
+    const signedBody = (body: string | Uint8Array) => post(url, body, signed(body, { timestamp: secondsOf(clock) }));
     const answers = [
       await post(url, text, unsigned),
       await post(url, text, { ...headers, 'x-platform-timestamp': 'yesterday' }),
@@ -172,8 +197,10 @@ describe('the receiver refuses, each with its reasonCode and status', () => {
       await signedBody('[1,2]'),
       await signedBody('{"records":[1,2]}'),
       await signedBody('{"__proto__":{"polluted":true}}'),
+      // Not UTF-8 (Latin-1's é): refused, never kept with U+FFFD in its place.
+      await signedBody(Buffer.from('{"records":[{"name":"café"}]}', 'latin1')),
     ];
-    expect(answers.map((answer) => [answer.status, answer.body.code])).toEqual(Array(6).fill([400, 'malformed']));
+    expect(answers.map((answer) => [answer.status, answer.body.code])).toEqual(Array(7).fill([400, 'malformed']));
     expect((await receipts(stateDir)).every((receipt) => receipt.reasonCode === 'malformed')).toBe(true);
   });
 
@@ -185,6 +212,34 @@ describe('the receiver refuses, each with its reasonCode and status', () => {
     const answer = await post(urls.trg_orders!, text, signed(text, { timestamp: secondsOf(clock) }));
     expect(answer).toMatchObject({ status: 413, body: { accepted: false, code: 'too_large' } });
     expect(await receipts(stateDir)).toEqual([expect.objectContaining({ reasonCode: 'too_large', sizeBytes: null })]);
+  });
+
+  it('asked first (Expect: 100-continue), invites a body only where it would read it', async () => {
+    const clock = testClock();
+    const stateDir = await stateFolder();
+    const { urls } = await startReceiver({ stateDir, clock, config: { triggers: [trigger({ maxBodyBytes: 100 })] } });
+    const { port, pathname } = new URL(urls.trg_orders!);
+    const text = JSON.stringify({ records: [{ id: 'r1' }] });
+    const headers = Object.entries(signed(text, { timestamp: secondsOf(clock) }))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const ask = (path: string, length: number) =>
+      asking(
+        Number(port),
+        `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}content-length: ${length}\r\nexpect: 100-continue\r\n\r\n`,
+      );
+    const tooLarge = await ask(pathname, 1_000_000);
+    expect(tooLarge.first).toMatch(/^HTTP\/1\.1 413 /);
+    tooLarge.socket.destroy();
+    const unknown = await ask('/api/connect/triggers/pub_nobody', text.length);
+    expect(unknown.first).toMatch(/^HTTP\/1\.1 404 /);
+    unknown.socket.destroy();
+    const invited = await ask(pathname, text.length);
+    expect(invited.first).toMatch(/^HTTP\/1\.1 100 Continue/);
+    invited.socket.write(text);
+    expect(await invited.after(/"accepted":/)).toMatch(/^HTTP\/1\.1 200 [\s\S]*"accepted":true/);
+    invited.socket.destroy();
+    expect((await receipts(stateDir)).map((receipt) => receipt.reasonCode)).toEqual(['too_large', null]);
   });
 
   it('headers larger than the server reads: 431 from node:http, no receipt', async () => {

@@ -55,4 +55,17 @@ describe('receipts and stores never hold a secret', () => {
     // The receipts hold no body; the accepted inputs (the runs' input) are kept apart from them.
     expect(JSON.stringify(kept)).not.toContain('a body only the sender should see');
   });
+
+  it("hides a secret that a long event type's cut at 200 characters would split", async () => {
+    const clock = testClock();
+    const stateDir = await stateFolder();
+    const { urls } = await startReceiver({ stateDir, clock });
+    // The secret runs across the 200th character: cut first, its head would be kept.
+    const type = `${'x'.repeat(200 - (SECRET.length - 1))}${SECRET}`;
+    const answer = await deliver(urls.trg_orders!, clock, { type, records: [{ id: 'r1' }] }, 'evt_long_type');
+    expect(answer.status).toBe(200);
+    const [kept] = await receipts(stateDir);
+    expect(kept!.eventType).toBe(`${'x'.repeat(200 - (SECRET.length - 1))}[REDACTED]`);
+    expect(await everyFile(stateDir)).not.toContain(SECRET.slice(0, -1));
+  });
 });

@@ -106,7 +106,7 @@ export async function startReceiver(
 
 /** Rule 13's headers of a delivery signed with `secret` at `timestamp` (seconds). */
 export function signed(
-  body: string,
+  body: string | Uint8Array,
   options: { secret?: string; eventId?: string; timestamp: number },
 ): Record<string, string> {
   const eventId = options.eventId ?? 'evt_1';
@@ -129,7 +129,7 @@ export interface Answered {
 }
 
 /** Posts a body to a URL and reads the JSON answer. */
-export async function post(url: string, body: string, headers: Record<string, string>): Promise<Answered> {
+export async function post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<Answered> {
   const response = await fetch(url, { method: 'POST', body, headers });
   return {
     status: response.status,
